@@ -1,0 +1,267 @@
+/**
+ * The one registry of error codes: every code the service can answer with, its
+ * HTTP status and its default message. Services throw `AppError(code)`; only the
+ * HTTP error handler turns a code into a status. The OpenAPI generator lists each
+ * route's codes from this table, so a code missing here is a compile error
+ * everywhere it is used.
+ */
+export const errorCodes = [
+  'VALIDATION_ERROR',
+  'MALFORMED_JSON',
+  'UNAUTHORIZED',
+  'INVALID_PAIRING_CODE',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'PAYMENT_NOT_FOUND',
+  'REFUND_NOT_FOUND',
+  'CUSTOMER_NOT_FOUND',
+  'TRANSACTION_NOT_FOUND',
+  'BRAND_NOT_FOUND',
+  'API_KEY_NOT_FOUND',
+  'GATEWAY_NOT_FOUND',
+  'DEVICE_NOT_FOUND',
+  'SMS_RECORD_NOT_FOUND',
+  'SMS_QUEUE_ITEM_NOT_FOUND',
+  'WEBHOOK_ENDPOINT_NOT_FOUND',
+  'DELIVERY_NOT_FOUND',
+  'EXCHANGE_RATE_NOT_FOUND',
+  'CONFLICT',
+  'IDEMPOTENCY_KEY_REUSED',
+  'IDEMPOTENCY_REQUEST_IN_PROGRESS',
+  'INVALID_STATE',
+  'PAYMENT_ALREADY_STARTED',
+  'GATEWAY_TRX_ID_TAKEN',
+  'TRANSACTION_NOT_REFUNDABLE',
+  'REFUND_EXCEEDS_AVAILABLE',
+  'PAYMENT_EXPIRED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'AMOUNT_EXCEEDS_MAXIMUM',
+  'AMOUNT_BELOW_MINIMUM',
+  'CURRENCY_NOT_SUPPORTED',
+  'CURRENCY_CONVERSION_FAILED',
+  'GATEWAY_UNAVAILABLE',
+  'INVALID_SMS_TEMPLATE',
+  'WEBHOOK_URL_NOT_ALLOWED',
+  'INVALID_SIGNATURE',
+  'RATE_LIMITED',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+] as const;
+
+export type ErrorCode = (typeof errorCodes)[number];
+
+export type HttpErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 503;
+
+export interface ErrorDefinition {
+  status: HttpErrorStatus;
+  /** Default human-readable message; a service may give a more precise one. */
+  message: string;
+  /** When the code happens; becomes the OpenAPI description. */
+  description: string;
+}
+
+export const errorRegistry = {
+  VALIDATION_ERROR: {
+    status: 400,
+    message: 'Request validation failed',
+    description: 'A path, query, header or body value is missing or malformed. One `errors` item per bad value, with `field` naming it (for example `per_page` or `customer.email`).',
+  },
+  MALFORMED_JSON: {
+    status: 400,
+    message: 'Request body is not valid JSON',
+    description: 'The body was sent as `application/json` but could not be parsed.',
+  },
+  UNAUTHORIZED: {
+    status: 401,
+    message: 'Missing or invalid credentials',
+    description: 'The `Authorization: Bearer` credential is missing, malformed, unknown, expired or revoked.',
+  },
+  INVALID_PAIRING_CODE: {
+    status: 401,
+    message: 'Invalid pairing code',
+    description: 'Device pairing or token refresh was rejected: unknown, used or expired pairing code; expired, malformed, reused or revoked refresh token; fingerprint mismatch.',
+  },
+  FORBIDDEN: {
+    status: 403,
+    message: 'Not allowed',
+    description: 'The credential is valid but may not perform this operation.',
+  },
+  NOT_FOUND: {
+    status: 404,
+    message: 'Route not found',
+    description: 'No route matches the method and path.',
+  },
+  PAYMENT_NOT_FOUND: {
+    status: 404,
+    message: 'Payment not found',
+    description: 'No payment (intent or transaction) with this id or reference exists for the calling brand.',
+  },
+  REFUND_NOT_FOUND: {
+    status: 404,
+    message: 'Refund not found',
+    description: 'The transaction exists but has no refund.',
+  },
+  CUSTOMER_NOT_FOUND: {
+    status: 404,
+    message: 'Customer not found',
+    description: 'No customer of the calling brand has this email or phone number.',
+  },
+  TRANSACTION_NOT_FOUND: {
+    status: 404,
+    message: 'Transaction not found',
+    description: 'No transaction with this id exists.',
+  },
+  BRAND_NOT_FOUND: { status: 404, message: 'Brand not found', description: 'No brand with this id exists.' },
+  API_KEY_NOT_FOUND: { status: 404, message: 'API key not found', description: 'No API key with this id exists for the brand.' },
+  GATEWAY_NOT_FOUND: { status: 404, message: 'Gateway not found', description: 'No gateway with this code or id exists.' },
+  DEVICE_NOT_FOUND: { status: 404, message: 'Device not found', description: 'No device with this id exists.' },
+  SMS_RECORD_NOT_FOUND: { status: 404, message: 'SMS record not found', description: 'No forwarded SMS record with this id exists.' },
+  SMS_QUEUE_ITEM_NOT_FOUND: {
+    status: 404,
+    message: 'Outbound SMS not found',
+    description: "No outbound SMS with this id is leased to the calling device.",
+  },
+  WEBHOOK_ENDPOINT_NOT_FOUND: {
+    status: 404,
+    message: 'Webhook endpoint not configured',
+    description: 'The brand has no webhook endpoint yet.',
+  },
+  DELIVERY_NOT_FOUND: { status: 404, message: 'Webhook delivery not found', description: 'No webhook delivery with this id exists.' },
+  EXCHANGE_RATE_NOT_FOUND: { status: 404, message: 'Exchange rate not found', description: 'No exchange rate for this currency pair.' },
+  CONFLICT: {
+    status: 409,
+    message: 'Resource already exists',
+    description: 'A resource with the same unique key (for example a gateway code) already exists.',
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 409,
+    message: 'Idempotency key was already used with a different request',
+    description: 'The `Idempotency-Key` was used before, by the same brand, with another method, path or body.',
+  },
+  IDEMPOTENCY_REQUEST_IN_PROGRESS: {
+    status: 409,
+    message: 'A request with this idempotency key is still in progress',
+    description: 'Another request with the same `Idempotency-Key` has not finished yet; retry later.',
+  },
+  INVALID_STATE: {
+    status: 409,
+    message: 'The resource is not in a state that allows this operation',
+    description: 'For example completing a refund that already failed, or reporting an SMS that was not handed to this device.',
+  },
+  PAYMENT_ALREADY_STARTED: {
+    status: 409,
+    message: 'Payment already has a transaction',
+    description: 'The payment intent already has a transaction in progress or completed.',
+  },
+  GATEWAY_TRX_ID_TAKEN: {
+    status: 409,
+    message: 'This gateway transaction id was already used',
+    description: 'Another transaction already claims this gateway transaction id; one gateway transaction completes one payment only.',
+  },
+  TRANSACTION_NOT_REFUNDABLE: {
+    status: 409,
+    message: 'Only completed transactions can be refunded',
+    description: 'The transaction is not in status `completed`.',
+  },
+  REFUND_EXCEEDS_AVAILABLE: {
+    status: 422,
+    message: 'Refund amount exceeds the refundable amount',
+    description: "The sum of the transaction's non-failed refunds would exceed its amount.",
+  },
+  PAYMENT_EXPIRED: {
+    status: 410,
+    message: 'Payment link has expired',
+    description: 'The payment intent is past its `expires_at`; create a new intent.',
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    message: 'Request body is too large',
+    description: 'The body exceeds the configured maximum size.',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    message: 'Content-Type must be application/json',
+    description: 'A request with a body was not sent as `application/json`.',
+  },
+  AMOUNT_EXCEEDS_MAXIMUM: {
+    status: 422,
+    message: 'Amount exceeds maximum',
+    description: "The amount is above the gateway's maximum.",
+  },
+  AMOUNT_BELOW_MINIMUM: {
+    status: 422,
+    message: 'Amount is below minimum',
+    description: "The amount is below the gateway's minimum.",
+  },
+  CURRENCY_NOT_SUPPORTED: {
+    status: 422,
+    message: 'Currency is not supported',
+    description: 'The currency is not one the service knows.',
+  },
+  CURRENCY_CONVERSION_FAILED: {
+    status: 422,
+    message: 'Currency conversion failed',
+    description: "No exchange rate exists between the intent's currency and the gateway's currency; nothing was created.",
+  },
+  GATEWAY_UNAVAILABLE: {
+    status: 422,
+    message: 'Gateway cannot take this payment',
+    description: 'The gateway is disabled, unknown to the brand, or does not take this payment.',
+  },
+  INVALID_SMS_TEMPLATE: {
+    status: 422,
+    message: 'SMS template is invalid',
+    description: 'The template regex does not compile or lacks the named groups `amount` and `trx_id`.',
+  },
+  WEBHOOK_URL_NOT_ALLOWED: {
+    status: 422,
+    message: 'Webhook URL is not allowed',
+    description: 'The URL is not https/http, or resolves to a private, loopback, link-local or metadata address.',
+  },
+  INVALID_SIGNATURE: {
+    status: 401,
+    message: 'Invalid signature',
+    description: 'A gateway callback carried a missing or wrong signature.',
+  },
+  RATE_LIMITED: {
+    status: 429,
+    message: 'Too many requests',
+    description: 'The rate limit for this credential or address is exhausted; see `Retry-After`.',
+  },
+  INTERNAL_ERROR: {
+    status: 500,
+    message: 'Internal server error',
+    description: 'An unexpected error; the `request_id` identifies it in the logs.',
+  },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    message: 'Service temporarily unavailable',
+    description: 'A dependency (database or job queue) is unreachable; retry with backoff.',
+  },
+} as const satisfies Record<ErrorCode, ErrorDefinition>;
+
+/** Error thrown by services; the HTTP layer maps it to the envelope. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly field: string | null;
+  readonly details: ReadonlyArray<{ code: ErrorCode; message: string; field: string | null }>;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    opts: { field?: string | null; details?: Array<{ code: ErrorCode; message: string; field: string | null }>; headers?: Record<string, string> } = {},
+  ) {
+    super(message ?? errorRegistry[code].message);
+    this.name = 'AppError';
+    this.code = code;
+    this.field = opts.field ?? null;
+    this.details = opts.details ?? [{ code, message: this.message, field: this.field }];
+    this.headers = opts.headers ?? {};
+  }
+
+  get status(): HttpErrorStatus {
+    return errorRegistry[this.code].status;
+  }
+}

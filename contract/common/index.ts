@@ -1,0 +1,6 @@
+export * from './errors.ts';
+export * from './envelope.ts';
+export * from './pagination.ts';
+export * from './money.ts';
+export * from './ids.ts';
+export * from './meta.ts';

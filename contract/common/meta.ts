@@ -1,0 +1,27 @@
+import type { ErrorCode } from './errors.ts';
+
+/**
+ * Which credential a route takes. The auth middleware and the OpenAPI generator
+ * both read this; nothing branches on URL strings.
+ * - `merchant`: `Authorization: Bearer <API key>` of one brand
+ * - `device`: `Authorization: Bearer <access JWT>` of one paired device
+ * - `admin`: `Authorization: Bearer <admin token>`
+ * - `pairing`: `Authorization: Bearer <one-time pairing code>` (checked by the handler)
+ * - `device-refresh`: refresh JWT in the body (checked by the handler)
+ * - `checkout`: no credential; the unguessable payment id is the capability
+ * - `none`: public (health, docs)
+ */
+export type AuthKind = 'merchant' | 'device' | 'admin' | 'pairing' | 'device-refresh' | 'checkout' | 'none';
+
+export interface RouteMeta {
+  auth: AuthKind;
+  /** Error codes the route can answer with, beyond the surface's common ones. */
+  errors?: readonly ErrorCode[];
+  /** POST routes that honour `Idempotency-Key`. */
+  idempotent?: boolean;
+  /** OpenAPI tag. */
+  tag?: string;
+}
+
+/** Typed helper so route metadata is checked where it is written. */
+export const meta = (m: RouteMeta): RouteMeta => m;
