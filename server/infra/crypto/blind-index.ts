@@ -1,0 +1,23 @@
+import { createHmac } from 'node:crypto';
+
+export type BlindIndexKind = 'email' | 'phone';
+
+const MIN_KEY_BYTES = 32;
+
+/**
+ * Keyed hash used to find a customer by email or phone without storing either in
+ * clear. Keyed (HMAC) rather than a plain hash because emails and phone numbers are
+ * guessable: without the key, a stolen database cannot be matched against a list.
+ * The key must differ from the PII cipher key so one leak does not give both.
+ *
+ * The kind is part of the MAC input (`pc.bidx.v1:<kind>:<value>`), so the same text
+ * as email and as phone never gives the same index. Callers pass the value already
+ * normalised (`normalizeEmail`, `normalizePhone`), or lookups silently miss.
+ * Changing this key changes every index: rotating it means recomputing them all.
+ */
+export function blindIndex(key: Buffer, kind: BlindIndexKind, normalisedValue: string): string {
+  if (key.length < MIN_KEY_BYTES) throw new RangeError(`Blind index key must be at least ${MIN_KEY_BYTES} bytes`);
+  if (kind !== 'email' && kind !== 'phone') throw new RangeError('Unknown blind index kind');
+  if (normalisedValue.length === 0) throw new RangeError('Blind index value must not be empty');
+  return createHmac('sha256', key).update(`pc.bidx.v1:${kind}:${normalisedValue}`, 'utf8').digest('hex');
+}

@@ -1,0 +1,67 @@
+import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+
+/** URL-safe random secret (refresh-token ids, pairing nonces, webhook secrets). */
+export function randomToken(bytes = 32): string {
+  if (!Number.isInteger(bytes) || bytes < 16) throw new RangeError('randomToken needs at least 16 bytes');
+  return randomBytes(bytes).toString('base64url');
+}
+
+export function sha256Hex(input: string | Buffer): string {
+  return createHash('sha256').update(input).digest('hex');
+}
+
+/**
+ * Compares secrets without leaking, through timing, how many leading characters
+ * matched or how long the expected value is: both sides are hashed to 32 bytes
+ * first, so `timingSafeEqual` always sees equal lengths.
+ */
+export function timingSafeEqualString(a: string, b: string): boolean {
+  const da = createHash('sha256').update(a, 'utf8').digest();
+  const db = createHash('sha256').update(b, 'utf8').digest();
+  return timingSafeEqual(da, db);
+}
+
+export type ApiKeyMode = 'live' | 'test';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** 40 base62 characters carry about 238 bits of entropy. */
+const API_KEY_RANDOM_LENGTH = 40;
+/** `pk_live_` plus four random characters: enough to tell keys apart in a list. */
+const API_KEY_PREFIX_LENGTH = 12;
+/**
+ * Accepts 32 to 64 random characters so the length can grow later without
+ * breaking keys already issued.
+ */
+const API_KEY_RE = /^pk_(?:live|test)_[0-9A-Za-z]{32,64}$/;
+
+export interface GeneratedApiKey {
+  /** Shown to the merchant once, never stored. */
+  key: string;
+  /** Stored in clear for display ("pk_live_AbC1…"). */
+  prefix: string;
+  /** Stored and looked up by; see `hashApiKey`. */
+  hash: string;
+}
+
+export function generateApiKey(mode: ApiKeyMode): GeneratedApiKey {
+  let random = '';
+  // randomInt draws without modulo bias, so every character is uniform.
+  for (let i = 0; i < API_KEY_RANDOM_LENGTH; i++) random += BASE62[randomInt(BASE62.length)];
+  const key = `pk_${mode}_${random}`;
+  return { key, prefix: key.slice(0, API_KEY_PREFIX_LENGTH), hash: hashApiKey(key) };
+}
+
+/**
+ * Plain SHA-256, not a slow password hash: an API key carries ~238 random bits, so
+ * brute force is hopeless whatever the hash speed, and a fast deterministic hash
+ * lets every request find its key with one indexed lookup instead of paying
+ * bcrypt/scrypt per request.
+ */
+export function hashApiKey(key: string): string {
+  return sha256Hex(key);
+}
+
+/** Cheap format gate before the database, so junk credentials cost no query. */
+export function looksLikeApiKey(s: unknown): s is string {
+  return typeof s === 'string' && API_KEY_RE.test(s);
+}
