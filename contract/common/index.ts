@@ -4,3 +4,4 @@ export * from './pagination.ts';
 export * from './money.ts';
 export * from './ids.ts';
 export * from './meta.ts';
+export * from './responses.ts';

@@ -1,0 +1,47 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { errorEnvelopeSchema, meta, timestampSchema } from './common/index.ts';
+
+const c = initContract();
+
+const checkSchema = z.object({
+  status: z.enum(['ok', 'error']),
+  latency_ms: z.number().nullable().describe('Round trip of the check, or null when it failed.'),
+  error: z.string().nullable().describe('Why the check failed, or null.'),
+});
+
+export const readinessSchema = z
+  .object({
+    status: z.enum(['ready', 'not_ready']),
+    checks: z.object({ database: checkSchema, jobs: checkSchema }),
+    server_time: timestampSchema,
+  })
+  .meta({ id: 'Readiness' });
+
+/** Liveness and readiness probes for orchestrators and load balancers. */
+export const systemContract = c.router(
+  {
+    health: {
+      method: 'GET',
+      path: '/healthz',
+      summary: 'Liveness probe',
+      description: 'Answers 200 while the process is up and serving HTTP. Checks nothing else.',
+      responses: {
+        200: z.object({ success: z.literal(true), data: z.object({ status: z.literal('ok'), server_time: timestampSchema }) }),
+      },
+      metadata: meta({ auth: 'none', tag: 'System' }),
+    },
+    ready: {
+      method: 'GET',
+      path: '/readyz',
+      summary: 'Readiness probe',
+      description: 'Checks the database and the job queue. 200 when both answer, otherwise 503 with the same body shape so a person can see which check failed.',
+      responses: {
+        200: z.object({ success: z.literal(true), data: readinessSchema }),
+        503: z.union([z.object({ success: z.literal(true), data: readinessSchema }), errorEnvelopeSchema]),
+      },
+      metadata: meta({ auth: 'none', tag: 'System' }),
+    },
+  },
+  { strictStatusCodes: true },
+);

@@ -1,0 +1,58 @@
+import express, { type Express } from 'express';
+import { createExpressEndpoints, initServer } from '@ts-rest/express';
+import { contract } from '../contract/index.ts';
+import type { AppDeps } from './deps.ts';
+import { requestId } from './http/request-id.ts';
+import { jsonBody } from './http/body.ts';
+import { errorHandler, notFoundHandler } from './http/errors.ts';
+import { adminAuthenticator, authMiddleware, merchantAuthenticator } from './http/auth.ts';
+import { docsRouter } from './http/docs.ts';
+import { requestLogger } from './http/request-log.ts';
+import { systemHandlers } from './http/handlers/system.ts';
+import { merchantBrandHandlers } from './http/handlers/merchant-brand.ts';
+
+const s = initServer();
+
+/** The Express app without listen(): main.ts listens, tests use it in-process. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.config.TRUST_PROXY);
+  app.set('etag', false);
+
+  app.use(requestId);
+  app.use(requestLogger(deps.logger));
+  app.use((req, _res, next) => {
+    // One identity map per request; forks are cheap and never shared.
+    req.em = deps.orm.em.fork();
+    next();
+  });
+  app.use('/api', ...jsonBody(deps.config.BODY_LIMIT_BYTES));
+  app.use(docsRouter());
+
+  const router = s.router(contract, {
+    system: systemHandlers(deps),
+    merchant: {
+      brand: merchantBrandHandlers,
+    },
+  });
+
+  createExpressEndpoints(contract, router, app, {
+    logInitialization: false,
+    jsonQuery: false,
+    // Every response is checked against the contract, so a handler can never
+    // answer something the SDKs and the OpenAPI document do not describe.
+    responseValidation: true,
+    globalMiddleware: [
+      authMiddleware({
+        merchant: merchantAuthenticator,
+        admin: adminAuthenticator(deps.secrets.adminToken),
+      }),
+    ],
+    requestValidationErrorHandler: (err, _req, _res, next) => next(err),
+  });
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+/**
+ * Configuration, parsed once from the environment with zod and frozen.
+ * Every variable is documented in the README; a bad value fails start-up with a
+ * message naming the variable. Secrets that are not given are generated and kept
+ * under DATA_DIR (see infra/secrets.ts), so a fresh machine needs no `.env`.
+ */
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const port = z
+  .string()
+  .regex(/^\d+$/, 'must be a port number')
+  .transform(Number)
+  .pipe(z.number().int().min(0, 'must be between 0 and 65535').max(65535, 'must be between 0 and 65535'));
+
+const positiveInt = (what: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, `must be a whole number of ${what}`)
+    .transform(Number)
+    .pipe(z.number().int().positive(`must be a positive number of ${what}`));
+
+const postgresUrl = z
+  .string()
+  .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// or postgresql:// URL');
+
+const secret = z.string().min(32, 'must be at least 32 characters');
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: port.default(3000),
+  PUBLIC_BASE_URL: z.url({ error: 'must be an absolute http(s) URL' }).optional(),
+  DATABASE_URL: postgresUrl.optional(),
+  DATABASE_POOL_MAX: positiveInt('connections').default(10),
+  DATA_DIR: z.string().min(1).default('.data'),
+  EMBEDDED_DB_PORT: port.default(54329),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BODY_LIMIT_BYTES: positiveInt('bytes').default(102_400),
+  SHUTDOWN_TIMEOUT_MS: positiveInt('milliseconds').default(10_000),
+  WORKERS_ENABLED: bool.default(true),
+  TRUST_PROXY: bool.default(false),
+  WEBHOOK_ALLOW_PRIVATE_URLS: bool.default(false),
+  ADMIN_TOKEN: secret.optional(),
+  JWT_ACCESS_SECRET: secret.optional(),
+  JWT_REFRESH_SECRET: secret.optional(),
+  BLIND_INDEX_KEY: z.string().optional(),
+  PII_ENCRYPTION_KEYS: z.string().optional(),
+  SANDBOX_CALLBACK_SECRET: secret.optional(),
+});
+
+type Env = z.output<typeof envSchema>;
+
+export interface Config extends Readonly<Omit<Env, 'PUBLIC_BASE_URL'>> {
+  readonly PUBLIC_BASE_URL: string;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty strings mean "not set": a `FOO=` line in a shell should not fail validation.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${String(i.path[0] ?? '?')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const base = e.PUBLIC_BASE_URL ?? `http://${e.HOST === '0.0.0.0' ? 'localhost' : e.HOST}:${e.PORT}`;
+  return Object.freeze({ ...e, PUBLIC_BASE_URL: base.replace(/\/+$/, '') });
+}

@@ -1,0 +1,19 @@
+import type { PgBoss } from 'pg-boss';
+import type { Config } from './config.ts';
+import type { Orm } from './infra/database/orm.ts';
+import type { Logger } from './infra/logger.ts';
+import type { Secrets } from './infra/secrets.ts';
+
+/**
+ * Everything the app needs, built once in main.ts (or a test harness) and
+ * passed down explicitly: no module-level singletons.
+ */
+export interface AppDeps {
+  config: Config;
+  secrets: Secrets;
+  orm: Orm;
+  boss: PgBoss;
+  logger: Logger;
+  /** Mutable process state: readiness turns false as soon as shutdown starts. */
+  state: { shuttingDown: boolean };
+}

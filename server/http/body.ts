@@ -1,0 +1,22 @@
+import express, { type RequestHandler } from 'express';
+import { sendCode } from './errors.ts';
+
+function hasBody(req: Parameters<RequestHandler>[0]): boolean {
+  const len = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] !== undefined) return true;
+  return len !== undefined && len !== '0';
+}
+
+/**
+ * JSON-only API bodies: a body in any other media type is a 415 before any
+ * parsing; an empty body (heartbeat, acknowledgements with no ids) is fine.
+ */
+export function jsonBody(limitBytes: number): RequestHandler[] {
+  const requireJson: RequestHandler = (req, res, next) => {
+    if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
+      return sendCode(req, res, 'UNSUPPORTED_MEDIA_TYPE');
+    }
+    next();
+  };
+  return [requireJson, express.json({ limit: limitBytes, type: ['application/json', 'application/*+json'], strict: true })];
+}

@@ -1,0 +1,76 @@
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { RequestValidationError } from '@ts-rest/express';
+import { AppError, errorRegistry, type ErrorCode } from '../../contract/common/errors.ts';
+import type { ErrorEnvelope } from '../../contract/common/envelope.ts';
+import type { Logger } from '../infra/logger.ts';
+import { validationItems } from './validation.ts';
+
+type Item = ErrorEnvelope['errors'][number];
+
+export function sendError(req: Request, res: Response, status: number, items: Item[], headers: Record<string, string> = {}): void {
+  if (res.headersSent) return;
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  const body: ErrorEnvelope = {
+    success: false,
+    error: items[0]?.message ?? 'Error',
+    errors: items,
+    request_id: req.requestId,
+  };
+  res.status(status).json(body);
+}
+
+export function sendCode(req: Request, res: Response, code: ErrorCode, message?: string, field: string | null = null): void {
+  const def = errorRegistry[code];
+  sendError(req, res, def.status, [{ code, message: message ?? def.message, field }]);
+}
+
+/** Errors raised by express.json (body-parser), identified by their `type`. */
+const bodyParserErrors: Record<string, ErrorCode> = {
+  'entity.parse.failed': 'MALFORMED_JSON',
+  'entity.too.large': 'PAYLOAD_TOO_LARGE',
+  'encoding.unsupported': 'UNSUPPORTED_MEDIA_TYPE',
+  'charset.unsupported': 'UNSUPPORTED_MEDIA_TYPE',
+  'request.size.invalid': 'VALIDATION_ERROR',
+  'request.aborted': 'VALIDATION_ERROR',
+  'stream.encoding.set': 'INTERNAL_ERROR',
+};
+
+/** SQLSTATE classes and node socket errors that mean "the database is not reachable". */
+function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown };
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (/^(08|57P)/.test(code)) return true;
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(code)) return true;
+  if (e?.name === 'ConnectionException') return true;
+  const msg = typeof e?.message === 'string' ? e.message : '';
+  if (/Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(msg)) return true;
+  return e?.cause ? isDatabaseUnavailable(e.cause) : false;
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (err instanceof AppError) {
+      return sendError(req, res, err.status, [...err.details], err.headers);
+    }
+    if (err instanceof RequestValidationError) {
+      return sendError(req, res, 400, validationItems(err));
+    }
+    const type = (err as { type?: unknown })?.type;
+    if (typeof type === 'string' && type in bodyParserErrors) {
+      const code = bodyParserErrors[type]!;
+      return sendCode(req, res, code);
+    }
+    if (isDatabaseUnavailable(err)) {
+      logger.warn({ request_id: req.requestId, err: { message: String((err as Error)?.message ?? err) } }, 'database unavailable');
+      return sendError(req, res, 503, [{ code: 'SERVICE_UNAVAILABLE', message: errorRegistry.SERVICE_UNAVAILABLE.message, field: null }], {
+        'Retry-After': '1',
+      });
+    }
+    logger.error({ request_id: req.requestId, err }, 'unhandled error');
+    return sendCode(req, res, 'INTERNAL_ERROR');
+  };
+}
+
+export const notFoundHandler: RequestHandler = (req, res) => {
+  sendCode(req, res, 'NOT_FOUND', `No route for ${req.method} ${req.path.slice(0, 200).replace(/[^\x20-\x7e]/g, '?')}`);
+};

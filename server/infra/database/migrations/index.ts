@@ -1,0 +1,12 @@
+import type { MigrationObject } from '@mikro-orm/core';
+
+import { Migration0001Foundation } from './0001-foundation.ts';
+
+/**
+ * Every migration, in the order it runs. Listed explicitly rather than globbed
+ * from disk so the set that runs is the set that was type-checked and reviewed.
+ * Add new ones at the end with the next number; never edit a landed one.
+ */
+export const migrationsList: MigrationObject[] = [
+  { name: '0001-foundation', class: Migration0001Foundation },
+];

@@ -1,0 +1,53 @@
+import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import type { Logger } from '../logger.ts';
+import { entities } from './entities.ts';
+import { migrationsList } from './migrations/index.ts';
+
+export type { EntityManager };
+export type Orm = MikroORM;
+
+export interface OrmOptions {
+  url: string;
+  poolMax: number;
+  logger?: Logger;
+  debug?: boolean;
+}
+
+export async function createOrm(opts: OrmOptions): Promise<Orm> {
+  return MikroORM.init({
+    clientUrl: opts.url,
+    entities,
+    extensions: [Migrator],
+    migrations: {
+      migrationsList,
+      tableName: 'schema_migrations',
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+    },
+    pool: { min: 0, max: opts.poolMax },
+    // Entities are defined with defineEntity, so no reflection is needed and
+    // start-up does not scan the file system.
+    discovery: { warnWhenNoEntities: true },
+    debug: opts.debug ?? false,
+    logger: (message: string) => opts.logger?.debug({ orm: message }, 'orm'),
+    // Timestamps are `timestamptz` and always handled as UTC.
+    forceUtcTimezone: true,
+    ensureDatabase: false,
+  });
+}
+
+/**
+ * Applies pending migrations under a PostgreSQL advisory lock, so several
+ * processes starting against one database at once apply each migration once.
+ */
+export async function migrate(orm: Orm): Promise<string[]> {
+  const em = orm.em.fork();
+  return em.transactional(async (tx) => {
+    // Transaction-scoped lock: released on commit or rollback, even if we crash.
+    await tx.execute('SELECT pg_advisory_xact_lock(814203911)');
+    const applied = await orm.migrator.up();
+    return applied.map((m) => m.name);
+  });
+}
