@@ -1,0 +1,107 @@
+import { MAX_AMOUNT_INTEGER_DIGITS } from '../../../contract/common/money.ts';
+import { isPositive, toMoney } from '../money/decimal.ts';
+import { compileTemplate, type SmsTemplateSource } from './template.ts';
+
+/** Real SMS (even concatenated) are far shorter; a cap bounds regex time on hostile input. */
+export const MAX_SMS_BODY_LENGTH = 2000;
+const MAX_TRX_ID_LENGTH = 64;
+
+export interface GatewayParseConfig {
+  id: number;
+  /** Official sender ids of the gateway; messages from any other sender are ignored. */
+  senders: string[];
+  /** Tried in order; the first that yields a valid amount and trx id wins. */
+  templates: SmsTemplateSource[];
+}
+
+export interface ParsedSms {
+  gatewayId: number;
+  /** Two-place decimal string, e.g. "1250.00". */
+  amount: string;
+  /** Trimmed and upper-cased, the form stored and compared everywhere. */
+  trxId: string;
+  senderNumber: string | null;
+  /** Index into the gateway's `templates`, so a record can say which one matched. */
+  templateIndex: number;
+}
+
+/**
+ * Comparison key for SMS sender ids: phones and carriers differ in case and in
+ * stray spaces ("bKash", "BKASH", "b Kash"). Nothing else is folded, so look-alikes
+ * such as "bKash-Offer" or "+8801..." stay different.
+ */
+export function normalizeSender(sender: string): string {
+  return sender.normalize('NFKC').replace(/\s+/g, '').toLowerCase();
+}
+
+/** Plain digits, or consistent western (1,250,000) or South Asian (12,50,000) grouping. */
+const AMOUNT_RE = /^(?:\d+|\d{1,3}(?:,\d{3})+|\d{1,2}(?:,\d{2})*,\d{3})(?:\.\d{1,2})?$/;
+
+/**
+ * An amount as written in an SMS -> "1250.00", or null when it is not a plausible
+ * positive amount. More than two decimals is refused rather than rounded: a
+ * rounded amount could then match a transaction it does not belong to.
+ */
+export function normalizeParsedAmount(raw: string | null | undefined): string | null {
+  if (typeof raw !== 'string') return null;
+  const s = raw.trim();
+  if (!AMOUNT_RE.test(s)) return null;
+  const plain = s.replace(/,/g, '');
+  const integerDigits = plain.split('.')[0]!.replace(/^0+(?=\d)/, '');
+  if (integerDigits.length > MAX_AMOUNT_INTEGER_DIGITS) return null;
+  return isPositive(plain) ? toMoney(plain) : null;
+}
+
+export function normalizeTrxId(raw: string | null | undefined): string | null {
+  if (typeof raw !== 'string') return null;
+  const s = raw.trim().toUpperCase();
+  return s === '' || s.length > MAX_TRX_ID_LENGTH ? null : s;
+}
+
+// Templates are stored as strings; compiling each per message would be wasteful.
+const cache = new Map<string, RegExp | null>();
+const CACHE_LIMIT = 500;
+
+function compiled(t: SmsTemplateSource): RegExp | null {
+  const key = `${t.flags ?? ''}/${t.pattern}`;
+  let re = cache.get(key);
+  if (re === undefined) {
+    try {
+      re = compileTemplate(t.pattern, t.flags ?? '');
+    } catch {
+      // Templates are validated when saved; one that no longer validates must not
+      // make a whole forwarded batch fail, so it simply never matches.
+      re = null;
+    }
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(key, re);
+  }
+  return re;
+}
+
+/**
+ * Finds the first gateway whose official senders include the SMS sender and whose
+ * template yields a valid amount and trx id. Null means `no_match`.
+ */
+export function parseSms(
+  sms: { sender: string; body: string },
+  gateways: readonly GatewayParseConfig[],
+): ParsedSms | null {
+  if (typeof sms.body !== 'string' || sms.body.length > MAX_SMS_BODY_LENGTH) return null;
+  const sender = normalizeSender(sms.sender ?? '');
+  if (sender === '') return null;
+
+  for (const gateway of gateways) {
+    if (!gateway.senders.some((s) => normalizeSender(s) === sender)) continue;
+    for (const [templateIndex, template] of gateway.templates.entries()) {
+      const groups = compiled(template)?.exec(sms.body)?.groups;
+      if (!groups) continue;
+      const amount = normalizeParsedAmount(groups['amount']);
+      const trxId = normalizeTrxId(groups['trx_id']);
+      if (amount === null || trxId === null) continue;
+      const senderNumber = groups['sender_number']?.trim() || null;
+      return { gatewayId: gateway.id, amount, trxId, senderNumber, templateIndex };
+    }
+  }
+  return null;
+}

@@ -1,0 +1,191 @@
+import { AppError } from '../../../contract/common/errors.ts';
+
+/**
+ * Templates are admin-supplied regexes run against SMS bodies that customers partly
+ * write (the payment reference), so they are validated before they are stored:
+ * they must compile, expose the groups the parser reads, and avoid the shapes that
+ * make backtracking explode.
+ */
+
+export const MAX_TEMPLATE_LENGTH = 1000;
+
+/** `g` and `y` make `exec` stateful (lastIndex), which would break re-use of a cached regex. */
+export const ALLOWED_TEMPLATE_FLAGS = ['i', 'm', 's', 'u'] as const;
+
+export const REQUIRED_GROUPS = ['amount', 'trx_id'] as const;
+export const OPTIONAL_GROUPS = ['sender_number'] as const;
+const KNOWN_GROUPS: ReadonlySet<string> = new Set([...REQUIRED_GROUPS, ...OPTIONAL_GROUPS]);
+
+export interface SmsTemplateSource {
+  pattern: string;
+  flags?: string;
+}
+
+function invalid(message: string): AppError {
+  return new AppError('INVALID_SMS_TEMPLATE', message, { field: 'pattern' });
+}
+
+function checkFlags(flags: string): void {
+  const seen = new Set<string>();
+  for (const f of flags) {
+    if (!(ALLOWED_TEMPLATE_FLAGS as readonly string[]).includes(f)) {
+      throw invalid(`SMS template flag "${f}" is not allowed; allowed flags: ${ALLOWED_TEMPLATE_FLAGS.join(', ')}`);
+    }
+    if (seen.has(f)) throw invalid(`SMS template flag "${f}" is given twice`);
+    seen.add(f);
+  }
+}
+
+/** Length of a quantifier starting at `i` and whether it can repeat more than once. */
+function readQuantifier(src: string, i: number): { length: number; repeats: boolean; unbounded: boolean } | null {
+  const c = src[i];
+  if (c === '*' || c === '+') return { length: src[i + 1] === '?' ? 2 : 1, repeats: true, unbounded: true };
+  if (c === '?') return { length: 1, repeats: false, unbounded: false };
+  if (c !== '{') return null;
+  const m = /^\{(\d+)(,(\d*))?\}\??/.exec(src.slice(i));
+  if (!m) return null;
+  const max = m[2] === undefined ? Number(m[1]) : m[3] === '' ? Infinity : Number(m[3]);
+  return { length: m[0].length, repeats: max > 1, unbounded: max === Infinity };
+}
+
+/**
+ * Heuristic for the classic catastrophic shape: a group that contains an unbounded
+ * quantifier and is itself repeated, like `(\d+)+` or `(?:a*b?)*`. It does not
+ * catch every slow regex (overlapping alternatives), but it catches the common one.
+ */
+function findNestedQuantifier(src: string): number | null {
+  const stack: boolean[] = [false];
+  let i = 0;
+  while (i < src.length) {
+    const c = src[i];
+    if (c === '\\') {
+      i += 2;
+      continue;
+    }
+    if (c === '[') {
+      i++;
+      while (i < src.length && src[i] !== ']') i += src[i] === '\\' ? 2 : 1;
+      i++;
+      const q = readQuantifier(src, i);
+      if (q) {
+        if (q.unbounded) stack[stack.length - 1] = true;
+        i += q.length;
+      }
+      continue;
+    }
+    if (c === '(') {
+      stack.push(false);
+      i++;
+      continue;
+    }
+    if (c === ')') {
+      const inner = stack.length > 1 ? stack.pop()! : false;
+      const q = readQuantifier(src, i + 1);
+      if (inner && q?.repeats) return i;
+      if (inner || q?.unbounded) stack[stack.length - 1] = true;
+      i += 1 + (q?.length ?? 0);
+      continue;
+    }
+    const q = readQuantifier(src, i);
+    if (q) {
+      if (q.unbounded) stack[stack.length - 1] = true;
+      i += q.length;
+      continue;
+    }
+    i++;
+  }
+  return null;
+}
+
+/**
+ * Validates and compiles a template. Throws `INVALID_SMS_TEMPLATE` (field `pattern`)
+ * naming the first problem found. The returned regex has no `g`/`y` flag, so it is
+ * safe to cache and share.
+ */
+export function compileTemplate(source: string, flags = ''): RegExp {
+  if (typeof source !== 'string' || source.trim() === '') throw invalid('SMS template pattern is empty');
+  if (source.length > MAX_TEMPLATE_LENGTH) {
+    throw invalid(`SMS template pattern is ${source.length} characters long; the maximum is ${MAX_TEMPLATE_LENGTH}`);
+  }
+  checkFlags(flags);
+
+  let regex: RegExp;
+  try {
+    regex = new RegExp(source, flags);
+  } catch (e) {
+    throw invalid(`SMS template pattern does not compile: ${(e as Error).message}`);
+  }
+
+  // An empty alternative always matches, and `groups` then lists every named group.
+  const names = Object.keys(new RegExp(`(?:${source})|`, flags).exec('')?.groups ?? {});
+  for (const name of names) {
+    if (!KNOWN_GROUPS.has(name)) {
+      throw invalid(`SMS template has unknown named group "${name}"; allowed groups: ${[...KNOWN_GROUPS].join(', ')}`);
+    }
+  }
+  for (const name of REQUIRED_GROUPS) {
+    if (!names.includes(name)) throw invalid(`SMS template must have a named group "${name}", written (?<${name}>...)`);
+  }
+
+  const at = findNestedQuantifier(source);
+  if (at !== null) {
+    throw invalid(
+      `SMS template repeats a group that contains an unbounded quantifier (near position ${at}); this can hang on long messages`,
+    );
+  }
+  if (regex.test('')) throw invalid('SMS template matches an empty message; it must require the message text');
+  return regex;
+}
+
+// Building blocks of the default templates (used with the `i` flag).
+const CUR = String.raw`(?:tk\.?|bdt|৳)`;
+/** Loose on purpose: `normalizeParsedAmount` checks grouping and places. */
+const AMOUNT = String.raw`(?<amount>\d[\d,]*(?:\.\d{1,2})?)`;
+const NUMBER = String.raw`(?<sender_number>\+?[\dx*]{6,15})`;
+
+export interface DefaultGateway {
+  /** Official sender ids; the SMS sender must equal one of them (see `normalizeSender`). */
+  senders: string[];
+  templates: Array<Required<SmsTemplateSource>>;
+}
+
+/**
+ * "Money received" templates in the shapes the three big Bangladeshi wallets send.
+ * Each is anchored at the start of the message, so debits (Send Money, Cash Out,
+ * Payment) and promotions that merely mention an amount and a TrxID never match.
+ * The text before the transaction id is matched greedily so the LAST id wins: the
+ * genuine id comes after the customer-written reference, which could contain a
+ * fake "TrxID ..." of its own.
+ */
+export const defaultGatewayTemplates = {
+  bkash: {
+    senders: ['bKash'],
+    templates: [
+      {
+        // You have received Tk 1,250.00 from 01712345678. Ref 42. Fee Tk 0.00. Balance Tk 5,432.10. TrxID BFC2XYZ789 at 15/03/2024 14:32
+        pattern: String.raw`^\s*You\s+have\s+received\s+(?:payment\s+)?${CUR}\s*${AMOUNT}\s+from\s+${NUMBER}\b[\s\S]*\bTrxID\s*:?\s*(?<trx_id>[a-z0-9]{8,12})\b`,
+        flags: 'i',
+      },
+    ],
+  },
+  nagad: {
+    senders: ['NAGAD'],
+    templates: [
+      {
+        // Money Received.\nAmount: Tk 1,250.00\nSender: 01712345678\nRef: N/A\nTxnID: 71A2B3C4\nBalance: Tk 5,000.00\n15/03/2024 14:32
+        pattern: String.raw`^\s*Money\s+Received\.?\s*Amount\s*:\s*${CUR}\s*${AMOUNT}\s*Sender\s*:\s*${NUMBER}\b[\s\S]*\bTxn\s*ID\s*:\s*(?<trx_id>[a-z0-9]{6,16})\b`,
+        flags: 'i',
+      },
+    ],
+  },
+  rocket: {
+    senders: ['16216'],
+    templates: [
+      {
+        // Tk1,250.00 received from A/C:017123456789 Fee:Tk0, Your A/C Balance: Tk5,432.10 TxnId:3579246810 Date:15-MAR-24 02:32:10 pm.
+        pattern: String.raw`^\s*${CUR}\s*${AMOUNT}\s+received\s+from\s+A/C\s*:?\s*${NUMBER}\b[\s\S]*\bTxnId\s*:?\s*(?<trx_id>\d{6,16})\b`,
+        flags: 'i',
+      },
+    ],
+  },
+} as const satisfies Record<string, DefaultGateway>;
