@@ -1,4 +1,7 @@
 import { initContract } from '@ts-rest/core';
+import { adminContract } from './admin/index.ts';
+import { checkoutContract } from './checkout/index.ts';
+import { deviceContract } from './device/index.ts';
 import { merchantContract } from './merchant/index.ts';
 import { systemContract } from './system.ts';
 
@@ -11,6 +14,9 @@ const c = initContract();
 export const contract = c.router({
   system: systemContract,
   merchant: merchantContract,
+  device: deviceContract,
+  admin: adminContract,
+  checkout: checkoutContract,
 });
 
 export type Contract = typeof contract;

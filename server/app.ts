@@ -9,7 +9,10 @@ import { adminAuthenticator, authMiddleware, merchantAuthenticator } from './htt
 import { docsRouter } from './http/docs.ts';
 import { requestLogger } from './http/request-log.ts';
 import { systemHandlers } from './http/handlers/system.ts';
-import { merchantBrandHandlers } from './http/handlers/merchant-brand.ts';
+import { merchantHandlers } from './http/handlers/merchant/index.ts';
+import { deviceHandlers } from './http/handlers/device/index.ts';
+import { adminHandlers } from './http/handlers/admin/index.ts';
+import { checkoutHandlers } from './http/handlers/checkout/index.ts';
 
 const s = initServer();
 
@@ -32,9 +35,10 @@ export function createApp(deps: AppDeps): Express {
 
   const router = s.router(contract, {
     system: systemHandlers(deps),
-    merchant: {
-      brand: merchantBrandHandlers,
-    },
+    merchant: merchantHandlers(deps),
+    device: deviceHandlers(deps),
+    admin: adminHandlers(deps),
+    checkout: checkoutHandlers(deps),
   });
 
   createExpressEndpoints(contract, router, app, {

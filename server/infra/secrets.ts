@@ -23,7 +23,7 @@ export interface Secrets {
   embeddedDbPassword: string;
 }
 
-interface Stored extends Partial<Secrets> {}
+type Stored = Partial<Secrets>;
 
 const generators: { [K in keyof Secrets]: () => string } = {
   adminToken: () => `adm_${randomBytes(32).toString('base64url')}`,

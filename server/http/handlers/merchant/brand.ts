@@ -1,7 +1,7 @@
 import { initServer } from '@ts-rest/express';
-import { contract } from '../../../contract/index.ts';
-import { getBrand } from '../../domain/brands/service.ts';
-import { merchantOf } from '../context.ts';
+import { contract } from '../../../../contract/index.ts';
+import { getBrand } from '../../../domain/brands/service.ts';
+import { merchantOf } from '../../context.ts';
 
 const s = initServer();
 

@@ -1,0 +1,6 @@
+import { initContract } from '@ts-rest/core';
+
+const c = initContract();
+
+/** JSON calls of the hosted checkout page (`/api/checkout/v1`); the payment id is the capability. */
+export const checkoutContract = c.router({});

@@ -1,0 +1,198 @@
+import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
+import { OpenApiBuilder, type OpenAPIObject, type OperationObject, type ParameterObject, type ResponsesObject, type SchemaObject } from 'openapi3-ts/oas31';
+import { z } from 'zod';
+import { contract } from '../../contract/index.ts';
+import { errorCodes, errorRegistry, type ErrorCode } from '../../contract/common/errors.ts';
+import type { AuthKind, RouteMeta } from '../../contract/common/meta.ts';
+
+/**
+ * Builds openapi/openapi.json from the contract alone: paths, parameters,
+ * bodies and responses from the zod schemas (z.toJSONSchema, input side for
+ * requests, output side for responses), security from each route's `auth`
+ * metadata, and the error codes each response can carry from the registry.
+ */
+
+type Json = Record<string, unknown>;
+
+const securitySchemes: Record<Exclude<AuthKind, 'none' | 'checkout' | 'device-refresh'>, { description: string; bearerFormat?: string }> = {
+  merchant: { description: 'Brand API key: `Authorization: Bearer pk_live_…`. Data is scoped to the brand that owns the key.' },
+  device: { description: "Device access JWT from pairing or refresh: `Authorization: Bearer <access token>`. Valid 24 hours.", bearerFormat: 'JWT' },
+  admin: { description: 'Admin token from configuration (`ADMIN_TOKEN`, printed on the first embedded run).' },
+  pairing: { description: 'One-time pairing code created by an admin: `Authorization: Bearer <pairing code>`.' },
+};
+
+const schemeName = (kind: string) => `${kind}Auth`;
+
+/** Codes any route of a given credential kind can answer with, by status. */
+function baseCodes(auth: AuthKind, hasInput: boolean): ErrorCode[] {
+  const codes: ErrorCode[] = ['INTERNAL_ERROR', 'SERVICE_UNAVAILABLE', 'RATE_LIMITED'];
+  if (hasInput) codes.push('VALIDATION_ERROR', 'MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
+  if (auth === 'merchant' || auth === 'device' || auth === 'admin') codes.push('UNAUTHORIZED');
+  return codes;
+}
+
+class SchemaCollector {
+  readonly components: Record<string, SchemaObject> = {};
+
+  /** Converts a zod schema and hoists its named definitions into components. */
+  convert(schema: z.ZodType, io: 'input' | 'output'): SchemaObject {
+    const json = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any', reused: 'inline' }) as Json;
+    delete json.$schema;
+    const defs = (json.$defs ?? {}) as Record<string, Json>;
+    delete json.$defs;
+    const rename: Record<string, string> = Object.fromEntries(Object.keys(defs).map((id) => [id, id]));
+    const rewrite = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(rewrite);
+      if (node && typeof node === 'object') {
+        const out: Json = {};
+        const obj = node as Json;
+        for (const [k, v] of Object.entries(obj)) {
+          if (k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')) {
+            const id = v.slice('#/$defs/'.length);
+            out[k] = `#/components/schemas/${rename[id] ?? id}`;
+          } else if (k === 'pattern' && obj.format === 'date-time') {
+            // zod's datetime regex is exact but unreadable; `format` says the same to a reader.
+            continue;
+          } else {
+            out[k] = rewrite(v);
+          }
+        }
+        return out;
+      }
+      return node;
+    };
+    // A named schema whose input side differs from its output side (defaults,
+    // transforms) is published twice: `Name` and `NameInput`.
+    for (const id of Object.keys(defs)) {
+      const existing = this.components[id];
+      if (existing && JSON.stringify(existing) !== JSON.stringify(rewrite(defs[id]))) {
+        if (io === 'output') throw new Error(`two different schemas share the OpenAPI id ${id}`);
+        rename[id] = `${id}Input`;
+      }
+    }
+    for (const [id, def] of Object.entries(defs)) this.components[rename[id]!] = rewrite(def) as SchemaObject;
+    return rewrite(json) as SchemaObject;
+  }
+}
+
+function objectProperties(schema: unknown): Record<string, z.ZodType> {
+  const shape = (schema as { shape?: Record<string, z.ZodType> } | undefined)?.shape;
+  return shape ?? {};
+}
+
+function isOptional(s: z.ZodType): boolean {
+  return (s as { safeParse(v: unknown): { success: boolean } }).safeParse(undefined).success;
+}
+
+function walk(router: AppRouter, prefix: string[], visit: (route: AppRoute, key: string[]) => void) {
+  for (const [k, v] of Object.entries(router)) {
+    if (isAppRoute(v)) visit(v, [...prefix, k]);
+    else walk(v as AppRouter, [...prefix, k], visit);
+  }
+}
+
+const camel = (parts: string[]) => parts.map((p, i) => (i === 0 ? p : p[0]!.toUpperCase() + p.slice(1))).join('');
+
+function errorDescription(status: number, codes: ErrorCode[]): string {
+  const mine = [...new Set(codes)].filter((c) => errorRegistry[c].status === status);
+  if (!mine.length) return 'Error';
+  return mine.map((c) => `\`${c}\`: ${errorRegistry[c].description}`).join('\n\n');
+}
+
+function errorCodeTable(): string {
+  const rows = errorCodes.map((c) => `| \`${c}\` | ${errorRegistry[c].status} | ${errorRegistry[c].message} | ${errorRegistry[c].description.replace(/\|/g, '\\|')} |`);
+  return ['| Code | HTTP | Default message | When |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+export function buildOpenApiDocument(): OpenAPIObject {
+  const collector = new SchemaCollector();
+  const builder = OpenApiBuilder.create({
+    openapi: '3.1.0',
+    info: {
+      title: 'Payment Collection Service API',
+      version: '1.0.0',
+      description: [
+        'Merchant API (`/api/v1`), companion device API (`/api/mobile/v1`), admin API (`/api/admin/v1`) and hosted checkout JSON (`/api/checkout/v1`).',
+        '',
+        'Every success is `{success: true, data}` (lists add `meta`). Every error is `{success: false, error, errors: [{code, message, field}], request_id}`; the request id is also the `X-Request-Id` header.',
+        'Amounts are decimal strings with exactly two places (`"1250.00"`). Timestamps are ISO 8601 UTC ending in `Z`.',
+        '',
+        '## Error codes',
+        '',
+        errorCodeTable(),
+      ].join('\n'),
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: 'http://localhost:3000', description: 'Local development (npm start)' }],
+    paths: {},
+    components: {},
+  });
+
+  for (const [kind, s] of Object.entries(securitySchemes)) {
+    builder.addSecurityScheme(schemeName(kind), { type: 'http', scheme: 'bearer', description: s.description, ...(s.bearerFormat ? { bearerFormat: s.bearerFormat } : {}) });
+  }
+
+  const tags = new Set<string>();
+  walk(contract, [], (route, key) => {
+    const m = (route.metadata ?? {}) as RouteMeta;
+    const auth = m.auth ?? 'none';
+    const params: ParameterObject[] = [];
+    const oasPath = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const pathParamNames = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((x) => x[1]!);
+    const pathShape = objectProperties(route.pathParams);
+    for (const name of pathParamNames) {
+      const s = pathShape[name];
+      params.push({ name, in: 'path', required: true, schema: s ? collector.convert(s, 'input') : { type: 'string' }, ...(s?.description ? { description: s.description } : {}) });
+    }
+    for (const [name, s] of Object.entries(objectProperties(route.query))) {
+      params.push({ name, in: 'query', required: !isOptional(s), schema: collector.convert(s, 'input'), ...(s.description ? { description: s.description } : {}) });
+    }
+    for (const [name, s] of Object.entries(objectProperties(route.headers))) {
+      if (name.toLowerCase() === 'authorization') continue;
+      params.push({ name, in: 'header', required: !isOptional(s), schema: collector.convert(s, 'input'), ...(s.description ? { description: s.description } : {}) });
+    }
+    const hasBody = 'body' in route && route.body !== undefined && route.body !== null;
+    const hasInput = hasBody || params.length > 0;
+    const codes = [...baseCodes(auth, hasInput), ...(m.errors ?? [])];
+    const responses: ResponsesObject = {};
+    for (const [status, schema] of Object.entries(route.responses)) {
+      const st = Number(status);
+      const isError = st >= 400;
+      responses[status] = {
+        description: isError ? errorDescription(st, codes) : st === 201 ? 'Created' : 'OK',
+        content: { 'application/json': { schema: collector.convert(schema as z.ZodType, 'output') } },
+      };
+    }
+    const op: OperationObject = {
+      operationId: camel(key),
+      summary: route.summary,
+      description: route.description,
+      tags: [m.tag ?? key[0]!],
+      parameters: params.length ? params : undefined,
+      responses,
+      security: auth in securitySchemes ? [{ [schemeName(auth)]: [] }] : [],
+    };
+    if (hasBody) {
+      op.requestBody = { required: true, content: { 'application/json': { schema: collector.convert((route as { body: z.ZodType }).body, 'input') } } };
+    }
+    if (m.idempotent) {
+      (op.parameters ??= []).push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: 'Makes the POST safe to retry: the same key with the same body replays the first response; with another body it is a 409 `IDEMPOTENCY_KEY_REUSED`. Kept 24 hours, per brand.',
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      });
+    }
+    tags.add(op.tags![0]!);
+    builder.addPath(oasPath, { ...(builder.getSpec().paths?.[oasPath] ?? {}), [route.method.toLowerCase()]: op });
+  });
+
+  for (const [name, schema] of Object.entries(collector.components)) builder.addSchema(name, schema);
+  for (const t of [...tags].sort()) builder.addTag({ name: t });
+  return JSON.parse(JSON.stringify(builder.getSpec())) as OpenAPIObject;
+}
+
+export function renderOpenApi(): string {
+  return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+}

@@ -1,0 +1,140 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { createApp } from '../../server/app.ts';
+import { bootstrap, type Runtime } from '../../server/bootstrap.ts';
+import { loadConfig, type Config } from '../../server/config.ts';
+import { createLogger } from '../../server/infra/logger.ts';
+import { createApiKey, createBrand } from '../../server/domain/brands/service.ts';
+
+export interface TestContext {
+  baseUrl: string;
+  runtime: Runtime;
+  config: Config;
+  /** Everything the server logged, one JSON line each (for leak scans). */
+  logs: string[];
+  /** Plain SQL on this file's database (assertions on stored rows). */
+  sql<T = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
+  /** A new brand with a fresh API key. */
+  createBrand(name?: string): Promise<{ brandId: number; apiKey: string }>;
+  /** fetch against the app: JSON in, parsed JSON out. */
+  request(method: string, path: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<{ status: number; headers: Headers; body: any }>;
+  close(): Promise<void>;
+}
+
+function withDatabase(url: string, db: string): string {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+/** Creates this file's own database from the migrated template. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const adminUrl = inject('adminUrl');
+  const name = `${inject('dbPrefix')}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${inject('templateDb')}"`);
+      break;
+    } catch (err) {
+      // Two files cloning the template at the same instant can collide; retry briefly.
+      if (attempt >= 20) throw err;
+      await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+    }
+  }
+  await admin.end();
+  return {
+    url: withDatabase(adminUrl, name),
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
+      await c.end();
+    },
+  };
+}
+
+/**
+ * A real server on a real port over this file's own database, with the real
+ * job queue. Tests talk to it over HTTP like any client.
+ */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestContext> {
+  const db = await createTestDatabase();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pc-test-data-'));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    PORT: '0',
+    DATABASE_POOL_MAX: '5',
+    SHUTDOWN_TIMEOUT_MS: '2000',
+    ...env,
+  });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      cb();
+    },
+  });
+  const logger = createLogger({ level: config.LOG_LEVEL, destination: sink });
+  const runtime = await bootstrap(config, logger);
+  const app = createApp(runtime.deps);
+  const server: Server = await new Promise((resolve) => {
+    const srv = app.listen(0, '127.0.0.1', () => resolve(srv));
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+
+  const ctx: TestContext = {
+    baseUrl,
+    runtime,
+    config,
+    logs,
+    async sql(text, values) {
+      return (await pool.query(text, values as unknown[])).rows;
+    },
+    async createBrand(name = 'Test Brand') {
+      const em = runtime.deps.orm.em.fork();
+      const brand = await createBrand(em, { name });
+      const { key } = await createApiKey(em, brand.id, { name: 'test key' });
+      return { brandId: brand.id, apiKey: key };
+    },
+    async request(method, p, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+      let body: string | undefined = opts.rawBody;
+      if (opts.body !== undefined) {
+        body = JSON.stringify(opts.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(baseUrl + p, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        /* not JSON: keep the text */
+      }
+      return { status: res.status, headers: res.headers, body: parsed };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await pool.end();
+      await runtime.close();
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return ctx;
+}
