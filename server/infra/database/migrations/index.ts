@@ -1,6 +1,7 @@
 import type { MigrationObject } from '@mikro-orm/core';
 
 import { Migration0001Foundation } from './0001-foundation.ts';
+import { Migration0004Devices } from './0004-devices.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -9,4 +10,5 @@ import { Migration0001Foundation } from './0001-foundation.ts';
  */
 export const migrationsList: MigrationObject[] = [
   { name: '0001-foundation', class: Migration0001Foundation },
+  { name: '0004-devices', class: Migration0004Devices },
 ];

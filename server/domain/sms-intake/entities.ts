@@ -1,0 +1,44 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { Brand } from '../brands/entities.ts';
+import { Device } from '../devices/entities.ts';
+
+export const smsRecordStatuses = ['pending', 'matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate'] as const;
+export type SmsRecordStatus = (typeof smsRecordStatuses)[number];
+
+/**
+ * A forwarded SMS ("SMS data record"). The body is a PII cipher token (context
+ * `sms_record.body`); so is `parsedSenderNumber` (context `sms_record.sender_number`).
+ * The parsed and match columns are filled by SMS matching.
+ */
+export const SmsRecord = defineEntity({
+  name: 'SmsRecord',
+  tableName: 'sms_records',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    brand: () => p.manyToOne(Brand),
+    device: () => p.manyToOne(Device),
+    deviceMessageId: p.string().length(128),
+    contentHash: p.string().length(64),
+    sender: p.string().length(64),
+    bodyEncrypted: p.text(),
+    /** Device clock. */
+    receivedAt: p.datetime(),
+    serverReceivedAt: p.datetime().onCreate(() => new Date()),
+    simSlot: p.smallint().nullable(),
+    matchStatus: p.enum(smsRecordStatuses).default('pending'),
+    duplicateOf: () => p.manyToOne(SmsRecord).nullable(),
+    gatewayId: p.bigint('number').nullable(),
+    parsedAmount: p.decimal('string').precision(14).scale(2).nullable(),
+    parsedTrxId: p.string().length(64).nullable(),
+    parsedSenderNumber: p.text().nullable(),
+    transactionId: p.bigint('number').nullable(),
+    confidence: p.decimal('string').precision(5).scale(4).nullable(),
+    candidateIds: p.array<number>((i) => Number(i), (n) => String(n)).columnType('bigint[]').nullable(),
+    reason: p.text().nullable(),
+    matchedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+
+export type SmsRecordEntity = InstanceType<typeof SmsRecord.class>;
