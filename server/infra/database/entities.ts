@@ -1,4 +1,10 @@
 import { ApiKey, Brand } from '../../domain/brands/entities.ts';
+import { Customer } from '../../domain/customers/entities.ts';
+import { ExchangeRate } from '../../domain/fx/entities.ts';
+import { Gateway } from '../../domain/gateways/entities.ts';
+import { IdempotencyKey } from '../../domain/idempotency/entities.ts';
+import { PaymentIntent, Transaction } from '../../domain/payments/entities.ts';
+import { Refund } from '../../domain/refunds/entities.ts';
 import { Device, DeviceRefreshTokenRotation, PairingCode } from '../../domain/devices/entities.ts';
 import { SmsFilterRules } from '../../domain/filter-rules/entities.ts';
 import { Notification } from '../../domain/notifications/entities.ts';
@@ -6,4 +12,4 @@ import { OutboundSms } from '../../domain/outbound-sms/entities.ts';
 import { SmsRecord } from '../../domain/sms-intake/entities.ts';
 
 /** Every entity the ORM knows; each domain area adds its own here. */
-export const entities = [Brand, ApiKey, Device, DeviceRefreshTokenRotation, PairingCode, SmsFilterRules, Notification, OutboundSms, SmsRecord];
+export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, IdempotencyKey, Device, DeviceRefreshTokenRotation, PairingCode, SmsFilterRules, Notification, OutboundSms, SmsRecord];

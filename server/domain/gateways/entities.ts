@@ -1,0 +1,42 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+export const gatewayTypes = ['manual', 'automatic'] as const;
+export type GatewayType = (typeof gatewayTypes)[number];
+
+/** A stored SMS template; validated with `compileTemplate` before it is saved. */
+export interface StoredSmsTemplate {
+  pattern: string;
+  flags: string;
+}
+
+/**
+ * A payment gateway. Global: every brand is offered every enabled gateway (the
+ * admin panel manages one list for the whole service).
+ */
+export const Gateway = defineEntity({
+  name: 'Gateway',
+  tableName: 'gateways',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    code: p.string().length(50).unique(),
+    name: p.string().length(100),
+    type: p.enum(gatewayTypes),
+    methods: p.array(),
+    /** The first currency is the one amounts are converted into when the intent's is not listed. */
+    currencies: p.array(),
+    minAmount: p.decimal().precision(14).scale(2),
+    maxAmount: p.decimal().precision(14).scale(2).nullable(),
+    feePercent: p.decimal().precision(7).scale(4),
+    feeFixed: p.decimal().precision(14).scale(2),
+    receivingAccount: p.string().length(100).nullable(),
+    instructions: p.text().nullable(),
+    enabled: p.boolean().default(true),
+    smsSenders: p.array(),
+    smsTemplates: p.json<StoredSmsTemplate[]>(),
+    sortOrder: p.integer().default(0),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+
+export type GatewayEntity = InstanceType<typeof Gateway.class>;
