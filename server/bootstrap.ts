@@ -6,6 +6,7 @@ import { createOrm, migrate } from './infra/database/orm.ts';
 import { startBoss } from './infra/jobs/boss.ts';
 import type { Logger } from './infra/logger.ts';
 import { loadSecrets } from './infra/secrets.ts';
+import { loadPersonalDataKeys } from './domain/customers/keys.ts';
 
 export interface Runtime {
   deps: AppDeps;
@@ -25,6 +26,7 @@ export interface Runtime {
  */
 export async function bootstrap(config: Config, logger: Logger, opts: { startJobs?: boolean } = {}): Promise<Runtime> {
   const { secrets, generated } = loadSecrets(config);
+  const crypto = loadPersonalDataKeys(secrets);
   let embedded: EmbeddedPostgres | null = null;
   let url = config.DATABASE_URL;
   if (!url) {
@@ -44,7 +46,7 @@ export async function bootstrap(config: Config, logger: Logger, opts: { startJob
     const migrations = await migrate(orm);
     const boss = await startBoss({ url, logger });
     cleanup.push(() => boss.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS, close: true }));
-    const deps: AppDeps = { config, secrets, orm, boss, logger, state: { shuttingDown: false } };
+    const deps: AppDeps = { config, secrets, crypto, orm, boss, logger, state: { shuttingDown: false } };
     void opts;
     return {
       deps,

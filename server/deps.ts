@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import type { Orm } from './infra/database/orm.ts';
 import type { Logger } from './infra/logger.ts';
 import type { Secrets } from './infra/secrets.ts';
+import type { PiiCipher } from './infra/crypto/pii-cipher.ts';
 
 /**
  * Everything the app needs, built once in main.ts (or a test harness) and
@@ -14,6 +15,8 @@ export interface AppDeps {
   orm: Orm;
   boss: PgBoss;
   logger: Logger;
+  /** Personal-data keys parsed from secrets (never stored in the database, never logged). */
+  crypto: { pii: PiiCipher; blindIndexKey: Buffer };
   /** Mutable process state: readiness turns false as soon as shutdown starts. */
   state: { shuttingDown: boolean };
 }
