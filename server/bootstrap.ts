@@ -4,6 +4,8 @@ import type { AppDeps } from './deps.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './infra/database/embedded.ts';
 import { createOrm, migrate } from './infra/database/orm.ts';
 import { startBoss } from './infra/jobs/boss.ts';
+import { prepareJobs, startWorkers, unbindJobs } from './infra/jobs/workers.ts';
+import { closeOutboundDispatchers } from './infra/http/outbound.ts';
 import type { Logger } from './infra/logger.ts';
 import { loadSecrets } from './infra/secrets.ts';
 import { loadPersonalDataKeys } from './domain/customers/keys.ts';
@@ -47,7 +49,14 @@ export async function bootstrap(config: Config, logger: Logger, opts: { startJob
     const boss = await startBoss({ url, logger });
     cleanup.push(() => boss.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS, close: true }));
     const deps: AppDeps = { config, secrets, crypto, orm, boss, logger, state: { shuttingDown: false } };
-    void opts;
+    // Queues exist in every process (any process may enqueue); workers run only where enabled.
+    await prepareJobs(deps);
+    cleanup.push(async () => unbindJobs(orm));
+    cleanup.push(() => closeOutboundDispatchers());
+    if (config.WORKERS_ENABLED && opts.startJobs !== false) {
+      const workers = await startWorkers(deps);
+      cleanup.push(() => workers.stop());
+    }
     return {
       deps,
       embedded,

@@ -10,6 +10,7 @@ import { SmsFilterRules } from '../../domain/filter-rules/entities.ts';
 import { Notification } from '../../domain/notifications/entities.ts';
 import { OutboundSms } from '../../domain/outbound-sms/entities.ts';
 import { SmsRecord } from '../../domain/sms-intake/entities.ts';
+import { webhookEntities } from '../../domain/webhooks/entities.ts';
 
 /** Every entity the ORM knows; each domain area adds its own here. */
-export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, IdempotencyKey, Device, DeviceRefreshTokenRotation, PairingCode, SmsFilterRules, Notification, OutboundSms, SmsRecord];
+export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, IdempotencyKey, Device, DeviceRefreshTokenRotation, PairingCode, SmsFilterRules, Notification, OutboundSms, SmsRecord, ...webhookEntities];

@@ -1,6 +1,7 @@
 import type { MigrationObject } from '@mikro-orm/core';
 
 import { Migration0001Foundation } from './0001-foundation.ts';
+import { Migration0002Webhooks } from './0002-webhooks.ts';
 import { Migration0003Payments } from './0003-payments.ts';
 import { Migration0004Devices } from './0004-devices.ts';
 
@@ -11,6 +12,7 @@ import { Migration0004Devices } from './0004-devices.ts';
  */
 export const migrationsList: MigrationObject[] = [
   { name: '0001-foundation', class: Migration0001Foundation },
+  { name: '0002-webhooks', class: Migration0002Webhooks },
   { name: '0003-payments', class: Migration0003Payments },
   { name: '0004-devices', class: Migration0004Devices },
 ];

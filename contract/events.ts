@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { amountSchema, currencySchema, timestampSchema, uuidSchema } from './common/index.ts';
+
+/**
+ * Webhook event bodies: `{id, event, created_at, data}`, one schema per event name.
+ *
+ * `data` objects are open (`looseObject`): the members listed here are the ones a
+ * receiver can rely on; the service may add members later without a new version,
+ * so receivers must ignore members they do not know. The server validates `data`
+ * against these schemas when the event is recorded, so a payload that breaks the
+ * contract fails the state change that caused it instead of reaching a merchant.
+ */
+
+export const webhookEventNames = [
+  'payment.completed',
+  'payment.failed',
+  'payment.expired',
+  'refund.completed',
+  'refund.failed',
+  'device.offline',
+  'device.online',
+] as const;
+
+export const webhookEventNameSchema = z.enum(webhookEventNames).describe('Webhook event name.');
+export type WebhookEventName = (typeof webhookEventNames)[number];
+
+/** Data of `payment.*` events: the payment as `GET /api/v1/payments/{payment_id}` shows it. */
+export const paymentEventDataSchema = z
+  .looseObject({
+    payment_id: uuidSchema.describe('The payment intent id (`payment_id` of `POST /api/v1/payments`).'),
+    transaction_id: z.number().int().nullable().optional().describe('Internal transaction id, or null when the intent never got a transaction.'),
+    trx_id: z.string().nullable().describe('Service transaction reference; null only for an intent that expired before a transaction existed.'),
+    gateway_trx_id: z.string().nullable().optional().describe("The gateway's transaction reference, when known."),
+    amount: amountSchema.describe('Amount of the payment, decimal string with two places.'),
+    currency: currencySchema,
+    fee: amountSchema.nullable().optional().describe('Fee charged, when a transaction exists.'),
+    status: z.string().describe('Status of the payment after the change (`completed`, `failed`, `expired`).'),
+    gateway: z.string().nullable().optional().describe('Gateway code.'),
+    method: z.string().nullable().optional().describe('Payment method.'),
+    reference: z.string().nullable().optional().describe("The merchant's own reference."),
+    created_at: timestampSchema.optional(),
+    completed_at: timestampSchema.nullable().optional(),
+    failure_reason: z.string().nullable().optional().describe('Why the payment failed (payment.failed).'),
+  })
+  .meta({ id: 'PaymentEventData' });
+
+/** `trx_id` is required on completed and failed payments: a transaction exists by then. */
+const paymentWithTransactionSchema = paymentEventDataSchema.extend({
+  trx_id: z.string().describe('Service transaction reference.'),
+});
+
+/** Data of `refund.*` events: the refund as `GET /api/v1/refunds/{trx_id}` shows it. */
+export const refundEventDataSchema = z
+  .looseObject({
+    id: z.number().int().describe('Refund id.'),
+    uuid: uuidSchema,
+    transaction_id: z.number().int().describe('Internal id of the refunded transaction.'),
+    trx_id: z.string().describe('Service reference of the refunded transaction.'),
+    gateway_trx_id: z.string().nullable().optional(),
+    amount: amountSchema.describe('Refunded amount.'),
+    reason: z.string().nullable().optional(),
+    status: z.string().describe('`completed` or `failed`.'),
+    processed_at: timestampSchema.nullable().optional(),
+    created_at: timestampSchema.optional(),
+  })
+  .meta({ id: 'RefundEventData' });
+
+/** Data of `device.*` events: a paired phone stopped or resumed reporting. */
+export const deviceEventDataSchema = z
+  .looseObject({
+    device_uuid: uuidSchema.describe('The device.'),
+    name: z.string().nullable().optional().describe('Device name given at pairing.'),
+    status: z.enum(['offline', 'online']),
+    last_seen_at: timestampSchema.nullable().describe('Last authenticated call from the device.'),
+    last_heartbeat_at: timestampSchema.nullable().optional(),
+  })
+  .meta({ id: 'DeviceEventData' });
+
+const envelope = <E extends WebhookEventName, D extends z.ZodType>(event: E, data: D, id: string) =>
+  z
+    .object({
+      id: z.string().describe('Event id (`evt_…`); also sent as `X-Webhook-Id`, stable across retries. Deduplicate on it.'),
+      event: z.literal(event),
+      created_at: timestampSchema.describe('When the event happened.'),
+      data,
+    })
+    .meta({ id });
+
+export const webhookEventSchemas = {
+  'payment.completed': envelope('payment.completed', paymentWithTransactionSchema, 'PaymentCompletedEvent'),
+  'payment.failed': envelope('payment.failed', paymentWithTransactionSchema, 'PaymentFailedEvent'),
+  'payment.expired': envelope('payment.expired', paymentEventDataSchema, 'PaymentExpiredEvent'),
+  'refund.completed': envelope('refund.completed', refundEventDataSchema, 'RefundCompletedEvent'),
+  'refund.failed': envelope('refund.failed', refundEventDataSchema, 'RefundFailedEvent'),
+  'device.offline': envelope('device.offline', deviceEventDataSchema, 'DeviceOfflineEvent'),
+  'device.online': envelope('device.online', deviceEventDataSchema, 'DeviceOnlineEvent'),
+} as const satisfies Record<WebhookEventName, z.ZodType>;
+
+/** Any webhook body, discriminated by `event`. */
+export const webhookEventSchema = z
+  .discriminatedUnion('event', [
+    webhookEventSchemas['payment.completed'],
+    webhookEventSchemas['payment.failed'],
+    webhookEventSchemas['payment.expired'],
+    webhookEventSchemas['refund.completed'],
+    webhookEventSchemas['refund.failed'],
+    webhookEventSchemas['device.offline'],
+    webhookEventSchemas['device.online'],
+  ])
+  .meta({ id: 'WebhookEvent' });
+
+export type WebhookEventBody = z.infer<typeof webhookEventSchema>;
+export type WebhookEventOf<E extends WebhookEventName> = z.infer<(typeof webhookEventSchemas)[E]>;

@@ -1,0 +1,71 @@
+import { fromKysely, type PgBoss, type Queue, type SendOptions } from 'pg-boss';
+import type { AppDeps } from '../../deps.ts';
+import type { EntityManager, Orm } from '../database/orm.ts';
+import { deliverWebhookRegistration } from '../../domain/webhooks/deliver-webhook.job.ts';
+
+/**
+ * Background work. Every area adds its entry to `registrations()`:
+ * - `queue`: created in every process at start, because any process may enqueue
+ *   (an API-only process records events too);
+ * - `start(deps)`: runs only where workers run (`WORKERS_ENABLED`) and returns
+ *   how to stop what it started (pg-boss workers, periodic sweeps).
+ */
+export interface JobRegistration {
+  queue: Queue;
+  start?(deps: AppDeps): Promise<{ stop(): Promise<void> }>;
+}
+
+// A function, not a top-level array: job modules import enqueueInTransaction from
+// here, and reading the list lazily keeps that import cycle harmless.
+function registrations(): JobRegistration[] {
+  return [deliverWebhookRegistration()];
+}
+
+// Keyed by the ORM's configuration, which every fork of one ORM shares: code that
+// only holds an EntityManager (recordEvent inside a caller's transaction) finds
+// the job queue of its own runtime, and two runtimes in one process (tests) never
+// see each other's.
+const queues = new WeakMap<object, PgBoss>();
+
+/** Creates every queue and binds the job queue to the ORM. Run in every process, workers or not. */
+export async function prepareJobs(deps: Pick<AppDeps, 'orm' | 'boss'>): Promise<void> {
+  for (const { queue } of registrations()) {
+    const { name, ...options } = queue;
+    await deps.boss.createQueue(name, options);
+  }
+  queues.set(deps.orm.config, deps.boss);
+}
+
+export function unbindJobs(orm: Orm): void {
+  queues.delete(orm.config);
+}
+
+/**
+ * Enqueues a job inside the caller's open transaction: the job row commits or
+ * rolls back with the caller's change. Uses pg-boss's Kysely adapter on the
+ * transaction MikroORM holds, which passes pg-boss's `$n` parameters through to
+ * the driver (em.execute would not: it only fills `?` placeholders).
+ */
+export async function enqueueInTransaction(em: EntityManager, name: string, data: object, options: Omit<SendOptions, 'db'> = {}): Promise<string | null> {
+  if (!em.isInTransaction()) throw new Error(`enqueue of ${name} must run inside em.transactional()`);
+  const boss = queues.get(em.config);
+  if (!boss) throw new Error('job queue is not bound to this ORM; bootstrap calls prepareJobs()');
+  return boss.send(name, data, { ...options, db: fromKysely(em.getKysely() as never) });
+}
+
+/** Starts every registered worker; `stop()` stops them (in-flight work finishes first). */
+export async function startWorkers(deps: AppDeps): Promise<{ stop(): Promise<void> }> {
+  const started: Array<{ stop(): Promise<void> }> = [];
+  try {
+    for (const r of registrations()) if (r.start) started.push(await r.start(deps));
+  } catch (err) {
+    await Promise.allSettled(started.map((s) => s.stop()));
+    throw err;
+  }
+  deps.logger.info({ queues: registrations().map((r) => r.queue.name) }, 'workers started');
+  return {
+    async stop() {
+      await Promise.allSettled(started.reverse().map((s) => s.stop()));
+    },
+  };
+}
