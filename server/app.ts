@@ -6,8 +6,11 @@ import { requestId } from './http/request-id.ts';
 import { jsonBody } from './http/body.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
 import { adminAuthenticator, authMiddleware, merchantAuthenticator } from './http/auth.ts';
+import { deviceAuthenticator } from './http/device-auth.ts';
+import { deviceTokenKeys } from './domain/devices/tokens.ts';
 import { docsRouter } from './http/docs.ts';
 import { requestLogger } from './http/request-log.ts';
+import { idempotency } from './http/idempotency.ts';
 import { systemHandlers } from './http/handlers/system.ts';
 import { merchantHandlers } from './http/handlers/merchant/index.ts';
 import { deviceHandlers } from './http/handlers/device/index.ts';
@@ -48,10 +51,16 @@ export function createApp(deps: AppDeps): Express {
     // answer something the SDKs and the OpenAPI document do not describe.
     responseValidation: true,
     globalMiddleware: [
+      // ts-rest types a global middleware's `req.res` as the intersection of every
+      // route's response bodies, which is `never` as soon as two routes answer
+      // different statuses (200 vs 201); this middleware never writes a body.
       authMiddleware({
         merchant: merchantAuthenticator,
         admin: adminAuthenticator(deps.secrets.adminToken),
-      }),
+        device: deviceAuthenticator(deviceTokenKeys(deps.secrets)),
+      }) as never,
+      // After auth: keys are scoped to the calling brand.
+      idempotency(deps.logger) as never,
     ],
     requestValidationErrorHandler: (err, _req, _res, next) => next(err),
   });

@@ -1,0 +1,45 @@
+import { normalizeSender } from '../sms/parser.ts';
+import type { FilterRules } from './defaults.ts';
+
+export type ScreenResult = { forward: true } | { forward: false; reason: 'sender_not_allowed' | 'negative_keyword' | 'no_positive_keyword' };
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * A keyword matches as a whole word or phrase, case-insensitively, with any run
+ * of spaces inside a phrase matching any whitespace. "Whole word" is Unicode
+ * aware (letters, combining marks and digits on either side prevent a match), so
+ * `PIN` does not exclude "shopping" and Bangla keywords are not cut inside a word.
+ */
+export function keywordPattern(keyword: string): RegExp {
+  const body = keyword
+    .trim()
+    .split(/\s+/)
+    .map(escapeRegExp)
+    .join('\\s+');
+  return new RegExp(`(?<![\\p{L}\\p{M}\\p{N}])${body}(?![\\p{L}\\p{M}\\p{N}])`, 'iu');
+}
+
+export function containsKeyword(text: string, keywords: readonly string[]): boolean {
+  const normalized = text.normalize('NFC');
+  return keywords.some((k) => k.trim() !== '' && keywordPattern(k.normalize('NFC')).test(normalized));
+}
+
+/**
+ * The screening the companion app performs before forwarding, as the rules
+ * document it: the sender must be allowed (compared like gateway senders; an
+ * empty list allows every sender), no negative keyword may appear (negative
+ * wins over positive), and at least one positive keyword must appear when the
+ * list is not empty.
+ */
+export function screenSms(rules: Pick<FilterRules, 'allowedSenders' | 'positiveKeywords' | 'negativeKeywords'>, sms: { sender: string; body: string }): ScreenResult {
+  if (rules.allowedSenders.length > 0) {
+    const sender = normalizeSender(sms.sender);
+    if (!rules.allowedSenders.some((s) => normalizeSender(s) === sender)) return { forward: false, reason: 'sender_not_allowed' };
+  }
+  if (containsKeyword(sms.body, rules.negativeKeywords)) return { forward: false, reason: 'negative_keyword' };
+  if (rules.positiveKeywords.length > 0 && !containsKeyword(sms.body, rules.positiveKeywords)) return { forward: false, reason: 'no_positive_keyword' };
+  return { forward: true };
+}
