@@ -1,9 +1,15 @@
 import { initContract } from '@ts-rest/core';
 import { brandContract } from './brand.ts';
+import { customersContract } from './customers.ts';
+import { paymentsContract } from './payments.ts';
+import { refundsContract } from './refunds.ts';
 
 const c = initContract();
 
 /** The merchant API (`/api/v1`), called server to server with a brand API key. */
 export const merchantContract = c.router({
   brand: brandContract,
+  payments: paymentsContract,
+  refunds: refundsContract,
+  customers: customersContract,
 });

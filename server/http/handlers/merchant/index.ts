@@ -2,12 +2,18 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
 import { merchantBrandHandlers } from './brand.ts';
+import { merchantCustomerHandlers } from './customers.ts';
+import { merchantPaymentHandlers } from './payments.ts';
+import { merchantRefundHandlers } from './refunds.ts';
 
 const s = initServer();
 
 /** Handlers of the merchant API; one file per resource, mirroring contract/merchant/. */
-export function merchantHandlers(_deps: AppDeps) {
+export function merchantHandlers(deps: AppDeps) {
   return s.router(contract.merchant, {
     brand: merchantBrandHandlers,
+    payments: merchantPaymentHandlers(deps),
+    refunds: merchantRefundHandlers,
+    customers: merchantCustomerHandlers(deps),
   });
 }

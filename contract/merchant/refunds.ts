@@ -1,0 +1,100 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import {
+  amountInputSchema,
+  amountSchema,
+  commonErrorResponses,
+  currencySchema,
+  dateQuery,
+  errorEnvelopeSchema,
+  intQuery,
+  meta,
+  ok,
+  okList,
+  pageMetaWithPagesSchema,
+  pageQuerySchema,
+  timestampSchema,
+  uuidSchema,
+} from '../common/index.ts';
+import { idempotencyHeadersSchema } from './shared.ts';
+
+const c = initContract();
+
+export const refundStatuses = ['pending', 'completed', 'failed'] as const;
+
+export const refundSchema = z
+  .object({
+    id: z.number().int(),
+    uuid: uuidSchema,
+    transaction_id: z.number().int().describe('Internal id of the refunded transaction.'),
+    trx_id: z.string().describe('Service reference of the refunded transaction.'),
+    gateway_trx_id: z.string().nullable().describe("The refunded transaction's gateway reference."),
+    amount: amountSchema,
+    currency: currencySchema.describe("The refunded transaction's currency."),
+    reason: z.string().nullable().describe('Free text given when the refund was requested.'),
+    status: z.enum(refundStatuses).describe('`pending` until processed, then `completed` or `failed`.'),
+    failure_reason: z.string().nullable().describe('Why the refund failed, when it did.'),
+    processed_at: timestampSchema.nullable().describe('When the refund completed or failed; null while pending.'),
+    created_at: timestampSchema,
+  })
+  .meta({ id: 'Refund' });
+
+export const createRefundBodySchema = z
+  .strictObject({
+    trx_id: z.string().trim().min(1).max(100).describe('Service (or gateway) reference of a completed transaction.'),
+    amount: amountInputSchema.describe('Amount to refund, in the transaction currency; at most what is left after earlier non-failed refunds.'),
+    reason: z.string().trim().max(500).optional().describe('Free text.'),
+  })
+  .meta({ id: 'CreateRefundRequest' });
+
+export const refundListQuerySchema = z
+  .strictObject({
+    ...pageQuerySchema.shape,
+    status: z.enum(refundStatuses).optional().describe('Only refunds in this status.'),
+    trx_id: z.string().min(1).max(100).optional().describe('Only refunds of the transaction with this service (or gateway) reference.'),
+    transaction_id: intQuery({ min: 1, description: 'Only refunds of the transaction with this internal id.' }).optional(),
+    from: dateQuery('Created on or after this UTC date (YYYY-MM-DD, inclusive).').optional(),
+    to: dateQuery('Created on or before this UTC date (YYYY-MM-DD, inclusive).').optional(),
+  })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'Must not be before `from`', path: ['to'] });
+
+export const refundsContract = c.router(
+  {
+    create: {
+      method: 'POST',
+      path: '/refunds',
+      summary: 'Refund a transaction',
+      description:
+        'Creates a `pending` refund of a completed transaction. The sum of its non-failed refunds never exceeds its amount, also when requests race. Honours `Idempotency-Key`.',
+      headers: idempotencyHeadersSchema,
+      body: createRefundBodySchema,
+      responses: { 201: ok(refundSchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema, 422: errorEnvelopeSchema },
+      metadata: meta({
+        auth: 'merchant',
+        tag: 'Refunds',
+        idempotent: true,
+        errors: ['PAYMENT_NOT_FOUND', 'TRANSACTION_NOT_REFUNDABLE', 'REFUND_EXCEEDS_AVAILABLE', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_REQUEST_IN_PROGRESS'],
+      }),
+    },
+    list: {
+      method: 'GET',
+      path: '/refunds',
+      summary: 'List refunds',
+      description: 'Refunds of the calling brand, newest first. Out-of-range or malformed filters are a 400 naming the parameter.',
+      query: refundListQuerySchema,
+      responses: { 200: okList(refundSchema, pageMetaWithPagesSchema) },
+      metadata: meta({ auth: 'merchant', tag: 'Refunds' }),
+    },
+    get: {
+      method: 'GET',
+      path: '/refunds/:trx_id',
+      summary: 'Latest refund of a transaction',
+      description:
+        "The latest refund of the transaction with this service or gateway reference. Unknown transaction (or another brand's): `PAYMENT_NOT_FOUND`; a transaction without refunds: `REFUND_NOT_FOUND`.",
+      pathParams: z.object({ trx_id: z.string().describe('Service transaction reference or gateway transaction reference.') }),
+      responses: { 200: ok(refundSchema), 404: errorEnvelopeSchema },
+      metadata: meta({ auth: 'merchant', tag: 'Refunds', errors: ['PAYMENT_NOT_FOUND', 'REFUND_NOT_FOUND'] }),
+    },
+  },
+  { pathPrefix: '/api/v1', strictStatusCodes: true, commonResponses: commonErrorResponses },
+);

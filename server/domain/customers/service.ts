@@ -1,0 +1,223 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../../../contract/common/errors.ts';
+import type { EntityManager } from '../../infra/database/orm.ts';
+import { blindIndex } from '../../infra/crypto/blind-index.ts';
+import { pgDate } from '../payments/pg.ts';
+import type { PersonalDataKeys } from './keys.ts';
+import { isEmailIdentifier, maskEmail, maskPhone, normalizeEmail, normalizePhone } from './normalize.ts';
+
+/** A customer with personal data in clear (single lookups only). */
+export interface CustomerView {
+  id: number;
+  uuid: string;
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  createdAt: Date;
+}
+
+/** A customer as lists show it: masked contact details. */
+export interface CustomerListItem {
+  id: number;
+  uuid: string;
+  name: string | null;
+  emailMasked: string | null;
+  phoneMasked: string | null;
+  createdAt: Date;
+}
+
+export interface CustomerInput {
+  name?: string | null;
+  email?: string | null;
+  phone?: string | null;
+}
+
+interface CustomerRow {
+  id: string;
+  uuid: string;
+  name_encrypted: string | null;
+  email_encrypted: string | null;
+  phone_encrypted: string | null;
+  email_hash: string | null;
+  phone_hash: string | null;
+  created_at: string | Date;
+}
+
+// The AAD context binds each token to its column: a name token pasted into the
+// email column fails to decrypt instead of showing up as an email.
+const CTX = { name: 'customer.name', email: 'customer.email', phone: 'customer.phone' } as const;
+
+function decryptOrNull(keys: PersonalDataKeys, token: string | null, context: string): string | null {
+  return token === null ? null : keys.pii.decrypt(token, context);
+}
+
+export function toCustomerView(keys: PersonalDataKeys, r: CustomerRow): CustomerView {
+  return {
+    id: Number(r.id),
+    uuid: r.uuid,
+    name: decryptOrNull(keys, r.name_encrypted, CTX.name),
+    email: decryptOrNull(keys, r.email_encrypted, CTX.email),
+    phone: decryptOrNull(keys, r.phone_encrypted, CTX.phone),
+    createdAt: pgDate(r.created_at),
+  };
+}
+
+const COLUMNS = 'id, uuid, name_encrypted, email_encrypted, phone_encrypted, email_hash, phone_hash, created_at';
+
+interface Normalised {
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  emailHash: string | null;
+  phoneHash: string | null;
+}
+
+/**
+ * Normalises and hashes the contact details; a bad email or phone is a
+ * VALIDATION_ERROR naming `<fieldPrefix>.email` / `.phone`.
+ */
+export function normaliseCustomer(keys: PersonalDataKeys, input: CustomerInput, fieldPrefix = 'customer'): Normalised {
+  const name = input.name?.trim() || null;
+  let email: string | null = null;
+  let phone: string | null = null;
+  if (input.email != null) {
+    email = normalizeEmail(input.email);
+    if (!email) throw new AppError('VALIDATION_ERROR', 'Must be a valid email address', { field: `${fieldPrefix}.email` });
+  }
+  if (input.phone != null) {
+    phone = normalizePhone(input.phone);
+    if (!phone) throw new AppError('VALIDATION_ERROR', 'Must be a valid phone number', { field: `${fieldPrefix}.phone` });
+  }
+  if (!email && !phone) {
+    throw new AppError('VALIDATION_ERROR', 'A customer needs an email or a phone number', { field: fieldPrefix });
+  }
+  return {
+    name,
+    email,
+    phone,
+    emailHash: email ? blindIndex(keys.blindIndexKey, 'email', email) : null,
+    phoneHash: phone ? blindIndex(keys.blindIndexKey, 'phone', phone) : null,
+  };
+}
+
+async function findByHashes(em: EntityManager, brandId: number, c: Normalised): Promise<CustomerRow[]> {
+  return em.execute<CustomerRow[]>(
+    `SELECT ${COLUMNS} FROM customers
+      WHERE brand_id = ? AND (email_hash = ? OR phone_hash = ?)`,
+    [brandId, c.emailHash ?? '', c.phoneHash ?? ''],
+  );
+}
+
+/** Fills a found customer's missing details; never overwrites, never steals another customer's email/phone. */
+async function fillMissing(em: EntityManager, keys: PersonalDataKeys, brandId: number, row: CustomerRow, c: Normalised, taken: CustomerRow[]): Promise<void> {
+  const sets: string[] = [];
+  const params: unknown[] = [];
+  if (c.name && row.name_encrypted === null) {
+    sets.push('name_encrypted = ?');
+    params.push(keys.pii.encrypt(c.name, CTX.name));
+  }
+  if (c.email && row.email_hash === null && !taken.some((t) => t.email_hash === c.emailHash)) {
+    sets.push('email_hash = ?', 'email_encrypted = ?');
+    params.push(c.emailHash, keys.pii.encrypt(c.email, CTX.email));
+  }
+  if (c.phone && row.phone_hash === null && !taken.some((t) => t.phone_hash === c.phoneHash)) {
+    sets.push('phone_hash = ?', 'phone_encrypted = ?');
+    params.push(c.phoneHash, keys.pii.encrypt(c.phone, CTX.phone));
+  }
+  if (sets.length === 0) return;
+  try {
+    // A savepoint: losing a race for the email/phone must not abort the caller's transaction.
+    await em.transactional((tx) => tx.execute(`UPDATE customers SET ${sets.join(', ')}, updated_at = now() WHERE id = ? AND brand_id = ?`, [...params, row.id, brandId]));
+  } catch (err) {
+    if ((err as { code?: string }).code !== '23505') throw err;
+  }
+}
+
+/**
+ * The brand's customer with this email or phone (email wins when they point to two
+ * different customers), created when neither is known. Safe under concurrency:
+ * the unique blind indexes decide, and the loser of an insert race reads the winner.
+ */
+export async function findOrCreateCustomer(
+  em: EntityManager,
+  keys: PersonalDataKeys,
+  brandId: number,
+  input: CustomerInput,
+): Promise<{ id: number; uuid: string; created: boolean }> {
+  const c = normaliseCustomer(keys, input);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const rows = await findByHashes(em, brandId, c);
+    const match = rows.find((r) => c.emailHash && r.email_hash === c.emailHash) ?? rows[0];
+    if (match) {
+      await fillMissing(em, keys, brandId, match, c, rows.filter((r) => r.id !== match.id));
+      return { id: Number(match.id), uuid: match.uuid, created: false };
+    }
+    const inserted = await em.execute<Array<{ id: string; uuid: string }>>(
+      `INSERT INTO customers (uuid, brand_id, name_encrypted, email_encrypted, phone_encrypted, email_hash, phone_hash)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT DO NOTHING
+       RETURNING id, uuid`,
+      [
+        randomUUID(),
+        brandId,
+        c.name ? keys.pii.encrypt(c.name, CTX.name) : null,
+        c.email ? keys.pii.encrypt(c.email, CTX.email) : null,
+        c.phone ? keys.pii.encrypt(c.phone, CTX.phone) : null,
+        c.emailHash,
+        c.phoneHash,
+      ],
+    );
+    if (inserted.length) return { id: Number(inserted[0]!.id), uuid: inserted[0]!.uuid, created: true };
+  }
+  throw new Error('customer find-or-create did not settle after 3 attempts');
+}
+
+/**
+ * By email when the identifier contains `@`, else by phone, through the blind
+ * index of the normalised value. An identifier that cannot be normalised cannot
+ * match anyone: CUSTOMER_NOT_FOUND, the same answer as an unknown one.
+ */
+export async function getCustomerByIdentifier(em: EntityManager, keys: PersonalDataKeys, brandId: number, identifier: string): Promise<CustomerView> {
+  const byEmail = isEmailIdentifier(identifier);
+  const normalised = byEmail ? normalizeEmail(identifier) : normalizePhone(identifier);
+  if (!normalised) throw new AppError('CUSTOMER_NOT_FOUND');
+  const hash = blindIndex(keys.blindIndexKey, byEmail ? 'email' : 'phone', normalised);
+  const rows = await em.execute<CustomerRow[]>(
+    `SELECT ${COLUMNS} FROM customers WHERE brand_id = ? AND ${byEmail ? 'email_hash' : 'phone_hash'} = ?`,
+    [brandId, hash],
+  );
+  if (rows.length === 0) throw new AppError('CUSTOMER_NOT_FOUND');
+  return toCustomerView(keys, rows[0]!);
+}
+
+export async function getCustomerById(em: EntityManager, keys: PersonalDataKeys, customerId: number): Promise<CustomerView> {
+  const rows = await em.execute<CustomerRow[]>(`SELECT ${COLUMNS} FROM customers WHERE id = ?`, [customerId]);
+  if (rows.length === 0) throw new AppError('CUSTOMER_NOT_FOUND');
+  return toCustomerView(keys, rows[0]!);
+}
+
+/** Newest first. */
+export async function listCustomers(
+  em: EntityManager,
+  keys: PersonalDataKeys,
+  brandId: number,
+  page: { page: number; perPage: number },
+): Promise<{ items: CustomerListItem[]; total: number }> {
+  const [{ total }] = await em.execute<Array<{ total: string }>>('SELECT count(*) AS total FROM customers WHERE brand_id = ?', [brandId]) as [{ total: string }];
+  const rows = await em.execute<CustomerRow[]>(
+    `SELECT ${COLUMNS} FROM customers WHERE brand_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+    [brandId, page.perPage, (page.page - 1) * page.perPage],
+  );
+  const items = rows.map((r) => {
+    const v = toCustomerView(keys, r);
+    return {
+      id: v.id,
+      uuid: v.uuid,
+      name: v.name,
+      emailMasked: v.email === null ? null : maskEmail(v.email),
+      phoneMasked: v.phone === null ? null : maskPhone(v.phone),
+      createdAt: v.createdAt,
+    };
+  });
+  return { items, total: Number(total) };
+}

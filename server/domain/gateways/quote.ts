@@ -1,0 +1,73 @@
+import type { EntityManager } from '../../infra/database/orm.ts';
+import { convertWith, loadRates, type RateRow } from '../fx/service.ts';
+import { compareMoney, computeFee } from '../money/decimal.ts';
+import { listGateways, type GatewayView } from './service.ts';
+
+export type QuoteRefusal = 'CURRENCY_CONVERSION_FAILED' | 'AMOUNT_BELOW_MINIMUM' | 'AMOUNT_EXCEEDS_MAXIMUM';
+
+/** What paying a given amount on one gateway would look like. */
+export interface GatewayQuote {
+  gateway: GatewayView;
+  /** Null when the gateway can take the payment; otherwise the error code that explains why not. */
+  refusal: QuoteRefusal | null;
+  /** Amount charged on the gateway (converted when needed); null when no rate exists. */
+  amount: string | null;
+  currency: string;
+  fee: string | null;
+  /** Rate used (target per source unit), null without conversion. */
+  exchangeRate: string | null;
+  converted: boolean;
+}
+
+/** The currency a gateway charges in: the intent's when it takes it, else its first. */
+export function chargeCurrency(gateway: Pick<GatewayView, 'currencies'>, currency: string): string {
+  return gateway.currencies.includes(currency) ? currency : gateway.currencies[0]!;
+}
+
+/**
+ * Pure: converts into the gateway's currency (direct rate, else inverse, rounded
+ * half-up once), then checks the gateway's limits on the converted amount and
+ * computes the fee (percent plus fixed) on it.
+ */
+export function quoteGateway(gateway: GatewayView, amount: string, currency: string, rates: readonly RateRow[]): GatewayQuote {
+  const target = chargeCurrency(gateway, currency);
+  const conversion = convertWith(rates, amount, currency, target);
+  if (!conversion) {
+    return { gateway, refusal: 'CURRENCY_CONVERSION_FAILED', amount: null, currency: target, fee: null, exchangeRate: null, converted: true };
+  }
+  const charged = conversion.amount;
+  let refusal: QuoteRefusal | null = null;
+  if (compareMoney(charged, gateway.minAmount) < 0) refusal = 'AMOUNT_BELOW_MINIMUM';
+  else if (gateway.maxAmount !== null && compareMoney(charged, gateway.maxAmount) > 0) refusal = 'AMOUNT_EXCEEDS_MAXIMUM';
+  return {
+    gateway,
+    refusal,
+    amount: charged,
+    currency: target,
+    fee: computeFee(charged, gateway.feePercent, gateway.feeFixed),
+    exchangeRate: conversion.rate,
+    converted: conversion.direction !== 'none',
+  };
+}
+
+/** Quotes for every enabled gateway, in display order (what the checkout page shows). */
+export async function quoteGateways(em: EntityManager, amount: string, currency: string): Promise<GatewayQuote[]> {
+  const gateways = await listGateways(em, { enabledOnly: true });
+  const rates = await loadRates(em, currency, [...new Set(gateways.map((g) => chargeCurrency(g, currency)))]);
+  return gateways.map((g) => quoteGateway(g, amount, currency, rates));
+}
+
+/**
+ * Pure: why no gateway could ever take this payment, or null when at least one can
+ * (or none is configured yet, so there is nothing to judge against).
+ * Above the maximum of every gateway that can convert the currency:
+ * AMOUNT_EXCEEDS_MAXIMUM; no gateway can convert it: CURRENCY_CONVERSION_FAILED;
+ * otherwise below the minimum somewhere: AMOUNT_BELOW_MINIMUM.
+ */
+export function intentRefusal(quotes: readonly GatewayQuote[]): QuoteRefusal | null {
+  if (quotes.length === 0 || quotes.some((q) => q.refusal === null)) return null;
+  const reachable = quotes.filter((q) => q.refusal !== 'CURRENCY_CONVERSION_FAILED');
+  if (reachable.length === 0) return 'CURRENCY_CONVERSION_FAILED';
+  if (reachable.every((q) => q.refusal === 'AMOUNT_EXCEEDS_MAXIMUM')) return 'AMOUNT_EXCEEDS_MAXIMUM';
+  return 'AMOUNT_BELOW_MINIMUM';
+}

@@ -1,0 +1,235 @@
+import { z } from 'zod';
+import { AppError } from '../../../contract/common/errors.ts';
+import type { EntityManager } from '../../infra/database/orm.ts';
+import { pgDate } from '../payments/pg.ts';
+import { compareMoney } from '../money/decimal.ts';
+import { compileTemplate } from '../sms/template.ts';
+import { gatewayTypes, type GatewayType, type StoredSmsTemplate } from './entities.ts';
+
+/**
+ * Gateways are global: one list for the whole service, every enabled gateway is
+ * offered to every brand. (Per-brand gateways would need per-brand receiving
+ * accounts and SMS senders; nothing in the spec asks for that yet.)
+ */
+export interface GatewayView {
+  id: number;
+  code: string;
+  name: string;
+  type: GatewayType;
+  methods: string[];
+  /** The first is the gateway's own currency: amounts in other currencies are converted into it. */
+  currencies: string[];
+  minAmount: string;
+  maxAmount: string | null;
+  /** Percent, e.g. "1.85" for 1.85 %. */
+  feePercent: string;
+  feeFixed: string;
+  receivingAccount: string | null;
+  instructions: string | null;
+  enabled: boolean;
+  smsSenders: string[];
+  smsTemplates: StoredSmsTemplate[];
+  sortOrder: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const money = z.string().regex(/^(?:0|[1-9]\d{0,11})\.\d{2}$/, 'Must be a decimal string with exactly two decimal places, e.g. "1250.00"');
+const positiveMoney = money.refine((s) => /[1-9]/.test(s), 'Must be greater than zero');
+const currency = z.string().regex(/^[A-Z]{3}$/, 'Must be a three-letter ISO 4217 code in upper case');
+const templateSchema = z.strictObject({ pattern: z.string().min(1).max(1000), flags: z.string().max(4).default('') });
+
+/** What an admin may set on a gateway; the admin contract reuses it. */
+export const gatewayInputSchema = z.strictObject({
+  code: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'Must be 1-50 characters of a-z 0-9 _ -, starting with a letter or digit'),
+  name: z.string().trim().min(1).max(100),
+  type: z.enum(gatewayTypes),
+  methods: z.array(z.string().regex(/^[a-z0-9_]{1,50}$/, 'Must be 1-50 characters of a-z 0-9 _')).min(1).max(20),
+  currencies: z.array(currency).min(1).max(20),
+  min_amount: positiveMoney.default('0.01'),
+  max_amount: positiveMoney.nullable().default(null),
+  fee_percent: z.string().regex(/^(?:0|[1-9]\d?)(?:\.\d{1,4})?$/, 'Must be a percentage from 0 to 99.9999 with at most 4 decimal places').default('0'),
+  fee_fixed: money.default('0.00'),
+  receiving_account: z.string().trim().min(1).max(100).nullable().default(null),
+  instructions: z.string().trim().min(1).max(2000).nullable().default(null),
+  enabled: z.boolean().default(true),
+  sms_senders: z.array(z.string().trim().min(1).max(20)).max(20).default([]),
+  sms_templates: z.array(templateSchema).max(20).default([]),
+  sort_order: z.number().int().min(-1000).max(1000).default(0),
+});
+
+export type GatewayInput = z.input<typeof gatewayInputSchema>;
+export const gatewayPatchSchema = gatewayInputSchema.omit({ code: true }).partial();
+export type GatewayPatch = z.input<typeof gatewayPatchSchema>;
+
+function fail(error: z.ZodError): never {
+  throw new AppError('VALIDATION_ERROR', error.issues[0]?.message ?? 'Invalid gateway', {
+    details: error.issues.map((i) => ({ code: 'VALIDATION_ERROR' as const, message: i.message, field: i.path.join('.') || null })),
+  });
+}
+
+/** Templates must compile and carry the groups the parser reads (INVALID_SMS_TEMPLATE naming the index). */
+function checkTemplates(templates: StoredSmsTemplate[]): void {
+  templates.forEach((t, i) => {
+    try {
+      compileTemplate(t.pattern, t.flags);
+    } catch (err) {
+      if (err instanceof AppError) throw new AppError('INVALID_SMS_TEMPLATE', err.message, { field: `sms_templates.${i}.pattern` });
+      throw err;
+    }
+  });
+}
+
+function checkLimits(min: string, max: string | null): void {
+  if (max !== null && compareMoney(max, min) < 0) {
+    throw new AppError('VALIDATION_ERROR', 'max_amount must not be below min_amount', { field: 'max_amount' });
+  }
+}
+
+interface GatewayRow {
+  id: string;
+  code: string;
+  name: string;
+  type: GatewayType;
+  methods: string[];
+  currencies: string[];
+  min_amount: string;
+  max_amount: string | null;
+  fee_percent: string;
+  fee_fixed: string;
+  receiving_account: string | null;
+  instructions: string | null;
+  enabled: boolean;
+  sms_senders: string[];
+  sms_templates: StoredSmsTemplate[];
+  sort_order: number;
+  created_at: string | Date;
+  updated_at: string | Date;
+}
+
+const COLUMNS = `id, code, name, type, methods, currencies, min_amount::text AS min_amount, max_amount::text AS max_amount,
+  fee_percent::text AS fee_percent, fee_fixed::text AS fee_fixed, receiving_account, instructions, enabled,
+  sms_senders, sms_templates, sort_order, created_at, updated_at`;
+
+/** "1.8500" -> "1.85", "2.0000" -> "2". */
+function trimPercent(p: string): string {
+  return p.includes('.') ? p.replace(/0+$/, '').replace(/\.$/, '') : p;
+}
+
+export function toGatewayView(r: GatewayRow): GatewayView {
+  return {
+    id: Number(r.id),
+    code: r.code,
+    name: r.name,
+    type: r.type,
+    methods: r.methods,
+    currencies: r.currencies,
+    minAmount: r.min_amount,
+    maxAmount: r.max_amount,
+    feePercent: trimPercent(r.fee_percent),
+    feeFixed: r.fee_fixed,
+    receivingAccount: r.receiving_account,
+    instructions: r.instructions,
+    enabled: r.enabled,
+    smsSenders: r.sms_senders,
+    smsTemplates: r.sms_templates,
+    sortOrder: r.sort_order,
+    createdAt: pgDate(r.created_at),
+    updatedAt: pgDate(r.updated_at),
+  };
+}
+
+const textArray = (a: readonly string[]) => `{${a.map((s) => JSON.stringify(s)).join(',')}}`;
+
+export async function createGateway(em: EntityManager, input: GatewayInput): Promise<GatewayView> {
+  const parsed = gatewayInputSchema.safeParse(input);
+  if (!parsed.success) fail(parsed.error);
+  const g = parsed.data;
+  checkLimits(g.min_amount, g.max_amount);
+  checkTemplates(g.sms_templates);
+  try {
+    const rows = await em.execute<GatewayRow[]>(
+      `INSERT INTO gateways (code, name, type, methods, currencies, min_amount, max_amount, fee_percent, fee_fixed,
+         receiving_account, instructions, enabled, sms_senders, sms_templates, sort_order)
+       VALUES (?, ?, ?, ?::text[], ?::text[], ?, ?, ?, ?, ?, ?, ?, ?::text[], ?::jsonb, ?)
+       RETURNING ${COLUMNS}`,
+      [
+        g.code, g.name, g.type, textArray(g.methods), textArray(g.currencies), g.min_amount, g.max_amount, g.fee_percent, g.fee_fixed,
+        g.receiving_account, g.instructions, g.enabled, textArray(g.sms_senders), JSON.stringify(g.sms_templates), g.sort_order,
+      ],
+    );
+    return toGatewayView(rows[0]!);
+  } catch (err) {
+    if ((err as { code?: string }).code === '23505') {
+      throw new AppError('CONFLICT', `A gateway with code "${g.code}" already exists`, { field: 'code' });
+    }
+    throw err;
+  }
+}
+
+const patchColumns: Record<keyof z.output<typeof gatewayPatchSchema>, string> = {
+  name: 'name = ?',
+  type: 'type = ?',
+  methods: 'methods = ?::text[]',
+  currencies: 'currencies = ?::text[]',
+  min_amount: 'min_amount = ?',
+  max_amount: 'max_amount = ?',
+  fee_percent: 'fee_percent = ?',
+  fee_fixed: 'fee_fixed = ?',
+  receiving_account: 'receiving_account = ?',
+  instructions: 'instructions = ?',
+  enabled: 'enabled = ?',
+  sms_senders: 'sms_senders = ?::text[]',
+  sms_templates: 'sms_templates = ?::jsonb',
+  sort_order: 'sort_order = ?',
+};
+
+/** Changes the given fields only (a field absent from the patch keeps its value). */
+export async function updateGateway(em: EntityManager, code: string, patch: GatewayPatch): Promise<GatewayView> {
+  // Defaults must not fill absent fields of a patch, so parse with the raw keys only.
+  const parsed = gatewayPatchSchema.safeParse(patch);
+  if (!parsed.success) fail(parsed.error);
+  const given = Object.keys(patch) as Array<keyof typeof patchColumns>;
+  const current = await getGateway(em, code);
+  const data = parsed.data as Record<string, unknown>;
+  const min = given.includes('min_amount') ? (data.min_amount as string) : current.minAmount;
+  const max = given.includes('max_amount') ? (data.max_amount as string | null) : current.maxAmount;
+  checkLimits(min, max);
+  if (given.includes('sms_templates')) checkTemplates(data.sms_templates as StoredSmsTemplate[]);
+  if (given.length === 0) return current;
+  const sets: string[] = [];
+  const params: unknown[] = [];
+  for (const key of given) {
+    const value = data[key];
+    sets.push(patchColumns[key]);
+    if (key === 'sms_templates') params.push(JSON.stringify(value));
+    else if (key === 'methods' || key === 'currencies' || key === 'sms_senders') params.push(textArray(value as string[]));
+    else params.push(value);
+  }
+  const rows = await em.execute<GatewayRow[]>(
+    `UPDATE gateways SET ${sets.join(', ')}, updated_at = now() WHERE code = ? RETURNING ${COLUMNS}`,
+    [...params, code],
+  );
+  if (rows.length === 0) throw new AppError('GATEWAY_NOT_FOUND');
+  return toGatewayView(rows[0]!);
+}
+
+export async function getGateway(em: EntityManager, code: string): Promise<GatewayView> {
+  const rows = await em.execute<GatewayRow[]>(`SELECT ${COLUMNS} FROM gateways WHERE code = ?`, [code]);
+  if (rows.length === 0) throw new AppError('GATEWAY_NOT_FOUND');
+  return toGatewayView(rows[0]!);
+}
+
+export async function getGatewayById(em: EntityManager, id: number): Promise<GatewayView> {
+  const rows = await em.execute<GatewayRow[]>(`SELECT ${COLUMNS} FROM gateways WHERE id = ?`, [id]);
+  if (rows.length === 0) throw new AppError('GATEWAY_NOT_FOUND');
+  return toGatewayView(rows[0]!);
+}
+
+/** In display order (sort_order, then id). */
+export async function listGateways(em: EntityManager, opts: { enabledOnly?: boolean } = {}): Promise<GatewayView[]> {
+  const rows = await em.execute<GatewayRow[]>(
+    `SELECT ${COLUMNS} FROM gateways ${opts.enabledOnly ? 'WHERE enabled' : ''} ORDER BY sort_order, id`,
+  );
+  return rows.map(toGatewayView);
+}

@@ -1,0 +1,213 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, errorRegistry } from '../../../contract/common/errors.ts';
+import { AMOUNT_MAXIMUM_MESSAGE } from '../../../contract/common/money.ts';
+import type { PaymentCreatedResource } from '../../../contract/merchant/payments.ts';
+import type { EntityManager } from '../../infra/database/orm.ts';
+import type { PersonalDataKeys } from '../customers/keys.ts';
+import { findOrCreateCustomer, type CustomerInput } from '../customers/service.ts';
+import { intentRefusal, quoteGateways } from '../gateways/quote.ts';
+import { getSetting } from '../settings/service.ts';
+import { recordEvent } from '../webhooks/outbox.ts';
+import { OPEN_TRANSACTION_STATUSES } from './entities.ts';
+import { pgDate } from './pg.ts';
+import { paymentEventData } from './view.ts';
+
+export const MIN_EXPIRY_SECONDS = 60;
+export const MAX_EXPIRY_SECONDS = 30 * 24 * 3600;
+
+export interface CreateIntentInput {
+  amount: string;
+  currency: string;
+  reference?: string | null;
+  customer?: CustomerInput | null;
+  metadata?: Record<string, unknown>;
+  /** Seconds from now; exclusive with `expiresAt`. Default: setting `intent_expiry_minutes`. */
+  expiresIn?: number;
+  expiresAt?: Date;
+  successUrl?: string | null;
+  cancelUrl?: string | null;
+}
+
+export function checkoutUrl(publicBaseUrl: string, paymentId: string): string {
+  return `${publicBaseUrl.replace(/\/+$/, '')}/checkout/${paymentId}`;
+}
+
+async function resolveExpiry(em: EntityManager, input: CreateIntentInput, now: Date): Promise<Date> {
+  if (input.expiresAt) {
+    const ahead = (input.expiresAt.getTime() - now.getTime()) / 1000;
+    if (ahead < MIN_EXPIRY_SECONDS || ahead > MAX_EXPIRY_SECONDS) {
+      throw new AppError('VALIDATION_ERROR', 'Must be at least 60 seconds and at most 30 days in the future', { field: 'expires_at' });
+    }
+    return input.expiresAt;
+  }
+  const seconds = input.expiresIn ?? (await getSetting(em, 'intent_expiry_minutes')) * 60;
+  return new Date(now.getTime() + seconds * 1000);
+}
+
+/** Refuses an intent no enabled gateway could ever take, with the spec's messages. */
+async function checkSomeGatewayTakes(em: EntityManager, amount: string, currency: string): Promise<void> {
+  const refusal = intentRefusal(await quoteGateways(em, amount, currency));
+  if (refusal === 'AMOUNT_EXCEEDS_MAXIMUM') throw new AppError('AMOUNT_EXCEEDS_MAXIMUM', AMOUNT_MAXIMUM_MESSAGE, { field: 'amount' });
+  if (refusal === 'AMOUNT_BELOW_MINIMUM') {
+    throw new AppError('AMOUNT_BELOW_MINIMUM', `${errorRegistry.AMOUNT_BELOW_MINIMUM.message} of every gateway that takes ${currency}`, { field: 'amount' });
+  }
+  if (refusal === 'CURRENCY_CONVERSION_FAILED') {
+    throw new AppError('CURRENCY_NOT_SUPPORTED', `No gateway takes ${currency} and no exchange rate converts it`, { field: 'currency' });
+  }
+}
+
+/** Creates a payment intent (and finds or creates its customer) in one database transaction. */
+export async function createIntent(
+  em: EntityManager,
+  keys: PersonalDataKeys,
+  brandId: number,
+  input: CreateIntentInput,
+  opts: { publicBaseUrl: string; now?: Date },
+): Promise<PaymentCreatedResource> {
+  const now = opts.now ?? new Date();
+  return em.transactional(async (tx) => {
+    await checkSomeGatewayTakes(tx, input.amount, input.currency);
+    const expiresAt = await resolveExpiry(tx, input, now);
+    const customer = input.customer ? await findOrCreateCustomer(tx, keys, brandId, input.customer) : null;
+    const rows = await tx.execute<Array<{ uuid: string; amount: string; metadata: Record<string, unknown>; created_at: string; expires_at: string }>>(
+      `INSERT INTO payment_intents (uuid, brand_id, amount, currency, reference, customer_id, metadata, success_url, cancel_url, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?)
+       RETURNING uuid, amount::text AS amount, metadata, created_at, expires_at`,
+      [
+        randomUUID(),
+        brandId,
+        input.amount,
+        input.currency,
+        input.reference ?? null,
+        customer?.id ?? null,
+        JSON.stringify(input.metadata ?? {}),
+        input.successUrl ?? null,
+        input.cancelUrl ?? null,
+        expiresAt,
+      ],
+    );
+    const r = rows[0]!;
+    return {
+      payment_id: r.uuid,
+      checkout_url: checkoutUrl(opts.publicBaseUrl, r.uuid),
+      status: 'pending' as const,
+      amount: r.amount,
+      currency: input.currency,
+      reference: input.reference ?? null,
+      customer_id: customer?.uuid ?? null,
+      metadata: r.metadata,
+      success_url: input.successUrl ?? null,
+      cancel_url: input.cancelUrl ?? null,
+      expires_at: pgDate(r.expires_at).toISOString(),
+      created_at: pgDate(r.created_at).toISOString(),
+    };
+  });
+}
+
+export interface IntentRecord {
+  id: number;
+  uuid: string;
+  brandId: number;
+  amount: string;
+  currency: string;
+  status: 'pending' | 'completed' | 'expired';
+  expiresAt: Date;
+  successUrl: string | null;
+  cancelUrl: string | null;
+}
+
+interface IntentRow {
+  id: string;
+  uuid: string;
+  brand_id: string;
+  amount: string;
+  currency: string;
+  status: IntentRecord['status'];
+  expires_at: string | Date;
+  success_url: string | null;
+  cancel_url: string | null;
+}
+
+const INTENT_COLUMNS = 'id, uuid, brand_id, amount::text AS amount, currency, status, expires_at, success_url, cancel_url';
+
+function toIntent(r: IntentRow): IntentRecord {
+  return {
+    id: Number(r.id),
+    uuid: r.uuid,
+    brandId: Number(r.brand_id),
+    amount: r.amount,
+    currency: r.currency,
+    status: r.status,
+    expiresAt: pgDate(r.expires_at),
+    successUrl: r.success_url,
+    cancelUrl: r.cancel_url,
+  };
+}
+
+/**
+ * Loads an intent by internal id or public payment id; `forUpdate` locks the row.
+ * The intent row is the lock every state change of a payment takes first (start,
+ * complete, fail, expire), so they serialise per payment and never deadlock.
+ */
+export async function loadIntent(
+  em: EntityManager,
+  ref: { intentId: number } | { paymentId: string },
+  opts: { forUpdate?: boolean } = {},
+): Promise<IntentRecord | null> {
+  const lock = opts.forUpdate ? ' FOR UPDATE' : '';
+  if ('intentId' in ref) {
+    const rows = await em.execute<IntentRow[]>(`SELECT ${INTENT_COLUMNS} FROM payment_intents WHERE id = ?${lock}`, [ref.intentId]);
+    return rows[0] ? toIntent(rows[0]) : null;
+  }
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref.paymentId)) return null;
+  const rows = await em.execute<IntentRow[]>(`SELECT ${INTENT_COLUMNS} FROM payment_intents WHERE uuid = ?${lock}`, [ref.paymentId.toLowerCase()]);
+  return rows[0] ? toIntent(rows[0]) : null;
+}
+
+/** Moves locked, due intents and their open transactions to `expired`, with one `payment.expired` each. */
+async function expireLocked(tx: EntityManager, intentIds: number[]): Promise<void> {
+  if (intentIds.length === 0) return;
+  await tx.execute(
+    `UPDATE payment_intents SET status = 'expired', expired_at = now(), updated_at = now() WHERE id IN (?) AND status = 'pending'`,
+    [intentIds],
+  );
+  await tx.execute(
+    `UPDATE transactions SET status = 'expired', updated_at = now() WHERE intent_id IN (?) AND status IN (?)`,
+    [intentIds, [...OPEN_TRANSACTION_STATUSES]],
+  );
+  for (const id of intentIds) {
+    const data = await paymentEventData(tx, id);
+    const brandId = (await tx.execute<Array<{ brand_id: string }>>('SELECT brand_id FROM payment_intents WHERE id = ?', [id]))[0]!.brand_id;
+    await recordEvent(tx, { brandId: Number(brandId), event: 'payment.expired', data, transactionId: (data.transaction_id as number | null) ?? null });
+  }
+}
+
+/**
+ * Expires up to `limit` intents past their `expires_at` (oldest first). Rows another
+ * worker holds are skipped, so several workers can run this at once. Returns the
+ * number expired; call again until it returns less than `limit`.
+ */
+export async function expireDueIntents(em: EntityManager, opts: { limit?: number } = {}): Promise<number> {
+  return em.transactional(async (tx) => {
+    const rows = await tx.execute<Array<{ id: string }>>(
+      `SELECT id FROM payment_intents WHERE status = 'pending' AND expires_at <= now()
+        ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED`,
+      [opts.limit ?? 100],
+    );
+    const ids = rows.map((r) => Number(r.id));
+    await expireLocked(tx, ids);
+    return ids.length;
+  });
+}
+
+/** Expires one intent if it is due; true when this call expired it. */
+export async function expireIntent(em: EntityManager, intentId: number): Promise<boolean> {
+  return em.transactional(async (tx) => {
+    const rows = await tx.execute<Array<{ id: string }>>(
+      `SELECT id FROM payment_intents WHERE id = ? AND status = 'pending' AND expires_at <= now() FOR UPDATE`,
+      [intentId],
+    );
+    await expireLocked(tx, rows.map((r) => Number(r.id)));
+    return rows.length === 1;
+  });
+}

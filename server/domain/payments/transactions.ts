@@ -1,0 +1,333 @@
+import { randomBytes } from 'node:crypto';
+import { AppError, type ErrorCode } from '../../../contract/common/errors.ts';
+import type { EntityManager } from '../../infra/database/orm.ts';
+import type { PersonalDataKeys } from '../customers/keys.ts';
+import { normalizePhone } from '../customers/normalize.ts';
+import { loadRates } from '../fx/service.ts';
+import { chargeCurrency, quoteGateway } from '../gateways/quote.ts';
+import { getGateway } from '../gateways/service.ts';
+import { recordEvent } from '../webhooks/outbox.ts';
+import { OPEN_TRANSACTION_STATUSES, type TransactionStatus } from './entities.ts';
+import { loadIntent } from './intents.ts';
+import { pgDate, pgDateOrNull } from './pg.ts';
+import { paymentEventData, trimDecimal } from './view.ts';
+
+/** A transaction as services hand it to each other (camelCase, money as strings). */
+export interface TransactionRecord {
+  id: number;
+  trxId: string;
+  brandId: number;
+  intentId: number;
+  paymentId: string;
+  gatewayId: number;
+  gatewayCode: string;
+  gatewayType: 'manual' | 'automatic';
+  method: string;
+  gatewayTrxId: string | null;
+  amount: string;
+  currency: string;
+  fee: string;
+  exchangeRate: string | null;
+  status: TransactionStatus;
+  failureReason: string | null;
+  completionSource: string | null;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+export interface TransactionChange {
+  transaction: TransactionRecord;
+  /** False when the call found the transaction already in the target state (a repeat). */
+  changed: boolean;
+}
+
+/** Where a completion came from; kept on the row for the audit trail. */
+export type CompletionSource = 'sms' | 'admin' | 'gateway_callback' | 'sandbox' | (string & {});
+
+interface TransactionRow {
+  id: string;
+  trx_id: string;
+  brand_id: string;
+  intent_id: string;
+  payment_id: string;
+  gateway_id: string;
+  gateway_code: string;
+  gateway_type: 'manual' | 'automatic';
+  method: string;
+  gateway_trx_id: string | null;
+  amount: string;
+  currency: string;
+  fee: string;
+  exchange_rate: string | null;
+  status: TransactionStatus;
+  failure_reason: string | null;
+  completion_source: string | null;
+  created_at: string | Date;
+  completed_at: string | Date | null;
+}
+
+const SELECT = `
+  SELECT t.id, t.trx_id, t.brand_id, t.intent_id, i.uuid AS payment_id, t.gateway_id, g.code AS gateway_code, g.type AS gateway_type,
+         t.method, t.gateway_trx_id, t.amount::text AS amount, t.currency, t.fee::text AS fee, t.exchange_rate::text AS exchange_rate,
+         t.status, t.failure_reason, t.completion_source, t.created_at, t.completed_at
+    FROM transactions t JOIN payment_intents i ON i.id = t.intent_id JOIN gateways g ON g.id = t.gateway_id`;
+
+function toRecord(r: TransactionRow): TransactionRecord {
+  return {
+    id: Number(r.id),
+    trxId: r.trx_id,
+    brandId: Number(r.brand_id),
+    intentId: Number(r.intent_id),
+    paymentId: r.payment_id,
+    gatewayId: Number(r.gateway_id),
+    gatewayCode: r.gateway_code,
+    gatewayType: r.gateway_type,
+    method: r.method,
+    gatewayTrxId: r.gateway_trx_id,
+    amount: r.amount,
+    currency: r.currency,
+    fee: r.fee,
+    exchangeRate: trimDecimal(r.exchange_rate),
+    status: r.status,
+    failureReason: r.failure_reason,
+    completionSource: r.completion_source,
+    createdAt: pgDate(r.created_at),
+    completedAt: pgDateOrNull(r.completed_at),
+  };
+}
+
+export async function getTransaction(em: EntityManager, id: number): Promise<TransactionRecord> {
+  const rows = await em.execute<TransactionRow[]>(`${SELECT} WHERE t.id = ?`, [id]);
+  if (!rows[0]) throw new AppError('TRANSACTION_NOT_FOUND');
+  return toRecord(rows[0]);
+}
+
+export async function getTransactionByTrxId(em: EntityManager, trxId: string): Promise<TransactionRecord> {
+  const rows = await em.execute<TransactionRow[]>(`${SELECT} WHERE t.trx_id = ?`, [trxId]);
+  if (!rows[0]) throw new AppError('TRANSACTION_NOT_FOUND');
+  return toRecord(rows[0]);
+}
+
+/** Service reference: `TRX` and 16 hex digits (64 random bits; the unique index catches the odd clash). */
+export function newTrxId(): string {
+  return `TRX${randomBytes(8).toString('hex').toUpperCase()}`;
+}
+
+const GATEWAY_TRX_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
+
+/** Trimmed; a malformed one is a VALIDATION_ERROR on `gateway_trx_id`. */
+export function cleanGatewayTrxId(value: string): string {
+  const v = value.trim();
+  if (!GATEWAY_TRX_ID_RE.test(v)) {
+    throw new AppError('VALIDATION_ERROR', 'Must be 1 to 100 letters, digits, _ or -', { field: 'gateway_trx_id' });
+  }
+  return v;
+}
+
+function encryptSender(keys: PersonalDataKeys, senderNumber: string): string {
+  const phone = normalizePhone(senderNumber);
+  if (!phone) throw new AppError('VALIDATION_ERROR', 'Must be a valid phone number', { field: 'sender_number' });
+  return keys.pii.encrypt(phone, 'transaction.sender_number');
+}
+
+export function decryptSenderNumber(keys: PersonalDataKeys, token: string | null): string | null {
+  return token === null ? null : keys.pii.decrypt(token, 'transaction.sender_number');
+}
+
+/** Maps the unique indexes that guard payments to their error codes. */
+function uniqueViolation(err: unknown): ErrorCode | null {
+  const e = err as { code?: string; constraint?: string };
+  if (e?.code !== '23505') return null;
+  if (e.constraint === 'transactions_gateway_trx_id_uniq') return 'GATEWAY_TRX_ID_TAKEN';
+  if (e.constraint === 'transactions_one_live_per_intent') return 'PAYMENT_ALREADY_STARTED';
+  return null;
+}
+
+async function mapUnique<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    const code = uniqueViolation(err);
+    if (code) throw new AppError(code, undefined, code === 'GATEWAY_TRX_ID_TAKEN' ? { field: 'gateway_trx_id' } : {});
+    throw err;
+  }
+}
+
+export interface StartTransactionInput {
+  intentId?: number;
+  /** The public payment id (the checkout page has this one). */
+  paymentId?: string;
+  gatewayCode: string;
+  /** One of the gateway's methods; default its first. */
+  method?: string;
+  /** Manual gateways: the customer's gateway transaction id (then the transaction awaits verification). */
+  gatewayTrxId?: string | null;
+  senderNumber?: string | null;
+}
+
+/**
+ * Starts paying an intent on a gateway. Converts into the gateway's currency
+ * (direct rate, else inverse, half-up), checks its limits, computes the fee.
+ * Manual gateway: `awaiting_verification` with a gateway trx id, else `pending`;
+ * automatic gateway: `processing` (waiting for its callback).
+ * Errors (nothing is created): PAYMENT_NOT_FOUND, PAYMENT_EXPIRED,
+ * PAYMENT_ALREADY_STARTED, GATEWAY_NOT_FOUND, GATEWAY_UNAVAILABLE,
+ * CURRENCY_CONVERSION_FAILED, AMOUNT_BELOW_MINIMUM, AMOUNT_EXCEEDS_MAXIMUM,
+ * GATEWAY_TRX_ID_TAKEN, VALIDATION_ERROR.
+ */
+export async function startTransaction(em: EntityManager, keys: PersonalDataKeys, input: StartTransactionInput): Promise<TransactionRecord> {
+  const gatewayTrxId = input.gatewayTrxId ? cleanGatewayTrxId(input.gatewayTrxId) : null;
+  const sender = input.senderNumber ? encryptSender(keys, input.senderNumber) : null;
+  return mapUnique(() =>
+    em.transactional(async (tx) => {
+      const ref = input.intentId !== undefined ? { intentId: input.intentId } : { paymentId: input.paymentId ?? '' };
+      const intent = await loadIntent(tx, ref, { forUpdate: true });
+      if (!intent) throw new AppError('PAYMENT_NOT_FOUND');
+      if (intent.status === 'completed') throw new AppError('PAYMENT_ALREADY_STARTED', 'Payment is already completed');
+      if (intent.status === 'expired' || intent.expiresAt.getTime() <= Date.now()) throw new AppError('PAYMENT_EXPIRED');
+      const live = await tx.execute<Array<{ id: string }>>('SELECT id FROM transactions WHERE intent_id = ? AND status IN (?) LIMIT 1', [
+        intent.id,
+        [...OPEN_TRANSACTION_STATUSES, 'completed'],
+      ]);
+      if (live.length) throw new AppError('PAYMENT_ALREADY_STARTED');
+
+      const gateway = await getGateway(tx, input.gatewayCode);
+      if (!gateway.enabled) throw new AppError('GATEWAY_UNAVAILABLE', `Gateway ${gateway.code} is disabled`, { field: 'gateway' });
+      const method = input.method ?? gateway.methods[0]!;
+      if (!gateway.methods.includes(method)) {
+        throw new AppError('VALIDATION_ERROR', `Gateway ${gateway.code} offers ${gateway.methods.join(', ')}`, { field: 'method' });
+      }
+      const rates = await loadRates(tx, intent.currency, [chargeCurrency(gateway, intent.currency)]);
+      const quote = quoteGateway(gateway, intent.amount, intent.currency, rates);
+      if (quote.refusal === 'CURRENCY_CONVERSION_FAILED') {
+        throw new AppError('CURRENCY_CONVERSION_FAILED', `No exchange rate between ${intent.currency} and ${quote.currency}`);
+      }
+      if (quote.refusal) throw new AppError(quote.refusal, undefined, { field: 'amount' });
+
+      const status: TransactionStatus = gateway.type === 'automatic' ? 'processing' : gatewayTrxId ? 'awaiting_verification' : 'pending';
+      const rows = await tx.execute<Array<{ id: string }>>(
+        `INSERT INTO transactions (brand_id, intent_id, trx_id, gateway_id, method, gateway_trx_id, amount, currency, fee, exchange_rate,
+                                   status, sender_number_encrypted)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+        [intent.brandId, intent.id, newTrxId(), gateway.id, method, gatewayTrxId, quote.amount, quote.currency, quote.fee, quote.exchangeRate, status, sender],
+      );
+      return getTransaction(tx, Number(rows[0]!.id));
+    }),
+  );
+}
+
+/**
+ * Locks the transaction's intent, then the transaction (always in that order),
+ * and returns the locked transaction.
+ */
+async function lockTransaction(tx: EntityManager, transactionId: number): Promise<TransactionRecord> {
+  const rows = await tx.execute<Array<{ intent_id: string }>>('SELECT intent_id FROM transactions WHERE id = ?', [transactionId]);
+  if (!rows[0]) throw new AppError('TRANSACTION_NOT_FOUND');
+  await tx.execute('SELECT id FROM payment_intents WHERE id = ? FOR UPDATE', [rows[0].intent_id]);
+  await tx.execute('SELECT id FROM transactions WHERE id = ? FOR UPDATE', [transactionId]);
+  return getTransaction(tx, transactionId);
+}
+
+/**
+ * Manual gateway: the customer submitted the gateway's transaction id for a
+ * `pending` transaction: it now awaits verification. GATEWAY_TRX_ID_TAKEN when
+ * another transaction already claims that id; INVALID_STATE when not pending.
+ */
+export async function submitGatewayTrxId(
+  em: EntityManager,
+  keys: PersonalDataKeys,
+  transactionId: number,
+  input: { gatewayTrxId: string; senderNumber?: string | null },
+): Promise<TransactionRecord> {
+  const gatewayTrxId = cleanGatewayTrxId(input.gatewayTrxId);
+  const sender = input.senderNumber ? encryptSender(keys, input.senderNumber) : null;
+  return mapUnique(() =>
+    em.transactional(async (tx) => {
+      const t = await lockTransaction(tx, transactionId);
+      if (t.status !== 'pending' || t.gatewayType !== 'manual') {
+        throw new AppError('INVALID_STATE', `Transaction is ${t.status}; only a pending manual-gateway transaction takes a gateway transaction id`);
+      }
+      await tx.execute(
+        `UPDATE transactions SET gateway_trx_id = ?, sender_number_encrypted = COALESCE(?, sender_number_encrypted),
+                status = 'awaiting_verification', updated_at = now()
+          WHERE id = ? AND status = 'pending'`,
+        [gatewayTrxId, sender, transactionId],
+      );
+      return getTransaction(tx, transactionId);
+    }),
+  );
+}
+
+/** Automatic gateway: pending -> processing (the customer was sent to the gateway). */
+export async function markProcessing(em: EntityManager, transactionId: number): Promise<TransactionChange> {
+  return em.transactional(async (tx) => {
+    const t = await lockTransaction(tx, transactionId);
+    if (t.status === 'processing') return { transaction: t, changed: false };
+    if (t.status !== 'pending') throw new AppError('INVALID_STATE', `Transaction is ${t.status}`);
+    await tx.execute(`UPDATE transactions SET status = 'processing', updated_at = now() WHERE id = ? AND status = 'pending'`, [transactionId]);
+    return { transaction: await getTransaction(tx, transactionId), changed: true };
+  });
+}
+
+/**
+ * Completes an open transaction and its intent, and records `payment.completed`,
+ * all in one database transaction. A repeat (already completed) changes nothing
+ * and returns `changed: false`; a failed or expired one is INVALID_STATE.
+ * `gatewayTrxId` (from the SMS or the gateway callback) is stored when the
+ * transaction has none yet; a different one already on it is INVALID_STATE.
+ */
+export async function completeTransaction(
+  em: EntityManager,
+  transactionId: number,
+  opts: { source: CompletionSource; gatewayTrxId?: string | null },
+): Promise<TransactionChange> {
+  const claimed = opts.gatewayTrxId ? cleanGatewayTrxId(opts.gatewayTrxId) : null;
+  return mapUnique(() =>
+    em.transactional(async (tx) => {
+      const t = await lockTransaction(tx, transactionId);
+      if (t.status === 'completed') return { transaction: t, changed: false };
+      if (!(OPEN_TRANSACTION_STATUSES as readonly string[]).includes(t.status)) {
+        throw new AppError('INVALID_STATE', `Transaction is ${t.status} and cannot be completed`);
+      }
+      if (claimed && t.gatewayTrxId && t.gatewayTrxId.toUpperCase() !== claimed.toUpperCase()) {
+        throw new AppError('INVALID_STATE', 'Transaction already carries another gateway transaction id');
+      }
+      await tx.execute(
+        `UPDATE transactions SET status = 'completed', completed_at = now(), completion_source = ?,
+                gateway_trx_id = COALESCE(gateway_trx_id, ?), updated_at = now()
+          WHERE id = ? AND status IN (?)`,
+        [opts.source, claimed, transactionId, [...OPEN_TRANSACTION_STATUSES]],
+      );
+      await tx.execute(
+        `UPDATE payment_intents SET status = 'completed', completed_at = now(), updated_at = now() WHERE id = ? AND status = 'pending'`,
+        [t.intentId],
+      );
+      const data = await paymentEventData(tx, t.intentId);
+      await recordEvent(tx, { brandId: t.brandId, event: 'payment.completed', data, transactionId });
+      return { transaction: await getTransaction(tx, transactionId), changed: true };
+    }),
+  );
+}
+
+/**
+ * Fails an open transaction and records `payment.failed` in the same database
+ * transaction. The intent stays payable (a new attempt may start) until it
+ * expires. Already failed: `changed: false`; completed or expired: INVALID_STATE.
+ */
+export async function failTransaction(em: EntityManager, transactionId: number, opts: { reason: string }): Promise<TransactionChange> {
+  const reason = opts.reason.trim().slice(0, 500) || 'failed';
+  return em.transactional(async (tx) => {
+    const t = await lockTransaction(tx, transactionId);
+    if (t.status === 'failed') return { transaction: t, changed: false };
+    if (!(OPEN_TRANSACTION_STATUSES as readonly string[]).includes(t.status)) {
+      throw new AppError('INVALID_STATE', `Transaction is ${t.status} and cannot fail`);
+    }
+    await tx.execute(
+      `UPDATE transactions SET status = 'failed', failure_reason = ?, updated_at = now() WHERE id = ? AND status IN (?)`,
+      [reason, transactionId, [...OPEN_TRANSACTION_STATUSES]],
+    );
+    const data = await paymentEventData(tx, t.intentId);
+    await recordEvent(tx, { brandId: t.brandId, event: 'payment.failed', data, transactionId });
+    return { transaction: await getTransaction(tx, transactionId), changed: true };
+  });
+}

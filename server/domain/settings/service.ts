@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { AppError } from '../../../contract/common/errors.ts';
+import type { EntityManager } from '../../infra/database/orm.ts';
+
+/**
+ * Service-wide settings: the `settings` table maps a key to a jsonb value, and
+ * every key has a schema and a default here, so a missing row is never an error
+ * and a bad stored value never reaches a caller (it falls back to the default).
+ * Add a key by adding an entry; its schema documents the allowed range.
+ */
+export const settingDefinitions = {
+  /** Lifetime of a new payment intent when the merchant does not give one. */
+  intent_expiry_minutes: { schema: z.number().int().min(1).max(43_200), default: 60 },
+  /** Confidence an SMS match needs to complete a transaction automatically (0..1). */
+  match_threshold: { schema: z.number().min(0).max(1), default: 0.8 },
+  /** How long before an SMS a transaction may have been created and still match it. */
+  match_window_minutes: { schema: z.number().int().min(1).max(43_200), default: 1440 },
+  /** A device silent for longer than this is offline. */
+  device_offline_minutes: { schema: z.number().int().min(1).max(10_080), default: 60 },
+} as const satisfies Record<string, { schema: z.ZodType; default: unknown }>;
+
+export type SettingKey = keyof typeof settingDefinitions;
+export type SettingValue<K extends SettingKey> = z.output<(typeof settingDefinitions)[K]['schema']>;
+export type Settings = { [K in SettingKey]: SettingValue<K> };
+
+export const settingKeys = Object.keys(settingDefinitions) as SettingKey[];
+
+function parseStored<K extends SettingKey>(key: K, value: unknown): SettingValue<K> {
+  const def = settingDefinitions[key];
+  const parsed = def.schema.safeParse(value);
+  return (parsed.success ? parsed.data : def.default) as SettingValue<K>;
+}
+
+export async function getSetting<K extends SettingKey>(em: EntityManager, key: K): Promise<SettingValue<K>> {
+  const rows = await em.execute<Array<{ value: unknown }>>('SELECT value FROM settings WHERE key = ?', [key]);
+  return rows.length ? parseStored(key, rows[0]!.value) : (settingDefinitions[key].default as SettingValue<K>);
+}
+
+/** Every setting with its effective value (stored, or the default). */
+export async function getSettings(em: EntityManager): Promise<Settings> {
+  const rows = await em.execute<Array<{ key: string; value: unknown }>>('SELECT key, value FROM settings WHERE key IN (?)', [settingKeys]);
+  const stored = new Map(rows.map((r) => [r.key, r.value]));
+  const out: Record<string, unknown> = {};
+  for (const key of settingKeys) {
+    out[key] = stored.has(key) ? parseStored(key, stored.get(key)) : settingDefinitions[key].default;
+  }
+  return out as Settings;
+}
+
+/** Validates and stores one setting; a bad value is a VALIDATION_ERROR naming the key. */
+export async function setSetting<K extends SettingKey>(em: EntityManager, key: K, value: unknown): Promise<SettingValue<K>> {
+  const def = settingDefinitions[key];
+  if (!def) throw new AppError('VALIDATION_ERROR', `Unknown setting \`${String(key)}\``, { field: String(key) });
+  const parsed = def.schema.safeParse(value);
+  if (!parsed.success) {
+    throw new AppError('VALIDATION_ERROR', parsed.error.issues[0]?.message ?? 'Invalid value', { field: key });
+  }
+  await em.execute(
+    `INSERT INTO settings (key, value, updated_at) VALUES (?, ?::jsonb, now())
+     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+    [key, JSON.stringify(parsed.data)],
+  );
+  return parsed.data as SettingValue<K>;
+}

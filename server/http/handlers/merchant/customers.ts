@@ -1,0 +1,37 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../../contract/index.ts';
+import type { AppDeps } from '../../../deps.ts';
+import { getCustomerByIdentifier, listCustomers } from '../../../domain/customers/service.ts';
+import { merchantOf } from '../../context.ts';
+
+const s = initServer();
+
+export function merchantCustomerHandlers(deps: AppDeps) {
+  return s.router(contract.merchant.customers, {
+    list: async ({ req, query }) => {
+      const { items, total } = await listCustomers(req.em, deps.crypto, merchantOf(req).brandId, { page: query.page, perPage: query.per_page });
+      return {
+        status: 200,
+        body: {
+          success: true,
+          data: items.map((c) => ({
+            id: c.id,
+            uuid: c.uuid,
+            name: c.name,
+            email_masked: c.emailMasked,
+            phone_masked: c.phoneMasked,
+            created_at: c.createdAt.toISOString(),
+          })),
+          meta: { page: query.page, per_page: query.per_page, total },
+        },
+      };
+    },
+    get: async ({ req, params }) => {
+      const c = await getCustomerByIdentifier(req.em, deps.crypto, merchantOf(req).brandId, params.identifier);
+      return {
+        status: 200,
+        body: { success: true, data: { id: c.id, uuid: c.uuid, name: c.name, email: c.email, phone: c.phone, created_at: c.createdAt.toISOString() } },
+      };
+    },
+  });
+}

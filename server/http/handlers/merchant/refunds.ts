@@ -1,0 +1,30 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../../contract/index.ts';
+import { createRefund, getLatestRefund, listRefunds } from '../../../domain/refunds/service.ts';
+import { merchantOf } from '../../context.ts';
+
+const s = initServer();
+
+export const merchantRefundHandlers = s.router(contract.merchant.refunds, {
+  create: async ({ req, body }) => {
+    const refund = await createRefund(req.em, merchantOf(req).brandId, { trxId: body.trx_id, amount: body.amount, reason: body.reason });
+    return { status: 201, body: { success: true, data: refund } };
+  },
+  list: async ({ req, query }) => {
+    const { items, total } = await listRefunds(req.em, merchantOf(req).brandId, {
+      page: query.page,
+      perPage: query.per_page,
+      status: query.status,
+      trxId: query.trx_id,
+      transactionId: query.transaction_id,
+      from: query.from,
+      to: query.to,
+    });
+    const meta = { page: query.page, per_page: query.per_page, total, total_pages: Math.ceil(total / query.per_page) };
+    return { status: 200, body: { success: true, data: items, meta } };
+  },
+  get: async ({ req, params }) => {
+    const refund = await getLatestRefund(req.em, merchantOf(req).brandId, params.trx_id);
+    return { status: 200, body: { success: true, data: refund } };
+  },
+});
