@@ -3,6 +3,7 @@ import { brandContract } from './brand.ts';
 import { customersContract } from './customers.ts';
 import { paymentsContract } from './payments.ts';
 import { refundsContract } from './refunds.ts';
+import { webhooksContract } from './webhooks.ts';
 
 const c = initContract();
 
@@ -12,4 +13,5 @@ export const merchantContract = c.router({
   payments: paymentsContract,
   refunds: refundsContract,
   customers: customersContract,
+  webhooks: webhooksContract,
 });

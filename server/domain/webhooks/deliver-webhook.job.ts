@@ -1,10 +1,131 @@
 import { z } from 'zod';
+import type { Job, JobResult } from 'pg-boss';
+import type { AppDeps } from '../../deps.ts';
+import { postWebhook } from '../../infra/http/outbound.ts';
 import type { JobRegistration } from '../../infra/jobs/workers.ts';
-import { deliverQueue } from './queue.ts';
+import { claimDelivery, finishAttempt, RESPONSE_BODY_LIMIT } from './delivery.ts';
+import { enqueueDelivery, deliverQueue, DELIVER_QUEUE } from './queue.ts';
+import { readWebhookSettings, type WebhookSettings } from './settings.ts';
+import { signatureHeader } from './signature.ts';
 
 /** Payload of a delivery wake-up: which delivery row to look at. */
 export const deliverWebhookPayload = z.object({ deliveryId: z.number().int().positive() });
+type Payload = z.infer<typeof deliverWebhookPayload>;
+
+export const USER_AGENT = 'Paycollect-Webhooks/1.0';
+
+/** One wake-up: claim the delivery if it is due, send it, record the outcome. */
+export async function deliverWebhook(deps: AppDeps, settings: WebhookSettings, payload: Payload): Promise<void> {
+  const { deliveryId } = deliverWebhookPayload.parse(payload);
+  const claimed = await claimDelivery(deps.orm.em.fork(), deliveryId, { cipher: deps.crypto.pii, settings });
+  if (claimed.kind !== 'claimed') {
+    if (claimed.kind === 'dead_letter') deps.logger.warn({ delivery_id: deliveryId, reason: claimed.reason }, 'webhook delivery dead-lettered without an attempt');
+    return;
+  }
+  const { claim } = claimed;
+  const timestamp = Math.floor(Date.now() / 1000);
+  const response = await postWebhook({
+    url: claim.url,
+    body: claim.payload,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'x-webhook-id': claim.eventId,
+      'x-webhook-event': claim.event,
+      'x-webhook-attempt': String(claim.attempt),
+      'x-webhook-signature': signatureHeader(claim.secrets, timestamp, claim.payload),
+    },
+    timeoutMs: settings.webhook_timeout_ms,
+    maxResponseBytes: RESPONSE_BODY_LIMIT,
+    allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_URLS,
+  });
+  const finished = await finishAttempt(deps.orm.em.fork(), claim, response, settings);
+  // Ids, codes and timings only: URLs can carry merchant tokens, bodies can carry anything.
+  const log = {
+    delivery_id: deliveryId,
+    event_id: claim.eventId,
+    attempt: claim.attempt,
+    status: response.status,
+    error_kind: response.error?.kind ?? null,
+    duration_ms: response.durationMs,
+    outcome: finished.decision.status,
+    applied: finished.applied,
+  };
+  if (finished.endpointDisabled) deps.logger.warn({ ...log, endpoint_disabled: finished.endpointDisabled }, 'webhook endpoint disabled');
+  else if (finished.decision.status === 'dead_letter') deps.logger.warn(log, 'webhook delivery dead-lettered');
+  else deps.logger.info(log, 'webhook attempt');
+}
+
+/**
+ * Re-enqueues due deliveries that have no live lease and may have lost their
+ * wake-up (their worker was killed after fetching the job). The queue keeps one
+ * queued wake-up per delivery, so overlapping sweeps from several processes and
+ * wake-ups that still exist cost nothing.
+ */
+export async function sweepDueDeliveries(deps: Pick<AppDeps, 'orm'>, graceMs: number, limit = 500): Promise<number> {
+  return deps.orm.em.fork().transactional(async (tx) => {
+    const rows = await tx.execute<Array<{ id: string }>>(
+      `SELECT id FROM webhook_deliveries
+        WHERE status IN ('pending', 'retrying')
+          AND next_attempt_at <= now() - (? * interval '1 millisecond')
+          AND (lease_until IS NULL OR lease_until < now())
+        ORDER BY next_attempt_at LIMIT ?`,
+      [graceMs, limit],
+    );
+    for (const { id } of rows) await enqueueDelivery(tx, Number(id));
+    return rows.length;
+  });
+}
+
+async function startDeliveryWorkers(deps: AppDeps): Promise<{ stop(): Promise<void> }> {
+  const startSettings = await readWebhookSettings(deps.orm.em.fork());
+  const poll = startSettings.webhook_poll_interval_seconds;
+  await deps.boss.work<Payload, unknown, { batchSize: number; localConcurrency: number; pollingIntervalSeconds: number; notifyPollingIntervalSeconds: number; perJobResults: true }>(
+    DELIVER_QUEUE,
+    {
+      batchSize: startSettings.webhook_worker_batch_size,
+      localConcurrency: startSettings.webhook_worker_concurrency,
+      pollingIntervalSeconds: poll,
+      // Deferred retries are not announced by NOTIFY; only polling finds them.
+      notifyPollingIntervalSeconds: poll,
+      perJobResults: true,
+    },
+    async (jobs: Job<Payload>[]): Promise<JobResult[]> => {
+      // One settings read per batch: an operator's change applies from the next batch.
+      const settings = await readWebhookSettings(deps.orm.em.fork());
+      // The batch's deliveries go out concurrently; one slow receiver does not hold up the rest.
+      return Promise.all(
+        jobs.map(async (job): Promise<JobResult> => {
+          try {
+            await deliverWebhook(deps, settings, job.data);
+            return { id: job.id, status: 'completed' };
+          } catch (err) {
+            deps.logger.error({ delivery_id: job.data?.deliveryId, err: { message: (err as Error).message } }, 'webhook delivery job failed');
+            return { id: job.id, status: 'failed', output: { message: (err as Error).message } };
+          }
+        }),
+      );
+    },
+  );
+
+  const sweepMs = startSettings.webhook_sweep_interval_seconds * 1000;
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    sweeping = sweepDueDeliveries(deps, sweepMs).catch((err) =>
+      deps.logger.error({ err: { message: (err as Error).message } }, 'webhook sweep failed'),
+    );
+  }, sweepMs);
+  timer.unref();
+
+  return {
+    async stop() {
+      clearInterval(timer);
+      await sweeping;
+      await deps.boss.offWork(DELIVER_QUEUE, { wait: true });
+    },
+  };
+}
 
 export function deliverWebhookRegistration(): JobRegistration {
-  return { queue: deliverQueue };
+  return { queue: deliverQueue, start: startDeliveryWorkers };
 }

@@ -5,6 +5,7 @@ import { merchantBrandHandlers } from './brand.ts';
 import { merchantCustomerHandlers } from './customers.ts';
 import { merchantPaymentHandlers } from './payments.ts';
 import { merchantRefundHandlers } from './refunds.ts';
+import { merchantWebhookHandlers } from './webhooks.ts';
 
 const s = initServer();
 
@@ -15,5 +16,6 @@ export function merchantHandlers(deps: AppDeps) {
     payments: merchantPaymentHandlers(deps),
     refunds: merchantRefundHandlers,
     customers: merchantCustomerHandlers(deps),
+    webhooks: merchantWebhookHandlers(deps),
   });
 }

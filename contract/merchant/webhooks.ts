@@ -1,0 +1,152 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { commonErrorResponses, errorEnvelopeSchema, meta, ok, timestampSchema } from '../common/index.ts';
+import { webhookEventNameSchema } from '../events.ts';
+
+const c = initContract();
+
+export const deliveryStatuses = ['pending', 'retrying', 'success', 'dead_letter'] as const;
+
+/** The brand's webhook endpoint. The signing secret is never shown here (only once, when issued). */
+export const webhookEndpointSchema = z
+  .object({
+    url: z.string().describe('Where deliveries are POSTed.'),
+    events: z.array(webhookEventNameSchema).describe('Events delivered to this endpoint.'),
+    enabled: z.boolean().describe('False: events are recorded but not delivered, and queued deliveries become `dead_letter`.'),
+    disabled_reason: z
+      .enum(['merchant', 'gone', 'failing'])
+      .nullable()
+      .describe('Why the endpoint is disabled: `merchant` (you disabled it), `gone` (it answered 410), `failing` (every attempt of a delivery failed over its whole retry window with no success in between). Null while enabled. Enable it again with `PUT` once fixed, then ask for a replay of what was missed.'),
+    disabled_at: timestampSchema.nullable(),
+    failing_since: timestampSchema.nullable().describe('First failed attempt since the last success, or null when the last attempt succeeded.'),
+    last_success_at: timestampSchema.nullable(),
+    previous_secret_expires_at: timestampSchema
+      .nullable()
+      .describe('While a rotated-out secret still signs (24 hours after a rotation), when it stops; null otherwise.'),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .meta({ id: 'WebhookEndpoint' });
+
+const secretSchema = z
+  .string()
+  .describe('The signing secret (`whsec_…`). Shown only now; store it to verify `X-Webhook-Signature`.');
+
+export const webhookEndpointCreatedSchema = webhookEndpointSchema.extend({ secret: secretSchema }).meta({ id: 'WebhookEndpointCreated' });
+
+export const putWebhookEndpointBodySchema = z
+  .strictObject({
+    url: z
+      .url({ protocol: /^https?$/, error: 'Must be an absolute http(s) URL' })
+      .max(2048, 'URLs are at most 2048 characters')
+      .describe('Receiver URL. Must resolve to public addresses only (private, loopback, link-local and metadata addresses are refused), checked now and again at every delivery. Redirects are not followed.'),
+    events: z
+      .array(webhookEventNameSchema)
+      .min(1, 'Subscribe to at least one event')
+      .refine((e) => new Set(e).size === e.length, 'Events must not repeat')
+      .describe('Events to deliver.'),
+    enabled: z.boolean().optional().default(true).describe('Default true. Enabling clears an automatic disable.'),
+  })
+  .meta({ id: 'PutWebhookEndpointRequest' });
+
+export const secretRotationSchema = z
+  .object({
+    secret: secretSchema,
+    previous_secret_expires_at: timestampSchema.describe('Until then every delivery carries one `v1` for the new secret and one for the previous one.'),
+  })
+  .meta({ id: 'WebhookSecretRotation' });
+
+/** A delivery of one event to the endpoint, as the delivery log shows it. */
+export const webhookDeliverySchema = z
+  .object({
+    id: z.number().int(),
+    event_id: z.string().describe('Event id (`evt_…`): the body `id` and the `X-Webhook-Id` header.'),
+    transaction_id: z.number().int().nullable().describe('Internal transaction id, or null for events without one (device events).'),
+    event: webhookEventNameSchema,
+    url: z.string().describe('Target URL of the latest attempt.'),
+    payload: z.string().describe('The JSON body sent, serialised as a string (byte for byte what was signed).'),
+    response_status: z.number().int().nullable().describe('HTTP status of the latest attempt; null before the first one or when no response came.'),
+    response_body: z.string().nullable().describe('Body of the latest response, cut to 4 KB.'),
+    attempts: z.number().int().describe('Attempts made (replays keep counting).'),
+    status: z
+      .enum(deliveryStatuses)
+      .describe('`pending` (not attempted yet, or replayed), `retrying` (failed, another attempt scheduled), `success`, `dead_letter` (every attempt failed; an admin can replay it).'),
+    last_error: z.string().nullable().describe('Why the latest attempt failed (timeout, connection, redirect, status).'),
+    next_attempt_at: timestampSchema.nullable(),
+    last_attempt_at: timestampSchema.nullable(),
+    delivered_at: timestampSchema.nullable(),
+    created_at: timestampSchema,
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+export const webhookAttemptSchema = z
+  .object({
+    attempt: z.number().int().min(1),
+    url: z.string(),
+    outcome: z.enum(['success', 'failure', 'abandoned']).describe('`abandoned`: the worker stopped mid-attempt; the receiver may have got it.'),
+    requested_at: timestampSchema,
+    duration_ms: z.number().int().nullable(),
+    response_status: z.number().int().nullable(),
+    response_body: z.string().nullable().describe('Cut to 4 KB.'),
+    error_kind: z.string().nullable().describe('`timeout`, `connection`, `redirect`, `ssrf`, `tls`, `other`, `abandoned`, or null.'),
+    error: z.string().nullable(),
+    next_attempt_at: timestampSchema.nullable().describe('When the retry this failure scheduled is due.'),
+  })
+  .meta({ id: 'WebhookAttempt' });
+
+export const webhookDeliveryDetailSchema = webhookDeliverySchema
+  .extend({ attempt_log: z.array(webhookAttemptSchema).describe('Every attempt, oldest first.') })
+  .meta({ id: 'WebhookDeliveryDetail' });
+
+const endpointMeta = (errors: Parameters<typeof meta>[0]['errors'] = []) => meta({ auth: 'merchant', tag: 'Webhooks', errors });
+
+export const webhooksContract = c.router(
+  {
+    getEndpoint: {
+      method: 'GET',
+      path: '/webhooks/endpoint',
+      summary: 'Webhook endpoint',
+      description: 'The configured endpoint and its health (disabled reason, failing since). The secret is not shown.',
+      responses: { 200: ok(webhookEndpointSchema), 404: errorEnvelopeSchema },
+      metadata: endpointMeta(['WEBHOOK_ENDPOINT_NOT_FOUND']),
+    },
+    putEndpoint: {
+      method: 'PUT',
+      path: '/webhooks/endpoint',
+      summary: 'Set the webhook endpoint',
+      description:
+        'Creates the endpoint (201, with its signing secret shown once) or replaces its URL, events and enabled flag (200; the secret is kept). Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}">`, `X-Webhook-Id` (stable across retries) and `X-Webhook-Event`; only a 2xx answer counts as delivered.',
+      body: putWebhookEndpointBodySchema,
+      responses: { 200: ok(webhookEndpointSchema), 201: ok(webhookEndpointCreatedSchema), 422: errorEnvelopeSchema },
+      metadata: endpointMeta(['WEBHOOK_URL_NOT_ALLOWED']),
+    },
+    rotateSecret: {
+      method: 'POST',
+      path: '/webhooks/endpoint/secret-rotations',
+      summary: 'Rotate the signing secret',
+      description:
+        'Issues a new signing secret, shown once. The previous secret keeps signing for 24 hours (each delivery then has one `v1` per secret), so receivers can switch without missing a delivery. Rotating again within the 24 hours keeps the older secrets signing until their own expiry.',
+      body: z.strictObject({}).optional().describe('No body (an empty object is accepted).'),
+      responses: { 201: ok(secretRotationSchema), 404: errorEnvelopeSchema },
+      metadata: endpointMeta(['WEBHOOK_ENDPOINT_NOT_FOUND']),
+    },
+    listDeliveries: {
+      method: 'GET',
+      path: '/webhooks/deliveries',
+      summary: 'Recent webhook deliveries',
+      description: 'The 50 most recent deliveries of the brand, newest first.',
+      responses: { 200: ok(z.array(webhookDeliverySchema)) },
+      metadata: endpointMeta(),
+    },
+    getDelivery: {
+      method: 'GET',
+      path: '/webhooks/deliveries/:id',
+      summary: 'One webhook delivery with its attempts',
+      description: 'Every attempt with its request time, duration, response status, response body (cut to 4 KB) and error.',
+      pathParams: z.object({ id: z.string().regex(/^[1-9][0-9]{0,17}$/, 'Must be a delivery id').transform(Number).describe('Delivery id.') }),
+      responses: { 200: ok(webhookDeliveryDetailSchema), 404: errorEnvelopeSchema },
+      metadata: endpointMeta(['DELIVERY_NOT_FOUND']),
+    },
+  },
+  { pathPrefix: '/api/v1', strictStatusCodes: true, commonResponses: commonErrorResponses },
+);

@@ -1,0 +1,93 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../../contract/index.ts';
+import type { AppDeps } from '../../../deps.ts';
+import { getDelivery, listRecentDeliveries, type AttemptView, type DeliveryView } from '../../../domain/webhooks/deliveries.ts';
+import { getEndpoint, putEndpoint, rotateSecret, type EndpointView } from '../../../domain/webhooks/endpoints.ts';
+import { merchantOf } from '../../context.ts';
+
+const s = initServer();
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function endpointBody(e: EndpointView) {
+  return {
+    url: e.url,
+    events: e.events,
+    enabled: e.enabled,
+    disabled_reason: e.disabledReason,
+    disabled_at: iso(e.disabledAt),
+    failing_since: iso(e.failingSince),
+    last_success_at: iso(e.lastSuccessAt),
+    previous_secret_expires_at: iso(e.previousSecretExpiresAt),
+    created_at: e.createdAt.toISOString(),
+    updated_at: e.updatedAt.toISOString(),
+  };
+}
+
+function deliveryBody(d: DeliveryView) {
+  return {
+    id: d.id,
+    event_id: d.eventId,
+    transaction_id: d.transactionId,
+    event: d.event,
+    url: d.url,
+    payload: d.payload,
+    response_status: d.responseStatus,
+    response_body: d.responseBody,
+    attempts: d.attempts,
+    status: d.status,
+    last_error: d.lastError,
+    next_attempt_at: iso(d.nextAttemptAt),
+    last_attempt_at: iso(d.lastAttemptAt),
+    delivered_at: iso(d.deliveredAt),
+    created_at: d.createdAt.toISOString(),
+  };
+}
+
+function attemptBody(a: AttemptView) {
+  return {
+    attempt: a.attempt,
+    url: a.url,
+    outcome: a.outcome,
+    requested_at: a.requestedAt.toISOString(),
+    duration_ms: a.durationMs,
+    response_status: a.responseStatus,
+    response_body: a.responseBody,
+    error_kind: a.errorKind,
+    error: a.error,
+    next_attempt_at: iso(a.nextAttemptAt),
+  };
+}
+
+export function merchantWebhookHandlers(deps: AppDeps) {
+  return s.router(contract.merchant.webhooks, {
+    getEndpoint: async ({ req }) => {
+      const endpoint = await getEndpoint(req.em, merchantOf(req).brandId);
+      return { status: 200, body: { success: true, data: endpointBody(endpoint) } };
+    },
+    putEndpoint: async ({ req, body }) => {
+      const result = await putEndpoint(req.em, deps.crypto.pii, merchantOf(req).brandId, body, {
+        allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_URLS,
+      });
+      if (result.created) {
+        return { status: 201, body: { success: true, data: { ...endpointBody(result.endpoint), secret: result.secret! } } };
+      }
+      return { status: 200, body: { success: true, data: endpointBody(result.endpoint) } };
+    },
+    rotateSecret: async ({ req }) => {
+      const rotated = await rotateSecret(req.em, deps.crypto.pii, merchantOf(req).brandId);
+      return {
+        status: 201,
+        body: { success: true, data: { secret: rotated.secret, previous_secret_expires_at: rotated.previousSecretExpiresAt.toISOString() } },
+      };
+    },
+    listDeliveries: async ({ req }) => {
+      const deliveries = await listRecentDeliveries(req.em, merchantOf(req).brandId);
+      return { status: 200, body: { success: true, data: deliveries.map(deliveryBody) } };
+    },
+    getDelivery: async ({ req, params }) => {
+      const delivery = await getDelivery(req.em, merchantOf(req).brandId, params.id);
+      return { status: 200, body: { success: true, data: { ...deliveryBody(delivery), attempt_log: delivery.attemptLog.map(attemptBody) } } };
+    },
+  });
+}
