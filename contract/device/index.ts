@@ -1,6 +1,10 @@
 import { initContract } from '@ts-rest/core';
+import { dashboardContract } from './dashboard.ts';
 import { devicesContract } from './devices.ts';
 import { filterRulesContract } from './filter-rules.ts';
+import { notificationsContract } from './notifications.ts';
+import { smsMessagesContract } from './sms-messages.ts';
+import { smsQueueContract } from './sms-queue.ts';
 
 const c = initContract();
 
@@ -10,5 +14,9 @@ const c = initContract();
  */
 export const deviceContract = c.router({
   devices: devicesContract,
+  dashboard: dashboardContract,
   filterRules: filterRulesContract,
+  notifications: notificationsContract,
+  smsQueue: smsQueueContract,
+  smsMessages: smsMessagesContract,
 });

@@ -63,3 +63,19 @@ export async function pairDevice(
 export function deviceRequest(t: TestContext, device: Pick<PairedDevice, 'accessToken'>, method: string, path: string, body?: unknown) {
   return t.request(method, `${DEVICE_API}${path}`, { token: device.accessToken, ...(body === undefined ? {} : { body }) });
 }
+
+/** Every route that takes the device access token, with a valid body: for "refused everywhere" checks. */
+export const DEVICE_ROUTES: ReadonlyArray<{ method: string; path: string; body?: unknown }> = [
+  { method: 'POST', path: '/devices/heartbeats' },
+  { method: 'GET', path: '/dashboard' },
+  { method: 'GET', path: '/config/filter-rules' },
+  { method: 'GET', path: '/sms/queues' },
+  { method: 'POST', path: '/sms/queues/1/reports', body: { status: 'sent' } },
+  { method: 'GET', path: '/notifications' },
+  { method: 'POST', path: '/notifications/acknowledgements', body: { ids: [1] } },
+  {
+    method: 'POST',
+    path: '/sms/messages',
+    body: { messages: [{ device_message_id: 'm-1', sender: 'bKash', body: 'hello', received_at: '2026-01-01T00:00:00Z' }] },
+  },
+];

@@ -1,8 +1,12 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
+import { deviceDashboardHandlers } from './dashboard.ts';
 import { deviceDevicesHandlers } from './devices.ts';
 import { deviceFilterRulesHandlers } from './filter-rules.ts';
+import { deviceNotificationsHandlers } from './notifications.ts';
+import { deviceSmsMessagesHandlers } from './sms-messages.ts';
+import { deviceSmsQueueHandlers } from './sms-queue.ts';
 
 const s = initServer();
 
@@ -10,6 +14,11 @@ const s = initServer();
 export function deviceHandlers(deps: AppDeps) {
   return s.router(contract.device, {
     devices: deviceDevicesHandlers(deps),
+    dashboard: deviceDashboardHandlers,
     filterRules: deviceFilterRulesHandlers,
+    notifications: deviceNotificationsHandlers,
+    smsQueue: deviceSmsQueueHandlers(deps),
+    // SMS matching (issue 6) passes its MatchSmsRecords as the second argument.
+    smsMessages: deviceSmsMessagesHandlers(deps),
   });
 }

@@ -1,0 +1,72 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { commonErrorResponses, meta, ok } from '../common/index.ts';
+import { DEVICE_PATH_PREFIX } from './shared.ts';
+
+const c = initContract();
+
+/** Most SMS one call forwards. */
+export const MAX_SMS_BATCH = 50;
+/** Longest SMS text accepted (matches the parser's bound; real SMS, even concatenated, are far shorter). */
+export const MAX_FORWARDED_SMS_LENGTH = 2000;
+
+const noControlChars = (what: string) => z.string().regex(/^[^\p{Cc}]*$/u, `${what} must not contain control characters`);
+
+export const forwardedSmsSchema = z
+  .strictObject({
+    device_message_id: noControlChars('device_message_id')
+      .min(1)
+      .max(128)
+      .describe("The phone's own id for the message (e.g. its SMS provider row id). Sending the same id again stores nothing new."),
+    sender: noControlChars('sender').trim().min(1).max(64).describe('Sender address as the phone shows it (`bKash`, `16216`).'),
+    body: z.string().min(1).max(MAX_FORWARDED_SMS_LENGTH).describe(`Full text of the SMS, at most ${MAX_FORWARDED_SMS_LENGTH} characters.`),
+    received_at: z.iso.datetime({ offset: true }).describe('When the phone received it, ISO 8601 (device clock; an offset is allowed).'),
+    sim_slot: z.number().int().min(0).max(7).nullable().optional().describe('SIM slot that received it (0-based), when the phone knows.'),
+  })
+  .meta({ id: 'ForwardedSms' });
+
+export const forwardRequestSchema = z
+  .strictObject({
+    messages: z
+      .array(forwardedSmsSchema)
+      .min(1, 'messages must contain at least one SMS')
+      .max(MAX_SMS_BATCH, `At most ${MAX_SMS_BATCH} messages per call`)
+      .describe(`1 to ${MAX_SMS_BATCH} SMS that passed the filter rules on the phone.`),
+  })
+  .meta({ id: 'ForwardSmsRequest' });
+
+export const smsMatchStatusSchema = z
+  .enum(['pending', 'matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate'])
+  .describe(
+    '`pending` stored, not decided yet; `matched` it completed a payment (`trx_id`); `no_match` no gateway template matched; `no_candidate` parsed but no open payment fits; `low_confidence` several fit, left for manual verification; `duplicate` the same SMS was forwarded before (see `duplicate_of`).',
+  );
+
+export const forwardResultSchema = z
+  .object({
+    device_message_id: z.string().describe('Echo of the input, to pair answers with messages.'),
+    id: z.number().int().describe('SMS data record id.'),
+    match_status: smsMatchStatusSchema,
+    trx_id: z.string().nullable().describe('Service transaction reference of the payment this SMS completed, or null.'),
+    duplicate_of: z.number().int().nullable().describe('For `duplicate`: the record first stored with this content.'),
+  })
+  .meta({ id: 'ForwardedSmsResult' });
+
+export const smsMessagesContract = c.router(
+  {
+    forward: {
+      method: 'POST',
+      path: '/sms/messages',
+      summary: 'Forward SMS',
+      description: [
+        `Forwards a batch of up to ${MAX_SMS_BATCH} SMS; the answer has one item per message, in the same order.`,
+        'Each SMS is stored once: re-sending a `device_message_id` (a retried batch) stores nothing and answers the stored record as it is now, so retries are safe.',
+        'The same text from the same sender forwarded under another id, or by another phone of the brand, is stored as `duplicate` and never completes a payment.',
+        'SMS text is stored encrypted.',
+      ].join(' '),
+      body: forwardRequestSchema,
+      responses: { 200: ok(z.array(forwardResultSchema)) },
+      metadata: meta({ auth: 'device', tag: 'SMS forwarding' }),
+    },
+  },
+  { pathPrefix: DEVICE_PATH_PREFIX, strictStatusCodes: true, commonResponses: commonErrorResponses },
+);

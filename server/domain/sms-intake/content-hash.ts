@@ -1,0 +1,19 @@
+import { createHmac } from 'node:crypto';
+import { normalizeSender } from '../sms/parser.ts';
+
+/**
+ * Keyed hash of an SMS's sender and text, to recognise the same message
+ * forwarded again under another message id or by another phone. Keyed (HMAC),
+ * because payment SMS have little entropy (amount, phone number, a short trx
+ * id): a plain hash in a stolen database could be brute-forced back to the
+ * text. The key is the blind-index key with its own domain prefix, so the two
+ * uses never produce comparable values.
+ *
+ * Text is compared as a phone would show it: Unicode NFC, any run of
+ * whitespace (including \r\n vs \n) as one space, ends trimmed. The device
+ * clock is deliberately not part of it: two phones disagree about time.
+ */
+export function smsContentHash(key: Buffer, sender: string, body: string): string {
+  const text = body.normalize('NFC').replace(/\s+/gu, ' ').trim();
+  return createHmac('sha256', key).update(`pc.smshash.v1:${normalizeSender(sender)}\n${text}`, 'utf8').digest('hex');
+}

@@ -1,0 +1,13 @@
+import type { EntityManager } from '../../infra/database/orm.ts';
+
+/**
+ * Where SMS matching (issue 6) plugs into intake. Intake stores forwarded SMS
+ * with `match_status` `pending` and, when an implementation is passed in, calls
+ * it after the intake transaction has committed, with the ids of the records
+ * that are new and not duplicates. The implementation runs its own
+ * transaction(s) and updates the records (match_status, parsed_*, transaction_id,
+ * confidence, candidate_ids, reason, matched_at); intake then answers with the
+ * records' state as it finds it. If it throws, the records stay `pending` (the
+ * error is reported, the batch still succeeds) for a later sweep to pick up.
+ */
+export type MatchSmsRecords = (em: EntityManager, recordIds: number[]) => Promise<void>;

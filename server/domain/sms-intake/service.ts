@@ -1,0 +1,124 @@
+import type { EntityManager } from '../../infra/database/orm.ts';
+import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
+import type { SmsRecordStatus } from './entities.ts';
+import { smsContentHash } from './content-hash.ts';
+import type { MatchSmsRecords } from './matching-seam.ts';
+
+const BODY_CONTEXT = 'sms_record.body';
+
+export interface ForwardedSms {
+  deviceMessageId: string;
+  sender: string;
+  body: string;
+  receivedAt: Date;
+  simSlot: number | null;
+}
+
+export interface IntakeResult {
+  deviceMessageId: string;
+  id: number;
+  matchStatus: SmsRecordStatus;
+  trxId: string | null;
+  duplicateOf: number | null;
+}
+
+export interface IntakeDeps {
+  cipher: PiiCipher;
+  /** Key of the content hash (see content-hash.ts). */
+  hashKey: Buffer;
+  match?: MatchSmsRecords;
+  onMatchError?: (err: unknown) => void;
+}
+
+type Caller = { brandId: number; deviceId: number };
+
+async function insertRecord(tx: EntityManager, caller: Caller, sms: ForwardedSms, hash: string, encrypted: string, duplicateOf: number | null): Promise<number | null> {
+  const rows = await tx.execute<Array<{ id: string }>>(
+    `INSERT INTO sms_records (brand_id, device_id, device_message_id, content_hash, sender, body_encrypted, received_at, sim_slot, match_status, duplicate_of_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT DO NOTHING
+     RETURNING id`,
+    [caller.brandId, caller.deviceId, sms.deviceMessageId, hash, sms.sender, encrypted, sms.receivedAt, sms.simSlot, duplicateOf === null ? 'pending' : 'duplicate', duplicateOf],
+  );
+  return rows[0] ? Number(rows[0].id) : null;
+}
+
+async function findOwn(tx: EntityManager, caller: Caller, deviceMessageId: string): Promise<number | null> {
+  const rows = await tx.execute<Array<{ id: string }>>('SELECT id FROM sms_records WHERE device_id = ? AND device_message_id = ?', [caller.deviceId, deviceMessageId]);
+  return rows[0] ? Number(rows[0].id) : null;
+}
+
+/**
+ * Stores a batch of forwarded SMS, each exactly once, and answers each in input
+ * order with its record.
+ *
+ * - The same `deviceMessageId` from this device again (a retried batch, or
+ *   twice in one batch) stores nothing and answers the stored record as it is
+ *   now: retries are safe.
+ * - The same content under another message id, or from another phone of the
+ *   brand, is stored as its own record with `duplicate` status pointing at the
+ *   first one, and is never matched.
+ *
+ * Both rules rest on unique indexes ((device_id, device_message_id), and one
+ * original per (brand_id, content_hash)); INSERT ... ON CONFLICT DO NOTHING
+ * waits for a racing insert to commit, so two phones forwarding the same SMS at
+ * the same instant still produce one original. Rows are written in content-hash
+ * order so two such batches lock in the same order and cannot deadlock.
+ */
+export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller: Caller, batch: readonly ForwardedSms[]): Promise<IntakeResult[]> {
+  const prepared = batch.map((sms, index) => ({ sms, index, hash: smsContentHash(deps.hashKey, sms.sender, sms.body) }));
+  const ordered = [...prepared].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : a.index - b.index));
+
+  const { ids, fresh } = await em.transactional(async (tx) => {
+    const ids = new Array<number>(batch.length);
+    const fresh: number[] = [];
+    for (const { sms, index, hash } of ordered) {
+      const encrypted = deps.cipher.encrypt(sms.body, BODY_CONTEXT);
+      const inserted = await insertRecord(tx, caller, sms, hash, encrypted, null);
+      if (inserted !== null) {
+        ids[index] = inserted;
+        fresh.push(inserted);
+        continue;
+      }
+      const own = await findOwn(tx, caller, sms.deviceMessageId);
+      if (own !== null) {
+        ids[index] = own;
+        continue;
+      }
+      const original = await tx.execute<Array<{ id: string }>>(
+        'SELECT id FROM sms_records WHERE brand_id = ? AND content_hash = ? AND duplicate_of_id IS NULL',
+        [caller.brandId, hash],
+      );
+      const duplicate = await insertRecord(tx, caller, sms, hash, encrypted, Number(original[0]!.id));
+      // Null only if this device's own retry of the message committed meanwhile.
+      ids[index] = duplicate ?? (await findOwn(tx, caller, sms.deviceMessageId))!;
+    }
+    return { ids, fresh };
+  });
+
+  if (deps.match && fresh.length > 0) {
+    try {
+      await deps.match(em, fresh);
+    } catch (err) {
+      deps.onMatchError?.(err);
+    }
+  }
+
+  const rows = await em.execute<Array<{ id: string; match_status: SmsRecordStatus; duplicate_of_id: string | null; trx_id: string | null }>>(
+    `SELECT r.id, r.match_status, r.duplicate_of_id, t.trx_id
+       FROM sms_records r LEFT JOIN transactions t ON t.id = r.transaction_id
+      WHERE r.id = ANY(ARRAY[?]::bigint[])`,
+    [[...new Set(ids)]],
+  );
+  const byId = new Map(rows.map((r) => [Number(r.id), r]));
+  return batch.map((sms, i) => {
+    const r = byId.get(ids[i]!)!;
+    return {
+      deviceMessageId: sms.deviceMessageId,
+      id: ids[i]!,
+      matchStatus: r.match_status,
+      trxId: r.trx_id,
+      duplicateOf: r.duplicate_of_id === null ? null : Number(r.duplicate_of_id),
+    };
+  });
+}

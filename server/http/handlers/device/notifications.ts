@@ -1,0 +1,20 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../../contract/index.ts';
+import { acknowledgeNotifications, listUnreadNotifications } from '../../../domain/notifications/service.ts';
+import { deviceOf } from '../../context.ts';
+
+const s = initServer();
+
+export const deviceNotificationsHandlers = s.router(contract.device.notifications, {
+  listUnread: async ({ req }) => {
+    const items = await listUnreadNotifications(req.em, deviceOf(req).deviceId);
+    return {
+      status: 200,
+      body: { success: true, data: items.map((n) => ({ id: n.id, title: n.title, body: n.body, created_at: n.createdAt.toISOString() })) },
+    };
+  },
+  acknowledge: async ({ req, body }) => {
+    const acknowledged = await acknowledgeNotifications(req.em, deviceOf(req).deviceId, body.ids);
+    return { status: 200, body: { success: true, data: { acknowledged } } };
+  },
+});

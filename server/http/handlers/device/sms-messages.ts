@@ -1,0 +1,47 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../../contract/index.ts';
+import type { AppDeps } from '../../../deps.ts';
+import { ingestSmsBatch } from '../../../domain/sms-intake/service.ts';
+import type { MatchSmsRecords } from '../../../domain/sms-intake/matching-seam.ts';
+import { deviceOf } from '../../context.ts';
+
+const s = initServer();
+
+/** `matchSmsRecords`: the SMS matching implementation, once it exists (see matching-seam.ts). */
+export function deviceSmsMessagesHandlers(deps: AppDeps, matchSmsRecords?: MatchSmsRecords) {
+  return s.router(contract.device.smsMessages, {
+    forward: async ({ req, body }) => {
+      const results = await ingestSmsBatch(
+        req.em,
+        {
+          cipher: deps.crypto.pii,
+          hashKey: deps.crypto.blindIndexKey,
+          match: matchSmsRecords,
+          onMatchError: (err) =>
+            deps.logger.error({ request_id: req.requestId, err: { message: err instanceof Error ? err.message : String(err) } }, 'SMS matching failed; records left pending'),
+        },
+        deviceOf(req),
+        body.messages.map((m) => ({
+          deviceMessageId: m.device_message_id,
+          sender: m.sender,
+          body: m.body,
+          receivedAt: new Date(m.received_at),
+          simSlot: m.sim_slot ?? null,
+        })),
+      );
+      return {
+        status: 200,
+        body: {
+          success: true,
+          data: results.map((r) => ({
+            device_message_id: r.deviceMessageId,
+            id: r.id,
+            match_status: r.matchStatus,
+            trx_id: r.trxId,
+            duplicate_of: r.duplicateOf,
+          })),
+        },
+      };
+    },
+  });
+}
