@@ -32,16 +32,19 @@ export function checkoutUrl(publicBaseUrl: string, paymentId: string): string {
   return `${publicBaseUrl.replace(/\/+$/, '')}/checkout/${paymentId}`;
 }
 
-async function resolveExpiry(em: EntityManager, input: CreateIntentInput, now: Date): Promise<Date> {
+/**
+ * An absolute expiry, or seconds from the database's `now()` (so `expires_at -
+ * created_at` is exactly the requested lifetime).
+ */
+async function resolveExpiry(em: EntityManager, input: CreateIntentInput, now: Date): Promise<{ at: Date | null; seconds: number | null }> {
   if (input.expiresAt) {
     const ahead = (input.expiresAt.getTime() - now.getTime()) / 1000;
     if (ahead < MIN_EXPIRY_SECONDS || ahead > MAX_EXPIRY_SECONDS) {
       throw new AppError('VALIDATION_ERROR', 'Must be at least 60 seconds and at most 30 days in the future', { field: 'expires_at' });
     }
-    return input.expiresAt;
+    return { at: input.expiresAt, seconds: null };
   }
-  const seconds = input.expiresIn ?? (await getSetting(em, 'intent_expiry_minutes')) * 60;
-  return new Date(now.getTime() + seconds * 1000);
+  return { at: null, seconds: input.expiresIn ?? (await getSetting(em, 'intent_expiry_minutes')) * 60 };
 }
 
 /** Refuses an intent no enabled gateway could ever take, with the spec's messages. */
@@ -67,11 +70,11 @@ export async function createIntent(
   const now = opts.now ?? new Date();
   return em.transactional(async (tx) => {
     await checkSomeGatewayTakes(tx, input.amount, input.currency);
-    const expiresAt = await resolveExpiry(tx, input, now);
+    const expiry = await resolveExpiry(tx, input, now);
     const customer = input.customer ? await findOrCreateCustomer(tx, keys, brandId, input.customer) : null;
     const rows = await tx.execute<Array<{ uuid: string; amount: string; metadata: Record<string, unknown>; created_at: string; expires_at: string }>>(
       `INSERT INTO payment_intents (uuid, brand_id, amount, currency, reference, customer_id, metadata, success_url, cancel_url, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?)
+       VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, COALESCE(?::timestamptz, now() + make_interval(secs => ?)))
        RETURNING uuid, amount::text AS amount, metadata, created_at, expires_at`,
       [
         randomUUID(),
@@ -83,7 +86,8 @@ export async function createIntent(
         JSON.stringify(input.metadata ?? {}),
         input.successUrl ?? null,
         input.cancelUrl ?? null,
-        expiresAt,
+        expiry.at,
+        expiry.seconds,
       ],
     );
     const r = rows[0]!;

@@ -258,17 +258,6 @@ export async function submitGatewayTrxId(
   );
 }
 
-/** Automatic gateway: pending -> processing (the customer was sent to the gateway). */
-export async function markProcessing(em: EntityManager, transactionId: number): Promise<TransactionChange> {
-  return em.transactional(async (tx) => {
-    const t = await lockTransaction(tx, transactionId);
-    if (t.status === 'processing') return { transaction: t, changed: false };
-    if (t.status !== 'pending') throw new AppError('INVALID_STATE', `Transaction is ${t.status}`);
-    await tx.execute(`UPDATE transactions SET status = 'processing', updated_at = now() WHERE id = ? AND status = 'pending'`, [transactionId]);
-    return { transaction: await getTransaction(tx, transactionId), changed: true };
-  });
-}
-
 /**
  * Completes an open transaction and its intent, and records `payment.completed`,
  * all in one database transaction. A repeat (already completed) changes nothing
