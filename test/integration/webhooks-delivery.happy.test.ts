@@ -148,6 +148,34 @@ describe('webhook delivery', () => {
     await expect(replayDeadLetter(em, Number(deliveryId))).rejects.toMatchObject({ code: 'INVALID_STATE' });
   });
 
+  it('a receiver on the SDK verifier rejects a tampered body with 401; secrets are encrypted at rest and never logged', async () => {
+    const { deliveryId, trx } = await emit();
+    expect(await finalStatus(deliveryId)).toBe('success');
+    const [genuine] = requestsFor(trx);
+    expect(genuine!.status).toBe(200);
+    const headers = {
+      'content-type': 'application/json',
+      'x-webhook-id': String(genuine!.headers['x-webhook-id']),
+      'x-webhook-event': String(genuine!.headers['x-webhook-event']),
+      'x-webhook-signature': String(genuine!.headers['x-webhook-signature']),
+    };
+    const tampered = genuine!.rawBody.replace('"amount":"1250.00"', '"amount":"9250.00"');
+    expect(tampered).not.toBe(genuine!.rawBody);
+    const forged = await fetch(receiver.url, { method: 'POST', headers, body: tampered });
+    expect(forged.status).toBe(401);
+    expect(await forged.text()).toBe('no_matching_signature');
+    const resent = await fetch(receiver.url, { method: 'POST', headers, body: genuine!.rawBody });
+    expect(resent.status).toBe(200);
+
+    const [stored] = await t.sql<{ secret_encrypted: string }>('SELECT secret_encrypted FROM webhook_endpoints WHERE brand_id = $1', [brandId]);
+    expect(stored!.secret_encrypted).toMatch(/^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect(stored!.secret_encrypted).not.toContain(secret.slice(6));
+    const logs = t.logs.join('\n');
+    expect(logs).toContain('webhook attempt');
+    expect(logs).not.toContain(secret.slice(6));
+    expect(logs).not.toContain(receiver.url);
+  });
+
   it('signs with both secrets for 24 hours after a rotation, then with the new one only', async () => {
     const oldSecret = secret;
     const rot = await t.request('POST', '/api/v1/webhooks/endpoint/secret-rotations', { token: apiKey });

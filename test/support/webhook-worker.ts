@@ -25,6 +25,8 @@ export async function writeSettings(t: TestContext, settings: Partial<WebhookSet
 export interface WebhookTestServer {
   t: TestContext;
   stopWorkers(): Promise<void>;
+  /** Starts them again (after stopWorkers), reading the settings anew. */
+  startWorkers(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,9 @@ export async function startWebhookTestServer(settings: Partial<WebhookSettings> 
   return {
     t,
     stopWorkers,
+    async startWorkers() {
+      workers ??= await startWorkers(t.runtime.deps);
+    },
     async close() {
       await stopWorkers();
       await t.close();
