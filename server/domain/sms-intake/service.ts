@@ -93,7 +93,7 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
       // Null only if this device's own retry of the message committed meanwhile.
       ids[index] = duplicate ?? (await findOwn(tx, caller, sms.deviceMessageId))!;
     }
-    return { ids, fresh };
+    return { ids, fresh: fresh.sort((a, b) => a - b) };
   });
 
   if (deps.match && fresh.length > 0) {
