@@ -6,7 +6,8 @@ import { deviceRequest, pairDevice, type PairedDevice } from '../support/device.
 let t: TestContext;
 
 beforeAll(async () => {
-  t = await startTestServer();
+  // The sweeps are called directly below; the scheduled ones must not run in between.
+  t = await startTestServer({ WORKERS_ENABLED: 'false' });
 });
 afterAll(() => t?.close());
 

@@ -2,6 +2,8 @@ import { fromKysely, type PgBoss, type Queue, type SendOptions } from 'pg-boss';
 import type { AppDeps } from '../../deps.ts';
 import type { EntityManager, Orm } from '../database/orm.ts';
 import { deliverWebhookRegistration } from '../../domain/webhooks/deliver-webhook.job.ts';
+import { detectOfflineDevicesRegistration } from '../../domain/devices/detect-offline-devices.job.ts';
+import { sweepOutboundSmsRegistration } from '../../domain/outbound-sms/sweep-outbound-sms.job.ts';
 
 /**
  * Background work. Every area adds its entry to `registrations()`:
@@ -18,7 +20,7 @@ export interface JobRegistration {
 // A function, not a top-level array: job modules import enqueueInTransaction from
 // here, and reading the list lazily keeps that import cycle harmless.
 function registrations(): JobRegistration[] {
-  return [deliverWebhookRegistration()];
+  return [deliverWebhookRegistration(), detectOfflineDevicesRegistration(), sweepOutboundSmsRegistration()];
 }
 
 // Keyed by the ORM's configuration, which every fork of one ORM shares: code that

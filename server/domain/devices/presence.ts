@@ -1,0 +1,87 @@
+import type { EntityManager } from '../../infra/database/orm.ts';
+import { recordEvent } from '../webhooks/outbox.ts';
+import { getSetting } from '../settings/service.ts';
+
+/** Devices moved per transaction; a large fleet is handled over several. */
+export const PRESENCE_BATCH = 200;
+
+interface TransitionRow {
+  id: string;
+  uuid: string;
+  brand_id: string;
+  name: string;
+  last_seen_at: Date | null;
+  last_heartbeat_at: Date | null;
+}
+
+const RETURNING = 'RETURNING d.id, d.uuid, d.brand_id, d.name, d.last_seen_at, d.last_heartbeat_at';
+
+function eventData(row: TransitionRow, status: 'offline' | 'online') {
+  return {
+    device_uuid: row.uuid,
+    name: row.name,
+    status,
+    last_seen_at: row.last_seen_at ? new Date(row.last_seen_at).toISOString() : null,
+    last_heartbeat_at: row.last_heartbeat_at ? new Date(row.last_heartbeat_at).toISOString() : null,
+  };
+}
+
+/**
+ * One pass of the offline detector. A device silent (no authenticated call) for
+ * longer than `device_offline_minutes` goes offline and its brand gets one
+ * `device.offline`; an offline device heard from again within the threshold
+ * comes back online with one `device.online`. Each flip is a conditional UPDATE
+ * on the recorded `online` flag (rows locked with SKIP LOCKED), written in the
+ * same transaction as its event: concurrent or repeated runs raise each event
+ * exactly once per transition.
+ */
+export async function detectOfflineDevices(em: EntityManager): Promise<{ wentOffline: number; cameOnline: number }> {
+  const minutes = await getSetting(em, 'device_offline_minutes');
+  const flip = async (sql: string, status: 'offline' | 'online'): Promise<number> => {
+    let total = 0;
+    for (;;) {
+      const moved = await em.fork().transactional(async (tx) => {
+        const rows = await tx.execute<TransitionRow[]>(sql, [minutes, PRESENCE_BATCH]);
+        for (const row of rows) {
+          await recordEvent(tx, { brandId: Number(row.brand_id), event: status === 'offline' ? 'device.offline' : 'device.online', data: eventData(row, status) });
+        }
+        return rows.length;
+      });
+      total += moved;
+      if (moved < PRESENCE_BATCH) return total;
+    }
+  };
+  const wentOffline = await flip(
+    `WITH due AS (
+       SELECT id FROM devices
+        WHERE status = 'active' AND online
+          AND COALESCE(last_seen_at, paired_at) < now() - make_interval(mins => ?)
+        ORDER BY id LIMIT ?
+        FOR UPDATE SKIP LOCKED
+     )
+     UPDATE devices d SET online = false, offline_since = now(), updated_at = now()
+       FROM due WHERE d.id = due.id AND d.online
+     ${RETURNING}`,
+    'offline',
+  );
+  const cameOnline = await flip(
+    `WITH back AS (
+       SELECT id FROM devices
+        WHERE status = 'active' AND NOT online
+          AND last_seen_at >= now() - make_interval(mins => ?)
+        ORDER BY id LIMIT ?
+        FOR UPDATE SKIP LOCKED
+     )
+     UPDATE devices d SET online = true, offline_since = NULL, updated_at = now()
+       FROM back WHERE d.id = back.id AND NOT d.online
+     ${RETURNING}`,
+    'online',
+  );
+  return { wentOffline, cameOnline };
+}
+
+/** Rotated refresh tokens past their own expiry can no longer be presented; their record can go. */
+export async function pruneRotatedRefreshTokens(em: EntityManager): Promise<number> {
+  const rows = await em.execute('DELETE FROM device_refresh_token_rotations WHERE expires_at < now() RETURNING jti');
+  return rows.length;
+}

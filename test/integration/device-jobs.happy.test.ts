@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DETECT_OFFLINE_QUEUE } from '../../server/domain/devices/detect-offline-devices.job.ts';
+import { enqueueOutboundSms } from '../../server/domain/outbound-sms/service.ts';
+import { SWEEP_OUTBOUND_SMS_QUEUE } from '../../server/domain/outbound-sms/sweep-outbound-sms.job.ts';
+import { startTestServer, type TestContext } from '../support/harness.ts';
+import { pairDevice } from '../support/device.ts';
+
+let t: TestContext;
+
+beforeAll(async () => {
+  t = await startTestServer({ WORKERS_ENABLED: 'true' });
+});
+afterAll(() => t?.close());
+
+async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 15_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (done(v) || Date.now() > until) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('device background jobs run through the job queue', () => {
+  it('both sweeps are scheduled every minute', async () => {
+    const schedules = await t.runtime.deps.boss.getSchedules();
+    const mine = schedules.filter((s) => [DETECT_OFFLINE_QUEUE, SWEEP_OUTBOUND_SMS_QUEUE].includes(s.name)).map((s) => [s.name, s.cron]);
+    expect(mine.sort()).toEqual([
+      [SWEEP_OUTBOUND_SMS_QUEUE, '* * * * *'],
+      [DETECT_OFFLINE_QUEUE, '* * * * *'],
+    ].sort());
+  });
+
+  it('a presence sweep job marks a silent device offline and records its event', async () => {
+    const d = await pairDevice(t);
+    await t.sql("UPDATE devices SET last_seen_at = now() - interval '2 hours' WHERE id = $1", [d.deviceId]);
+    await t.runtime.deps.boss.send(DETECT_OFFLINE_QUEUE, {});
+    const online = await waitFor(
+      async () => (await t.sql<any>('SELECT online FROM devices WHERE id = $1', [d.deviceId]))[0].online,
+      (v) => v === false,
+    );
+    expect(online).toBe(false);
+    const events = await t.sql<any>("SELECT event FROM webhook_events WHERE brand_id = $1 AND event LIKE 'device.%'", [d.brandId]);
+    expect(events).toEqual([{ event: 'device.offline' }]);
+  });
+
+  it('an outbound SMS sweep job expires items past their time to live', async () => {
+    const d = await pairDevice(t);
+    const { id } = await enqueueOutboundSms(t.runtime.deps.orm.em.fork(), t.runtime.deps.crypto.pii, { brandId: d.brandId, phone: '01712345678', message: 'x' });
+    await t.sql("UPDATE outbound_sms SET expires_at = now() - interval '1 second' WHERE id = $1", [id]);
+    await t.runtime.deps.boss.send(SWEEP_OUTBOUND_SMS_QUEUE, {});
+    const status = await waitFor(
+      async () => (await t.sql<any>('SELECT status FROM outbound_sms WHERE id = $1', [id]))[0].status,
+      (v) => v === 'expired',
+    );
+    expect(status).toBe('expired');
+  });
+});
