@@ -11,7 +11,6 @@ import {
   timestampSchema,
   uuidSchema,
 } from '../common/index.ts';
-import { idempotencyHeadersSchema } from './shared.ts';
 
 const c = initContract();
 
@@ -136,7 +135,6 @@ export const paymentsContract = c.router(
       description:
         'Creates a payment intent and returns its `payment_id` and `checkout_url`. Amounts are decimal strings with two places. ' +
         'Refused when no enabled gateway could ever take the amount (`Amount exceeds maximum`). Honours `Idempotency-Key`.',
-      headers: idempotencyHeadersSchema,
       body: createPaymentBodySchema,
       responses: { 201: ok(paymentCreatedSchema), 409: errorEnvelopeSchema, 422: errorEnvelopeSchema },
       metadata: meta({

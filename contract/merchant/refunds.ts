@@ -16,7 +16,6 @@ import {
   timestampSchema,
   uuidSchema,
 } from '../common/index.ts';
-import { idempotencyHeadersSchema } from './shared.ts';
 
 const c = initContract();
 
@@ -66,7 +65,6 @@ export const refundsContract = c.router(
       summary: 'Refund a transaction',
       description:
         'Creates a `pending` refund of a completed transaction. The sum of its non-failed refunds never exceeds its amount, also when requests race. Honours `Idempotency-Key`.',
-      headers: idempotencyHeadersSchema,
       body: createRefundBodySchema,
       responses: { 201: ok(refundSchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema, 422: errorEnvelopeSchema },
       metadata: meta({

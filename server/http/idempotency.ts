@@ -17,14 +17,18 @@ function isTransient(status: number): boolean {
  * (status and body, also a 4xx) is stored before it is sent, so a retry that
  * arrives right after the answer replays it with `Idempotent-Replayed: true`.
  * A 5xx, a 429 or a dropped connection releases the key instead, so a failed
- * attempt never poisons it. A malformed key is left to the contract's header
- * validation (400 naming `idempotency-key`).
+ * attempt never poisons it. A malformed key is a 400 naming `idempotency-key`.
+ * The OpenAPI generator documents the header from the same `idempotent` metadata.
  */
 export function idempotency(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const route = (req as Request & { tsRestRoute?: { metadata?: RouteMeta } }).tsRestRoute;
     const key = req.get('idempotency-key');
-    if (!route?.metadata?.idempotent || req.principal.kind !== 'merchant' || key === undefined || !KEY_RE.test(key)) return next();
+    if (!route?.metadata?.idempotent || req.principal.kind !== 'merchant' || key === undefined) return next();
+    // Refused rather than ignored: a retry that silently ran without its key could act twice.
+    if (!KEY_RE.test(key)) {
+      return next(new AppError('VALIDATION_ERROR', 'Must be 1 to 255 visible ASCII characters', { field: 'idempotency-key' }));
+    }
     const brandId = req.principal.brandId;
     const hash = requestHash(req.method, req.baseUrl + req.path, req.body);
     claimKey(req.em.fork(), brandId, key, hash).then((claim) => {
