@@ -11,6 +11,7 @@ import { Notification } from '../../domain/notifications/entities.ts';
 import { OutboundSms } from '../../domain/outbound-sms/entities.ts';
 import { SmsRecord } from '../../domain/sms-intake/entities.ts';
 import { webhookEntities } from '../../domain/webhooks/entities.ts';
+import { AuditLog } from '../../domain/audit/entities.ts';
 
 /** Every entity the ORM knows; each domain area adds its own here. */
-export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, IdempotencyKey, Device, DeviceRefreshTokenRotation, PairingCode, SmsFilterRules, Notification, OutboundSms, SmsRecord, ...webhookEntities];
+export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, IdempotencyKey, Device, DeviceRefreshTokenRotation, PairingCode, SmsFilterRules, Notification, OutboundSms, SmsRecord, ...webhookEntities, AuditLog];

@@ -1,0 +1,158 @@
+import type { EntityManager } from '../../infra/database/orm.ts';
+import { pgDate } from '../payments/pg.ts';
+
+/** Who asked for a change, as the admin surface knows it. */
+export interface AuditActor {
+  /** `admin`, or `admin:<label>` when the caller named itself (X-Admin-Actor). */
+  actor: string;
+  requestId: string | null;
+}
+
+/**
+ * What may go into `before`/`after`: ids, statuses, amounts, flags and short
+ * codes. Short strings only, so nobody is tempted to dump a whole row (with a
+ * name, a phone number or a secret) into the permanent record.
+ */
+export type AuditScalar = string | number | boolean | null;
+export type AuditValue = AuditScalar | AuditScalar[];
+export type AuditState = Record<string, AuditValue>;
+
+export interface AuditEntry {
+  /** `<target type>.<verb>`, e.g. `transaction.verify`. */
+  action: string;
+  targetType: string;
+  targetId: string | number | null;
+  brandId?: number | null;
+  before?: AuditState | null;
+  after?: AuditState | null;
+}
+
+export interface AuditRecord {
+  id: number;
+  actor: string;
+  action: string;
+  targetType: string;
+  targetId: string | null;
+  brandId: number | null;
+  before: AuditState | null;
+  after: AuditState | null;
+  requestId: string | null;
+  createdAt: Date;
+}
+
+export const MAX_AUDIT_STRING = 200;
+
+function checkState(what: string, state: AuditState | null | undefined): void {
+  if (!state) return;
+  for (const [key, value] of Object.entries(state)) {
+    for (const v of Array.isArray(value) ? value : [value]) {
+      if (typeof v === 'string' && v.length > MAX_AUDIT_STRING) throw new Error(`audit ${what}.${key} is too long to be an id, status or amount`);
+      if (v !== null && typeof v === 'object') throw new Error(`audit ${what}.${key} must be a scalar or a list of scalars`);
+    }
+  }
+}
+
+/**
+ * Writes one audit row. Must run inside the transaction that makes the change,
+ * so the change and its record commit together or not at all.
+ */
+export async function recordAudit(tx: EntityManager, who: AuditActor, entry: AuditEntry): Promise<void> {
+  if (!tx.isInTransaction()) throw new Error('recordAudit must run inside the transaction of the change it records');
+  checkState('before', entry.before);
+  checkState('after', entry.after);
+  await tx.execute(
+    `INSERT INTO audit_log (actor, action, target_type, target_id, brand_id, before, after, request_id)
+     VALUES (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)`,
+    [
+      who.actor,
+      entry.action,
+      entry.targetType,
+      entry.targetId === null ? null : String(entry.targetId),
+      entry.brandId ?? null,
+      entry.before ? JSON.stringify(entry.before) : null,
+      entry.after ? JSON.stringify(entry.after) : null,
+      who.requestId,
+    ],
+  );
+}
+
+/**
+ * Runs an admin change and records it in one database transaction. `change`
+ * reads what it needs (locking it), makes the change through the owning
+ * service (whose own `transactional` becomes a savepoint inside this one) and
+ * returns its result with the audit entry, or `audit: null` when nothing
+ * changed (a repeated request), which is not recorded.
+ */
+export async function withAudit<T>(em: EntityManager, who: AuditActor, change: (tx: EntityManager) => Promise<{ result: T; audit: AuditEntry | null }>): Promise<T> {
+  return em.transactional(async (tx) => {
+    const { result, audit } = await change(tx);
+    if (audit) await recordAudit(tx, who, audit);
+    return result;
+  });
+}
+
+export interface AuditFilter {
+  page: number;
+  perPage: number;
+  action?: string;
+  targetType?: string;
+  targetId?: string;
+  brandId?: number;
+}
+
+interface AuditRow {
+  id: string;
+  actor: string;
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  brand_id: string | null;
+  before: AuditState | null;
+  after: AuditState | null;
+  request_id: string | null;
+  created_at: string | Date;
+}
+
+/** Newest first. */
+export async function listAudit(em: EntityManager, f: AuditFilter): Promise<{ items: AuditRecord[]; total: number }> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (f.action) {
+    where.push('action = ?');
+    params.push(f.action);
+  }
+  if (f.targetType) {
+    where.push('target_type = ?');
+    params.push(f.targetType);
+  }
+  if (f.targetId) {
+    where.push('target_id = ?');
+    params.push(f.targetId);
+  }
+  if (f.brandId !== undefined) {
+    where.push('brand_id = ?');
+    params.push(f.brandId);
+  }
+  const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const [count] = await em.execute<Array<{ n: string }>>(`SELECT count(*) AS n FROM audit_log ${clause}`, params);
+  const rows = await em.execute<AuditRow[]>(
+    `SELECT id, actor, action, target_type, target_id, brand_id, before, after, request_id, created_at
+       FROM audit_log ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+    [...params, f.perPage, (f.page - 1) * f.perPage],
+  );
+  return {
+    total: Number(count!.n),
+    items: rows.map((r) => ({
+      id: Number(r.id),
+      actor: r.actor,
+      action: r.action,
+      targetType: r.target_type,
+      targetId: r.target_id,
+      brandId: r.brand_id === null ? null : Number(r.brand_id),
+      before: r.before,
+      after: r.after,
+      requestId: r.request_id,
+      createdAt: pgDate(r.created_at),
+    })),
+  };
+}
