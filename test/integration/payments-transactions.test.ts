@@ -27,7 +27,8 @@ const em = () => t.runtime.deps.orm.em.fork();
 const keys = () => t.runtime.deps.crypto;
 
 beforeAll(async () => {
-  t = await startTestServer();
+  // No workers: the scheduled expiry sweep must not race the expiry assertions below.
+  t = await startTestServer({ WORKERS_ENABLED: 'false' });
   ({ apiKey } = await t.createBrand('State Shop'));
   bkash = await seedGateway(t, 'bkash');
   sandbox = await seedGateway(t, 'sandbox', { currencies: ['USD', 'EUR'], min_amount: '1.00', max_amount: '5000.00' });
