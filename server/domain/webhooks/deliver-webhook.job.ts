@@ -80,7 +80,7 @@ export async function sweepDueDeliveries(deps: Pick<AppDeps, 'orm'>, graceMs: nu
 async function startDeliveryWorkers(deps: AppDeps): Promise<{ stop(): Promise<void> }> {
   const startSettings = await readWebhookSettings(deps.orm.em.fork());
   const poll = startSettings.webhook_poll_interval_seconds;
-  await deps.boss.work<Payload, unknown, { batchSize: number; localConcurrency: number; pollingIntervalSeconds: number; notifyPollingIntervalSeconds: number; perJobResults: true }>(
+  await deps.boss.work<Payload, unknown, { batchSize: number; localConcurrency: number; pollingIntervalSeconds: number; notifyPollingIntervalSeconds: number; burstWhenBatchFull: true; perJobResults: true }>(
     DELIVER_QUEUE,
     {
       batchSize: startSettings.webhook_worker_batch_size,
@@ -88,6 +88,8 @@ async function startDeliveryWorkers(deps: AppDeps): Promise<{ stop(): Promise<vo
       pollingIntervalSeconds: poll,
       // Deferred retries are not announced by NOTIFY; only polling finds them.
       notifyPollingIntervalSeconds: poll,
+      // A full batch means a backlog: fetch again at once instead of waiting a poll.
+      burstWhenBatchFull: true,
       perJobResults: true,
     },
     async (jobs: Job<Payload>[]): Promise<JobResult[]> => {
