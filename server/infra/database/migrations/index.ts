@@ -5,6 +5,7 @@ import { Migration0002Webhooks } from './0002-webhooks.ts';
 import { Migration0003Payments } from './0003-payments.ts';
 import { Migration0004Devices } from './0004-devices.ts';
 import { Migration0005Admin } from './0005-admin.ts';
+import { Migration0006Sandbox } from './0006-sandbox.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -17,4 +18,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0003-payments', class: Migration0003Payments },
   { name: '0004-devices', class: Migration0004Devices },
   { name: '0005-admin', class: Migration0005Admin },
+  { name: '0006-sandbox', class: Migration0006Sandbox },
 ];
