@@ -115,7 +115,7 @@ export const webhooksContract = c.router(
       path: '/webhooks/endpoint',
       summary: 'Set the webhook endpoint',
       description:
-        'Creates the endpoint (201, with its signing secret shown once) or replaces its URL, events and enabled flag (200; the secret is kept). Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}">`, `X-Webhook-Id` (stable across retries) and `X-Webhook-Event`; only a 2xx answer counts as delivered.',
+        'Creates the endpoint (201, with its signing secret shown once) or replaces its URL, events and enabled flag (200; the secret is kept). Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}">`, `X-Webhook-Id` (the event id, stable across retries and replays: deduplicate on it), `X-Webhook-Event` and `X-Webhook-Attempt`; only a 2xx answer within the attempt timeout counts as delivered, redirects are not followed, and 410 disables the endpoint.',
       body: putWebhookEndpointBodySchema,
       responses: { 200: ok(webhookEndpointSchema), 201: ok(webhookEndpointCreatedSchema), 422: errorEnvelopeSchema },
       metadata: endpointMeta(['WEBHOOK_URL_NOT_ALLOWED']),
