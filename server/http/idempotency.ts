@@ -16,8 +16,9 @@ function isTransient(status: number): boolean {
  * the calling brand (runs after authentication). The first request's response
  * (status and body, also a 4xx) is stored before it is sent, so a retry that
  * arrives right after the answer replays it with `Idempotent-Replayed: true`.
- * A 5xx, a 429 or a dropped connection releases the key instead, so a failed
- * attempt never poisons it. A malformed key is a 400 naming `idempotency-key`.
+ * A 5xx or a 429 releases the key instead, so a failed attempt never poisons it.
+ * A client that hangs up does not release it: the handler runs to its end and its
+ * response is stored, so the client's retry replays it instead of acting twice. A malformed key is a 400 naming `idempotency-key`.
  * The OpenAPI generator documents the header from the same `idempotent` metadata.
  */
 export function idempotency(logger: Logger): RequestHandler {
@@ -65,11 +66,4 @@ function captureResponse(req: Request, res: Response, logger: Logger, brandId: n
       .finally(() => send(body));
     return res;
   };
-  res.on('close', () => {
-    if (settled) return;
-    settled = true;
-    releaseKey(req.em.fork(), brandId, key, token).catch((err: unknown) => {
-      logger.error({ request_id: req.requestId, err: { message: (err as Error)?.message } }, 'idempotency key not released');
-    });
-  });
 }

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { requestRefund, seedCompletedTransaction, seedGateway, settleRefund } from '../support/seed.ts';
@@ -134,6 +135,41 @@ describe('concurrency and failures', () => {
         expect(r.headers.get('retry-after')).toBe('1');
       }
     }
+  });
+
+  it('a client that hangs up mid-request and retries gets the first outcome, not a second payment', async () => {
+    const key = newKey();
+    // Hold the intents table so the first request is still running when its client gives up.
+    const blocker = new pg.Client({ connectionString: t.config.DATABASE_URL });
+    await blocker.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('LOCK TABLE payment_intents IN EXCLUSIVE MODE');
+    try {
+      const abort = new AbortController();
+      const first = fetch(`${t.baseUrl}/api/v1/payments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify(body('hangup-1')),
+        signal: abort.signal,
+      }).catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 300));
+      abort.abort();
+      expect(await first).toBeInstanceOf(Error);
+      const whileRunning = await pay(key, body('hangup-1'));
+      expect(whileRunning.status).toBe(409);
+      expect(whileRunning.body.errors[0].code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
+    } finally {
+      await blocker.query('COMMIT');
+      await blocker.end();
+    }
+    let retry = await pay(key, body('hangup-1'));
+    for (let i = 0; i < 50 && retry.status === 409; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      retry = await pay(key, body('hangup-1'));
+    }
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await intentsWithReference('hangup-1')).toBe(1);
   });
 
   it('a request still running: 409 IDEMPOTENCY_REQUEST_IN_PROGRESS', async () => {

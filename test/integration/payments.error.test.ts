@@ -123,6 +123,13 @@ describe('other fields', () => {
     );
   });
 
+  it('malformed JSON: 400 MALFORMED_JSON; another media type: 415', async () => {
+    const bad = await t.request('POST', '/api/v1/payments', { token: apiKey, rawBody: '{"amount": "1.00",', headers: { 'content-type': 'application/json' } });
+    expectError(bad, 400, 'MALFORMED_JSON', null);
+    const form = await t.request('POST', '/api/v1/payments', { token: apiKey, rawBody: 'amount=1.00&currency=BDT', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expectError(form, 415, 'UNSUPPORTED_MEDIA_TYPE', null);
+  });
+
   it('a body that is not an object is a 400', async () => {
     const res = await t.request('POST', '/api/v1/payments', { token: apiKey, rawBody: '[]', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
