@@ -1,6 +1,7 @@
 import type { Runtime } from './bootstrap.ts';
 import { Brand } from './domain/brands/entities.ts';
 import { createApiKey, createBrand } from './domain/brands/service.ts';
+import { createPairingCode } from './domain/devices/pairing.ts';
 
 /**
  * On the embedded default's first run, seed a demo brand so a new user can try
@@ -14,12 +15,15 @@ export async function firstRunSetup(runtime: Runtime, port: number): Promise<voi
   if ((await em.count(Brand, {})) > 0) return;
   const brand = await createBrand(em, { name: 'Demo Shop' });
   const { key } = await createApiKey(em, brand.id, { name: 'demo key', mode: 'test' });
+  // A day rather than the usual 15 minutes: whoever starts the service may pair the phone later.
+  const pairing = await createPairingCode(em, brand.id, { ttlMinutes: 24 * 60 });
   const base = deps.config.PUBLIC_BASE_URL.replace(/:\d+$/, `:${port}`);
   const lines = [
     '',
     'First run: a demo brand was created. Keep these; they are shown once.',
     `  Admin token:        ${deps.secrets.adminToken}`,
     `  Demo brand API key: ${key}`,
+    `  Pairing code:       ${pairing.code} (one use, valid until ${pairing.expiresAt.toISOString()})`,
     `  API reference:      ${base}/docs`,
     `  Try it:             curl -H "Authorization: Bearer ${key}" ${base}/api/v1/brand`,
     '',
