@@ -147,7 +147,7 @@ export const errorRegistry = {
   INVALID_STATE: {
     status: 409,
     message: 'The resource is not in a state that allows this operation',
-    description: 'For example completing a refund that already failed, or reporting an SMS that was not handed to this device.',
+    description: 'For example completing a refund that already failed, or reporting `delivered` for an outbound SMS its device reported `failed`.',
   },
   PAYMENT_ALREADY_STARTED: {
     status: 409,
