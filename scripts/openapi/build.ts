@@ -1,9 +1,10 @@
-import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
+import { isAppRoute, isAppRouteNoBody, type AppRoute, type AppRouter } from '@ts-rest/core';
 import { OpenApiBuilder, type OpenAPIObject, type OperationObject, type ParameterObject, type ResponsesObject, type SchemaObject } from 'openapi3-ts/oas31';
 import { z } from 'zod';
 import { contract } from '../../contract/index.ts';
 import { errorCodes, errorRegistry, type ErrorCode } from '../../contract/common/errors.ts';
 import type { AuthKind, RouteMeta } from '../../contract/common/meta.ts';
+import { webhookEventSchemas } from '../../contract/events.ts';
 
 /**
  * Builds openapi/openapi.json from the contract alone: paths, parameters,
@@ -104,6 +105,15 @@ function errorCodeTable(): string {
   return ['| Code | HTTP | Default message | When |', '|---|---|---|---|', ...rows].join('\n');
 }
 
+const tagDescriptions: Record<string, string> = {
+  System: 'Liveness and readiness probes.',
+  Brand: 'The brand (merchant account) behind an API key.',
+  Payments: 'Payment intents and the transactions that pay them.',
+  Refunds: 'Refunds of completed transactions.',
+  Customers: "The brand's customers; personal data is encrypted at rest and looked up by keyed hashes.",
+  Webhooks: 'Webhook endpoint configuration, delivery log, and the events the service sends.',
+};
+
 export function buildOpenApiDocument(): OpenAPIObject {
   const collector = new SchemaCollector();
   const builder = OpenApiBuilder.create({
@@ -151,17 +161,19 @@ export function buildOpenApiDocument(): OpenAPIObject {
       if (name.toLowerCase() === 'authorization') continue;
       params.push({ name, in: 'header', required: !isOptional(s), schema: collector.convert(s, 'input'), ...(s.description ? { description: s.description } : {}) });
     }
-    const hasBody = 'body' in route && route.body !== undefined && route.body !== null;
+    const body = 'body' in route ? route.body : undefined;
+    // ts-rest's c.noBody() is a symbol, not a schema: such a route takes no body.
+    const hasBody = body !== undefined && body !== null && !isAppRouteNoBody(body as never);
     const hasInput = hasBody || params.length > 0;
     const codes = [...baseCodes(auth, hasInput), ...(m.errors ?? [])];
     const responses: ResponsesObject = {};
     for (const [status, schema] of Object.entries(route.responses)) {
       const st = Number(status);
       const isError = st >= 400;
-      responses[status] = {
-        description: isError ? errorDescription(st, codes) : st === 201 ? 'Created' : 'OK',
-        content: { 'application/json': { schema: collector.convert(schema as z.ZodType, 'output') } },
-      };
+      const description = isError ? errorDescription(st, codes) : st === 201 ? 'Created' : st === 204 ? 'No content' : 'OK';
+      responses[status] = isAppRouteNoBody(schema as never)
+        ? { description }
+        : { description, content: { 'application/json': { schema: collector.convert(schema as z.ZodType, 'output') } } };
     }
     const op: OperationObject = {
       operationId: camel(key),
@@ -173,7 +185,8 @@ export function buildOpenApiDocument(): OpenAPIObject {
       security: auth in securitySchemes ? [{ [schemeName(auth)]: [] }] : [],
     };
     if (hasBody) {
-      op.requestBody = { required: true, content: { 'application/json': { schema: collector.convert((route as { body: z.ZodType }).body, 'input') } } };
+      const schema = body as z.ZodType;
+      op.requestBody = { required: !isOptional(schema), content: { 'application/json': { schema: collector.convert(schema, 'input') } } };
     }
     if (m.idempotent) {
       (op.parameters ??= []).push({
@@ -188,9 +201,33 @@ export function buildOpenApiDocument(): OpenAPIObject {
     builder.addPath(oasPath, { ...(builder.getSpec().paths?.[oasPath] ?? {}), [route.method.toLowerCase()]: op });
   });
 
+  // OpenAPI 3.1 `webhooks`: what the service POSTs to a merchant's endpoint.
+  const webhooks: Record<string, unknown> = {};
+  for (const [event, schema] of Object.entries(webhookEventSchemas)) {
+    webhooks[event] = {
+      post: {
+        operationId: `webhook${camel(event.split('.').map((p) => p[0]!.toUpperCase() + p.slice(1)))}`,
+        summary: `${event} event`,
+        description:
+          'Sent to the brand\'s webhook endpoint. Verify `X-Webhook-Signature: t=<unix seconds>,v1=<hex>` (HMAC-SHA256 of `{t}.{raw body}` with the endpoint secret; one `v1` per active secret) before trusting the body, and deduplicate on `X-Webhook-Id`, which is the same on every retry. Answer 2xx within the timeout; anything else is retried with exponential backoff.',
+        tags: ['Webhooks'],
+        // Outgoing calls: the merchant's receiver authenticates them by signature.
+        security: [],
+        parameters: [
+          { name: 'X-Webhook-Signature', in: 'header', required: true, schema: { type: 'string' }, description: 'Signature over `{timestamp}.{raw_body}`.' },
+          { name: 'X-Webhook-Id', in: 'header', required: true, schema: { type: 'string' }, description: 'Event id, stable across retries and replays.' },
+          { name: 'X-Webhook-Event', in: 'header', required: true, schema: { type: 'string', const: event } },
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: collector.convert(schema as z.ZodType, 'output') } } },
+        responses: { '2XX': { description: 'Delivery accepted. Any other answer, a redirect or a timeout is a failed attempt.' } },
+      },
+    };
+  }
+  tags.add('Webhooks');
+
   for (const [name, schema] of Object.entries(collector.components)) builder.addSchema(name, schema);
-  for (const t of [...tags].sort()) builder.addTag({ name: t });
-  return JSON.parse(JSON.stringify(builder.getSpec())) as OpenAPIObject;
+  for (const t of [...tags].sort()) builder.addTag({ name: t, description: tagDescriptions[t] ?? `${t} operations.` });
+  return JSON.parse(JSON.stringify({ ...builder.getSpec(), webhooks })) as OpenAPIObject;
 }
 
 export function renderOpenApi(): string {
