@@ -2,7 +2,9 @@ import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../../contract/common/errors.ts';
 import type { RouteMeta } from '../../contract/common/meta.ts';
 import { claimKey, completeKey, releaseKey, requestHash } from '../domain/idempotency/service.ts';
+import type { EntityManager } from '../infra/database/orm.ts';
 import type { Logger } from '../infra/logger.ts';
+import { sendCode } from './errors.ts';
 
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
@@ -12,27 +14,35 @@ function isTransient(status: number): boolean {
 }
 
 /**
- * `Idempotency-Key` for routes whose metadata says `idempotent: true`, scoped to
- * the calling brand (runs after authentication). The first request's response
- * (status and body, also a 4xx) is stored before it is sent, so a retry that
- * arrives right after the answer replays it with `Idempotent-Replayed: true`.
- * A 5xx or a 429 releases the key instead, so a failed attempt never poisons it.
- * A client that hangs up does not release it: the handler runs to its end and its
- * response is stored, so the client's retry replays it instead of acting twice. A malformed key is a 400 naming `idempotency-key`.
- * The OpenAPI generator documents the header from the same `idempotent` metadata.
+ * `Idempotency-Key` for routes whose metadata says `idempotent: true` (the OpenAPI
+ * generator documents the header from the same metadata), scoped to the calling
+ * brand, so it runs after authentication.
+ *
+ * The key is claimed first in its own committed statement (the unique constraint
+ * picks one winner among concurrent requests). The winner's handler then runs in
+ * one database transaction that also stores its response: the operation and the
+ * stored response commit together, or neither does. So a crash mid-request leaves
+ * nothing done (a later retry may run it), and a completed operation always has
+ * its response to replay. The response is stored before it is sent, so a retry
+ * arriving right after the answer replays it (`Idempotent-Replayed: true`).
+ *
+ * A 5xx or 429 rolls the work back and releases the key, so a failed attempt never
+ * poisons it. A client that hangs up does not release it: the handler finishes and
+ * its response is stored for the retry. A malformed key is a 400 naming
+ * `idempotency-key` (ignoring it could let a retry act twice).
  */
 export function idempotency(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const route = (req as Request & { tsRestRoute?: { metadata?: RouteMeta } }).tsRestRoute;
     const key = req.get('idempotency-key');
     if (!route?.metadata?.idempotent || req.principal.kind !== 'merchant' || key === undefined) return next();
-    // Refused rather than ignored: a retry that silently ran without its key could act twice.
     if (!KEY_RE.test(key)) {
       return next(new AppError('VALIDATION_ERROR', 'Must be 1 to 255 visible ASCII characters', { field: 'idempotency-key' }));
     }
-    const brandId = req.principal.brandId;
+    const scope = { brandId: req.principal.brandId, key };
     const hash = requestHash(req.method, req.baseUrl + req.path, req.body);
-    claimKey(req.em.fork(), brandId, key, hash).then((claim) => {
+    const run = async () => {
+      const claim = await claimKey(req.em.fork(), scope.brandId, key, hash);
       switch (claim.kind) {
         case 'replay':
           res.status(claim.status).setHeader('Idempotent-Replayed', 'true');
@@ -42,28 +52,62 @@ export function idempotency(logger: Logger): RequestHandler {
           return next(new AppError('IDEMPOTENCY_KEY_REUSED', undefined, { field: 'idempotency-key' }));
         case 'in_progress':
           return next(new AppError('IDEMPOTENCY_REQUEST_IN_PROGRESS', undefined, { field: 'idempotency-key', headers: { 'Retry-After': '1' } }));
-        case 'execute':
-          captureResponse(req, res, logger, brandId, key, claim.token);
+        case 'execute': {
+          const base = req.em;
+          const release = () => releaseKey(base.fork(), scope.brandId, key, claim.token);
+          const tx = base.fork();
+          try {
+            await tx.begin();
+          } catch (err) {
+            await release().catch(() => undefined);
+            throw err;
+          }
+          // Services open their own em.transactional() on req.em: inside this one they become savepoints.
+          req.em = tx;
+          captureResponse(req, res, logger, tx, release, { ...scope, token: claim.token });
           return next();
+        }
       }
-    }, next);
+    };
+    run().catch(next);
   };
 }
 
-function captureResponse(req: Request, res: Response, logger: Logger, brandId: number, key: string, token: string): void {
+function captureResponse(
+  req: Request,
+  res: Response,
+  logger: Logger,
+  tx: EntityManager,
+  release: () => Promise<void>,
+  claim: { brandId: number; key: string; token: string },
+): void {
   const send = res.json.bind(res);
   let settled = false;
   res.json = (body: unknown) => {
     if (settled) return send(body);
     settled = true;
-    const text = JSON.stringify(body);
-    const em = req.em.fork();
-    const stored = isTransient(res.statusCode) ? releaseKey(em, brandId, key, token) : completeKey(em, brandId, key, token, res.statusCode, text);
-    stored
-      .catch((err: unknown) => {
-        logger.error({ request_id: req.requestId, err: { message: (err as Error)?.message } }, 'idempotency key not stored');
-      })
-      .finally(() => send(body));
+    const status = res.statusCode;
+    const finish = async () => {
+      if (isTransient(status)) {
+        await tx.rollback();
+        await release();
+        return;
+      }
+      // Fails (and rolls everything back) if a stale-lock takeover gave the key to another run.
+      await completeKey(tx, claim.brandId, claim.key, claim.token, status, JSON.stringify(body));
+      await tx.commit();
+    };
+    finish().then(
+      () => send(body),
+      async (err: unknown) => {
+        logger.error({ request_id: req.requestId, err: { message: (err as Error)?.message } }, 'idempotent request not committed');
+        await tx.rollback().catch(() => undefined);
+        await release().catch(() => undefined);
+        // Nothing was kept, so the answer must not claim success.
+        if (isTransient(status)) send(body);
+        else sendCode(req, res, 'INTERNAL_ERROR');
+      },
+    );
     return res;
   };
 }

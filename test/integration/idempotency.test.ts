@@ -172,6 +172,50 @@ describe('concurrency and failures', () => {
     expect(await intentsWithReference('hangup-1')).toBe(1);
   });
 
+  it('a run that lost its key to a takeover rolls its work back instead of committing a second execution', async () => {
+    const key = newKey();
+    const blocker = new pg.Client({ connectionString: t.config.DATABASE_URL });
+    await blocker.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('LOCK TABLE payment_intents IN EXCLUSIVE MODE');
+    let res;
+    try {
+      const pending = pay(key, body('takeover-1'));
+      // Wait until the request holds its claim, then hand the key to "another run".
+      for (let i = 0; i < 50; i++) {
+        if ((await t.sql('SELECT 1 FROM idempotency_keys WHERE key = $1', [key])).length) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await t.sql('UPDATE idempotency_keys SET lock_token = gen_random_uuid() WHERE brand_id = $1 AND key = $2', [brandId, key]);
+      await blocker.query('COMMIT');
+      res = await pending;
+    } finally {
+      await blocker.end();
+    }
+    expect(res.status).toBe(500);
+    expect(res.body.errors[0].code).toBe('INTERNAL_ERROR');
+    expect(await intentsWithReference('takeover-1')).toBe(0);
+  });
+
+  it('with a key, the operation and its stored response are one transaction: a rolled-back response leaves no intent', async () => {
+    const key = newKey();
+    // Make storing the response fail after the handler did its work.
+    await t.sql(`ALTER TABLE idempotency_keys ADD CONSTRAINT test_no_completion CHECK (completed_at IS NULL) NOT VALID`);
+    let res;
+    try {
+      res = await pay(key, body('atomic-1'));
+    } finally {
+      await t.sql('ALTER TABLE idempotency_keys DROP CONSTRAINT test_no_completion');
+    }
+    expect(res.status).toBe(500);
+    expect(await intentsWithReference('atomic-1')).toBe(0);
+    // The key was released, so the retry runs.
+    const retry = await pay(key, body('atomic-1'));
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(await intentsWithReference('atomic-1')).toBe(1);
+  });
+
   it('a request still running: 409 IDEMPOTENCY_REQUEST_IN_PROGRESS', async () => {
     const key = newKey();
     const hash = requestHash('POST', '/api/v1/payments', body('running-1'));

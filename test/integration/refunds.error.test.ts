@@ -91,6 +91,17 @@ describe('concurrent refunds never overdraw', () => {
     expect(sum).toEqual({ total: '90.00', n: '3' });
   });
 
+  it('the same race with an Idempotency-Key on each request (as the SDK sends them): still exactly three', async () => {
+    const { transaction } = await seedCompletedTransaction(t, { apiKey, gateway: bkash, amount: '100.00' });
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => requestRefund(t, apiKey, { trx_id: transaction.trxId, amount: '30.00' }, { 'idempotency-key': `race-${transaction.id}-${i}` })),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(3);
+    expect(results.filter((r) => r.status === 422)).toHaveLength(7);
+    const [sum] = await t.sql<{ total: string }>(`SELECT sum(amount)::text AS total FROM refunds WHERE transaction_id = $1`, [transaction.id]);
+    expect(sum!.total).toBe('90.00');
+  });
+
   it('ten requests of mixed amounts on 100.00: the sum never exceeds the amount and no refused one would have fitted', async () => {
     const { transaction } = await seedCompletedTransaction(t, { apiKey, gateway: bkash, amount: '100.00' });
     const amounts = ['10.01', '25.00', '33.33', '0.01', '50.00', '12.50', '40.00', '9.99', '20.00', '45.45'];

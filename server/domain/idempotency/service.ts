@@ -9,9 +9,11 @@ import type { EntityManager } from '../../infra/database/orm.ts';
  * (brand_id, key) constraint, not a read-then-write check, decides the winner.
  *
  * Keys are kept for at least KEY_TTL_HOURS: an older key counts as unused and is
- * taken over by the next request (and `purgeExpiredKeys` deletes them). A run that
- * died without answering (process killed) leaves its key locked; after
- * LOCK_TIMEOUT_SECONDS the same request may take it over and run again.
+ * taken over by the next request (and `purgeExpiredKeys` deletes them). The work
+ * and its stored response commit in one transaction (see server/http/idempotency.ts),
+ * so a run that died (process killed) committed nothing; after LOCK_TIMEOUT_SECONDS
+ * the same request may take its key over and run. A slow run that outlives the
+ * timeout finds its key gone when it tries to complete and rolls back.
  */
 export const KEY_TTL_HOURS = 24;
 export const LOCK_TIMEOUT_SECONDS = 300;
@@ -77,15 +79,19 @@ export async function claimKey(em: EntityManager, brandId: number, key: string, 
 }
 
 /**
- * Stores the first response. The body is kept as the exact JSON text (a jsonb
- * string: jsonb objects would reorder keys), so replays are byte-identical.
+ * Stores the first response, inside the transaction that did the work. The body
+ * is kept as the exact JSON text (a jsonb string: jsonb objects would reorder
+ * keys), so replays are byte-identical.
  */
 export async function completeKey(em: EntityManager, brandId: number, key: string, token: string, status: number, bodyJson: string): Promise<void> {
-  await em.execute(
+  const rows = await em.execute<Array<{ id: string }>>(
     `UPDATE idempotency_keys SET response_status = ?, response_body = to_jsonb(?::text), completed_at = now(), lock_token = NULL
-      WHERE brand_id = ? AND key = ? AND lock_token = ?`,
+      WHERE brand_id = ? AND key = ? AND lock_token = ? RETURNING id`,
     [status, bodyJson, brandId, key, token],
   );
+  // Another run took the key over (this one outlived the lock timeout): the caller
+  // must roll its work back rather than commit a second execution.
+  if (rows.length === 0) throw new Error('idempotency key is no longer held by this request');
 }
 
 /** Frees the key after a failure that must not be replayed (5xx, dropped connection). */
