@@ -31,6 +31,7 @@ export const errorCodes = [
   'INVALID_STATE',
   'PAYMENT_ALREADY_STARTED',
   'GATEWAY_TRX_ID_TAKEN',
+  'SMS_EVIDENCE_MISMATCH',
   'TRANSACTION_NOT_REFUNDABLE',
   'REFUND_EXCEEDS_AVAILABLE',
   'PAYMENT_EXPIRED',
@@ -158,6 +159,11 @@ export const errorRegistry = {
     status: 409,
     message: 'This gateway transaction id was already used',
     description: 'Another transaction already claims this gateway transaction id; one gateway transaction completes one payment only.',
+  },
+  SMS_EVIDENCE_MISMATCH: {
+    status: 409,
+    message: 'The SMS record does not fit this transaction',
+    description: "Manual verification named an SMS record as proof, but it says another amount or gateway transaction id than the transaction, or comes from another gateway's sender.",
   },
   TRANSACTION_NOT_REFUNDABLE: {
     status: 409,

@@ -36,6 +36,11 @@ export const SmsRecord = defineEntity({
     candidateIds: p.array<number>((i) => Number(i), (n) => String(n)).columnType('bigint[]').nullable(),
     reason: p.text().nullable(),
     matchedAt: p.datetime().nullable(),
+    /** Set when an admin decided a record left for review (sms/review.ts). */
+    resolution: p.enum(['verified', 'rejected'] as const).nullable(),
+    resolvedBy: p.string().length(100).nullable(),
+    resolvedAt: p.datetime().nullable(),
+    resolutionNote: p.string().length(500).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

@@ -7,6 +7,7 @@ import { deviceFilterRulesHandlers } from './filter-rules.ts';
 import { deviceNotificationsHandlers } from './notifications.ts';
 import { deviceSmsMessagesHandlers } from './sms-messages.ts';
 import { deviceSmsQueueHandlers } from './sms-queue.ts';
+import { createSmsMatcher } from '../../../domain/sms/service.ts';
 
 const s = initServer();
 
@@ -18,7 +19,6 @@ export function deviceHandlers(deps: AppDeps) {
     filterRules: deviceFilterRulesHandlers,
     notifications: deviceNotificationsHandlers,
     smsQueue: deviceSmsQueueHandlers(deps),
-    // SMS matching (issue 6) passes its MatchSmsRecords as the second argument.
-    smsMessages: deviceSmsMessagesHandlers(deps),
+    smsMessages: deviceSmsMessagesHandlers(deps, createSmsMatcher({ cipher: deps.crypto.pii })),
   });
 }

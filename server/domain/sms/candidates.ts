@@ -1,0 +1,121 @@
+import type { EntityManager } from '../../infra/database/orm.ts';
+import type { StoredSmsTemplate } from '../gateways/entities.ts';
+import { pgDate } from '../payments/pg.ts';
+import { OPEN_STATUSES, type MatchCandidate } from './matcher.ts';
+import { normalizeSender, type GatewayParseConfig } from './parser.ts';
+import { pgIdArray } from './records.ts';
+
+export interface GatewaySmsConfig extends GatewayParseConfig {
+  code: string;
+}
+
+/**
+ * Every gateway with official SMS senders, in display order. Disabled ones
+ * too: a gateway switched off today still has transactions waiting for the
+ * SMS that proves them.
+ */
+export async function loadGatewaySmsConfigs(em: EntityManager): Promise<GatewaySmsConfig[]> {
+  const rows = await em.execute<Array<{ id: string; code: string; sms_senders: string[]; sms_templates: StoredSmsTemplate[] }>>(
+    `SELECT id, code, sms_senders, sms_templates FROM gateways WHERE cardinality(sms_senders) > 0 ORDER BY sort_order, id`,
+  );
+  return rows.map((r) => ({ id: Number(r.id), code: r.code, senders: r.sms_senders, templates: r.sms_templates }));
+}
+
+export function isOfficialSender(gateway: Pick<GatewayParseConfig, 'senders'>, sender: string): boolean {
+  const s = normalizeSender(sender);
+  return s !== '' && gateway.senders.some((x) => normalizeSender(x) === s);
+}
+
+/**
+ * The gateway and every other gateway with an official sender in common: an
+ * SMS from that sender is evidence for a payment on any of them (gateways are
+ * global, so two gateways can front the same wallet).
+ */
+export function gatewaysSharingSenders(configs: readonly GatewaySmsConfig[], gatewayId: number): number[] {
+  const own = configs.find((g) => g.id === gatewayId);
+  if (!own) return [gatewayId];
+  const senders = new Set(own.senders.map(normalizeSender));
+  return configs.filter((g) => g.senders.some((s) => senders.has(normalizeSender(s)))).map((g) => g.id);
+}
+
+/**
+ * `createdAt` is the creation time of the transaction's PAYMENT (intent), which
+ * is what the matcher's timing rule compares with the SMS time. The checkout
+ * creates a manual-gateway transaction only when the customer submits the
+ * gateway trx id, i.e. after paying, so the SMS normally predates the
+ * transaction row itself; what an SMS must not predate is the payment it pays
+ * (an older SMS belongs to an earlier payment: replaying it is the attack the
+ * rule stops).
+ */
+export interface CandidateRow extends MatchCandidate {
+  brandId: number;
+  intentId: number;
+  gatewayId: number;
+}
+
+interface Row {
+  id: string;
+  brand_id: string;
+  intent_id: string;
+  gateway_id: string;
+  amount: string;
+  gateway_trx_id: string | null;
+  created_at: string | Date;
+  status: string;
+}
+
+const COLUMNS = `t.id, t.brand_id, t.intent_id, t.gateway_id, t.amount::text AS amount, t.gateway_trx_id, i.created_at, t.status`;
+
+function toCandidate(r: Row): CandidateRow {
+  return {
+    id: Number(r.id),
+    brandId: Number(r.brand_id),
+    intentId: Number(r.intent_id),
+    gatewayId: Number(r.gateway_id),
+    amount: r.amount,
+    gatewayTrxId: r.gateway_trx_id,
+    createdAt: pgDate(r.created_at),
+    status: r.status,
+  };
+}
+
+/**
+ * design.md step 2: the brand's open transactions on the gateways whose
+ * payment was created within the window before the SMS time, plus every
+ * transaction on those gateways claiming the parsed trx id (any status, any
+ * brand: the matcher needs them to see duplicates and conflicts). Not locked.
+ */
+export async function loadCandidates(
+  tx: EntityManager,
+  q: { brandId: number; gatewayIds: readonly number[]; trxId: string; smsTime: Date; windowMinutes: number },
+): Promise<CandidateRow[]> {
+  const rows = await tx.execute<Row[]>(
+    `SELECT ${COLUMNS} FROM transactions t JOIN payment_intents i ON i.id = t.intent_id
+      WHERE t.gateway_id = ANY(?::bigint[])
+        AND ((t.brand_id = ? AND t.status IN (?) AND i.created_at >= ?::timestamptz - make_interval(mins => ?) AND i.created_at <= ?::timestamptz)
+             OR (t.gateway_trx_id IS NOT NULL AND upper(t.gateway_trx_id) = upper(?)))
+      ORDER BY t.id`,
+    [pgIdArray(q.gatewayIds), q.brandId, [...OPEN_STATUSES], q.smsTime.toISOString(), q.windowMinutes, q.smsTime.toISOString(), q.trxId],
+  );
+  return rows.map(toCandidate);
+}
+
+/**
+ * Locks the open ones among `rows` (their intents first, then the
+ * transactions, each in id order: the order completeTransaction uses) and
+ * returns them as they are now. Rows that were open when loaded but changed
+ * meanwhile come back with their new status and claim.
+ */
+export async function lockOpenCandidates(tx: EntityManager, rows: readonly CandidateRow[]): Promise<Map<number, CandidateRow>> {
+  const open = rows.filter((r) => OPEN_STATUSES.includes(r.status));
+  const fresh = new Map<number, CandidateRow>();
+  if (open.length === 0) return fresh;
+  const intentIds = [...new Set(open.map((r) => r.intentId))].sort((a, b) => a - b);
+  await tx.execute('SELECT id FROM payment_intents WHERE id = ANY(?::bigint[]) ORDER BY id FOR UPDATE', [pgIdArray(intentIds)]);
+  const locked = await tx.execute<Row[]>(
+    `SELECT ${COLUMNS} FROM transactions t JOIN payment_intents i ON i.id = t.intent_id WHERE t.id = ANY(?::bigint[]) ORDER BY t.id FOR UPDATE OF t`,
+    [pgIdArray(open.map((r) => r.id))],
+  );
+  for (const r of locked) fresh.set(Number(r.id), toCandidate(r));
+  return fresh;
+}

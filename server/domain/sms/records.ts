@@ -1,0 +1,128 @@
+import type { EntityManager } from '../../infra/database/orm.ts';
+import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
+import { pgDate } from '../payments/pg.ts';
+import type { MatchStatus } from './matcher.ts';
+
+/** Cipher contexts of the encrypted columns of `sms_records` (see sms-intake/entities.ts). */
+export const SMS_BODY_CONTEXT = 'sms_record.body';
+export const SMS_SENDER_NUMBER_CONTEXT = 'sms_record.sender_number';
+
+/** `{1,2,3}`: ids bound as one `?::bigint[]` parameter (an empty list stays a valid array). */
+export function pgIdArray(ids: readonly number[]): string {
+  return `{${ids.map((id) => String(Math.trunc(id))).join(',')}}`;
+}
+
+export interface PendingSmsRecord {
+  id: number;
+  brandId: number;
+  sender: string;
+  bodyEncrypted: string;
+  /**
+   * "The SMS time" of every timing rule: the phone's receipt time, but never
+   * later than the server's. The phone knows when the SMS really arrived (a
+   * phone that was offline forwards late), while a phone clock running ahead
+   * must not make an SMS look newer than transactions created after it.
+   */
+  smsTime: Date;
+}
+
+/**
+ * Takes a `pending` record for matching, locked; null when it is not pending
+ * any more or another matcher holds it (SKIP LOCKED: the holder decides it).
+ */
+export async function claimPendingRecord(tx: EntityManager, id: number): Promise<PendingSmsRecord | null> {
+  const [row] = await tx.execute<Array<{ id: string; brand_id: string; sender: string; body_encrypted: string; sms_time: string | Date }>>(
+    `SELECT id, brand_id, sender, body_encrypted, LEAST(received_at, server_received_at) AS sms_time
+       FROM sms_records WHERE id = ? AND match_status = 'pending'
+        FOR UPDATE SKIP LOCKED`,
+    [id],
+  );
+  if (!row) return null;
+  return { id: Number(row.id), brandId: Number(row.brand_id), sender: row.sender, bodyEncrypted: row.body_encrypted, smsTime: pgDate(row.sms_time) };
+}
+
+/** What matching decided about one record: stored on it, so an admin can see why. */
+export interface SmsOutcome {
+  status: MatchStatus;
+  gatewayId: number | null;
+  parsed: { amount: string; trxId: string; senderNumber: string | null } | null;
+  transactionId: number | null;
+  confidence: number;
+  candidateIds: number[];
+  reason: string;
+}
+
+/** Writes the outcome onto a record still `pending` (the caller holds its lock). */
+export async function storeOutcome(tx: EntityManager, cipher: PiiCipher, id: number, o: SmsOutcome): Promise<void> {
+  const sender = o.parsed?.senderNumber ? cipher.encrypt(o.parsed.senderNumber, SMS_SENDER_NUMBER_CONTEXT) : null;
+  const updated = await tx.execute<Array<{ id: string }>>(
+    `UPDATE sms_records
+        SET match_status = ?, gateway_id = ?, parsed_amount = ?, parsed_trx_id = ?, parsed_sender_number = ?,
+            transaction_id = ?, confidence = ?, candidate_ids = ?::bigint[], reason = ?,
+            matched_at = CASE WHEN ? THEN now() END, updated_at = now()
+      WHERE id = ? AND match_status = 'pending'
+      RETURNING id`,
+    [
+      o.status,
+      o.gatewayId,
+      o.parsed?.amount ?? null,
+      o.parsed?.trxId ?? null,
+      sender,
+      o.transactionId,
+      o.confidence.toFixed(4),
+      pgIdArray(o.candidateIds),
+      o.reason,
+      o.status === 'matched',
+      id,
+    ],
+  );
+  // The caller claimed the row FOR UPDATE while pending, so this cannot happen
+  // unless that invariant is broken; failing rolls the whole decision back.
+  if (updated.length !== 1) throw new Error(`SMS record ${id} was no longer pending when its outcome was stored`);
+}
+
+/** A parsed, not yet matched record as the submission direction reads it. */
+export interface StoredEvidenceRow {
+  id: number;
+  amount: string;
+  trxId: string;
+  smsTime: Date;
+  matchStatus: MatchStatus;
+  candidateIds: number[];
+  resolvedAt: Date | null;
+}
+
+interface EvidenceRow {
+  id: string;
+  parsed_amount: string;
+  parsed_trx_id: string;
+  sms_time: string | Date;
+  match_status: MatchStatus;
+  candidate_ids: Array<string | number> | null;
+  resolved_at: string | Date | null;
+}
+
+/**
+ * The brand's parsed records carrying `trxId` on the given gateways, any
+ * status, locked in id order (after the caller's transaction locks).
+ */
+export async function lockEvidenceByTrxId(tx: EntityManager, brandId: number, gatewayIds: readonly number[], trxId: string): Promise<StoredEvidenceRow[]> {
+  const rows = await tx.execute<EvidenceRow[]>(
+    `SELECT id, parsed_amount::text AS parsed_amount, parsed_trx_id, LEAST(received_at, server_received_at) AS sms_time,
+            match_status, candidate_ids, resolved_at
+       FROM sms_records
+      WHERE brand_id = ? AND parsed_trx_id = upper(?) AND gateway_id = ANY(?::bigint[])
+      ORDER BY id
+        FOR UPDATE`,
+    [brandId, trxId.trim(), pgIdArray(gatewayIds)],
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    amount: r.parsed_amount,
+    trxId: r.parsed_trx_id,
+    smsTime: pgDate(r.sms_time),
+    matchStatus: r.match_status,
+    candidateIds: (r.candidate_ids ?? []).map(Number),
+    resolvedAt: r.resolved_at === null ? null : pgDate(r.resolved_at),
+  }));
+}

@@ -1,0 +1,174 @@
+import { AppError } from '../../../contract/common/errors.ts';
+import type { EntityManager } from '../../infra/database/orm.ts';
+import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
+import { compareMoney } from '../money/decimal.ts';
+import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
+import { completeTransaction } from '../payments/transactions.ts';
+import { getSettings } from '../settings/service.ts';
+import type { MatchSmsRecords } from '../sms-intake/matching-seam.ts';
+import { isOfficialSender, loadCandidates, loadGatewaySmsConfigs, lockOpenCandidates, type CandidateRow, type GatewaySmsConfig } from './candidates.ts';
+import { chooseMatch, type MatchResult } from './matcher.ts';
+import { parseSms, type ParsedSms } from './parser.ts';
+import { claimPendingRecord, SMS_BODY_CONTEXT, storeOutcome, type PendingSmsRecord, type SmsOutcome } from './records.ts';
+
+/**
+ * Applies the pure matcher (design.md "Matching a forwarded SMS") to stored
+ * SMS records: one database transaction per record, in which the record is
+ * decided, the transaction it proves is completed (with its
+ * `payment.completed` event) and the record is marked `matched`, or none of it.
+ */
+
+export interface MatchSettings {
+  threshold: number;
+  windowMinutes: number;
+}
+
+export async function loadMatchSettings(em: EntityManager): Promise<MatchSettings> {
+  const s = await getSettings(em);
+  return { threshold: s.match_threshold, windowMinutes: s.match_window_minutes };
+}
+
+export interface SmsMatchDeps {
+  cipher: PiiCipher;
+}
+
+/** One reading of the SMS: the gateways whose templates read it the same way. */
+interface Reading {
+  parsed: ParsedSms;
+  gatewayIds: number[];
+}
+
+function readings(sms: { sender: string; body: string }, gateways: readonly GatewaySmsConfig[]): Reading[] {
+  const out: Reading[] = [];
+  for (const g of gateways) {
+    const parsed = parseSms(sms, [g]);
+    if (!parsed) continue;
+    const same = out.find((r) => r.parsed.trxId === parsed.trxId && compareMoney(r.parsed.amount, parsed.amount) === 0);
+    if (same) same.gatewayIds.push(g.id);
+    else out.push({ parsed, gatewayIds: [g.id] });
+  }
+  return out;
+}
+
+function noMatch(reason: string): SmsOutcome {
+  return { status: 'no_match', gatewayId: null, parsed: null, transactionId: null, confidence: 0, candidateIds: [], reason };
+}
+
+function outcomeOf(reading: Reading, r: MatchResult, gatewayId: number): SmsOutcome {
+  const { amount, trxId, senderNumber } = reading.parsed;
+  return {
+    status: r.status,
+    gatewayId,
+    parsed: { amount, trxId, senderNumber },
+    transactionId: r.transactionId,
+    confidence: r.confidence,
+    candidateIds: r.candidateIds,
+    reason: r.reason,
+  };
+}
+
+/**
+ * Decides among the candidates of every reading (normally exactly one). Takes
+ * the locks in the global order: gateway trx ids, then intents and
+ * transactions; decisions are made on the rows as they are once locked.
+ */
+async function decide(tx: EntityManager, rec: PendingSmsRecord, body: string, gateways: readonly GatewaySmsConfig[], settings: MatchSettings): Promise<SmsOutcome> {
+  const official = gateways.filter((g) => isOfficialSender(g, rec.sender));
+  if (official.length === 0) return noMatch('the sender is not an official SMS sender of any gateway');
+  const all = readings({ sender: rec.sender, body }, official);
+  if (all.length === 0) return noMatch(`no SMS template of gateway ${official.map((g) => g.code).join(', ')} matched the message`);
+
+  await lockGatewayTrxIds(tx, all.map((r) => r.parsed.trxId));
+  const loaded: CandidateRow[][] = [];
+  for (const r of all) {
+    loaded.push(await loadCandidates(tx, { brandId: rec.brandId, gatewayIds: r.gatewayIds, trxId: r.parsed.trxId, smsTime: rec.smsTime, windowMinutes: settings.windowMinutes }));
+  }
+  // Only rows that can decide the outcome are locked: claimers of the trx id and open rows with the exact amount.
+  const decisive = all.flatMap((r, i) =>
+    loaded[i]!.filter((c) => (c.gatewayTrxId !== null && c.gatewayTrxId.toUpperCase() === r.parsed.trxId) || compareMoney(c.amount, r.parsed.amount) === 0),
+  );
+  const fresh = await lockOpenCandidates(tx, decisive);
+
+  const outcomes = all.map((reading, i) => {
+    const rows = loaded[i]!.map((c) => fresh.get(c.id) ?? c);
+    const own = rows.filter((c) => c.brandId === rec.brandId);
+    const foreign = rows.filter((c) => c.brandId !== rec.brandId);
+    const result = chooseMatch({ parsed: reading.parsed, smsReceivedAt: rec.smsTime, candidates: own, windowMinutes: settings.windowMinutes, threshold: settings.threshold });
+    const gatewayId = result.transactionId !== null ? own.find((c) => c.id === result.transactionId)!.gatewayId : reading.gatewayIds[0]!;
+    if (foreign.length > 0 && result.status !== 'duplicate') {
+      // The unique gateway trx id forbids completing ours; a human must look at both.
+      return outcomeOf(reading, {
+        status: 'low_confidence',
+        transactionId: null,
+        confidence: 0,
+        candidateIds: [...result.candidateIds, ...foreign.map((c) => c.id)],
+        reason: `gateway trx id ${reading.parsed.trxId} is claimed by transaction ${foreign.map((c) => c.id).join(', ')} of another brand`,
+      }, gatewayId);
+    }
+    return outcomeOf(reading, result, gatewayId);
+  });
+  return outcomes.find((o) => o.status !== 'no_candidate') ?? outcomes[0]!;
+}
+
+async function explainDuplicate(tx: EntityManager, o: SmsOutcome): Promise<SmsOutcome> {
+  const [earlier] = await tx.execute<Array<{ id: string }>>(
+    `SELECT id FROM sms_records WHERE transaction_id = ? AND match_status = 'matched'`,
+    [o.candidateIds[0] ?? 0],
+  );
+  return earlier ? { ...o, reason: `${o.reason} (proved by SMS record ${earlier.id})` } : o;
+}
+
+/**
+ * Completes the decided transaction inside a savepoint. It was locked open a
+ * moment ago, so a refusal here means an invariant broke elsewhere; the SMS
+ * then waits for review instead of failing the whole batch.
+ */
+async function complete(tx: EntityManager, o: SmsOutcome): Promise<SmsOutcome> {
+  try {
+    const { changed } = await completeTransaction(tx, o.transactionId!, { source: 'sms', gatewayTrxId: o.parsed!.trxId });
+    if (changed) return o;
+    return { ...o, status: 'low_confidence', transactionId: null, confidence: 0, reason: `transaction ${o.transactionId} was already completed` };
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return { ...o, status: 'low_confidence', transactionId: null, confidence: 0, reason: `${o.reason}; completing transaction ${o.transactionId} was refused: ${err.message}` };
+  }
+}
+
+/**
+ * Matches one `pending` record. Returns its outcome, or null when the record
+ * is not pending (already decided, or being decided by another process).
+ */
+export async function matchSmsRecord(em: EntityManager, deps: SmsMatchDeps, recordId: number, settings?: MatchSettings): Promise<SmsOutcome | null> {
+  const s = settings ?? (await loadMatchSettings(em));
+  return em.transactional(async (tx) => {
+    const rec = await claimPendingRecord(tx, recordId);
+    if (!rec) return null;
+    const body = deps.cipher.decrypt(rec.bodyEncrypted, SMS_BODY_CONTEXT);
+    let outcome = await decide(tx, rec, body, await loadGatewaySmsConfigs(tx), s);
+    if (outcome.status === 'matched') outcome = await complete(tx, outcome);
+    if (outcome.status === 'duplicate') outcome = await explainDuplicate(tx, outcome);
+    await storeOutcome(tx, deps.cipher, rec.id, outcome);
+    return outcome;
+  });
+}
+
+/**
+ * The intake seam (sms-intake/matching-seam.ts): matches each new record in
+ * id order, each in its own transaction. One record failing does not stop the
+ * others; the first error is rethrown so intake reports it (that record stays
+ * `pending` for the sweep).
+ */
+export function createSmsMatcher(deps: SmsMatchDeps): MatchSmsRecords {
+  return async (em, recordIds) => {
+    const settings = await loadMatchSettings(em);
+    let firstError: unknown = null;
+    for (const id of [...recordIds].sort((a, b) => a - b)) {
+      try {
+        await matchSmsRecord(em, deps, id, settings);
+      } catch (err) {
+        firstError ??= err;
+      }
+    }
+    if (firstError !== null) throw firstError;
+  };
+}

@@ -1,0 +1,93 @@
+import { AppError } from '../../../contract/common/errors.ts';
+import type { EntityManager } from '../../infra/database/orm.ts';
+import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
+import { pgDate } from '../payments/pg.ts';
+import { completeTransaction, getTransaction } from '../payments/transactions.ts';
+import { gatewaysSharingSenders, loadGatewaySmsConfigs } from './candidates.ts';
+import { CERTAIN_CONFIDENCE, matchSubmittedTrxId, type MatchStatus } from './matcher.ts';
+import { lockEvidenceByTrxId, pgIdArray } from './records.ts';
+import { loadMatchSettings, type MatchSettings } from './service.ts';
+
+export interface SubmissionMatch {
+  /** `matched`: the transaction is now completed by `smsRecordId`. Anything else: it still awaits its SMS. */
+  status: MatchStatus;
+  smsRecordId: number | null;
+  reason: string;
+}
+
+async function lockTransactionRows(tx: EntityManager, intentId: number, transactionId: number): Promise<void> {
+  await tx.execute('SELECT id FROM payment_intents WHERE id = ? FOR UPDATE', [intentId]);
+  await tx.execute('SELECT id FROM transactions WHERE id = ? FOR UPDATE', [transactionId]);
+}
+
+/**
+ * design.md rule 4, the other order: the customer has just given the gateway
+ * trx id of a manual-gateway transaction, and an SMS stored earlier may
+ * already prove it. Call it once the submission has committed (the checkout's
+ * seam, checkout/manual-submission-seam.ts, does): inside the submission's own
+ * transaction the intent and transaction would already be locked ahead of the
+ * trx id lock, against the global order.
+ *
+ * Takes the same locks in the same order as SMS intake (the trx id's advisory
+ * lock, the intent, the transaction, then the SMS records), so an SMS arriving
+ * at the same moment is matched by exactly one of the two directions. When the
+ * stored SMS contradicts the submission (other amount, older than the
+ * payment), the SMS record is moved to `low_confidence` naming this
+ * transaction, for an admin to review; nothing is completed.
+ */
+export async function matchSubmittedGatewayTrxId(em: EntityManager, transactionId: number, settings?: MatchSettings): Promise<SubmissionMatch> {
+  const s = settings ?? (await loadMatchSettings(em));
+  return em.transactional(async (tx) => {
+    const before = await getTransaction(tx, transactionId);
+    if (before.gatewayTrxId === null || before.gatewayType !== 'manual') {
+      return { status: 'no_candidate', smsRecordId: null, reason: 'the transaction has no gateway trx id to match on a manual gateway' };
+    }
+    await lockGatewayTrxIds(tx, [before.gatewayTrxId]);
+    await lockTransactionRows(tx, before.intentId, transactionId);
+    const t = await getTransaction(tx, transactionId);
+    // The timing rule compares the SMS with the payment's creation (see candidates.ts).
+    const [intent] = await tx.execute<Array<{ created_at: string | Date }>>('SELECT created_at FROM payment_intents WHERE id = ?', [t.intentId]);
+    const gatewayIds = gatewaysSharingSenders(await loadGatewaySmsConfigs(tx), t.gatewayId);
+    const evidence = await lockEvidenceByTrxId(tx, t.brandId, gatewayIds, t.gatewayTrxId!);
+    const r = matchSubmittedTrxId({
+      transaction: { id: t.id, amount: t.amount, gatewayTrxId: t.gatewayTrxId!, createdAt: pgDate(intent!.created_at), status: t.status },
+      storedSms: evidence.map((e) => ({ id: e.id, amount: e.amount, trxId: e.trxId, receivedAt: e.smsTime, matchStatus: e.matchStatus })),
+      windowMinutes: s.windowMinutes,
+      threshold: s.threshold,
+    });
+
+    if (r.status === 'matched') {
+      try {
+        await completeTransaction(tx, t.id, { source: 'sms', gatewayTrxId: t.gatewayTrxId });
+      } catch (err) {
+        // Locked open a moment ago: a refusal means an invariant broke elsewhere. Leave it for review.
+        if (!(err instanceof AppError)) throw err;
+        return { status: 'low_confidence', smsRecordId: null, reason: `completing transaction ${t.id} was refused: ${err.message}` };
+      }
+      await tx.execute(
+        `UPDATE sms_records
+            SET match_status = 'matched', transaction_id = ?, confidence = ?, candidate_ids = ?::bigint[], reason = ?,
+                matched_at = now(), updated_at = now()
+          WHERE id = ? AND match_status IN ('no_candidate', 'low_confidence')`,
+        [t.id, CERTAIN_CONFIDENCE.toFixed(4), pgIdArray([t.id]), `${r.reason} (matched when the customer submitted the gateway trx id)`, r.smsId],
+      );
+      return { status: 'matched', smsRecordId: r.smsId, reason: r.reason };
+    }
+    if (r.status === 'low_confidence') {
+      // The stored SMS and this submission disagree: both now point at each other for review.
+      await tx.execute(
+        `UPDATE sms_records
+            SET match_status = 'low_confidence', confidence = 0, reason = ?, updated_at = now(),
+                candidate_ids = CASE WHEN ? = ANY(COALESCE(candidate_ids, '{}')) THEN candidate_ids ELSE array_append(COALESCE(candidate_ids, '{}'), ?::bigint) END
+          WHERE id = ANY(?::bigint[]) AND match_status IN ('no_candidate', 'low_confidence')`,
+        [r.reason, t.id, t.id, pgIdArray(r.smsIds)],
+      );
+    }
+    return { status: r.status, smsRecordId: null, reason: r.reason };
+  });
+}
+
+/** The checkout's seam (`MatchSubmittedTransaction` in checkout/manual-submission-seam.ts). */
+export const matchSubmittedTransaction = async (em: EntityManager, transactionId: number): Promise<void> => {
+  await matchSubmittedGatewayTrxId(em, transactionId);
+};

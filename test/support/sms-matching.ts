@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
+import type { GatewayView } from '../../server/domain/gateways/service.ts';
+import type { TestContext } from './harness.ts';
+import { deviceRequest, pairDevice, type PairedDevice } from './device.ts';
+import { seedGateway, seedTransaction, type GatewayPreset, type SeedStatus } from './seed.ts';
+
+/**
+ * Helpers of the SMS matching tests: a brand with a paired phone and a manual
+ * gateway, realistic "money received" SMS, and forwarding through the device API.
+ */
+
+/** A fresh gateway trx id in the shape bKash uses (10 upper-case letters and digits). */
+export function newGatewayTrxId(prefix = 'B'): string {
+  return `${prefix}${randomBytes(5).toString('hex').toUpperCase()}`.slice(0, 10);
+}
+
+/** A numeric trx id as Rocket uses. */
+export function newNumericTrxId(): string {
+  return String(1_000_000_000 + (randomBytes(4).readUInt32BE() % 8_999_999_999)).slice(0, 10);
+}
+
+/** "1250.00" -> "1,250.00", as the wallets write amounts. */
+export function grouped(amount: string): string {
+  const [int, frac] = amount.split('.');
+  return `${int!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${frac}`;
+}
+
+/** Money-received SMS bodies in the wallets' real shapes (see test/fixtures/sms/money-received.json). */
+export const smsBodies = {
+  bkash: (amount: string, trxId: string, from = '01712345678') =>
+    `You have received Tk ${grouped(amount)} from ${from}. Ref ${randomBytes(2).toString('hex')}. Fee Tk 0.00. Balance Tk 5,432.10. TrxID ${trxId} at 15/03/2024 14:32`,
+  nagad: (amount: string, trxId: string, from = '01712345678') =>
+    `Money Received.\nAmount: Tk ${grouped(amount)}\nSender: ${from}\nRef: N/A\nTxnID: ${trxId}\nBalance: Tk 5,000.00\n15/03/2024 14:32`,
+  rocket: (amount: string, trxId: string, from = '017123456785') =>
+    `Tk${grouped(amount)} received from A/C:${from} Fee:Tk0, Your A/C Balance: Tk5,432.10 TxnId:${trxId} Date:15-MAR-24 02:32:10 pm.`,
+} as const;
+
+export const officialSender = { bkash: 'bKash', nagad: 'NAGAD', rocket: '16216' } as const;
+
+export interface SmsScene {
+  brandId: number;
+  apiKey: string;
+  device: PairedDevice;
+  gateway: GatewayView;
+}
+
+/** A brand with one paired phone and a manual gateway (default bKash-like). */
+export async function smsScene(t: TestContext, preset: GatewayPreset = 'bkash'): Promise<SmsScene> {
+  const { brandId, apiKey } = await t.createBrand('SMS Brand');
+  const device = await pairDevice(t, { brandId });
+  const gateway = await seedGateway(t, preset);
+  return { brandId, apiKey, device, gateway };
+}
+
+/** A payment with a transaction on the scene's gateway. */
+export async function seedPayment(t: TestContext, scene: SmsScene, opts: { amount: string; status?: SeedStatus; gatewayTrxId?: string | null }) {
+  return seedTransaction(t, { apiKey: scene.apiKey, gateway: scene.gateway, status: opts.status ?? 'pending', amount: opts.amount, gatewayTrxId: opts.gatewayTrxId });
+}
+
+let seq = 0;
+
+export interface OutgoingSms {
+  device_message_id?: string;
+  sender: string;
+  body: string;
+  received_at?: string;
+}
+
+/** POST /sms/messages with the device's token; asserts 200 and returns the per-SMS answers. */
+export async function forwardSms(t: TestContext, device: PairedDevice, messages: OutgoingSms[]): Promise<Array<{ id: number; match_status: string; trx_id: string | null; duplicate_of: number | null; device_message_id: string }>> {
+  const res = await deviceRequest(t, device, 'POST', '/sms/messages', {
+    messages: messages.map((m) => ({
+      device_message_id: m.device_message_id ?? `sms-${process.pid}-${++seq}-${randomBytes(3).toString('hex')}`,
+      sender: m.sender,
+      body: m.body,
+      received_at: m.received_at ?? new Date().toISOString(),
+    })),
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data;
+}
+
+export interface SmsRow {
+  id: string;
+  match_status: string;
+  gateway_id: string | null;
+  parsed_amount: string | null;
+  parsed_trx_id: string | null;
+  parsed_sender_number: string | null;
+  transaction_id: string | null;
+  confidence: string | null;
+  candidate_ids: string[] | null;
+  reason: string | null;
+  matched_at: Date | null;
+  duplicate_of_id: string | null;
+  resolution: string | null;
+  resolved_by: string | null;
+  resolved_at: Date | null;
+  resolution_note: string | null;
+}
+
+export async function smsRow(t: TestContext, id: number): Promise<SmsRow> {
+  const [row] = await t.sql<SmsRow>('SELECT * FROM sms_records WHERE id = $1', [id]);
+  return row!;
+}
+
+export async function transactionRow(t: TestContext, id: number): Promise<{ status: string; gateway_trx_id: string | null; completion_source: string | null; completed_at: Date | null }> {
+  const [row] = await t.sql<any>('SELECT status, gateway_trx_id, completion_source, completed_at FROM transactions WHERE id = $1', [id]);
+  return row;
+}
+
+/** `webhook_events` rows of one transaction, oldest first. */
+export async function eventsOf(t: TestContext, transactionId: number): Promise<string[]> {
+  const rows = await t.sql<{ event: string }>('SELECT event FROM webhook_events WHERE transaction_id = $1 ORDER BY id', [transactionId]);
+  return rows.map((r) => r.event);
+}
