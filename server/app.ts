@@ -16,6 +16,7 @@ import { merchantHandlers } from './http/handlers/merchant/index.ts';
 import { deviceHandlers } from './http/handlers/device/index.ts';
 import { adminHandlers } from './http/handlers/admin/index.ts';
 import { checkoutHandlers } from './http/handlers/checkout/index.ts';
+import { checkoutPages } from './checkout/routes.ts';
 
 const s = initServer();
 
@@ -65,6 +66,8 @@ export function createApp(deps: AppDeps): Express {
     requestValidationErrorHandler: (err, _req, _res, next) => next(err),
   });
 
+  // The hosted checkout and sandbox HTML pages (HTML answers, also for their 404s).
+  app.use(checkoutPages(deps));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;

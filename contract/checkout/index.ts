@@ -1,6 +1,11 @@
 import { initContract } from '@ts-rest/core';
+import { checkoutPaymentsContract } from './payments.ts';
+import { sandboxContract } from './sandbox.ts';
 
 const c = initContract();
 
 /** JSON calls of the hosted checkout page (`/api/checkout/v1`); the payment id is the capability. */
-export const checkoutContract = c.router({});
+export const checkoutContract = c.router({
+  payments: checkoutPaymentsContract,
+  sandbox: sandboxContract,
+});

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import { sendCode } from './errors.ts';
 
@@ -18,5 +19,10 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
     }
     next();
   };
-  return [requireJson, express.json({ limit: limitBytes, type: ['application/json', 'application/*+json'], strict: true })];
+  // `verify` keeps the exact bytes for routes that check a signature over the raw
+  // body (gateway callbacks); re-serialising the parsed JSON would not match.
+  const keepRawBody = (req: IncomingMessage, _res: unknown, buf: Buffer) => {
+    (req as IncomingMessage & { rawBody?: Buffer }).rawBody = buf;
+  };
+  return [requireJson, express.json({ limit: limitBytes, type: ['application/json', 'application/*+json'], strict: true, verify: keepRawBody })];
 }

@@ -5,6 +5,7 @@ import { compareMoney, subMoney } from '../money/decimal.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import type { RefundStatus } from './entities.ts';
 import { pgDate } from '../payments/pg.ts';
+import { handRefundToGateway } from '../sandbox/refunds.ts';
 
 /** A refund in the API's shape (also the data of `refund.*` webhook events). */
 export interface RefundResource {
@@ -197,6 +198,8 @@ export async function createRefund(
       `INSERT INTO refunds (uuid, brand_id, transaction_id, amount, currency, reason) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
       [randomUUID(), brandId, txs[0]!.id, input.amount, locked!.currency, input.reason?.trim() || null],
     );
+    // The gateway's seam: the sandbox completes its refunds from a job enqueued in this transaction.
+    await handRefundToGateway(tx, Number(row!.id), txs[0]!.id);
     const [created] = await tx.execute<RefundRow[]>(`${SELECT} WHERE r.id = ?`, [row!.id]);
     return toRefundResource(created!);
   });

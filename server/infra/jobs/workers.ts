@@ -4,6 +4,8 @@ import type { EntityManager, Orm } from '../database/orm.ts';
 import { deliverWebhookRegistration } from '../../domain/webhooks/deliver-webhook.job.ts';
 import { detectOfflineDevicesRegistration } from '../../domain/devices/detect-offline-devices.job.ts';
 import { sweepOutboundSmsRegistration } from '../../domain/outbound-sms/sweep-outbound-sms.job.ts';
+import { sendSandboxCallbackRegistration } from '../../domain/sandbox/send-sandbox-callback.job.ts';
+import { completeSandboxRefundRegistration } from '../../domain/sandbox/complete-sandbox-refund.job.ts';
 import { expireIntentsRegistration } from '../../domain/payments/expire-intents.job.ts';
 import { purgeIdempotencyKeysRegistration } from '../../domain/idempotency/purge-idempotency-keys.job.ts';
 
@@ -22,7 +24,7 @@ export interface JobRegistration {
 // A function, not a top-level array: job modules import enqueueInTransaction from
 // here, and reading the list lazily keeps that import cycle harmless.
 function registrations(): JobRegistration[] {
-  return [deliverWebhookRegistration(), detectOfflineDevicesRegistration(), sweepOutboundSmsRegistration(), expireIntentsRegistration(), purgeIdempotencyKeysRegistration()];
+  return [deliverWebhookRegistration(), detectOfflineDevicesRegistration(), sweepOutboundSmsRegistration(), expireIntentsRegistration(), purgeIdempotencyKeysRegistration(), sendSandboxCallbackRegistration(), completeSandboxRefundRegistration()];
 }
 
 // Keyed by the ORM's configuration, which every fork of one ORM shares: code that

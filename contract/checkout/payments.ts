@@ -1,0 +1,181 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import {
+  amountSchema,
+  currencySchema,
+  errorEnvelopeSchema,
+  meta,
+  ok,
+  publicErrorResponses,
+  timestampSchema,
+  uuidSchema,
+} from '../common/index.ts';
+import { paymentStatuses } from '../merchant/payments.ts';
+
+const c = initContract();
+
+export const CHECKOUT_PATH_PREFIX = '/api/checkout/v1';
+
+/** A gateway that can take this payment, with what paying on it costs. */
+export const checkoutGatewaySchema = z
+  .object({
+    code: z.string().describe('Gateway code: send it as `gateway` to start paying.'),
+    name: z.string().describe('Name to show.'),
+    type: z.enum(['manual', 'automatic']).describe('`manual`: the customer sends money and enters the gateway transaction id; `automatic`: the customer is redirected to the gateway.'),
+    methods: z.array(z.string()).describe('Payment methods; the first is the default.'),
+    amount: amountSchema.describe("Amount to pay on this gateway, in the gateway's currency (converted when it differs from the payment's)."),
+    currency: currencySchema.describe("The gateway's currency for this payment."),
+    fee: amountSchema.describe('Gateway fee on `amount` (percent plus fixed), in the same currency.'),
+    converted: z.boolean().describe("True when `amount` was converted from the payment's currency."),
+    exchange_rate: z.string().nullable().describe('Gateway currency units per payment currency unit used for the conversion, or null.'),
+    min_amount: amountSchema.describe("The gateway's smallest amount, in its currency."),
+    max_amount: amountSchema.nullable().describe("The gateway's largest amount, or null without a maximum."),
+    receiving_account: z.string().nullable().describe('Manual gateways: the account number to send the money to.'),
+    instructions: z.string().nullable().describe('Manual gateways: how to send the money.'),
+  })
+  .meta({ id: 'CheckoutGateway' });
+
+/** The payment's latest transaction as the customer may see it. */
+export const checkoutTransactionSchema = z
+  .object({
+    trx_id: z.string().describe('Service transaction reference (show it to the customer for support).'),
+    gateway: z.string().describe('Gateway code.'),
+    gateway_name: z.string().describe('Gateway name to show.'),
+    gateway_type: z.enum(['manual', 'automatic']),
+    method: z.string(),
+    status: z.enum(paymentStatuses).describe('Transaction status.'),
+    amount: amountSchema.describe("Amount charged, in the gateway's currency."),
+    currency: currencySchema,
+    fee: amountSchema,
+    gateway_trx_id: z.string().nullable().describe("The gateway's transaction id, once known."),
+    failure_reason: z.string().nullable().describe('Why the transaction failed, or null.'),
+    created_at: timestampSchema,
+    completed_at: timestampSchema.nullable(),
+    redirect_url: z
+      .string()
+      .nullable()
+      .describe('Automatic gateways while `processing`: the gateway page where the customer finishes paying. Null otherwise.'),
+  })
+  .meta({ id: 'CheckoutTransaction' });
+
+/** Everything the hosted checkout page shows. */
+export const checkoutPaymentSchema = z
+  .object({
+    payment_id: uuidSchema,
+    brand: z.object({ name: z.string().describe('Name of the merchant being paid.') }),
+    amount: amountSchema.describe("Amount requested, in the payment's currency."),
+    currency: currencySchema,
+    reference: z.string().nullable().describe("The merchant's reference (order number)."),
+    status: z
+      .enum(paymentStatuses)
+      .describe('`pending` (nothing paid yet), the latest transaction\'s status while it is open or after it failed, `completed`, or `expired`.'),
+    payable: z.boolean().describe('True when a new transaction can be started now (status `pending` or `failed`, not expired).'),
+    expires_at: timestampSchema.describe('When the payment link expires.'),
+    gateways: z
+      .array(checkoutGatewaySchema)
+      .describe("Gateways that can take this payment now (enabled, currency convertible, amount within their limits); empty when the payment is not payable."),
+    transaction: checkoutTransactionSchema.nullable().describe('The latest transaction, or null before the first one.'),
+    redirect_url: z
+      .string()
+      .nullable()
+      .describe("Once the payment is completed: the merchant's success URL to send the customer to (null when the merchant gave none, or before completion)."),
+  })
+  .meta({ id: 'CheckoutPayment' });
+
+export const startCheckoutTransactionBodySchema = z
+  .strictObject({
+    gateway: z.string().min(1).max(50).describe('Code of one of the payment\'s `gateways`.'),
+    method: z.string().min(1).max(50).optional().describe("One of the gateway's methods (default: its first)."),
+    gateway_trx_id: z
+      .string()
+      .trim()
+      .min(1, 'gateway_trx_id must not be empty')
+      .max(100)
+      .optional()
+      .describe('Manual gateways (required there): the transaction id the gateway gave the customer for the money sent. Not taken by automatic gateways.'),
+    sender_number: z
+      .string()
+      .trim()
+      .min(1)
+      .max(32)
+      .optional()
+      .describe('Manual gateways, optional: the phone number the money was sent from (helps verification).'),
+  })
+  .meta({ id: 'StartCheckoutTransactionRequest' });
+
+export const checkoutCancellationSchema = z
+  .object({
+    cancel_url: z.string().nullable().describe("The merchant's cancel URL to send the customer to, or null when the merchant gave none."),
+  })
+  .meta({ id: 'CheckoutCancellation' });
+
+const paymentIdParams = z.object({ payment_id: z.string().describe('The payment id (UUID) from the checkout URL.') });
+
+export const checkoutPaymentsContract = c.router(
+  {
+    get: {
+      method: 'GET',
+      path: '/payments/:payment_id',
+      summary: 'Get the payment to pay',
+      description:
+        'What the hosted checkout page shows: the merchant, the amount, the gateways that can take it (converted amount and fee per gateway) and the latest transaction. ' +
+        'An unknown or malformed id is `PAYMENT_NOT_FOUND`. An expired payment answers 200 with status `expired` (the page shows `Payment link has expired`).',
+      pathParams: paymentIdParams,
+      responses: { 200: ok(checkoutPaymentSchema), 404: errorEnvelopeSchema },
+      metadata: meta({ auth: 'checkout', tag: 'Checkout', errors: ['PAYMENT_NOT_FOUND'] }),
+    },
+    startTransaction: {
+      method: 'POST',
+      path: '/payments/:payment_id/transactions',
+      summary: 'Pay with a gateway',
+      description: [
+        'Starts paying on one gateway. The amount is converted into the gateway currency with the configured exchange rate (direct, else inverse, half-up) and checked against its limits.',
+        'Manual gateway: give `gateway_trx_id` (and optionally `sender_number`); the transaction is `awaiting_verification` until the gateway SMS is matched or an admin verifies it.',
+        'Automatic gateway: the transaction is `processing` and `redirect_url` is the gateway page to send the customer to.',
+        'Refused, with nothing created, when the payment is expired (`PAYMENT_EXPIRED`, `Payment link has expired`), already has an open or completed transaction (`PAYMENT_ALREADY_STARTED`),',
+        'the gateway is unknown or disabled (`GATEWAY_UNAVAILABLE`), no exchange rate exists (`CURRENCY_CONVERSION_FAILED`), the amount is outside the gateway limits',
+        '(`AMOUNT_BELOW_MINIMUM`, `AMOUNT_EXCEEDS_MAXIMUM`), or the gateway transaction id was already used (`GATEWAY_TRX_ID_TAKEN`).',
+      ].join(' '),
+      pathParams: paymentIdParams,
+      body: startCheckoutTransactionBodySchema,
+      responses: {
+        201: ok(checkoutTransactionSchema),
+        404: errorEnvelopeSchema,
+        409: errorEnvelopeSchema,
+        410: errorEnvelopeSchema,
+        422: errorEnvelopeSchema,
+      },
+      metadata: meta({
+        auth: 'checkout',
+        tag: 'Checkout',
+        errors: [
+          'PAYMENT_NOT_FOUND',
+          'PAYMENT_EXPIRED',
+          'PAYMENT_ALREADY_STARTED',
+          'GATEWAY_UNAVAILABLE',
+          'AMOUNT_BELOW_MINIMUM',
+          'AMOUNT_EXCEEDS_MAXIMUM',
+          'CURRENCY_CONVERSION_FAILED',
+          'GATEWAY_TRX_ID_TAKEN',
+        ],
+      }),
+    },
+    cancel: {
+      method: 'POST',
+      path: '/payments/:payment_id/cancellations',
+      summary: 'Cancel and return to the merchant',
+      description:
+        "Returns the merchant's cancel URL. Nothing is changed: like a hosted checkout session, the payment stays open until it expires, so a customer who comes back can still pay. " +
+        'A completed payment cannot be cancelled (`PAYMENT_ALREADY_STARTED`).',
+      pathParams: paymentIdParams,
+      body: z.strictObject({}).optional(),
+      responses: { 200: ok(checkoutCancellationSchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      metadata: meta({ auth: 'checkout', tag: 'Checkout', errors: ['PAYMENT_NOT_FOUND', 'PAYMENT_ALREADY_STARTED'] }),
+    },
+  },
+  { pathPrefix: CHECKOUT_PATH_PREFIX, strictStatusCodes: true, commonResponses: publicErrorResponses },
+);
+
+export type CheckoutPayment = z.infer<typeof checkoutPaymentSchema>;
+export type CheckoutGateway = z.infer<typeof checkoutGatewaySchema>;
+export type CheckoutTransaction = z.infer<typeof checkoutTransactionSchema>;

@@ -1,0 +1,145 @@
+// Hosted checkout behaviour: submit a payment, poll while it is being verified,
+// follow the result. The page itself is rendered by the server for the current
+// state; whenever the state changes this script reloads it.
+(function () {
+  'use strict';
+
+  var root = document.getElementById('checkout');
+  if (!root) return;
+  var api = root.getAttribute('data-api');
+  var status = root.getAttribute('data-status');
+  var expiresAt = Date.parse(root.getAttribute('data-expires-at') || '');
+  var redirectUrl = root.getAttribute('data-redirect-url');
+  var RELOAD_CODES = ['PAYMENT_ALREADY_STARTED', 'PAYMENT_EXPIRED', 'PAYMENT_NOT_FOUND'];
+
+  function reload() {
+    window.location.reload();
+  }
+
+  function firstError(body) {
+    var item = body && body.errors && body.errors[0];
+    return { code: item ? item.code : null, message: (body && body.error) || 'Something went wrong. Please try again.' };
+  }
+
+  function request(method, path, body) {
+    var init = { method: method, headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'omit' };
+    if (body !== undefined) {
+      init.headers['content-type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    return window.fetch(api + path, init).then(function (res) {
+      return res.json().then(
+        function (json) { return { ok: res.ok, status: res.status, body: json }; },
+        function () { return { ok: false, status: res.status, body: null }; }
+      );
+    });
+  }
+
+  function showError(el, message) {
+    if (!el) return;
+    el.textContent = message;
+    el.hidden = !message;
+  }
+
+  // Local time for the expiry (the server only knows UTC).
+  var time = root.querySelector('.expires time');
+  if (time && !isNaN(expiresAt)) {
+    time.textContent = new Date(expiresAt).toLocaleString([], { hour: '2-digit', minute: '2-digit', day: 'numeric', month: 'short' });
+  }
+
+  // The page turns into "Payment link has expired" by itself when the time comes.
+  if ((status === 'pending' || status === 'failed' || status === 'processing' || status === 'awaiting_verification') && !isNaN(expiresAt)) {
+    var wait = Math.min(Math.max(expiresAt - Date.now() + 1000, 1000), 0x7fffffff);
+    window.setTimeout(reload, wait);
+  }
+
+  Array.prototype.forEach.call(root.querySelectorAll('form.pay-form'), function (form) {
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      var errorEl = form.querySelector('.form-error');
+      var button = form.querySelector('button[type=submit]');
+      var body = { gateway: form.getAttribute('data-gateway') };
+      var trx = form.querySelector('input[name=gateway_trx_id]');
+      var sender = form.querySelector('input[name=sender_number]');
+      if (trx) {
+        var value = trx.value.trim();
+        if (!value) {
+          showError(errorEl, 'Enter the transaction ID you received.');
+          trx.focus();
+          return;
+        }
+        body.gateway_trx_id = value;
+      }
+      if (sender && sender.value.trim()) body.sender_number = sender.value.trim();
+      showError(errorEl, '');
+      button.disabled = true;
+      request('POST', '/transactions', body).then(
+        function (res) {
+          if (res.ok && res.body && res.body.success) {
+            var t = res.body.data;
+            if (t.redirect_url) window.location.assign(t.redirect_url);
+            else reload();
+            return;
+          }
+          var err = firstError(res.body);
+          if (RELOAD_CODES.indexOf(err.code) >= 0) return reload();
+          showError(errorEl, err.message);
+          button.disabled = false;
+        },
+        function () {
+          showError(errorEl, 'Could not reach the server. Check your connection and try again.');
+          button.disabled = false;
+        }
+      );
+    });
+  });
+
+  var cancel = document.getElementById('cancel');
+  if (cancel) {
+    cancel.addEventListener('click', function () {
+      var pageError = root.querySelector('.page-error');
+      cancel.disabled = true;
+      request('POST', '/cancellations').then(
+        function (res) {
+          if (res.ok && res.body && res.body.success) {
+            if (res.body.data.cancel_url) return window.location.assign(res.body.data.cancel_url);
+            cancel.hidden = true;
+            return showError(pageError, 'Payment cancelled. You can close this page.');
+          }
+          var err = firstError(res.body);
+          if (RELOAD_CODES.indexOf(err.code) >= 0) return reload();
+          showError(pageError, err.message);
+          cancel.disabled = false;
+        },
+        function () {
+          showError(pageError, 'Could not reach the server. Check your connection and try again.');
+          cancel.disabled = false;
+        }
+      );
+    });
+  }
+
+  // While a transaction is being verified, watch it and reload when it moves.
+  if (status === 'processing' || status === 'awaiting_verification') {
+    var delay = 1500;
+    var poll = function () {
+      request('GET', '').then(
+        function (res) {
+          if (res.ok && res.body && res.body.data.status !== status) return reload();
+          delay = Math.min(delay * 1.25, 5000);
+          window.setTimeout(poll, delay);
+        },
+        function () {
+          delay = Math.min(delay * 2, 10000);
+          window.setTimeout(poll, delay);
+        }
+      );
+    };
+    window.setTimeout(poll, delay);
+  }
+
+  // Paid: show the confirmation a moment, then go back to the merchant.
+  if (status === 'completed' && redirectUrl) {
+    window.setTimeout(function () { window.location.assign(redirectUrl); }, 1200);
+  }
+})();

@@ -1,0 +1,54 @@
+import { html, type SafeHtml } from './html.ts';
+
+export const ASSETS_PATH = '/checkout/assets';
+
+/** The page shell: styles and the one script come from our own origin only (see the CSP in routes.ts). */
+export function layout(opts: { title: string; body: SafeHtml; script?: boolean }): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<meta name="color-scheme" content="light">
+<title>${opts.title}</title>
+<link rel="stylesheet" href="${ASSETS_PATH}/checkout.css">
+${opts.script ? html`<script src="${ASSETS_PATH}/checkout.js" defer></script>` : null}
+</head>
+<body>
+${opts.body}
+</body>
+</html>
+`.text;
+}
+
+export function messagePage(opts: { title: string; heading: string; text: string; requestId?: string }): string {
+  return layout({
+    title: opts.title,
+    body: html`<main class="sheet">
+  <section class="status">
+    <div class="status-icon warn" aria-hidden="true">!</div>
+    <h1 class="status-title">${opts.heading}</h1>
+    <p>${opts.text}</p>
+    ${opts.requestId ? html`<p class="fine">Request ${opts.requestId}</p>` : null}
+  </section>
+</main>`,
+  });
+}
+
+export function notFoundPage(): string {
+  return messagePage({
+    title: 'Payment not found',
+    heading: 'Payment not found',
+    text: 'This payment link is not valid. Check the link you were given, or ask the shop for a new one.',
+  });
+}
+
+export function errorPage(requestId: string): string {
+  return messagePage({
+    title: 'Something went wrong',
+    heading: 'Something went wrong',
+    text: 'We could not load this page. Please try again in a moment.',
+    requestId,
+  });
+}

@@ -1,0 +1,146 @@
+import { AppError } from '../../../contract/common/errors.ts';
+import type { CheckoutGateway, CheckoutPayment, CheckoutTransaction } from '../../../contract/checkout/payments.ts';
+import type { EntityManager } from '../../infra/database/orm.ts';
+import { quoteGateways, type GatewayQuote } from '../gateways/quote.ts';
+import type { IntentStatus, TransactionStatus } from '../payments/entities.ts';
+import { pgDate, pgDateOrNull } from '../payments/pg.ts';
+import { isUuid } from '../payments/view.ts';
+import { isSandboxDriven } from '../sandbox/gateway.ts';
+import { sandboxPayUrl } from '../sandbox/sessions.ts';
+import { checkoutState } from './state.ts';
+
+/** What the checkout needs besides the database: where links point, and the sandbox's secret for its page URLs. */
+export interface CheckoutLinks {
+  publicBaseUrl: string;
+  sandboxSecret: string;
+}
+
+export interface CheckoutPage {
+  view: CheckoutPayment;
+  /** The merchant's cancel URL (the expired page links back with it). */
+  cancelUrl: string | null;
+  intentId: number;
+}
+
+interface Row {
+  intent_id: string;
+  payment_id: string;
+  amount: string;
+  currency: string;
+  reference: string | null;
+  intent_status: IntentStatus;
+  expires_at: string | Date;
+  past_expiry: boolean;
+  success_url: string | null;
+  cancel_url: string | null;
+  brand_name: string;
+  trx_id: string | null;
+  gateway_code: string | null;
+  gateway_name: string | null;
+  gateway_type: 'manual' | 'automatic' | null;
+  method: string | null;
+  status: TransactionStatus | null;
+  t_amount: string | null;
+  t_currency: string | null;
+  fee: string | null;
+  gateway_trx_id: string | null;
+  failure_reason: string | null;
+  created_at: string | Date | null;
+  completed_at: string | Date | null;
+}
+
+// Expiry is judged by the database clock, like the expiry job and the intent's own expires_at.
+const SELECT = `
+  SELECT i.id AS intent_id, i.uuid AS payment_id, i.amount::text AS amount, i.currency, i.reference, i.status AS intent_status,
+         i.expires_at, (i.expires_at <= now()) AS past_expiry, i.success_url, i.cancel_url, b.name AS brand_name,
+         t.trx_id, g.code AS gateway_code, g.name AS gateway_name, g.type AS gateway_type, t.method, t.status,
+         t.amount::text AS t_amount, t.currency AS t_currency, t.fee::text AS fee, t.gateway_trx_id, t.failure_reason,
+         t.created_at, t.completed_at
+    FROM payment_intents i
+    JOIN brands b ON b.id = i.brand_id
+    LEFT JOIN LATERAL (
+      SELECT * FROM transactions tt WHERE tt.intent_id = i.id ORDER BY tt.created_at DESC, tt.id DESC LIMIT 1
+    ) t ON true
+    LEFT JOIN gateways g ON g.id = t.gateway_id
+   WHERE i.uuid = ?`;
+
+function toGateway(q: GatewayQuote): CheckoutGateway {
+  const g = q.gateway;
+  return {
+    code: g.code,
+    name: g.name,
+    type: g.type,
+    methods: g.methods,
+    amount: q.amount!,
+    currency: q.currency,
+    fee: q.fee!,
+    converted: q.converted,
+    exchange_rate: q.exchangeRate,
+    min_amount: g.minAmount,
+    max_amount: g.maxAmount,
+    receiving_account: g.type === 'manual' ? g.receivingAccount : null,
+    instructions: g.type === 'manual' ? g.instructions : null,
+  };
+}
+
+function toTransaction(r: Row, links: CheckoutLinks): CheckoutTransaction | null {
+  if (r.trx_id === null) return null;
+  const type = r.gateway_type!;
+  const redirect = r.status === 'processing' && isSandboxDriven({ type }) ? sandboxPayUrl(links.publicBaseUrl, links.sandboxSecret, r.trx_id) : null;
+  return {
+    trx_id: r.trx_id,
+    gateway: r.gateway_code!,
+    gateway_name: r.gateway_name!,
+    gateway_type: type,
+    method: r.method!,
+    status: r.status!,
+    amount: r.t_amount!,
+    currency: r.t_currency!,
+    fee: r.fee!,
+    gateway_trx_id: r.gateway_trx_id,
+    failure_reason: r.failure_reason,
+    created_at: pgDate(r.created_at!).toISOString(),
+    completed_at: pgDateOrNull(r.completed_at)?.toISOString() ?? null,
+    redirect_url: redirect,
+  };
+}
+
+/**
+ * The payment as its checkout page shows it. The payment id is the only
+ * credential, so an unknown and a malformed id answer the same PAYMENT_NOT_FOUND.
+ * Only gateways that can take the payment right now are listed (enabled, the
+ * currency convertible, the converted amount within their limits).
+ */
+export async function loadCheckout(em: EntityManager, paymentId: string, links: CheckoutLinks): Promise<CheckoutPage> {
+  if (!isUuid(paymentId)) throw new AppError('PAYMENT_NOT_FOUND');
+  const rows = await em.execute<Row[]>(SELECT, [paymentId.toLowerCase()]);
+  const r = rows[0];
+  if (!r) throw new AppError('PAYMENT_NOT_FOUND');
+  const { status, payable } = checkoutState({ intentStatus: r.intent_status, pastExpiry: r.past_expiry, transactionStatus: r.status });
+  const quotes = payable ? await quoteGateways(em, r.amount, r.currency) : [];
+  const view: CheckoutPayment = {
+    payment_id: r.payment_id,
+    brand: { name: r.brand_name },
+    amount: r.amount,
+    currency: r.currency,
+    reference: r.reference,
+    status,
+    payable,
+    expires_at: pgDate(r.expires_at).toISOString(),
+    gateways: quotes.filter((q) => q.refusal === null).map(toGateway),
+    transaction: toTransaction(r, links),
+    redirect_url: status === 'completed' ? r.success_url : null,
+  };
+  return { view, cancelUrl: r.cancel_url, intentId: Number(r.intent_id) };
+}
+
+/**
+ * The customer leaves for the merchant's cancel URL. Nothing changes (like a
+ * hosted checkout session, the payment stays open until it expires); only a
+ * completed payment cannot be cancelled any more.
+ */
+export async function cancelCheckout(em: EntityManager, paymentId: string, links: CheckoutLinks): Promise<{ cancelUrl: string | null }> {
+  const { view, cancelUrl } = await loadCheckout(em, paymentId, links);
+  if (view.status === 'completed') throw new AppError('PAYMENT_ALREADY_STARTED', 'Payment is already completed');
+  return { cancelUrl };
+}

@@ -1,0 +1,50 @@
+import { AppError } from '../../../contract/common/errors.ts';
+import type { EntityManager } from '../../infra/database/orm.ts';
+import { createGateway, getGateway, type GatewayInput, type GatewayView } from '../gateways/service.ts';
+
+export const SANDBOX_GATEWAY_CODE = 'sandbox';
+
+/**
+ * Which gateways the built-in sandbox drives. The sandbox is the only redirect
+ * (automatic) gateway integration the service ships, so every `automatic`
+ * gateway is served by it: redirect to the sandbox page, signed callback,
+ * refunds completed by a job. A real redirect gateway would need its own driver
+ * and a column saying which driver a gateway uses.
+ */
+export function isSandboxDriven(gateway: Pick<GatewayView, 'type'>): boolean {
+  return gateway.type === 'automatic';
+}
+
+export const sandboxGatewayInput: GatewayInput = {
+  code: SANDBOX_GATEWAY_CODE,
+  name: 'Sandbox (test card)',
+  type: 'automatic',
+  methods: ['card'],
+  currencies: ['BDT', 'USD'],
+  min_amount: '1.00',
+  max_amount: '100000.00',
+  fee_percent: '2.5',
+  fee_fixed: '0.00',
+  sort_order: 100,
+};
+
+/**
+ * Creates the built-in `sandbox` gateway unless one with that code exists (then
+ * it is left as an admin may have changed it). For first runs and demo seeds;
+ * not a migration, because a production deployment should not offer test
+ * payments to its customers unless an admin adds the gateway on purpose.
+ */
+export async function ensureSandboxGateway(em: EntityManager): Promise<GatewayView> {
+  try {
+    return await getGateway(em, SANDBOX_GATEWAY_CODE);
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'GATEWAY_NOT_FOUND') throw err;
+  }
+  try {
+    return await createGateway(em, sandboxGatewayInput);
+  } catch (err) {
+    // Two processes seeding at once: the other one won.
+    if (err instanceof AppError && err.code === 'CONFLICT') return getGateway(em, SANDBOX_GATEWAY_CODE);
+    throw err;
+  }
+}
