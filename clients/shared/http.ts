@@ -108,9 +108,30 @@ export function encodeQuery(query: Record<string, unknown> | undefined): string 
   return s ? `?${s}` : '';
 }
 
-function randomId(): string {
-  // Web Crypto's randomUUID exists in Node 19+, browsers and React Native with a polyfill.
-  return globalThis.crypto.randomUUID();
+/** A v4 UUID from Web Crypto (Node 19+, browsers; React Native with a getRandomValues polyfill). */
+export function randomId(): string {
+  const c = globalThis.crypto as Crypto | undefined;
+  if (typeof c?.randomUUID === 'function') return c.randomUUID();
+  if (typeof c?.getRandomValues !== 'function') throw new Error('No Web Crypto: install a crypto.getRandomValues polyfill');
+  const b = c.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const hex = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** AbortSignal.any where it exists (Node 20.3+, browsers); a small equivalent elsewhere (React Native). */
+function anySignal(signals: AbortSignal[]): AbortSignal {
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any(signals);
+  const controller = new AbortController();
+  for (const s of signals) {
+    if (s.aborted) {
+      controller.abort(s.reason);
+      break;
+    }
+    s.addEventListener('abort', () => controller.abort(s.reason), { once: true });
+  }
+  return controller.signal;
 }
 
 /**
@@ -187,7 +208,7 @@ export class HttpCore {
   ): Promise<{ response: HttpResponse } | { outcome: AttemptOutcome; error: PaycollectError }> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), timeoutMs);
-    const signal = callerSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
+    const signal = callerSignal ? anySignal([callerSignal, timeout.signal]) : timeout.signal;
     let status: number;
     let headers: Headers;
     let text: string;

@@ -192,6 +192,22 @@ describe('timeouts, cancellation, unreachable servers', () => {
     expect(s.requests).toHaveLength(1);
   });
 
+  it('without AbortSignal.any (React Native) cancellation and timeouts still work', async () => {
+    const any = AbortSignal.any;
+    (AbortSignal as { any?: unknown }).any = undefined;
+    try {
+      s.script(hang, hang);
+      const controller = new AbortController();
+      const reason = new Error('gone');
+      setTimeout(() => controller.abort(reason), 50);
+      await expect(testClient({ baseUrl: s.baseUrl }).get(1, { signal: controller.signal })).rejects.toBe(reason);
+      const timedOut = await caught(testClient({ baseUrl: s.baseUrl, timeoutMs: 60, maxRetries: 0 }).get(1, { signal: new AbortController().signal }));
+      expect(timedOut).toBeInstanceOf(TimeoutError);
+    } finally {
+      AbortSignal.any = any;
+    }
+  });
+
   it('a refused connection is a ConnectionError, retried even for an unsafe POST (nothing was sent)', async () => {
     const probe = createServer();
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ApiError,
   AuthenticationError,
@@ -13,7 +13,7 @@ import {
 } from '../../clients/shared/errors.ts';
 import { nextPageNumber } from '../../clients/shared/pagination.ts';
 import { pathParamNames, schemaKeys, unwrapEnvelope } from '../../clients/shared/resources.ts';
-import { encodeQuery } from '../../clients/shared/http.ts';
+import { encodeQuery, randomId } from '../../clients/shared/http.ts';
 import { isTokenExpired, jwtExpiryMs, tokensFromData } from '../../clients/device/tokens.ts';
 import { rewriteDeclarationImports } from '../../scripts/build-sdks.ts';
 import * as merchantVersion from '../../clients/merchant/version.ts';
@@ -233,5 +233,29 @@ describe('packaging', () => {
     expect(v.SDK_NAME).toBe(pkg.name);
     expect(v.SDK_VERSION).toBe(pkg.version);
     expect(pkg.dependencies).toEqual({ '@ts-rest/core': rootPkg.dependencies['@ts-rest/core'], zod: rootPkg.dependencies.zod });
+  });
+});
+
+describe('randomId (idempotency keys)', () => {
+  const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+  const webCrypto = globalThis.crypto;
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('is a v4 UUID, different every time', () => {
+    const ids = new Set(Array.from({ length: 100 }, randomId));
+    expect(ids.size).toBe(100);
+    for (const id of ids) expect(id).toMatch(UUID_V4);
+  });
+
+  it('falls back to getRandomValues where randomUUID is missing (React Native polyfills)', () => {
+    vi.stubGlobal('crypto', { getRandomValues: (a: Uint8Array) => webCrypto.getRandomValues(a) });
+    const a = randomId();
+    expect(a).toMatch(UUID_V4);
+    expect(randomId()).not.toBe(a);
+  });
+
+  it('says what to install when there is no Web Crypto at all', () => {
+    vi.stubGlobal('crypto', undefined);
+    expect(() => randomId()).toThrow('No Web Crypto: install a crypto.getRandomValues polyfill');
   });
 });
