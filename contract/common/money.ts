@@ -13,7 +13,7 @@ export const AMOUNT_MAXIMUM_MESSAGE = 'Amount exceeds maximum';
  * amounts so the caller gets the spec's message, `Amount must be greater than zero`.
  */
 export const amountInputSchema = z
-  .string({ error: AMOUNT_FORMAT_MESSAGE })
+  .string({ error: (issue) => (issue.input === undefined ? 'Amount is required' : AMOUNT_FORMAT_MESSAGE) })
   .regex(/^-?[0-9]+\.[0-9]{2}$/, { message: AMOUNT_FORMAT_MESSAGE, abort: true })
   .refine((s) => !s.startsWith('-') && /[1-9]/.test(s), AMOUNT_POSITIVE_MESSAGE)
   .refine((s) => s.replace(/^0+(?=\d)/, '').split('.')[0]!.length <= MAX_AMOUNT_INTEGER_DIGITS, AMOUNT_MAXIMUM_MESSAGE)

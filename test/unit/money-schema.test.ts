@@ -48,3 +48,10 @@ describe('page query schema', () => {
     expect(pageQuerySchema.parse({ per_page: '100' }).per_page).toBe(100);
   });
 });
+
+describe('a missing amount', () => {
+  it('says it is required', () => {
+    const r = amountInputSchema.optional().pipe(amountInputSchema).safeParse(undefined);
+    expect(r.error?.issues[0]?.message).toBe('Amount is required');
+  });
+});
