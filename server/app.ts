@@ -11,6 +11,7 @@ import { deviceTokenKeys } from './domain/devices/tokens.ts';
 import { docsRouter } from './http/docs.ts';
 import { requestLogger } from './http/request-log.ts';
 import { idempotency } from './http/idempotency.ts';
+import { rateLimit } from './http/rate-limit.ts';
 import { systemHandlers } from './http/handlers/system.ts';
 import { merchantHandlers } from './http/handlers/merchant/index.ts';
 import { deviceHandlers } from './http/handlers/device/index.ts';
@@ -60,6 +61,9 @@ export function createApp(deps: AppDeps): Express {
         admin: adminAuthenticator(deps.secrets.adminToken),
         device: deviceAuthenticator(deviceTokenKeys(deps.secrets)),
       }) as never,
+      // After auth: the credential (or the caller's address) is the bucket; before
+      // idempotency, so a refused request claims no key.
+      rateLimit(deps) as never,
       // After auth: keys are scoped to the calling brand.
       idempotency(deps.logger) as never,
     ],

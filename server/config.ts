@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { rateLimitEnvShape } from './domain/rate-limit/policy.ts';
 
 /**
  * Configuration, parsed once from the environment with zod and frozen.
@@ -50,6 +51,7 @@ const envSchema = z.object({
   BLIND_INDEX_KEY: z.string().optional(),
   PII_ENCRYPTION_KEYS: z.string().optional(),
   SANDBOX_CALLBACK_SECRET: secret.optional(),
+  ...rateLimitEnvShape,
 });
 
 type Env = z.output<typeof envSchema>;

@@ -13,8 +13,22 @@ import type { ErrorCode } from './errors.ts';
  */
 export type AuthKind = 'merchant' | 'device' | 'admin' | 'pairing' | 'device-refresh' | 'checkout' | 'none';
 
+/**
+ * Which rate limit a route spends (server/http/rate-limit.ts; quotas are
+ * configuration): `api-key` per API key, `device` per paired device, `pairing`
+ * per client address plus the failed attempts of all addresses together,
+ * `token-refresh` and `checkout` per client address.
+ */
+export type RateLimitKind = 'api-key' | 'device' | 'pairing' | 'token-refresh' | 'checkout';
+
 export interface RouteMeta {
   auth: AuthKind;
+  /**
+   * Unset: follows `auth` (merchant → `api-key`, device → `device`, pairing →
+   * `pairing`, device-refresh → `token-refresh`, checkout → `checkout`; admin and
+   * none are not limited). `false`: never limited.
+   */
+  rateLimit?: RateLimitKind | false;
   /** Error codes the route can answer with, beyond the surface's common ones. */
   errors?: readonly ErrorCode[];
   /** POST routes that honour `Idempotency-Key`. */

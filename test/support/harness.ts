@@ -62,6 +62,16 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   };
 }
 
+/** Quotas large enough that no functional test meets them. */
+export const testRateLimits: Record<string, string> = {
+  RATE_LIMIT_API_KEY: '100000/60',
+  RATE_LIMIT_DEVICE: '100000/60',
+  RATE_LIMIT_PAIRING: '100000/60',
+  RATE_LIMIT_PAIRING_GLOBAL: '100000/60',
+  RATE_LIMIT_TOKEN_REFRESH: '100000/60',
+  RATE_LIMIT_CHECKOUT: '100000/60',
+};
+
 /**
  * A real server on a real port over this file's own database, with the real
  * job queue. Tests talk to it over HTTP like any client.
@@ -77,6 +87,9 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     PORT: '0',
     DATABASE_POOL_MAX: '5',
     SHUTDOWN_TIMEOUT_MS: '2000',
+    // Every test talks from 127.0.0.1 and pairs many devices: production quotas would
+    // throttle unrelated tests. The rate-limit tests set small quotas of their own.
+    ...testRateLimits,
     ...env,
   });
   const logs: string[] = [];

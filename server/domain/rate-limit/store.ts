@@ -1,0 +1,67 @@
+import type { EntityManager } from '../../infra/database/orm.ts';
+import type { Bucket, BucketState } from './policy.ts';
+
+/** A counted bucket, with what is needed to give the hit back. */
+export interface CountedBucket extends BucketState {
+  windowEpoch: number;
+}
+
+interface Row {
+  bucket: string;
+  hits: number | string;
+  reset_seconds: number | string;
+  window_epoch: number | string;
+}
+
+/**
+ * Counts one request in each bucket's current fixed window and returns the
+ * counts, in one statement. The window comes from the database clock, so every
+ * process agrees on it; `INSERT ... ON CONFLICT DO UPDATE` makes the increment
+ * atomic under any concurrency (the row lock orders racing requests). Rows are
+ * inserted in bucket order so two requests spending the same two buckets lock
+ * them in the same order and cannot deadlock.
+ */
+export async function countHit(em: EntityManager, buckets: readonly Bucket[]): Promise<CountedBucket[]> {
+  if (buckets.length === 0) return [];
+  const values = buckets.map(() => '(?::varchar, ?::integer)').join(', ');
+  const params = buckets.flatMap((b) => [b.key, b.windowSeconds]);
+  const rows = await em.execute<Row[]>(
+    `WITH input (bucket, w) AS (VALUES ${values}),
+          windowed AS (
+            SELECT bucket, w, to_timestamp(floor(extract(epoch FROM now()) / w) * w) AS window_start FROM input
+          )
+     INSERT INTO rate_limits AS r (bucket, window_start, hits, expires_at)
+     SELECT bucket, window_start, 1, window_start + make_interval(secs => w) FROM windowed ORDER BY bucket
+     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = r.hits + 1
+     RETURNING r.bucket, r.hits,
+               greatest(1, ceil(extract(epoch FROM r.expires_at - now())))::integer AS reset_seconds,
+               extract(epoch FROM r.window_start)::bigint AS window_epoch`,
+    params,
+  );
+  const byKey = new Map(rows.map((r) => [r.bucket, r]));
+  return buckets.map((b) => {
+    const row = byKey.get(b.key);
+    if (!row) throw new Error('rate limit counter missing from upsert result');
+    return { ...b, hits: Number(row.hits), resetSeconds: Number(row.reset_seconds), windowEpoch: Number(row.window_epoch) };
+  });
+}
+
+/** Takes one hit back (a `failuresOnly` bucket after a successful request). */
+export async function giveBackHit(em: EntityManager, bucket: Pick<CountedBucket, 'key' | 'windowEpoch'>): Promise<void> {
+  await em.execute('UPDATE rate_limits SET hits = hits - 1 WHERE bucket = ? AND window_start = to_timestamp(?) AND hits > 0', [
+    bucket.key,
+    bucket.windowEpoch,
+  ]);
+}
+
+/** Deletes up to `limit` windows that ended; returns how many. */
+export async function purgeExpiredWindows(em: EntityManager, limit = 5000): Promise<number> {
+  const rows = await em.execute<Array<{ n: number | string }>>(
+    `WITH gone AS (
+       DELETE FROM rate_limits WHERE ctid = ANY (ARRAY(SELECT ctid FROM rate_limits WHERE expires_at < now() LIMIT ?))
+       RETURNING 1
+     ) SELECT count(*) AS n FROM gone`,
+    [limit],
+  );
+  return Number(rows[0]?.n ?? 0);
+}

@@ -1,0 +1,125 @@
+import { createHmac } from 'node:crypto';
+import type { Request, RequestHandler } from 'express';
+import ipaddr from 'ipaddr.js';
+import { AppError } from '../../contract/common/errors.ts';
+import type { RateLimitKind, RouteMeta } from '../../contract/common/meta.ts';
+import type { AppDeps } from '../deps.ts';
+import { bucketsFor, defaultKindFor, isLimited, rateLimitHeaders, type Caller, type RateLimitSettings } from '../domain/rate-limit/policy.ts';
+import { countHit, giveBackHit, purgeExpiredWindows, type CountedBucket } from '../domain/rate-limit/store.ts';
+
+/** How long the limiter may take before the request goes ahead uncounted. */
+const STORE_TIMEOUT_MS = 1000;
+/** Expired windows are purged by whichever process sees traffic, at most this often. */
+const PURGE_EVERY_MS = 60_000;
+/** A failing store is reported at most this often per process (it may fail on every request). */
+const WARN_EVERY_MS = 10_000;
+
+export function routeRateLimitKind(meta: RouteMeta | undefined): RateLimitKind | null {
+  if (!meta || meta.rateLimit === false) return null;
+  return meta.rateLimit ?? defaultKindFor(meta.auth);
+}
+
+/**
+ * The bucket of a client address: IPv6 counts per /64 (one subscriber usually
+ * holds a whole /64, so single addresses would be free to rotate), IPv4 and
+ * IPv4-mapped IPv6 per address. Stored only as a keyed hash: the counters
+ * table never holds an address.
+ */
+export function addressKeyer(secret: Buffer): (ip: string | undefined) => string {
+  const key = createHmac('sha256', secret).update('pc.rate-limit.client-address.v1').digest();
+  return (ip) => {
+    let subject = ip ?? 'unknown';
+    if (ip && ipaddr.isValid(ip)) {
+      let addr = ipaddr.parse(ip);
+      if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+      subject = addr.kind() === 'ipv6' ? `${(addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64` : addr.toString();
+    }
+    return createHmac('sha256', key).update(subject).digest('hex').slice(0, 32);
+  };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`rate limiter gave no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Rate limits by route metadata (`meta({ rateLimit })`, else by `auth`), after
+ * authentication because the credential is the bucket. Counters live in
+ * PostgreSQL, so every process shares them. Every limited route answers the
+ * `RateLimit-Policy` and `RateLimit` headers; a refusal is 429 `RATE_LIMITED`
+ * with `Retry-After`.
+ *
+ * Fails open: when the counter store errs or is slow, the request goes ahead
+ * uncounted and the failure is logged. Refusing every request because the
+ * limiter is down would turn a limiter fault into an outage.
+ */
+export function rateLimit(deps: Pick<AppDeps, 'config' | 'orm' | 'logger' | 'crypto'>): RequestHandler {
+  const settings: RateLimitSettings = deps.config;
+  const addressKey = addressKeyer(deps.crypto.blindIndexKey);
+  let lastPurge = Date.now();
+  let lastWarn = 0;
+
+  const warn = (err: unknown, what: string) => {
+    if (Date.now() - lastWarn < WARN_EVERY_MS) return;
+    lastWarn = Date.now();
+    const message = err instanceof Error ? err.message.replace(/postgres(ql)?:\/\/\S+/g, '[url]').slice(0, 200) : 'failed';
+    deps.logger.warn({ err: { message } }, what);
+  };
+
+  const maybePurge = () => {
+    if (Date.now() - lastPurge < PURGE_EVERY_MS) return;
+    lastPurge = Date.now();
+    purgeExpiredWindows(deps.orm.em.fork()).catch((err) => warn(err, 'rate limit purge failed'));
+  };
+
+  const giveBack = (buckets: CountedBucket[]) =>
+    Promise.all(buckets.map((b) => giveBackHit(deps.orm.em.fork(), b).catch((err) => warn(err, 'rate limit give-back failed'))));
+
+  /** `failuresOnly` buckets keep the hit only when the credential was refused (401): a wrong guess. */
+  const giveBackUnlessRefused = (res: Parameters<RequestHandler>[1], refundable: CountedBucket[]) => {
+    if (!refundable.length) return;
+    res.once('close', () => {
+      if (res.statusCode !== 401) void giveBack(refundable);
+    });
+  };
+
+  return (req, res, next) => {
+    const meta = (req as Request & { tsRestRoute?: { metadata?: RouteMeta } }).tsRestRoute?.metadata;
+    const kind = settings.RATE_LIMIT_ENABLED ? routeRateLimitKind(meta) : null;
+    if (!kind) return next();
+    const p = req.principal;
+    const caller: Caller = {
+      apiKeyId: p?.kind === 'merchant' ? p.apiKeyId : undefined,
+      deviceId: p?.kind === 'device' ? p.deviceId : undefined,
+      addressKey: addressKey(req.ip),
+    };
+    const buckets = bucketsFor(kind, caller, settings);
+    if (!buckets.length) return next();
+    maybePurge();
+    withTimeout(countHit(deps.orm.em.fork(), buckets), STORE_TIMEOUT_MS).then(
+      (counted) => {
+        const headers = rateLimitHeaders(counted);
+        const refundable = counted.filter((b) => b.failuresOnly);
+        if (isLimited(counted)) {
+          const exhausted = counted.filter((b) => b.hits > b.limit).map((b) => b.quota);
+          deps.logger.info({ request_id: req.requestId, quotas: exhausted }, 'rate limited');
+          // A refused request guessed nothing; given back before answering so the count is exact once the client sees the 429.
+          return giveBack(refundable).then(() => next(new AppError('RATE_LIMITED', undefined, { headers })));
+        }
+        giveBackUnlessRefused(res, refundable);
+        for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+        next();
+      },
+      (err: unknown) => {
+        warn(err, 'rate limiter unavailable: request allowed uncounted');
+        next();
+      },
+    );
+  };
+}
