@@ -6,7 +6,6 @@ import { Migration0003Payments } from './0003-payments.ts';
 import { Migration0004Devices } from './0004-devices.ts';
 import { Migration0005Admin } from './0005-admin.ts';
 import { Migration0006Sandbox } from './0006-sandbox.ts';
-import { Migration0008RateLimits } from './0008-rate-limits.ts';
 import { Migration0007SmsMatching } from './0007-sms-matching.ts';
 import { Migration0008RateLimits } from './0008-rate-limits.ts';
 
@@ -22,7 +21,6 @@ export const migrationsList: MigrationObject[] = [
   { name: '0004-devices', class: Migration0004Devices },
   { name: '0005-admin', class: Migration0005Admin },
   { name: '0006-sandbox', class: Migration0006Sandbox },
-  { name: '0008-rate-limits', class: Migration0008RateLimits },
   { name: '0007-sms-matching', class: Migration0007SmsMatching },
   { name: '0008-rate-limits', class: Migration0008RateLimits },
 ];
