@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { detectOfflineDevices } from '../../server/domain/devices/presence.ts';
+import { detectOfflineDevices, pruneRotatedRefreshTokens } from '../../server/domain/devices/presence.ts';
 import { revokeDevice } from '../../server/domain/devices/service.ts';
 import { putEndpoint } from '../../server/domain/webhooks/endpoints.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
@@ -103,5 +103,19 @@ describe('offline detector', () => {
       [d.brandId],
     );
     expect(deliveries.map((r: any) => r.event)).toEqual(['device.offline', 'device.online']);
+  });
+});
+
+describe('refresh token records', () => {
+  it('records of rotated tokens are pruned once those tokens would have expired anyway', async () => {
+    const d = await pairDevice(t);
+    await t.sql(
+      `INSERT INTO device_refresh_token_rotations (jti, device_id, expires_at) VALUES
+         ('old-1', $1, now() - interval '1 second'), ('live-1', $1, now() + interval '1 day')`,
+      [d.deviceId],
+    );
+    expect(await pruneRotatedRefreshTokens(t.runtime.deps.orm.em.fork())).toBe(1);
+    const rows = await t.sql<any>('SELECT jti FROM device_refresh_token_rotations WHERE device_id = $1', [d.deviceId]);
+    expect(rows).toEqual([{ jti: 'live-1' }]);
   });
 });
