@@ -83,8 +83,9 @@ export async function sendSandboxCallback(deps: Pick<AppDeps, 'orm' | 'logger' |
 }
 
 async function start(deps: AppDeps): Promise<{ stop(): Promise<void> }> {
-  // Retries are not announced by NOTIFY; a short poll keeps them near their due time.
-  await deps.boss.work<Payload>(SEND_SANDBOX_CALLBACK_QUEUE, { pollingIntervalSeconds: 2 }, async (jobs: Job<Payload>[]) => {
+  // New callbacks wake the worker by NOTIFY; retries are not announced, so the
+  // backstop poll stays short (pg-boss would relax it to 30 s) to keep them near their due time.
+  await deps.boss.work<Payload>(SEND_SANDBOX_CALLBACK_QUEUE, { pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2 }, async (jobs: Job<Payload>[]) => {
     for (const job of jobs) await sendSandboxCallback(deps, job.data);
   });
   return { stop: () => deps.boss.offWork(SEND_SANDBOX_CALLBACK_QUEUE, { wait: true }) };
