@@ -1,6 +1,33 @@
 import { initContract } from '@ts-rest/core';
+import { adminAuditLogContract } from './audit-log.ts';
+import { adminBrandsContract } from './brands.ts';
+import { adminDevicesContract } from './devices.ts';
+import { adminExchangeRatesContract } from './exchange-rates.ts';
+import { adminFilterRulesContract } from './filter-rules.ts';
+import { adminGatewaysContract } from './gateways.ts';
+import { adminNotificationsContract } from './notifications.ts';
+import { adminOutboundSmsContract } from './outbound-sms.ts';
+import { adminPairingCodesContract } from './pairing-codes.ts';
+import { adminRefundsContract } from './refunds.ts';
+import { adminSettingsContract } from './settings.ts';
+import { adminSmsRecordsContract } from './sms-records.ts';
+import { adminWebhookDeliveriesContract } from './webhook-deliveries.ts';
 
 const c = initContract();
 
 /** The admin API (`/api/admin/v1`), called by the admin panel and the CLI with the admin token. */
-export const adminContract = c.router({});
+export const adminContract = c.router({
+  brands: adminBrandsContract,
+  gateways: adminGatewaysContract,
+  exchangeRates: adminExchangeRatesContract,
+  filterRules: adminFilterRulesContract,
+  devices: adminDevicesContract,
+  pairingCodes: adminPairingCodesContract,
+  notifications: adminNotificationsContract,
+  outboundSms: adminOutboundSmsContract,
+  smsRecords: adminSmsRecordsContract,
+  refunds: adminRefundsContract,
+  webhookDeliveries: adminWebhookDeliveriesContract,
+  settings: adminSettingsContract,
+  auditLog: adminAuditLogContract,
+});

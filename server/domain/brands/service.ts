@@ -37,18 +37,28 @@ export async function revokeApiKey(em: EntityManager, brandId: number, apiKeyId:
   return apiKey;
 }
 
+/** `last_used_at` is written at most this often: the admin list shows it to the minute, and skipping the write keeps a call at one statement. */
+export const API_KEY_LAST_USED_RESOLUTION_SECONDS = 60;
+
 /**
  * Resolves a presented key to its brand. The lookup is by SHA-256 of the key
  * through a unique index: the database compares digests, never the secret, so
  * response time does not depend on how many leading characters were right.
+ * Refreshes `last_used_at` in the same statement.
  */
 export async function authenticateApiKey(em: EntityManager, presented: string): Promise<{ brandId: number; apiKeyId: number } | null> {
   if (!looksLikeApiKey(presented)) return null;
   const rows = await em.execute<Array<{ id: string | number; brand_id: string | number }>>(
-    `SELECT k.id, k.brand_id
-       FROM api_keys k JOIN brands b ON b.id = k.brand_id
-      WHERE k.key_hash = ? AND k.revoked_at IS NULL AND b.status = 'active'`,
-    [hashApiKey(presented)],
+    `WITH found AS (
+       SELECT k.id, k.brand_id, k.last_used_at
+         FROM api_keys k JOIN brands b ON b.id = k.brand_id
+        WHERE k.key_hash = ? AND k.revoked_at IS NULL AND b.status = 'active'
+     ), touched AS (
+       UPDATE api_keys SET last_used_at = now()
+        WHERE id IN (SELECT id FROM found WHERE last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ?))
+     )
+     SELECT id, brand_id FROM found`,
+    [hashApiKey(presented), API_KEY_LAST_USED_RESOLUTION_SECONDS],
   );
   const row = rows[0];
   return row ? { brandId: Number(row.brand_id), apiKeyId: Number(row.id) } : null;

@@ -1,10 +1,37 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
+import { adminBrandHandlers } from './brands.ts';
+import { adminAuditLogHandlers } from './audit-log.ts';
+import { adminFilterRuleHandlers } from './filter-rules.ts';
+import { adminSettingHandlers } from './settings.ts';
+import { adminDeviceHandlers } from './devices.ts';
+import { adminNotificationHandlers } from './notifications.ts';
+import { adminOutboundSmsHandlers } from './outbound-sms.ts';
+import { adminPairingCodeHandlers } from './pairing-codes.ts';
+import { adminExchangeRateHandlers } from './exchange-rates.ts';
+import { adminGatewayHandlers } from './gateways.ts';
+import { adminRefundHandlers } from './refunds.ts';
+import { adminSmsRecordHandlers } from './sms-records.ts';
+import { adminWebhookDeliveryHandlers } from './webhook-deliveries.ts';
 
 const s = initServer();
 
-/** Handlers of the admin surface; one file per resource, mirroring contract/admin/. */
-export function adminHandlers(_deps: AppDeps) {
-  return s.router(contract.admin, {});
+/** Handlers of the admin surface, mirroring contract/admin/. */
+export function adminHandlers(deps: AppDeps) {
+  return s.router(contract.admin, {
+    brands: adminBrandHandlers,
+    gateways: adminGatewayHandlers,
+    exchangeRates: adminExchangeRateHandlers,
+    filterRules: adminFilterRuleHandlers,
+    devices: adminDeviceHandlers,
+    pairingCodes: adminPairingCodeHandlers,
+    notifications: adminNotificationHandlers,
+    outboundSms: adminOutboundSmsHandlers(deps),
+    smsRecords: adminSmsRecordHandlers(deps),
+    refunds: adminRefundHandlers,
+    webhookDeliveries: adminWebhookDeliveryHandlers,
+    settings: adminSettingHandlers,
+    auditLog: adminAuditLogHandlers,
+  });
 }

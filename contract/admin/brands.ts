@@ -1,0 +1,150 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { errorEnvelopeSchema, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
+import { adminMeta, adminRouterOptions, idParam } from './shared.ts';
+
+const c = initContract();
+
+export const brandStatuses = ['active', 'disabled'] as const;
+
+/**
+ * An IANA zone name that both ICU and PostgreSQL understand. Offsets such as
+ * `+06:00` are refused: PostgreSQL reads POSIX offsets with the opposite sign.
+ */
+export const timeZoneSchema = z
+  .string()
+  .max(64)
+  .regex(/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/, 'Must be an IANA time zone name, e.g. "Asia/Dhaka" or "UTC"')
+  .refine((tz) => {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: tz });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'Unknown time zone; use an IANA name such as "Asia/Dhaka" or "UTC"')
+  .describe('IANA time zone used for "today" on the device dashboard.')
+  .meta({ examples: ['Asia/Dhaka'] });
+
+export const adminBrandSchema = z
+  .object({
+    id: z.number().int(),
+    uuid: uuidSchema,
+    name: z.string(),
+    timezone: z.string().describe('IANA time zone used for "today" figures.'),
+    status: z.enum(brandStatuses).describe('`disabled`: its API keys, devices and pairing codes stop working at once.'),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .meta({ id: 'AdminBrand' });
+
+export const createBrandBodySchema = z
+  .strictObject({
+    name: z.string().trim().min(1, 'name is required').max(200).describe('Display name shown to paying customers.'),
+    timezone: timeZoneSchema.optional().describe('Default UTC.'),
+  })
+  .meta({ id: 'AdminCreateBrandRequest' });
+
+export const updateBrandBodySchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200).optional(),
+    timezone: timeZoneSchema.optional(),
+    status: z.enum(brandStatuses).optional().describe('Disable to stop every credential of the brand at once; enable again to restore them.'),
+  })
+  .refine((b) => Object.keys(b).length > 0, 'Give at least one of name, timezone, status')
+  .meta({ id: 'AdminUpdateBrandRequest' });
+
+export const apiKeySchema = z
+  .object({
+    id: z.number().int(),
+    brand_id: z.number().int(),
+    name: z.string(),
+    prefix: z.string().describe('First characters of the key (`pk_live_AbCd`), to tell keys apart. The key itself is never shown again.'),
+    created_at: timestampSchema,
+    last_used_at: timestampSchema.nullable().describe('Last authenticated call, to the minute; null when never used.'),
+    revoked_at: timestampSchema.nullable(),
+  })
+  .meta({ id: 'AdminApiKey' });
+
+export const apiKeyCreatedSchema = apiKeySchema
+  .extend({ key: z.string().describe('The secret API key. Shown only now; only its hash is stored.') })
+  .meta({ id: 'AdminApiKeyCreated' });
+
+export const createApiKeyBodySchema = z
+  .strictObject({
+    name: z.string().trim().min(1, 'name is required').max(200).describe('What the key is for, e.g. "shop backend".'),
+    mode: z.enum(['live', 'test']).optional().describe('Shown in the key (`pk_live_…`, `pk_test_…`). Default `live`.'),
+  })
+  .meta({ id: 'AdminCreateApiKeyRequest' });
+
+const brandPath = z.object({ brand_id: idParam('brand') });
+
+export const adminBrandsContract = c.router(
+  {
+    create: {
+      method: 'POST',
+      path: '/brands',
+      summary: 'Create a brand',
+      body: createBrandBodySchema,
+      responses: { 201: ok(adminBrandSchema) },
+      metadata: adminMeta('Brands'),
+    },
+    list: {
+      method: 'GET',
+      path: '/brands',
+      summary: 'List brands',
+      description: 'Oldest first.',
+      query: z.strictObject({ ...pageQuerySchema.shape, status: z.enum(brandStatuses).optional().describe('Only brands in this status.') }),
+      responses: { 200: okList(adminBrandSchema, pageMetaWithPagesSchema) },
+      metadata: adminMeta('Brands'),
+    },
+    get: {
+      method: 'GET',
+      path: '/brands/:brand_id',
+      summary: 'Get a brand',
+      pathParams: brandPath,
+      responses: { 200: ok(adminBrandSchema), 404: errorEnvelopeSchema },
+      metadata: adminMeta('Brands', ['BRAND_NOT_FOUND']),
+    },
+    update: {
+      method: 'PATCH',
+      path: '/brands/:brand_id',
+      summary: 'Update a brand',
+      description: 'Changes the given fields only. Status changes are recorded in the audit log.',
+      pathParams: brandPath,
+      body: updateBrandBodySchema,
+      responses: { 200: ok(adminBrandSchema), 404: errorEnvelopeSchema },
+      metadata: adminMeta('Brands', ['BRAND_NOT_FOUND']),
+    },
+    createApiKey: {
+      method: 'POST',
+      path: '/brands/:brand_id/api-keys',
+      summary: 'Create an API key',
+      description: 'The key is in this response only; store it now. Recorded in the audit log (without the key).',
+      pathParams: brandPath,
+      body: createApiKeyBodySchema,
+      responses: { 201: ok(apiKeyCreatedSchema), 404: errorEnvelopeSchema },
+      metadata: adminMeta('Brands', ['BRAND_NOT_FOUND']),
+    },
+    listApiKeys: {
+      method: 'GET',
+      path: '/brands/:brand_id/api-keys',
+      summary: "List a brand's API keys",
+      description: 'Newest first, revoked ones included. Never the key itself.',
+      pathParams: brandPath,
+      responses: { 200: ok(z.array(apiKeySchema)), 404: errorEnvelopeSchema },
+      metadata: adminMeta('Brands', ['BRAND_NOT_FOUND']),
+    },
+    revokeApiKey: {
+      method: 'POST',
+      path: '/brands/:brand_id/api-keys/:key_id/revocations',
+      summary: 'Revoke an API key',
+      description: 'The key stops working at once. Revoking a revoked key changes nothing and answers it as it is. Recorded in the audit log.',
+      pathParams: z.object({ brand_id: idParam('brand'), key_id: idParam('API key') }),
+      body: z.strictObject({}).optional().describe('No body (an empty object is accepted).'),
+      responses: { 200: ok(apiKeySchema), 404: errorEnvelopeSchema },
+      metadata: adminMeta('Brands', ['BRAND_NOT_FOUND', 'API_KEY_NOT_FOUND']),
+    },
+  },
+  adminRouterOptions,
+);

@@ -1,0 +1,73 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { errorEnvelopeSchema, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
+import { adminMeta, adminRouterOptions, brandFilter, idParam } from './shared.ts';
+
+const c = initContract();
+
+export const devicePresences = ['online', 'offline', 'revoked'] as const;
+
+export const adminDeviceSchema = z
+  .object({
+    id: z.number().int(),
+    uuid: uuidSchema,
+    brand_id: z.number().int(),
+    name: z.string(),
+    status: z.enum(['active', 'revoked']),
+    presence: z
+      .enum(devicePresences)
+      .describe('Now: `online` when the device made an authenticated call within the offline threshold (setting `device_offline_minutes`), `offline` when it has been silent longer, `revoked` when it can no longer call.'),
+    last_seen_at: timestampSchema.nullable().describe('Last authenticated call (to the minute).'),
+    last_heartbeat_at: timestampSchema.nullable(),
+    offline_since: timestampSchema.nullable().describe('When the offline detector last reported it offline (the brand got `device.offline`); null while online.'),
+    battery_level: z.number().int().nullable().describe('Percent, as last reported by a heartbeat.'),
+    is_charging: z.boolean().nullable(),
+    network: z.string().nullable(),
+    app_version: z.string().nullable(),
+    paired_at: timestampSchema,
+    revoked_at: timestampSchema.nullable(),
+    revoked_reason: z.string().nullable().describe('`admin`, `re_paired` (the phone paired again), `refresh_token_reuse` (a stolen refresh token was presented)...'),
+  })
+  .meta({ id: 'AdminDevice' });
+
+export const deviceListQuerySchema = z.strictObject({
+  ...pageQuerySchema.shape,
+  brand_id: brandFilter,
+  presence: z.enum(devicePresences).optional().describe('Only devices with this presence now.'),
+});
+
+const devicePath = z.object({ device_id: idParam('device') });
+
+export const adminDevicesContract = c.router(
+  {
+    list: {
+      method: 'GET',
+      path: '/devices',
+      summary: 'List devices with their presence',
+      description: 'Newest pairing first.',
+      query: deviceListQuerySchema,
+      responses: { 200: okList(adminDeviceSchema, pageMetaWithPagesSchema) },
+      metadata: adminMeta('Devices'),
+    },
+    get: {
+      method: 'GET',
+      path: '/devices/:device_id',
+      summary: 'Get a device',
+      pathParams: devicePath,
+      responses: { 200: ok(adminDeviceSchema), 404: errorEnvelopeSchema },
+      metadata: adminMeta('Devices', ['DEVICE_NOT_FOUND']),
+    },
+    revoke: {
+      method: 'POST',
+      path: '/devices/:device_id/revocations',
+      summary: 'Revoke a device',
+      description:
+        'Its access token is refused on its next call and its refresh token can no longer be exchanged; the phone must be paired again. Revoking a revoked device changes nothing. Recorded in the audit log.',
+      pathParams: devicePath,
+      body: z.strictObject({}).optional().describe('No body (an empty object is accepted).'),
+      responses: { 200: ok(adminDeviceSchema), 404: errorEnvelopeSchema },
+      metadata: adminMeta('Devices', ['DEVICE_NOT_FOUND']),
+    },
+  },
+  adminRouterOptions,
+);

@@ -1,0 +1,138 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { amountSchema, currencySchema, errorEnvelopeSchema, ok, timestampSchema } from '../common/index.ts';
+import { adminMeta, adminRouterOptions } from './shared.ts';
+
+const c = initContract();
+
+export const gatewayTypes = ['manual', 'automatic'] as const;
+
+const money = z.string().regex(/^(?:0|[1-9]\d{0,11})\.\d{2}$/, 'Must be a decimal string with exactly two decimal places, e.g. "1250.00"');
+const positiveMoney = money.refine((s) => /[1-9]/.test(s), 'Must be greater than zero');
+
+export const smsTemplateSchema = z
+  .strictObject({
+    pattern: z
+      .string()
+      .min(1)
+      .max(1000)
+      .describe('JavaScript regular expression with the named groups `amount` and `trx_id` (and optionally `sender_number`). Checked when saved: it must compile and must not nest unbounded quantifiers.'),
+    flags: z.string().max(4).optional().describe('Any of `i`, `m`, `s`, `u`. Default none.'),
+  })
+  .meta({ id: 'AdminSmsTemplate' });
+
+/** Every field an admin sets on a gateway (the gateways service validates the same rules again). */
+const gatewayFields = {
+  name: z.string().trim().min(1).max(100).describe('Shown to paying customers.'),
+  type: z.enum(gatewayTypes).describe('`manual`: the customer pays outside and enters the gateway transaction id, verified by SMS. `automatic`: redirect and callback (the sandbox).'),
+  methods: z.array(z.string().regex(/^[a-z0-9_]{1,50}$/, 'Must be 1-50 characters of a-z 0-9 _')).min(1).max(20).describe('Payment methods; the first is the default.'),
+  currencies: z.array(currencySchema).min(1).max(20).describe('Currencies it charges in. The first is the one other currencies are converted into.'),
+  min_amount: positiveMoney.describe('Smallest amount it takes (in its charged currency). Default "0.01".'),
+  max_amount: positiveMoney.nullable().describe('Largest amount, or null for no maximum (`Amount exceeds maximum` above it).'),
+  fee_percent: z
+    .string()
+    .regex(/^(?:0|[1-9]\d?)(?:\.\d{1,4})?$/, 'Must be a percentage from 0 to 99.9999 with at most 4 decimal places')
+    .describe('Percent fee, as a decimal string ("1.85" for 1.85 %).'),
+  fee_fixed: money.describe('Fixed fee added to the percent fee.'),
+  receiving_account: z.string().trim().min(1).max(100).nullable().describe('Manual gateways: the account number customers send money to.'),
+  instructions: z.string().trim().min(1).max(2000).nullable().describe('Shown on the checkout page.'),
+  enabled: z.boolean().describe('Disabled gateways are not offered and refuse new transactions.'),
+  sms_senders: z.array(z.string().trim().min(1).max(20)).max(20).describe('Official SMS sender ids (`bKash`, `16216`); SMS from anyone else never verify a payment.'),
+  sms_templates: z.array(smsTemplateSchema).max(20).describe('Templates tried in order on SMS from the official senders.'),
+  sort_order: z.number().int().min(-1000).max(1000).describe('Display order on the checkout page (ascending).'),
+};
+
+export const createGatewayBodySchema = z
+  .strictObject({
+    code: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'Must be 1-50 characters of a-z 0-9 _ -, starting with a letter or digit').describe('Unique code, used in URLs and payments (`bkash`).'),
+    name: gatewayFields.name,
+    type: gatewayFields.type,
+    methods: gatewayFields.methods,
+    currencies: gatewayFields.currencies,
+    min_amount: gatewayFields.min_amount.optional(),
+    max_amount: gatewayFields.max_amount.optional(),
+    fee_percent: gatewayFields.fee_percent.optional().describe('Default "0".'),
+    fee_fixed: gatewayFields.fee_fixed.optional().describe('Default "0.00".'),
+    receiving_account: gatewayFields.receiving_account.optional(),
+    instructions: gatewayFields.instructions.optional(),
+    enabled: gatewayFields.enabled.optional().describe('Default true.'),
+    sms_senders: gatewayFields.sms_senders.optional(),
+    sms_templates: gatewayFields.sms_templates.optional(),
+    sort_order: gatewayFields.sort_order.optional(),
+  })
+  .meta({ id: 'AdminCreateGatewayRequest' });
+
+export const updateGatewayBodySchema = z
+  .strictObject(Object.fromEntries(Object.entries(gatewayFields).map(([k, s]) => [k, s.optional()])) as {
+    [K in keyof typeof gatewayFields]: z.ZodOptional<(typeof gatewayFields)[K]>;
+  })
+  .refine((b) => Object.keys(b).length > 0, 'Give at least one field to change')
+  .meta({ id: 'AdminUpdateGatewayRequest' });
+
+export const adminGatewaySchema = z
+  .object({
+    id: z.number().int(),
+    code: z.string(),
+    name: z.string(),
+    type: z.enum(gatewayTypes),
+    methods: z.array(z.string()),
+    currencies: z.array(z.string()),
+    min_amount: amountSchema,
+    max_amount: amountSchema.nullable(),
+    fee_percent: z.string().describe('Percent, e.g. "1.85".'),
+    fee_fixed: amountSchema,
+    receiving_account: z.string().nullable(),
+    instructions: z.string().nullable(),
+    enabled: z.boolean(),
+    sms_senders: z.array(z.string()),
+    sms_templates: z.array(z.object({ pattern: z.string(), flags: z.string() })),
+    sort_order: z.number().int(),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .meta({ id: 'AdminGateway' });
+
+const codePath = z.object({ code: z.string().max(50).describe('Gateway code.') });
+
+export const adminGatewaysContract = c.router(
+  {
+    create: {
+      method: 'POST',
+      path: '/gateways',
+      summary: 'Create a gateway',
+      description:
+        'Gateways are global: every enabled gateway is offered to every brand. Templates are validated (`INVALID_SMS_TEMPLATE` naming the template). Recorded in the audit log.',
+      body: createGatewayBodySchema,
+      responses: { 201: ok(adminGatewaySchema), 409: errorEnvelopeSchema, 422: errorEnvelopeSchema },
+      metadata: adminMeta('Gateways', ['CONFLICT', 'INVALID_SMS_TEMPLATE']),
+    },
+    list: {
+      method: 'GET',
+      path: '/gateways',
+      summary: 'List gateways',
+      description: 'In checkout display order, disabled ones included.',
+      responses: { 200: ok(z.array(adminGatewaySchema)) },
+      metadata: adminMeta('Gateways'),
+    },
+    get: {
+      method: 'GET',
+      path: '/gateways/:code',
+      summary: 'Get a gateway',
+      pathParams: codePath,
+      responses: { 200: ok(adminGatewaySchema), 404: errorEnvelopeSchema },
+      metadata: adminMeta('Gateways', ['GATEWAY_NOT_FOUND']),
+    },
+    update: {
+      method: 'PATCH',
+      path: '/gateways/:code',
+      summary: 'Update a gateway',
+      description:
+        'Changes the given fields only: senders, templates, currencies, limits, fees, enabled. `max_amount` may not go below `min_amount`. Transactions already started keep the amount and fee they were created with. Recorded in the audit log.',
+      pathParams: codePath,
+      body: updateGatewayBodySchema,
+      responses: { 200: ok(adminGatewaySchema), 404: errorEnvelopeSchema, 422: errorEnvelopeSchema },
+      metadata: adminMeta('Gateways', ['GATEWAY_NOT_FOUND', 'INVALID_SMS_TEMPLATE']),
+    },
+  },
+  adminRouterOptions,
+);

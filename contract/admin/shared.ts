@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { commonErrorResponses, intQuery, meta, type ErrorCode } from '../common/index.ts';
+
+/** Every admin route lives under this prefix. */
+export const ADMIN_PATH_PREFIX = '/api/admin/v1';
+
+/** Header naming who is acting, for the audit log. */
+export const ADMIN_ACTOR_HEADER = 'x-admin-actor';
+
+/**
+ * Headers of every admin route. The admin token is one shared credential, so the
+ * caller may say who it is acting for; the label is recorded with every change
+ * (`admin:<label>`), never trusted for anything else.
+ */
+export const adminHeaders = z.object({
+  [ADMIN_ACTOR_HEADER]: z
+    .string()
+    .regex(/^[A-Za-z0-9._@:-]{1,64}$/, 'Must be 1 to 64 characters of A-Z a-z 0-9 . _ @ : -')
+    .optional()
+    .describe('Who is acting (an operator name, `cli`, `panel`): recorded in the audit log as `admin:<label>`. Default: `admin`.'),
+});
+
+/** Router options shared by every admin resource. */
+export const adminRouterOptions = {
+  pathPrefix: ADMIN_PATH_PREFIX,
+  strictStatusCodes: true,
+  commonResponses: commonErrorResponses,
+  baseHeaders: adminHeaders,
+} as const;
+
+/** Route metadata of an admin route. */
+export const adminMeta = (tag: string, errors: readonly ErrorCode[] = []) => meta({ auth: 'admin', tag: `Admin: ${tag}`, errors });
+
+/** A positive integer id in a path, e.g. `/brands/12`. */
+export const idParam = (what: string) =>
+  z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/, `Must be a ${what} id (a positive whole number)`)
+    .transform(Number)
+    .describe(`Id of the ${what}.`);
+
+/** Optional `brand_id` filter of list routes. */
+export const brandFilter = intQuery({ min: 1, description: 'Only records of this brand.' }).optional();
+
+/** An ISO timestamp in a query string (`from`, `to`, `since`). */
+export const timestampQuery = (description: string) =>
+  z.iso.datetime({ offset: true, error: 'Must be an ISO 8601 timestamp, e.g. 2026-11-21T10:00:00Z' }).transform((s) => new Date(s)).describe(description);
+
+/** `from` must not be after `to`, reported on `to`. */
+export const fromBeforeTo = <T extends { from?: Date | string; to?: Date | string }>(q: T) =>
+  !q.from || !q.to || new Date(q.from).getTime() <= new Date(q.to).getTime();

@@ -1,0 +1,81 @@
+import { AppError } from '../../../contract/common/errors.ts';
+import type { EntityManager } from '../../infra/database/orm.ts';
+import { withAudit, type AuditActor, type AuditState } from '../audit/service.ts';
+import { createGateway, getGateway, updateGateway, type GatewayInput, type GatewayPatch, type GatewayView } from '../gateways/service.ts';
+import { deleteExchangeRate, listExchangeRates, setExchangeRate, type ExchangeRateView } from '../fx/service.ts';
+
+/**
+ * What the audit log keeps of a gateway: what decides which payments it takes,
+ * what they cost and which SMS can verify them. Not the receiving account or
+ * instructions (free text), and templates only by count.
+ */
+export function gatewayAuditState(g: GatewayView): AuditState {
+  return {
+    enabled: g.enabled,
+    type: g.type,
+    currencies: g.currencies,
+    min_amount: g.minAmount,
+    max_amount: g.maxAmount,
+    fee_percent: g.feePercent,
+    fee_fixed: g.feeFixed,
+    sms_senders: g.smsSenders,
+    sms_templates: g.smsTemplates.length,
+  };
+}
+
+const sameState = (a: AuditState, b: AuditState) => JSON.stringify(a) === JSON.stringify(b);
+
+export async function createGatewayAudited(em: EntityManager, who: AuditActor, input: GatewayInput): Promise<GatewayView> {
+  return withAudit(em, who, async (tx) => {
+    const g = await createGateway(tx, input);
+    return { result: g, audit: { action: 'gateway.create', targetType: 'gateway', targetId: g.code, after: gatewayAuditState(g) } };
+  });
+}
+
+/**
+ * Updates a gateway with the row locked, so concurrent admin edits apply one
+ * after the other and each audit row's `before` is what that edit replaced.
+ * Recorded when an audited field (limits, fees, currencies, senders, templates,
+ * enabled) changed.
+ */
+export async function updateGatewayAudited(em: EntityManager, who: AuditActor, code: string, patch: GatewayPatch): Promise<GatewayView> {
+  return withAudit(em, who, async (tx) => {
+    const locked = await tx.execute('SELECT id FROM gateways WHERE code = ? FOR UPDATE', [code]);
+    if (locked.length === 0) throw new AppError('GATEWAY_NOT_FOUND');
+    const before = gatewayAuditState(await getGateway(tx, code));
+    const g = await updateGateway(tx, code, patch);
+    const after = gatewayAuditState(g);
+    return { result: g, audit: sameState(before, after) ? null : { action: 'gateway.update', targetType: 'gateway', targetId: code, before, after } };
+  });
+}
+
+const pairId = (base: string, quote: string) => `${base}/${quote}`;
+
+async function findRate(em: EntityManager, base: string, quote: string): Promise<ExchangeRateView | null> {
+  return (await listExchangeRates(em)).find((r) => r.base === base && r.quote === quote) ?? null;
+}
+
+export async function setExchangeRateAudited(em: EntityManager, who: AuditActor, input: { base: string; quote: string; rate: string }): Promise<ExchangeRateView> {
+  return withAudit(em, who, async (tx) => {
+    // Serialises concurrent sets of one pair so `before` is exact.
+    await tx.execute('SELECT pg_advisory_xact_lock(hashtext(?))', [`exchange_rate:${pairId(input.base, input.quote)}`]);
+    const before = await findRate(tx, input.base, input.quote);
+    const after = await setExchangeRate(tx, input);
+    return {
+      result: after,
+      audit:
+        before?.rate === after.rate
+          ? null
+          : { action: 'exchange_rate.set', targetType: 'exchange_rate', targetId: pairId(after.base, after.quote), before: before ? { rate: before.rate } : null, after: { rate: after.rate } },
+    };
+  });
+}
+
+export async function deleteExchangeRateAudited(em: EntityManager, who: AuditActor, base: string, quote: string): Promise<ExchangeRateView> {
+  return withAudit(em, who, async (tx) => {
+    await tx.execute('SELECT pg_advisory_xact_lock(hashtext(?))', [`exchange_rate:${pairId(base, quote)}`]);
+    const before = await findRate(tx, base, quote);
+    await deleteExchangeRate(tx, base, quote);
+    return { result: before!, audit: { action: 'exchange_rate.delete', targetType: 'exchange_rate', targetId: pairId(base, quote), before: { rate: before!.rate }, after: null } };
+  });
+}

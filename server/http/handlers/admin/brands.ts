@@ -1,0 +1,43 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../../contract/index.ts';
+import {
+  createApiKeyAudited,
+  createBrandAudited,
+  getAdminBrand,
+  listApiKeys,
+  listBrands,
+  revokeApiKeyAudited,
+  updateBrand,
+} from '../../../domain/admin/brands.ts';
+import { adminActor, pageMeta } from './actor.ts';
+
+const s = initServer();
+
+export const adminBrandHandlers = s.router(contract.admin.brands, {
+  create: async ({ req, body }) => {
+    const brand = await createBrandAudited(req.em, adminActor(req), body);
+    return { status: 201, body: { success: true, data: brand } };
+  },
+  list: async ({ req, query }) => {
+    const { items, total } = await listBrands(req.em, { page: query.page, perPage: query.per_page, status: query.status });
+    return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
+  },
+  get: async ({ req, params }) => {
+    return { status: 200, body: { success: true, data: await getAdminBrand(req.em, params.brand_id) } };
+  },
+  update: async ({ req, params, body }) => {
+    const brand = await updateBrand(req.em, adminActor(req), params.brand_id, body);
+    return { status: 200, body: { success: true, data: brand } };
+  },
+  createApiKey: async ({ req, params, body }) => {
+    const key = await createApiKeyAudited(req.em, adminActor(req), params.brand_id, body);
+    return { status: 201, body: { success: true, data: key } };
+  },
+  listApiKeys: async ({ req, params }) => {
+    return { status: 200, body: { success: true, data: await listApiKeys(req.em, params.brand_id) } };
+  },
+  revokeApiKey: async ({ req, params }) => {
+    const key = await revokeApiKeyAudited(req.em, adminActor(req), params.brand_id, params.key_id);
+    return { status: 200, body: { success: true, data: key } };
+  },
+});

@@ -1,0 +1,19 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../../contract/index.ts';
+import { getAdminDevice, listAdminDevices, revokeDeviceAudited } from '../../../domain/admin/devices.ts';
+import { adminActor, pageMeta } from './actor.ts';
+
+const s = initServer();
+
+export const adminDeviceHandlers = s.router(contract.admin.devices, {
+  list: async ({ req, query }) => {
+    const { items, total } = await listAdminDevices(req.em, { page: query.page, perPage: query.per_page, brandId: query.brand_id, presence: query.presence });
+    return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
+  },
+  get: async ({ req, params }) => {
+    return { status: 200, body: { success: true, data: await getAdminDevice(req.em, params.device_id) } };
+  },
+  revoke: async ({ req, params }) => {
+    return { status: 200, body: { success: true, data: await revokeDeviceAudited(req.em, adminActor(req), params.device_id) } };
+  },
+});

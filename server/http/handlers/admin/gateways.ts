@@ -1,0 +1,47 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../../contract/index.ts';
+import { createGatewayAudited, updateGatewayAudited } from '../../../domain/admin/gateways.ts';
+import { getGateway, listGateways, type GatewayView } from '../../../domain/gateways/service.ts';
+import { adminActor } from './actor.ts';
+
+const s = initServer();
+
+export function gatewayBody(g: GatewayView) {
+  return {
+    id: g.id,
+    code: g.code,
+    name: g.name,
+    type: g.type,
+    methods: g.methods,
+    currencies: g.currencies,
+    min_amount: g.minAmount,
+    max_amount: g.maxAmount,
+    fee_percent: g.feePercent,
+    fee_fixed: g.feeFixed,
+    receiving_account: g.receivingAccount,
+    instructions: g.instructions,
+    enabled: g.enabled,
+    sms_senders: g.smsSenders,
+    sms_templates: g.smsTemplates.map((t) => ({ pattern: t.pattern, flags: t.flags ?? '' })),
+    sort_order: g.sortOrder,
+    created_at: g.createdAt.toISOString(),
+    updated_at: g.updatedAt.toISOString(),
+  };
+}
+
+export const adminGatewayHandlers = s.router(contract.admin.gateways, {
+  create: async ({ req, body }) => {
+    const g = await createGatewayAudited(req.em, adminActor(req), body);
+    return { status: 201, body: { success: true, data: gatewayBody(g) } };
+  },
+  list: async ({ req }) => {
+    return { status: 200, body: { success: true, data: (await listGateways(req.em)).map(gatewayBody) } };
+  },
+  get: async ({ req, params }) => {
+    return { status: 200, body: { success: true, data: gatewayBody(await getGateway(req.em, params.code)) } };
+  },
+  update: async ({ req, params, body }) => {
+    const g = await updateGatewayAudited(req.em, adminActor(req), params.code, body);
+    return { status: 200, body: { success: true, data: gatewayBody(g) } };
+  },
+});

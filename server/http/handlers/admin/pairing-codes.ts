@@ -1,0 +1,13 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../../contract/index.ts';
+import { createPairingCodeAudited } from '../../../domain/admin/devices.ts';
+import { adminActor } from './actor.ts';
+
+const s = initServer();
+
+export const adminPairingCodeHandlers = s.router(contract.admin.pairingCodes, {
+  create: async ({ req, params, body }) => {
+    const code = await createPairingCodeAudited(req.em, adminActor(req), params.brand_id, { ttlMinutes: body?.ttl_minutes });
+    return { status: 201, body: { success: true, data: code } };
+  },
+});

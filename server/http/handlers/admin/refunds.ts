@@ -1,0 +1,31 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../../contract/index.ts';
+import { completeRefundAudited, failRefundAudited, getAdminRefund, listAdminRefunds } from '../../../domain/admin/refunds.ts';
+import { adminActor, pageMeta } from './actor.ts';
+
+const s = initServer();
+
+export const adminRefundHandlers = s.router(contract.admin.refunds, {
+  list: async ({ req, query }) => {
+    const { items, total } = await listAdminRefunds(req.em, {
+      page: query.page,
+      perPage: query.per_page,
+      brandId: query.brand_id,
+      status: query.status,
+      trxId: query.trx_id,
+      transactionId: query.transaction_id,
+      from: query.from,
+      to: query.to,
+    });
+    return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
+  },
+  get: async ({ req, params }) => {
+    return { status: 200, body: { success: true, data: await getAdminRefund(req.em, params.refund_id) } };
+  },
+  complete: async ({ req, params }) => {
+    return { status: 200, body: { success: true, data: await completeRefundAudited(req.em, adminActor(req), params.refund_id) } };
+  },
+  fail: async ({ req, params, body }) => {
+    return { status: 200, body: { success: true, data: await failRefundAudited(req.em, adminActor(req), params.refund_id, body.reason) } };
+  },
+});

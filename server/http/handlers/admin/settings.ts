@@ -1,0 +1,16 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../../contract/index.ts';
+import { updateSettingsAudited } from '../../../domain/admin/config.ts';
+import { getSettings } from '../../../domain/settings/service.ts';
+import { adminActor } from './actor.ts';
+
+const s = initServer();
+
+export const adminSettingHandlers = s.router(contract.admin.settings, {
+  get: async ({ req }) => {
+    return { status: 200, body: { success: true, data: await getSettings(req.em) } };
+  },
+  update: async ({ req, body }) => {
+    return { status: 200, body: { success: true, data: await updateSettingsAudited(req.em, adminActor(req), body) } };
+  },
+});

@@ -1,0 +1,24 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../../contract/index.ts';
+import type { AppDeps } from '../../../deps.ts';
+import { getAdminSmsRecord, listAdminSmsRecords } from '../../../domain/admin/sms-records.ts';
+import { adminActor, pageMeta } from './actor.ts';
+
+const s = initServer();
+
+export function adminSmsRecordHandlers(deps: AppDeps) {
+  return s.router(contract.admin.smsRecords, {
+    list: async ({ req, query }) => {
+      const { items, total } = await listAdminSmsRecords(
+        req.em,
+        { page: query.page, perPage: query.per_page, brandId: query.brand_id, matchStatus: query.match_status, deviceId: query.device_id, from: query.from, to: query.to },
+        { includeBody: query.include === 'body', cipher: deps.crypto.pii, who: adminActor(req) },
+      );
+      return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
+    },
+    get: async ({ req, params, query }) => {
+      const record = await getAdminSmsRecord(req.em, params.sms_record_id, { includeBody: query.include === 'body', cipher: deps.crypto.pii, who: adminActor(req) });
+      return { status: 200, body: { success: true, data: record } };
+    },
+  });
+}

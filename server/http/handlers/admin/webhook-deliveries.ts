@@ -1,0 +1,31 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../../contract/index.ts';
+import { getAdminDelivery, listAdminDeliveries, replayDeadLettersAudited, replayDeliveryAudited } from '../../../domain/admin/deliveries.ts';
+import { adminActor, pageMeta } from './actor.ts';
+
+const s = initServer();
+
+export const adminWebhookDeliveryHandlers = s.router(contract.admin.webhookDeliveries, {
+  list: async ({ req, query }) => {
+    const { items, total } = await listAdminDeliveries(req.em, {
+      page: query.page,
+      perPage: query.per_page,
+      brandId: query.brand_id,
+      status: query.status,
+      event: query.event,
+      from: query.from,
+      to: query.to,
+    });
+    return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
+  },
+  get: async ({ req, params }) => {
+    return { status: 200, body: { success: true, data: await getAdminDelivery(req.em, params.delivery_id) } };
+  },
+  replay: async ({ req, params }) => {
+    return { status: 200, body: { success: true, data: await replayDeliveryAudited(req.em, adminActor(req), params.delivery_id) } };
+  },
+  replayDeadLetters: async ({ req, body }) => {
+    const result = await replayDeadLettersAudited(req.em, adminActor(req), { since: new Date(body.since), brandId: body.brand_id });
+    return { status: 200, body: { success: true, data: result } };
+  },
+});
