@@ -28,13 +28,16 @@ export interface PendingSmsRecord {
 
 /**
  * Takes a `pending` record for matching, locked; null when it is not pending
- * any more or another matcher holds it (SKIP LOCKED: the holder decides it).
+ * (any more: a concurrent matcher of the same record is waited for, then sees
+ * it decided). NO KEY UPDATE, not UPDATE: a duplicate being inserted holds a
+ * KEY SHARE lock on this row (its duplicate_of_id foreign key), which must not
+ * delay, let alone skip, the original's matching.
  */
 export async function claimPendingRecord(tx: EntityManager, id: number): Promise<PendingSmsRecord | null> {
   const [row] = await tx.execute<Array<{ id: string; brand_id: string; sender: string; body_encrypted: string; sms_time: string | Date }>>(
     `SELECT id, brand_id, sender, body_encrypted, LEAST(received_at, server_received_at) AS sms_time
        FROM sms_records WHERE id = ? AND match_status = 'pending'
-        FOR UPDATE SKIP LOCKED`,
+        FOR NO KEY UPDATE`,
     [id],
   );
   if (!row) return null;
@@ -76,7 +79,7 @@ export async function storeOutcome(tx: EntityManager, cipher: PiiCipher, id: num
       id,
     ],
   );
-  // The caller claimed the row FOR UPDATE while pending, so this cannot happen
+  // The caller locked the row while pending, so this cannot happen
   // unless that invariant is broken; failing rolls the whole decision back.
   if (updated.length !== 1) throw new Error(`SMS record ${id} was no longer pending when its outcome was stored`);
 }
@@ -113,7 +116,7 @@ export async function lockEvidenceByTrxId(tx: EntityManager, brandId: number, ga
        FROM sms_records
       WHERE brand_id = ? AND parsed_trx_id = upper(?) AND gateway_id = ANY(?::bigint[])
       ORDER BY id
-        FOR UPDATE`,
+        FOR NO KEY UPDATE`,
     [brandId, trxId.trim(), pgIdArray(gatewayIds)],
   );
   return rows.map((r) => ({

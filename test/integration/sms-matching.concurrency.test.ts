@@ -1,0 +1,151 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTransaction } from '../../server/domain/payments/transactions.ts';
+import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/submission.ts';
+import { pairDevice } from '../support/device.ts';
+import { startTestServer, type TestContext } from '../support/harness.ts';
+import { createPayment } from '../support/seed.ts';
+import { eventsOf, forwardSms, newGatewayTrxId, seedPayment, smsBodies, smsScene, transactionRow, type SmsScene } from '../support/sms-matching.ts';
+
+let t: TestContext;
+
+beforeAll(async () => {
+  // Many pairings and forwards from one address in a few seconds: far above production quotas.
+  t = await startTestServer({ RATE_LIMIT_PAIRING: 'off', RATE_LIMIT_DEVICE: 'off' });
+});
+afterAll(() => t?.close());
+
+const ROUNDS = 20;
+const em = () => t.runtime.deps.orm.em.fork();
+
+async function matchedCount(transactionId: number): Promise<number> {
+  const [row] = await t.sql<{ n: string }>("SELECT count(*) AS n FROM sms_records WHERE transaction_id = $1 AND match_status = 'matched'", [transactionId]);
+  return Number(row!.n);
+}
+
+describe('racing deliveries of one payment SMS', () => {
+  it('the same SMS from two phones at the same moment: one match, one duplicate, one completion', async () => {
+    const scene = await smsScene(t);
+    const second = await pairDevice(t, { brandId: scene.brandId });
+    for (let round = 0; round < ROUNDS; round++) {
+      const amount = `${100 + round}.00`;
+      const trxId = newGatewayTrxId();
+      const { transaction } = await seedPayment(t, scene, { amount, status: round % 2 ? 'awaiting_verification' : 'pending', gatewayTrxId: round % 2 ? trxId : null });
+      const body = smsBodies.bkash(amount, trxId);
+      const [a, b] = await Promise.all([forwardSms(t, scene.device, [{ sender: 'bKash', body }]), forwardSms(t, second, [{ sender: 'bKash', body }])]);
+      const answers = [a[0]!, b[0]!];
+      expect(answers.map((x) => x.match_status).sort(), `round ${round}`).toEqual(['duplicate', 'matched']);
+      const original = answers.find((x) => x.match_status === 'matched')!;
+      expect(answers.find((x) => x.match_status === 'duplicate')!.duplicate_of).toBe(original.id);
+      expect(original.trx_id).toBe(transaction.trxId);
+      expect((await transactionRow(t, transaction.id)).status).toBe('completed');
+      expect(await matchedCount(transaction.id)).toBe(1);
+      expect(await eventsOf(t, transaction.id)).toEqual(['payment.completed']);
+    }
+  });
+
+  it('two different texts carrying the same trx id at the same moment: one match, one duplicate', async () => {
+    const scene = await smsScene(t);
+    for (let round = 0; round < ROUNDS; round++) {
+      const amount = `${200 + round}.00`;
+      const trxId = newGatewayTrxId();
+      const { transaction } = await seedPayment(t, scene, { amount, status: 'awaiting_verification', gatewayTrxId: trxId });
+      // Each body has its own random reference, so the content hashes differ.
+      const [a, b] = await Promise.all([
+        forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash(amount, trxId) }]),
+        forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash(amount, trxId) }]),
+      ]);
+      expect([a[0]!.match_status, b[0]!.match_status].sort(), `round ${round}`).toEqual(['duplicate', 'matched']);
+      expect(await matchedCount(transaction.id)).toBe(1);
+      expect(await eventsOf(t, transaction.id)).toEqual(['payment.completed']);
+    }
+  });
+
+  it('two SMS with other ids but the amount of the one open payment: it completes once, the other finds nothing', async () => {
+    const scene = await smsScene(t);
+    for (let round = 0; round < ROUNDS; round++) {
+      const amount = `${300 + round}.00`;
+      const { transaction } = await seedPayment(t, scene, { amount });
+      const [a, b] = await Promise.all([
+        forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash(amount, newGatewayTrxId()) }]),
+        forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash(amount, newGatewayTrxId()) }]),
+      ]);
+      expect([a[0]!.match_status, b[0]!.match_status].sort(), `round ${round}`).toEqual(['matched', 'no_candidate']);
+      expect(await matchedCount(transaction.id)).toBe(1);
+      expect(await eventsOf(t, transaction.id)).toEqual(['payment.completed']);
+    }
+  });
+});
+
+describe('the SMS and the customer submission at the same moment', () => {
+  async function race(scene: SmsScene, round: number): Promise<void> {
+    const amount = `${400 + round}.00`;
+    const trxId = newGatewayTrxId();
+    const payment = await createPayment(t, scene.apiKey, { amount, currency: 'BDT' });
+    const submit = async () => {
+      const tx = await startTransaction(em(), t.runtime.deps.crypto, { paymentId: payment.payment_id, gatewayCode: scene.gateway.code, gatewayTrxId: trxId });
+      return { tx, match: await matchSubmittedGatewayTrxId(em(), tx.id) };
+    };
+    const [[sms], { tx, match }] = await Promise.all([forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash(amount, trxId) }]), submit()]);
+    // Whichever direction decided last saw the other; the record says which one matched it.
+    const [record] = await t.sql<{ match_status: string; transaction_id: string; reason: string }>('SELECT match_status, transaction_id, reason FROM sms_records WHERE id = $1', [sms!.id]);
+    expect(record).toEqual({
+      match_status: 'matched',
+      transaction_id: String(tx.id),
+      reason: match.status === 'matched' ? 'gateway trx id and amount match (matched when the customer submitted the gateway trx id)' : 'gateway trx id and amount match',
+    });
+    expect(match.status === 'matched' ? match.smsRecordId : sms!.match_status, `round ${round}`).toBe(match.status === 'matched' ? sms!.id : 'matched');
+    expect((await transactionRow(t, tx.id)).status).toBe('completed');
+    expect(await matchedCount(tx.id)).toBe(1);
+    expect(await eventsOf(t, tx.id)).toEqual(['payment.completed']);
+  }
+
+  it('never both, never neither: the payment completes exactly once whichever commits first', async () => {
+    const scene = await smsScene(t);
+    for (let round = 0; round < ROUNDS; round++) await race(scene, round);
+  });
+
+  it('an SMS decision held up mid-way while the submission commits: the submission waits for it and still matches', async () => {
+    const scene = await smsScene(t);
+    const trxId = newGatewayTrxId();
+    const payment = await createPayment(t, scene.apiKey, { amount: '555.00', currency: 'BDT' });
+    // An open payment with the same amount: the SMS decision locks its intent, which this test holds.
+    const decoy = await seedPayment(t, scene, { amount: '555.00' });
+    const blocker = new pg.Client({ connectionString: t.config.DATABASE_URL });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT id FROM payment_intents WHERE id = $1 FOR UPDATE', [decoy.transaction.intentId]);
+      const forwarded = forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash('555.00', trxId) }]);
+      await waitForLockWaiters(blocker, 1);
+      // The customer submits while the SMS decision (which loaded its candidates before this transaction existed) waits.
+      const submitted = (async () => {
+        const tx = await startTransaction(em(), t.runtime.deps.crypto, { paymentId: payment.payment_id, gatewayCode: scene.gateway.code, gatewayTrxId: trxId });
+        return { tx, match: await matchSubmittedGatewayTrxId(em(), tx.id) };
+      })();
+      await Promise.race([submitted, waitForLockWaiters(blocker, 2)]);
+      await blocker.query('ROLLBACK');
+      const [[sms], { tx, match }] = await Promise.all([forwarded, submitted]);
+
+      expect(match).toEqual({ status: 'matched', smsRecordId: sms!.id, reason: 'gateway trx id and amount match' });
+      expect((await transactionRow(t, tx.id)).status).toBe('completed');
+      expect(await matchedCount(tx.id)).toBe(1);
+      expect(await eventsOf(t, tx.id)).toEqual(['payment.completed']);
+      // The decoy was the SMS's amount-only pick, but the trx id belongs to the submission: it stays open.
+      expect((await transactionRow(t, decoy.transaction.id)).status).toBe('pending');
+      expect(await eventsOf(t, decoy.transaction.id)).toEqual([]);
+    } finally {
+      await blocker.end();
+    }
+  });
+});
+
+/** Resolves once `n` sessions of this database wait for a lock. */
+async function waitForLockWaiters(client: pg.Client, n: number): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+    if (rows[0].n >= n) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`fewer than ${n} sessions waited for a lock within 5 s`);
+}
