@@ -1,0 +1,166 @@
+import { AppError } from '../../../contract/common/errors.ts';
+import type { EntityManager } from '../../infra/database/orm.ts';
+import { compareMoney } from '../money/decimal.ts';
+import { OPEN_TRANSACTION_STATUSES } from '../payments/entities.ts';
+import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
+import { completeTransaction, failTransaction, getTransaction, type TransactionRecord } from '../payments/transactions.ts';
+import { gatewaysSharingSenders, loadGatewaySmsConfigs } from './candidates.ts';
+import { pgIdArray } from './records.ts';
+
+/**
+ * An admin's decisions on transactions the matcher left for review
+ * (`low_confidence`, `no_candidate`, or no SMS at all). Both are conditional on
+ * the transaction still being open, take the locks in the global order (gateway
+ * trx ids, intent, transaction, SMS records), and record who decided on the SMS
+ * records concerned. The admin API wraps them in its audit log.
+ */
+
+export const MAX_ACTOR_LENGTH = 100;
+export const MAX_NOTE_LENGTH = 500;
+
+function text(value: string | null | undefined, field: string, opts: { required: boolean; max: number }): string | null {
+  const v = (value ?? '').trim();
+  if (v === '') {
+    if (opts.required) throw new AppError('VALIDATION_ERROR', 'Must not be empty', { field });
+    return null;
+  }
+  if (v.length > opts.max) throw new AppError('VALIDATION_ERROR', `Must be at most ${opts.max} characters`, { field });
+  return v;
+}
+
+async function lockOpen(tx: EntityManager, transactionId: number, extraTrxIds: Array<string | null>, verb: string): Promise<TransactionRecord> {
+  const before = await getTransaction(tx, transactionId);
+  await lockGatewayTrxIds(tx, [before.gatewayTrxId, ...extraTrxIds]);
+  await tx.execute('SELECT id FROM payment_intents WHERE id = ? FOR UPDATE', [before.intentId]);
+  await tx.execute('SELECT id FROM transactions WHERE id = ? FOR UPDATE', [transactionId]);
+  const t = await getTransaction(tx, transactionId);
+  if (!(OPEN_TRANSACTION_STATUSES as readonly string[]).includes(t.status)) {
+    throw new AppError('INVALID_STATE', `Transaction is ${t.status}; only a pending, processing or awaiting_verification transaction can be ${verb}`);
+  }
+  return t;
+}
+
+interface EvidenceRow {
+  id: string;
+  brand_id: string;
+  gateway_id: string | null;
+  parsed_amount: string | null;
+  parsed_trx_id: string | null;
+  match_status: string;
+}
+
+async function readEvidence(tx: EntityManager, smsRecordId: number, brandId: number, lock: boolean): Promise<EvidenceRow> {
+  const [row] = await tx.execute<EvidenceRow[]>(
+    `SELECT id, brand_id, gateway_id, parsed_amount::text AS parsed_amount, parsed_trx_id, match_status
+       FROM sms_records WHERE id = ? AND brand_id = ?${lock ? ' FOR NO KEY UPDATE' : ''}`,
+    [smsRecordId, brandId],
+  );
+  // Another brand's record is answered like a missing one.
+  if (!row) throw new AppError('SMS_RECORD_NOT_FOUND', undefined, { field: 'sms_record_id' });
+  return row;
+}
+
+/** The SMS must be parsed, still unmatched, and say what the transaction says. */
+async function checkEvidence(tx: EntityManager, sms: EvidenceRow, t: TransactionRecord): Promise<string> {
+  if (sms.match_status !== 'no_candidate' && sms.match_status !== 'low_confidence') {
+    throw new AppError('INVALID_STATE', `SMS record ${sms.id} is ${sms.match_status}; only a no_candidate or low_confidence record can prove a transaction`, {
+      field: 'sms_record_id',
+    });
+  }
+  const trxId = sms.parsed_trx_id!;
+  const mismatch = (message: string) => new AppError('SMS_EVIDENCE_MISMATCH', message, { field: 'sms_record_id' });
+  if (!gatewaysSharingSenders(await loadGatewaySmsConfigs(tx), t.gatewayId).includes(Number(sms.gateway_id))) {
+    throw mismatch(`SMS record ${sms.id} comes from another gateway's sender than transaction ${t.id}`);
+  }
+  if (compareMoney(sms.parsed_amount!, t.amount) !== 0) {
+    throw mismatch(`SMS record ${sms.id} says amount ${sms.parsed_amount}, transaction ${t.id} is ${t.amount}`);
+  }
+  if (t.gatewayTrxId !== null && t.gatewayTrxId.toUpperCase() !== trxId) {
+    throw mismatch(`SMS record ${sms.id} carries gateway trx id ${trxId}, transaction ${t.id} carries ${t.gatewayTrxId}`);
+  }
+  return trxId;
+}
+
+export interface ManualVerification {
+  transaction: TransactionRecord;
+  /** The SMS record now `matched` to the transaction, when one was named. */
+  smsRecordId: number | null;
+}
+
+/**
+ * Completes an open transaction on an admin's word (`payment.completed` is
+ * recorded with it), optionally naming the SMS record that proves it: that
+ * record becomes `matched` and the transaction takes its gateway trx id.
+ * Errors: TRANSACTION_NOT_FOUND; SMS_RECORD_NOT_FOUND (also another brand's);
+ * INVALID_STATE (transaction not open, SMS not no_candidate/low_confidence);
+ * SMS_EVIDENCE_MISMATCH (other amount, trx id or gateway);
+ * GATEWAY_TRX_ID_TAKEN (the SMS's trx id completed or is claimed by another
+ * transaction); VALIDATION_ERROR (actor, note).
+ */
+export async function verifyTransactionManually(
+  em: EntityManager,
+  input: { transactionId: number; smsRecordId?: number | null; actor: string; note?: string | null },
+): Promise<ManualVerification> {
+  const actor = text(input.actor, 'actor', { required: true, max: MAX_ACTOR_LENGTH })!;
+  const note = text(input.note, 'note', { required: false, max: MAX_NOTE_LENGTH });
+  const smsRecordId = input.smsRecordId ?? null;
+  return em.transactional(async (tx) => {
+    const { brandId } = await getTransaction(tx, input.transactionId);
+    const unlocked = smsRecordId === null ? null : await readEvidence(tx, smsRecordId, brandId, false);
+    const t = await lockOpen(tx, input.transactionId, [unlocked?.parsed_trx_id ?? null], 'verified');
+    const trxId = unlocked === null ? null : await checkEvidence(tx, await readEvidence(tx, smsRecordId!, brandId, true), t);
+
+    await completeTransaction(tx, t.id, { source: 'admin', gatewayTrxId: trxId });
+    if (smsRecordId !== null) {
+      await tx.execute(
+        `UPDATE sms_records
+            SET match_status = 'matched', transaction_id = ?, matched_at = now(), resolution = 'verified',
+                resolved_by = ?, resolved_at = now(), resolution_note = ?, updated_at = now()
+          WHERE id = ? AND match_status IN ('no_candidate', 'low_confidence')`,
+        [t.id, actor, note, smsRecordId],
+      );
+    }
+    return { transaction: await getTransaction(tx, t.id), smsRecordId };
+  });
+}
+
+export interface Rejection {
+  transaction: TransactionRecord;
+  /** Unmatched SMS records whose only candidate was this transaction: now resolved as `rejected`. */
+  resolvedSmsRecordIds: number[];
+  /** The gateway trx id the transaction claimed, released so its real owner can still use it. */
+  releasedGatewayTrxId: string | null;
+}
+
+/**
+ * Fails an open transaction on an admin's word (`payment.failed` is recorded
+ * with it). Its gateway trx id is released: a rejected claim (often a mistyped
+ * or borrowed id) must not keep the genuine payment from being matched; the
+ * event, the result and the admin audit log keep it. SMS records left for
+ * review with this transaction as their only candidate are marked resolved.
+ * Errors: TRANSACTION_NOT_FOUND, INVALID_STATE (not open), VALIDATION_ERROR.
+ */
+export async function rejectTransaction(em: EntityManager, input: { transactionId: number; actor: string; reason: string }): Promise<Rejection> {
+  const actor = text(input.actor, 'actor', { required: true, max: MAX_ACTOR_LENGTH })!;
+  const reason = text(input.reason, 'reason', { required: true, max: MAX_NOTE_LENGTH })!;
+  return em.transactional(async (tx) => {
+    const t = await lockOpen(tx, input.transactionId, [], 'rejected');
+    await failTransaction(tx, t.id, { reason });
+    if (t.gatewayTrxId !== null) {
+      await tx.execute(`UPDATE transactions SET gateway_trx_id = NULL, updated_at = now() WHERE id = ? AND status = 'failed'`, [t.id]);
+    }
+    const resolved = await tx.execute<Array<{ id: string }>>(
+      `UPDATE sms_records
+          SET resolution = 'rejected', resolved_by = ?, resolved_at = now(), resolution_note = ?, updated_at = now()
+        WHERE brand_id = ? AND match_status IN ('no_candidate', 'low_confidence') AND resolved_at IS NULL
+          AND cardinality(candidate_ids) > 0 AND candidate_ids <@ ?::bigint[]
+        RETURNING id`,
+      [actor, reason, t.brandId, pgIdArray([t.id])],
+    );
+    return {
+      transaction: await getTransaction(tx, t.id),
+      resolvedSmsRecordIds: resolved.map((r) => Number(r.id)).sort((a, b) => a - b),
+      releasedGatewayTrxId: t.gatewayTrxId,
+    };
+  });
+}
