@@ -77,21 +77,36 @@ async function waitForExit(pid: number, ms: number): Promise<boolean> {
   return !processAlive(pid);
 }
 
+/** Reads a pid from the first line of a file, or null. */
+function readPid(file: string): number | null {
+  if (!existsSync(file)) return null;
+  const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
+  return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+
 /**
- * A postmaster left running by a process that was killed (SIGKILL leaves its
- * child running) still holds the data directory: stop it before starting ours.
+ * A postmaster already running on the data directory is either owned by a live
+ * process of ours (a running `npm start`, while the CLI or `npm run migrate`
+ * starts): then we share it and must not stop it; or it was left behind by a
+ * process that was killed (SIGKILL leaves the child running): then we stop it
+ * and start our own. `pg-owner.pid` beside the cluster tells the two apart.
  */
-async function stopOrphan(pgdata: string, log?: Logger): Promise<void> {
-  const pidFile = path.join(pgdata, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !processAlive(pid)) return;
-  log?.warn({ pid }, 'stopping an embedded PostgreSQL left running by an earlier process');
-  process.kill(pid, 'SIGINT');
-  if (!(await waitForExit(pid, 15_000))) {
-    process.kill(pid, 'SIGQUIT');
-    await waitForExit(pid, 5_000);
+async function runningCluster(pgdata: string, ownerFile: string, log?: Logger): Promise<{ port: number } | null> {
+  const postmaster = readPid(path.join(pgdata, 'postmaster.pid'));
+  if (postmaster === null || !processAlive(postmaster)) return null;
+  const owner = readPid(ownerFile);
+  if (owner !== null && owner !== process.pid && processAlive(owner)) {
+    // postmaster.pid line 4 is the port the running cluster listens on.
+    const port = Number(readFileSync(path.join(pgdata, 'postmaster.pid'), 'utf8').split('\n')[3]);
+    if (Number.isInteger(port) && port > 0) return { port };
   }
+  log?.warn({ pid: postmaster }, 'stopping an embedded PostgreSQL left running by an earlier process');
+  process.kill(postmaster, 'SIGINT');
+  if (!(await waitForExit(postmaster, 15_000))) {
+    process.kill(postmaster, 'SIGQUIT');
+    await waitForExit(postmaster, 5_000);
+  }
+  return null;
 }
 
 async function initdb(bin: Binaries, pgdata: string, password: string, ids?: { uid: number; gid: number }): Promise<void> {
@@ -156,14 +171,22 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   // may pass through DATA_DIR but not list it (secrets.json there stays 0600).
   if (ids) chmodSync(dataDir, 0o711);
   const pgdata = path.join(dataDir, 'pg');
+  const ownerFile = path.join(dataDir, 'pg-owner.pid');
   const created = !existsSync(path.join(pgdata, 'PG_VERSION'));
   if (created) {
     rmSync(pgdata, { recursive: true, force: true });
     await initdb(bin, pgdata, opts.password, ids);
   } else {
-    await stopOrphan(pgdata, opts.logger);
+    const shared = await runningCluster(pgdata, ownerFile, opts.logger);
+    if (shared) {
+      const url = `postgres://postgres:${encodeURIComponent(opts.password)}@127.0.0.1:${shared.port}`;
+      await ensureDatabase(`${url}/postgres`, opts.database);
+      // Not ours to stop: the process that started it stops it.
+      return { url: `${url}/${opts.database}`, created: false, stop: async () => undefined };
+    }
   }
   const child = await startPostmaster(bin, pgdata, opts.port, opts.settings ?? {}, ids, opts.logger);
+  writeFileSync(ownerFile, `${process.pid}\n`);
   const base = `postgres://postgres:${encodeURIComponent(opts.password)}@127.0.0.1:${opts.port}`;
   await ensureDatabase(`${base}/postgres`, opts.database);
 
@@ -177,6 +200,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
         const timer = setTimeout(() => child.kill('SIGQUIT'), 15_000);
         child.once('exit', () => {
           clearTimeout(timer);
+          rmSync(ownerFile, { force: true });
           resolve();
         });
         // SIGINT is PostgreSQL's "fast" shutdown: roll back open transactions, checkpoint, exit.
