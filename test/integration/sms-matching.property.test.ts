@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../contract/common/errors.ts';
+import type { GatewayView } from '../../server/domain/gateways/service.ts';
+import { submitGatewayTrxId } from '../../server/domain/payments/transactions.ts';
+import { createSmsMatcher } from '../../server/domain/sms/service.ts';
+import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/submission.ts';
+import { ingestSmsBatch } from '../../server/domain/sms-intake/service.ts';
+import { pairDevice } from '../support/device.ts';
+import { startTestServer, type TestContext } from '../support/harness.ts';
+import { seedGateway, seedTransaction } from '../support/seed.ts';
+import { smsBodies } from '../support/sms-matching.ts';
+
+/**
+ * The property of issue 6 against the real service and database: random open
+ * payments, random SMS (repeated, forwarded by two phones, forged variants
+ * with a known trx id) and random customer submissions, all sent at once.
+ * Whatever the interleaving, the stored rows must show: no SMS completed two
+ * payments, no payment completed twice, one gateway trx id completed one
+ * payment, and every completion is proved by exactly one SMS that says its
+ * amount and trx id.
+ */
+
+let t: TestContext;
+let gateway: GatewayView;
+
+beforeAll(async () => {
+  t = await startTestServer({ RATE_LIMIT_PAIRING: 'off', RATE_LIMIT_API_KEY: 'off' });
+  gateway = await seedGateway(t, 'bkash');
+});
+afterAll(() => t?.close());
+
+const AMOUNTS = ['100.00', '200.00', '300.00'];
+
+const scenario = fc.record({
+  payments: fc.array(fc.record({ amount: fc.constantFrom(...AMOUNTS), claim: fc.option(fc.nat(3), { nil: null }) }), { minLength: 1, maxLength: 6 }),
+  sms: fc.array(
+    fc.record({
+      amount: fc.constantFrom(...AMOUNTS),
+      trx: fc.nat(3),
+      // Another text with the same amount and id (a forged or re-sent notice): another content hash.
+      variant: fc.nat(1),
+      copies: fc.integer({ min: 1, max: 3 }),
+    }),
+    { minLength: 1, maxLength: 6 },
+  ),
+  // Pending payments whose customer types one of the ids.
+  submissions: fc.array(fc.record({ payment: fc.nat(5), trx: fc.nat(3) }), { maxLength: 4 }),
+});
+
+type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
+
+async function run(s: Scenario): Promise<void> {
+  const { brandId, apiKey } = await t.createBrand('Property Brand');
+  const phones = [await pairDevice(t, { brandId }), await pairDevice(t, { brandId })];
+  const run = randomBytes(3).toString('hex').toUpperCase();
+  const trxIds = [0, 1, 2, 3].map((i) => `P${run}${i}X`);
+
+  const payments = [];
+  for (const p of s.payments) {
+    const claim = p.claim === null ? null : trxIds[p.claim]!;
+    try {
+      payments.push((await seedTransaction(t, { apiKey, gateway, amount: p.amount, status: claim ? 'awaiting_verification' : 'pending', gatewayTrxId: claim })).transaction);
+    } catch (err) {
+      // Two random payments claiming one id: the database refuses the second, as it must.
+      if (!(err instanceof AppError && err.code === 'GATEWAY_TRX_ID_TAKEN')) throw err;
+    }
+  }
+
+  const deps = { cipher: t.runtime.deps.crypto.pii, hashKey: t.runtime.deps.crypto.blindIndexKey, match: createSmsMatcher({ cipher: t.runtime.deps.crypto.pii }) };
+  const bodies = s.sms.map((m) => ({ ...m, body: smsBodies.bkash(m.amount, trxIds[m.trx]!).replace(/Ref \w+/, `Ref ${m.variant}`) }));
+  const work: Array<Promise<unknown>> = [];
+  bodies.forEach((m, i) => {
+    for (let c = 0; c < m.copies; c++) {
+      const phone = phones[c % 2]!;
+      const sms = { deviceMessageId: `m${i}-${c}`, sender: 'bKash', body: m.body, receivedAt: new Date(), simSlot: null };
+      work.push(ingestSmsBatch(t.runtime.deps.orm.em.fork(), deps, { brandId, deviceId: phone.deviceId }, [sms]));
+    }
+  });
+  for (const sub of s.submissions) {
+    const target = payments[sub.payment % payments.length]!;
+    work.push(
+      (async () => {
+        try {
+          await submitGatewayTrxId(t.runtime.deps.orm.em.fork(), t.runtime.deps.crypto, target.id, { gatewayTrxId: trxIds[sub.trx]! });
+        } catch (err) {
+          // Not pending any more, or the id is someone else's: refused cleanly, nothing to match.
+          if (err instanceof AppError && ['INVALID_STATE', 'GATEWAY_TRX_ID_TAKEN'].includes(err.code)) return;
+          throw err;
+        }
+        await matchSubmittedGatewayTrxId(t.runtime.deps.orm.em.fork(), target.id);
+      })(),
+    );
+  }
+  await Promise.all(work);
+  await check(brandId);
+}
+
+async function check(brandId: number): Promise<void> {
+  const records = await t.sql<{ id: string; match_status: string; transaction_id: string | null; parsed_amount: string | null; parsed_trx_id: string | null; content_hash: string }>(
+    'SELECT id, match_status, transaction_id, parsed_amount::text, parsed_trx_id, content_hash FROM sms_records WHERE brand_id = $1',
+    [brandId],
+  );
+  const txs = await t.sql<{ id: string; status: string; amount: string; gateway_trx_id: string | null }>(
+    'SELECT id, status, amount::text, gateway_trx_id FROM transactions WHERE brand_id = $1',
+    [brandId],
+  );
+  const events = await t.sql<{ transaction_id: string; n: string }>(
+    "SELECT transaction_id, count(*) AS n FROM webhook_events WHERE brand_id = $1 AND event = 'payment.completed' GROUP BY transaction_id",
+    [brandId],
+  );
+
+  expect(records.filter((r) => r.match_status === 'pending'), 'every SMS is decided').toEqual([]);
+  const matched = records.filter((r) => r.match_status === 'matched');
+  const byTx = new Map<string, number>();
+  for (const r of matched) byTx.set(r.transaction_id!, (byTx.get(r.transaction_id!) ?? 0) + 1);
+  expect([...byTx.values()].filter((n) => n > 1), 'no payment proved by two SMS').toEqual([]);
+  const perContent = new Map<string, number>();
+  for (const r of matched) perContent.set(r.content_hash, (perContent.get(r.content_hash) ?? 0) + 1);
+  expect([...perContent.values()].filter((n) => n > 1), 'no SMS content matched twice').toEqual([]);
+  const perTrx = new Map<string, number>();
+  for (const r of matched) perTrx.set(r.parsed_trx_id!, (perTrx.get(r.parsed_trx_id!) ?? 0) + 1);
+  expect([...perTrx.values()].filter((n) => n > 1), 'no gateway trx id matched twice').toEqual([]);
+
+  const completed = txs.filter((x) => x.status === 'completed');
+  expect(completed.map((x) => x.id).sort(), 'completed = proved by an SMS').toEqual([...byTx.keys()].sort());
+  for (const x of completed) {
+    const proof = matched.find((r) => r.transaction_id === x.id)!;
+    expect(proof.parsed_amount).toBe(x.amount);
+    expect(x.gateway_trx_id!.toUpperCase()).toBe(proof.parsed_trx_id);
+  }
+  const completedIds = new Set(completed.map((x) => x.id));
+  expect(events.filter((e) => !completedIds.has(e.transaction_id)), 'no event without completion').toEqual([]);
+  expect(events.filter((e) => e.n !== '1'), 'one payment.completed per completion').toEqual([]);
+  expect(events.length).toBe(completed.length);
+  const upperIds = completed.map((x) => x.gateway_trx_id!.toUpperCase());
+  expect(new Set(upperIds).size, 'one gateway trx id completes one payment').toBe(upperIds.length);
+}
+
+describe('property: concurrent SMS and submissions never double-complete', () => {
+  it('holds for random payments, SMS (with repeats, copies and forgeries) and submissions', async () => {
+    await fc.assert(fc.asyncProperty(scenario, run), { numRuns: 25, endOnFailure: true });
+  }, 240_000);
+});
