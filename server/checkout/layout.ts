@@ -12,6 +12,7 @@ export function layout(opts: { title: string; body: SafeHtml; script?: boolean }
 <meta name="robots" content="noindex, nofollow">
 <meta name="color-scheme" content="light">
 <title>${opts.title}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${ASSETS_PATH}/checkout.css">
 ${opts.script ? html`<script src="${ASSETS_PATH}/checkout.js" defer></script>` : null}
 </head>

@@ -124,7 +124,7 @@ export function renderCheckoutPage(p: CheckoutPayment, opts: { cancelUrl: string
     </div>
   </header>
   <section class="due" aria-label="Amount due">
-    <p class="label">Amount due</p>
+    <p class="label">${p.status === 'completed' ? 'Amount paid' : 'Amount due'}</p>
     <p class="amount"><span class="amount-value">${formatAmount(p.amount)}</span> <span class="amount-currency">${p.currency}</span></p>
     ${p.status === 'completed' || p.status === 'expired'
       ? null
