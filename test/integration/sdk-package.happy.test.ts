@@ -102,7 +102,7 @@ describe('the SDK packages, installed from npm pack tarballs', () => {
     expect(files).toContain('package/dist/clients/merchant/index.d.ts');
     expect(files).toContain('package/dist/contract/merchant/payments.js');
     // Only the built package: no sources, no server, no other surface's contract.
-    expect(files.filter((f) => !f.startsWith('package/dist/') && f !== 'package/package.json')).toEqual([]);
+    expect(files.filter((f) => !f.startsWith('package/dist/')).sort()).toEqual(['package/README.md', 'package/package.json']);
     expect(files.some((f) => /\/server\/|\.ts$(?<!\.d\.ts)|contract\/admin/.test(f))).toBe(false);
 
     await exec('mkdir', ['-p', app], { cwd: dir });
