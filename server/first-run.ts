@@ -2,6 +2,7 @@ import type { Runtime } from './bootstrap.ts';
 import { Brand } from './domain/brands/entities.ts';
 import { createApiKey, createBrand } from './domain/brands/service.ts';
 import { createPairingCode } from './domain/devices/pairing.ts';
+import { ensureSandboxGateway } from './domain/sandbox/gateway.ts';
 
 /**
  * On the embedded default's first run, seed a demo brand so a new user can try
@@ -17,6 +18,8 @@ export async function firstRunSetup(runtime: Runtime, port: number): Promise<voi
   const { key } = await createApiKey(em, brand.id, { name: 'demo key', mode: 'test' });
   // A day rather than the usual 15 minutes: whoever starts the service may pair the phone later.
   const pairing = await createPairingCode(em, brand.id, { ttlMinutes: 24 * 60 });
+  // The built-in test gateway, so a demo payment can be paid end to end on the checkout.
+  await ensureSandboxGateway(em);
   const base = deps.config.PUBLIC_BASE_URL.replace(/:\d+$/, `:${port}`);
   const lines = [
     '',
