@@ -3,6 +3,7 @@ import { startTestServer, type TestContext } from '../support/harness.ts';
 import { seedGateway } from '../support/seed.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { computeSandboxSignature, sandboxSignatureHeader } from '../../server/domain/sandbox/signature.ts';
+import { runIntentExpirySweep } from '../../server/domain/payments/expire-intents.job.ts';
 
 /**
  * The sandbox gateway's callback, as an attacker or a flaky network would send
@@ -166,6 +167,18 @@ describe('signed callbacks that contradict the record change nothing', () => {
       expect(res.body.errors[0]).toMatchObject({ code: 'INVALID_STATE', field: 'amount' });
     }
     expect((await state(trxId)).status).toBe('processing');
+  });
+
+  it('an approval arriving after the expiry job expired the transaction is INVALID_STATE', async () => {
+    const { paymentId, trxId } = await processing();
+    await t.sql(`UPDATE payment_intents SET expires_at = now() - interval '1 second' WHERE uuid = $1`, [paymentId]);
+    await runIntentExpirySweep(t.runtime.deps);
+    expect((await state(trxId)).status).toBe('expired');
+    const raw = callbackBody(trxId);
+    const res = await send(raw, sandboxSignatureHeader(secret, now(), raw));
+    expect(res.status).toBe(409);
+    expect(res.body.errors[0].code).toBe('INVALID_STATE');
+    expect(await state(trxId)).toMatchObject({ status: 'expired', gateway_trx_id: null, events: 1 });
   });
 
   it("an unknown reference, or a manual gateway's transaction, is TRANSACTION_NOT_FOUND", async () => {
