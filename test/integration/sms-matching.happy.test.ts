@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTransaction } from '../../server/domain/payments/transactions.ts';
 import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/submission.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { createPayment } from '../support/seed.ts';
@@ -109,11 +108,11 @@ describe('a forwarded SMS completes the payment it proves', () => {
 
 describe('order does not matter', () => {
   // The checkout creates a manual-gateway transaction when the customer submits the gateway trx id,
-  // i.e. after paying: the SMS can arrive before the transaction exists.
-  const submitOnCheckout = (scene: { gateway: { code: string } }, paymentId: string, gatewayTrxId: string) =>
-    startTransaction(em(), t.runtime.deps.crypto, { paymentId, gatewayCode: scene.gateway.code, gatewayTrxId });
+  // i.e. after paying: the SMS often arrives before the transaction exists.
+  const submitOnCheckout = (gatewayCode: string, paymentId: string, gatewayTrxId: string) =>
+    t.request('POST', `/api/checkout/v1/payments/${paymentId}/transactions`, { body: { gateway: gatewayCode, gateway_trx_id: gatewayTrxId } });
 
-  it('SMS first (no transaction yet: no_candidate), then the customer submits the trx id: the stored SMS completes it, once', async () => {
+  it('SMS first (no transaction yet: no_candidate), then the customer submits the trx id on checkout: matched at that moment', async () => {
     const scene = await smsScene(t);
     const payment = await createPayment(t, scene.apiKey, { amount: '777.00', currency: 'BDT' });
     const trxId = newGatewayTrxId();
@@ -121,28 +120,43 @@ describe('order does not matter', () => {
     expect(stored).toMatchObject({ match_status: 'no_candidate', trx_id: null });
     expect((await smsRow(t, stored!.id)).reason).toBe('no open transaction with amount 777.00 created within 1440 minutes before the SMS');
 
-    const transaction = await submitOnCheckout(scene, payment.payment_id, trxId.toLowerCase());
-    expect(transaction.status).toBe('awaiting_verification');
-    expect(await matchSubmittedGatewayTrxId(em(), transaction.id)).toEqual({ status: 'matched', smsRecordId: stored!.id, reason: 'gateway trx id and amount match' });
+    const res = await submitOnCheckout(scene.gateway.code, payment.payment_id, trxId.toLowerCase());
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // The customer sees the payment completed in the answer to the submission itself.
+    expect(res.body.data).toMatchObject({ status: 'completed', gateway_trx_id: trxId.toLowerCase() });
+    const { id: transactionId } = (await t.sql<{ id: string }>('SELECT id FROM transactions WHERE trx_id = $1', [res.body.data.trx_id]))[0]!;
 
-    expect(await transactionRow(t, transaction.id)).toMatchObject({ status: 'completed', completion_source: 'sms' });
-    expect(await smsRow(t, stored!.id)).toMatchObject({ match_status: 'matched', transaction_id: String(transaction.id), confidence: '1.0000', candidate_ids: [String(transaction.id)] });
-    expect(await eventsOf(t, transaction.id)).toEqual(['payment.completed']);
+    const merchantView = await t.request('GET', `/api/v1/payments/${payment.payment_id}`, { token: scene.apiKey });
+    expect(merchantView.body.data).toMatchObject({ status: 'completed', trx_id: res.body.data.trx_id });
+    expect(await transactionRow(t, Number(transactionId))).toMatchObject({ status: 'completed', completion_source: 'sms' });
+    expect(await smsRow(t, stored!.id)).toMatchObject({
+      match_status: 'matched',
+      transaction_id: transactionId,
+      confidence: '1.0000',
+      candidate_ids: [transactionId],
+      reason: 'gateway trx id and amount match (matched when the customer submitted the gateway trx id)',
+    });
+    expect(await eventsOf(t, Number(transactionId))).toEqual(['payment.completed']);
     // Asking again changes nothing.
-    expect((await matchSubmittedGatewayTrxId(em(), transaction.id)).status).toBe('no_candidate');
-    expect(await eventsOf(t, transaction.id)).toEqual(['payment.completed']);
+    expect((await matchSubmittedGatewayTrxId(em(), Number(transactionId))).status).toBe('no_candidate');
+    expect(await eventsOf(t, Number(transactionId))).toEqual(['payment.completed']);
   });
 
   it('submission first, SMS later: matched on intake; both orders end with one match', async () => {
     const scene = await smsScene(t);
     const payment = await createPayment(t, scene.apiKey, { amount: '778.00', currency: 'BDT' });
     const trxId = newGatewayTrxId();
-    const transaction = await submitOnCheckout(scene, payment.payment_id, trxId);
-    expect(await matchSubmittedGatewayTrxId(em(), transaction.id)).toMatchObject({ status: 'no_candidate', smsRecordId: null });
+    const res = await submitOnCheckout(scene.gateway.code, payment.payment_id, trxId);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.data.status).toBe('awaiting_verification');
+
     const [answer] = await forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash('778.00', trxId) }]);
-    expect(answer).toMatchObject({ match_status: 'matched', trx_id: transaction.trxId });
-    const matched = await t.sql<{ n: string }>("SELECT count(*) AS n FROM sms_records WHERE transaction_id = $1 AND match_status = 'matched'", [transaction.id]);
+    expect(answer).toMatchObject({ match_status: 'matched', trx_id: res.body.data.trx_id });
+    const [{ id: transactionId }] = await t.sql<{ id: string }>('SELECT id FROM transactions WHERE trx_id = $1', [res.body.data.trx_id]);
+    const matched = await t.sql<{ n: string }>("SELECT count(*) AS n FROM sms_records WHERE transaction_id = $1 AND match_status = 'matched'", [transactionId]);
     expect(matched[0]!.n).toBe('1');
-    expect(await eventsOf(t, transaction.id)).toEqual(['payment.completed']);
+    expect(await eventsOf(t, Number(transactionId))).toEqual(['payment.completed']);
+    const page = await t.request('GET', `/api/checkout/v1/payments/${payment.payment_id}`);
+    expect(page.body.data).toMatchObject({ status: 'completed', transaction: { status: 'completed' } });
   });
 });
