@@ -12,6 +12,7 @@ import { docsRouter } from './http/docs.ts';
 import { requestLogger } from './http/request-log.ts';
 import { idempotency } from './http/idempotency.ts';
 import { rateLimit } from './http/rate-limit.ts';
+import { inputGuard } from './http/input-guard.ts';
 import { systemHandlers } from './http/handlers/system.ts';
 import { merchantHandlers } from './http/handlers/merchant/index.ts';
 import { deviceHandlers } from './http/handlers/device/index.ts';
@@ -64,6 +65,8 @@ export function createApp(deps: AppDeps): Express {
       // After auth: the credential (or the caller's address) is the bucket; before
       // idempotency, so a refused request claims no key.
       rateLimit(deps) as never,
+      // Text PostgreSQL cannot store as sent (NUL, unpaired surrogates): a 400 naming the field.
+      inputGuard as never,
       // After auth: keys are scoped to the calling brand.
       idempotency(deps.logger) as never,
     ],

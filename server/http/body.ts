@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import { sendCode } from './errors.ts';
@@ -21,7 +22,11 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
   };
   // `verify` keeps the exact bytes for routes that check a signature over the raw
   // body (gateway callbacks); re-serialising the parsed JSON would not match.
-  const keepRawBody = (req: IncomingMessage, _res: unknown, buf: Buffer) => {
+  // JSON is UTF-8 (RFC 8259 §8.1): another declared charset is a 415, and bytes
+  // that are not UTF-8 a 400, never silently decoded into replacement characters.
+  const keepRawBody = (req: IncomingMessage, _res: unknown, buf: Buffer, encoding: string) => {
+    if (encoding.toLowerCase() !== 'utf-8' && encoding.toLowerCase() !== 'utf8') throw Object.assign(new Error('charset'), { type: 'charset.unsupported' });
+    if (!isUtf8(buf)) throw Object.assign(new Error('invalid UTF-8'), { type: 'entity.utf8.invalid' });
     (req as IncomingMessage & { rawBody?: Buffer }).rawBody = buf;
   };
   return [requireJson, express.json({ limit: limitBytes, type: ['application/json', 'application/*+json'], strict: true, verify: keepRawBody })];

@@ -33,7 +33,28 @@ const bodyParserErrors: Record<string, ErrorCode> = {
   'request.size.invalid': 'VALIDATION_ERROR',
   'request.aborted': 'VALIDATION_ERROR',
   'stream.encoding.set': 'INTERNAL_ERROR',
+  'entity.utf8.invalid': 'MALFORMED_JSON',
 };
+
+const clientErrorMessages: Record<string, string> = {
+  'entity.utf8.invalid': 'Request body is not valid UTF-8',
+};
+
+/**
+ * Other client errors raised before a handler runs (http-errors style: a 4xx
+ * `status` and `expose`), such as a path that is not valid percent-encoding or
+ * a body whose Content-Encoding does not decode. Never a 500: the client sent it.
+ */
+function clientError(err: unknown): { code: ErrorCode; message: string } | null {
+  const e = err as { status?: unknown; statusCode?: unknown; expose?: unknown; code?: unknown } | null;
+  const status = Number(e?.status ?? e?.statusCode);
+  if (err instanceof URIError && status === 400) return { code: 'VALIDATION_ERROR', message: 'The path is not valid percent-encoded UTF-8' };
+  if (typeof e?.code === 'string' && e.code.startsWith('Z_') && status === 400) return { code: 'MALFORMED_JSON', message: 'Request body could not be decompressed' };
+  if (e?.expose !== true || !(status >= 400 && status < 500)) return null;
+  if (status === 413) return { code: 'PAYLOAD_TOO_LARGE', message: errorRegistry.PAYLOAD_TOO_LARGE.message };
+  if (status === 415) return { code: 'UNSUPPORTED_MEDIA_TYPE', message: errorRegistry.UNSUPPORTED_MEDIA_TYPE.message };
+  return { code: 'VALIDATION_ERROR', message: 'The request could not be read' };
+}
 
 /** SQLSTATE classes and node socket errors that mean "the database is not reachable". */
 function isDatabaseUnavailable(err: unknown): boolean {
@@ -58,8 +79,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const type = (err as { type?: unknown })?.type;
     if (typeof type === 'string' && type in bodyParserErrors) {
       const code = bodyParserErrors[type]!;
-      return sendCode(req, res, code);
+      return sendCode(req, res, code, clientErrorMessages[type]);
     }
+    const client = clientError(err);
+    if (client) return sendCode(req, res, client.code, client.message);
     if (isDatabaseUnavailable(err)) {
       logger.warn({ request_id: req.requestId, err: { message: String((err as Error)?.message ?? err) } }, 'database unavailable');
       return sendError(req, res, 503, [{ code: 'SERVICE_UNAVAILABLE', message: errorRegistry.SERVICE_UNAVAILABLE.message, field: null }], {
