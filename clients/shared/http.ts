@@ -175,9 +175,11 @@ export class HttpCore {
   async send(req: HttpRequest): Promise<HttpResponse> {
     const options = req.options ?? {};
     const method = req.route.method;
-    const headers: Record<string, string> = { ...this.defaultHeaders, ...lowerKeys(req.headers ?? {}), ...lowerKeys(options.headers ?? {}) };
-    if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
-    else if (method === 'POST' && headers['idempotency-key'] === undefined) headers['idempotency-key'] = randomId();
+    const callerHeaders = lowerKeys(options.headers ?? {});
+    const headers: Record<string, string> = { ...this.defaultHeaders, ...lowerKeys(req.headers ?? {}), ...callerHeaders };
+    const callerKey = options.idempotencyKey ?? callerHeaders['idempotency-key'];
+    if (callerKey !== undefined) headers['idempotency-key'] = callerKey;
+    else if (method === 'POST') headers['idempotency-key'] = randomId();
     let payload: string | undefined;
     if (req.body !== undefined) {
       payload = JSON.stringify(req.body);
@@ -187,7 +189,7 @@ export class HttpCore {
     const metadata = (req.route.metadata ?? {}) as { idempotent?: unknown };
     // A key the service ignores does not make a repeat safe; one it honours (route
     // metadata), or one the caller chose knowing the operation, does.
-    const safeToRepeat = IDEMPOTENT_METHODS.has(method) || metadata.idempotent === true || options.idempotencyKey !== undefined;
+    const safeToRepeat = IDEMPOTENT_METHODS.has(method) || metadata.idempotent === true || callerKey !== undefined;
     const maxRetries = options.maxRetries ?? this.maxRetries;
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
 

@@ -122,6 +122,25 @@ describe('device SDK failures', () => {
     expect(missing.code).toBe('SMS_QUEUE_ITEM_NOT_FOUND');
   });
 
+  it('an onTokens that fails (storage full) fails the call, and the rotated pair stays in memory for the next one', async () => {
+    let failStorage = false;
+    const device = new PaycollectDevice({
+      baseUrl: t.baseUrl,
+      fingerprint: newFingerprint(),
+      onTokens: () => {
+        if (failStorage) throw new Error('disk full');
+      },
+    });
+    await device.pair(await newPairingCode(t, brandId), { device_name: 'p' });
+    const before = device.getTokens()!;
+    expireAccessToken(device);
+    failStorage = true;
+    await expect(device.devices.heartbeat()).rejects.toThrow('disk full');
+    const after = device.getTokens()!;
+    expect(after.refreshToken).not.toBe(before.refreshToken);
+    expect(Date.parse((await device.devices.heartbeat()).server_time)).toBeGreaterThan(0);
+  });
+
   it('the constructor wants a fingerprint', () => {
     expect(() => new PaycollectDevice({ baseUrl: t.baseUrl, fingerprint: ' ' })).toThrow('fingerprint is required');
   });

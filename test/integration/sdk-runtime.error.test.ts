@@ -129,6 +129,10 @@ describe('idempotency keys', () => {
     s.script(fail(500, 'INTERNAL_ERROR'));
     expect(await client.fire(1, { idempotencyKey: 'fire-1' })).toEqual({ fired: true });
     expect(s.requests.map((r) => r.headers['idempotency-key'])).toEqual(['fire-1', 'fire-1']);
+    s.reset();
+    s.script(fail(500, 'INTERNAL_ERROR'));
+    expect(await client.fire(2, { headers: { 'Idempotency-Key': 'fire-2' } })).toEqual({ fired: true });
+    expect(s.requests.map((r) => r.headers['idempotency-key'])).toEqual(['fire-2', 'fire-2']);
   });
 
   it('409 IDEMPOTENCY_REQUEST_IN_PROGRESS is waited out; IDEMPOTENCY_KEY_REUSED is thrown at once', async () => {
