@@ -36,7 +36,10 @@ describe('racing deliveries of one payment SMS', () => {
       const answers = [a[0]!, b[0]!];
       expect(answers.map((x) => x.match_status).sort(), `round ${round}`).toEqual(['duplicate', 'matched']);
       const original = answers.find((x) => x.match_status === 'matched')!;
-      expect(answers.find((x) => x.match_status === 'duplicate')!.duplicate_of).toBe(original.id);
+      const duplicate = answers.find((x) => x.match_status === 'duplicate')!;
+      expect(duplicate.duplicate_of).toBe(original.id);
+      const [dupRow] = await t.sql<{ reason: string; transaction_id: string | null }>('SELECT reason, transaction_id FROM sms_records WHERE id = $1', [duplicate.id]);
+      expect(dupRow).toEqual({ reason: `same sender and text as SMS record ${original.id}, forwarded before`, transaction_id: null });
       expect(original.trx_id).toBe(transaction.trxId);
       expect((await transactionRow(t, transaction.id)).status).toBe('completed');
       expect(await matchedCount(transaction.id)).toBe(1);

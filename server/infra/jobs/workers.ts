@@ -8,6 +8,7 @@ import { sendSandboxCallbackRegistration } from '../../domain/sandbox/send-sandb
 import { completeSandboxRefundRegistration } from '../../domain/sandbox/complete-sandbox-refund.job.ts';
 import { expireIntentsRegistration } from '../../domain/payments/expire-intents.job.ts';
 import { purgeIdempotencyKeysRegistration } from '../../domain/idempotency/purge-idempotency-keys.job.ts';
+import { matchPendingSmsRegistration } from '../../domain/sms/match-pending-sms.job.ts';
 
 /**
  * Background work. Every area adds its entry to `registrations()`:
@@ -24,7 +25,7 @@ export interface JobRegistration {
 // A function, not a top-level array: job modules import enqueueInTransaction from
 // here, and reading the list lazily keeps that import cycle harmless.
 function registrations(): JobRegistration[] {
-  return [deliverWebhookRegistration(), detectOfflineDevicesRegistration(), sweepOutboundSmsRegistration(), expireIntentsRegistration(), purgeIdempotencyKeysRegistration(), sendSandboxCallbackRegistration(), completeSandboxRefundRegistration()];
+  return [deliverWebhookRegistration(), detectOfflineDevicesRegistration(), sweepOutboundSmsRegistration(), expireIntentsRegistration(), purgeIdempotencyKeysRegistration(), sendSandboxCallbackRegistration(), completeSandboxRefundRegistration(), matchPendingSmsRegistration()];
 }
 
 // Keyed by the ORM's configuration, which every fork of one ORM shares: code that
