@@ -4,6 +4,7 @@ import { bootstrap } from './bootstrap.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './infra/logger.ts';
 import { firstRunSetup } from './first-run.ts';
+import { answerClientErrors } from './http/client-errors.ts';
 
 /** config -> database -> jobs -> listen; graceful shutdown on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
   // Slow clients must not hold sockets forever.
   server.headersTimeout = 20_000;
   server.requestTimeout = 30_000;
+  answerClientErrors(server, logger);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info(

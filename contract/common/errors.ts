@@ -36,6 +36,8 @@ export const errorCodes = [
   'REFUND_EXCEEDS_AVAILABLE',
   'PAYMENT_EXPIRED',
   'PAYLOAD_TOO_LARGE',
+  'HEADERS_TOO_LARGE',
+  'REQUEST_TIMEOUT',
   'UNSUPPORTED_MEDIA_TYPE',
   'AMOUNT_EXCEEDS_MAXIMUM',
   'AMOUNT_BELOW_MINIMUM',
@@ -52,7 +54,7 @@ export const errorCodes = [
 
 export type ErrorCode = (typeof errorCodes)[number];
 
-export type HttpErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 503;
+export type HttpErrorStatus = 400 | 401 | 403 | 404 | 408 | 409 | 410 | 413 | 415 | 422 | 429 | 431 | 500 | 503;
 
 export interface ErrorDefinition {
   status: HttpErrorStatus;
@@ -184,6 +186,16 @@ export const errorRegistry = {
     status: 413,
     message: 'Request body is too large',
     description: 'The body exceeds the configured maximum size.',
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    message: 'Request headers are too large',
+    description: "The request line and headers together exceed the server's limit (Node's `maxHeaderSize`, 16 KiB by default). Answered before any route is matched, so the connection is closed after the answer.",
+  },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    message: 'Request was not received in time',
+    description: 'The client did not send the complete request (headers within 20 s, the whole request within 30 s). Answered before any route is matched; the connection is closed.',
   },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,

@@ -18,6 +18,12 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
     if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
       return sendCode(req, res, 'UNSUPPORTED_MEDIA_TYPE');
     }
+    // A declared length over the limit is answered at once: reading (and
+    // discarding) the body first would let a client hold the socket by never sending it.
+    if (Number(req.headers['content-length']) > limitBytes) {
+      res.setHeader('Connection', 'close');
+      return sendCode(req, res, 'PAYLOAD_TOO_LARGE');
+    }
     next();
   };
   // `verify` keeps the exact bytes for routes that check a signature over the raw

@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { createApp } from '../../server/app.ts';
+import { answerClientErrors } from '../../server/http/client-errors.ts';
 import { bootstrap, type Runtime } from '../../server/bootstrap.ts';
 import { loadConfig, type Config } from '../../server/config.ts';
 import { createLogger } from '../../server/infra/logger.ts';
@@ -105,6 +106,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const server: Server = await new Promise((resolve) => {
     const srv = app.listen(0, '127.0.0.1', () => resolve(srv));
   });
+  answerClientErrors(server, logger);
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const pool = new pg.Pool({ connectionString: db.url, max: 2 });
 
