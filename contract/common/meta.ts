@@ -38,4 +38,4 @@ export interface RouteMeta {
 }
 
 /** Typed helper so route metadata is checked where it is written. */
-export const meta = (m: RouteMeta): RouteMeta => m;
+export const meta = <const M extends RouteMeta>(m: M): M => m;
