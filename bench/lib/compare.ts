@@ -1,0 +1,121 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { LoadGenerator, MeasuredLoad } from './load.ts';
+import { round1, round2 } from './processes.ts';
+import type { Row } from './report.ts';
+import { ratio } from './report.ts';
+import type { BenchOptions, RunningServer } from './servers.ts';
+
+export interface SideFigures {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  /** Responses with another status than the expected one, plus socket errors and timeouts. */
+  failures: number;
+  rssMaxMb: number | null;
+  /** A list of one-time writes ran out during the runs (later requests repeated earlier ones). */
+  wrapped: boolean;
+  rounds: MeasuredLoad[];
+}
+
+function summarise(rounds: MeasuredLoad[], expectStatus: number): SideFigures {
+  const mean = (f: (r: MeasuredLoad) => number) => rounds.reduce((a, r) => a + f(r), 0) / rounds.length;
+  const failures = rounds.reduce((a, r) => a + r.errors + r.timeouts + Object.entries(r.statuses).reduce((n, [s, c]) => (Number(s) === expectStatus ? n : n + c), 0), 0);
+  const rss = rounds.map((r) => r.rss.maxMb).filter((v): v is number => v !== null);
+  return {
+    rps: round1(mean((r) => r.rps)),
+    p50: round2(mean((r) => r.latency.p50)),
+    p99: round2(mean((r) => r.latency.p99)),
+    requests: rounds.reduce((a, r) => a + r.requests, 0),
+    failures,
+    rssMaxMb: rss.length ? Math.max(...rss) : null,
+    wrapped: rounds.some((r) => r.wrapped),
+    rounds,
+  };
+}
+
+/**
+ * Loads ours and the baseline with the same targets, one at a time: a warm-up
+ * of each (JIT, pools, caches), then rounds in alternating order (ours first,
+ * then baseline first) so a slow patch of a shared machine hits both. Figures
+ * are the means over the rounds.
+ */
+export async function compareUnderLoad(
+  gen: LoadGenerator,
+  servers: { ours: RunningServer; baseline: RunningServer },
+  targetsFile: (side: 'ours' | 'baseline') => string,
+  opts: BenchOptions & { expectStatus: number; rounds?: number; rate?: number },
+): Promise<{ ours: SideFigures; baseline: SideFigures }> {
+  const plan = (s: RunningServer, seconds: number) => ({ url: s.url, connections: opts.connections, durationSeconds: seconds, targetsFile: targetsFile(s.name), ...(opts.rate ? { rate: opts.rate } : {}) });
+  // Requests cut off at the end of a run are still being worked on by the server; let them finish
+  // so they do not count against the next run's first seconds.
+  const settle = () => new Promise((r) => setTimeout(r, 1000));
+  for (const s of [servers.ours, servers.baseline]) {
+    if (opts.warmupSeconds > 0) {
+      await gen.run(plan(s, opts.warmupSeconds), s.child.pid);
+      await settle();
+    }
+  }
+  const rounds = opts.rounds ?? (opts.quick ? 1 : 2);
+  const measured: Record<'ours' | 'baseline', MeasuredLoad[]> = { ours: [], baseline: [] };
+  for (let i = 0; i < rounds; i++) {
+    const order = i % 2 === 0 ? [servers.ours, servers.baseline] : [servers.baseline, servers.ours];
+    for (const s of order) {
+      measured[s.name].push(await gen.run(plan(s, opts.durationSeconds), s.child.pid));
+      await settle();
+    }
+  }
+  return { ours: summarise(measured.ours, opts.expectStatus), baseline: summarise(measured.baseline, opts.expectStatus) };
+}
+
+/** The standard rows of an HTTP benchmark: throughput with its ratio, latencies, failures and memory. */
+export function httpRows(label: string, f: { ours: SideFigures; baseline: SideFigures }, targets: { minRatio?: number; minRps?: number; maxP99Ms?: number; maxRssMb?: number }): Row[] {
+  const r = ratio(f.ours.rps, f.baseline.rps);
+  // Latencies of a run in which nothing completed say nothing.
+  const answered = f.ours.requests > 0;
+  const rows: Row[] = [
+    {
+      metric: `${label} throughput (req/s)`,
+      ours: f.ours.rps,
+      baseline: f.baseline.rps,
+      ratio: r,
+      ...(targets.minRatio !== undefined ? { target: `ratio >= ${targets.minRatio}`, met: r !== null && r >= targets.minRatio } : {}),
+      ...(targets.minRps !== undefined ? { target: `>= ${targets.minRps}/s`, met: f.ours.rps >= targets.minRps } : {}),
+    },
+    { metric: `${label} p50 (ms)`, ours: f.ours.p50, baseline: f.baseline.p50, ratio: ratio(f.ours.p50, f.baseline.p50) },
+    {
+      metric: `${label} p99 (ms)`,
+      ours: f.ours.p99,
+      baseline: f.baseline.p99,
+      ratio: ratio(f.ours.p99, f.baseline.p99),
+      ...(targets.maxP99Ms !== undefined ? { target: `<= ${targets.maxP99Ms} ms`, met: answered && f.ours.p99 <= targets.maxP99Ms } : {}),
+    },
+    { metric: `${label} failed requests`, ours: f.ours.failures, baseline: f.baseline.failures, target: '0', met: f.ours.failures === 0 && f.baseline.failures === 0 },
+    {
+      metric: `${label} server RSS max (MB)`,
+      ours: f.ours.rssMaxMb,
+      baseline: f.baseline.rssMaxMb,
+      ratio: ratio(f.ours.rssMaxMb, f.baseline.rssMaxMb),
+      ...(targets.maxRssMb !== undefined ? { target: `<= ${targets.maxRssMb} MB`, met: f.ours.rssMaxMb !== null && f.ours.rssMaxMb <= targets.maxRssMb } : {}),
+    },
+  ];
+  return rows;
+}
+
+/**
+ * Before timing anything: both servers must give the same answer for the same
+ * request (status and JSON body), or the comparison would be between two
+ * different pieces of work.
+ */
+export async function assertSameAnswers(servers: { ours: RunningServer; baseline: RunningServer }, samples: Array<{ path: string; token: string }>): Promise<void> {
+  for (const s of samples) {
+    const get = async (base: string) => {
+      const res = await fetch(base + s.path, { headers: { authorization: `Bearer ${s.token}` } });
+      return { status: res.status, body: (await res.json()) as unknown };
+    };
+    const [a, b] = [await get(servers.ours.url), await get(servers.baseline.url)];
+    if (a.status !== 200 || !isDeepStrictEqual(a, b)) {
+      throw new Error(`ours and the baseline answer ${s.path} differently:\nours     ${JSON.stringify(a)}\nbaseline ${JSON.stringify(b)}`);
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { benchDir, startChild, type BenchChild } from './processes.ts';
+import type { BenchSecrets } from './secrets.ts';
+
+export interface RunningServer {
+  name: 'ours' | 'baseline';
+  url: string;
+  child: BenchChild;
+}
+
+/** Options every benchmark takes from bench/run.ts. */
+export interface BenchOptions {
+  quick: boolean;
+  /** Start our server under `--cpu-prof`; profiles land in bench/tmp/profiles/. */
+  profile: boolean;
+  connections: number;
+  durationSeconds: number;
+  warmupSeconds: number;
+}
+
+/**
+ * Quotas far above anything a benchmark sends: the limiter still counts every
+ * request (its cost is part of ours), it just never refuses one.
+ */
+export const unreachableRateLimits = {
+  RATE_LIMIT_API_KEY: '100000000/60',
+  RATE_LIMIT_DEVICE: '100000000/60',
+};
+
+/** Both servers hand out the same checkout links. */
+const PUBLIC_BASE_URL = 'https://pay.example';
+
+export function profileDir(): string {
+  // bench/tmp/ is git-ignored: profiles are large and belong to one machine and moment.
+  const dir = path.join(benchDir, 'tmp', 'profiles');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export async function startOurs(databaseUrl: string, secrets: BenchSecrets, opts: { profile?: boolean; env?: Record<string, string>; label?: string } = {}): Promise<RunningServer> {
+  const child = startChild('ours', 'bench/servers/ours.ts', {
+    env: {
+      ...secrets.env,
+      ...unreachableRateLimits,
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrl,
+      DATABASE_POOL_MAX: '10',
+      DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'pc-bench-data-')),
+      LOG_LEVEL: 'info',
+      PORT: '0',
+      PUBLIC_BASE_URL,
+      ...opts.env,
+    },
+    execArgv: opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir()}`, `--cpu-prof-name=${opts.label ?? 'ours'}-${Date.now()}.cpuprofile`] : [],
+  });
+  const { port } = await child.message<{ port: number }>('ready', 120_000);
+  return { name: 'ours', url: `http://127.0.0.1:${port}`, child };
+}
+
+export async function startBaseline(databaseUrl: string, secrets: BenchSecrets): Promise<RunningServer> {
+  const child = startChild('baseline', 'bench/servers/baseline.ts', {
+    env: { ...secrets.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl, DATABASE_POOL_MAX: '10', PUBLIC_BASE_URL },
+  });
+  const { port } = await child.message<{ port: number }>('ready', 60_000);
+  return { name: 'baseline', url: `http://127.0.0.1:${port}`, child };
+}

@@ -1,0 +1,219 @@
+import type { AddressInfo } from 'node:net';
+import { createHash } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import pg from 'pg';
+import { loadPersonalDataKeys } from '../../server/domain/customers/keys.ts';
+import { isEmailIdentifier, normalizeEmail, normalizePhone } from '../../server/domain/customers/normalize.ts';
+import { blindIndex } from '../../server/infra/crypto/blind-index.ts';
+import { baselineSmsRoute } from './baseline-sms.ts';
+
+/**
+ * The physical floor of this stack: Express 5 and `pg`, the same rows and
+ * indexes, the same auth lookup by key hash, the same JSON, and nothing else:
+ * no contract validation, no ORM, no request log, no rate limiter, no
+ * idempotency. One hand-written query per thing to find (the payment view
+ * joins its customer instead of a second round trip). What ours does beyond
+ * this is the price of its framework layers and features.
+ */
+const keys = loadPersonalDataKeys({ piiEncryptionKeys: process.env.PII_ENCRYPTION_KEYS!, blindIndexKey: process.env.BLIND_INDEX_KEY! });
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_MAX ?? 10) });
+const publicBaseUrl = process.env.PUBLIC_BASE_URL ?? 'http://127.0.0.1:3000';
+
+const app = express();
+app.disable('x-powered-by');
+app.set('etag', false);
+app.use(express.json({ limit: 102_400 }));
+
+const notFound = (res: Response, code: string, message: string) => res.status(404).json({ success: false, error: { code, message } });
+const unauthorized = (res: Response) => res.status(401).json({ success: false, error: { code: 'UNAUTHORIZED', message: 'Unauthorized' } });
+
+/** The same statement as authenticateApiKey (lookup by SHA-256, last_used_at refreshed at most once a minute). */
+async function merchant(req: Request): Promise<number | null> {
+  const m = /^Bearer (pk_(?:live|test)_[0-9A-Za-z]{32,64})$/.exec(req.get('authorization') ?? '');
+  if (!m) return null;
+  const { rows } = await pool.query<{ brand_id: string }>(
+    `WITH found AS (
+       SELECT k.id, k.brand_id, k.last_used_at FROM api_keys k JOIN brands b ON b.id = k.brand_id
+        WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND b.status = 'active'
+     ), touched AS (
+       UPDATE api_keys SET last_used_at = now() WHERE id IN (SELECT id FROM found WHERE last_used_at IS NULL OR last_used_at < now() - interval '60 seconds')
+     )
+     SELECT brand_id FROM found`,
+    [createHash('sha256').update(m[1]!).digest('hex')],
+  );
+  return rows[0] ? Number(rows[0].brand_id) : null;
+}
+
+const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+const trim = (s: string | null) => (s !== null && s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s);
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type Handler = (req: Request, res: Response, brandId: number) => Promise<unknown>;
+const withMerchant = (fn: Handler) => async (req: Request, res: Response, next: NextFunction) => {
+  try {
+    const brandId = await merchant(req);
+    if (brandId === null) return unauthorized(res);
+    await fn(req, res, brandId);
+  } catch (err) {
+    next(err);
+  }
+};
+
+app.get(
+  '/api/v1/payments/:id',
+  withMerchant(async (req, res, brandId) => {
+    const id = String(req.params.id);
+    if (!UUID_RE.test(id)) return notFound(res, 'PAYMENT_NOT_FOUND', 'Payment not found');
+    const { rows } = await pool.query(
+      `SELECT i.id AS intent_id, i.uuid, i.amount::text AS intent_amount, i.currency AS intent_currency, i.reference, i.metadata,
+              i.status AS intent_status, i.expires_at, i.created_at AS intent_created_at,
+              t.id AS transaction_id, t.trx_id, t.gateway_trx_id, t.amount::text AS amount, t.currency, t.fee::text AS fee,
+              t.exchange_rate::text AS exchange_rate, t.status, g.code AS gateway, t.method, t.failure_reason, t.created_at, t.completed_at,
+              c.id AS customer_id, c.name_encrypted, c.email_encrypted
+         FROM payment_intents i
+         LEFT JOIN LATERAL (SELECT * FROM transactions tt WHERE tt.intent_id = i.id ORDER BY tt.created_at DESC, tt.id DESC LIMIT 1) t ON true
+         LEFT JOIN gateways g ON g.id = t.gateway_id
+         LEFT JOIN customers c ON c.id = i.customer_id
+        WHERE i.uuid = $1 AND i.brand_id = $2`,
+      [id.toLowerCase(), brandId],
+    );
+    const r = rows[0];
+    if (!r) return notFound(res, 'PAYMENT_NOT_FOUND', 'Payment not found');
+    const customer =
+      r.customer_id === null
+        ? null
+        : {
+            name: r.name_encrypted === null ? null : keys.pii.decrypt(r.name_encrypted, 'customer.name'),
+            email: r.email_encrypted === null ? null : keys.pii.decrypt(r.email_encrypted, 'customer.email'),
+          };
+    const base = {
+      payment_id: r.uuid,
+      reference: r.reference,
+      requested_amount: r.intent_amount,
+      requested_currency: r.intent_currency,
+      expires_at: iso(r.expires_at),
+      customer,
+      metadata: r.metadata,
+    };
+    const data =
+      r.transaction_id === null
+        ? {
+            object: 'payment_intent',
+            id: Number(r.intent_id),
+            transaction_id: null,
+            trx_id: null,
+            gateway_trx_id: null,
+            amount: r.intent_amount,
+            currency: r.intent_currency,
+            fee: null,
+            status: r.intent_status === 'expired' || r.expires_at.getTime() <= Date.now() ? 'expired' : 'pending',
+            gateway: null,
+            method: null,
+            exchange_rate: null,
+            failure_reason: null,
+            created_at: iso(r.intent_created_at),
+            completed_at: null,
+            ...base,
+          }
+        : {
+            object: 'transaction',
+            id: Number(r.transaction_id),
+            transaction_id: Number(r.transaction_id),
+            trx_id: r.trx_id,
+            gateway_trx_id: r.gateway_trx_id,
+            amount: r.amount,
+            currency: r.currency,
+            fee: r.fee,
+            status: r.status,
+            gateway: r.gateway,
+            method: r.method,
+            exchange_rate: trim(r.exchange_rate),
+            failure_reason: r.failure_reason,
+            created_at: iso(r.created_at),
+            completed_at: iso(r.completed_at),
+            ...base,
+          };
+    res.json({ success: true, data });
+  }),
+);
+
+app.get(
+  '/api/v1/customers/:identifier',
+  withMerchant(async (req, res, brandId) => {
+    const identifier = String(req.params.identifier);
+    const byEmail = isEmailIdentifier(identifier);
+    const normalised = byEmail ? normalizeEmail(identifier) : normalizePhone(identifier);
+    if (!normalised) return notFound(res, 'CUSTOMER_NOT_FOUND', 'Customer not found');
+    const { rows } = await pool.query(
+      `SELECT id, uuid, name_encrypted, email_encrypted, phone_encrypted, created_at FROM customers
+        WHERE brand_id = $1 AND ${byEmail ? 'email_hash' : 'phone_hash'} = $2`,
+      [brandId, blindIndex(keys.blindIndexKey, byEmail ? 'email' : 'phone', normalised)],
+    );
+    const c = rows[0];
+    if (!c) return notFound(res, 'CUSTOMER_NOT_FOUND', 'Customer not found');
+    const dec = (v: string | null, ctx: string) => (v === null ? null : keys.pii.decrypt(v, ctx));
+    res.json({
+      success: true,
+      data: {
+        id: Number(c.id),
+        uuid: c.uuid,
+        name: dec(c.name_encrypted, 'customer.name'),
+        email: dec(c.email_encrypted, 'customer.email'),
+        phone: dec(c.phone_encrypted, 'customer.phone'),
+        created_at: iso(c.created_at),
+      },
+    });
+  }),
+);
+
+const AMOUNT_RE = /^(?:0|[1-9]\d{0,11})\.\d{2}$/;
+
+/** The plain insert path: check the two fields that decide the row, insert, answer. */
+app.post(
+  '/api/v1/payments',
+  withMerchant(async (req, res, brandId) => {
+    const body = req.body as { amount?: unknown; currency?: unknown; reference?: unknown; metadata?: unknown };
+    if (typeof body?.amount !== 'string' || !AMOUNT_RE.test(body.amount) || typeof body.currency !== 'string' || !/^[A-Z]{3}$/.test(body.currency)) {
+      return res.status(400).json({ success: false, error: { code: 'VALIDATION_ERROR', message: 'Invalid amount or currency' } });
+    }
+    const { rows } = await pool.query(
+      `INSERT INTO payment_intents (uuid, brand_id, amount, currency, reference, metadata, expires_at)
+       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5::jsonb, now() + interval '60 minutes')
+       RETURNING uuid, amount::text AS amount, metadata, created_at, expires_at`,
+      [brandId, body.amount, body.currency, typeof body.reference === 'string' ? body.reference : null, JSON.stringify(body.metadata ?? {})],
+    );
+    const r = rows[0];
+    res.status(201).json({
+      success: true,
+      data: {
+        payment_id: r.uuid,
+        checkout_url: `${publicBaseUrl}/checkout/${r.uuid}`,
+        status: 'pending',
+        amount: r.amount,
+        currency: body.currency,
+        reference: typeof body.reference === 'string' ? body.reference : null,
+        customer_id: null,
+        metadata: r.metadata,
+        success_url: null,
+        cancel_url: null,
+        expires_at: iso(r.expires_at),
+        created_at: iso(r.created_at),
+      },
+    });
+  }),
+);
+
+baselineSmsRoute(app, pool, keys);
+
+app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  process.stderr.write(`baseline error: ${err instanceof Error ? err.message : String(err)}\n`);
+  res.status(500).json({ success: false, error: { code: 'INTERNAL_ERROR', message: 'Internal error' } });
+});
+
+const server = app.listen(0, '127.0.0.1', () => {
+  process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port });
+});
+process.on('SIGTERM', () => {
+  server.closeAllConnections();
+  server.close(() => void pool.end().then(() => process.exit(0)));
+});

@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * Keeps bench/ from rotting: runs one benchmark end to end in --quick mode
+ * (its own PostgreSQL, seeding, both servers, the load generator) and checks
+ * the report it writes. No timing is asserted: figures from a smoke run on a
+ * shared machine mean nothing.
+ */
+const root = path.resolve(import.meta.dirname, '../..');
+const out = mkdtempSync(path.join(os.tmpdir(), 'pc-bench-smoke-'));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+function runBench(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const { DATABASE_URL: _d, TEST_DATABASE_URL: _t, ...env } = process.env;
+    const child = spawn(process.execPath, ['--import', './scripts/require-node24.mjs', 'bench/run.ts', ...args], { cwd: root, env });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+describe('bench/run.ts --quick', () => {
+  it('runs merchant-reads end to end and writes its JSON report with both sides measured', async () => {
+    const { code, output } = await runBench(['--only', 'merchant-reads', '--quick', '--duration', '1', '--warmup', '0', '--out', out]);
+    expect(code, output).toBe(0);
+    const files = readdirSync(out).filter((f) => /^merchant-reads-.+\.json$/.test(f));
+    expect(files).toHaveLength(1);
+    const report = JSON.parse(readFileSync(path.join(out, files[0]!), 'utf8'));
+
+    expect(report.name).toBe('merchant-reads');
+    expect(report.quick).toBe(true);
+    expect(report.machine.nproc).toBeGreaterThan(0);
+    expect(report.machine.node).toMatch(/^v24\./);
+    expect(report.postgres).toMatch(/^\d+\.\d+/);
+    expect(report.settings).toMatchObject({ connections: 64, durationSeconds: 1, brands: 10, payments: 2000, customers: 2000 });
+    expect(report.rows.map((r: { metric: string }) => r.metric)).toEqual([
+      'GET /payments/{id} throughput (req/s)',
+      'GET /payments/{id} p50 (ms)',
+      'GET /payments/{id} p99 (ms)',
+      'GET /payments/{id} failed requests',
+      'GET /payments/{id} server RSS max (MB)',
+      'GET /customers/{identifier} throughput (req/s)',
+      'GET /customers/{identifier} p50 (ms)',
+      'GET /customers/{identifier} p99 (ms)',
+      'GET /customers/{identifier} failed requests',
+      'GET /customers/{identifier} server RSS max (MB)',
+    ]);
+    for (const row of report.rows) {
+      expect(typeof row.ours, row.metric).toBe('number');
+      expect(typeof row.baseline, row.metric).toBe('number');
+    }
+    // Every answer either server gave under load was the expected 200.
+    for (const side of ['ours', 'baseline'] as const) {
+      for (const scenario of ['payments', 'customers'] as const) {
+        const figures = report.details[scenario][side];
+        expect(figures.failures, `${scenario} ${side}`).toBe(0);
+        expect(figures.rssMaxMb, `${scenario} ${side}`).toBeGreaterThan(10);
+        expect(Object.keys(figures.rounds[0].statuses).filter((s) => s !== '200'), `${scenario} ${side}`).toEqual([]);
+      }
+    }
+    expect(output).toContain('| metric');
+  }, 300_000);
+});
