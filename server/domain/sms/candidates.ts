@@ -84,18 +84,21 @@ function toCandidate(r: Row): CandidateRow {
  * payment was created within the window before the SMS time, plus every
  * transaction on those gateways claiming the parsed trx id (any status, any
  * brand: the matcher needs them to see duplicates and conflicts). Not locked.
+ * Open ones with another amount are left out in the query: the matcher never
+ * decides by them, and a busy brand can have thousands in the window.
  */
 export async function loadCandidates(
   tx: EntityManager,
-  q: { brandId: number; gatewayIds: readonly number[]; trxId: string; smsTime: Date; windowMinutes: number },
+  q: { brandId: number; gatewayIds: readonly number[]; trxId: string; amount: string; smsTime: Date; windowMinutes: number },
 ): Promise<CandidateRow[]> {
   const rows = await tx.execute<Row[]>(
     `SELECT ${COLUMNS} FROM transactions t JOIN payment_intents i ON i.id = t.intent_id
       WHERE t.gateway_id = ANY(?::bigint[])
-        AND ((t.brand_id = ? AND t.status IN (?) AND i.created_at >= ?::timestamptz - make_interval(mins => ?) AND i.created_at <= ?::timestamptz)
+        AND ((t.brand_id = ? AND t.status IN (?) AND t.amount = ?::numeric
+              AND i.created_at >= ?::timestamptz - make_interval(mins => ?) AND i.created_at <= ?::timestamptz)
              OR (t.gateway_trx_id IS NOT NULL AND upper(t.gateway_trx_id) = upper(?)))
       ORDER BY t.id`,
-    [pgIdArray(q.gatewayIds), q.brandId, [...OPEN_STATUSES], q.smsTime.toISOString(), q.windowMinutes, q.smsTime.toISOString(), q.trxId],
+    [pgIdArray(q.gatewayIds), q.brandId, [...OPEN_STATUSES], q.amount, q.smsTime.toISOString(), q.windowMinutes, q.smsTime.toISOString(), q.trxId],
   );
   return rows.map(toCandidate);
 }

@@ -81,13 +81,10 @@ async function decide(tx: EntityManager, rec: PendingSmsRecord, body: string, ga
   await lockGatewayTrxIds(tx, all.map((r) => r.parsed.trxId));
   const loaded: CandidateRow[][] = [];
   for (const r of all) {
-    loaded.push(await loadCandidates(tx, { brandId: rec.brandId, gatewayIds: r.gatewayIds, trxId: r.parsed.trxId, smsTime: rec.smsTime, windowMinutes: settings.windowMinutes }));
+    loaded.push(await loadCandidates(tx, { brandId: rec.brandId, gatewayIds: r.gatewayIds, trxId: r.parsed.trxId, amount: r.parsed.amount, smsTime: rec.smsTime, windowMinutes: settings.windowMinutes }));
   }
-  // Only rows that can decide the outcome are locked: claimers of the trx id and open rows with the exact amount.
-  const decisive = all.flatMap((r, i) =>
-    loaded[i]!.filter((c) => (c.gatewayTrxId !== null && c.gatewayTrxId.toUpperCase() === r.parsed.trxId) || compareMoney(c.amount, r.parsed.amount) === 0),
-  );
-  const fresh = await lockOpenCandidates(tx, decisive);
+  // Every loaded row can decide the outcome (a claimer of the trx id, or open with the exact amount): lock the open ones.
+  const fresh = await lockOpenCandidates(tx, loaded.flat());
 
   const outcomes = all.map((reading, i) => {
     const rows = loaded[i]!.map((c) => fresh.get(c.id) ?? c);
