@@ -209,7 +209,10 @@ describe('malformed input is a 400 naming the field; nothing is created', () => 
       expectError(res, 400, 'VALIDATION_ERROR', field);
     }
     expect(await transactionCount(id)).toBe(0);
-    const [sessions] = await t.sql<{ n: string }>('SELECT count(*) AS n FROM sandbox_sessions');
+    const [sessions] = await t.sql<{ n: string }>(
+      'SELECT count(*) AS n FROM sandbox_sessions s JOIN transactions t ON t.id = s.transaction_id JOIN payment_intents i ON i.id = t.intent_id WHERE i.uuid = $1',
+      [id],
+    );
     expect(Number(sessions!.n)).toBe(0);
 
     const form = await t.request('POST', `${api(id)}/transactions`, { rawBody: 'gateway=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
