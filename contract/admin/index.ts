@@ -11,6 +11,7 @@ import { adminPairingCodesContract } from './pairing-codes.ts';
 import { adminRefundsContract } from './refunds.ts';
 import { adminSettingsContract } from './settings.ts';
 import { adminSmsRecordsContract } from './sms-records.ts';
+import { adminTransactionsContract } from './transactions.ts';
 import { adminWebhookDeliveriesContract } from './webhook-deliveries.ts';
 
 const c = initContract();
@@ -25,6 +26,7 @@ export const adminContract = c.router({
   pairingCodes: adminPairingCodesContract,
   notifications: adminNotificationsContract,
   outboundSms: adminOutboundSmsContract,
+  transactions: adminTransactionsContract,
   smsRecords: adminSmsRecordsContract,
   refunds: adminRefundsContract,
   webhookDeliveries: adminWebhookDeliveriesContract,

@@ -13,6 +13,7 @@ import { adminExchangeRateHandlers } from './exchange-rates.ts';
 import { adminGatewayHandlers } from './gateways.ts';
 import { adminRefundHandlers } from './refunds.ts';
 import { adminSmsRecordHandlers } from './sms-records.ts';
+import { adminTransactionHandlers } from './transactions.ts';
 import { adminWebhookDeliveryHandlers } from './webhook-deliveries.ts';
 
 const s = initServer();
@@ -28,6 +29,7 @@ export function adminHandlers(deps: AppDeps) {
     pairingCodes: adminPairingCodeHandlers,
     notifications: adminNotificationHandlers,
     outboundSms: adminOutboundSmsHandlers(deps),
+    transactions: adminTransactionHandlers,
     smsRecords: adminSmsRecordHandlers(deps),
     refunds: adminRefundHandlers,
     webhookDeliveries: adminWebhookDeliveryHandlers,

@@ -1,0 +1,121 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { amountSchema, currencySchema, dateQuery, errorEnvelopeSchema, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
+import { paymentStatuses } from '../merchant/payments.ts';
+import { smsMatchStatusSchema } from '../device/sms-messages.ts';
+import { adminMeta, adminRouterOptions, brandFilter, idParam } from './shared.ts';
+
+const c = initContract();
+
+export const adminTransactionSchema = z
+  .object({
+    id: z.number().int(),
+    trx_id: z.string().describe('Service transaction reference.'),
+    payment_id: uuidSchema,
+    brand_id: z.number().int(),
+    gateway: z.string().describe('Gateway code.'),
+    gateway_type: z.enum(['manual', 'automatic']),
+    method: z.string(),
+    gateway_trx_id: z.string().nullable(),
+    amount: amountSchema.describe('Charged on the gateway (after conversion).'),
+    currency: currencySchema,
+    fee: amountSchema,
+    exchange_rate: z.string().nullable(),
+    requested_amount: amountSchema.describe('The intent amount, in the intent currency.'),
+    requested_currency: currencySchema,
+    reference: z.string().nullable().describe("The merchant's own reference."),
+    status: z.enum(paymentStatuses),
+    failure_reason: z.string().nullable(),
+    completion_source: z.string().nullable().describe('What completed it: `sms`, `admin`, `gateway_callback`, `sandbox`.'),
+    created_at: timestampSchema,
+    completed_at: timestampSchema.nullable(),
+  })
+  .meta({ id: 'AdminTransaction' });
+
+export const transactionSmsSchema = z
+  .object({
+    id: z.number().int().describe('SMS data record id.'),
+    match_status: smsMatchStatusSchema,
+    role: z.enum(['matched', 'candidate']).describe('`matched`: this SMS completed (or was resolved against) the transaction; `candidate`: it could belong to it (low confidence).'),
+    parsed_amount: amountSchema.nullable(),
+    parsed_trx_id: z.string().nullable(),
+    confidence: z.string().nullable(),
+    received_at: timestampSchema,
+  })
+  .meta({ id: 'AdminTransactionSms' });
+
+export const adminTransactionDetailSchema = adminTransactionSchema
+  .extend({ sms_records: z.array(transactionSmsSchema).describe('Forwarded SMS that matched it or list it as a candidate, newest first (no SMS text).') })
+  .meta({ id: 'AdminTransactionDetail' });
+
+export const transactionListQuerySchema = z
+  .strictObject({
+    ...pageQuerySchema.shape,
+    brand_id: brandFilter,
+    status: z.enum(paymentStatuses).optional().describe('Only transactions in this status.'),
+    gateway: z.string().min(1).max(50).optional().describe('Only transactions on this gateway (code).'),
+    trx_id: z.string().min(1).max(100).optional().describe('Only the transaction with this service reference, or those with this gateway reference.'),
+    from: dateQuery('Created on or after this UTC date (YYYY-MM-DD, inclusive).').optional(),
+    to: dateQuery('Created on or before this UTC date (YYYY-MM-DD, inclusive).').optional(),
+  })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'Must not be before `from`', path: ['to'] });
+
+const txPath = z.object({ transaction_id: idParam('transaction') });
+
+export const verifyTransactionBodySchema = z
+  .strictObject({
+    sms_record_id: z.number().int().min(1).optional().describe('The forwarded SMS that proves the payment (recorded as resolved by this verification).'),
+    note: z.string().trim().min(1).max(500).optional().describe('Why it was verified by hand; kept with the SMS record, not in the audit log.'),
+  })
+  .meta({ id: 'AdminVerifyTransactionRequest' });
+
+export const rejectTransactionBodySchema = z
+  .strictObject({
+    reason: z.string().trim().min(1, 'reason is required').max(500).describe('Shown as `failure_reason` to the merchant (no customer data).'),
+  })
+  .meta({ id: 'AdminRejectTransactionRequest' });
+
+export const adminTransactionsContract = c.router(
+  {
+    list: {
+      method: 'GET',
+      path: '/transactions',
+      summary: 'List transactions',
+      description: 'Every brand’s, newest first, with filters. Out-of-range or malformed filters are a 400 naming the parameter.',
+      query: transactionListQuerySchema,
+      responses: { 200: okList(adminTransactionSchema, pageMetaWithPagesSchema) },
+      metadata: adminMeta('Transactions'),
+    },
+    get: {
+      method: 'GET',
+      path: '/transactions/:transaction_id',
+      summary: 'Get a transaction with its SMS evidence',
+      pathParams: txPath,
+      responses: { 200: ok(adminTransactionDetailSchema), 404: errorEnvelopeSchema },
+      metadata: adminMeta('Transactions', ['TRANSACTION_NOT_FOUND']),
+    },
+    verify: {
+      method: 'POST',
+      path: '/transactions/:transaction_id/verifications',
+      summary: 'Verify a transaction manually',
+      description:
+        'Completes a `pending`, `processing` or `awaiting_verification` transaction on the admin’s word (the merchant gets `payment.completed`): for payments the matcher left to review (`low_confidence`, `no_candidate`). Naming the SMS record that proves it marks that record `matched` and gives the transaction its gateway trx id; the SMS must be unmatched and say the same amount, gateway and trx id (`SMS_EVIDENCE_MISMATCH` otherwise). A transaction that is no longer open is `INVALID_STATE`. Recorded in the audit log with the change, in one database transaction.',
+      pathParams: txPath,
+      body: verifyTransactionBodySchema,
+      responses: { 200: ok(adminTransactionSchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      metadata: adminMeta('Transactions', ['TRANSACTION_NOT_FOUND', 'SMS_RECORD_NOT_FOUND', 'INVALID_STATE', 'SMS_EVIDENCE_MISMATCH', 'GATEWAY_TRX_ID_TAKEN']),
+    },
+    reject: {
+      method: 'POST',
+      path: '/transactions/:transaction_id/rejections',
+      summary: 'Reject a transaction',
+      description:
+        'Fails an open transaction (the merchant gets `payment.failed`); the customer may pay the intent again until it expires. The gateway trx id it claimed is released, so the genuine payment can still be matched; SMS records whose only candidate it was are marked resolved. A transaction that is no longer open is `INVALID_STATE`. Recorded in the audit log with the change, in one database transaction.',
+      pathParams: txPath,
+      body: rejectTransactionBodySchema,
+      responses: { 200: ok(adminTransactionSchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      metadata: adminMeta('Transactions', ['TRANSACTION_NOT_FOUND', 'INVALID_STATE']),
+    },
+  },
+  adminRouterOptions,
+);

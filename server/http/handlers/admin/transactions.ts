@@ -1,0 +1,38 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../../contract/index.ts';
+import {
+  getAdminTransactionDetail,
+  listAdminTransactions,
+  rejectTransactionAudited,
+  verifyTransactionAudited,
+} from '../../../domain/admin/transactions.ts';
+import { adminActor, pageMeta } from './actor.ts';
+
+const s = initServer();
+
+export const adminTransactionHandlers = s.router(contract.admin.transactions, {
+  list: async ({ req, query }) => {
+    const { items, total } = await listAdminTransactions(req.em, {
+      page: query.page,
+      perPage: query.per_page,
+      brandId: query.brand_id,
+      status: query.status,
+      gateway: query.gateway,
+      trxId: query.trx_id,
+      from: query.from,
+      to: query.to,
+    });
+    return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
+  },
+  get: async ({ req, params }) => {
+    return { status: 200, body: { success: true, data: await getAdminTransactionDetail(req.em, params.transaction_id) } };
+  },
+  verify: async ({ req, params, body }) => {
+    const t = await verifyTransactionAudited(req.em, adminActor(req), params.transaction_id, { smsRecordId: body.sms_record_id, note: body.note });
+    return { status: 200, body: { success: true, data: t } };
+  },
+  reject: async ({ req, params, body }) => {
+    const t = await rejectTransactionAudited(req.em, adminActor(req), params.transaction_id, { reason: body.reason });
+    return { status: 200, body: { success: true, data: t } };
+  },
+});
