@@ -1,132 +1,158 @@
-import { existsSync, readFileSync } from 'node:fs';
+/**
+ * `npm run cli -- <command> [options]`: every admin operation from a terminal,
+ * over HTTP through the typed admin client (the same contract as the admin
+ * panel). Talks to a running service; run `npm run cli -- --help`.
+ */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { AppError } from '../contract/common/errors.ts';
-import { bootstrap, type Runtime } from '../server/bootstrap.ts';
-import { ConfigError, loadConfig, type Config } from '../server/config.ts';
-import { createPairingCode, DEFAULT_PAIRING_CODE_TTL_MINUTES } from '../server/domain/devices/pairing.ts';
-import { createLogger } from '../server/infra/logger.ts';
-import { loadSecrets } from '../server/infra/secrets.ts';
+import { ConnectionError, PaycollectAdmin, PaycollectError } from '../clients/admin/index.ts';
+import { UsageError, type Options, type Values } from './cli/args.ts';
+import type { Command, Commands, Ctx } from './cli/command.ts';
+import { brandCommands } from './cli/commands/brands.ts';
+import { deviceCommands } from './cli/commands/devices.ts';
+import { gatewayCommands } from './cli/commands/gateways.ts';
+import { operationCommands } from './cli/commands/operations.ts';
+import { paymentCommands } from './cli/commands/payments.ts';
 
-/**
- * `npm run cli -- <command> [options]`: operator commands over the same
- * services the API uses. A small dispatcher until the admin API and its client
- * exist; each command declares its options and runs against a started runtime
- * (database and job queue, no workers).
- */
-
-interface Command {
-  summary: string;
-  usage: string;
-  options: NonNullable<Parameters<typeof parseArgs>[0]>['options'];
-  /** Checks the options (before anything starts) and returns the work to run. */
-  prepare(values: Record<string, string | boolean | undefined>): (runtime: Runtime) => Promise<string>;
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
 }
 
-function positiveInt(values: Record<string, unknown>, name: string, fallback?: number): number {
-  const raw = values[name];
-  if (raw === undefined && fallback !== undefined) return fallback;
-  if (typeof raw !== 'string' || !/^[0-9]{1,12}$/.test(raw) || Number(raw) < 1) throw new Error(`--${name} must be a positive whole number`);
-  return Number(raw);
-}
+/** Exit codes: 0 done, 1 the API (or the network) refused, 64 bad usage, 78 no admin token. */
+export const EXIT = { ok: 0, api: 1, usage: 64, config: 78 } as const;
 
-const commands: Record<string, Command> = {
-  'pairing-code:create': {
-    summary: 'Create a one-time pairing code for a brand (shown once).',
-    usage: `--brand <id> [--ttl-minutes <n>]   (default ${DEFAULT_PAIRING_CODE_TTL_MINUTES} minutes)`,
-    options: { brand: { type: 'string' }, 'ttl-minutes': { type: 'string' } },
-    prepare(values) {
-      const brandId = positiveInt(values, 'brand');
-      const ttlMinutes = positiveInt(values, 'ttl-minutes', DEFAULT_PAIRING_CODE_TTL_MINUTES);
-      return async (runtime) => {
-        const { code, expiresAt } = await createPairingCode(runtime.deps.orm.em.fork(), brandId, { ttlMinutes });
-        return [
-          `Pairing code: ${code}`,
-          `Brand:        ${brandId}`,
-          `Expires at:   ${expiresAt.toISOString()}`,
-          'Enter it in the companion app once; it cannot be shown again.',
-        ].join('\n');
-      };
-    },
-  },
+const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
+
+export const commands: Commands = { ...brandCommands, ...gatewayCommands, ...deviceCommands, ...paymentCommands, ...operationCommands };
+
+const globalOptions: Options = {
+  'base-url': { type: 'string' },
+  'admin-token': { type: 'string' },
+  actor: { type: 'string' },
+  'data-dir': { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 };
 
-/**
- * With the embedded default, a running `npm start` owns the cluster under
- * DATA_DIR; starting our own would stop it (bootstrap treats a live postmaster
- * as an orphan). So when one is running, connect to it instead.
- */
-function runningEmbeddedDatabaseUrl(config: Config): string | null {
-  if (config.DATABASE_URL) return null;
-  const pidFile = path.resolve(config.DATA_DIR, 'pg', 'postmaster.pid');
-  if (!existsSync(pidFile)) return null;
-  const lines = readFileSync(pidFile, 'utf8').split('\n');
-  const pid = Number(lines[0]);
-  if (!Number.isInteger(pid) || pid <= 0) return null;
+const globalHelp = `  --base-url <url>      The running service (default PAYCOLLECT_BASE_URL, else ${DEFAULT_BASE_URL})
+  --admin-token <token> Admin token (default ADMIN_TOKEN, else adminToken in <data dir>/secrets.json)
+  --data-dir <dir>      Where the service keeps secrets.json (default DATA_DIR, else .data)
+  --actor <label>       Who you are, for the audit log (default ADMIN_ACTOR, else "cli")
+  --json                Print the API's data as JSON (errors too, as {"error": ...})
+  -h, --help            Help`;
+
+class ConfigError extends Error {}
+
+function mainHelp(): string {
+  const width = Math.max(...Object.keys(commands).map((k) => k.length));
+  return [
+    'Usage: npm run cli -- <command> [options]',
+    '',
+    'Runs the service’s admin operations over its admin API.',
+    '',
+    'Commands:',
+    ...Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Options of every command:',
+    globalHelp,
+    '',
+    'Run `npm run cli -- <command> --help` for a command’s own options.',
+  ].join('\n');
+}
+
+function commandHelp(name: string, c: Command): string {
+  return [`Usage: npm run cli -- ${name} ${c.usage}`.trimEnd(), '', `${c.summary}.`, ...(c.notes?.length ? ['', ...c.notes] : []), '', 'Options of every command:', globalHelp].join('\n');
+}
+
+/** The admin token: flag, then environment, then the service's own secrets file. */
+function resolveToken(v: Values, env: NodeJS.ProcessEnv): string {
+  const given = (v['admin-token'] as string | undefined) ?? env.ADMIN_TOKEN;
+  if (given) return given;
+  const file = path.resolve((v['data-dir'] as string | undefined) ?? env.DATA_DIR ?? '.data', 'secrets.json');
+  let stored: { adminToken?: unknown };
   try {
-    process.kill(pid, 0);
+    stored = JSON.parse(readFileSync(file, 'utf8')) as { adminToken?: unknown };
   } catch (err) {
-    // EPERM: alive, but run as another user (the postgres user under root).
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return null;
+    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : (err as Error).message;
+    throw new ConfigError(`No admin token: give --admin-token or ADMIN_TOKEN (could not read ${file}: ${why})`);
   }
-  const port = /^\d+$/.test(lines[3] ?? '') ? Number(lines[3]) : config.EMBEDDED_DB_PORT;
-  const { secrets } = loadSecrets(config);
-  return `postgres://postgres:${encodeURIComponent(secrets.embeddedDbPassword)}@127.0.0.1:${port}/paycollect`;
+  if (typeof stored.adminToken !== 'string' || stored.adminToken === '') throw new ConfigError(`No admin token in ${file}: give --admin-token or ADMIN_TOKEN`);
+  return stored.adminToken;
 }
 
-function help(): string {
-  const lines = ['Usage: npm run cli -- <command> [options]', '', 'Commands:'];
-  for (const [name, c] of Object.entries(commands)) lines.push(`  ${name} ${c.usage}`, `      ${c.summary}`);
-  return lines.join('\n');
+function describeError(err: PaycollectError, json: boolean, io: Io, baseUrl: string): void {
+  const info = { code: err.code, message: err.message, status: err.status, request_id: err.requestId, errors: err.errors };
+  if (json) {
+    io.out(JSON.stringify({ error: info }, null, 2));
+    return;
+  }
+  io.err(`error ${err.code}${err.status ? ` (HTTP ${err.status})` : ''}: ${err.message}${err.requestId ? ` [request ${err.requestId}]` : ''}`);
+  for (const e of err.errors.filter((x) => x.field)) io.err(`  ${e.field}: ${e.message}`);
+  if (err instanceof ConnectionError) io.err(`Is the service running at ${baseUrl}? (--base-url)`);
 }
 
-async function main(argv: string[]): Promise<number> {
+/** Runs one command line; returns the exit code. */
+export async function run(argv: string[], io: Io = { out: (s) => console.log(s), err: (s) => console.error(s) }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === 'help' || name === '--help' || name === '-h') {
-    process.stdout.write(`${help()}\n`);
-    return name ? 0 : 64;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.out(mainHelp());
+    return name ? EXIT.ok : EXIT.usage;
   }
   const command = commands[name];
   if (!command) {
-    process.stderr.write(`Unknown command "${name}".\n\n${help()}\n`);
-    return 64; // EX_USAGE
+    io.err(`Unknown command "${name}".\n\n${mainHelp()}`);
+    return EXIT.usage;
   }
-  let work: (runtime: Runtime) => Promise<string>;
+  let values: Values;
   try {
-    const { values } = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false });
-    work = command.prepare(values as Record<string, string | boolean | undefined>);
+    values = parseArgs({ args: rest, options: { ...globalOptions, ...command.options }, strict: true, allowPositionals: false }).values as Values;
   } catch (err) {
-    process.stderr.write(`${(err as Error).message}\nUsage: npm run cli -- ${name} ${command.usage}\n`);
-    return 64;
+    io.err(`${(err as Error).message}\n\n${commandHelp(name, command)}`);
+    return EXIT.usage;
   }
-
-  let config: Config;
+  if (values.help) {
+    io.out(commandHelp(name, command));
+    return EXIT.ok;
+  }
+  const json = values.json === true;
+  const baseUrl = (values['base-url'] as string | undefined) ?? env.PAYCOLLECT_BASE_URL ?? DEFAULT_BASE_URL;
+  let client: PaycollectAdmin | undefined;
+  const ctx: Ctx = {
+    admin() {
+      client ??= new PaycollectAdmin({
+        baseUrl,
+        adminToken: resolveToken(values, env),
+        actor: (values.actor as string | undefined) ?? env.ADMIN_ACTOR ?? 'cli',
+        timeoutMs: 30_000,
+      });
+      return client;
+    },
+  };
   try {
-    config = loadConfig();
-    const running = runningEmbeddedDatabaseUrl(config);
-    if (running) config = loadConfig({ ...process.env, DATABASE_URL: running });
+    const result = await command.run(ctx, values);
+    io.out(json ? JSON.stringify(result.json, null, 2) : result.text);
+    return EXIT.ok;
   } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`${err.message}\n\n${commandHelp(name, command)}`);
+      return EXIT.usage;
+    }
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      return 78; // EX_CONFIG
+      io.err(err.message);
+      return EXIT.config;
     }
-    throw err;
-  }
-  // Operational noise goes to stderr so stdout carries only the command's answer.
-  const logger = createLogger({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, destination: process.stderr });
-  const runtime = await bootstrap(config, logger, { startJobs: false });
-  try {
-    process.stdout.write(`${await work(runtime)}\n`);
-    return 0;
-  } catch (err) {
-    if (err instanceof AppError) {
-      process.stderr.write(`${err.code}: ${err.message}${err.field ? ` (${err.field})` : ''}\n`);
-      return 1;
+    if (err instanceof TypeError && /baseUrl/.test(err.message)) {
+      io.err(`--base-url: ${err.message}`);
+      return EXIT.usage;
     }
-    throw err;
-  } finally {
-    await runtime.close();
+    if (!(err instanceof PaycollectError)) throw err;
+    describeError(err, json, io, baseUrl);
+    return EXIT.api;
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+if (import.meta.main) {
+  process.exitCode = await run(process.argv.slice(2));
+}

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { PaycollectAdmin } from '../../clients/admin/index.ts';
 import type { TestContext } from '../support/harness.ts';
 
@@ -40,4 +41,34 @@ export function auditRows(t: TestContext, action?: string): Promise<AuditRow[]> 
 
 export async function auditCount(t: TestContext): Promise<number> {
   return Number((await t.sql<{ n: string }>('SELECT count(*) AS n FROM audit_log'))[0]!.n);
+}
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  json(): any;
+}
+
+/**
+ * The real CLI as a child process (asynchronously: the server it talks to runs
+ * in this process). The admin token comes from the server's DATA_DIR/secrets.json
+ * unless `env` gives one.
+ */
+export function runCli(t: TestContext, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', './scripts/require-node24.mjs', 'scripts/cli.ts', ...args], {
+      env: { PATH: process.env.PATH ?? '', PAYCOLLECT_BASE_URL: t.baseUrl, DATA_DIR: t.config.DATA_DIR, ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, json: () => JSON.parse(stdout) });
+    });
+  });
 }

@@ -1,0 +1,78 @@
+import { defined, need, oneOf, opt, pageHelp, pageOptions, pageQuery, positiveInt } from '../args.ts';
+import type { Commands } from '../command.ts';
+import { block, table } from '../output.ts';
+
+const BRAND_COLUMNS = ['id', 'name', 'status', 'timezone', 'created_at'];
+const KEY_COLUMNS = ['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'];
+
+export const brandCommands: Commands = {
+  'brand:create': {
+    summary: 'Create a brand (merchant account)',
+    usage: '--name <name> [--timezone <IANA zone>]',
+    options: { name: { type: 'string' }, timezone: { type: 'string' } },
+    async run(ctx, v) {
+      const body = defined({ name: need(v, 'name'), timezone: opt(v, 'timezone') });
+      const brand = await ctx.admin().brands.create(body);
+      return { json: brand, text: block(brand) };
+    },
+  },
+  'brand:list': {
+    summary: 'List brands',
+    usage: `[--status active|disabled] ${pageHelp}`,
+    options: { status: { type: 'string' }, ...pageOptions },
+    async run(ctx, v) {
+      const page = await ctx.admin().brands.list(defined({ status: oneOf(v, 'status', ['active', 'disabled'] as const), ...pageQuery(v) }));
+      return { json: page, text: table(page.data, BRAND_COLUMNS, page.meta) };
+    },
+  },
+  'brand:get': {
+    summary: 'Show one brand',
+    usage: '--brand <id>',
+    options: { brand: { type: 'string' } },
+    async run(ctx, v) {
+      const brand = await ctx.admin().brands.get(positiveInt(v, 'brand', true));
+      return { json: brand, text: block(brand) };
+    },
+  },
+  'brand:update': {
+    summary: "Change a brand's name, time zone or status (disabled: its keys and devices stop working)",
+    usage: '--brand <id> [--name <name>] [--timezone <IANA zone>] [--status active|disabled]',
+    options: { brand: { type: 'string' }, name: { type: 'string' }, timezone: { type: 'string' }, status: { type: 'string' } },
+    async run(ctx, v) {
+      const id = positiveInt(v, 'brand', true);
+      const body = defined({ name: opt(v, 'name'), timezone: opt(v, 'timezone'), status: oneOf(v, 'status', ['active', 'disabled'] as const) });
+      const brand = await ctx.admin().brands.update(id, body);
+      return { json: brand, text: block(brand) };
+    },
+  },
+  'api-key:create': {
+    summary: 'Create an API key for a brand (the key is shown once)',
+    usage: '--brand <id> --name <what it is for> [--mode live|test]',
+    options: { brand: { type: 'string' }, name: { type: 'string' }, mode: { type: 'string' } },
+    async run(ctx, v) {
+      const id = positiveInt(v, 'brand', true);
+      const body = defined({ name: need(v, 'name'), mode: oneOf(v, 'mode', ['live', 'test'] as const) });
+      const key = await ctx.admin().brands.createApiKey(id, body);
+      return { json: key, text: `${block(key)}\nStore the key now: it cannot be shown again.` };
+    },
+  },
+  'api-key:list': {
+    summary: "List a brand's API keys (prefix, created, last used, revoked; never the key)",
+    usage: '--brand <id>',
+    options: { brand: { type: 'string' } },
+    async run(ctx, v) {
+      const keys = await ctx.admin().brands.listApiKeys(positiveInt(v, 'brand', true));
+      return { json: keys, text: table(keys, KEY_COLUMNS) };
+    },
+  },
+  'api-key:revoke': {
+    summary: 'Revoke an API key (it stops working at once)',
+    usage: '--brand <id> --key <key id>',
+    options: { brand: { type: 'string' }, key: { type: 'string' } },
+    async run(ctx, v) {
+      const brand = positiveInt(v, 'brand', true);
+      const key = await ctx.admin().brands.revokeApiKey(brand, positiveInt(v, 'key', true));
+      return { json: key, text: block(key) };
+    },
+  },
+};

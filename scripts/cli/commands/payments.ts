@@ -1,0 +1,138 @@
+import { defined, need, oneOf, opt, pageHelp, pageOptions, pageQuery, positiveInt } from '../args.ts';
+import type { Commands } from '../command.ts';
+import { block, table } from '../output.ts';
+
+const TX_COLUMNS = ['id', 'trx_id', 'brand_id', 'gateway', 'amount', 'currency', 'status', 'gateway_trx_id', 'created_at'];
+const SMS_COLUMNS = ['id', 'brand_id', 'device_id', 'sender', 'match_status', 'parsed_amount', 'parsed_trx_id', 'confidence', 'candidate_ids', 'trx_id'];
+const REFUND_COLUMNS = ['id', 'brand_id', 'trx_id', 'amount', 'currency', 'status', 'created_at', 'processed_at'];
+
+const txStatuses = ['pending', 'processing', 'awaiting_verification', 'completed', 'failed', 'expired'] as const;
+const matchStatuses = ['pending', 'matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate'] as const;
+const refundStatuses = ['pending', 'completed', 'failed'] as const;
+const dateHelp = '[--from YYYY-MM-DD] [--to YYYY-MM-DD]';
+
+export const paymentCommands: Commands = {
+  'transaction:list': {
+    summary: 'List transactions of every brand, or one, newest first',
+    usage: `[--brand <id>] [--status <${txStatuses.join('|')}>] [--gateway <code>] [--trx-id <ref>] ${dateHelp} ${pageHelp}`,
+    options: { brand: { type: 'string' }, status: { type: 'string' }, gateway: { type: 'string' }, 'trx-id': { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, ...pageOptions },
+    async run(ctx, v) {
+      const query = defined({
+        brand_id: positiveInt(v, 'brand'),
+        status: oneOf(v, 'status', txStatuses),
+        gateway: opt(v, 'gateway'),
+        trx_id: opt(v, 'trx-id'),
+        from: opt(v, 'from'),
+        to: opt(v, 'to'),
+        ...pageQuery(v),
+      });
+      const page = await ctx.admin().transactions.list(query);
+      return { json: page, text: table(page.data, TX_COLUMNS, page.meta) };
+    },
+  },
+  'transaction:get': {
+    summary: 'Show a transaction with the SMS that matched it or could belong to it',
+    usage: '--transaction <id>',
+    options: { transaction: { type: 'string' } },
+    async run(ctx, v) {
+      const { sms_records, ...tx } = await ctx.admin().transactions.get(positiveInt(v, 'transaction', true));
+      const text = `${block(tx)}\n\nSMS records:\n${table(sms_records, ['id', 'role', 'match_status', 'parsed_amount', 'parsed_trx_id', 'confidence', 'received_at'])}`;
+      return { json: { ...tx, sms_records }, text };
+    },
+  },
+  'transaction:verify': {
+    summary: 'Complete a transaction by hand (optionally naming the SMS that proves it)',
+    usage: '--transaction <id> [--sms-record <id>] [--note <why>]',
+    options: { transaction: { type: 'string' }, 'sms-record': { type: 'string' }, note: { type: 'string' } },
+    async run(ctx, v) {
+      const id = positiveInt(v, 'transaction', true);
+      const tx = await ctx.admin().transactions.verify(id, defined({ sms_record_id: positiveInt(v, 'sms-record'), note: opt(v, 'note') }));
+      return { json: tx, text: block(tx) };
+    },
+  },
+  'transaction:reject': {
+    summary: 'Fail a transaction by hand (the customer may pay again)',
+    usage: '--transaction <id> --reason <why>',
+    options: { transaction: { type: 'string' }, reason: { type: 'string' } },
+    async run(ctx, v) {
+      const id = positiveInt(v, 'transaction', true);
+      const tx = await ctx.admin().transactions.reject(id, { reason: need(v, 'reason') });
+      return { json: tx, text: block(tx) };
+    },
+  },
+  'sms:list': {
+    summary: 'List forwarded SMS records with their match status (text only with --include-body)',
+    usage: `[--brand <id>] [--match-status <${matchStatuses.join('|')}>] [--device <id>] ${dateHelp} [--include-body] ${pageHelp}`,
+    options: { brand: { type: 'string' }, 'match-status': { type: 'string' }, device: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, 'include-body': { type: 'boolean' }, ...pageOptions },
+    notes: ['--include-body decrypts the SMS text (personal data); each such read is recorded in the audit log.'],
+    async run(ctx, v) {
+      const query = defined({
+        brand_id: positiveInt(v, 'brand'),
+        match_status: oneOf(v, 'match-status', matchStatuses),
+        device_id: positiveInt(v, 'device'),
+        from: opt(v, 'from'),
+        to: opt(v, 'to'),
+        include: v['include-body'] ? ('body' as const) : undefined,
+        ...pageQuery(v),
+      });
+      const page = await ctx.admin().smsRecords.list(query);
+      return { json: page, text: table(page.data, v['include-body'] ? [...SMS_COLUMNS, 'body'] : SMS_COLUMNS, page.meta) };
+    },
+  },
+  'sms:get': {
+    summary: 'Show one forwarded SMS record',
+    usage: '--sms-record <id> [--include-body]',
+    options: { 'sms-record': { type: 'string' }, 'include-body': { type: 'boolean' } },
+    async run(ctx, v) {
+      const id = positiveInt(v, 'sms-record', true);
+      const record = await ctx.admin().smsRecords.get(id, defined({ include: v['include-body'] ? ('body' as const) : undefined }));
+      return { json: record, text: block(record) };
+    },
+  },
+  'refund:list': {
+    summary: 'List refunds of every brand, or one (manual-gateway refunds wait as pending)',
+    usage: `[--brand <id>] [--status pending|completed|failed] [--trx-id <ref>] [--transaction <id>] ${dateHelp} ${pageHelp}`,
+    options: { brand: { type: 'string' }, status: { type: 'string' }, 'trx-id': { type: 'string' }, transaction: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, ...pageOptions },
+    async run(ctx, v) {
+      const query = defined({
+        brand_id: positiveInt(v, 'brand'),
+        status: oneOf(v, 'status', refundStatuses),
+        trx_id: opt(v, 'trx-id'),
+        transaction_id: positiveInt(v, 'transaction'),
+        from: opt(v, 'from'),
+        to: opt(v, 'to'),
+        ...pageQuery(v),
+      });
+      const page = await ctx.admin().refunds.list(query);
+      return { json: page, text: table(page.data, REFUND_COLUMNS, page.meta) };
+    },
+  },
+  'refund:get': {
+    summary: 'Show one refund',
+    usage: '--refund <id>',
+    options: { refund: { type: 'string' } },
+    async run(ctx, v) {
+      const refund = await ctx.admin().refunds.get(positiveInt(v, 'refund', true));
+      return { json: refund, text: block(refund) };
+    },
+  },
+  'refund:complete': {
+    summary: 'Mark a pending refund as paid out (the merchant gets refund.completed)',
+    usage: '--refund <id>',
+    options: { refund: { type: 'string' } },
+    async run(ctx, v) {
+      const refund = await ctx.admin().refunds.complete(positiveInt(v, 'refund', true));
+      return { json: refund, text: block(refund) };
+    },
+  },
+  'refund:fail': {
+    summary: 'Mark a pending refund as failed (the merchant gets refund.failed)',
+    usage: '--refund <id> --reason <why>',
+    options: { refund: { type: 'string' }, reason: { type: 'string' } },
+    async run(ctx, v) {
+      const id = positiveInt(v, 'refund', true);
+      const refund = await ctx.admin().refunds.fail(id, { reason: need(v, 'reason') });
+      return { json: refund, text: block(refund) };
+    },
+  },
+};

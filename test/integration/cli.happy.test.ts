@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestContext } from '../support/harness.ts';
+import { DEVICE_API, newFingerprint } from '../support/device.ts';
+import { adminToken, runCli } from './admin-support.ts';
+
+let t: TestContext;
+
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(() => t?.close());
+
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(t, args, env);
+
+describe('the CLI over the admin API, as a child process', () => {
+  it('creates a brand, a key, a gateway and a pairing code, and reads them back', async () => {
+    const brand = await cli(['brand:create', '--name', 'CLI Shop', '--timezone', 'Asia/Dhaka', '--json']);
+    expect(brand.code, brand.stderr).toBe(0);
+    const { id: brandId, name, timezone, status } = brand.json();
+    expect({ name, timezone, status }).toEqual({ name: 'CLI Shop', timezone: 'Asia/Dhaka', status: 'active' });
+
+    const key = await cli(['api-key:create', '--brand', String(brandId), '--name', 'backend', '--json']);
+    expect(key.code, key.stderr).toBe(0);
+    const apiKey = key.json();
+    expect(apiKey.key).toMatch(/^pk_live_/);
+    expect((await t.request('GET', '/api/v1/brand', { token: apiKey.key })).body.data.name).toBe('CLI Shop');
+
+    const gateway = await cli([
+      'gateway:create', '--code', 'cli-bkash', '--name', 'bKash', '--type', 'manual', '--methods', 'send_money', '--currencies', 'BDT',
+      '--min-amount', '10.00', '--max-amount', '25000.00', '--fee-percent', '1.85', '--account', '01700000000', '--sms-preset', 'bkash', '--json',
+    ]);
+    expect(gateway.code, gateway.stderr).toBe(0);
+    expect(gateway.json()).toMatchObject({ code: 'cli-bkash', sms_senders: ['bKash'], fee_percent: '1.85', max_amount: '25000.00', enabled: true });
+    expect(gateway.json().sms_templates).toHaveLength(1);
+
+    const code = await cli(['pairing-code:create', '--brand', String(brandId), '--ttl-minutes', '30', '--json']);
+    expect(code.code, code.stderr).toBe(0);
+    const pairing = code.json();
+    expect(pairing).toMatchObject({ brand_id: brandId, code: expect.stringMatching(/^[0-9A-Z]{5}-[0-9A-Z]{5}$/) });
+    const paired = await t.request('POST', `${DEVICE_API}/devices/pairings`, { token: pairing.code, body: { fingerprint: newFingerprint(), device_name: 'CLI phone' } });
+    expect(paired.status).toBe(201);
+
+    // Read back, as JSON and as text.
+    const brands = await cli(['brand:list', '--json']);
+    expect(brands.json().data.map((b: { name: string }) => b.name)).toContain('CLI Shop');
+    const keys = await cli(['api-key:list', '--brand', String(brandId), '--json']);
+    expect(keys.json()).toEqual([expect.objectContaining({ id: apiKey.id, prefix: apiKey.prefix, revoked_at: null })]);
+    expect(keys.stdout).not.toContain(apiKey.key);
+    const gw = await cli(['gateway:get', '--code', 'cli-bkash']);
+    expect(gw.code).toBe(0);
+    expect(gw.stdout).toMatch(/^code:\s+cli-bkash$/m);
+    expect(gw.stdout).toMatch(/^fee_percent:\s+1\.85$/m);
+    const devices = await cli(['device:list', '--brand', String(brandId), '--json']);
+    expect(devices.json().data).toEqual([expect.objectContaining({ name: 'CLI phone', presence: 'online', brand_id: brandId })]);
+    const text = await cli(['pairing-code:create', '--brand', String(brandId)]);
+    expect(text.stdout).toMatch(/^Pairing code: [0-9A-Z]{5}-[0-9A-Z]{5}\nBrand: {8}\d+\nExpires at: {3}\S+Z\n/);
+
+    // Every change the CLI made is in the audit log under its actor label.
+    const audit = await cli(['audit:list', '--brand', String(brandId), '--json']);
+    expect(audit.json().data.map((e: { action: string; actor: string }) => `${e.actor} ${e.action}`).reverse()).toEqual([
+      'admin:cli brand.create',
+      'admin:cli api_key.create',
+      'admin:cli pairing_code.create',
+      'admin:cli pairing_code.create',
+    ]);
+  });
+
+  it('takes the token from --admin-token or ADMIN_TOKEN, and the actor from --actor', async () => {
+    const viaFlag = await cli(['brand:create', '--name', 'Flag', '--admin-token', adminToken(t), '--actor', 'alice', '--json'], { DATA_DIR: '/nonexistent' });
+    expect(viaFlag.code, viaFlag.stderr).toBe(0);
+    const viaEnv = await cli(['settings:get', '--json'], { DATA_DIR: '/nonexistent', ADMIN_TOKEN: adminToken(t) });
+    expect(viaEnv.json()).toEqual({ intent_expiry_minutes: 60, match_threshold: 0.8, match_window_minutes: 1440, device_offline_minutes: 60 });
+    const [row] = await t.sql<{ actor: string }>("SELECT actor FROM audit_log WHERE action = 'brand.create' AND target_id = $1", [String(viaFlag.json().id)]);
+    expect(row!.actor).toBe('admin:alice');
+  });
+
+  it('--help on the top level and on every command', async () => {
+    const top = await cli(['--help']);
+    expect(top.code).toBe(0);
+    for (const name of ['brand:create', 'api-key:revoke', 'gateway:update', 'rate:set', 'filter-rules:set', 'device:revoke', 'pairing-code:create', 'transaction:verify', 'sms:list', 'refund:fail', 'delivery:replay-dead', 'outbound-sms:enqueue', 'notification:send', 'settings:set', 'audit:list']) {
+      expect(top.stdout).toContain(`  ${name} `);
+    }
+    const one = await cli(['refund:fail', '--help']);
+    expect(one.code).toBe(0);
+    expect(one.stdout.split('\n')[0]).toBe('Usage: npm run cli -- refund:fail --refund <id> --reason <why>');
+    expect(one.stdout).toContain('--admin-token <token>');
+    const { commands } = await import('../../scripts/cli.ts');
+    expect(Object.keys(commands)).toHaveLength(39);
+  });
+});
