@@ -71,6 +71,9 @@ describe('a forwarded SMS completes the payment it proves', () => {
     expect(answer).toMatchObject({ match_status: 'matched', trx_id: transaction.trxId });
     const row = await smsRow(t, answer!.id);
     expect(row).toMatchObject({ confidence: '1.0000', candidate_ids: [String(transaction.id)], reason: 'gateway trx id and amount match' });
+    // Gateways are global: the previous test's bKash gateway shares this sender and template; the record names the paid one.
+    expect(Number((await t.sql<{ n: string }>("SELECT count(*) AS n FROM gateways WHERE 'bKash' = ANY(sms_senders)"))[0]!.n)).toBeGreaterThan(1);
+    expect(row.gateway_id).toBe(String(scene.gateway.id));
     expect((await transactionRow(t, transaction.id)).status).toBe('completed');
     expect((await transactionRow(t, other.transaction.id)).status).toBe('pending');
   });

@@ -2,10 +2,10 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { compareMoney } from '../money/decimal.ts';
-import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
 import { completeTransaction } from '../payments/transactions.ts';
 import { getSettings } from '../settings/service.ts';
 import type { MatchSmsRecords } from '../sms-intake/matching-seam.ts';
+import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
 import { isOfficialSender, loadCandidates, loadGatewaySmsConfigs, lockOpenCandidates, type CandidateRow, type GatewaySmsConfig } from './candidates.ts';
 import { chooseMatch, type MatchResult } from './matcher.ts';
 import { parseSms, type ParsedSms } from './parser.ts';
@@ -32,7 +32,11 @@ export interface SmsMatchDeps {
   cipher: PiiCipher;
 }
 
-/** One reading of the SMS: the gateways whose templates read it the same way. */
+/**
+ * One reading of the SMS: the gateways whose templates read it the same way.
+ * Gateways are global, so several may share an official sender (and usually
+ * a template): an SMS from it is evidence for a payment on any of them.
+ */
 interface Reading {
   parsed: ParsedSms;
   gatewayIds: number[];
