@@ -28,6 +28,12 @@ export interface MatchCandidate {
   id: number;
   amount: string;
   gatewayTrxId: string | null;
+  /**
+   * What the timing rule compares with the SMS time. The service passes the
+   * creation time of the transaction's payment (intent): the checkout creates a
+   * manual-gateway transaction only once the customer has paid and typed the
+   * trx id, so "older than the transaction" means older than the payment.
+   */
   createdAt: Date;
   status: string;
 }
