@@ -1,35 +1,43 @@
 import type { Runtime } from './bootstrap.ts';
-import { Brand } from './domain/brands/entities.ts';
-import { createApiKey, createBrand } from './domain/brands/service.ts';
-import { createPairingCode } from './domain/devices/pairing.ts';
-import { ensureSandboxGateway } from './domain/sandbox/gateway.ts';
+import { seedDemo, type DemoSeed } from './domain/admin/demo.ts';
+
+/** The base URL the service is reachable at now (PORT=0 picks the port at listen time). */
+export function runningBaseUrl(publicBaseUrl: string, port: number): string {
+  return publicBaseUrl.replace(/:\d+$/, `:${port}`);
+}
+
+/** What the first run prints: everything a new user needs, once. */
+export function firstRunBanner(seed: DemoSeed, adminToken: string, base: string): string {
+  const manual = seed.gateways.find((g) => g.type === 'manual');
+  return [
+    '',
+    'First run: a demo brand was created. Keep these; they are shown once.',
+    `  Admin token:        ${adminToken}`,
+    `  Demo brand API key: ${seed.apiKey}`,
+    `  Pairing code:       ${seed.pairingCode} (one use, valid until ${seed.pairingCodeExpiresAt.toISOString()})`,
+    `  Demo checkout:      ${seed.checkoutUrl} (${seed.amount} ${seed.currency})`,
+    `  API reference:      ${base}/docs`,
+    `  Gateways:           ${seed.gateways.map((g) => `${g.code} (${g.type})`).join(', ')}`,
+    '',
+    'Try it:',
+    `  curl -H "Authorization: Bearer ${seed.apiKey}" ${base}/api/v1/payments/${seed.paymentId}`,
+    `  npm run device-sim -- pair --code ${seed.pairingCode} --base-url ${base}`,
+    ...(manual ? [`  (pay with ${manual.code} on the checkout page, then forward its "You have received" SMS: npm run device-sim -- sms --from bKash --body "...")`] : []),
+    '  npm run cli -- --help          (admin commands; the token above is read from DATA_DIR/secrets.json)',
+    '',
+  ].join('\n');
+}
 
 /**
- * On the embedded default's first run, seed a demo brand so a new user can try
- * the service at once, and print what they need. Secrets go to the terminal
- * once, never to the structured log.
+ * On the embedded default's first run, seed the demo (see seedDemo) and print
+ * what a new user needs. Secrets go to the terminal once, never to the
+ * structured log.
  */
 export async function firstRunSetup(runtime: Runtime, port: number): Promise<void> {
   if (!runtime.embedded) return;
   const { deps } = runtime;
-  const em = deps.orm.em.fork();
-  if ((await em.count(Brand, {})) > 0) return;
-  const brand = await createBrand(em, { name: 'Demo Shop' });
-  const { key } = await createApiKey(em, brand.id, { name: 'demo key', mode: 'test' });
-  // A day rather than the usual 15 minutes: whoever starts the service may pair the phone later.
-  const pairing = await createPairingCode(em, brand.id, { ttlMinutes: 24 * 60 });
-  // The built-in test gateway, so a demo payment can be paid end to end on the checkout.
-  await ensureSandboxGateway(em);
-  const base = deps.config.PUBLIC_BASE_URL.replace(/:\d+$/, `:${port}`);
-  const lines = [
-    '',
-    'First run: a demo brand was created. Keep these; they are shown once.',
-    `  Admin token:        ${deps.secrets.adminToken}`,
-    `  Demo brand API key: ${key}`,
-    `  Pairing code:       ${pairing.code} (one use, valid until ${pairing.expiresAt.toISOString()})`,
-    `  API reference:      ${base}/docs`,
-    `  Try it:             curl -H "Authorization: Bearer ${key}" ${base}/api/v1/brand`,
-    '',
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  const base = runningBaseUrl(deps.config.PUBLIC_BASE_URL, port);
+  const seed = await seedDemo(deps.orm.em.fork(), deps.crypto, { publicBaseUrl: base });
+  if (!seed) return;
+  process.stdout.write(`${firstRunBanner(seed, deps.secrets.adminToken, base)}\n`);
 }
