@@ -42,7 +42,8 @@ export interface AuditRecord {
 
 export const MAX_AUDIT_STRING = 200;
 
-function checkState(what: string, state: AuditState | null | undefined): void {
+/** Throws when a before/after state holds anything but short scalars or lists of them. */
+export function assertAuditState(what: string, state: AuditState | null | undefined): void {
   if (!state) return;
   for (const [key, value] of Object.entries(state)) {
     for (const v of Array.isArray(value) ? value : [value]) {
@@ -58,8 +59,8 @@ function checkState(what: string, state: AuditState | null | undefined): void {
  */
 export async function recordAudit(tx: EntityManager, who: AuditActor, entry: AuditEntry): Promise<void> {
   if (!tx.isInTransaction()) throw new Error('recordAudit must run inside the transaction of the change it records');
-  checkState('before', entry.before);
-  checkState('after', entry.after);
+  assertAuditState('before', entry.before);
+  assertAuditState('after', entry.after);
   await tx.execute(
     `INSERT INTO audit_log (actor, action, target_type, target_id, brand_id, before, after, request_id)
      VALUES (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)`,
