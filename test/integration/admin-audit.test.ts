@@ -101,3 +101,44 @@ describe('racing admins', () => {
     expect((await adminRequest(t, 'GET', `/gateways/${gateway.code}`)).body.data.fee_fixed).toBe(chain[chain.length - 1]![1]);
   });
 });
+
+describe('reading the audit log', () => {
+  it('newest first, filtered by brand, action, target type and id, paged', async () => {
+    const { brandId } = await t.createBrand('Audit Reader');
+    const k1 = (await adminRequest(t, 'POST', `/brands/${brandId}/api-keys`, { name: 'one' })).body.data;
+    const k2 = (await adminRequest(t, 'POST', `/brands/${brandId}/api-keys`, { name: 'two' }, { 'x-admin-actor': 'bob' })).body.data;
+    await adminRequest(t, 'POST', `/brands/${brandId}/api-keys/${k1.id}/revocations`);
+    const all = await adminRequest(t, 'GET', `/audit-log?brand_id=${brandId}`);
+    expect(all.status).toBe(200);
+    expect(all.body.data.map((e: { action: string; target_id: string }) => [e.action, e.target_id])).toEqual([
+      ['api_key.revoke', String(k1.id)],
+      ['api_key.create', String(k2.id)],
+      ['api_key.create', String(k1.id)],
+    ]);
+    expect(all.body.data[1]).toEqual({
+      id: expect.any(Number),
+      actor: 'admin:bob',
+      action: 'api_key.create',
+      target_type: 'api_key',
+      target_id: String(k2.id),
+      brand_id: brandId,
+      before: null,
+      after: { prefix: k2.prefix, mode: 'live', revoked: false },
+      request_id: expect.stringMatching(/^req_/),
+      created_at: expect.stringMatching(/Z$/),
+    });
+    const q = async (query: string) => (await adminRequest(t, 'GET', `/audit-log?brand_id=${brandId}&${query}`)).body;
+    expect((await q('action=api_key.revoke')).data.map((e: { target_id: string }) => e.target_id)).toEqual([String(k1.id)]);
+    expect((await q(`target_type=api_key&target_id=${k2.id}`)).data.map((e: { action: string }) => e.action)).toEqual(['api_key.create']);
+    expect((await q('per_page=1&page=3')).data.map((e: { target_id: string }) => e.target_id)).toEqual([String(k1.id)]);
+    expect((await q('per_page=1&page=3')).meta).toEqual({ page: 3, per_page: 1, total: 3, total_pages: 3 });
+  });
+
+  it('bad filters: 400 naming the parameter', async () => {
+    for (const [query, field] of [['per_page=0', 'per_page'], ['brand_id=abc', 'brand_id'], ['action=', 'action'], ['actor=bob', 'actor']]) {
+      const res = await adminRequest(t, 'GET', `/audit-log?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.body.errors[0].field).toBe(field);
+    }
+  });
+});
