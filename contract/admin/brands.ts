@@ -110,7 +110,7 @@ export const adminBrandsContract = c.router(
       method: 'PATCH',
       path: '/brands/:brand_id',
       summary: 'Update a brand',
-      description: 'Changes the given fields only. Status changes are recorded in the audit log.',
+      description: 'Changes the given fields only. Status and time zone changes are recorded in the audit log.',
       pathParams: brandPath,
       body: updateBrandBodySchema,
       responses: { 200: ok(adminBrandSchema), 404: errorEnvelopeSchema },

@@ -41,11 +41,3 @@ export const idParam = (what: string) =>
 
 /** Optional `brand_id` filter of list routes. */
 export const brandFilter = intQuery({ min: 1, description: 'Only records of this brand.' }).optional();
-
-/** An ISO timestamp in a query string (`from`, `to`, `since`). */
-export const timestampQuery = (description: string) =>
-  z.iso.datetime({ offset: true, error: 'Must be an ISO 8601 timestamp, e.g. 2026-11-21T10:00:00Z' }).transform((s) => new Date(s)).describe(description);
-
-/** `from` must not be after `to`, reported on `to`. */
-export const fromBeforeTo = <T extends { from?: Date | string; to?: Date | string }>(q: T) =>
-  !q.from || !q.to || new Date(q.from).getTime() <= new Date(q.to).getTime();
