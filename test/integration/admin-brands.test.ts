@@ -161,3 +161,21 @@ describe('API keys', () => {
     expect(res.body.errors[0].code).toBe('INVALID_PAIRING_CODE');
   });
 });
+
+describe('API key last use', () => {
+  it('is written on use at most once a minute', async () => {
+    const { brandId, apiKey } = await t.createBrand('Last Use Brand');
+    const lastUsed = async () => (await adminRequest(t, 'GET', `/brands/${brandId}/api-keys`)).body.data[0].last_used_at;
+    expect(await lastUsed()).toBeNull();
+    await t.request('GET', '/api/v1/brand', { token: apiKey });
+    const first = await lastUsed();
+    expect(first).toMatch(ISO);
+    await t.request('GET', '/api/v1/brand', { token: apiKey });
+    expect(await lastUsed()).toBe(first);
+    await t.sql("UPDATE api_keys SET last_used_at = now() - interval '2 minutes' WHERE brand_id = $1", [brandId]);
+    const stale = await lastUsed();
+    await t.request('GET', '/api/v1/brand', { token: apiKey });
+    const refreshed = await lastUsed();
+    expect(Date.parse(refreshed)).toBeGreaterThan(Date.parse(stale) + 100_000);
+  });
+});

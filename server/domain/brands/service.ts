@@ -37,29 +37,35 @@ export async function revokeApiKey(em: EntityManager, brandId: number, apiKeyId:
   return apiKey;
 }
 
-/** `last_used_at` is written at most this often: the admin list shows it to the minute, and skipping the write keeps a call at one statement. */
+/**
+ * `last_used_at` is written at most this often: the admin list shows it to the
+ * minute, and a call that finds it fresh stays one read-only statement.
+ */
 export const API_KEY_LAST_USED_RESOLUTION_SECONDS = 60;
 
 /**
  * Resolves a presented key to its brand. The lookup is by SHA-256 of the key
  * through a unique index: the database compares digests, never the secret, so
  * response time does not depend on how many leading characters were right.
- * Refreshes `last_used_at` in the same statement.
+ * Refreshes a stale `last_used_at` with a separate conditional UPDATE: folding
+ * it into the lookup (a data-modifying CTE) measured 1.7 to 2.9 times the plain
+ * SELECT's median on every call, not only on the once-a-minute ones that write.
  */
 export async function authenticateApiKey(em: EntityManager, presented: string): Promise<{ brandId: number; apiKeyId: number } | null> {
   if (!looksLikeApiKey(presented)) return null;
-  const rows = await em.execute<Array<{ id: string | number; brand_id: string | number }>>(
-    `WITH found AS (
-       SELECT k.id, k.brand_id, k.last_used_at
-         FROM api_keys k JOIN brands b ON b.id = k.brand_id
-        WHERE k.key_hash = ? AND k.revoked_at IS NULL AND b.status = 'active'
-     ), touched AS (
-       UPDATE api_keys SET last_used_at = now()
-        WHERE id IN (SELECT id FROM found WHERE last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ?))
-     )
-     SELECT id, brand_id FROM found`,
-    [hashApiKey(presented), API_KEY_LAST_USED_RESOLUTION_SECONDS],
+  const rows = await em.execute<Array<{ id: string | number; brand_id: string | number; stale: boolean }>>(
+    `SELECT k.id, k.brand_id, (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => ?)) AS stale
+       FROM api_keys k JOIN brands b ON b.id = k.brand_id
+      WHERE k.key_hash = ? AND k.revoked_at IS NULL AND b.status = 'active'`,
+    [API_KEY_LAST_USED_RESOLUTION_SECONDS, hashApiKey(presented)],
   );
+  if (rows[0]?.stale) {
+    // Conditional: of many calls racing past the minute mark, one writes.
+    await em.execute(
+      'UPDATE api_keys SET last_used_at = now() WHERE id = ? AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ?))',
+      [rows[0].id, API_KEY_LAST_USED_RESOLUTION_SECONDS],
+    );
+  }
   const row = rows[0];
   return row ? { brandId: Number(row.brand_id), apiKeyId: Number(row.id) } : null;
 }
