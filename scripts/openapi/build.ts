@@ -5,6 +5,7 @@ import { contract } from '../../contract/index.ts';
 import { errorCodes, errorRegistry, type ErrorCode } from '../../contract/common/errors.ts';
 import type { AuthKind, RouteMeta } from '../../contract/common/meta.ts';
 import { webhookEventSchemas } from '../../contract/events.ts';
+import { exampleFor } from './examples.ts';
 
 /**
  * Builds openapi/openapi.json from the contract alone: paths, parameters,
@@ -244,8 +245,33 @@ export function buildOpenApiDocument(): OpenAPIObject {
   tags.add('Webhooks');
 
   for (const [name, schema] of Object.entries(collector.components)) builder.addSchema(name, schema);
+  addExamples(builder.getSpec().paths ?? {}, collector.components);
   for (const t of [...tags].sort()) builder.addTag({ name: t, description: tagDescriptions[t] ?? `${t} operations.` });
   return JSON.parse(JSON.stringify({ ...builder.getSpec(), webhooks })) as OpenAPIObject;
+}
+
+/**
+ * A concrete example beside every JSON body; error responses show the envelope
+ * with the first code their description lists for that status.
+ */
+function addExamples(paths: Record<string, any>, components: Record<string, any>): void {
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item as Record<string, any>)) {
+      const body = op.requestBody?.content?.['application/json'];
+      if (body?.schema) body.example = exampleFor(body.schema, components);
+      for (const [status, response] of Object.entries(op.responses ?? {}) as Array<[string, any]>) {
+        const media = response.content?.['application/json'];
+        if (!media?.schema) continue;
+        if (Number(status) >= 400) {
+          const code = /`([A-Z_]+)`/.exec(response.description ?? '')?.[1] ?? 'INTERNAL_ERROR';
+          const message = errorRegistry[code as ErrorCode]?.message ?? 'Error';
+          media.example = { success: false, error: message, errors: [{ code, message, field: code === 'VALIDATION_ERROR' ? 'amount' : null }], request_id: 'req_0f1e2d3c4b5a69788796a5b4c3d2e1f0' };
+        } else {
+          media.example = exampleFor(media.schema, components);
+        }
+      }
+    }
+  }
 }
 
 export function renderOpenApi(): string {
