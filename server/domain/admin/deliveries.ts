@@ -4,7 +4,7 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { pgDate, pgDateOrNull } from '../payments/pg.ts';
 import type { DeliveryStatus } from '../webhooks/entities.ts';
-import { getDelivery, replayDeadLetter, replayDeadLetters } from '../webhooks/deliveries.ts';
+import { getDelivery, replayDeadLetter, replayDeadLetters, toAttemptResource, type AttemptResource } from '../webhooks/deliveries.ts';
 import { getAdminBrand } from './brands.ts';
 
 export interface AdminDelivery {
@@ -27,18 +27,7 @@ export interface AdminDelivery {
   created_at: string;
 }
 
-export interface AdminAttempt {
-  attempt: number;
-  url: string;
-  outcome: 'success' | 'failure' | 'abandoned';
-  requested_at: string;
-  duration_ms: number | null;
-  response_status: number | null;
-  response_body: string | null;
-  error_kind: string | null;
-  error: string | null;
-  next_attempt_at: string | null;
-}
+export type AdminAttempt = AttemptResource;
 
 type Row = Record<string, any>;
 
@@ -120,18 +109,7 @@ export async function getAdminDelivery(em: EntityManager, deliveryId: number): P
   const { attemptLog } = await getDelivery(em, null, deliveryId);
   return {
     ...delivery,
-    attempt_log: attemptLog.map((a) => ({
-      attempt: a.attempt,
-      url: a.url,
-      outcome: a.outcome,
-      requested_at: a.requestedAt.toISOString(),
-      duration_ms: a.durationMs,
-      response_status: a.responseStatus,
-      response_body: a.responseBody,
-      error_kind: a.errorKind,
-      error: a.error,
-      next_attempt_at: a.nextAttemptAt?.toISOString() ?? null,
-    })),
+    attempt_log: attemptLog.map(toAttemptResource),
   };
 }
 

@@ -123,10 +123,21 @@ export interface RefundListFilter {
   to?: string;
 }
 
-/** Newest first; `total` counts every refund matching the filters. */
-export async function listRefunds(em: EntityManager, brandId: number, f: RefundListFilter): Promise<{ items: RefundResource[]; total: number }> {
-  const where = ['r.brand_id = ?'];
-  const params: unknown[] = [brandId];
+/**
+ * Refunds matching the filters, newest first, of one brand or (no `brandId`,
+ * admin) of all; `total` counts every match. The merchant list and the admin
+ * list share this so their filters can never mean different things.
+ */
+export async function searchRefunds(
+  em: EntityManager,
+  f: RefundListFilter & { brandId?: number },
+): Promise<{ items: Array<RefundResource & { brandId: number }>; total: number }> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (f.brandId !== undefined) {
+    where.push('r.brand_id = ?');
+    params.push(f.brandId);
+  }
   if (f.status) {
     where.push('r.status = ?');
     params.push(f.status);
@@ -148,17 +159,23 @@ export async function listRefunds(em: EntityManager, brandId: number, f: RefundL
     where.push("r.created_at < ((?::date + 1)::timestamp AT TIME ZONE 'UTC')");
     params.push(f.to);
   }
-  const clause = where.join(' AND ');
+  const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const [count] = await em.execute<Array<{ total: string }>>(
-    `SELECT count(*) AS total FROM refunds r JOIN transactions t ON t.id = r.transaction_id WHERE ${clause}`,
+    `SELECT count(*) AS total FROM refunds r JOIN transactions t ON t.id = r.transaction_id ${clause}`,
     params,
   );
-  const rows = await em.execute<RefundRow[]>(`${SELECT} WHERE ${clause} ORDER BY r.created_at DESC, r.id DESC LIMIT ? OFFSET ?`, [
+  const rows = await em.execute<RefundRow[]>(`${SELECT} ${clause} ORDER BY r.created_at DESC, r.id DESC LIMIT ? OFFSET ?`, [
     ...params,
     f.perPage,
     (f.page - 1) * f.perPage,
   ]);
-  return { items: rows.map(toRefundResource), total: Number(count!.total) };
+  return { items: rows.map((r) => ({ ...toRefundResource(r), brandId: Number(r.brand_id) })), total: Number(count!.total) };
+}
+
+/** The brand's refunds, newest first; `total` counts every refund matching the filters. */
+export async function listRefunds(em: EntityManager, brandId: number, f: RefundListFilter): Promise<{ items: RefundResource[]; total: number }> {
+  const { items, total } = await searchRefunds(em, { ...f, brandId });
+  return { items: items.map(({ brandId: _brand, ...refund }) => refund), total };
 }
 
 /**

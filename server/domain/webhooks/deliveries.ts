@@ -40,6 +40,35 @@ export interface AttemptView {
   nextAttemptAt: Date | null;
 }
 
+/** One attempt as both the merchant and the admin API show it. */
+export interface AttemptResource {
+  attempt: number;
+  url: string;
+  outcome: AttemptView['outcome'];
+  requested_at: string;
+  duration_ms: number | null;
+  response_status: number | null;
+  response_body: string | null;
+  error_kind: string | null;
+  error: string | null;
+  next_attempt_at: string | null;
+}
+
+export function toAttemptResource(a: AttemptView): AttemptResource {
+  return {
+    attempt: a.attempt,
+    url: a.url,
+    outcome: a.outcome,
+    requested_at: a.requestedAt.toISOString(),
+    duration_ms: a.durationMs,
+    response_status: a.responseStatus,
+    response_body: a.responseBody,
+    error_kind: a.errorKind,
+    error: a.error,
+    next_attempt_at: a.nextAttemptAt?.toISOString() ?? null,
+  };
+}
+
 const SELECT_DELIVERY = `
   SELECT d.id, e.public_id, e.transaction_id, e.event, d.url, e.payload, d.response_status, d.response_body, d.attempts,
          d.status, d.last_error, d.next_attempt_at, d.last_attempt_at, d.delivered_at, d.dead_lettered_at, d.created_at

@@ -1,7 +1,7 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
-import { getDelivery, listRecentDeliveries, type AttemptView, type DeliveryView } from '../../../domain/webhooks/deliveries.ts';
+import { getDelivery, listRecentDeliveries, toAttemptResource, type DeliveryView } from '../../../domain/webhooks/deliveries.ts';
 import { getEndpoint, putEndpoint, rotateSecret, type EndpointView } from '../../../domain/webhooks/endpoints.ts';
 import { merchantOf } from '../../context.ts';
 
@@ -44,21 +44,6 @@ function deliveryBody(d: DeliveryView) {
   };
 }
 
-function attemptBody(a: AttemptView) {
-  return {
-    attempt: a.attempt,
-    url: a.url,
-    outcome: a.outcome,
-    requested_at: a.requestedAt.toISOString(),
-    duration_ms: a.durationMs,
-    response_status: a.responseStatus,
-    response_body: a.responseBody,
-    error_kind: a.errorKind,
-    error: a.error,
-    next_attempt_at: iso(a.nextAttemptAt),
-  };
-}
-
 export function merchantWebhookHandlers(deps: AppDeps) {
   return s.router(contract.merchant.webhooks, {
     getEndpoint: async ({ req }) => {
@@ -87,7 +72,7 @@ export function merchantWebhookHandlers(deps: AppDeps) {
     },
     getDelivery: async ({ req, params }) => {
       const delivery = await getDelivery(req.em, merchantOf(req).brandId, params.id);
-      return { status: 200, body: { success: true, data: { ...deliveryBody(delivery), attempt_log: delivery.attemptLog.map(attemptBody) } } };
+      return { status: 200, body: { success: true, data: { ...deliveryBody(delivery), attempt_log: delivery.attemptLog.map(toAttemptResource) } } };
     },
   });
 }
