@@ -1,6 +1,6 @@
-import type { Queue } from 'pg-boss';
 import type { AppDeps } from '../../deps.ts';
 import type { JobRegistration } from '../../infra/jobs/workers.ts';
+import { scheduledSweep } from '../../infra/jobs/scheduled.ts';
 import { expireDueIntents } from './intents.ts';
 
 export const EXPIRE_INTENTS_QUEUE = 'payment-intents-expiry';
@@ -8,16 +8,6 @@ export const EXPIRE_INTENTS_QUEUE = 'payment-intents-expiry';
 /** Batch size per database transaction, and the most one run handles (the next run takes the rest). */
 const BATCH = 200;
 const MAX_PER_RUN = 10_000;
-
-/** One sweep at a time service-wide; a run that finds one still going is dropped. */
-export const expireIntentsQueue: Queue = {
-  name: EXPIRE_INTENTS_QUEUE,
-  policy: 'exclusive',
-  retryLimit: 0,
-  expireInSeconds: 300,
-  deleteAfterSeconds: 24 * 60 * 60,
-  notify: true,
-};
 
 /**
  * Moves intents past `expires_at` (and their open transactions) to `expired`,
@@ -34,15 +24,6 @@ export async function runIntentExpirySweep(deps: Pick<AppDeps, 'orm' | 'logger'>
   return total;
 }
 
-async function start(deps: AppDeps): Promise<{ stop(): Promise<void> }> {
-  await deps.boss.work(EXPIRE_INTENTS_QUEUE, { pollingIntervalSeconds: 15 }, async () => {
-    await runIntentExpirySweep(deps);
-  });
-  // pg-boss's scheduler fires each minute once across every process sharing the database.
-  await deps.boss.schedule(EXPIRE_INTENTS_QUEUE, '* * * * *');
-  return { stop: () => deps.boss.offWork(EXPIRE_INTENTS_QUEUE, { wait: true }) };
-}
-
 export function expireIntentsRegistration(): JobRegistration {
-  return { queue: expireIntentsQueue, start };
+  return scheduledSweep(EXPIRE_INTENTS_QUEUE, { cron: '* * * * *', run: runIntentExpirySweep });
 }

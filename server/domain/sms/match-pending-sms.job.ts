@@ -1,6 +1,6 @@
-import type { Queue } from 'pg-boss';
 import type { AppDeps } from '../../deps.ts';
 import type { JobRegistration } from '../../infra/jobs/workers.ts';
+import { scheduledSweep } from '../../infra/jobs/scheduled.ts';
 import { loadMatchSettings, matchSmsRecord } from './service.ts';
 
 export const MATCH_PENDING_SMS_QUEUE = 'sms-match-pending';
@@ -9,16 +9,6 @@ const PAGE = 100;
 const MAX_PER_RUN = 2_000;
 /** Intake matches its records right after storing them; the sweep only takes what that left behind. */
 const DEFAULT_MIN_AGE_SECONDS = 60;
-
-/** One sweep at a time service-wide; a run that finds one still going is dropped. */
-export const matchPendingSmsQueue: Queue = {
-  name: MATCH_PENDING_SMS_QUEUE,
-  policy: 'exclusive',
-  retryLimit: 0,
-  expireInSeconds: 300,
-  deleteAfterSeconds: 24 * 60 * 60,
-  notify: true,
-};
 
 /**
  * Matches SMS records still `pending` (intake's matching failed, or the
@@ -58,15 +48,6 @@ export async function runPendingSmsSweep(
   return { decided, failed };
 }
 
-async function start(deps: AppDeps): Promise<{ stop(): Promise<void> }> {
-  await deps.boss.work(MATCH_PENDING_SMS_QUEUE, { pollingIntervalSeconds: 15 }, async () => {
-    await runPendingSmsSweep(deps);
-  });
-  // pg-boss's scheduler fires each minute once across every process sharing the database.
-  await deps.boss.schedule(MATCH_PENDING_SMS_QUEUE, '* * * * *');
-  return { stop: () => deps.boss.offWork(MATCH_PENDING_SMS_QUEUE, { wait: true }) };
-}
-
 export function matchPendingSmsRegistration(): JobRegistration {
-  return { queue: matchPendingSmsQueue, start };
+  return scheduledSweep(MATCH_PENDING_SMS_QUEUE, { cron: '* * * * *', run: (deps) => runPendingSmsSweep(deps) });
 }
