@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { normalizeSender } from '../sms/parser.ts';
+import { secretKeyObject } from '../../infra/crypto/key-object.ts';
 
 /**
  * Keyed hash of an SMS's sender and text, to recognise the same message
@@ -15,5 +16,6 @@ import { normalizeSender } from '../sms/parser.ts';
  */
 export function smsContentHash(key: Buffer, sender: string, body: string): string {
   const text = body.normalize('NFC').replace(/\s+/gu, ' ').trim();
-  return createHmac('sha256', key).update(`pc.smshash.v1:${normalizeSender(sender)}\n${text}`, 'utf8').digest('hex');
+  // A KeyObject made once per key: a raw Buffer key costs ~6x more per HMAC on Node 24 (key-object.ts).
+  return createHmac('sha256', secretKeyObject(key)).update(`pc.smshash.v1:${normalizeSender(sender)}\n${text}`, 'utf8').digest('hex');
 }

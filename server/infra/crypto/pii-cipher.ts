@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { AppError } from '../../../contract/common/errors.ts';
 
 /**
@@ -53,15 +53,17 @@ function checkContext(context: string): void {
 
 export class PiiCipher {
   readonly activeKeyId: string;
-  readonly #keys: ReadonlyMap<string, Buffer>;
+  readonly #keys: ReadonlyMap<string, KeyObject>;
 
   constructor(keyring: PiiKeyring) {
-    const keys = new Map<string, Buffer>();
+    const keys = new Map<string, KeyObject>();
     for (const [id, key] of Object.entries(keyring.keys)) {
       if (!KEY_ID_RE.test(id)) throw new PiiCipherError('bad_keyring', `PII key id ${JSON.stringify(id)} must be 1-32 characters of A-Z a-z 0-9 _ -`);
       if (!Buffer.isBuffer(key) || key.length !== KEY_BYTES) throw new PiiCipherError('bad_keyring', `PII key ${id} must be exactly ${KEY_BYTES} bytes`);
-      // A private copy: the caller may zero or reuse its buffer.
-      keys.set(id, Buffer.from(key));
+      // A KeyObject holds a private copy (the caller may zero or reuse its buffer), and
+      // AES-GCM with a KeyObject costs ~3.5 µs against ~16 µs with a raw Buffer on Node 24,
+      // which re-imports a Buffer key on every call (see server/infra/crypto/key-object.ts).
+      keys.set(id, createSecretKey(key));
     }
     if (!keys.has(keyring.activeKeyId)) {
       throw new PiiCipherError('bad_keyring', `Active PII key ${JSON.stringify(keyring.activeKeyId)} is not in the keyring`);
