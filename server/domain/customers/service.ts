@@ -62,6 +62,11 @@ export function toCustomerView(keys: PersonalDataKeys, r: CustomerRow): Customer
   };
 }
 
+/** Name and email of a customer row in clear (the payment view joins them into its own query). */
+export function decryptNameAndEmail(keys: PersonalDataKeys, r: Pick<CustomerRow, 'name_encrypted' | 'email_encrypted'>): { name: string | null; email: string | null } {
+  return { name: decryptOrNull(keys, r.name_encrypted, CTX.name), email: decryptOrNull(keys, r.email_encrypted, CTX.email) };
+}
+
 const COLUMNS = 'id, uuid, name_encrypted, email_encrypted, phone_encrypted, email_hash, phone_hash, created_at';
 
 interface Normalised {

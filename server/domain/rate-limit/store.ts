@@ -22,28 +22,44 @@ interface Row {
  * them in the same order and cannot deadlock.
  */
 export async function countHit(em: EntityManager, buckets: readonly Bucket[]): Promise<CountedBucket[]> {
-  if (buckets.length === 0) return [];
-  const values = buckets.map(() => '(?::varchar, ?::integer)').join(', ');
-  const params = buckets.flatMap((b) => [b.key, b.windowSeconds]);
+  const totals = await countHits(em, buckets.map((b) => ({ key: b.key, windowSeconds: b.windowSeconds, n: 1 })));
+  return buckets.map((b) => {
+    const row = totals.get(b.key);
+    if (!row) throw new Error('rate limit counter missing from upsert result');
+    return { ...b, ...row };
+  });
+}
+
+/** A bucket's counter after an increment: the window's total, this increment included. */
+export interface CounterTotal {
+  hits: number;
+  resetSeconds: number;
+  windowEpoch: number;
+}
+
+/**
+ * Adds `n` hits to each bucket's current window in one statement and returns
+ * the new totals by key. Keys must be distinct (an upsert cannot touch a row
+ * twice); the batcher (batch.ts) sums a batch's requests per bucket first.
+ */
+export async function countHits(em: EntityManager, increments: ReadonlyArray<{ key: string; windowSeconds: number; n: number }>): Promise<Map<string, CounterTotal>> {
+  if (increments.length === 0) return new Map();
+  const values = increments.map(() => '(?::varchar, ?::integer, ?::integer)').join(', ');
+  const params = increments.flatMap((b) => [b.key, b.windowSeconds, b.n]);
   const rows = await em.execute<Row[]>(
-    `WITH input (bucket, w) AS (VALUES ${values}),
+    `WITH input (bucket, w, n) AS (VALUES ${values}),
           windowed AS (
-            SELECT bucket, w, to_timestamp(floor(extract(epoch FROM now()) / w) * w) AS window_start FROM input
+            SELECT bucket, w, n, to_timestamp(floor(extract(epoch FROM now()) / w) * w) AS window_start FROM input
           )
      INSERT INTO rate_limits AS r (bucket, window_start, hits, expires_at)
-     SELECT bucket, window_start, 1, window_start + make_interval(secs => w) FROM windowed ORDER BY bucket
-     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = r.hits + 1
+     SELECT bucket, window_start, n, window_start + make_interval(secs => w) FROM windowed ORDER BY bucket
+     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = r.hits + EXCLUDED.hits
      RETURNING r.bucket, r.hits,
                greatest(1, ceil(extract(epoch FROM r.expires_at - now())))::integer AS reset_seconds,
                extract(epoch FROM r.window_start)::bigint AS window_epoch`,
     params,
   );
-  const byKey = new Map(rows.map((r) => [r.bucket, r]));
-  return buckets.map((b) => {
-    const row = byKey.get(b.key);
-    if (!row) throw new Error('rate limit counter missing from upsert result');
-    return { ...b, hits: Number(row.hits), resetSeconds: Number(row.reset_seconds), windowEpoch: Number(row.window_epoch) };
-  });
+  return new Map(rows.map((r) => [r.bucket, { hits: Number(r.hits), resetSeconds: Number(r.reset_seconds), windowEpoch: Number(r.window_epoch) }]));
 }
 
 /** Takes one hit back (a `failuresOnly` bucket after a successful request). */
