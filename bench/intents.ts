@@ -17,7 +17,7 @@ export const intents: Benchmark = {
   description: 'POST /api/v1/payments with Idempotency-Key, ours vs a plain Express+pg insert',
   run: (opts) =>
     withScope('intents', opts, async ({ db, secrets, tmp, defer }) => {
-      const size = worldSize(opts.quick);
+      const size = worldSize(opts);
       const brands = await withPool(db.url, async (pool) => {
         const brands = await seedBrands(pool, size.brands);
         const gateways = await seedGateways(db.orm);

@@ -16,7 +16,7 @@ export const merchantReads: Benchmark = {
   description: 'GET /api/v1/payments/{id} and GET /api/v1/customers/{identifier} over 100k rows, ours vs Express+pg',
   run: (opts) =>
     withScope('merchant-reads', opts, async ({ db, secrets, tmp, defer }) => {
-      const size = worldSize(opts.quick);
+      const size = worldSize(opts);
       const seedStarted = performance.now();
       const { brands, customers, payments } = await withPool(db.url, async (pool) => {
         const brands = await seedBrands(pool, size.brands);

@@ -24,13 +24,15 @@ const { values } = parseArgs({
     connections: { type: 'string' },
     duration: { type: 'string' },
     warmup: { type: 'string' },
+    rows: { type: 'string' },
+    brands: { type: 'string' },
     out: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
 
 if (values.help) {
-  console.log('Usage: npm run bench -- [--only <name>[,<name>]] [--quick] [--profile] [--connections n] [--duration s] [--warmup s] [--out dir]\n');
+  console.log('Usage: npm run bench -- [--only <name>[,<name>]] [--quick] [--profile] [--connections n] [--duration s] [--warmup s] [--rows n] [--brands n] [--out dir]\n');
   for (const b of benchmarks) console.log(`  ${b.name.padEnd(16)} ${b.description}`);
   process.exit(0);
 }
@@ -58,6 +60,8 @@ const opts: BenchOptions = {
   connections: positive(values.connections, 64, 'connections'),
   durationSeconds: positive(values.duration, values.quick ? 2 : 15, 'duration'),
   warmupSeconds: positive(values.warmup, values.quick ? 1 : 5, 'warmup'),
+  ...(values.rows ? { rows: Math.max(1, Math.floor(positive(values.rows, 0, 'rows'))) } : {}),
+  ...(values.brands ? { brands: Math.max(2, Math.floor(positive(values.brands, 0, 'brands'))) } : {}),
 };
 
 let failed = false;

@@ -34,7 +34,7 @@ export const sms: Benchmark = {
   description: 'POST /api/mobile/v1/sms/messages matched against 100k open transactions of 100 brands',
   run: (opts) =>
     withScope('sms', opts, async ({ db, secrets, tmp, defer }) => {
-      const size = worldSize(opts.quick);
+      const size = worldSize(opts);
       const { brands, payments, devices } = await withPool(db.url, async (pool) => {
         const brands = await seedBrands(pool, size.brands);
         const gateways = await seedGateways(db.orm);

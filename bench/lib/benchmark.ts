@@ -13,9 +13,10 @@ export interface Benchmark {
   run(opts: BenchOptions): Promise<BenchReport>;
 }
 
-/** Seeding sizes: the 100k rows over 100 brands, or a small world for --quick. */
-export function worldSize(quick: boolean): { brands: number; rows: number } {
-  return quick ? { brands: 10, rows: 2000 } : { brands: 100, rows: 100_000 };
+/** Seeding sizes: the 100k rows over 100 brands, a small world for --quick, or what --rows/--brands say. */
+export function worldSize(opts: Pick<BenchOptions, 'quick' | 'rows' | 'brands'>): { brands: number; rows: number } {
+  const size = opts.quick ? { brands: 10, rows: 2000 } : { brands: 100, rows: 100_000 };
+  return { brands: opts.brands ?? size.brands, rows: opts.rows ?? size.rows };
 }
 
 export interface BenchScope {

@@ -18,6 +18,9 @@ export interface BenchOptions {
   connections: number;
   durationSeconds: number;
   warmupSeconds: number;
+  /** Override the seeded world (default 100k rows over 100 brands; --quick 2,000 over 10). */
+  rows?: number;
+  brands?: number;
 }
 
 /**
@@ -52,6 +55,8 @@ export async function startOurs(databaseUrl: string, secrets: BenchSecrets, opts
       PORT: '0',
       PUBLIC_BASE_URL,
       ...opts.env,
+      // Experiments: extra settings for our server only, e.g. BENCH_OURS_ENV='{"RATE_LIMIT_ENABLED":"false"}'.
+      ...(process.env.BENCH_OURS_ENV ? (JSON.parse(process.env.BENCH_OURS_ENV) as Record<string, string>) : {}),
     },
     execArgv: opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir()}`, `--cpu-prof-name=${opts.label ?? 'ours'}-${Date.now()}.cpuprofile`] : [],
   });

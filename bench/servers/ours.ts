@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import v8 from 'node:v8';
 import { createApp } from '../../server/app.ts';
 import { bootstrap } from '../../server/bootstrap.ts';
 import { loadConfig } from '../../server/config.ts';
@@ -15,6 +16,15 @@ const runtime = await bootstrap(config, logger);
 const app = createApp(runtime.deps);
 const server = app.listen(0, '127.0.0.1', () => {
   process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port });
+});
+
+// Where the memory is, on request (bench diagnostics): the process totals and V8's heap spaces.
+process.on('message', (msg: { type?: string }) => {
+  if (msg?.type !== 'memory') return;
+  const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, Math.round(s.space_size / 2 ** 20)]));
+  const mb = (n: number) => Math.round(n / 2 ** 20);
+  const m = process.memoryUsage();
+  process.send?.({ type: 'memory', rss: mb(m.rss), heapTotal: mb(m.heapTotal), heapUsed: mb(m.heapUsed), external: mb(m.external), arrayBuffers: mb(m.arrayBuffers), spaces });
 });
 
 let stopping = false;
