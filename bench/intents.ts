@@ -16,7 +16,7 @@ export const intents: Benchmark = {
   name: 'intents',
   description: 'POST /api/v1/payments with Idempotency-Key, ours vs a plain Express+pg insert',
   run: (opts) =>
-    withScope('intents', opts, async ({ db, secrets, tmp, defer }) => {
+    withScope('intents', opts, async ({ db, secrets, tmp, defer, stats }) => {
       const size = worldSize(opts);
       const brands = await withPool(db.url, async (pool) => {
         const brands = await seedBrands(pool, size.brands);
@@ -29,7 +29,7 @@ export const intents: Benchmark = {
         const body = { amount: `${100 + (i % 5000)}.${String(i % 100).padStart(2, '0')}`, currency: 'BDT', reference: `order-${i}`, metadata: { cart: String(i), channel: 'web' } };
         return [i % brands.length, '/api/v1/payments', JSON.stringify(body)] as [number, string, string];
       });
-      const targets: LoadTargets = { method: 'POST', tokens: brands.map((b) => b.apiKey), items: bodies, order: 'sequence', idempotencyKey: true };
+      const targets: LoadTargets = { method: 'POST', tokens: brands.map((b) => b.apiKey), items: bodies, order: 'sequence', idempotencyKey: process.env.BENCH_NO_IDEMPOTENCY !== '1' };
       const file = writeTargets(tmp, 'intents', targets);
 
       const ours = await startOurs(db.url, secrets, { profile: opts.profile, label: 'intents' });
@@ -40,7 +40,7 @@ export const intents: Benchmark = {
       defer(() => gen.stop());
       await assertSameCreation({ ours, baseline }, brands[0]!.apiKey, bodies[0]![2]);
 
-      const load = await compareUnderLoad(gen, { ours, baseline }, () => file, { ...opts, expectStatus: 201 });
+      const load = await compareUnderLoad(gen, { ours, baseline }, () => file, { ...opts, stats, expectStatus: 201 });
       const [{ n: keys }] = await withPool(db.url, async (pool) => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM idempotency_keys WHERE completed_at IS NOT NULL')).rows) as [{ n: number }];
       return {
         rows: [...httpRows('POST /payments', load, { minRatio: 0.5, maxRssMb: 300 }), { metric: 'idempotency keys stored (ours)', ours: keys }],

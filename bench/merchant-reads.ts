@@ -15,7 +15,7 @@ export const merchantReads: Benchmark = {
   name: 'merchant-reads',
   description: 'GET /api/v1/payments/{id} and GET /api/v1/customers/{identifier} over 100k rows, ours vs Express+pg',
   run: (opts) =>
-    withScope('merchant-reads', opts, async ({ db, secrets, tmp, defer }) => {
+    withScope('merchant-reads', opts, async ({ db, secrets, tmp, defer, stats }) => {
       const size = worldSize(opts);
       const seedStarted = performance.now();
       const { brands, customers, payments } = await withPool(db.url, async (pool) => {
@@ -57,8 +57,8 @@ export const merchantReads: Benchmark = {
       await assertSameAnswers(servers, [...sample(paymentTargets), ...sample(customerTargets)]);
 
       const targets = { minRatio: 0.6, maxP99Ms: 25, maxRssMb: 300 };
-      const paymentsLoad = await compareUnderLoad(gen, servers, () => paymentsFile, { ...opts, expectStatus: 200 });
-      const customersLoad = await compareUnderLoad(gen, servers, () => customersFile, { ...opts, expectStatus: 200 });
+      const paymentsLoad = await compareUnderLoad(gen, servers, () => paymentsFile, { ...opts, stats, expectStatus: 200 });
+      const customersLoad = await compareUnderLoad(gen, servers, () => customersFile, { ...opts, stats, expectStatus: 200 });
       return {
         rows: [...httpRows('GET /payments/{id}', paymentsLoad, targets), ...httpRows('GET /customers/{identifier}', customersLoad, targets)],
         settings: { brands: size.brands, payments: payments.length, customers: customers.length, seedSeconds },

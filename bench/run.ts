@@ -21,6 +21,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     quick: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    statements: { type: 'boolean', default: false },
     connections: { type: 'string' },
     duration: { type: 'string' },
     warmup: { type: 'string' },
@@ -32,7 +33,7 @@ const { values } = parseArgs({
 });
 
 if (values.help) {
-  console.log('Usage: npm run bench -- [--only <name>[,<name>]] [--quick] [--profile] [--connections n] [--duration s] [--warmup s] [--rows n] [--brands n] [--out dir]\n');
+  console.log('Usage: npm run bench -- [--only <name>[,<name>]] [--quick] [--profile] [--statements] [--connections n] [--duration s] [--warmup s] [--rows n] [--brands n] [--out dir]\n');
   for (const b of benchmarks) console.log(`  ${b.name.padEnd(16)} ${b.description}`);
   process.exit(0);
 }
@@ -57,6 +58,7 @@ const positive = (v: string | undefined, fallback: number, what: string) => {
 const opts: BenchOptions = {
   quick: values.quick,
   profile: values.profile,
+  statements: values.statements,
   connections: positive(values.connections, 64, 'connections'),
   durationSeconds: positive(values.duration, values.quick ? 2 : 15, 'duration'),
   warmupSeconds: positive(values.warmup, values.quick ? 1 : 5, 'warmup'),

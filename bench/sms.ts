@@ -33,7 +33,7 @@ export const sms: Benchmark = {
   name: 'sms',
   description: 'POST /api/mobile/v1/sms/messages matched against 100k open transactions of 100 brands',
   run: (opts) =>
-    withScope('sms', opts, async ({ db, secrets, tmp, defer }) => {
+    withScope('sms', opts, async ({ db, secrets, tmp, defer, stats }) => {
       const size = worldSize(opts);
       const { brands, payments, devices } = await withPool(db.url, async (pool) => {
         const brands = await seedBrands(pool, size.brands);
@@ -74,7 +74,7 @@ export const sms: Benchmark = {
       defer(() => gen.stop());
       const servers = { ours, baseline };
 
-      const max = await compareUnderLoad(gen, servers, (side) => files[side], { ...opts, expectStatus: 200 });
+      const max = await compareUnderLoad(gen, servers, (side) => files[side], { ...opts, stats, expectStatus: 200 });
       const fixed = await compareUnderLoad(gen, servers, (side) => files[side], { ...opts, warmupSeconds: 0, expectStatus: 200, rate: 500, rounds: 1 });
 
       const outcomes = await withPool(db.url, async (pool) =>

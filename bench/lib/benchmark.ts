@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startBenchDatabase, type BenchDatabase } from './database.ts';
+import { startBenchDatabase, statementStats, type BenchDatabase } from './database.ts';
 import { machine, type BenchReport, type Row } from './report.ts';
 import { benchSecrets, type BenchSecrets } from './secrets.ts';
 import type { BenchOptions } from './servers.ts';
@@ -24,6 +24,8 @@ export interface BenchScope {
   secrets: BenchSecrets;
   /** Scratch directory for target files; removed at the end. */
   tmp: string;
+  /** Statement counts per request (with --statements), for compareUnderLoad. */
+  stats?: ReturnType<typeof statementStats>;
   /** Everything to stop at the end, last registered first. */
   defer(fn: () => Promise<unknown>): void;
 }
@@ -40,11 +42,11 @@ export async function withScope(
 ): Promise<BenchReport> {
   const started = machine();
   const date = new Date().toISOString();
-  const db = await startBenchDatabase();
+  const db = await startBenchDatabase({ statements: opts.statements });
   const tmp = mkdtempSync(path.join(os.tmpdir(), `pc-bench-${name}-`));
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
-    const out = await body({ db, secrets: benchSecrets(), tmp, defer: (fn) => cleanups.push(fn) });
+    const out = await body({ db, secrets: benchSecrets(), tmp, ...(opts.statements ? { stats: statementStats(db.url) } : {}), defer: (fn) => cleanups.push(fn) });
     return {
       name,
       date,

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { LoadGenerator, MeasuredLoad } from './load.ts';
+import type { statementStats } from './database.ts';
 import { round1, round2 } from './processes.ts';
 import type { Row } from './report.ts';
 import { ratio } from './report.ts';
@@ -44,7 +45,7 @@ export async function compareUnderLoad(
   gen: LoadGenerator,
   servers: { ours: RunningServer; baseline: RunningServer },
   targetsFile: (side: 'ours' | 'baseline') => string,
-  opts: BenchOptions & { expectStatus: number; rounds?: number; rate?: number },
+  opts: BenchOptions & { expectStatus: number; rounds?: number; rate?: number; stats?: ReturnType<typeof statementStats> },
 ): Promise<{ ours: SideFigures; baseline: SideFigures }> {
   const plan = (s: RunningServer, seconds: number) => ({ url: s.url, connections: opts.connections, durationSeconds: seconds, targetsFile: targetsFile(s.name), ...(opts.rate ? { rate: opts.rate } : {}) });
   // Requests cut off at the end of a run are still being worked on by the server; let them finish
@@ -61,7 +62,15 @@ export async function compareUnderLoad(
   for (let i = 0; i < rounds; i++) {
     const order = i % 2 === 0 ? [servers.ours, servers.baseline] : [servers.baseline, servers.ours];
     for (const s of order) {
-      measured[s.name].push(await gen.run(plan(s, opts.durationSeconds), s.child.pid));
+      await opts.stats?.reset();
+      const load: MeasuredLoad & { statementsPerRequest?: Array<{ query: string; perRequest: number }> } = await gen.run(plan(s, opts.durationSeconds), s.child.pid);
+      if (opts.stats && load.requests > 0) {
+        load.statementsPerRequest = (await opts.stats.read()).slice(0, 25).map((q) => ({ query: q.query, perRequest: round2(q.calls / load.requests) }));
+        const total = load.statementsPerRequest.reduce((a, q) => a + q.perRequest, 0);
+        console.log(`  ${s.name}: ${round2(total)} statements per request`);
+        for (const q of load.statementsPerRequest.filter((x) => x.perRequest >= 0.05)) console.log(`    ${q.perRequest.toFixed(2).padStart(6)}  ${q.query}`);
+      }
+      measured[s.name].push(load);
       await settle();
     }
   }

@@ -3,6 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { startEmbeddedPostgres } from '../../server/infra/database/embedded.ts';
 import { createOrm, migrate, type Orm } from '../../server/infra/database/orm.ts';
 
@@ -33,36 +34,72 @@ export interface BenchDatabase {
  * Durability settings stay at PostgreSQL's defaults (fsync on): the write
  * paths pay the real WAL flush, and ours and the baseline pay it alike.
  */
-export async function startBenchDatabase(): Promise<BenchDatabase> {
+export async function startBenchDatabase(opts: { statements?: boolean } = {}): Promise<BenchDatabase> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pc-bench-'));
-  const pg = await startEmbeddedPostgres({
+  const cluster = await startEmbeddedPostgres({
     dataDir: dir,
     port: await freePort(),
     password: randomBytes(12).toString('hex'),
     database: 'bench',
     // Ours (pool 10 + pg-boss 4), the baseline (pool 10), the seeder and the orchestrator fit easily.
-    settings: { max_connections: '200' },
+    settings: {
+      max_connections: '200',
+      // --statements: count what each side runs per request (a small cost per statement, paid by both).
+      ...(opts.statements ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' } : {}),
+    },
   });
   let orm: Orm | undefined;
   try {
-    orm = await createOrm({ url: pg.url, poolMax: 4 });
+    orm = await createOrm({ url: cluster.url, poolMax: 4 });
     await migrate(orm);
+    if (opts.statements) await orm.em.getConnection().execute('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     const [{ server_version: version }] = (await orm.em.getConnection().execute('SHOW server_version')) as [{ server_version: string }];
     const opened = orm;
     return {
-      url: pg.url,
+      url: cluster.url,
       orm: opened,
       version,
       async stop() {
         await opened.close().catch(() => undefined);
-        await pg.stop();
+        await cluster.stop();
         rmSync(dir, { recursive: true, force: true });
       },
     };
   } catch (err) {
     await orm?.close().catch(() => undefined);
-    await pg.stop();
+    await cluster.stop();
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
+}
+
+export interface StatementCount {
+  /** Statement text as PostgreSQL normalised it (constants replaced by $n), cut short. */
+  query: string;
+  calls: number;
+}
+
+/** pg_stat_statements of the benchmark database (only with --statements). */
+export function statementStats(url: string) {
+  const run = async <T>(fn: (c: pg.Client) => Promise<T>) => {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      return await fn(c);
+    } finally {
+      await c.end();
+    }
+  };
+  return {
+    reset: () => run((c) => c.query('SELECT pg_stat_statements_reset()')).then(() => undefined),
+    read: () =>
+      run(async (c) =>
+        (
+          await c.query<{ query: string; calls: string }>(
+            `SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query, sum(calls)::bigint AS calls
+               FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' GROUP BY 1 ORDER BY 2 DESC`,
+          )
+        ).rows.map((r) => ({ query: r.query, calls: Number(r.calls) })),
+      ),
+  };
 }

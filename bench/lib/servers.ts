@@ -18,6 +18,8 @@ export interface BenchOptions {
   connections: number;
   durationSeconds: number;
   warmupSeconds: number;
+  /** Count statements per request with pg_stat_statements (diagnostics; adds a small cost per statement to both sides). */
+  statements?: boolean;
   /** Override the seeded world (default 100k rows over 100 brands; --quick 2,000 over 10). */
   rows?: number;
   brands?: number;

@@ -27,20 +27,19 @@ app.use(express.json({ limit: 102_400 }));
 const notFound = (res: Response, code: string, message: string) => res.status(404).json({ success: false, error: { code, message } });
 const unauthorized = (res: Response) => res.status(401).json({ success: false, error: { code: 'UNAUTHORIZED', message: 'Unauthorized' } });
 
-/** The same statement as authenticateApiKey (lookup by SHA-256, last_used_at refreshed at most once a minute). */
+/** The same work as authenticateApiKey: lookup by SHA-256, and a conditional touch of last_used_at once a minute. */
 async function merchant(req: Request): Promise<number | null> {
   const m = /^Bearer (pk_(?:live|test)_[0-9A-Za-z]{32,64})$/.exec(req.get('authorization') ?? '');
   if (!m) return null;
-  const { rows } = await pool.query<{ brand_id: string }>(
-    `WITH found AS (
-       SELECT k.id, k.brand_id, k.last_used_at FROM api_keys k JOIN brands b ON b.id = k.brand_id
-        WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND b.status = 'active'
-     ), touched AS (
-       UPDATE api_keys SET last_used_at = now() WHERE id IN (SELECT id FROM found WHERE last_used_at IS NULL OR last_used_at < now() - interval '60 seconds')
-     )
-     SELECT brand_id FROM found`,
+  const { rows } = await pool.query<{ id: string; brand_id: string; stale: boolean }>(
+    `SELECT k.id, k.brand_id, (k.last_used_at IS NULL OR k.last_used_at < now() - interval '60 seconds') AS stale
+       FROM api_keys k JOIN brands b ON b.id = k.brand_id
+      WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND b.status = 'active'`,
     [createHash('sha256').update(m[1]!).digest('hex')],
   );
+  if (rows[0]?.stale) {
+    await pool.query(`UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds')`, [rows[0].id]);
+  }
   return rows[0] ? Number(rows[0].brand_id) : null;
 }
 
