@@ -57,7 +57,7 @@ function clientError(err: unknown): { code: ErrorCode; message: string } | null 
 }
 
 /** SQLSTATE classes and node socket errors that mean "the database is not reachable". */
-function isDatabaseUnavailable(err: unknown): boolean {
+export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown };
   const code = typeof e?.code === 'string' ? e.code : '';
   if (/^(08|57P)/.test(code)) return true;

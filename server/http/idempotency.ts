@@ -4,7 +4,7 @@ import type { RouteMeta } from '../../contract/common/meta.ts';
 import { claimKey, completeKey, releaseKey, requestHash } from '../domain/idempotency/service.ts';
 import type { EntityManager } from '../infra/database/orm.ts';
 import type { Logger } from '../infra/logger.ts';
-import { sendCode } from './errors.ts';
+import { isDatabaseUnavailable, sendCode } from './errors.ts';
 
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
@@ -54,7 +54,7 @@ export function idempotency(logger: Logger): RequestHandler {
           return next(new AppError('IDEMPOTENCY_REQUEST_IN_PROGRESS', undefined, { field: 'idempotency-key', headers: { 'Retry-After': '1' } }));
         case 'execute': {
           const base = req.em;
-          const release = () => releaseKey(base.fork(), scope.brandId, key, claim.token);
+          const release = releaseWithRetry(() => releaseKey(base.fork(), scope.brandId, key, claim.token), logger);
           const tx = base.fork();
           try {
             await tx.begin();
@@ -70,6 +70,37 @@ export function idempotency(logger: Logger): RequestHandler {
       }
     };
     run().catch(next);
+  };
+}
+
+/** Waits between background release attempts, in seconds; their sum stays under LOCK_TIMEOUT_SECONDS. */
+const RELEASE_RETRY_SECONDS = [1, 2, 4, 8, 15, 30, 60, 60, 60];
+
+/**
+ * A release that cannot reach the database (the failure that made it necessary
+ * is often the same outage) is retried in the background until it goes through,
+ * so a key whose work rolled back is free again shortly after the database is
+ * back, not only after LOCK_TIMEOUT_SECONDS. Safe to repeat: it deletes only a
+ * key still held with this token and not completed.
+ */
+function releaseWithRetry(release: () => Promise<void>, logger: Logger): () => Promise<void> {
+  return async () => {
+    try {
+      await release();
+    } catch {
+      let attempt = 0;
+      const again = () => {
+        const wait = RELEASE_RETRY_SECONDS[attempt++];
+        if (wait === undefined) return;
+        setTimeout(() => {
+          release().then(
+            () => logger.info('idempotency key released after a database outage'),
+            () => again(),
+          );
+        }, wait * 1000).unref();
+      };
+      again();
+    }
   };
 }
 
@@ -103,9 +134,14 @@ function captureResponse(
         logger.error({ request_id: req.requestId, err: { message: (err as Error)?.message } }, 'idempotent request not committed');
         await tx.rollback().catch(() => undefined);
         await release().catch(() => undefined);
-        // Nothing was kept, so the answer must not claim success.
+        // Nothing was kept, so the answer must not claim success. When the database
+        // went away under the commit its outcome is unknown either way: a 503 tells
+        // the client to retry with the same key, which replays or runs it once.
         if (isTransient(status)) send(body);
-        else sendCode(req, res, 'INTERNAL_ERROR');
+        else if (isDatabaseUnavailable(err)) {
+          res.setHeader('Retry-After', '1');
+          sendCode(req, res, 'SERVICE_UNAVAILABLE');
+        } else sendCode(req, res, 'INTERNAL_ERROR');
       },
     );
     return res;

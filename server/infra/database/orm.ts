@@ -7,6 +7,9 @@ import { migrationsList } from './migrations/index.ts';
 export type { EntityManager };
 export type Orm = MikroORM;
 
+/** Longest wait for a pooled connection before the request fails with 503. */
+export const POOL_ACQUIRE_TIMEOUT_MS = 5000;
+
 export interface OrmOptions {
   url: string;
   poolMax: number;
@@ -27,6 +30,10 @@ export async function createOrm(opts: OrmOptions): Promise<Orm> {
       snapshot: false,
     },
     pool: { min: 0, max: opts.poolMax },
+    // Fail fast instead of queueing without end: a request waits at most this long
+    // for a pooled connection (all busy, or the database not answering) and then
+    // gets a 503. TCP keepalive lets the driver notice a database host that vanished.
+    driverOptions: { connectionTimeoutMillis: POOL_ACQUIRE_TIMEOUT_MS, keepAlive: true },
     // Entities are defined with defineEntity, so no reflection is needed and
     // start-up does not scan the file system.
     discovery: { warnWhenNoEntities: true },
