@@ -104,12 +104,7 @@ describe(`SIGKILL while matching forwarded SMS (${ROUNDS} rounds)`, () => {
 
       const forwarding = requestAt(base, 'POST', `${DEVICE_API}/sms/messages`, { token: scene.device.accessToken, body: { messages } }).catch((err: Error) => err);
       // Kill as soon as matching has begun and before it ends.
-      let seen = 0;
-      for (let polls = 0; polls < 5000; polls++) {
-        seen = (await counts(ids)).completed;
-        if (seen > 0) break;
-        await new Promise((r) => setTimeout(r, 2));
-      }
+      for (let polls = 0; polls < 5000 && (await counts(ids)).completed === 0; polls++) await new Promise((r) => setTimeout(r, 2));
       await kill();
       const answer = await forwarding;
       const atKill = (await counts(ids)).completed;
