@@ -1,11 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { DEVICE_API, pairDevice } from '../support/device.ts';
-import { createApp } from '../../server/app.ts';
-import { bootstrap, type Runtime } from '../../server/bootstrap.ts';
-import { createLogger } from '../../server/infra/logger.ts';
+import { startSecondInstance, type Instance } from '../support/second-instance.ts';
 import { purgeExpiredWindows } from '../../server/domain/rate-limit/store.ts';
 
 // Day-long windows: a test never straddles a window boundary (except at midnight UTC).
@@ -103,20 +99,11 @@ describe('routes without a limit', () => {
 });
 
 describe('shared by every server process through PostgreSQL', () => {
-  let second: { runtime: Runtime; server: Server; baseUrl: string };
+  let second: Instance;
   beforeAll(async () => {
-    // A second server instance with its own connection pool over the same database: the only state they share is PostgreSQL.
-    const runtime = await bootstrap(t.config, createLogger({ level: 'silent' }), { startJobs: false });
-    const server: Server = await new Promise((resolve) => {
-      const srv = createApp(runtime.deps).listen(0, '127.0.0.1', () => resolve(srv));
-    });
-    second = { runtime, server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+    second = await startSecondInstance(t);
   });
-  afterAll(async () => {
-    second?.server.closeAllConnections();
-    await new Promise((r) => second?.server.close(r));
-    await second?.runtime.close();
-  });
+  afterAll(() => second?.close());
 
   it('requests to either instance spend one quota', async () => {
     const { apiKey } = await t.createBrand('Two processes');
