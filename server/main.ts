@@ -20,7 +20,23 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ level: config.LOG_LEVEL });
   const started = performance.now();
+  // A signal during start-up (migrations, the embedded database starting) must
+  // not kill the process with the default handler: that would leave the
+  // embedded PostgreSQL running as an orphan. Note it and stop once started.
+  let requested: string | null = null;
+  let shutdown: ((signal: string) => Promise<void>) | null = null;
+  const onSignal = (signal: string) => {
+    requested ??= signal;
+    if (shutdown) void shutdown(signal);
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
   const runtime = await bootstrap(config, logger);
+  if (requested) {
+    logger.info({ signal: requested }, 'stopping: signal received during start-up');
+    await runtime.close();
+    process.exit(0);
+  }
   const { deps } = runtime;
   const app = createApp(deps);
 
@@ -41,7 +57,7 @@ async function main(): Promise<void> {
   await firstRunSetup(runtime, port);
 
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     deps.state.shuttingDown = true;
@@ -60,8 +76,7 @@ async function main(): Promise<void> {
     logger.info('shutdown complete');
     process.exit(0);
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  if (requested) await shutdown(requested);
 }
 
 main().catch((err) => {

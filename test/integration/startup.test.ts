@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -67,6 +67,21 @@ describe('npm start on the embedded default', () => {
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
   }, 120_000);
+
+  it('a SIGTERM during start-up stops cleanly and leaves no database running', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pc-early-term-'));
+    try {
+      const run = start({ PORT: String(await freePort()), DATA_DIR: dir, EMBEDDED_DB_PORT: String(await freePort()) });
+      // Wait until the embedded cluster exists (bootstrap is under way), then signal.
+      const until = Date.now() + 30_000;
+      while (!existsSync(path.join(dir, 'pg', 'postmaster.pid')) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+      expect(existsSync(path.join(dir, 'pg', 'postmaster.pid'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('refuses a bad configuration with a message naming the variable', async () => {
     const run = start({ PORT: 'not-a-port', DATA_DIR: dataDir });
