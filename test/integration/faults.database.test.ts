@@ -27,6 +27,7 @@ import { recordReliability } from '../support/reliability-summary.ts';
  * database is back, with every acknowledged payment kept and none made twice.
  */
 const OUTAGES = Number(process.env.FAULT_ROUNDS ?? 2);
+const LOAD_WORKERS = Number(process.env.FAULT_LOAD ?? 12);
 const OUTAGE_MS = 2500;
 /** A request during an outage must be answered within this (the pool does not wait for a database that is not there). */
 const FAIL_FAST_MS = 3000;
@@ -94,7 +95,7 @@ interface Outcome {
 }
 
 /** Requests in a loop until `stop`: reads and idempotent payments, each with a hard client deadline. */
-function load(stop: { done: boolean }, outcomes: Outcome[], workers = 4): Promise<void> {
+function load(stop: { done: boolean }, outcomes: Outcome[], workers = LOAD_WORKERS): Promise<void> {
   let n = 0;
   const one = async () => {
     while (!stop.done) {
@@ -184,6 +185,12 @@ describe(`PostgreSQL restarted under load (${OUTAGES} outages)`, () => {
       stop.done = true;
       await running;
     }
+
+    // No connection was lost for good: once idle, every pooled connection is back, and a burst is served at once.
+    const pool = (await runtime.deps.orm.em.getConnection().getNativeClient()) as pg.Pool;
+    await waitUntil(async () => pool.totalCount === pool.idleCount && pool.waitingCount === 0, 5000);
+    const burst = await Promise.all(Array.from({ length: 20 }, () => requestAt(baseUrl, 'GET', '/api/v1/brand', { token: apiKey })));
+    expect(burst.map((r) => r.status)).toEqual(Array(20).fill(200));
 
     // Every answer is a success or the 503 envelope; none hung, none took long to fail.
     const unexpected = outcomes.filter((o) => !(o.status === 200 || o.status === 201 || (o.status === 503 && o.code === 'SERVICE_UNAVAILABLE')));

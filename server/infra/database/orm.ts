@@ -3,6 +3,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../logger.ts';
 import { entities } from './entities.ts';
 import { migrationsList } from './migrations/index.ts';
+import { reclaimDeadClients } from './pool-guard.ts';
 
 export type { EntityManager };
 export type Orm = MikroORM;
@@ -33,7 +34,8 @@ export async function createOrm(opts: OrmOptions): Promise<Orm> {
     // Fail fast instead of queueing without end: a request waits at most this long
     // for a pooled connection (all busy, or the database not answering) and then
     // gets a 503. TCP keepalive lets the driver notice a database host that vanished.
-    driverOptions: { connectionTimeoutMillis: POOL_ACQUIRE_TIMEOUT_MS, keepAlive: true },
+    // reclaimDeadClients: slots of connections lost mid-transaction come back (see pool-guard.ts).
+    driverOptions: { connectionTimeoutMillis: POOL_ACQUIRE_TIMEOUT_MS, keepAlive: true, onPoolCreated: reclaimDeadClients },
     // Entities are defined with defineEntity, so no reflection is needed and
     // start-up does not scan the file system.
     discovery: { warnWhenNoEntities: true },
