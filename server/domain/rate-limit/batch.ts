@@ -1,11 +1,12 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { grouped } from '../../infra/database/grouped.ts';
 import type { Bucket } from './policy.ts';
 import { countHits, type CountedBucket, type CounterTotal } from './store.ts';
 
 /**
- * Group counting: requests that need a count while a counting statement is in
- * flight wait for it and then go to the database together, in one statement
- * that adds each bucket's number of waiting requests. Each request still gets
+ * Group counting (infra/database/grouped.ts): requests that need a count while
+ * a counting statement is in flight wait for it and then go to the database
+ * together, in one statement that adds each bucket's number of waiting requests. Each request still gets
  * its exact place in its bucket's count, as if they had been counted one after
  * the other in arrival order, and nothing passes uncounted.
  *
@@ -62,30 +63,6 @@ export interface HitCounter {
 }
 
 export function createHitCounter(em: () => EntityManager): HitCounter {
-  let queue: Array<Waiting & { resolve(c: CountedBucket[]): void; reject(e: unknown): void }> = [];
-  let running = false;
-  const run = async () => {
-    if (running || queue.length === 0) return;
-    running = true;
-    const batch = queue.slice(0, MAX_BATCH);
-    queue = queue.slice(batch.length);
-    try {
-      const totals = await countHits(em(), [...sumByKey(batch).values()]);
-      const counted = assignCounts(batch, totals);
-      batch.forEach((w, i) => w.resolve(counted[i]!));
-    } catch (err) {
-      for (const w of batch) w.reject(err);
-    } finally {
-      running = false;
-      void run();
-    }
-  };
-  return {
-    count(buckets) {
-      return new Promise((resolve, reject) => {
-        queue.push({ buckets, resolve, reject });
-        void run();
-      });
-    },
-  };
+  const count = grouped(async (batch: Waiting[]) => assignCounts(batch, await countHits(em(), [...sumByKey(batch).values()])), { maxBatch: MAX_BATCH });
+  return { count: (buckets) => count({ buckets }) };
 }

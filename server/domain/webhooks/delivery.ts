@@ -70,11 +70,72 @@ interface ClaimRow {
   previous_secrets: Array<{ secret: string; expires_at: string }>;
 }
 
+/** `{1,2,3}`: ids bound as one `?::bigint[]` parameter (em.execute would spread a JS array into a list). */
+const idArray = (ids: readonly number[]) => `{${ids.map((id) => String(Math.trunc(id))).join(',')}}`;
+
+/**
+ * The common case in one statement, for a whole batch of wake-ups: first
+ * attempts of a run (no attempt of this run yet, so the attempt limit cannot be
+ * reached), due, not leased, no unfinished attempt to record, endpoint enabled.
+ * Takes the same row locks (SKIP LOCKED) and writes the same claims as the
+ * general path in claimDelivery; a delivery missing from the answer is not this
+ * case (or another worker holds it), and the general path decides it. Why: the
+ * general path is five round trips per delivery (BEGIN, locked read, run count,
+ * claim, COMMIT), and round trips and commits were what capped delivery at
+ * ~300/s (bench/webhooks.ts, BENCHMARKS.md).
+ */
+export async function claimFirstAttempts(em: EntityManager, deliveryIds: readonly number[], opts: { cipher: PiiCipher; settings: WebhookSettings }): Promise<Map<number, ClaimedAttempt>> {
+  if (deliveryIds.length === 0) return new Map();
+  const leaseMs = opts.settings.webhook_timeout_ms + LEASE_MARGIN_MS;
+  const rows = await em.execute<Array<Pick<ClaimRow, 'id' | 'public_id' | 'event' | 'payload' | 'brand_id' | 'endpoint_url' | 'secret_encrypted' | 'previous_secrets' | 'attempts' | 'lease_token'> & { last_attempt_at: string }>>(
+    `UPDATE webhook_deliveries d
+        SET attempts = d.attempts + 1, lease_token = gen_random_uuid(), lease_until = now() + (? * interval '1 millisecond'),
+            last_attempt_at = now(), first_attempt_at = now(), url = ep.url, updated_at = now()
+       FROM webhook_events e, webhook_endpoints ep
+      WHERE d.id IN (SELECT id FROM webhook_deliveries
+                      WHERE id = ANY(?::bigint[])
+                        AND status IN ('pending', 'retrying') AND lease_token IS NULL AND first_attempt_at IS NULL
+                        AND COALESCE(next_attempt_at <= now(), true)
+                      FOR UPDATE SKIP LOCKED)
+        AND e.id = d.event_id AND ep.id = d.endpoint_id AND ep.enabled
+      RETURNING d.id, d.attempts, d.lease_token, d.last_attempt_at, ep.url AS endpoint_url, e.public_id, e.event, e.payload,
+                ep.brand_id, ep.secret_encrypted, ep.previous_secrets`,
+    // The ids as one array parameter: `id = ANY(array)` is a primary-key lookup whatever the
+    // statistics say, where a join to a set-returning function was planned as a scan of every
+    // due delivery right after a burst of inserts (0.5 s instead of 3 ms, before autoanalyze).
+    [leaseMs, idArray(deliveryIds)],
+  );
+  return new Map(
+    rows.map((row) => [
+      Number(row.id),
+      {
+        deliveryId: Number(row.id),
+        attempt: row.attempts,
+        runAttempt: 1,
+        startedAt: row.last_attempt_at,
+        leaseToken: row.lease_token!,
+        url: row.endpoint_url,
+        eventId: row.public_id,
+        event: row.event,
+        payload: row.payload,
+        secrets: signingSecrets(opts.cipher, row),
+      },
+    ]),
+  );
+}
+
 export async function claimDelivery(
   em: EntityManager,
   deliveryId: number,
   opts: { cipher: PiiCipher; settings: WebhookSettings },
 ): Promise<ClaimResult> {
+  const first = (await claimFirstAttempts(em, [deliveryId], opts)).get(deliveryId);
+  if (first) return { kind: 'claimed', claim: first };
+  return claimGeneral(em, deliveryId, opts);
+}
+
+/** Every case: retries, leases that ran out, disabled endpoints, exhausted runs, early wake-ups. */
+export async function claimGeneral(em: EntityManager, deliveryId: number, opts: { cipher: PiiCipher; settings: WebhookSettings }): Promise<ClaimResult> {
   return em.transactional(async (tx) => {
     const [row] = await tx.execute<ClaimRow[]>(
       `SELECT d.id, d.status, d.attempts, d.lease_token, d.last_attempt_at, d.url, d.next_attempt_at,
@@ -201,13 +262,75 @@ export interface FinishedAttempt {
   endpointDisabled: 'gone' | 'failing' | null;
 }
 
+/**
+ * Successes in one statement, for any number of attempts: each delivery moves
+ * to `success` (only while its lease holds), each attempt is logged either way,
+ * and each endpoint's success is noted, as the general path in finishAttempt
+ * does in a transaction of five round trips per delivery. Answers, per item,
+ * whether its lease still held. The endpoint rows are locked in id order (two
+ * groups noting the same endpoints cannot deadlock) and written only when it
+ * changes something (a failing endpoint recovered) or the note is over a second
+ * old: all deliveries of a merchant share that one row, and a write per
+ * delivery made them queue on its lock.
+ */
+export async function finishSuccesses(em: EntityManager, items: ReadonlyArray<{ claim: ClaimedAttempt; response: WebhookResponse }>): Promise<boolean[]> {
+  if (items.length === 0) return [];
+  const rows = await em.execute<Array<{ id: string }>>(
+    `WITH u AS (
+       SELECT * FROM json_to_recordset(?::json)
+         AS u(id bigint, token uuid, attempt integer, url text, requested_at timestamptz, duration_ms integer, status integer, body text)
+     ), d AS (
+       UPDATE webhook_deliveries dd
+          SET status = 'success', response_status = u.status, response_body = u.body, last_error = NULL, next_attempt_at = NULL,
+              delivered_at = now(), dead_lettered_at = NULL, lease_token = NULL, lease_until = NULL, updated_at = now()
+         FROM u WHERE dd.id = ANY(?::bigint[]) AND dd.id = u.id AND dd.lease_token = u.token
+        RETURNING dd.id, dd.endpoint_id
+     ), logged AS (
+       INSERT INTO webhook_attempts (delivery_id, attempt, url, outcome, requested_at, duration_ms, response_status, response_body, error_kind, error, next_attempt_at)
+       SELECT id, attempt, url, 'success', requested_at, duration_ms, status, body, NULL, NULL, NULL FROM u
+       ON CONFLICT (delivery_id, attempt) DO UPDATE SET
+         outcome = EXCLUDED.outcome, duration_ms = EXCLUDED.duration_ms, response_status = EXCLUDED.response_status,
+         response_body = EXCLUDED.response_body, error_kind = EXCLUDED.error_kind, error = EXCLUDED.error, next_attempt_at = EXCLUDED.next_attempt_at
+       WHERE webhook_attempts.outcome = 'abandoned'
+     ), due AS (
+       SELECT id FROM webhook_endpoints
+        WHERE id IN (SELECT endpoint_id FROM d)
+          AND (failing_since IS NOT NULL OR last_success_at IS NULL OR last_success_at < now() - interval '1 second')
+        ORDER BY id FOR UPDATE
+     ), noted AS (
+       UPDATE webhook_endpoints SET last_success_at = now(), failing_since = NULL WHERE id IN (SELECT id FROM due)
+     )
+     SELECT id FROM d`,
+    [
+      JSON.stringify(
+        items.map(({ claim, response }) => ({
+          id: claim.deliveryId,
+          token: claim.leaseToken,
+          attempt: claim.attempt,
+          url: claim.url,
+          requested_at: claim.startedAt,
+          duration_ms: response.durationMs,
+          status: response.status,
+          body: cut(response.responseBody),
+        })),
+      ),
+      idArray(items.map((i) => i.claim.deliveryId)),
+    ],
+  );
+  const applied = new Set(rows.map((r) => Number(r.id)));
+  return items.map(({ claim }) => applied.has(claim.deliveryId));
+}
+
 export async function finishAttempt(
   em: EntityManager,
   claim: ClaimedAttempt,
   response: WebhookResponse,
   settings: WebhookSettings,
+  /** Where successes go; default one statement of their own (the worker passes a grouped finisher). */
+  finishSuccess: (claim: ClaimedAttempt, response: WebhookResponse) => Promise<boolean> = async (c, r) => (await finishSuccesses(em, [{ claim: c, response: r }]))[0]!,
 ): Promise<FinishedAttempt> {
   const decision = decideAfterAttempt(response, claim.runAttempt, settings, new Date());
+  if (decision.status === 'success') return { decision, applied: await finishSuccess(claim, response), endpointDisabled: null };
   return em.transactional(async (tx) => {
     const [delivery] = await tx.execute<Array<{ endpoint_id: string; first_attempt_at: string; next_attempt_at: string | null }>>(
       `UPDATE webhook_deliveries
@@ -239,11 +362,8 @@ export async function finishAttempt(
     if (!delivery) return { decision, applied: false, endpointDisabled: null };
 
     let endpointDisabled: FinishedAttempt['endpointDisabled'] = null;
-    if (decision.status === 'success') {
-      await tx.execute('UPDATE webhook_endpoints SET last_success_at = now(), failing_since = NULL WHERE id = ?', [delivery.endpoint_id]);
-    } else {
-      await tx.execute('UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, now()) WHERE id = ?', [delivery.endpoint_id]);
-    }
+    // Successes are finished by finishSuccess; this path is a failed attempt.
+    await tx.execute('UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, now()) WHERE id = ?', [delivery.endpoint_id]);
     if (decision.status === 'retrying') await enqueueDelivery(tx, claim.deliveryId, toDateStrict(delivery.next_attempt_at));
     if (decision.status === 'dead_letter' && decision.disable === 'gone') {
       endpointDisabled = (await disableEndpoint(tx, delivery.endpoint_id, 'gone', null)) ? 'gone' : null;

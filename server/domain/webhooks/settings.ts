@@ -19,8 +19,14 @@ export const webhookSettingDefinitions = {
   webhook_retry_max_seconds: { schema: z.number().positive().max(86_400), default: defaultSchedule.maxSeconds },
   /** One attempt's budget: connect, headers and body together. */
   webhook_timeout_ms: { schema: z.number().int().min(100).max(60_000), default: 10_000 },
-  /** Deliveries one worker fetches per poll (pg-boss batchSize). */
-  webhook_worker_batch_size: { schema: z.number().int().min(1).max(100), default: 10 },
+  /**
+   * Deliveries one worker fetches per poll (pg-boss batchSize). 100 because a batch's
+   * first attempts are claimed in one statement and its successes recorded in groups,
+   * so a poll cycle costs a handful of round trips whatever its size: measured 476/s
+   * at 10, 1,967/s at 100 (2 pollers, local receiver; 4 pollers gave no more and
+   * 400 MB resident; BENCHMARKS.md).
+   */
+  webhook_worker_batch_size: { schema: z.number().int().min(1).max(100), default: 100 },
   /** Independent pollers per process (pg-boss localConcurrency). */
   webhook_worker_concurrency: { schema: z.number().int().min(1).max(16), default: 2 },
   /** Poll interval; deferred retries are picked up within it. */
