@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { recordEvent } from '../server/domain/webhooks/outbox.ts';
+import { readWebhookSettings } from '../server/domain/webhooks/settings.ts';
 import { DELIVER_QUEUE } from '../server/domain/webhooks/queue.ts';
 import { startBoss } from '../server/infra/jobs/boss.ts';
 import { prepareJobs } from '../server/infra/jobs/workers.ts';
 import { createLogger } from '../server/infra/logger.ts';
 import { withScope, type Benchmark } from './lib/benchmark.ts';
+import type { statementStats } from './lib/database.ts';
 import { round1, sampleRss, startChild, type BenchChild, type RssSample } from './lib/processes.ts';
 import { ratio, type Row } from './lib/report.ts';
 import { seedBrands, seedWebhookEndpoint, withPool, type SeededBrand } from './lib/seed.ts';
@@ -38,7 +40,7 @@ function paymentData(n: number): Record<string, unknown> {
 }
 
 /** `count` pending deliveries round-robin over the brands' endpoints, written set-based; returns their ids. */
-async function seedDeliveries(pool: pg.Pool, brands: readonly SeededBrand[], count: number, offset: number): Promise<number[]> {
+export async function seedDeliveries(pool: pg.Pool, brands: readonly SeededBrand[], count: number, offset: number): Promise<number[]> {
   const ids: number[] = [];
   for (let start = 0; start < count; start += 5000) {
     const n = Math.min(5000, count - start);
@@ -155,6 +157,16 @@ async function latencies(receiver: BenchChild, count: number, record: (n: number
   }
 }
 
+/** With --statements: what the drain ran per delivery (start-up statements included, a few per thousand). */
+async function statementsPerDelivery(stats: ReturnType<typeof statementStats> | undefined, deliveries: number, side: string) {
+  if (!stats) return undefined;
+  const all = await stats.read();
+  const top = all.slice(0, 30).map((q) => ({ query: q.query, perDelivery: Math.round((q.calls / deliveries) * 100) / 100, totalMs: q.totalMs }));
+  console.log(`  ${side}: ${top.reduce((a, q) => a + q.perDelivery, 0).toFixed(2)} statements per delivery, ${all.reduce((a, q) => a + q.totalMs, 0)} ms executing in PostgreSQL`);
+  for (const q of top.filter((x) => x.perDelivery >= 0.005)) console.log(`    ${q.perDelivery.toFixed(3).padStart(7)} ${String(q.totalMs).padStart(7)} ms  ${q.query}`);
+  return top;
+}
+
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? round1(s[Math.min(s.length - 1, Math.floor(q * (s.length - 1)))]!) : null;
@@ -164,7 +176,7 @@ export const webhooks: Benchmark = {
   name: 'webhooks',
   description: 'signed webhook deliveries drained to a local receiver, and commit -> receiver latency when idle',
   run: (opts) =>
-    withScope('webhooks', opts, async ({ db, secrets, defer }) => {
+    withScope('webhooks', opts, async ({ db, secrets, defer, stats }) => {
       const backlog = opts.quick ? 300 : 30_000;
       const samples = opts.quick ? 3 : 40;
       const receiver = startChild('receiver', 'bench/servers/receiver.ts');
@@ -193,10 +205,18 @@ export const webhooks: Benchmark = {
       for (let i = 0; i < oursIds.length; i += 1000) {
         await boss.insert(DELIVER_QUEUE, oursIds.slice(i, i + 1000).map((id) => ({ data: { deliveryId: id }, singletonKey: `delivery:${id}` })));
       }
+      // Experiments: worker settings in the settings table, as an operator would set them,
+      // e.g. BENCH_WEBHOOK_SETTINGS='{"webhook_worker_batch_size":50,"webhook_worker_concurrency":4}'.
+      const tuned = process.env.BENCH_WEBHOOK_SETTINGS ? (JSON.parse(process.env.BENCH_WEBHOOK_SETTINGS) as Record<string, number>) : {};
+      for (const [key, value] of Object.entries(tuned)) {
+        await sql.query('INSERT INTO settings (key, value) VALUES ($1, $2::jsonb) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [key, JSON.stringify(value)]);
+      }
       await reset(receiver);
+      await stats?.reset();
       const ours = await startOurs(db.url, secrets, { profile: opts.profile, label: 'webhooks', env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
       defer(() => ours.child.stop());
       const oursDrain = await drain(receiver, sql, oursIds, ours.child.pid, Math.max(60_000, backlog * 20));
+      const oursStatements = await statementsPerDelivery(stats, backlog, 'ours');
       await new Promise((r) => setTimeout(r, 2000));
       let n = backlog;
       const oursLatency = await latencies(receiver, samples, async (i) => {
@@ -212,10 +232,12 @@ export const webhooks: Benchmark = {
       // Baseline: its own backlog on the other brands' endpoints; its worker starts and drains it.
       const baseIds = await seedDeliveries(sql, baselineBrands, backlog, backlog);
       await reset(receiver);
+      await stats?.reset();
       const worker = startChild('baseline worker', 'bench/servers/baseline-webhooks.ts', { env: { ...secrets.env, DATABASE_URL: db.url, BENCH_BRAND_IDS: baselineBrands.map((b) => b.id).join(',') } });
       defer(() => worker.stop());
       await worker.message('ready');
       const baseDrain = await drain(receiver, sql, baseIds, worker.pid, Math.max(60_000, backlog * 20));
+      const baseStatements = await statementsPerDelivery(stats, backlog, 'baseline');
       await new Promise((r) => setTimeout(r, 2000));
       const baseLatency = await latencies(receiver, samples, async (i) => {
         const id = `evt_${randomUUID().replaceAll('-', '')}`;
@@ -252,8 +274,8 @@ export const webhooks: Benchmark = {
       ];
       return {
         rows,
-        settings: { brands: brands.length, backlog, latencySamples: samples, webhookSettings: 'defaults from server/domain/webhooks/settings.ts' },
-        details: { oursDrain, baseDrain, oursLatencyMs: oursLatency.map(round1), baselineLatencyMs: baseLatency.map(round1) },
+        settings: { brands: brands.length, backlog, latencySamples: samples, webhookSettings: { ...(await readWebhookSettings(db.orm.em.fork())) } },
+        details: { oursDrain, baseDrain, oursStatements, baseStatements, oursLatencyMs: oursLatency.map(round1), baselineLatencyMs: baseLatency.map(round1) },
       };
     }),
 };

@@ -63,12 +63,13 @@ export async function compareUnderLoad(
     const order = i % 2 === 0 ? [servers.ours, servers.baseline] : [servers.baseline, servers.ours];
     for (const s of order) {
       await opts.stats?.reset();
-      const load: MeasuredLoad & { statementsPerRequest?: Array<{ query: string; perRequest: number }> } = await gen.run(plan(s, opts.durationSeconds), s.child.pid);
+      const load: MeasuredLoad & { statementsPerRequest?: Array<{ query: string; perRequest: number; totalMs: number }> } = await gen.run(plan(s, opts.durationSeconds), s.child.pid);
       if (opts.stats && load.requests > 0) {
-        load.statementsPerRequest = (await opts.stats.read()).slice(0, 25).map((q) => ({ query: q.query, perRequest: round2(q.calls / load.requests) }));
+        const all = await opts.stats.read();
+        load.statementsPerRequest = all.slice(0, 25).map((q) => ({ query: q.query, perRequest: round2(q.calls / load.requests), totalMs: q.totalMs }));
         const total = load.statementsPerRequest.reduce((a, q) => a + q.perRequest, 0);
-        console.log(`  ${s.name}: ${round2(total)} statements per request`);
-        for (const q of load.statementsPerRequest.filter((x) => x.perRequest >= 0.05)) console.log(`    ${q.perRequest.toFixed(2).padStart(6)}  ${q.query}`);
+        console.log(`  ${s.name}: ${round2(total)} statements per request, ${all.reduce((a, q) => a + q.totalMs, 0)} ms executing in PostgreSQL`);
+        for (const q of load.statementsPerRequest.filter((x) => x.perRequest >= 0.05)) console.log(`    ${q.perRequest.toFixed(2).padStart(6)} ${String(q.totalMs).padStart(7)} ms  ${q.query}`);
       }
       measured[s.name].push(load);
       await settle();

@@ -77,6 +77,8 @@ export interface StatementCount {
   /** Statement text as PostgreSQL normalised it (constants replaced by $n), cut short. */
   query: string;
   calls: number;
+  /** Time PostgreSQL spent executing it, all calls together (ms). */
+  totalMs: number;
 }
 
 /** pg_stat_statements of the benchmark database (only with --statements). */
@@ -95,11 +97,11 @@ export function statementStats(url: string) {
     read: () =>
       run(async (c) =>
         (
-          await c.query<{ query: string; calls: string }>(
-            `SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query, sum(calls)::bigint AS calls
+          await c.query<{ query: string; calls: string; total_ms: number }>(
+            `SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query, sum(calls)::bigint AS calls, sum(total_exec_time)::float8 AS total_ms
                FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' GROUP BY 1 ORDER BY 2 DESC`,
           )
-        ).rows.map((r) => ({ query: r.query, calls: Number(r.calls) })),
+        ).rows.map((r) => ({ query: r.query, calls: Number(r.calls), totalMs: Math.round(r.total_ms) })),
       ),
   };
 }
