@@ -8,6 +8,7 @@ import { Migration0005Admin } from './0005-admin.ts';
 import { Migration0006Sandbox } from './0006-sandbox.ts';
 import { Migration0007SmsMatching } from './0007-sms-matching.ts';
 import { Migration0008RateLimits } from './0008-rate-limits.ts';
+import { Migration0009SmsCandidatesIndex } from './0009-sms-candidates-index.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -23,4 +24,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0006-sandbox', class: Migration0006Sandbox },
   { name: '0007-sms-matching', class: Migration0007SmsMatching },
   { name: '0008-rate-limits', class: Migration0008RateLimits },
+  { name: '0009-sms-candidates-index', class: Migration0009SmsCandidatesIndex },
 ];
