@@ -218,14 +218,20 @@ export async function startTransaction(em: EntityManager, keys: PersonalDataKeys
 
 /**
  * Locks the transaction's intent, then the transaction (always in that order),
- * and returns the locked transaction.
+ * and returns the locked transaction. Two round trips: the intent is found and
+ * locked in one statement (a transaction's intent never changes), the
+ * transaction locked and read in another; four before, and completions are the
+ * hot path of SMS verification (BENCHMARKS.md).
  */
 async function lockTransaction(tx: EntityManager, transactionId: number): Promise<TransactionRecord> {
-  const rows = await tx.execute<Array<{ intent_id: string }>>('SELECT intent_id FROM transactions WHERE id = ?', [transactionId]);
+  const intent = await tx.execute<Array<{ id: string }>>(
+    'SELECT id FROM payment_intents WHERE id = (SELECT intent_id FROM transactions WHERE id = ?) FOR UPDATE',
+    [transactionId],
+  );
+  if (!intent[0]) throw new AppError('TRANSACTION_NOT_FOUND');
+  const rows = await tx.execute<TransactionRow[]>(`${SELECT} WHERE t.id = ? FOR UPDATE OF t`, [transactionId]);
   if (!rows[0]) throw new AppError('TRANSACTION_NOT_FOUND');
-  await tx.execute('SELECT id FROM payment_intents WHERE id = ? FOR UPDATE', [rows[0].intent_id]);
-  await tx.execute('SELECT id FROM transactions WHERE id = ? FOR UPDATE', [transactionId]);
-  return getTransaction(tx, transactionId);
+  return toRecord(rows[0]);
 }
 
 /**
@@ -281,10 +287,11 @@ export async function completeTransaction(
       if (claimed && t.gatewayTrxId && t.gatewayTrxId.toUpperCase() !== claimed.toUpperCase()) {
         throw new AppError('INVALID_STATE', 'Transaction already carries another gateway transaction id');
       }
-      await tx.execute(
+      const [done] = await tx.execute<Array<{ completed_at: string | Date; completion_source: string; gateway_trx_id: string | null }>>(
         `UPDATE transactions SET status = 'completed', completed_at = now(), completion_source = ?,
                 gateway_trx_id = COALESCE(gateway_trx_id, ?), updated_at = now()
-          WHERE id = ? AND status IN (?)`,
+          WHERE id = ? AND status IN (?)
+          RETURNING completed_at, completion_source, gateway_trx_id`,
         [opts.source, claimed, transactionId, [...OPEN_TRANSACTION_STATUSES]],
       );
       await tx.execute(
@@ -293,7 +300,11 @@ export async function completeTransaction(
       );
       const data = await paymentEventData(tx, t.intentId);
       await recordEvent(tx, { brandId: t.brandId, event: 'payment.completed', data, transactionId });
-      return { transaction: await getTransaction(tx, transactionId), changed: true };
+      // The locked row plus what the UPDATE changed: no read back (it was one more round trip).
+      const transaction: TransactionRecord = done
+        ? { ...t, status: 'completed', completedAt: pgDate(done.completed_at), completionSource: done.completion_source, gatewayTrxId: done.gateway_trx_id }
+        : await getTransaction(tx, transactionId);
+      return { transaction, changed: true };
     }),
   );
 }
