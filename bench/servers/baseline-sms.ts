@@ -12,7 +12,8 @@ import { normalizeSender, parseSms, type GatewayParseConfig } from '../../server
  * that stores the record, reads the gateways' templates, finds the candidates
  * (the same query and index as ours), locks the intent and transaction,
  * completes both, writes the `payment.completed` event and the record's
- * outcome. The pure parser and matcher are the service's own (they are the
+ * outcome. Candidates are the claimers of the trx id and the open payments
+ * with the exact amount, as ours loads them (server/domain/sms/candidates.ts). The pure parser and matcher are the service's own (they are the
  * rule, not a framework layer). Handles the happy paths the benchmark
  * drives; anything else is answered as ours would classify it, unmatched.
  */
@@ -75,11 +76,12 @@ async function matchOne(client: pg.PoolClient, keys: PersonalDataKeys, dev: { id
   const candidates = await client.query<{ id: string; intent_id: string; amount: string; gateway_trx_id: string | null; created_at: Date; status: string; brand_id: string }>(
     `SELECT t.id, t.intent_id, t.brand_id, t.amount::text AS amount, t.gateway_trx_id, i.created_at, t.status
        FROM transactions t JOIN payment_intents i ON i.id = t.intent_id
-      WHERE t.gateway_id = $1
-        AND ((t.brand_id = $2 AND t.status IN ('pending', 'awaiting_verification') AND i.created_at >= $3::timestamptz - make_interval(mins => $4) AND i.created_at <= $3::timestamptz)
+      WHERE t.gateway_id = ANY($1::bigint[])
+        AND ((t.brand_id = $2 AND t.status IN ('pending', 'awaiting_verification') AND t.amount = $6::numeric
+              AND i.created_at >= $3::timestamptz - make_interval(mins => $4) AND i.created_at <= $3::timestamptz)
              OR (t.gateway_trx_id IS NOT NULL AND upper(t.gateway_trx_id) = upper($5)))
       ORDER BY t.id`,
-    [parsed.gatewayId, dev.brandId, rec.sms_time, WINDOW_MINUTES, parsed.trxId],
+    [[parsed.gatewayId], dev.brandId, rec.sms_time, WINDOW_MINUTES, parsed.trxId, parsed.amount],
   );
   const own = candidates.rows.filter((c) => Number(c.brand_id) === dev.brandId);
   const result = chooseMatch({
