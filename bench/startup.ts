@@ -7,6 +7,7 @@ import type { Benchmark } from './lib/benchmark.ts';
 import { freePort } from './lib/database.ts';
 import { rssMb, round1, startChild } from './lib/processes.ts';
 import { machine, ratio, type Row } from './lib/report.ts';
+import { startScriptNodeOptions } from './lib/servers.ts';
 
 /**
  * Start time of `npm start` on the embedded database: spawn server/main.ts
@@ -22,6 +23,7 @@ async function timeToReady(dataDir: string): Promise<{ ms: number; rssMb: number
   const started = performance.now();
   const child = startChild('server/main.ts', 'server/main.ts', {
     env: { DATA_DIR: dataDir, PORT: String(port), EMBEDDED_DB_PORT: String(await freePort()), LOG_LEVEL: 'info', DATABASE_URL: '' },
+    execArgv: startScriptNodeOptions(),
   });
   const until = Date.now() + 120_000;
   for (;;) {

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { benchDir } from './processes.ts';
+import { startScriptNodeOptions } from './servers.ts';
 
 export interface Machine {
   nproc: number;
@@ -11,6 +12,8 @@ export interface Machine {
   platform: string;
   /** 1, 5 and 15 minute load averages when the benchmark started: others may share this machine. */
   loadAverageAtStart: number[];
+  /** Node options our server ran with (those of `npm start`, plus BENCH_OURS_ENV's NODE_OPTIONS if set). */
+  ourNodeOptions: string[];
 }
 
 export function machine(): Machine {
@@ -21,6 +24,7 @@ export function machine(): Machine {
     node: process.version,
     platform: `${os.platform()} ${os.release()} ${os.arch()}`,
     loadAverageAtStart: os.loadavg().map((l) => Math.round(l * 100) / 100),
+    ourNodeOptions: [...startScriptNodeOptions(), ...(process.env.BENCH_OURS_ENV ? [(JSON.parse(process.env.BENCH_OURS_ENV) as Record<string, string>).NODE_OPTIONS ?? ''] : [])].filter(Boolean),
   };
 }
 

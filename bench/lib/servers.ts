@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { benchDir, startChild, type BenchChild } from './processes.ts';
+import { benchDir, repoRoot, startChild, type BenchChild } from './processes.ts';
 import type { BenchSecrets } from './secrets.ts';
 
 export interface RunningServer {
@@ -44,6 +44,24 @@ export function profileDir(): string {
   return dir;
 }
 
+/**
+ * The Node options `npm start` gives the service (package.json's start script),
+ * less the `--import` preload: our server runs with the same heap settings as
+ * in production, whatever they are when the benchmark runs.
+ */
+export function startScriptNodeOptions(): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  const words = (pkg.scripts?.start ?? '').split(/\s+/).filter(Boolean);
+  const flags: string[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    if (!w.startsWith('--')) break;
+    if (w === '--import' || w === '-r' || w === '--require') i++;
+    else if (!w.startsWith('--import=')) flags.push(w);
+  }
+  return flags;
+}
+
 export async function startOurs(databaseUrl: string, secrets: BenchSecrets, opts: { profile?: boolean; env?: Record<string, string>; label?: string } = {}): Promise<RunningServer> {
   const child = startChild('ours', 'bench/servers/ours.ts', {
     env: {
@@ -60,7 +78,10 @@ export async function startOurs(databaseUrl: string, secrets: BenchSecrets, opts
       // Experiments: extra settings for our server only, e.g. BENCH_OURS_ENV='{"RATE_LIMIT_ENABLED":"false"}'.
       ...(process.env.BENCH_OURS_ENV ? (JSON.parse(process.env.BENCH_OURS_ENV) as Record<string, string>) : {}),
     },
-    execArgv: opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir()}`, `--cpu-prof-name=${opts.label ?? 'ours'}-${Date.now()}.cpuprofile`] : [],
+    execArgv: [
+      ...startScriptNodeOptions(),
+      ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir()}`, `--cpu-prof-name=${opts.label ?? 'ours'}-${Date.now()}.cpuprofile`] : []),
+    ],
   });
   const { port } = await child.message<{ port: number }>('ready', 120_000);
   return { name: 'ours', url: `http://127.0.0.1:${port}`, child };

@@ -38,7 +38,7 @@ describe('bench/run.ts --quick', () => {
     expect(report.machine.nproc).toBeGreaterThan(0);
     expect(report.machine.node).toMatch(/^v24\./);
     expect(report.postgres).toMatch(/^\d+\.\d+/);
-    expect(report.settings).toMatchObject({ connections: 64, durationSeconds: 1, brands: 10, payments: 2000, customers: 2000 });
+    expect(report.settings).toMatchObject({ connections: 64, durationSeconds: 1, brands: 10, payments: 2000, customers: 2000, pacedRate: 300 });
     expect(report.rows.map((r: { metric: string }) => r.metric)).toEqual([
       'GET /payments/{id} throughput (req/s)',
       'GET /payments/{id} p50 (ms)',
@@ -50,6 +50,14 @@ describe('bench/run.ts --quick', () => {
       'GET /customers/{identifier} p99 (ms)',
       'GET /customers/{identifier} failed requests',
       'GET /customers/{identifier} server RSS max (MB)',
+      'GET /payments/{id} at 300/s throughput (req/s)',
+      'GET /payments/{id} at 300/s p50 (ms)',
+      'GET /payments/{id} at 300/s p99 (ms)',
+      'GET /payments/{id} at 300/s failed requests',
+      'GET /customers/{identifier} at 300/s throughput (req/s)',
+      'GET /customers/{identifier} at 300/s p50 (ms)',
+      'GET /customers/{identifier} at 300/s p99 (ms)',
+      'GET /customers/{identifier} at 300/s failed requests',
     ]);
     for (const row of report.rows) {
       expect(typeof row.ours, row.metric).toBe('number');
@@ -57,7 +65,7 @@ describe('bench/run.ts --quick', () => {
     }
     // Every answer either server gave under load was the expected 200.
     for (const side of ['ours', 'baseline'] as const) {
-      for (const scenario of ['payments', 'customers'] as const) {
+      for (const scenario of ['payments', 'customers', 'paymentsPaced', 'customersPaced'] as const) {
         const figures = report.details[scenario][side];
         expect(figures.failures, `${scenario} ${side}`).toBe(0);
         expect(figures.rssMaxMb, `${scenario} ${side}`).toBeGreaterThan(10);
