@@ -4,6 +4,7 @@ import { enqueueOutboundSms } from '../../server/domain/outbound-sms/service.ts'
 import { SWEEP_OUTBOUND_SMS_QUEUE } from '../../server/domain/outbound-sms/sweep-outbound-sms.job.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { pairDevice } from '../support/device.ts';
+import { waitFor } from '../support/wait.ts';
 
 let t: TestContext;
 
@@ -11,15 +12,6 @@ beforeAll(async () => {
   t = await startTestServer({ WORKERS_ENABLED: 'true' });
 });
 afterAll(() => t?.close());
-
-async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (done(v) || Date.now() > until) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('device background jobs run through the job queue', () => {
   it('both sweeps are scheduled every minute', async () => {

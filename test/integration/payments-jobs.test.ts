@@ -4,6 +4,7 @@ import { createPayment, seedGateway, seedTransaction } from '../support/seed.ts'
 import { EXPIRE_INTENTS_QUEUE } from '../../server/domain/payments/expire-intents.job.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { PURGE_IDEMPOTENCY_KEYS_QUEUE } from '../../server/domain/idempotency/purge-idempotency-keys.job.ts';
+import { waitFor } from '../support/wait.ts';
 
 let t: TestContext;
 let apiKey: string;
@@ -15,15 +16,6 @@ beforeAll(async () => {
   bkash = await seedGateway(t, 'bkash');
 });
 afterAll(() => t?.close());
-
-async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (done(v) || Date.now() > until) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('payment background jobs run through the job queue', () => {
   it('intent expiry runs every minute, the idempotency purge hourly', async () => {

@@ -4,6 +4,7 @@ import { seedGateway } from '../support/seed.ts';
 import { startPublicTestServer, type PublicProxy } from '../e2e/support/public-proxy.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { ensureSandboxGateway, SANDBOX_GATEWAY_CODE } from '../../server/domain/sandbox/gateway.ts';
+import { waitFor } from '../support/wait.ts';
 
 /**
  * The sandbox gateway end to end over HTTP, with real job workers: the customer
@@ -28,15 +29,6 @@ beforeAll(async () => {
   sandbox = await seedGateway(t, 'sandbox');
 });
 afterAll(() => t?.close());
-
-async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (done(v) || Date.now() > until) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A payment on the sandbox: its id, trx id and the sandbox page path. */
 async function startSandboxPayment(gateway = sandbox.code): Promise<{ paymentId: string; trxId: string; payPath: string }> {
