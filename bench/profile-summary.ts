@@ -5,7 +5,9 @@ import { repoRoot } from './lib/processes.ts';
 /**
  * Summarises a `.cpuprofile` written by `node --cpu-prof` (bench/run.ts
  * --profile): self time by package or source file, and the heaviest functions.
- * Usage: node bench/profile-summary.ts <file.cpuprofile> [top=25]
+ * Usage: node bench/profile-summary.ts <file.cpuprofile> [top=25] [functionName...]
+ * (each named function's inclusive time: e.g. validateResponse for ts-rest's
+ * response validation, redact for the logger's redaction).
  */
 interface Node {
   id: number;
@@ -18,9 +20,9 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const [file, topArg] = process.argv.slice(2);
+const [file, topArg, ...fnNames] = process.argv.slice(2);
 if (!file) {
-  console.error('usage: node bench/profile-summary.ts <file.cpuprofile> [top]');
+  console.error('usage: node bench/profile-summary.ts <file.cpuprofile> [top] [function names: inclusive time of each]');
   process.exit(2);
 }
 const top = Number(topArg ?? 25);
@@ -76,3 +78,19 @@ console.log(`${path.basename(file)}: ${(total / 1e6).toFixed(1)} s sampled`);
 print('Self time by area', areas);
 print('Self time by function', fns);
 print('Inclusive time by area (callers included)', inclusive);
+
+if (fnNames.length) {
+  console.log('\nInclusive time of named functions (callees included, counted once per sample)');
+  for (const name of fnNames) {
+    let us = 0;
+    for (const [id, t] of selfUs) {
+      for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+        if (byId.get(cur)!.callFrame.functionName === name) {
+          us += t;
+          break;
+        }
+      }
+    }
+    console.log(`${pct(us)}  ${name}`);
+  }
+}

@@ -12,6 +12,7 @@ import { round1, sampleRss, startChild, type BenchChild, type RssSample } from '
 import { ratio, type Row } from './lib/report.ts';
 import { seedBrands, seedWebhookEndpoint, withPool, type SeededBrand } from './lib/seed.ts';
 import { startOurs } from './lib/servers.ts';
+import { heapOf } from './lib/compare.ts';
 
 /**
  * Webhook delivery. Throughput: a backlog of `payment.completed` deliveries
@@ -216,6 +217,7 @@ export const webhooks: Benchmark = {
       const ours = await startOurs(db.url, secrets, { profile: opts.profile, label: 'webhooks', env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
       defer(() => ours.child.stop());
       const oursDrain = await drain(receiver, sql, oursIds, ours.child.pid, Math.max(60_000, backlog * 20));
+      const oursHeap = await heapOf(ours);
       const oursStatements = await statementsPerDelivery(stats, backlog, 'ours');
       await new Promise((r) => setTimeout(r, 2000));
       let n = backlog;
@@ -275,7 +277,7 @@ export const webhooks: Benchmark = {
       return {
         rows,
         settings: { brands: brands.length, backlog, latencySamples: samples, webhookSettings: { ...(await readWebhookSettings(db.orm.em.fork())) } },
-        details: { oursDrain, baseDrain, oursStatements, baseStatements, oursLatencyMs: oursLatency.map(round1), baselineLatencyMs: baseLatency.map(round1) },
+        details: { oursDrain, oursHeap, baseDrain, oursStatements, baseStatements, oursLatencyMs: oursLatency.map(round1), baselineLatencyMs: baseLatency.map(round1) },
       };
     }),
 };

@@ -71,6 +71,7 @@ export async function compareUnderLoad(
         console.log(`  ${s.name}: ${round2(total)} statements per request, ${all.reduce((a, q) => a + q.totalMs, 0)} ms executing in PostgreSQL`);
         for (const q of load.statementsPerRequest.filter((x) => x.perRequest >= 0.05)) console.log(`    ${q.perRequest.toFixed(2).padStart(6)} ${String(q.totalMs).padStart(7)} ms  ${q.query}`);
       }
+      if (s.name === 'ours') (load as MeasuredLoad & { memory?: unknown }).memory = await heapOf(s);
       measured[s.name].push(load);
       await settle();
     }
@@ -128,4 +129,14 @@ export async function assertSameAnswers(servers: { ours: RunningServer; baseline
       throw new Error(`ours and the baseline answer ${s.path} differently:\nours     ${JSON.stringify(a)}\nbaseline ${JSON.stringify(b)}`);
     }
   }
+}
+
+/**
+ * Our server's heap by V8 space right after a run (bench/servers/ours.ts answers over IPC): where its resident
+ * set goes. BENCH_HEAP_AFTER_GC=1 (with --expose-gc in BENCH_OURS_ENV's NODE_OPTIONS) collects first.
+ */
+export async function heapOf(server: RunningServer): Promise<Record<string, unknown> | null> {
+  if (server.name !== 'ours') return null;
+  server.child.send({ type: 'memory', collect: process.env.BENCH_HEAP_AFTER_GC === '1' });
+  return server.child.message<Record<string, unknown>>('memory', 10_000).catch(() => null);
 }

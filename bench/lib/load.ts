@@ -18,7 +18,7 @@ export interface LoadPlan {
   connections: number;
   durationSeconds: number;
   targetsFile: string;
-  /** Requests per second over all connections; unset: each connection sends its next request as soon as the answer arrives. */
+  /** Requests per second, sent at a steady pace (open loop) over at most `connections`; unset: closed loop, as fast as answers come. */
   rate?: number;
 }
 

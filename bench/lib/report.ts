@@ -12,7 +12,7 @@ export interface Machine {
   platform: string;
   /** 1, 5 and 15 minute load averages when the benchmark started: others may share this machine. */
   loadAverageAtStart: number[];
-  /** Node options our server ran with (those of `npm start`, plus BENCH_OURS_ENV's NODE_OPTIONS if set). */
+  /** Node options our server ran with (those of `npm start`, plus BENCH_OURS_NODE_FLAGS and BENCH_OURS_ENV's NODE_OPTIONS if set). */
   ourNodeOptions: string[];
 }
 
@@ -24,7 +24,11 @@ export function machine(): Machine {
     node: process.version,
     platform: `${os.platform()} ${os.release()} ${os.arch()}`,
     loadAverageAtStart: os.loadavg().map((l) => Math.round(l * 100) / 100),
-    ourNodeOptions: [...startScriptNodeOptions(), ...(process.env.BENCH_OURS_ENV ? [(JSON.parse(process.env.BENCH_OURS_ENV) as Record<string, string>).NODE_OPTIONS ?? ''] : [])].filter(Boolean),
+    ourNodeOptions: [
+      ...startScriptNodeOptions(),
+      ...(process.env.BENCH_OURS_NODE_FLAGS?.split(/\s+/) ?? []),
+      ...(process.env.BENCH_OURS_ENV ? [(JSON.parse(process.env.BENCH_OURS_ENV) as Record<string, string>).NODE_OPTIONS ?? ''] : []),
+    ].filter(Boolean),
   };
 }
 

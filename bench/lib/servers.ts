@@ -80,6 +80,8 @@ export async function startOurs(databaseUrl: string, secrets: BenchSecrets, opts
     },
     execArgv: [
       ...startScriptNodeOptions(),
+      // Experiments: Node/V8 flags NODE_OPTIONS does not accept, e.g. BENCH_OURS_NODE_FLAGS='--heap-growing-percent=50'.
+      ...(process.env.BENCH_OURS_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []),
       ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir()}`, `--cpu-prof-name=${opts.label ?? 'ours'}-${Date.now()}.cpuprofile`] : []),
     ],
   });

@@ -19,8 +19,11 @@ const server = app.listen(0, '127.0.0.1', () => {
 });
 
 // Where the memory is, on request (bench diagnostics): the process totals and V8's heap spaces.
-process.on('message', (msg: { type?: string }) => {
+process.on('message', (msg: { type?: string; collect?: boolean }) => {
   if (msg?.type !== 'memory') return;
+  // With --expose-gc (diagnostics): collect first, so heapUsed is what is retained, not garbage.
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (msg.collect && gc) gc();
   const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, Math.round(s.space_size / 2 ** 20)]));
   const mb = (n: number) => Math.round(n / 2 ** 20);
   const m = process.memoryUsage();

@@ -29,7 +29,6 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     timeout?: number;
-    overallRate?: number;
     requests?: RequestSpec[];
   }
   function autocannon(opts: Options): Promise<AutocannonResult>;
