@@ -5,6 +5,7 @@ import type { AppDeps } from './deps.ts';
 import { requestId } from './http/request-id.ts';
 import { jsonBody } from './http/body.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
+import { groupedApiKeyLookup } from './domain/brands/service.ts';
 import { adminAuthenticator, authMiddleware, merchantAuthenticator } from './http/auth.ts';
 import { deviceAuthenticator } from './http/device-auth.ts';
 import { deviceTokenKeys } from './domain/devices/tokens.ts';
@@ -58,7 +59,7 @@ export function createApp(deps: AppDeps): Express {
       // route's response bodies, which is `never` as soon as two routes answer
       // different statuses (200 vs 201); this middleware never writes a body.
       authMiddleware({
-        merchant: merchantAuthenticator,
+        merchant: merchantAuthenticator(groupedApiKeyLookup(() => deps.orm.em.fork())),
         admin: adminAuthenticator(deps.secrets.adminToken),
         device: deviceAuthenticator(deviceTokenKeys(deps.secrets)),
       }) as never,

@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import type { AuthKind, RouteMeta } from '../../contract/common/meta.ts';
 import { AppError } from '../../contract/common/errors.ts';
 import { timingSafeEqualString } from '../infra/crypto/tokens.ts';
-import { authenticateApiKey } from '../domain/brands/service.ts';
+import type { ApiKeyPrincipal } from '../domain/brands/service.ts';
 import type { Principal } from './context.ts';
 
 /** Checks one kind of credential; returns the principal or throws AppError. */
@@ -17,12 +17,15 @@ export function bearerToken(req: Request): string | null {
 
 const unauthorized = () => new AppError('UNAUTHORIZED');
 
-export const merchantAuthenticator: Authenticator = async (req, token) => {
-  if (!token) throw unauthorized();
-  const found = await authenticateApiKey(req.em, token);
-  if (!found) throw unauthorized();
-  return { kind: 'merchant', ...found };
-};
+/** `lookup`: domain/brands/service.ts `groupedApiKeyLookup`. */
+export function merchantAuthenticator(lookup: (presented: string) => Promise<ApiKeyPrincipal | null>): Authenticator {
+  return async (_req, token) => {
+    if (!token) throw unauthorized();
+    const found = await lookup(token);
+    if (!found) throw unauthorized();
+    return { kind: 'merchant', ...found };
+  };
+}
 
 export function adminAuthenticator(adminToken: string): Authenticator {
   return async (_req, token) => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { groupedApiKeyLookup } from '../../server/domain/brands/service.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 
 let t: TestContext;
@@ -100,6 +101,33 @@ describe('merchant API key authentication', () => {
     expect((await t.request('GET', '/api/v1/brand', { token: key })).status).toBe(200);
     await t.sql('UPDATE api_keys SET revoked_at = now() WHERE brand_id = $1', [brandId]);
     expectEnvelope(await t.request('GET', '/api/v1/brand', { token: key }), 401, 'UNAUTHORIZED');
+  });
+
+  it('concurrent lookups share statements and each gets its own answer (no cache: a revocation is seen at once)', async () => {
+    const brands = await Promise.all(Array.from({ length: 6 }, (_, i) => t.createBrand(`Grouped ${i}`)));
+    const [revoked, disabled] = brands;
+    await t.sql('UPDATE api_keys SET revoked_at = now() WHERE brand_id = $1', [revoked!.brandId]);
+    await t.sql("UPDATE brands SET status = 'disabled' WHERE id = $1", [disabled!.brandId]);
+    let statements = 0;
+    const lookup = groupedApiKeyLookup(() => {
+      statements++;
+      return t.runtime.deps.orm.em.fork();
+    });
+    const presented = [...brands.map((b) => b.apiKey), `pk_live_${'B'.repeat(40)}`, 'junk'];
+    const calls = Array.from({ length: 8 }, () => presented).flat();
+    const answers = await Promise.all(calls.map((k) => lookup(k)));
+    expect(statements).toBeGreaterThan(0);
+    expect(statements).toBeLessThan(calls.length / 4);
+    answers.forEach((a, i) => {
+      const b = brands.find((x) => x.apiKey === calls[i]);
+      if (!b || b === revoked || b === disabled) expect(a).toBeNull();
+      else expect(a).toEqual({ brandId: b.brandId, apiKeyId: expect.any(Number) });
+    });
+    // Revoked after being looked up: the very next lookup refuses it.
+    const live = brands[2]!;
+    expect(await lookup(live.apiKey)).not.toBeNull();
+    await t.sql('UPDATE api_keys SET revoked_at = now() WHERE brand_id = $1', [live.brandId]);
+    expect(await lookup(live.apiKey)).toBeNull();
   });
 
   it('stores only the hash of the key', async () => {

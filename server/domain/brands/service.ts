@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { generateApiKey, hashApiKey, looksLikeApiKey, type ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { AppError } from '../../../contract/common/errors.ts';
+import { grouped } from '../../infra/database/grouped.ts';
 import { ApiKey, Brand, type ApiKeyEntity, type BrandEntity } from './entities.ts';
 
 export async function createBrand(em: EntityManager, input: { name: string; timezone?: string }): Promise<BrandEntity> {
@@ -43,29 +44,74 @@ export async function revokeApiKey(em: EntityManager, brandId: number, apiKeyId:
  */
 export const API_KEY_LAST_USED_RESOLUTION_SECONDS = 60;
 
+export interface ApiKeyPrincipal {
+  brandId: number;
+  apiKeyId: number;
+}
+
+interface KeyRow {
+  key_hash: string;
+  id: string | number;
+  brand_id: string | number;
+  stale: boolean;
+}
+
 /**
- * Resolves a presented key to its brand. The lookup is by SHA-256 of the key
- * through a unique index: the database compares digests, never the secret, so
- * response time does not depend on how many leading characters were right.
- * Refreshes a stale `last_used_at` with a separate conditional UPDATE: folding
- * it into the lookup (a data-modifying CTE) measured 1.7 to 2.9 times the plain
- * SELECT's median on every call, not only on the once-a-minute ones that write.
+ * Resolves presented keys (by their SHA-256, see `hashApiKey`) to their brands in
+ * one statement; the answer has one entry per hash, null when the key is unknown,
+ * revoked or its brand is not active. The lookup goes through a unique index: the
+ * database compares digests, never the secret, so response time does not depend
+ * on how many leading characters were right.
+ *
+ * Refreshes stale `last_used_at` values with a separate conditional UPDATE:
+ * folding it into the lookup (a data-modifying CTE) measured 1.7 to 2.9 times the
+ * plain SELECT's median on every call, not only on the once-a-minute ones that write.
  */
-export async function authenticateApiKey(em: EntityManager, presented: string): Promise<{ brandId: number; apiKeyId: number } | null> {
-  if (!looksLikeApiKey(presented)) return null;
-  const rows = await em.execute<Array<{ id: string | number; brand_id: string | number; stale: boolean }>>(
-    `SELECT k.id, k.brand_id, (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => ?)) AS stale
+export async function authenticateApiKeyHashes(em: EntityManager, hashes: readonly string[]): Promise<Array<ApiKeyPrincipal | null>> {
+  // Only SHA-256 hex digests: they go into an array literal below.
+  const distinct = [...new Set(hashes)].filter((h) => /^[0-9a-f]{64}$/.test(h));
+  if (distinct.length === 0) return hashes.map(() => null);
+  const rows = await em.execute<KeyRow[]>(
+    `SELECT k.key_hash, k.id, k.brand_id, (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => ?)) AS stale
        FROM api_keys k JOIN brands b ON b.id = k.brand_id
-      WHERE k.key_hash = ? AND k.revoked_at IS NULL AND b.status = 'active'`,
-    [API_KEY_LAST_USED_RESOLUTION_SECONDS, hashApiKey(presented)],
+      WHERE k.key_hash = ANY(?::varchar[]) AND k.revoked_at IS NULL AND b.status = 'active'`,
+    // Bound as one array literal (MikroORM expands a JS array into a list); hex digests need no quoting.
+    [API_KEY_LAST_USED_RESOLUTION_SECONDS, `{${distinct.join(',')}}`],
   );
-  if (rows[0]?.stale) {
+  const stale = rows.filter((r) => r.stale).map((r) => Number(r.id));
+  if (stale.length) {
     // Conditional: of many calls racing past the minute mark, one writes.
     await em.execute(
-      'UPDATE api_keys SET last_used_at = now() WHERE id = ? AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ?))',
-      [rows[0].id, API_KEY_LAST_USED_RESOLUTION_SECONDS],
+      'UPDATE api_keys SET last_used_at = now() WHERE id = ANY(?::bigint[]) AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ?))',
+      [`{${stale.join(',')}}`, API_KEY_LAST_USED_RESOLUTION_SECONDS],
     );
   }
-  const row = rows[0];
-  return row ? { brandId: Number(row.brand_id), apiKeyId: Number(row.id) } : null;
+  const byHash = new Map(rows.map((r) => [r.key_hash, { brandId: Number(r.brand_id), apiKeyId: Number(r.id) }]));
+  return hashes.map((h) => byHash.get(h) ?? null);
+}
+
+/** One key; see `authenticateApiKeyHashes`. */
+export async function authenticateApiKey(em: EntityManager, presented: string): Promise<ApiKeyPrincipal | null> {
+  if (!looksLikeApiKey(presented)) return null;
+  return (await authenticateApiKeyHashes(em, [hashApiKey(presented)]))[0]!;
+}
+
+/** Most keys one grouped lookup resolves (bounds its parameter). */
+const MAX_LOOKUP_GROUP = 500;
+
+/**
+ * API-key lookups of concurrent requests, grouped (infra/database/grouped.ts):
+ * requests arriving while a lookup is in flight are resolved together in the
+ * next statement. When idle a request is looked up at once.
+ *
+ * Why grouped and not cached: the lookup was one of a merchant read's three
+ * round trips (BENCHMARKS.md). A cache would save it too, but a revoked key or a
+ * disabled brand would then stay accepted somewhere until every process heard
+ * of it. Here each request is still checked by a statement that starts after the
+ * request arrived, so a revocation committed before a request is seen by it in
+ * every process, as without grouping; only the round trips are shared.
+ */
+export function groupedApiKeyLookup(em: () => EntityManager): (presented: string) => Promise<ApiKeyPrincipal | null> {
+  const lookup = grouped((hashes: string[]) => authenticateApiKeyHashes(em(), hashes), { maxBatch: MAX_LOOKUP_GROUP });
+  return async (presented) => (looksLikeApiKey(presented) ? lookup(hashApiKey(presented)) : null);
 }
