@@ -73,6 +73,33 @@ describe('POST /api/v1/payments', () => {
     }
   });
 
+  it('concurrent creates (keyed and not) share their configuration reads; a change before a request is seen by it', async () => {
+    const burst = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        t.request('POST', '/api/v1/payments', {
+          token: apiKey,
+          body: { amount: `${100 + i}.00`, currency: 'BDT' },
+          headers: i % 2 ? { 'idempotency-key': `burst-${i}-${Date.now()}` } : {},
+        }),
+      ),
+    );
+    expect(burst.map((r) => r.status)).toEqual(Array(30).fill(201));
+    const ttls = await t.sql<{ ttl: number }>(
+      'SELECT extract(epoch FROM expires_at - created_at)::int AS ttl FROM payment_intents WHERE uuid = ANY($1::uuid[])',
+      [burst.map((r) => r.body.data.payment_id)],
+    );
+    expect(ttls.map((r) => r.ttl)).toEqual(Array(30).fill(3600));
+    // No cache: lowered right before the next request, the maximum applies to it.
+    await t.sql('UPDATE gateways SET max_amount = 50 WHERE id = $1', [bkash.id]);
+    try {
+      const refused = await t.request('POST', '/api/v1/payments', { token: apiKey, body: { amount: '100.00', currency: 'BDT' }, headers: { 'idempotency-key': `after-${Date.now()}` } });
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors[0]).toMatchObject({ code: 'AMOUNT_EXCEEDS_MAXIMUM', field: 'amount' });
+    } finally {
+      await t.sql('UPDATE gateways SET max_amount = $2 WHERE id = $1', [bkash.id, bkash.maxAmount]);
+    }
+  });
+
   it('takes an absolute expires_at', async () => {
     const at = new Date(Date.now() + 2 * 3600_000);
     at.setMilliseconds(0);

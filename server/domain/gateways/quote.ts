@@ -52,7 +52,11 @@ export function quoteGateway(gateway: GatewayView, amount: string, currency: str
 
 /** Quotes for every enabled gateway, in display order (what the checkout page shows). */
 export async function quoteGateways(em: EntityManager, amount: string, currency: string): Promise<GatewayQuote[]> {
-  const gateways = await listGateways(em, { enabledOnly: true });
+  return quoteGatewaysOf(em, await listGateways(em, { enabledOnly: true }), amount, currency);
+}
+
+/** Quotes for these gateways (already loaded: `listGateways(em, { enabledOnly: true })`); reads exchange rates only when a conversion is needed. */
+export async function quoteGatewaysOf(em: EntityManager, gateways: readonly GatewayView[], amount: string, currency: string): Promise<GatewayQuote[]> {
   const rates = await loadRates(em, currency, [...new Set(gateways.map((g) => chargeCurrency(g, currency)))]);
   return gateways.map((g) => quoteGateway(g, amount, currency, rates));
 }

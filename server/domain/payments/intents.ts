@@ -5,7 +5,9 @@ import type { PaymentCreatedResource } from '../../../contract/merchant/payments
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { findOrCreateCustomer, type CustomerInput } from '../customers/service.ts';
-import { intentRefusal, quoteGateways } from '../gateways/quote.ts';
+import { grouped } from '../../infra/database/grouped.ts';
+import { intentRefusal, quoteGatewaysOf } from '../gateways/quote.ts';
+import { listGateways, type GatewayView } from '../gateways/service.ts';
 import { getSetting } from '../settings/service.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES } from './entities.ts';
@@ -32,11 +34,43 @@ export function checkoutUrl(publicBaseUrl: string, paymentId: string): string {
   return `${publicBaseUrl.replace(/\/+$/, '')}/checkout/${paymentId}`;
 }
 
+/** The configuration every intent creation reads: the enabled gateways and the default expiry. */
+export interface IntentConfig {
+  gateways: readonly GatewayView[];
+  expiryMinutes: number;
+}
+
+export async function loadIntentConfig(em: EntityManager): Promise<IntentConfig> {
+  return { gateways: await listGateways(em, { enabledOnly: true }), expiryMinutes: await getSetting(em, 'intent_expiry_minutes') };
+}
+
+/**
+ * `loadIntentConfig` for concurrent creates, grouped (infra/database/grouped.ts):
+ * creates arriving while a read is in flight share the next one, which runs on
+ * the transaction of the first of them. When idle a create reads at once.
+ *
+ * Why: these were two of a keyed create's nine round trips (BENCHMARKS.md). Not a
+ * cache: each create still reads with a statement that starts after it arrived,
+ * so a gateway disabled or a setting changed before a request is seen by it, in
+ * every process. Running it on one waiting create's transaction gives the others
+ * the same answer they would read themselves (read committed: each statement
+ * takes its own snapshot, and a create writes neither gateways nor settings
+ * before this read) and needs no extra pool connection: a read on a connection
+ * of its own could wait for the pool while every connection is held by a
+ * transaction waiting for that read.
+ */
+export function groupedIntentConfig(): (tx: EntityManager) => Promise<IntentConfig> {
+  return grouped(async (txs: EntityManager[]) => {
+    const config = await loadIntentConfig(txs[0]!);
+    return txs.map(() => config);
+  }, { maxBatch: 1000 });
+}
+
 /**
  * An absolute expiry, or seconds from the database's `now()` (so `expires_at -
  * created_at` is exactly the requested lifetime).
  */
-async function resolveExpiry(em: EntityManager, input: CreateIntentInput, now: Date): Promise<{ at: Date | null; seconds: number | null }> {
+function resolveExpiry(config: IntentConfig, input: CreateIntentInput, now: Date): { at: Date | null; seconds: number | null } {
   if (input.expiresAt) {
     const ahead = (input.expiresAt.getTime() - now.getTime()) / 1000;
     if (ahead < MIN_EXPIRY_SECONDS || ahead > MAX_EXPIRY_SECONDS) {
@@ -44,12 +78,12 @@ async function resolveExpiry(em: EntityManager, input: CreateIntentInput, now: D
     }
     return { at: input.expiresAt, seconds: null };
   }
-  return { at: null, seconds: input.expiresIn ?? (await getSetting(em, 'intent_expiry_minutes')) * 60 };
+  return { at: null, seconds: input.expiresIn ?? config.expiryMinutes * 60 };
 }
 
 /** Refuses an intent no enabled gateway could ever take, with the spec's messages. */
-async function checkSomeGatewayTakes(em: EntityManager, amount: string, currency: string): Promise<void> {
-  const refusal = intentRefusal(await quoteGateways(em, amount, currency));
+async function checkSomeGatewayTakes(em: EntityManager, config: IntentConfig, amount: string, currency: string): Promise<void> {
+  const refusal = intentRefusal(await quoteGatewaysOf(em, config.gateways, amount, currency));
   if (refusal === 'AMOUNT_EXCEEDS_MAXIMUM') throw new AppError('AMOUNT_EXCEEDS_MAXIMUM', AMOUNT_MAXIMUM_MESSAGE, { field: 'amount' });
   if (refusal === 'AMOUNT_BELOW_MINIMUM') {
     throw new AppError('AMOUNT_BELOW_MINIMUM', `${errorRegistry.AMOUNT_BELOW_MINIMUM.message} of every gateway that takes ${currency}`, { field: 'amount' });
@@ -74,12 +108,13 @@ export async function createIntent(
   keys: PersonalDataKeys,
   brandId: number,
   input: CreateIntentInput,
-  opts: { publicBaseUrl: string; now?: Date },
+  opts: { publicBaseUrl: string; now?: Date; config?: (tx: EntityManager) => Promise<IntentConfig> },
 ): Promise<PaymentCreatedResource> {
   const now = opts.now ?? new Date();
   return em.transactional(async (tx) => {
-    await checkSomeGatewayTakes(tx, input.amount, input.currency);
-    const expiry = await resolveExpiry(tx, input, now);
+    const config = await (opts.config ?? loadIntentConfig)(tx);
+    await checkSomeGatewayTakes(tx, config, input.amount, input.currency);
+    const expiry = resolveExpiry(config, input, now);
     const customer = input.customer ? await findOrCreateCustomer(tx, keys, brandId, input.customer) : null;
     const rows = await tx.execute<Array<{ uuid: string; amount: string; metadata: Record<string, unknown>; created_at: string; expires_at: string }>>(
       `INSERT INTO payment_intents (uuid, brand_id, amount, currency, reference, customer_id, metadata, success_url, cancel_url, expires_at)

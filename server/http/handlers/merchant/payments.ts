@@ -1,13 +1,14 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
-import { createIntent } from '../../../domain/payments/intents.ts';
+import { createIntent, groupedIntentConfig } from '../../../domain/payments/intents.ts';
 import { getPaymentView } from '../../../domain/payments/view.ts';
 import { merchantOf } from '../../context.ts';
 
 const s = initServer();
 
 export function merchantPaymentHandlers(deps: AppDeps) {
+  const intentConfig = groupedIntentConfig();
   return s.router(contract.merchant.payments, {
     create: async ({ req, body }) => {
       const created = await createIntent(
@@ -25,7 +26,7 @@ export function merchantPaymentHandlers(deps: AppDeps) {
           successUrl: body.success_url,
           cancelUrl: body.cancel_url,
         },
-        { publicBaseUrl: deps.config.PUBLIC_BASE_URL },
+        { publicBaseUrl: deps.config.PUBLIC_BASE_URL, config: intentConfig },
       );
       return { status: 201, body: { success: true, data: created } };
     },
