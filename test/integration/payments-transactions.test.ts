@@ -6,10 +6,12 @@ import { updateGateway } from '../../server/domain/gateways/service.ts';
 import {
   completeTransaction,
   failTransaction,
+  getTransaction,
   startTransaction,
   submitGatewayTrxId,
 } from '../../server/domain/payments/transactions.ts';
 import { expireDueIntents, expireIntent } from '../../server/domain/payments/intents.ts';
+import { paymentEventData } from '../../server/domain/payments/view.ts';
 import { AppError } from '../../contract/common/errors.ts';
 
 /**
@@ -251,6 +253,21 @@ describe('transitions and their events', () => {
     const done = await seedTransaction(t, { apiKey, gateway: bkash, status: 'completed' });
     await rejects(failTransaction(em(), done.transaction.id, { reason: 'late' }), 'INVALID_STATE');
     await rejects(completeTransaction(em(), 987654321, { source: 'admin' }), 'TRANSACTION_NOT_FOUND');
+  });
+
+  it('the payment.completed event is the payment as it reads after the completion, also converted and after a failed attempt', async () => {
+    await seedRate(t, 'USD', 'BDT', '109.5');
+    const p = await createPayment(t, apiKey, { amount: '3.00', currency: 'USD', metadata: { order: 'E-1', n: 2 } });
+    // A failed attempt first: the event shows the intent's latest transaction.
+    const failed = await startTransaction(em(), keys(), { paymentId: p.payment_id, gatewayCode: bkash.code, gatewayTrxId: null });
+    await failTransaction(em(), failed.id, { reason: 'wrong number' });
+    const tx = await startTransaction(em(), keys(), { paymentId: p.payment_id, gatewayCode: bkash.code, gatewayTrxId: null });
+    const done = await completeTransaction(em(), tx.id, { source: 'sms', gatewayTrxId: 'EVTVIEW01' });
+    const [evt] = await events('payment.completed', tx.trxId);
+    const expected = await em().transactional((e) => paymentEventData(e, tx.intentId));
+    expect(evt.data).toEqual(JSON.parse(JSON.stringify(expected)));
+    expect(evt.data).toMatchObject({ exchange_rate: '109.5', gateway_trx_id: 'EVTVIEW01', status: 'completed', metadata: { order: 'E-1', n: 2 } });
+    expect(done.transaction).toEqual(await getTransaction(em(), tx.id));
   });
 
   it('a failing event write rolls the state change back (both or neither)', async () => {

@@ -10,7 +10,7 @@ import { recordEvent } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES, type TransactionStatus } from './entities.ts';
 import { loadIntent } from './intents.ts';
 import { pgDate, pgDateOrNull } from './pg.ts';
-import { paymentEventData, trimDecimal } from './view.ts';
+import { paymentEventData, paymentEventDataOf, trimDecimal, type PaymentRow } from './view.ts';
 
 /** A transaction as services hand it to each other (camelCase, money as strings). */
 export interface TransactionRecord {
@@ -278,35 +278,98 @@ export async function completeTransaction(
 ): Promise<TransactionChange> {
   const claimed = opts.gatewayTrxId ? cleanGatewayTrxId(opts.gatewayTrxId) : null;
   return mapUnique(() =>
-    em.transactional(async (tx) => {
-      const t = await lockTransaction(tx, transactionId);
-      if (t.status === 'completed') return { transaction: t, changed: false };
-      if (!(OPEN_TRANSACTION_STATUSES as readonly string[]).includes(t.status)) {
-        throw new AppError('INVALID_STATE', `Transaction is ${t.status} and cannot be completed`);
-      }
-      if (claimed && t.gatewayTrxId && t.gatewayTrxId.toUpperCase() !== claimed.toUpperCase()) {
-        throw new AppError('INVALID_STATE', 'Transaction already carries another gateway transaction id');
-      }
-      const [done] = await tx.execute<Array<{ completed_at: string | Date; completion_source: string; gateway_trx_id: string | null }>>(
-        `UPDATE transactions SET status = 'completed', completed_at = now(), completion_source = ?,
-                gateway_trx_id = COALESCE(gateway_trx_id, ?), updated_at = now()
-          WHERE id = ? AND status IN (?)
-          RETURNING completed_at, completion_source, gateway_trx_id`,
-        [opts.source, claimed, transactionId, [...OPEN_TRANSACTION_STATUSES]],
-      );
-      await tx.execute(
-        `UPDATE payment_intents SET status = 'completed', completed_at = now(), updated_at = now() WHERE id = ? AND status = 'pending'`,
-        [t.intentId],
-      );
-      const data = await paymentEventData(tx, t.intentId);
-      await recordEvent(tx, { brandId: t.brandId, event: 'payment.completed', data, transactionId });
-      // The locked row plus what the UPDATE changed: no read back (it was one more round trip).
-      const transaction: TransactionRecord = done
-        ? { ...t, status: 'completed', completedAt: pgDate(done.completed_at), completionSource: done.completion_source, gatewayTrxId: done.gateway_trx_id }
-        : await getTransaction(tx, transactionId);
-      return { transaction, changed: true };
-    }),
+    em.transactional(async (tx) => completeLockedTransaction(tx, await lockTransaction(tx, transactionId), { source: opts.source, gatewayTrxId: claimed })),
   );
+}
+
+/**
+ * completeTransaction for a caller that already holds the locks it takes: the
+ * intent row, then the transaction row (in that order), with `t` read under
+ * them. It runs in the caller's database transaction, without a savepoint of
+ * its own: the SMS matcher locks its candidates before deciding, and locking
+ * them again plus a savepoint was four of its round trips per SMS
+ * (BENCHMARKS.md). Every refusal is decided before the first write. The one
+ * error a write can raise is GATEWAY_TRX_ID_TAKEN (the unique index on the
+ * gateway trx id, when `gatewayTrxId` is stored on a transaction that had
+ * none): a caller that wants to go on after that refusal runs this in a
+ * nested em.transactional() (a savepoint), as completeTransaction does.
+ */
+export async function completeLockedTransaction(
+  tx: EntityManager,
+  t: TransactionRecord,
+  opts: { source: CompletionSource; gatewayTrxId?: string | null },
+): Promise<TransactionChange> {
+  if (!tx.isInTransaction()) throw new Error('completeLockedTransaction must run inside em.transactional()');
+  const claimed = opts.gatewayTrxId ? cleanGatewayTrxId(opts.gatewayTrxId) : null;
+  if (t.status === 'completed') return { transaction: t, changed: false };
+  if (!(OPEN_TRANSACTION_STATUSES as readonly string[]).includes(t.status)) {
+    throw new AppError('INVALID_STATE', `Transaction is ${t.status} and cannot be completed`);
+  }
+  if (claimed && t.gatewayTrxId && t.gatewayTrxId.toUpperCase() !== claimed.toUpperCase()) {
+    throw new AppError('INVALID_STATE', 'Transaction already carries another gateway transaction id');
+  }
+  const [done] = await mapUnique(() =>
+    tx.execute<Array<{ completed_at: string | Date; completion_source: string; gateway_trx_id: string | null }>>(
+      `UPDATE transactions SET status = 'completed', completed_at = now(), completion_source = ?,
+              gateway_trx_id = COALESCE(gateway_trx_id, ?), updated_at = now()
+        WHERE id = ? AND status IN (?)
+        RETURNING completed_at, completion_source, gateway_trx_id`,
+      [opts.source, claimed, t.id, [...OPEN_TRANSACTION_STATUSES]],
+    ),
+  );
+  // The intent's columns the event shows come back from its UPDATE, with the id
+  // of its latest transaction (the one paymentEventData shows): reading the
+  // payment back for the event was one more round trip per completion
+  // (BENCHMARKS.md). Anything unusual (intent not pending, another transaction
+  // latest) still reads it back.
+  const [intent] = await tx.execute<Array<IntentEventRow>>(
+    `UPDATE payment_intents i SET status = 'completed', completed_at = now(), updated_at = now()
+      WHERE i.id = ? AND i.status = 'pending'
+      RETURNING ${INTENT_EVENT_COLUMNS},
+                (SELECT tt.id FROM transactions tt WHERE tt.intent_id = i.id ORDER BY tt.created_at DESC, tt.id DESC LIMIT 1) AS latest_transaction_id`,
+    [t.intentId],
+  );
+  // The locked row plus what the UPDATE changed: no read back (it was one more round trip).
+  const transaction: TransactionRecord = done
+    ? { ...t, status: 'completed', completedAt: pgDate(done.completed_at), completionSource: done.completion_source, gatewayTrxId: done.gateway_trx_id }
+    : await getTransaction(tx, t.id);
+  const data =
+    done && intent && Number(intent.latest_transaction_id) === t.id
+      ? paymentEventDataOf(completedPaymentRow(intent, transaction))
+      : await paymentEventData(tx, t.intentId);
+  await recordEvent(tx, { brandId: t.brandId, event: 'payment.completed', data, transactionId: t.id });
+  return { transaction, changed: true };
+}
+
+type IntentEventRow = Pick<
+  PaymentRow,
+  'intent_id' | 'payment_id' | 'brand_id' | 'intent_amount' | 'intent_currency' | 'reference' | 'metadata' | 'intent_status' | 'expires_at' | 'intent_created_at' | 'customer_id'
+> & { latest_transaction_id: string | number | null };
+
+/** The intent columns of PAYMENT_SELECT (view.ts), as an UPDATE of `payment_intents i` returns them. */
+const INTENT_EVENT_COLUMNS = `i.id AS intent_id, i.uuid AS payment_id, i.brand_id, i.amount::text AS intent_amount, i.currency AS intent_currency,
+                i.reference, i.metadata, i.status AS intent_status, i.expires_at, i.created_at AS intent_created_at, i.customer_id`;
+
+/** The row PAYMENT_SELECT would read now for a just completed transaction (the intent's latest). */
+function completedPaymentRow(intent: IntentEventRow, t: TransactionRecord): PaymentRow {
+  const { latest_transaction_id: _latest, ...intentColumns } = intent;
+  return {
+    ...intentColumns,
+    transaction_id: String(t.id),
+    trx_id: t.trxId,
+    gateway_trx_id: t.gatewayTrxId,
+    amount: t.amount,
+    currency: t.currency,
+    fee: t.fee,
+    // Already trimmed; toPaymentResource trims again, which leaves it as it is.
+    exchange_rate: t.exchangeRate,
+    status: t.status,
+    gateway: t.gatewayCode,
+    method: t.method,
+    failure_reason: t.failureReason,
+    created_at: t.createdAt,
+    completed_at: t.completedAt,
+  };
 }
 
 /**

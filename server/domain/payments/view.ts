@@ -148,6 +148,11 @@ export async function getPaymentView(em: EntityManager, keys: PersonalDataKeys, 
  */
 export async function paymentEventData(em: EntityManager, intentId: number): Promise<Record<string, unknown>> {
   const rows = await em.execute<PaymentRow[]>(`${PAYMENT_SELECT} WHERE i.id = ?`, [intentId]);
-  const { customer: _customer, ...data } = toPaymentResource(rows[0]!, null);
+  return paymentEventDataOf(rows[0]!);
+}
+
+/** paymentEventData from a row the caller already has (as PAYMENT_SELECT reads it). */
+export function paymentEventDataOf(row: PaymentRow): Record<string, unknown> {
+  const { customer: _customer, ...data } = toPaymentResource(row, null);
   return data;
 }
