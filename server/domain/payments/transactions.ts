@@ -44,7 +44,8 @@ export interface TransactionChange {
 /** Where a completion came from; kept on the row for the audit trail. */
 export type CompletionSource = 'sms' | 'admin' | 'gateway_callback' | 'sandbox' | (string & {});
 
-interface TransactionRow {
+/** A row of TRANSACTION_COLUMNS. */
+export interface TransactionRow {
   id: string;
   trx_id: string;
   brand_id: string;
@@ -66,13 +67,17 @@ interface TransactionRow {
   completed_at: string | Date | null;
 }
 
-const SELECT = `
-  SELECT t.id, t.trx_id, t.brand_id, t.intent_id, i.uuid AS payment_id, t.gateway_id, g.code AS gateway_code, g.type AS gateway_type,
+/** The columns of a TransactionRecord, over TRANSACTION_FROM (`t`, `i`, `g`). */
+export const TRANSACTION_COLUMNS = `t.id, t.trx_id, t.brand_id, t.intent_id, i.uuid AS payment_id, t.gateway_id, g.code AS gateway_code, g.type AS gateway_type,
          t.method, t.gateway_trx_id, t.amount::text AS amount, t.currency, t.fee::text AS fee, t.exchange_rate::text AS exchange_rate,
-         t.status, t.failure_reason, t.completion_source, t.created_at, t.completed_at
-    FROM transactions t JOIN payment_intents i ON i.id = t.intent_id JOIN gateways g ON g.id = t.gateway_id`;
+         t.status, t.failure_reason, t.completion_source, t.created_at, t.completed_at`;
+export const TRANSACTION_FROM = `FROM transactions t JOIN payment_intents i ON i.id = t.intent_id JOIN gateways g ON g.id = t.gateway_id`;
 
-function toRecord(r: TransactionRow): TransactionRecord {
+const SELECT = `
+  SELECT ${TRANSACTION_COLUMNS}
+    ${TRANSACTION_FROM}`;
+
+export function toTransactionRecord(r: TransactionRow): TransactionRecord {
   return {
     id: Number(r.id),
     trxId: r.trx_id,
@@ -99,13 +104,13 @@ function toRecord(r: TransactionRow): TransactionRecord {
 export async function getTransaction(em: EntityManager, id: number): Promise<TransactionRecord> {
   const rows = await em.execute<TransactionRow[]>(`${SELECT} WHERE t.id = ?`, [id]);
   if (!rows[0]) throw new AppError('TRANSACTION_NOT_FOUND');
-  return toRecord(rows[0]);
+  return toTransactionRecord(rows[0]);
 }
 
 export async function getTransactionByTrxId(em: EntityManager, trxId: string): Promise<TransactionRecord> {
   const rows = await em.execute<TransactionRow[]>(`${SELECT} WHERE t.trx_id = ?`, [trxId]);
   if (!rows[0]) throw new AppError('TRANSACTION_NOT_FOUND');
-  return toRecord(rows[0]);
+  return toTransactionRecord(rows[0]);
 }
 
 /** Service reference: `TRX` and 16 hex digits (64 random bits; the unique index catches the odd clash). */
@@ -231,7 +236,7 @@ async function lockTransaction(tx: EntityManager, transactionId: number): Promis
   if (!intent[0]) throw new AppError('TRANSACTION_NOT_FOUND');
   const rows = await tx.execute<TransactionRow[]>(`${SELECT} WHERE t.id = ? FOR UPDATE OF t`, [transactionId]);
   if (!rows[0]) throw new AppError('TRANSACTION_NOT_FOUND');
-  return toRecord(rows[0]);
+  return toTransactionRecord(rows[0]);
 }
 
 /**

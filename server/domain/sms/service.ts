@@ -2,11 +2,11 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { compareMoney } from '../money/decimal.ts';
-import { completeTransaction } from '../payments/transactions.ts';
+import { completeLockedTransaction, completeTransaction } from '../payments/transactions.ts';
 import { getSettings } from '../settings/service.ts';
 import type { MatchSmsRecords } from '../sms-intake/matching-seam.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
-import { isOfficialSender, loadCandidates, loadGatewaySmsConfigs, lockOpenCandidates, type CandidateRow, type GatewaySmsConfig } from './candidates.ts';
+import { isOfficialSender, loadCandidates, loadGatewaySmsConfigs, lockOpenCandidates, type CandidateRow, type GatewaySmsConfig, type LockedCandidate } from './candidates.ts';
 import { chooseMatch, type MatchResult } from './matcher.ts';
 import { parseSms, type ParsedSms } from './parser.ts';
 import { claimPendingRecord, SMS_BODY_CONTEXT, storeOutcome, type PendingSmsRecord, type SmsOutcome } from './records.ts';
@@ -76,11 +76,18 @@ function outcomeOf(reading: Reading, r: MatchResult, gatewayId: number): SmsOutc
  * the locks in the global order: gateway trx ids, then intents and
  * transactions; decisions are made on the rows as they are once locked.
  */
-async function decide(tx: EntityManager, rec: PendingSmsRecord, body: string, gateways: readonly GatewaySmsConfig[], settings: MatchSettings): Promise<SmsOutcome> {
+async function decide(
+  tx: EntityManager,
+  rec: PendingSmsRecord,
+  body: string,
+  gateways: readonly GatewaySmsConfig[],
+  settings: MatchSettings,
+): Promise<{ outcome: SmsOutcome; locked: ReadonlyMap<number, LockedCandidate> }> {
+  const none = new Map<number, LockedCandidate>();
   const official = gateways.filter((g) => isOfficialSender(g, rec.sender));
-  if (official.length === 0) return noMatch('the sender is not an official SMS sender of any gateway');
+  if (official.length === 0) return { outcome: noMatch('the sender is not an official SMS sender of any gateway'), locked: none };
   const all = readings({ sender: rec.sender, body }, official);
-  if (all.length === 0) return noMatch(`no SMS template of gateway ${official.map((g) => g.code).join(', ')} matched the message`);
+  if (all.length === 0) return { outcome: noMatch(`no SMS template of gateway ${official.map((g) => g.code).join(', ')} matched the message`), locked: none };
 
   await lockGatewayTrxIds(tx, all.map((r) => r.parsed.trxId));
   const loaded: CandidateRow[][] = [];
@@ -108,7 +115,7 @@ async function decide(tx: EntityManager, rec: PendingSmsRecord, body: string, ga
     }
     return outcomeOf(reading, result, gatewayId);
   });
-  return outcomes.find((o) => o.status !== 'no_candidate') ?? outcomes[0]!;
+  return { outcome: outcomes.find((o) => o.status !== 'no_candidate') ?? outcomes[0]!, locked: fresh };
 }
 
 async function explainDuplicate(tx: EntityManager, o: SmsOutcome): Promise<SmsOutcome> {
@@ -120,18 +127,37 @@ async function explainDuplicate(tx: EntityManager, o: SmsOutcome): Promise<SmsOu
 }
 
 /**
- * Completes the decided transaction inside a savepoint. It was locked open a
- * moment ago, so a refusal here means an invariant broke elsewhere; the SMS
- * then waits for review instead of failing the whole batch.
+ * Completes the decided transaction. It was locked open a moment ago, so a
+ * refusal here means an invariant broke elsewhere; the SMS then waits for
+ * review instead of failing the whole batch.
+ *
+ * decide() already holds the intent and transaction locks and read the row
+ * under them, so the completion joins this transaction with that row
+ * (completeLockedTransaction) instead of locking and reading it again inside a
+ * savepoint: up to four round trips per matched SMS before (BENCHMARKS.md). Its
+ * refusals all come before its first write, so no savepoint is needed for
+ * them; the savepoint stays only where a write can be refused, i.e. when the
+ * SMS's trx id is stored on a transaction that had none (the unique index on
+ * the gateway trx id, against a customer submitting it elsewhere meanwhile).
+ * Returns the completed transaction's service trx id with the outcome.
  */
-async function complete(tx: EntityManager, o: SmsOutcome): Promise<SmsOutcome> {
+async function complete(tx: EntityManager, o: SmsOutcome, locked: ReadonlyMap<number, LockedCandidate>): Promise<{ outcome: SmsOutcome; trxId: string | null }> {
+  const opts = { source: 'sms', gatewayTrxId: o.parsed!.trxId } as const;
+  const row = locked.get(o.transactionId!)?.record;
   try {
-    const { changed } = await completeTransaction(tx, o.transactionId!, { source: 'sms', gatewayTrxId: o.parsed!.trxId });
-    if (changed) return o;
-    return { ...o, status: 'low_confidence', transactionId: null, confidence: 0, reason: `transaction ${o.transactionId} was already completed` };
+    const { changed, transaction } = !row
+      ? await completeTransaction(tx, o.transactionId!, opts)
+      : row.gatewayTrxId === null
+        ? await tx.transactional((sp) => completeLockedTransaction(sp, row, opts))
+        : await completeLockedTransaction(tx, row, opts);
+    if (changed) return { outcome: o, trxId: transaction.trxId };
+    return { outcome: { ...o, status: 'low_confidence', transactionId: null, confidence: 0, reason: `transaction ${o.transactionId} was already completed` }, trxId: null };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return { ...o, status: 'low_confidence', transactionId: null, confidence: 0, reason: `${o.reason}; completing transaction ${o.transactionId} was refused: ${err.message}` };
+    return {
+      outcome: { ...o, status: 'low_confidence', transactionId: null, confidence: 0, reason: `${o.reason}; completing transaction ${o.transactionId} was refused: ${err.message}` },
+      trxId: null,
+    };
   }
 }
 
@@ -140,16 +166,23 @@ async function complete(tx: EntityManager, o: SmsOutcome): Promise<SmsOutcome> {
  * is not pending (already decided, or being decided by another process).
  */
 export async function matchSmsRecord(em: EntityManager, deps: SmsMatchDeps, recordId: number, settings?: MatchSettings): Promise<SmsOutcome | null> {
+  return (await matchRecord(em, deps, recordId, settings))?.outcome ?? null;
+}
+
+/** matchSmsRecord, also answering the service trx id of the transaction a `matched` outcome completed. */
+async function matchRecord(em: EntityManager, deps: SmsMatchDeps, recordId: number, settings?: MatchSettings): Promise<{ outcome: SmsOutcome; trxId: string | null } | null> {
   const s = settings ?? (await loadMatchSettings(em));
   return em.transactional(async (tx) => {
     const rec = await claimPendingRecord(tx, recordId);
     if (!rec) return null;
     const body = deps.cipher.decrypt(rec.bodyEncrypted, SMS_BODY_CONTEXT);
-    let outcome = await decide(tx, rec, body, await loadGatewaySmsConfigs(tx), s);
-    if (outcome.status === 'matched') outcome = await complete(tx, outcome);
+    const decided = await decide(tx, rec, body, await loadGatewaySmsConfigs(tx), s);
+    let outcome = decided.outcome;
+    let trxId: string | null = null;
+    if (outcome.status === 'matched') ({ outcome, trxId } = await complete(tx, outcome, decided.locked));
     if (outcome.status === 'duplicate') outcome = await explainDuplicate(tx, outcome);
     await storeOutcome(tx, deps.cipher, rec.id, outcome);
-    return outcome;
+    return { outcome, trxId };
   });
 }
 
