@@ -69,7 +69,7 @@ export function createApp(deps: AppDeps): Express {
       // Text PostgreSQL cannot store as sent (NUL, unpaired surrogates): a 400 naming the field.
       inputGuard as never,
       // After auth: keys are scoped to the calling brand.
-      idempotency(deps.logger) as never,
+      idempotency(deps) as never,
     ],
     requestValidationErrorHandler: (err, _req, _res, next) => next(err),
   });

@@ -1,8 +1,8 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../../contract/common/errors.ts';
 import type { RouteMeta } from '../../contract/common/meta.ts';
-import { claimKey, completeKey, releaseKey, requestHash } from '../domain/idempotency/service.ts';
-import type { EntityManager } from '../infra/database/orm.ts';
+import { completeKey, groupedClaims, releaseKey, requestHash } from '../domain/idempotency/service.ts';
+import type { EntityManager, Orm } from '../infra/database/orm.ts';
 import type { Logger } from '../infra/logger.ts';
 import { isDatabaseUnavailable, sendCode } from './errors.ts';
 
@@ -19,7 +19,8 @@ function isTransient(status: number): boolean {
  * brand, so it runs after authentication.
  *
  * The key is claimed first in its own committed statement (the unique constraint
- * picks one winner among concurrent requests). The winner's handler then runs in
+ * picks one winner among concurrent requests; claims of concurrent requests share
+ * one statement, `groupedClaims`). The winner's handler then runs in
  * one database transaction that also stores its response: the operation and the
  * stored response commit together, or neither does. So a crash mid-request leaves
  * nothing done (a later retry may run it), and a completed operation always has
@@ -31,7 +32,8 @@ function isTransient(status: number): boolean {
  * its response is stored for the retry. A malformed key is a 400 naming
  * `idempotency-key` (ignoring it could let a retry act twice).
  */
-export function idempotency(logger: Logger): RequestHandler {
+export function idempotency({ logger, orm }: { logger: Logger; orm: Orm }): RequestHandler {
+  const claimKey = groupedClaims(() => orm.em.fork());
   return (req, res, next) => {
     const route = (req as Request & { tsRestRoute?: { metadata?: RouteMeta } }).tsRestRoute;
     const key = req.get('idempotency-key');
@@ -42,7 +44,7 @@ export function idempotency(logger: Logger): RequestHandler {
     const scope = { brandId: req.principal.brandId, key };
     const hash = requestHash(req.method, req.baseUrl + req.path, req.body);
     const run = async () => {
-      const claim = await claimKey(req.em.fork(), scope.brandId, key, hash);
+      const claim = await claimKey({ brandId: scope.brandId, key, hash });
       switch (claim.kind) {
         case 'replay':
           res.status(claim.status).setHeader('Idempotent-Replayed', 'true');

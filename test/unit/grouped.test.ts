@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { grouped } from '../../server/infra/database/grouped.ts';
+import { GroupWaitTimeout, grouped } from '../../server/infra/database/grouped.ts';
+import { isDatabaseUnavailable } from '../../server/http/errors.ts';
 
 /** A run whose calls are recorded and finished by the test, one at a time. */
 function controlledRun() {
@@ -71,5 +72,20 @@ describe('grouped', () => {
     await tick();
     calls[0]!.finish(['x', 'y']);
     await expect(a).rejects.toThrow('grouped run answered 2 results for 1 items');
+  });
+  it('an item queued behind a stuck statement fails after queueTimeoutMs (as a database timeout); the stuck one is not abandoned', async () => {
+    const { calls, run } = controlledRun();
+    const submit = grouped(run, { maxBatch: 10, queueTimeoutMs: 30 });
+    const a = submit('a');
+    await tick();
+    const b = submit('b');
+    const refused = await b.then(() => null, (err: unknown) => err);
+    expect(refused).toBeInstanceOf(GroupWaitTimeout);
+    expect(isDatabaseUnavailable(refused)).toBe(true);
+    calls[0]!.finish();
+    expect(await a).toBe('done:a');
+    await tick();
+    // b left the queue: no statement runs for it.
+    expect(calls.map((c) => c.items)).toEqual([['a']]);
   });
 });

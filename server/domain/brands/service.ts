@@ -3,6 +3,7 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import { generateApiKey, hashApiKey, looksLikeApiKey, type ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { AppError } from '../../../contract/common/errors.ts';
 import { grouped } from '../../infra/database/grouped.ts';
+import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
 import { ApiKey, Brand, type ApiKeyEntity, type BrandEntity } from './entities.ts';
 
 export async function createBrand(em: EntityManager, input: { name: string; timezone?: string }): Promise<BrandEntity> {
@@ -112,6 +113,6 @@ const MAX_LOOKUP_GROUP = 500;
  * every process, as without grouping; only the round trips are shared.
  */
 export function groupedApiKeyLookup(em: () => EntityManager): (presented: string) => Promise<ApiKeyPrincipal | null> {
-  const lookup = grouped((hashes: string[]) => authenticateApiKeyHashes(em(), hashes), { maxBatch: MAX_LOOKUP_GROUP });
+  const lookup = grouped((hashes: string[]) => authenticateApiKeyHashes(em(), hashes), { maxBatch: MAX_LOOKUP_GROUP, queueTimeoutMs: POOL_ACQUIRE_TIMEOUT_MS });
   return async (presented) => (looksLikeApiKey(presented) ? lookup(hashApiKey(presented)) : null);
 }

@@ -1,4 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { grouped } from '../../infra/database/grouped.ts';
+import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 
 /**
@@ -76,6 +78,111 @@ export async function claimKey(em: EntityManager, brandId: number, key: string, 
     return { kind: 'in_progress' };
   }
   return { kind: 'in_progress' };
+}
+
+export interface ClaimRequest {
+  brandId: number;
+  key: string;
+  hash: string;
+}
+
+interface StoredKeyRow extends KeyRow {
+  brand_id: string | number;
+  key: string;
+}
+
+const keyOf = (r: { brandId: number; key: string }) => `${r.brandId}\u0000${r.key}`;
+
+function decide(row: KeyRow, hash: string): Claim {
+  if (row.request_hash !== hash) return { kind: 'reused' };
+  if (row.completed_at && row.response_status !== null && row.response_body !== null) {
+    return { kind: 'replay', status: row.response_status, body: row.response_body };
+  }
+  return { kind: 'in_progress' };
+}
+
+/**
+ * `claimKey` for several requests in one statement (two when some keys are
+ * already there), answering one claim per request, in order, exactly as if
+ * they had been claimed one after the other in that order: of requests with
+ * the same brand and key the first claims it (or meets the stored row) and the
+ * later ones find it held (IDEMPOTENCY_REQUEST_IN_PROGRESS, or REUSED for
+ * another body). Rows are inserted in (brand, key) order, so two such
+ * statements never lock rows in opposite orders.
+ */
+export async function claimKeys(em: EntityManager, requests: readonly ClaimRequest[]): Promise<Claim[]> {
+  const out: Array<Claim | undefined> = new Array(requests.length);
+  const firstOf = new Map<string, number>();
+  requests.forEach((r, i) => {
+    if (!firstOf.has(keyOf(r))) firstOf.set(keyOf(r), i);
+  });
+  const firsts = [...firstOf.values()].sort((a, b) => {
+    const x = requests[a]!;
+    const y = requests[b]!;
+    return x.brandId - y.brandId || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
+  });
+  const tokens = new Map(firsts.map((i) => [i, randomUUID()]));
+  const claimed = await em.execute<Array<{ lock_token: string }>>(
+    `INSERT INTO idempotency_keys AS k (brand_id, key, request_hash, lock_token, locked_at)
+     SELECT v.brand_id, v.key, v.request_hash, v.lock_token, now()
+       FROM (VALUES ${firsts.map(() => '(?::bigint, ?::varchar, ?::varchar, ?::uuid, ?::integer)').join(', ')}) AS v (brand_id, key, request_hash, lock_token, ord)
+      ORDER BY v.ord
+     ON CONFLICT (brand_id, key) DO UPDATE
+       SET request_hash = EXCLUDED.request_hash, lock_token = EXCLUDED.lock_token, locked_at = now(),
+           response_status = NULL, response_body = NULL, completed_at = NULL, created_at = now()
+     WHERE k.created_at < now() - make_interval(hours => ?)
+        OR (k.completed_at IS NULL AND k.request_hash = EXCLUDED.request_hash
+            AND k.locked_at < now() - make_interval(secs => ?))
+     RETURNING k.lock_token`,
+    [...firsts.flatMap((i, ord) => [requests[i]!.brandId, requests[i]!.key, requests[i]!.hash, tokens.get(i)!, ord]), KEY_TTL_HOURS, LOCK_TIMEOUT_SECONDS],
+  );
+  const won = new Set(claimed.map((r) => r.lock_token));
+  const lost: number[] = [];
+  for (const i of firsts) {
+    const token = tokens.get(i)!;
+    if (won.has(token)) out[i] = { kind: 'execute', token };
+    else lost.push(i);
+  }
+  const stored = new Map<string, KeyRow>();
+  if (lost.length) {
+    const rows = await em.execute<StoredKeyRow[]>(
+      `SELECT brand_id, key, request_hash, completed_at, response_status, response_body #>> '{}' AS response_body
+         FROM idempotency_keys WHERE (brand_id, key) IN (${lost.map(() => '(?::bigint, ?::varchar)').join(', ')})`,
+      lost.flatMap((i) => [requests[i]!.brandId, requests[i]!.key]),
+    );
+    for (const row of rows) stored.set(keyOf({ brandId: Number(row.brand_id), key: row.key }), row);
+    for (const i of lost) {
+      const row = stored.get(keyOf(requests[i]!));
+      // Released (its first request failed with a 5xx) between our insert and read: claim it alone.
+      out[i] = row ? decide(row, requests[i]!.hash) : await claimKey(em, requests[i]!.brandId, requests[i]!.key, requests[i]!.hash);
+    }
+  }
+  requests.forEach((r, i) => {
+    if (out[i]) return;
+    // A later request with the key of an earlier one in this group: it finds the key as the first left it.
+    const first = out[firstOf.get(keyOf(r))!]!;
+    const row = stored.get(keyOf(r));
+    if (row) out[i] = decide(row, r.hash);
+    else out[i] = requests[firstOf.get(keyOf(r))!]!.hash === r.hash || first.kind !== 'execute' ? { kind: 'in_progress' } : { kind: 'reused' };
+  });
+  return out as Claim[];
+}
+
+/** Most claims one statement makes (bounds its parameter list). */
+const MAX_CLAIM_GROUP = 200;
+
+/**
+ * Claims of concurrent requests, grouped (infra/database/grouped.ts): requests
+ * arriving while a claim is in flight are claimed together in the next
+ * statement; when idle a request claims at once. The claim commits on its own
+ * (see the protocol above), so it runs on a pooled connection of its own.
+ *
+ * Why: the claim was one of a keyed create's round trips (BENCHMARKS.md). Each
+ * request is still claimed by a statement that starts after it arrived, and
+ * the unique constraint still picks the winner.
+ */
+export function groupedClaims(em: () => EntityManager): (request: ClaimRequest) => Promise<Claim> {
+  return grouped((requests: ClaimRequest[]) => claimKeys(em(), requests), { maxBatch: MAX_CLAIM_GROUP, queueTimeoutMs: POOL_ACQUIRE_TIMEOUT_MS });
 }
 
 /**

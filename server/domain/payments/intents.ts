@@ -6,6 +6,7 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { findOrCreateCustomer, type CustomerInput } from '../customers/service.ts';
 import { grouped } from '../../infra/database/grouped.ts';
+import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
 import { intentRefusal, quoteGatewaysOf } from '../gateways/quote.ts';
 import { listGateways, type GatewayView } from '../gateways/service.ts';
 import { getSetting } from '../settings/service.ts';
@@ -63,7 +64,7 @@ export function groupedIntentConfig(): (tx: EntityManager) => Promise<IntentConf
   return grouped(async (txs: EntityManager[]) => {
     const config = await loadIntentConfig(txs[0]!);
     return txs.map(() => config);
-  }, { maxBatch: 1000 });
+  }, { maxBatch: 1000, queueTimeoutMs: POOL_ACQUIRE_TIMEOUT_MS });
 }
 
 /**

@@ -12,15 +12,30 @@
  *
  * `run` gets the items in arrival order and must answer one result per item,
  * in the same order; if it throws, every item of that group fails with it.
+ *
+ * `queueTimeoutMs`: an item still waiting for its statement after this long
+ * fails with `GroupWaitTimeout` (a statement in flight is not abandoned). Without
+ * grouping each request would wait at most the pool's acquire timeout for a
+ * connection; a statement stuck on a lock must not hold every request queued
+ * behind it for longer than that.
  */
-export function grouped<I, O>(run: (items: I[]) => Promise<O[]>, opts: { maxBatch: number }): (item: I) => Promise<O> {
-  let queue: Array<{ item: I; resolve(o: O): void; reject(e: unknown): void }> = [];
+export class GroupWaitTimeout extends Error {
+  constructor(ms: number) {
+    // Worded like pg-pool's acquire timeout, so it is answered the same way (503, http/errors.ts).
+    super(`timeout exceeded when trying to connect: waited ${ms} ms for a grouped statement`);
+    this.name = 'GroupWaitTimeout';
+  }
+}
+
+export function grouped<I, O>(run: (items: I[]) => Promise<O[]>, opts: { maxBatch: number; queueTimeoutMs?: number }): (item: I) => Promise<O> {
+  let queue: Array<{ item: I; resolve(o: O): void; reject(e: unknown): void; timer?: NodeJS.Timeout }> = [];
   let running = false;
   const next = async () => {
     if (running || queue.length === 0) return;
     running = true;
     const group = queue.slice(0, opts.maxBatch);
     queue = queue.slice(group.length);
+    for (const g of group) clearTimeout(g.timer);
     try {
       const results = await run(group.map((g) => g.item));
       if (results.length !== group.length) throw new Error(`grouped run answered ${results.length} results for ${group.length} items`);
@@ -34,7 +49,15 @@ export function grouped<I, O>(run: (items: I[]) => Promise<O[]>, opts: { maxBatc
   };
   return (item) =>
     new Promise<O>((resolve, reject) => {
-      queue.push({ item, resolve, reject });
+      const waiting: (typeof queue)[number] = { item, resolve, reject };
+      if (opts.queueTimeoutMs !== undefined && running) {
+        const ms = opts.queueTimeoutMs;
+        waiting.timer = setTimeout(() => {
+          queue = queue.filter((q) => q !== waiting);
+          reject(new GroupWaitTimeout(ms));
+        }, ms);
+      }
+      queue.push(waiting);
       void next();
     });
 }
