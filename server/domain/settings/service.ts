@@ -39,7 +39,11 @@ export async function getSetting<K extends SettingKey>(em: EntityManager, key: K
 /** Every setting with its effective value (stored, or the default). */
 export async function getSettings(em: EntityManager): Promise<Settings> {
   const rows = await em.execute<Array<{ key: string; value: unknown }>>('SELECT key, value FROM settings WHERE key IN (?)', [settingKeys]);
-  const stored = new Map(rows.map((r) => [r.key, r.value]));
+  return effectiveSettings(new Map(rows.map((r) => [r.key, r.value])));
+}
+
+/** getSettings from stored values (key -> value) a caller read in a statement of its own. */
+export function effectiveSettings(stored: ReadonlyMap<string, unknown>): Settings {
   const out: Record<string, unknown> = {};
   for (const key of settingKeys) {
     out[key] = stored.has(key) ? parseStored(key, stored.get(key)) : settingDefinitions[key].default;

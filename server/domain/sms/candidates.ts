@@ -4,7 +4,7 @@ import { pgDate } from '../payments/pg.ts';
 import { toTransactionRecord, TRANSACTION_COLUMNS, TRANSACTION_FROM, type TransactionRecord, type TransactionRow } from '../payments/transactions.ts';
 import { OPEN_STATUSES, type MatchCandidate } from './matcher.ts';
 import { normalizeSender, type GatewayParseConfig } from './parser.ts';
-import { pgIdArray } from './records.ts';
+import { pgIdArray, type GatewaySmsRow } from './records.ts';
 
 export interface GatewaySmsConfig extends GatewayParseConfig {
   code: string;
@@ -19,7 +19,11 @@ export async function loadGatewaySmsConfigs(em: EntityManager): Promise<GatewayS
   const rows = await em.execute<Array<{ id: string; code: string; sms_senders: string[]; sms_templates: StoredSmsTemplate[] }>>(
     `SELECT id, code, sms_senders, sms_templates FROM gateways WHERE cardinality(sms_senders) > 0 ORDER BY sort_order, id`,
   );
-  return rows.map((r) => ({ id: Number(r.id), code: r.code, senders: r.sms_senders, templates: r.sms_templates }));
+  return rows.map(toGatewaySmsConfig);
+}
+
+export function toGatewaySmsConfig(r: GatewaySmsRow): GatewaySmsConfig {
+  return { id: Number(r.id), code: r.code, senders: r.sms_senders, templates: r.sms_templates };
 }
 
 export function isOfficialSender(gateway: Pick<GatewayParseConfig, 'senders'>, sender: string): boolean {

@@ -1,5 +1,6 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
+import type { StoredSmsTemplate } from '../gateways/entities.ts';
 import { pgDate } from '../payments/pg.ts';
 import type { MatchStatus } from './matcher.ts';
 
@@ -26,22 +27,52 @@ export interface PendingSmsRecord {
   smsTime: Date;
 }
 
+/** A gateway with official SMS senders, as claimPendingRecord reads it (candidates.ts maps it). */
+export interface GatewaySmsRow {
+  id: string | number;
+  code: string;
+  sms_senders: string[];
+  sms_templates: StoredSmsTemplate[];
+}
+
 /**
  * Takes a `pending` record for matching, locked; null when it is not pending
  * (any more: a concurrent matcher of the same record is waited for, then sees
  * it decided). NO KEY UPDATE, not UPDATE: a duplicate being inserted holds a
  * KEY SHARE lock on this row (its duplicate_of_id foreign key), which must not
  * delay, let alone skip, the original's matching.
+ *
+ * The same statement reads what deciding it needs besides the record: every
+ * gateway with official SMS senders (as loadGatewaySmsConfigs reads them) and
+ * the stored values of `settingKeys`. Those were two more round trips per SMS
+ * (BENCHMARKS.md); they are still read in the record's own transaction.
  */
-export async function claimPendingRecord(tx: EntityManager, id: number): Promise<PendingSmsRecord | null> {
-  const [row] = await tx.execute<Array<{ id: string; brand_id: string; sender: string; body_encrypted: string; sms_time: string | Date }>>(
-    `SELECT id, brand_id, sender, body_encrypted, LEAST(received_at, server_received_at) AS sms_time
-       FROM sms_records WHERE id = ? AND match_status = 'pending'
-        FOR NO KEY UPDATE`,
-    [id],
+export async function claimPendingRecord(
+  tx: EntityManager,
+  id: number,
+  settingKeys: readonly string[],
+): Promise<(PendingSmsRecord & { gateways: GatewaySmsRow[]; settings: Map<string, unknown> }) | null> {
+  const [row] = await tx.execute<
+    Array<{ id: string; brand_id: string; sender: string; body_encrypted: string; sms_time: string | Date; gateways: GatewaySmsRow[]; settings: Record<string, unknown> }>
+  >(
+    `SELECT r.id, r.brand_id, r.sender, r.body_encrypted, LEAST(r.received_at, r.server_received_at) AS sms_time,
+            (SELECT COALESCE(json_agg(g ORDER BY g.sort_order, g.id), '[]'::json)
+               FROM (SELECT id, code, sms_senders, sms_templates, sort_order FROM gateways WHERE cardinality(sms_senders) > 0) g) AS gateways,
+            (SELECT COALESCE(json_object_agg(s.key, s.value), '{}'::json) FROM settings s WHERE s.key IN (?)) AS settings
+       FROM sms_records r WHERE r.id = ? AND r.match_status = 'pending'
+        FOR NO KEY UPDATE OF r`,
+    [[...settingKeys], id],
   );
   if (!row) return null;
-  return { id: Number(row.id), brandId: Number(row.brand_id), sender: row.sender, bodyEncrypted: row.body_encrypted, smsTime: pgDate(row.sms_time) };
+  return {
+    id: Number(row.id),
+    brandId: Number(row.brand_id),
+    sender: row.sender,
+    bodyEncrypted: row.body_encrypted,
+    smsTime: pgDate(row.sms_time),
+    gateways: row.gateways,
+    settings: new Map(Object.entries(row.settings)),
+  };
 }
 
 /** What matching decided about one record: stored on it, so an admin can see why. */
