@@ -86,7 +86,7 @@ function checkLimits(min: string, max: string | null): void {
   }
 }
 
-interface GatewayRow {
+export interface GatewayRow {
   id: string;
   code: string;
   name: string;
@@ -107,7 +107,8 @@ interface GatewayRow {
   updated_at: string | Date;
 }
 
-const COLUMNS = `id, code, name, type, methods, currencies, min_amount::text AS min_amount, max_amount::text AS max_amount,
+/** The columns `toGatewayView` reads. */
+export const COLUMNS = `id, code, name, type, methods, currencies, min_amount::text AS min_amount, max_amount::text AS max_amount,
   fee_percent::text AS fee_percent, fee_fixed::text AS fee_fixed, receiving_account, instructions, enabled,
   sms_senders, sms_templates, sort_order, created_at, updated_at`;
 

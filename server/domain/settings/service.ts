@@ -25,7 +25,8 @@ export type Settings = { [K in SettingKey]: SettingValue<K> };
 
 export const settingKeys = Object.keys(settingDefinitions) as SettingKey[];
 
-function parseStored<K extends SettingKey>(key: K, value: unknown): SettingValue<K> {
+/** A stored value (or undefined when there is no row) as its effective setting: the default when missing or invalid. */
+export function parseStored<K extends SettingKey>(key: K, value: unknown): SettingValue<K> {
   const def = settingDefinitions[key];
   const parsed = def.schema.safeParse(value);
   return (parsed.success ? parsed.data : def.default) as SettingValue<K>;
