@@ -107,6 +107,40 @@ describe('a forwarded SMS completes the payment it proves', () => {
       ['no_candidate', null],
     ]);
   });
+
+  it('a batch mixing new SMS, a message id given twice and a copy: every answer is the record as stored', async () => {
+    const scene = await smsScene(t);
+    const a = await seedPayment(t, scene, { amount: '440.00' });
+    const body = smsBodies.bkash('440.00', newGatewayTrxId());
+    const answers = await forwardSms(t, scene.device, [
+      { sender: 'bKash', body, device_message_id: `mix-${a.transaction.id}-1` },
+      { sender: 'bKash', body: smsBodies.bkash('441.00', newGatewayTrxId()), device_message_id: `mix-${a.transaction.id}-2` },
+      { sender: 'bKash', body, device_message_id: `mix-${a.transaction.id}-1` },
+      { sender: 'bKash', body, device_message_id: `mix-${a.transaction.id}-3` },
+    ]);
+    expect(answers.map((x) => [x.match_status, x.trx_id])).toEqual([
+      ['matched', a.transaction.trxId],
+      ['no_candidate', null],
+      ['matched', a.transaction.trxId],
+      ['duplicate', null],
+    ]);
+    expect(answers[2]!.id).toBe(answers[0]!.id);
+    expect(answers[3]!.duplicate_of).toBe(answers[0]!.id);
+    const stored = await t.sql<{ id: string; match_status: string; duplicate_of_id: string | null; trx_id: string | null }>(
+      'SELECT r.id, r.match_status, r.duplicate_of_id, t.trx_id FROM sms_records r LEFT JOIN transactions t ON t.id = r.transaction_id WHERE r.id = ANY($1::bigint[])',
+      [answers.map((x) => x.id)],
+    );
+    const byId = new Map(stored.map((r) => [Number(r.id), r]));
+    for (const x of answers) {
+      const r = byId.get(x.id)!;
+      expect({ id: x.id, match_status: x.match_status, trx_id: x.trx_id, duplicate_of: x.duplicate_of }).toEqual({
+        id: Number(r.id),
+        match_status: r.match_status,
+        trx_id: r.trx_id,
+        duplicate_of: r.duplicate_of_id === null ? null : Number(r.duplicate_of_id),
+      });
+    }
+  });
 });
 
 describe('order does not matter', () => {

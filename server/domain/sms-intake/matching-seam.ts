@@ -1,4 +1,5 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
+import type { SmsRecordStatus } from './entities.ts';
 
 /**
  * Where SMS matching (issue 6) plugs into intake. Intake stores forwarded SMS
@@ -7,7 +8,19 @@ import type { EntityManager } from '../../infra/database/orm.ts';
  * that are new and not duplicates. The implementation runs its own
  * transaction(s) and updates the records (match_status, parsed_*, transaction_id,
  * confidence, candidate_ids, reason, matched_at); intake then answers with the
- * records' state as it finds it. If it throws, the records stay `pending` (the
+ * records' state as it finds it (or as the implementation reports it). If it throws, the records stay `pending` (the
  * error is reported, the batch still succeeds) for a later sweep to pick up.
  */
-export type MatchSmsRecords = (em: EntityManager, recordIds: number[]) => Promise<void>;
+export type MatchSmsRecords = (em: EntityManager, recordIds: number[]) => Promise<ReadonlyMap<number, MatchedRecordState> | void>;
+
+/**
+ * What a record's matching transaction committed, as the intake answers it.
+ * An implementation may return it for the records it decided, so that intake
+ * need not read them back (one round trip per request, BENCHMARKS.md); intake
+ * reads every other record.
+ */
+export interface MatchedRecordState {
+  matchStatus: SmsRecordStatus;
+  /** The service trx id of the transaction the record completed (`matched`), else null. */
+  trxId: string | null;
+}

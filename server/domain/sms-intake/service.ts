@@ -100,21 +100,34 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
     return { ids, fresh: fresh.sort((a, b) => a - b) };
   });
 
+  // Records the matcher reports as decided are answered as it committed them, the
+  // rest as read now: reading back records whose state we already know was one
+  // more round trip per request (BENCHMARKS.md). Only new originals are
+  // matched, and those have no duplicate_of.
+  type Answer = { match_status: SmsRecordStatus; duplicate_of_id: string | null; trx_id: string | null };
+  const byId = new Map<number, Answer>();
   if (deps.match && fresh.length > 0) {
     try {
-      await deps.match(em, fresh);
+      const decided = await deps.match(em, fresh);
+      for (const id of fresh) {
+        const d = decided?.get(id);
+        if (d) byId.set(id, { match_status: d.matchStatus, duplicate_of_id: null, trx_id: d.trxId });
+      }
     } catch (err) {
       deps.onMatchError?.(err);
     }
   }
 
-  const rows = await em.execute<Array<{ id: string; match_status: SmsRecordStatus; duplicate_of_id: string | null; trx_id: string | null }>>(
-    `SELECT r.id, r.match_status, r.duplicate_of_id, t.trx_id
-       FROM sms_records r LEFT JOIN transactions t ON t.id = r.transaction_id
-      WHERE r.id = ANY(ARRAY[?]::bigint[])`,
-    [[...new Set(ids)]],
-  );
-  const byId = new Map(rows.map((r) => [Number(r.id), r]));
+  const unknown = [...new Set(ids)].filter((id) => !byId.has(id));
+  if (unknown.length > 0) {
+    const rows = await em.execute<Array<{ id: string } & Answer>>(
+      `SELECT r.id, r.match_status, r.duplicate_of_id, t.trx_id
+         FROM sms_records r LEFT JOIN transactions t ON t.id = r.transaction_id
+        WHERE r.id = ANY(ARRAY[?]::bigint[])`,
+      [unknown],
+    );
+    for (const r of rows) byId.set(Number(r.id), r);
+  }
   return batch.map((sms, i) => {
     const r = byId.get(ids[i]!)!;
     return {

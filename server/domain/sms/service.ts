@@ -4,7 +4,7 @@ import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { compareMoney } from '../money/decimal.ts';
 import { completeLockedTransaction, completeTransaction } from '../payments/transactions.ts';
 import { effectiveSettings, getSettings, settingKeys, type Settings } from '../settings/service.ts';
-import type { MatchSmsRecords } from '../sms-intake/matching-seam.ts';
+import type { MatchedRecordState, MatchSmsRecords } from '../sms-intake/matching-seam.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
 import { isOfficialSender, loadCandidates, lockOpenCandidates, toGatewaySmsConfig, type CandidateRow, type GatewaySmsConfig, type LockedCandidate } from './candidates.ts';
 import { chooseMatch, type MatchResult } from './matcher.ts';
@@ -201,13 +201,18 @@ async function matchRecord(em: EntityManager, deps: SmsMatchDeps, recordId: numb
 export function createSmsMatcher(deps: SmsMatchDeps): MatchSmsRecords {
   return async (em, recordIds) => {
     let firstError: unknown = null;
+    // What each committed decision stored, so that intake need not read it back (BENCHMARKS.md).
+    const decided = new Map<number, MatchedRecordState>();
     for (const id of [...recordIds].sort((a, b) => a - b)) {
       try {
-        await matchSmsRecord(em, deps, id);
+        const r = await matchRecord(em, deps, id);
+        // A `matched` outcome always carries its trx id; anything else unexpected is left for intake to read.
+        if (r && (r.outcome.status === 'matched') === (r.trxId !== null)) decided.set(id, { matchStatus: r.outcome.status, trxId: r.trxId });
       } catch (err) {
         firstError ??= err;
       }
     }
     if (firstError !== null) throw firstError;
+    return decided;
   };
 }
