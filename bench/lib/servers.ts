@@ -89,9 +89,9 @@ export async function startOurs(databaseUrl: string, secrets: BenchSecrets, opts
   return { name: 'ours', url: `http://127.0.0.1:${port}`, child };
 }
 
-export async function startBaseline(databaseUrl: string, secrets: BenchSecrets): Promise<RunningServer> {
+export async function startBaseline(databaseUrl: string, secrets: BenchSecrets, env: Record<string, string> = {}): Promise<RunningServer> {
   const child = startChild('baseline', 'bench/servers/baseline.ts', {
-    env: { ...secrets.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl, DATABASE_POOL_MAX: '10', PUBLIC_BASE_URL },
+    env: { ...secrets.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl, DATABASE_POOL_MAX: '10', PUBLIC_BASE_URL, ...env },
   });
   const { port } = await child.message<{ port: number }>('ready', 60_000);
   return { name: 'baseline', url: `http://127.0.0.1:${port}`, child };

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import pg from 'pg';
 import { loadPersonalDataKeys } from '../../server/domain/customers/keys.ts';
@@ -175,14 +175,64 @@ app.post(
     if (typeof body?.amount !== 'string' || !AMOUNT_RE.test(body.amount) || typeof body.currency !== 'string' || !/^[A-Z]{3}$/.test(body.currency)) {
       return res.status(400).json({ success: false, error: { code: 'VALIDATION_ERROR', message: 'Invalid amount or currency' } });
     }
-    const { rows } = await pool.query(
+    const insert: [string, unknown[]] = [
       `INSERT INTO payment_intents (uuid, brand_id, amount, currency, reference, metadata, expires_at)
        VALUES (gen_random_uuid(), $1, $2, $3, $4, $5::jsonb, now() + interval '60 minutes')
        RETURNING uuid, amount::text AS amount, metadata, created_at, expires_at`,
       [brandId, body.amount, body.currency, typeof body.reference === 'string' ? body.reference : null, JSON.stringify(body.metadata ?? {})],
+    ];
+    const key = req.get('idempotency-key');
+    if (KEYED && key !== undefined) return keyedCreate(res, brandId, key, req.body, insert);
+    const { rows } = await pool.query(insert[0], insert[1]);
+    res.status(201).json(createdBody(rows[0], { currency: body.currency, reference: body.reference }));
+  }),
+);
+
+/**
+ * BASELINE_IDEMPOTENCY=1: the same Idempotency-Key protocol as ours, by hand and
+ * one request at a time (claim the key in its own committed statement; then
+ * BEGIN, the insert, the stored response, COMMIT), so the cost of the protocol
+ * itself can be told from the cost of our layers (bench/intents.ts).
+ */
+const KEYED = process.env.BASELINE_IDEMPOTENCY === '1';
+
+async function keyedCreate(res: Response, brandId: number, key: string, rawBody: unknown, insert: [string, unknown[]]): Promise<unknown> {
+  const hash = createHash('sha256').update(`POST\n/api/v1/payments\n${JSON.stringify(rawBody)}`).digest('hex');
+  const token = randomUUID();
+  const claimed = await pool.query(
+    `INSERT INTO idempotency_keys (brand_id, key, request_hash, lock_token, locked_at) VALUES ($1, $2, $3, $4, now())
+     ON CONFLICT (brand_id, key) DO NOTHING RETURNING id`,
+    [brandId, key, hash, token],
+  );
+  if (claimed.rowCount === 0) {
+    const { rows } = await pool.query(`SELECT request_hash, response_status, response_body #>> '{}' AS body FROM idempotency_keys WHERE brand_id = $1 AND key = $2`, [brandId, key]);
+    if (rows[0]?.request_hash !== hash) return res.status(409).json({ success: false, error: { code: 'IDEMPOTENCY_KEY_REUSED', message: 'Key reused' } });
+    if (rows[0].body === null) return res.status(409).json({ success: false, error: { code: 'IDEMPOTENCY_REQUEST_IN_PROGRESS', message: 'In progress' } });
+    return res.status(rows[0].response_status).type('application/json').send(rows[0].body);
+  }
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const { rows } = await client.query(insert[0], insert[1]);
+    const answer = JSON.stringify(createdBody(rows[0], rawBody as { currency: string; reference?: unknown }));
+    await client.query(
+      `UPDATE idempotency_keys SET response_status = 201, response_body = to_jsonb($1::text), completed_at = now(), lock_token = NULL
+        WHERE brand_id = $2 AND key = $3 AND lock_token = $4`,
+      [answer, brandId, key, token],
     );
-    const r = rows[0];
-    res.status(201).json({
+    await client.query('COMMIT');
+    return res.status(201).type('application/json').send(answer);
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    await pool.query('DELETE FROM idempotency_keys WHERE brand_id = $1 AND key = $2 AND lock_token = $3', [brandId, key, token]);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+function createdBody(r: { uuid: string; amount: string; metadata: unknown; created_at: Date; expires_at: Date }, body: { currency: string; reference?: unknown }) {
+  return {
       success: true,
       data: {
         payment_id: r.uuid,
@@ -198,9 +248,8 @@ app.post(
         expires_at: iso(r.expires_at),
         created_at: iso(r.created_at),
       },
-    });
-  }),
-);
+  };
+}
 
 baselineSmsRoute(app, pool, keys);
 
