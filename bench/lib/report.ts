@@ -25,7 +25,7 @@ export function machine(): Machine {
     platform: `${os.platform()} ${os.release()} ${os.arch()}`,
     loadAverageAtStart: os.loadavg().map((l) => Math.round(l * 100) / 100),
     ourNodeOptions: [
-      ...startScriptNodeOptions(),
+      ...(process.env.BENCH_NO_START_FLAGS === '1' ? [] : startScriptNodeOptions()),
       ...(process.env.BENCH_OURS_NODE_FLAGS?.split(/\s+/) ?? []),
       ...(process.env.BENCH_OURS_ENV ? [(JSON.parse(process.env.BENCH_OURS_ENV) as Record<string, string>).NODE_OPTIONS ?? ''] : []),
     ].filter(Boolean),

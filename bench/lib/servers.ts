@@ -79,7 +79,8 @@ export async function startOurs(databaseUrl: string, secrets: BenchSecrets, opts
       ...(process.env.BENCH_OURS_ENV ? (JSON.parse(process.env.BENCH_OURS_ENV) as Record<string, string>) : {}),
     },
     execArgv: [
-      ...startScriptNodeOptions(),
+      // BENCH_NO_START_FLAGS=1: without npm start's Node options (to measure what they change).
+      ...(process.env.BENCH_NO_START_FLAGS === '1' ? [] : startScriptNodeOptions()),
       // Experiments: Node/V8 flags NODE_OPTIONS does not accept, e.g. BENCH_OURS_NODE_FLAGS='--heap-growing-percent=50'.
       ...(process.env.BENCH_OURS_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []),
       ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir()}`, `--cpu-prof-name=${opts.label ?? 'ours'}-${Date.now()}.cpuprofile`] : []),
