@@ -8,8 +8,10 @@ import type { SmsRecordStatus } from './entities.ts';
  * that are new and not duplicates. The implementation runs its own
  * transaction(s) and updates the records (match_status, parsed_*, transaction_id,
  * confidence, candidate_ids, reason, matched_at); intake then answers with the
- * records' state as it finds it (or as the implementation reports it). If it throws, the records stay `pending` (the
- * error is reported, the batch still succeeds) for a later sweep to pick up.
+ * records' state as the implementation reports it (MatchedRecordState) or, for
+ * the records it does not report, as intake reads it. If it throws, the records
+ * stay `pending` (the error is reported, the batch still succeeds) for a later
+ * sweep to pick up.
  */
 export type MatchSmsRecords = (em: EntityManager, recordIds: number[]) => Promise<ReadonlyMap<number, MatchedRecordState> | void>;
 
