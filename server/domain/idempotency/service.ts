@@ -48,38 +48,6 @@ interface KeyRow {
   response_body: string | null;
 }
 
-/** Claims `key` for this request, or says what to answer instead. */
-export async function claimKey(em: EntityManager, brandId: number, key: string, hash: string): Promise<Claim> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const token = randomUUID();
-    const claimed = await em.execute<Array<{ lock_token: string }>>(
-      `INSERT INTO idempotency_keys (brand_id, key, request_hash, lock_token, locked_at) VALUES (?, ?, ?, ?, now())
-       ON CONFLICT (brand_id, key) DO UPDATE
-         SET request_hash = EXCLUDED.request_hash, lock_token = EXCLUDED.lock_token, locked_at = now(),
-             response_status = NULL, response_body = NULL, completed_at = NULL, created_at = now()
-       WHERE idempotency_keys.created_at < now() - make_interval(hours => ?)
-          OR (idempotency_keys.completed_at IS NULL AND idempotency_keys.request_hash = EXCLUDED.request_hash
-              AND idempotency_keys.locked_at < now() - make_interval(secs => ?))
-       RETURNING lock_token`,
-      [brandId, key, hash, token, KEY_TTL_HOURS, LOCK_TIMEOUT_SECONDS],
-    );
-    if (claimed[0]?.lock_token === token) return { kind: 'execute', token };
-    const [row] = await em.execute<KeyRow[]>(
-      `SELECT request_hash, completed_at, response_status, response_body #>> '{}' AS response_body
-         FROM idempotency_keys WHERE brand_id = ? AND key = ?`,
-      [brandId, key],
-    );
-    // Released (the first attempt failed with a 5xx) between our insert and read: try again.
-    if (!row) continue;
-    if (row.request_hash !== hash) return { kind: 'reused' };
-    if (row.completed_at && row.response_status !== null && row.response_body !== null) {
-      return { kind: 'replay', status: row.response_status, body: row.response_body };
-    }
-    return { kind: 'in_progress' };
-  }
-  return { kind: 'in_progress' };
-}
-
 export interface ClaimRequest {
   brandId: number;
   key: string;
@@ -110,7 +78,7 @@ function decide(row: KeyRow, hash: string): Claim {
  * another body). Rows are inserted in (brand, key) order, so two such
  * statements never lock rows in opposite orders.
  */
-export async function claimKeys(em: EntityManager, requests: readonly ClaimRequest[]): Promise<Claim[]> {
+export async function claimKeys(em: EntityManager, requests: readonly ClaimRequest[], attempt = 0): Promise<Claim[]> {
   const out: Array<Claim | undefined> = new Array(requests.length);
   const firstOf = new Map<string, number>();
   requests.forEach((r, i) => {
@@ -153,8 +121,9 @@ export async function claimKeys(em: EntityManager, requests: readonly ClaimReque
     for (const row of rows) stored.set(keyOf({ brandId: Number(row.brand_id), key: row.key }), row);
     for (const i of lost) {
       const row = stored.get(keyOf(requests[i]!));
-      // Released (its first request failed with a 5xx) between our insert and read: claim it alone.
-      out[i] = row ? decide(row, requests[i]!.hash) : await claimKey(em, requests[i]!.brandId, requests[i]!.key, requests[i]!.hash);
+      if (row) out[i] = decide(row, requests[i]!.hash);
+      // Released (its first request failed with a 5xx) between our insert and read: claim it again, a few times.
+      else out[i] = attempt < 2 ? (await claimKeys(em, [requests[i]!], attempt + 1))[0]! : { kind: 'in_progress' };
     }
   }
   requests.forEach((r, i) => {
