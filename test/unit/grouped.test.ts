@@ -88,4 +88,17 @@ describe('grouped', () => {
     // b left the queue: no statement runs for it.
     expect(calls.map((c) => c.items)).toEqual([['a']]);
   });
+  it('with concurrency 2, a second statement starts while the first is in flight; later items group behind them', async () => {
+    const { calls, run } = controlledRun();
+    const submit = grouped(run, { maxBatch: 10, concurrency: 2 });
+    const all = ['a', 'b', 'c', 'd'].map((x) => submit(x));
+    await tick();
+    expect(calls.map((c) => c.items)).toEqual([['a'], ['b']]);
+    calls[1]!.finish();
+    await tick();
+    expect(calls.map((c) => c.items)).toEqual([['a'], ['b'], ['c', 'd']]);
+    calls[0]!.finish();
+    calls[2]!.finish();
+    expect(await Promise.all(all)).toEqual(['done:a', 'done:b', 'done:c', 'done:d']);
+  });
 });

@@ -113,6 +113,6 @@ const MAX_LOOKUP_GROUP = 500;
  * every process, as without grouping; only the round trips are shared.
  */
 export function groupedApiKeyLookup(em: () => EntityManager): (presented: string) => Promise<ApiKeyPrincipal | null> {
-  const lookup = grouped((hashes: string[]) => authenticateApiKeyHashes(em(), hashes), { maxBatch: MAX_LOOKUP_GROUP, queueTimeoutMs: POOL_ACQUIRE_TIMEOUT_MS });
+  const lookup = grouped((hashes: string[]) => authenticateApiKeyHashes(em(), hashes), { maxBatch: MAX_LOOKUP_GROUP, queueTimeoutMs: POOL_ACQUIRE_TIMEOUT_MS, concurrency: 2 });
   return async (presented) => (looksLikeApiKey(presented) ? lookup(hashApiKey(presented)) : null);
 }

@@ -151,7 +151,7 @@ const MAX_CLAIM_GROUP = 200;
  * the unique constraint still picks the winner.
  */
 export function groupedClaims(em: () => EntityManager): (request: ClaimRequest) => Promise<Claim> {
-  return grouped((requests: ClaimRequest[]) => claimKeys(em(), requests), { maxBatch: MAX_CLAIM_GROUP, queueTimeoutMs: POOL_ACQUIRE_TIMEOUT_MS });
+  return grouped((requests: ClaimRequest[]) => claimKeys(em(), requests), { maxBatch: MAX_CLAIM_GROUP, queueTimeoutMs: POOL_ACQUIRE_TIMEOUT_MS, concurrency: 2 });
 }
 
 /**

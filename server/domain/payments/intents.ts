@@ -74,7 +74,7 @@ export function groupedIntentConfig(): (tx: EntityManager) => Promise<IntentConf
   return grouped(async (txs: EntityManager[]) => {
     const config = await loadIntentConfig(txs[0]!);
     return txs.map(() => config);
-  }, { maxBatch: 1000, queueTimeoutMs: POOL_ACQUIRE_TIMEOUT_MS });
+  }, { maxBatch: 1000, queueTimeoutMs: POOL_ACQUIRE_TIMEOUT_MS, concurrency: 2 });
 }
 
 /**

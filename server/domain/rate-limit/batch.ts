@@ -63,6 +63,6 @@ export interface HitCounter {
 }
 
 export function createHitCounter(em: () => EntityManager): HitCounter {
-  const count = grouped(async (batch: Waiting[]) => assignCounts(batch, await countHits(em(), [...sumByKey(batch).values()])), { maxBatch: MAX_BATCH });
+  const count = grouped(async (batch: Waiting[]) => assignCounts(batch, await countHits(em(), [...sumByKey(batch).values()])), { maxBatch: MAX_BATCH, concurrency: 2 });
   return { count: (buckets) => count({ buckets }) };
 }
