@@ -1,3 +1,4 @@
+import { drainDatabase } from './lib/database.ts';
 import { withScope, worldSize, type Benchmark } from './lib/benchmark.ts';
 import { assertSameAnswers, compareUnderLoad, httpRows } from './lib/compare.ts';
 import { startLoadGenerator, writeTargets, type LoadTargets } from './lib/load.ts';
@@ -63,8 +64,10 @@ export const merchantReads: Benchmark = {
       const paymentsLoad = await compareUnderLoad(gen, servers, () => paymentsFile, { ...opts, stats, expectStatus: 200 });
       const customersLoad = await compareUnderLoad(gen, servers, () => customersFile, { ...opts, stats, expectStatus: 200 });
       // The same reads at a steady rate both sides sustain: latency without the queueing of 64 connections flat out.
-      const paced = { ...opts, stats, expectStatus: 200, rate: PACED_RATE, warmupSeconds: 0, rounds: 1 };
+      const paced = { ...opts, stats, expectStatus: 200, rate: PACED_RATE, warmupSeconds: 0, rounds: opts.quick ? 1 : 2 };
+      await drainDatabase(db.url);
       const paymentsPaced = await compareUnderLoad(gen, servers, () => paymentsFile, paced);
+      await drainDatabase(db.url);
       const customersPaced = await compareUnderLoad(gen, servers, () => customersFile, paced);
       const steady = (label: string, f: typeof paymentsPaced) => httpRows(label, f, { maxP99Ms: 25 }).filter((r) => !r.metric.includes('RSS'));
       return {

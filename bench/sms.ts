@@ -1,3 +1,4 @@
+import { drainDatabase } from './lib/database.ts';
 import { withScope, worldSize, type Benchmark } from './lib/benchmark.ts';
 import { compareUnderLoad, httpRows, type SideFigures } from './lib/compare.ts';
 import { startLoadGenerator, writeTargets, type LoadTargets } from './lib/load.ts';
@@ -95,11 +96,12 @@ export const sms: Benchmark = {
           ours: writeTargets(tmp, `sms-${name}-ours`, targetsFor(0, perRequest, maxRequests)),
           baseline: writeTargets(tmp, `sms-${name}-baseline`, targetsFor(1, perRequest, maxRequests)),
         };
-        return compareUnderLoad(gen, servers, (side) => files[side], { ...opts, stats, expectStatus: 200, ...(rate ? { rate, warmupSeconds: 0, rounds: 1 } : {}) });
+        return compareUnderLoad(gen, servers, (side) => files[side], { ...opts, stats, expectStatus: 200, ...(rate ? { rate, warmupSeconds: 0, rounds: 2 } : {}) });
       };
       const single = await scenario('single', 1, null, Math.min(Math.ceil(400 * seconds), share(0.4, 1)));
       const batched = await scenario('batch10', 10, null, Math.min(Math.ceil(60 * seconds), share(0.4, 10)));
-      const paced = await scenario('paced', 1, PACED_RATE, Math.min(Math.ceil(PACED_RATE * opts.durationSeconds * 1.2), share(0.15, 1)));
+      await drainDatabase(db.url);
+      const paced = await scenario('paced', 1, PACED_RATE, Math.min(Math.ceil(PACED_RATE * opts.durationSeconds * (opts.quick ? 1 : 2) * 1.2), share(0.15, 1)));
 
       const outcomes = await withPool(db.url, async (pool) =>
         (
