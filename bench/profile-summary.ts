@@ -6,7 +6,7 @@ import { repoRoot } from './lib/processes.ts';
  * Summarises a `.cpuprofile` written by `node --cpu-prof` (bench/run.ts
  * --profile): self time by package or source file, and the heaviest functions.
  * Usage: node bench/profile-summary.ts <file.cpuprofile> [top=25] [functionName...]
- * (each named function's inclusive time: e.g. validateResponse for ts-rest's
+ * (each named function's inclusive time and nearest callers: e.g. writeBuffer for socket writes, validateResponse for ts-rest's
  * response validation, redact for the logger's redaction).
  */
 interface Node {
@@ -92,5 +92,27 @@ if (fnNames.length) {
       }
     }
     console.log(`${pct(us)}  ${name}`);
+  }
+}
+
+if (fnNames.length) {
+  // Who calls them: for native functions such as writeBuffer (a socket write), the nearest caller
+  // outside Node's internals says which socket: node_modules/pg is a round trip to PostgreSQL.
+  console.log('\nNamed functions by nearest caller outside Node (share of that function\'s own time)');
+  for (const name of fnNames) {
+    const callers = new Map<string, number>();
+    let sum = 0;
+    for (const [id, us] of selfUs) {
+      if (byId.get(id)!.callFrame.functionName !== name) continue;
+      let cur = parent.get(id);
+      const inside = (url: string) => !url || url.startsWith('node:');
+      while (cur !== undefined && inside(byId.get(cur)!.callFrame.url)) cur = parent.get(cur);
+      const who = cur === undefined ? '(none)' : area(byId.get(cur)!.callFrame.url, '');
+      callers.set(who, (callers.get(who) ?? 0) + us);
+      sum += us;
+    }
+    for (const [who, us] of [...callers].sort((a, b) => b[1] - a[1]).slice(0, 5)) {
+      console.log(`${((us / (sum || 1)) * 100).toFixed(1).padStart(5)} %  ${name} <- ${who}`);
+    }
   }
 }
