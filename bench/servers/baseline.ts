@@ -27,7 +27,7 @@ app.use(express.json({ limit: 102_400 }));
 const notFound = (res: Response, code: string, message: string) => res.status(404).json({ success: false, error: { code, message } });
 const unauthorized = (res: Response) => res.status(401).json({ success: false, error: { code: 'UNAUTHORIZED', message: 'Unauthorized' } });
 
-/** The same work as authenticateApiKey: lookup by SHA-256, and a conditional touch of last_used_at once a minute. */
+/** The same work as authenticateApiKeyHashes (server/domain/brands/service.ts): lookup by SHA-256, and a conditional touch of last_used_at once a minute. */
 async function merchant(req: Request): Promise<number | null> {
   const m = /^Bearer (pk_(?:live|test)_[0-9A-Za-z]{32,64})$/.exec(req.get('authorization') ?? '');
   if (!m) return null;

@@ -3,6 +3,7 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import { generateApiKey, hashApiKey, looksLikeApiKey, type ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { AppError } from '../../../contract/common/errors.ts';
 import { grouped } from '../../infra/database/grouped.ts';
+import { pgHexArray, pgIdArray } from '../../infra/database/pg-array.ts';
 import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
 import { ApiKey, Brand, type ApiKeyEntity, type BrandEntity } from './entities.ts';
 
@@ -69,32 +70,25 @@ interface KeyRow {
  * plain SELECT's median on every call, not only on the once-a-minute ones that write.
  */
 export async function authenticateApiKeyHashes(em: EntityManager, hashes: readonly string[]): Promise<Array<ApiKeyPrincipal | null>> {
-  // Only SHA-256 hex digests: they go into an array literal below.
+  // Only SHA-256 hex digests (anything else matches no key).
   const distinct = [...new Set(hashes)].filter((h) => /^[0-9a-f]{64}$/.test(h));
   if (distinct.length === 0) return hashes.map(() => null);
   const rows = await em.execute<KeyRow[]>(
     `SELECT k.key_hash, k.id, k.brand_id, (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => ?)) AS stale
        FROM api_keys k JOIN brands b ON b.id = k.brand_id
       WHERE k.key_hash = ANY(?::varchar[]) AND k.revoked_at IS NULL AND b.status = 'active'`,
-    // Bound as one array literal (MikroORM expands a JS array into a list); hex digests need no quoting.
-    [API_KEY_LAST_USED_RESOLUTION_SECONDS, `{${distinct.join(',')}}`],
+    [API_KEY_LAST_USED_RESOLUTION_SECONDS, pgHexArray(distinct)],
   );
   const stale = rows.filter((r) => r.stale).map((r) => Number(r.id));
   if (stale.length) {
     // Conditional: of many calls racing past the minute mark, one writes.
     await em.execute(
       'UPDATE api_keys SET last_used_at = now() WHERE id = ANY(?::bigint[]) AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ?))',
-      [`{${stale.join(',')}}`, API_KEY_LAST_USED_RESOLUTION_SECONDS],
+      [pgIdArray(stale), API_KEY_LAST_USED_RESOLUTION_SECONDS],
     );
   }
   const byHash = new Map(rows.map((r) => [r.key_hash, { brandId: Number(r.brand_id), apiKeyId: Number(r.id) }]));
   return hashes.map((h) => byHash.get(h) ?? null);
-}
-
-/** One key; see `authenticateApiKeyHashes`. */
-export async function authenticateApiKey(em: EntityManager, presented: string): Promise<ApiKeyPrincipal | null> {
-  if (!looksLikeApiKey(presented)) return null;
-  return (await authenticateApiKeyHashes(em, [hashApiKey(presented)]))[0]!;
 }
 
 /** Most keys one grouped lookup resolves (bounds its parameter). */

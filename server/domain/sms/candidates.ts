@@ -4,7 +4,8 @@ import { pgDate } from '../payments/pg.ts';
 import { toTransactionRecord, TRANSACTION_COLUMNS, TRANSACTION_FROM, type TransactionRecord, type TransactionRow } from '../payments/transactions.ts';
 import { OPEN_STATUSES, type MatchCandidate } from './matcher.ts';
 import { normalizeSender, type GatewayParseConfig } from './parser.ts';
-import { pgIdArray, type GatewaySmsRow } from './records.ts';
+import { pgIdArray } from '../../infra/database/pg-array.ts';
+import type { GatewaySmsRow } from './records.ts';
 
 export interface GatewaySmsConfig extends GatewayParseConfig {
   code: string;

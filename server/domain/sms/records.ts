@@ -1,6 +1,7 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { StoredSmsTemplate } from '../gateways/entities.ts';
+import { pgIdArray } from '../../infra/database/pg-array.ts';
 import { pgDate } from '../payments/pg.ts';
 import type { MatchStatus } from './matcher.ts';
 
@@ -8,10 +9,6 @@ import type { MatchStatus } from './matcher.ts';
 export const SMS_BODY_CONTEXT = 'sms_record.body';
 export const SMS_SENDER_NUMBER_CONTEXT = 'sms_record.sender_number';
 
-/** `{1,2,3}`: ids bound as one `?::bigint[]` parameter (an empty list stays a valid array). */
-export function pgIdArray(ids: readonly number[]): string {
-  return `{${ids.map((id) => String(Math.trunc(id))).join(',')}}`;
-}
 
 export interface PendingSmsRecord {
   id: number;

@@ -5,7 +5,7 @@ import { OPEN_TRANSACTION_STATUSES } from '../payments/entities.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
 import { completeTransaction, failTransaction, getTransaction, type TransactionRecord } from '../payments/transactions.ts';
 import { gatewaysSharingSenders, loadGatewaySmsConfigs } from './candidates.ts';
-import { pgIdArray } from './records.ts';
+import { pgIdArray } from '../../infra/database/pg-array.ts';
 
 /**
  * An admin's decisions on transactions the matcher left for review

@@ -5,7 +5,8 @@ import { pgDate } from '../payments/pg.ts';
 import { completeTransaction, getTransaction } from '../payments/transactions.ts';
 import { gatewaysSharingSenders, loadGatewaySmsConfigs } from './candidates.ts';
 import { CERTAIN_CONFIDENCE, matchSubmittedTrxId, type MatchStatus } from './matcher.ts';
-import { lockEvidenceByTrxId, pgIdArray } from './records.ts';
+import { pgIdArray } from '../../infra/database/pg-array.ts';
+import { lockEvidenceByTrxId } from './records.ts';
 import { loadMatchSettings, type MatchSettings } from './service.ts';
 
 export interface SubmissionMatch {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { pgIdArray } from '../../infra/database/pg-array.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { WebhookResponse } from '../../infra/http/outbound.ts';
@@ -71,7 +72,6 @@ interface ClaimRow {
 }
 
 /** `{1,2,3}`: ids bound as one `?::bigint[]` parameter (em.execute would spread a JS array into a list). */
-const idArray = (ids: readonly number[]) => `{${ids.map((id) => String(Math.trunc(id))).join(',')}}`;
 
 /**
  * The common case in one statement, for a whole batch of wake-ups: first
@@ -103,7 +103,7 @@ export async function claimFirstAttempts(em: EntityManager, deliveryIds: readonl
     // The ids as one array parameter: `id = ANY(array)` is a primary-key lookup whatever the
     // statistics say, where a join to a set-returning function was planned as a scan of every
     // due delivery right after a burst of inserts (0.5 s instead of 3 ms, before autoanalyze).
-    [leaseMs, idArray(deliveryIds)],
+    [leaseMs, pgIdArray(deliveryIds)],
   );
   return new Map(
     rows.map((row) => [
@@ -314,7 +314,7 @@ export async function finishSuccesses(em: EntityManager, items: ReadonlyArray<{ 
           body: cut(response.responseBody),
         })),
       ),
-      idArray(items.map((i) => i.claim.deliveryId)),
+      pgIdArray(items.map((i) => i.claim.deliveryId)),
     ],
   );
   const applied = new Set(rows.map((r) => Number(r.id)));
