@@ -4,7 +4,7 @@ import type { PersonalDataKeys } from '../../server/domain/customers/keys.ts';
 import { normalizePhone } from '../../server/domain/customers/normalize.ts';
 import { hashFingerprint, signDeviceToken, type DeviceTokenKeys } from '../../server/domain/devices/tokens.ts';
 import { createGateway } from '../../server/domain/gateways/service.ts';
-import { defaultGatewayTemplates } from '../../server/domain/sms/template.ts';
+import { defaultGatewayTemplates } from '../../server/domain/sms/presets/index.ts';
 import { putEndpoint } from '../../server/domain/webhooks/endpoints.ts';
 import { blindIndex } from '../../server/infra/crypto/blind-index.ts';
 import { generateApiKey } from '../../server/infra/crypto/tokens.ts';

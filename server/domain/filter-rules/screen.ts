@@ -1,4 +1,4 @@
-import { normalizeSender } from '../sms/parser.ts';
+import { sameSender } from '../sms/senders.ts';
 import type { FilterRules } from './defaults.ts';
 
 export type ScreenResult = { forward: true } | { forward: false; reason: 'sender_not_allowed' | 'negative_keyword' | 'no_positive_keyword' };
@@ -36,8 +36,7 @@ export function containsKeyword(text: string, keywords: readonly string[]): bool
  */
 export function screenSms(rules: Pick<FilterRules, 'allowedSenders' | 'positiveKeywords' | 'negativeKeywords'>, sms: { sender: string; body: string }): ScreenResult {
   if (rules.allowedSenders.length > 0) {
-    const sender = normalizeSender(sms.sender);
-    if (!rules.allowedSenders.some((s) => normalizeSender(s) === sender)) return { forward: false, reason: 'sender_not_allowed' };
+    if (!rules.allowedSenders.some((s) => sameSender(s, sms.sender))) return { forward: false, reason: 'sender_not_allowed' };
   }
   if (containsKeyword(sms.body, rules.negativeKeywords)) return { forward: false, reason: 'negative_keyword' };
   if (rules.positiveKeywords.length > 0 && !containsKeyword(sms.body, rules.positiveKeywords)) return { forward: false, reason: 'no_positive_keyword' };
