@@ -5,10 +5,13 @@
  */
 export const CUR = String.raw`(?:tk\.?|bdt|৳)`;
 const NUM = String.raw`\d[\d,]{0,15}(?:\.\d{1,2})?`;
+/** Plain digits or comma-grouped digits (western or South Asian), up to two decimals. */
+const STRICT_NUM = String.raw`(?:\d{1,3}(?:,\d{2,3}){1,6}|\d{1,16})(?:\.\d{1,2})?(?!\d|,\d)`;
 /** Loose on purpose: `normalizeParsedAmount` checks grouping and places. */
 export const AMOUNT = String.raw`(?<amount>${NUM})`;
-export const BALANCE = String.raw`(?<balance>${NUM})`;
-export const FEE = String.raw`(?<fee>${NUM})`;
+/** Strict, because the balance chain trusts it: `1,2,3,4` is no balance and the message no wallet's. */
+export const BALANCE = String.raw`(?<balance>${STRICT_NUM})`;
+export const FEE = String.raw`(?<fee>${STRICT_NUM})`;
 /** The payer as the wallet writes it: full, or masked (`***515`, `01XXXXXX515`). */
 export const SENDER_NUMBER = String.raw`(?<sender_number>\+?[\dx*]{3,15})`;
 /** `22/01/2026 01:54` */
