@@ -162,23 +162,29 @@ describe('SMS filter rules', () => {
     const device = await pairDevice(t);
     const initial = await adminRequest(t, 'GET', `/brands/${device.brandId}/filter-rules`);
     expect(initial.status).toBe(200);
-    expect(initial.body.data.version).toBe(1);
-    const changed = await adminRequest(t, 'PATCH', `/brands/${device.brandId}/filter-rules`, { allowed_senders: [' bKash ', 'NAGAD', 'bkash'], check_interval_hours: 6 });
-    expect(changed.body.data).toMatchObject({ version: 2, allowed_senders: ['bKash', 'NAGAD'], check_interval_hours: 6, negative_keywords: initial.body.data.negative_keywords });
-    const same = await adminRequest(t, 'PATCH', `/brands/${device.brandId}/filter-rules`, { allowed_senders: ['bKash', 'NAGAD'] });
-    expect(same.body.data.version).toBe(2);
-    expect((await deviceRequest(t, device, 'GET', '/config/filter-rules')).body.data).toEqual(changed.body.data);
+    const v1 = initial.body.data.version;
+    expect(initial.body.data.extra_senders).toEqual([]);
+    const changed = await adminRequest(t, 'PATCH', `/brands/${device.brandId}/filter-rules`, { extra_senders: [' ShopBank ', '01847-348685', 'shopbank', '+8801847348685'], check_interval_hours: 6 });
+    expect(changed.body.data).toMatchObject({ version: v1 + 1, extra_senders: ['ShopBank', '01847-348685'], check_interval_hours: 6, negative_keywords: initial.body.data.negative_keywords });
+    expect(changed.body.data.allowed_senders).toEqual([...initial.body.data.allowed_senders, 'ShopBank', '01847-348685']);
+    const same = await adminRequest(t, 'PATCH', `/brands/${device.brandId}/filter-rules`, { extra_senders: ['ShopBank', '01847-348685'] });
+    expect(same.body.data.version).toBe(v1 + 1);
+    const { extra_senders: _extra, ...deviceView } = changed.body.data;
+    expect((await deviceRequest(t, device, 'GET', '/config/filter-rules')).body.data).toEqual(deviceView);
     const rows = (await auditRows(t, 'filter_rules.update')).filter((r) => r.brand_id === String(device.brandId));
-    expect(rows.map((r) => [r.before!.version, r.after!.version, r.after!.allowed_senders])).toEqual([[1, 2, ['bKash', 'NAGAD']]]);
+    expect(rows.map((r) => [r.before!.version, r.after!.version, r.after!.extra_senders])).toEqual([[v1, v1 + 1, ['ShopBank', '01847-348685']]]);
   });
 
   it('bad rules: 400 naming the entry; unknown brand: 404', async () => {
     const { brandId } = await t.createBrand('Rules Brand');
+    const before = (await adminRequest(t, 'GET', `/brands/${brandId}/filter-rules`)).body.data.version;
     for (const [body, field] of [
       [{ negative_keywords: ['ok', ''] }, 'negative_keywords.1'],
       [{ check_interval_hours: 0 }, 'check_interval_hours'],
       [{ check_interval_hours: 1.5 }, 'check_interval_hours'],
-      [{ allowed_senders: 'bKash' }, 'allowed_senders'],
+      [{ extra_senders: 'bKash' }, 'extra_senders'],
+      [{ extra_senders: ['ｂＫａｓｈ'] }, 'extra_senders.0'],
+      [{ allowed_senders: ['bKash'] }, 'allowed_senders'],
       [{ blocked_senders: [] }, 'blocked_senders'],
       [{}, 'body'],
     ] as const) {
@@ -186,7 +192,7 @@ describe('SMS filter rules', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.errors[0].field).toBe(field);
     }
-    expect((await adminRequest(t, 'GET', `/brands/${brandId}/filter-rules`)).body.data.version).toBe(1);
+    expect((await adminRequest(t, 'GET', `/brands/${brandId}/filter-rules`)).body.data.version).toBe(before);
     for (const method of ['GET', 'PATCH']) {
       const res = await adminRequest(t, method, '/brands/999999/filter-rules', method === 'PATCH' ? { check_interval_hours: 2 } : undefined);
       expect(res.status).toBe(404);
