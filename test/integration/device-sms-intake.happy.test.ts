@@ -35,8 +35,8 @@ describe('POST sms/messages', () => {
     const res = await forward(d, [a, b]);
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(2);
-    expect(res.body.data[0]).toEqual({ device_message_id: a.device_message_id, id: expect.any(Number), match_status: 'no_match', trx_id: null, duplicate_of: null });
-    expect(res.body.data[1]).toEqual({ device_message_id: b.device_message_id, id: expect.any(Number), match_status: 'no_match', trx_id: null, duplicate_of: null });
+    expect(res.body.data[0]).toEqual({ device_message_id: a.device_message_id, id: expect.any(Number), match_status: 'no_match', screen_reason: null, trx_id: null, duplicate_of: null });
+    expect(res.body.data[1]).toEqual({ device_message_id: b.device_message_id, id: expect.any(Number), match_status: 'no_match', screen_reason: null, trx_id: null, duplicate_of: null });
     expect(res.body.data[1].id).not.toBe(res.body.data[0].id);
 
     const rows = await t.sql<any>('SELECT * FROM sms_records WHERE brand_id = $1', [d.brandId]);
@@ -152,7 +152,7 @@ describe('POST sms/messages', () => {
     // What SMS matching will write; intake reports it on the next answer for this record.
     await t.sql("UPDATE sms_records SET match_status = 'matched', transaction_id = $1, matched_at = now() WHERE id = $2", [transaction.id, first.body.data[0].id]);
     const again = await forward(d, [m]);
-    expect(again.body.data[0]).toEqual({ device_message_id: m.device_message_id, id: first.body.data[0].id, match_status: 'matched', trx_id: transaction.trxId, duplicate_of: null });
+    expect(again.body.data[0]).toEqual({ device_message_id: m.device_message_id, id: first.body.data[0].id, match_status: 'matched', screen_reason: null, trx_id: transaction.trxId, duplicate_of: null });
   });
 });
 
