@@ -66,14 +66,12 @@ export function containsKeyword(text: string, keywords: readonly string[]): bool
 }
 
 /**
- * Forward only when the sender is allowed (an empty list allows all), no
+ * Forward only when the sender is allowed (an empty list allows no sender), no
  * negative keyword appears (negative always wins) and, when positive keywords
  * are set, at least one appears.
  */
 export function screenSms(rules: SmsFilterRules, sms: { sender: string; body: string }): ScreenResult {
-  if (rules.allowed_senders.length > 0) {
-    if (!rules.allowed_senders.some((s) => sameSender(s, sms.sender))) return { forward: false, reason: 'sender_not_allowed' };
-  }
+  if (!rules.allowed_senders.some((s) => sameSender(s, sms.sender))) return { forward: false, reason: 'sender_not_allowed' };
   if (containsKeyword(sms.body, rules.negative_keywords)) return { forward: false, reason: 'negative_keyword' };
   if (rules.positive_keywords.length > 0 && !containsKeyword(sms.body, rules.positive_keywords)) {
     return { forward: false, reason: 'no_positive_keyword' };

@@ -16,7 +16,7 @@ export const filterRulesSchema = z
     allowed_senders: z
       .array(z.string())
       .describe(
-        "SMS senders that may be forwarded: the official senders of the enabled gateways plus the admin's additions. Names compare as ASCII ignoring case and nothing else (`bKash` = `BKASH`; a fullwidth or look-alike name equals nothing); numbers compare as E.164 (`01847-348685` = `+8801847348685`); short codes as digits. Empty: every sender.",
+        "SMS senders that may be forwarded: the official senders of the enabled gateways plus the admin's additions. Names compare as ASCII ignoring case and nothing else (`bKash` = `BKASH`; a fullwidth or look-alike name equals nothing); numbers compare as E.164 (`01847-348685` = `+8801847348685`); short codes as digits. Empty: no sender (the brand has no enabled wallet gateway and no additions).",
       ),
     positive_keywords: z
       .array(z.string())

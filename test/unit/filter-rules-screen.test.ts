@@ -56,14 +56,15 @@ describe('keyword matching', () => {
     expect(containsKeyword(text, [keyword])).toBe(expected);
   });
 
-  it('empty rules forward everything; a positive list requires one of its words', () => {
-    const open = { allowedSenders: [], positiveKeywords: [], negativeKeywords: [] };
-    expect(screenSms(open, { sender: 'anyone', body: 'anything' })).toEqual({ forward: true });
+  it('an empty sender list allows no sender; empty keyword lists add no condition; a positive list requires one of its words', () => {
+    expect(screenSms({ allowedSenders: [], positiveKeywords: [], negativeKeywords: [] }, { sender: 'bKash', body: 'anything' })).toEqual({ forward: false, reason: 'sender_not_allowed' });
+    const open = { allowedSenders: ['x'], positiveKeywords: [], negativeKeywords: [] };
+    expect(screenSms(open, { sender: 'x', body: 'anything' })).toEqual({ forward: true });
     expect(screenSms({ ...open, positiveKeywords: ['received'] }, { sender: 'x', body: 'balance low' })).toEqual({ forward: false, reason: 'no_positive_keyword' });
   });
 
   it('negative wins over positive', () => {
-    expect(screenSms({ allowedSenders: [], positiveKeywords: ['received'], negativeKeywords: ['OTP'] }, { sender: 'x', body: 'received OTP' })).toEqual({
+    expect(screenSms({ allowedSenders: ['x'], positiveKeywords: ['received'], negativeKeywords: ['OTP'] }, { sender: 'x', body: 'received OTP' })).toEqual({
       forward: false,
       reason: 'negative_keyword',
     });

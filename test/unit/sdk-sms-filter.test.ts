@@ -30,8 +30,9 @@ describe('screenSms (the app-side SMS screening)', () => {
     expect(screenSms(defaults, sms)).toEqual(expected);
   });
 
-  it('empty lists forward everything that has no negative keyword', () => {
-    const open: SmsFilterRules = { allowed_senders: [], positive_keywords: [], negative_keywords: ['OTP'] };
+  it('an empty sender list allows no sender; empty keyword lists forward what has no negative keyword', () => {
+    expect(screenSms({ allowed_senders: [], positive_keywords: [], negative_keywords: [] }, { sender: 'anyone', body: 'hello' })).toEqual({ forward: false, reason: 'sender_not_allowed' });
+    const open: SmsFilterRules = { allowed_senders: ['anyone'], positive_keywords: [], negative_keywords: ['OTP'] };
     expect(screenSms(open, { sender: 'anyone', body: 'hello' })).toEqual({ forward: true });
     expect(screenSms(open, { sender: 'anyone', body: 'otp 1' })).toEqual({ forward: false, reason: 'negative_keyword' });
   });
