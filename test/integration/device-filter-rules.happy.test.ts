@@ -5,12 +5,14 @@ import { updateFilterRules } from '../../server/domain/filter-rules/service.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { deviceRequest, pairDevice, type PairedDevice } from '../support/device.ts';
 import { adminRequest } from './admin-support.ts';
+import { seedGateway } from '../support/seed.ts';
 import { forwardSms, newGatewayTrxId, seedPayment, smsBodies, smsScene } from '../support/sms-matching.ts';
 
 let t: TestContext;
 
 beforeAll(async () => {
   t = await startTestServer({ RATE_LIMIT_PAIRING: 'off' });
+  await seedGateway(t, 'bkash');
 });
 afterAll(() => t?.close());
 

@@ -2,12 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestSmsBatch } from '../../server/domain/sms-intake/service.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { deviceRequest, pairDevice, type PairedDevice } from '../support/device.ts';
-import { seedGateway, seedTransaction } from '../support/seed.ts';
+import { createGateway } from '../../server/domain/gateways/service.ts';
+import { gatewayPresets, seedGateway, seedTransaction } from '../support/seed.ts';
 
 let t: TestContext;
 
 beforeAll(async () => {
   t = await startTestServer();
+  // The brand's filter rules allow the senders of the enabled gateways; this one has
+  // bKash's and Nagad's but no template, so what is stored here parses as nothing.
+  await createGateway(t.runtime.deps.orm.em.fork(), { ...gatewayPresets.bkash(), code: 'senders-only', sms_senders: ['bKash', 'NAGAD'], sms_templates: [] });
 });
 afterAll(() => t?.close());
 
