@@ -135,6 +135,9 @@ describe('filter rules follow the gateways', () => {
     const refused = await admin('POST', '/gateways', { code: code('loose'), name: 'Loose', type: 'manual', methods: ['send_money'], currencies: ['BDT'], preset: 'bkash', sms_templates: [loose] });
     expect(refused.status).toBe(400);
     expect(refused.body.errors[0]).toMatchObject({ code: 'VALIDATION_ERROR', field: expect.stringMatching(/^sms_templates\.\d+\.pattern$/) });
+    const lookAlike = await admin('POST', '/gateways', { code: code('fw'), name: 'Fw', type: 'manual', methods: ['send_money'], currencies: ['BDT'], sms_senders: ['bKash', 'ｂＫａｓｈ'] });
+    expect(lookAlike.status).toBe(400);
+    expect(lookAlike.body.errors[0]).toMatchObject({ code: 'VALIDATION_ERROR', field: 'sms_senders.1' });
     const unknown = await admin('POST', '/gateways', { code: code('x'), name: 'X', type: 'manual', methods: ['send_money'], currencies: ['BDT'], preset: 'nope' });
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors[0].field).toBe('preset');

@@ -4,6 +4,7 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import { pgDate } from '../payments/pg.ts';
 import { compareMoney } from '../money/decimal.ts';
 import { checkAgainstMoneyOut, expandPreset } from '../sms/presets/gateway-input.ts';
+import { senderKey } from '../sms/senders.ts';
 import { compileTemplate, TEMPLATE_DIRECTIONS } from '../sms/template.ts';
 import { bumpSenderEpoch } from '../filter-rules/sender-epoch.ts';
 import { gatewayTypes, type GatewayType, type StoredSmsTemplate } from './entities.ts';
@@ -94,6 +95,15 @@ function checkTemplates(templates: StoredSmsTemplate[]): void {
   checkAgainstMoneyOut(templates);
 }
 
+/** A sender that can equal nothing (non-ASCII, control characters) would silently never verify. */
+function checkSenders(senders: readonly string[]): void {
+  senders.forEach((s, i) => {
+    if (senderKey(s) === null) {
+      throw new AppError('VALIDATION_ERROR', 'SMS sender ids are printable ASCII names or phone numbers', { field: `sms_senders.${i}` });
+    }
+  });
+}
+
 function checkLimits(min: string, max: string | null): void {
   if (max !== null && compareMoney(max, min) < 0) {
     throw new AppError('VALIDATION_ERROR', 'max_amount must not be below min_amount', { field: 'max_amount' });
@@ -161,6 +171,7 @@ export async function createGateway(em: EntityManager, input: GatewayInput): Pro
   if (!parsed.success) fail(parsed.error);
   const g = { ...parsed.data, ...expandPreset(parsed.data.preset, parsed.data.sms_senders, parsed.data.sms_templates) };
   checkLimits(g.min_amount, g.max_amount);
+  checkSenders(g.sms_senders);
   checkTemplates(g.sms_templates);
   try {
     if (g.enabled && g.sms_senders.length > 0) await bumpSenderEpoch(em);
@@ -218,6 +229,7 @@ export async function updateGateway(em: EntityManager, code: string, patch: Gate
   const min = given.includes('min_amount') ? (data.min_amount as string) : current.minAmount;
   const max = given.includes('max_amount') ? (data.max_amount as string | null) : current.maxAmount;
   checkLimits(min, max);
+  if (given.includes('sms_senders')) checkSenders(data.sms_senders as string[]);
   if (given.includes('sms_templates')) checkTemplates(data.sms_templates as StoredSmsTemplate[]);
   if (given.length === 0) return current;
   const enabledAfter = given.includes('enabled') ? (data.enabled as boolean) : current.enabled;
