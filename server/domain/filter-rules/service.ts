@@ -84,9 +84,22 @@ async function select(em: EntityManager, brandId: number, lock = false): Promise
  * The brand's rules. A brand that never changed them gets the defaults,
  * written on first read so `version` and `updated_at` stay stable afterwards.
  */
+/** The brand's row and the gateways' senders in one round trip (read on every forwarded batch). */
+async function selectWithSenders(em: EntityManager, brandId: number): Promise<{ row: Row; g: GatewaySenders } | undefined> {
+  const rows = await em.execute<Array<Row & { senders: string[] | null; epoch: number; epoch_updated_at: Date }>>(
+    `SELECT r.version, r.updated_at, r.extra_senders, r.positive_keywords, r.negative_keywords, r.check_interval_hours,
+            (SELECT array_agg(s ORDER BY g.sort_order, g.id, o) FROM gateways g, unnest(g.sms_senders) WITH ORDINALITY AS u(s, o) WHERE g.enabled) AS senders,
+            e.version AS epoch, e.updated_at AS epoch_updated_at
+       FROM sms_filter_rules r, sms_sender_epoch e WHERE r.brand_id = ?`,
+    [brandId],
+  );
+  const r = rows[0];
+  return r && { row: r, g: { senders: r.senders ?? [], epoch: r.epoch, epoch_updated_at: r.epoch_updated_at } };
+}
+
 export async function getFilterRules(em: EntityManager, brandId: number): Promise<VersionedFilterRules> {
-  const existing = await select(em, brandId);
-  if (existing) return toRules(existing, await gatewaySenders(em));
+  const existing = await selectWithSenders(em, brandId);
+  if (existing) return toRules(existing.row, existing.g);
   const d = DEFAULT_FILTER_RULES;
   await em.execute(
     `INSERT INTO sms_filter_rules (brand_id, extra_senders, positive_keywords, negative_keywords, check_interval_hours)
