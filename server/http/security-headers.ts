@@ -1,0 +1,21 @@
+import type { RequestHandler } from 'express';
+
+/**
+ * Prefixes whose answers carry personal data, credentials or a payment's state:
+ * no browser, proxy or shared cache may keep a copy (a checkout page read on a
+ * shared computer, an admin listing cached by a corporate proxy).
+ */
+const NO_STORE_PREFIXES = ['/api/', '/checkout/', '/sandbox/'];
+
+/**
+ * Headers every response carries. `nosniff` everywhere, so nothing we serve (a
+ * JSON error echoing input, an asset) is ever run as a script or style of
+ * another type; `no-store` on the routes above. Set before routing, so 404s,
+ * 429s and errors carry them too; a route may still set its own Cache-Control
+ * (the static assets do).
+ */
+export const baseSecurityHeaders: RequestHandler = (req, res, next) => {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  if (NO_STORE_PREFIXES.some((p) => req.path.startsWith(p))) res.setHeader('Cache-Control', 'no-store');
+  next();
+};
