@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/global-setup.ts';
+import { startScriptNodeOptions } from '../../bench/lib/servers.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pc-npm-start-'));
@@ -78,4 +79,8 @@ describe('npm start under a process manager', () => {
     expect(existsSync(run.pidFile)).toBe(false);
     expect(run.output()).toContain('shutdown complete');
   }, 150_000);
+
+  it('the start script execs Node with the V8 flags the benchmarks reuse', () => {
+    expect(startScriptNodeOptions()).toEqual(['--max-semi-space-size=16', '--heap-growing-percent=50']);
+  });
 });
