@@ -75,6 +75,12 @@ describe('every response', () => {
       expect(res.headers.get('cache-control'), path).toBe('no-store');
       await res.arrayBuffer();
     }
+    // Static assets are the same for everyone and may be cached.
+    const asset = await get('/checkout/assets/checkout.css');
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toMatch(/max-age=3600/);
+    expect(asset.headers.get('x-content-type-options')).toBe('nosniff');
+    await asset.arrayBuffer();
     for (const path of ['/healthz', '/openapi.json', '/no-such-page']) {
       const res = await get(path);
       expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
