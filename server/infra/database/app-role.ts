@@ -1,3 +1,4 @@
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import pg from 'pg';
 
 /**
@@ -16,6 +17,19 @@ const ATTRIBUTES = 'LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBY
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**
+ * The SCRAM-SHA-256 verifier PostgreSQL would store for this password (RFC 5802,
+ * 4096 iterations as PostgreSQL uses). Sent instead of the password, so the
+ * password is in no SQL text the server could log (it logs a failing statement).
+ */
+export function scramVerifier(password: string, salt: Buffer = randomBytes(16)): string {
+  const iterations = 4096;
+  const salted = pbkdf2Sync(password.normalize('NFKC'), salt, iterations, 32, 'sha256');
+  const storedKey = createHash('sha256').update(createHmac('sha256', salted).update('Client Key').digest()).digest();
+  const serverKey = createHmac('sha256', salted).update('Server Key').digest();
+  return `SCRAM-SHA-256$${iterations}:${salt.toString('base64')}$${storedKey.toString('base64')}:${serverKey.toString('base64')}`;
+}
+
+/**
  * Creates (or re-asserts) the role and its database, with the superuser's
  * connection. Idempotent, and serialised across processes by an advisory lock:
  * the CLI may start beside a running server.
@@ -25,7 +39,7 @@ export async function ensureAppRole(superuserBaseUrl: string, database: string, 
   await admin.connect();
   try {
     await admin.query("SELECT pg_advisory_lock(hashtext('paycollect:app-role'))");
-    const password = admin.escapeLiteral(role.password);
+    const password = admin.escapeLiteral(scramVerifier(role.password));
     const exists = (await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role.name])).rowCount;
     // ALTER on every start: the attributes cannot drift, and the password follows secrets.json.
     await admin.query(`${exists ? 'ALTER' : 'CREATE'} ROLE ${ident(role.name)} WITH ${ATTRIBUTES} PASSWORD ${password}`);
