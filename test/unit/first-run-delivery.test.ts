@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -63,5 +64,21 @@ describe('first-run banner delivery', () => {
     deliverFirstRunBanner(banner, { isTTY: false, write: () => undefined, dataDir, logger });
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     expect(statSync(path.join(dataDir, 'first-run.txt')).mode & 0o777).toBe(0o600);
+  });
+
+  it('0600 also for a non-root user with a permissive umask (the mode is set at creation, not after)', () => {
+    const dir = tempDir();
+    chmodSync(dir, 0o777);
+    const target = path.join(dir, 'data', 'first-run.txt');
+    const root = path.resolve(import.meta.dirname, '../..');
+    // As root, run the write as `nobody`; otherwise as ourselves (already not root).
+    const ids = process.getuid?.() === 0 ? { uid: Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'nobody'], { encoding: 'utf8' })) } : {};
+    const script = `const m = await import('./server/infra/private-file.ts'); m.writePrivateFile(${JSON.stringify(target)}, 'secret');`;
+    const res = spawnSync('sh', ['-c', 'umask 000 && exec "$0" --input-type=module -e "$1"', process.execPath, script], { cwd: root, encoding: 'utf8', ...ids });
+    expect(res.status, res.stderr).toBe(0);
+    const st = statSync(target);
+    expect(st.mode & 0o777).toBe(0o600);
+    expect(st.uid).not.toBe(0);
+    expect(statSync(path.dirname(target)).mode & 0o777).toBe(0o700);
   });
 });
