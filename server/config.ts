@@ -123,3 +123,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const base = e.PUBLIC_BASE_URL ?? `http://${e.HOST === '0.0.0.0' ? 'localhost' : e.HOST}:${e.PORT}`;
   return Object.freeze({ ...e, PUBLIC_BASE_URL: base.replace(/\/+$/, '') });
 }
+
+/** Settings that parse but weaken the service: logged as warnings at start-up. */
+export function configWarnings(config: Pick<Config, 'TRUST_PROXY'>): string[] {
+  const warnings: string[] = [];
+  if (config.TRUST_PROXY === true) {
+    // Kept so old deployments start, but every X-Forwarded-For hop is then believed:
+    // a client picks its own rate-limit address by sending one.
+    warnings.push('TRUST_PROXY=true trusts every X-Forwarded-For hop (clients can choose their address); set the hop count or the proxy addresses instead');
+  }
+  return warnings;
+}

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { createApp } from './app.ts';
 import { bootstrap } from './bootstrap.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, configWarnings, loadConfig } from './config.ts';
 import { createLogger } from './infra/logger.ts';
 import { firstRunSetup } from './first-run.ts';
 import { answerClientErrors } from './http/client-errors.ts';
@@ -19,11 +19,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger({ level: config.LOG_LEVEL });
-  if (config.TRUST_PROXY === true) {
-    // Kept so old deployments start, but every X-Forwarded-For hop is then believed:
-    // a client picks its own rate-limit address by sending one.
-    logger.warn('TRUST_PROXY=true trusts every X-Forwarded-For hop (clients can choose their address); set the hop count or the proxy addresses instead');
-  }
+  for (const warning of configWarnings(config)) logger.warn(warning);
   const started = performance.now();
   // A signal during start-up (migrations, the embedded database starting) must
   // not kill the process with the default handler: that would leave the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../server/config.ts';
+import { ConfigError, configWarnings, loadConfig } from '../../server/config.ts';
 
 const trust = (value: string) => loadConfig({ TRUST_PROXY: value }).TRUST_PROXY;
 
@@ -22,6 +22,8 @@ describe('TRUST_PROXY', () => {
 
   it('true still parses (old setups start; the server warns that it is unsafe)', () => {
     expect(trust('true')).toBe(true);
+    expect(configWarnings(loadConfig({ TRUST_PROXY: 'true' }))).toEqual([expect.stringMatching(/^TRUST_PROXY=true trusts every X-Forwarded-For hop/)]);
+    expect(configWarnings(loadConfig({ TRUST_PROXY: '1' }))).toEqual([]);
   });
 
   it.each(['maybe', '21', '10.0.0.0/33', '300.1.1.1', 'loopback,', '10.0.0.1;10.0.0.2', 'localhost', '-1'])('refuses %s with a message naming the variable', (value) => {
