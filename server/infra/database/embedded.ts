@@ -211,8 +211,12 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   try {
     url = await prepareDatabase(opts, opts.port);
   } catch (err) {
-    child.kill('SIGINT');
-    await new Promise((r) => child.once('exit', r));
+    // Do not leave the cluster running behind a failed start.
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGINT');
+      await exited;
+    }
     rmSync(ownerFile, { force: true });
     throw err;
   }
