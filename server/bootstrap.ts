@@ -37,6 +37,9 @@ export async function bootstrap(config: Config, logger: Logger, opts: { startJob
       port: config.EMBEDDED_DB_PORT,
       password: secrets.embeddedDbPassword,
       database: 'paycollect',
+      // The service runs as this owner role; the superuser only creates it.
+      appRole: { name: 'paycollect', password: secrets.embeddedDbAppPassword },
+      ownProcessGroup: true,
       logger,
     });
     url = embedded.url;
