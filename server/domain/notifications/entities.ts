@@ -13,6 +13,8 @@ export const Notification = defineEntity({
     device: () => p.manyToOne(Device),
     title: p.text(),
     body: p.text(),
+    /** Personal-data format of the row: 1 before binding to row and brand, 2 after (migration 0011, domain/pii/reencrypt.ts). */
+    piiV: p.smallint().default(2),
     createdAt: p.datetime().onCreate(() => new Date()),
     readAt: p.datetime().nullable(),
   },

@@ -22,6 +22,8 @@ export const SmsRecord = defineEntity({
     contentHash: p.string().length(64),
     sender: p.text(),
     bodyEncrypted: p.text(),
+    /** Personal-data format of the row: 1 before binding to row and brand, 2 after (migration 0011, domain/pii/reencrypt.ts). */
+    piiV: p.smallint().default(2),
     /** Device clock. */
     receivedAt: p.datetime(),
     serverReceivedAt: p.datetime().onCreate(() => new Date()),
