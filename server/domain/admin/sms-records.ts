@@ -12,6 +12,7 @@ const BODY_CONTEXT = 'sms_record.body';
 export interface AdminSmsRecord {
   id: number;
   brand_id: number;
+  mode: 'live' | 'test';
   device_id: number;
   device_message_id: string;
   sender: string;
@@ -40,7 +41,7 @@ export interface AdminSmsRecord {
 type Row = Record<string, any>;
 
 const SELECT = `
-  SELECT r.id, r.brand_id, r.device_id, r.device_message_id, r.sender, r.received_at, r.server_received_at, r.sim_slot, r.match_status,
+  SELECT r.id, r.brand_id, r.mode, r.device_id, r.device_message_id, r.sender, r.received_at, r.server_received_at, r.sim_slot, r.match_status,
          r.duplicate_of_id, g.code AS gateway, r.parsed_amount::text AS parsed_amount, r.parsed_trx_id, r.transaction_id, t.trx_id,
          r.confidence::text AS confidence, r.candidate_ids::text[] AS candidate_ids, r.reason, r.matched_at,
          r.resolution, r.resolved_by, r.resolved_at, r.resolution_note, r.created_at, r.body_encrypted
@@ -50,6 +51,7 @@ function toRecord(r: Row, body: { cipher: PiiCipher } | null): AdminSmsRecord {
   const out: AdminSmsRecord = {
     id: Number(r.id),
     brand_id: Number(r.brand_id),
+    mode: r.mode,
     device_id: Number(r.device_id),
     device_message_id: r.device_message_id,
     sender: r.sender,
@@ -101,6 +103,7 @@ export interface SmsRecordFilter {
   page: number;
   perPage: number;
   brandId?: number;
+  mode?: 'live' | 'test';
   matchStatus?: SmsRecordStatus;
   deviceId?: number;
   /** Inclusive UTC dates of the server's receipt, `YYYY-MM-DD`. */
@@ -121,6 +124,7 @@ export async function listAdminSmsRecords(
     params.push(value);
   };
   if (f.brandId !== undefined) add('r.brand_id = ?', f.brandId);
+  if (f.mode) add('r.mode = ?', f.mode);
   if (f.matchStatus) add('r.match_status = ?', f.matchStatus);
   if (f.deviceId !== undefined) add('r.device_id = ?', f.deviceId);
   if (f.from) add("r.server_received_at >= (?::date)::timestamp AT TIME ZONE 'UTC'", f.from);
