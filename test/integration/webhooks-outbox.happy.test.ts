@@ -55,7 +55,7 @@ describe('recordEvent', () => {
     expect(events[0]!.transaction_id).toBe('42');
     expect(events[0]!.public_id).toMatch(/^evt_[0-9a-f]{32}$/);
     const body = JSON.parse(events[0]!.payload);
-    expect(body).toEqual({ id: events[0]!.public_id, event: 'payment.completed', created_at: expect.stringMatching(/Z$/), data: paymentData });
+    expect(body).toEqual({ id: events[0]!.public_id, event: 'payment.completed', created_at: expect.stringMatching(/Z$/), livemode: true, data: paymentData });
     expect(deliveries).toEqual([{ id: expect.any(String), event_id: events[0]!.id, url: 'https://merchant.example/hooks', status: 'pending', attempts: 0 }]);
     expect(jobs).toEqual([{ singleton_key: `delivery:${deliveries[0]!.id}`, data: { deliveryId: Number(deliveries[0]!.id) }, state: 'created' }]);
   });
