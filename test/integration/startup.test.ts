@@ -47,9 +47,9 @@ describe('npm start on the embedded default', () => {
     const first = start(env);
     await waitReady(`http://127.0.0.1:${port}`, first.output);
     await new Promise((r) => setTimeout(r, 300));
-    expect(first.output()).toMatch(/Demo brand API key: pk_test_[A-Za-z0-9]+/);
+    expect(first.output()).toMatch(/Demo brand API key: sk_test_[A-Za-z0-9]+/);
     expect(first.output()).toMatch(/Admin token:\s+adm_/);
-    const key = /Demo brand API key: (pk_test_[A-Za-z0-9]+)/.exec(first.output())![1]!;
+    const key = /Demo brand API key: (sk_test_[A-Za-z0-9]+)/.exec(first.output())![1]!;
     const brand = await fetch(`http://127.0.0.1:${port}/api/v1/brand`, { headers: { authorization: `Bearer ${key}` } });
     expect(brand.status).toBe(200);
     // Secrets are kept for the next start, readable by the owner only.

@@ -114,7 +114,7 @@ async function decide(
         transactionId: null,
         confidence: 0,
         candidateIds: [...result.candidateIds, ...foreign.map((c) => c.id)],
-        reason: `gateway trx id ${reading.parsed.trxId} is claimed by transaction ${foreign.map((c) => c.id).join(', ')} of another brand or mode`,
+        reason: `gateway trx id ${reading.parsed.trxId} is claimed by transaction ${foreign.map((c) => c.id).join(', ')} ${foreign.every((c) => c.brandId === rec.brandId) ? 'of the other mode' : 'of another brand'}`,
       }, gatewayId);
     }
     return outcomeOf(reading, result, gatewayId);
