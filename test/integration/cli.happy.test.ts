@@ -53,7 +53,7 @@ describe('the CLI over the admin API, as a child process', () => {
     const devices = await cli(['device:list', '--brand', String(brandId), '--json']);
     expect(devices.json().data).toEqual([expect.objectContaining({ name: 'CLI phone', presence: 'online', brand_id: brandId })]);
     const text = await cli(['pairing-code:create', '--brand', String(brandId)]);
-    expect(text.stdout).toMatch(/^Pairing code: [0-9A-Z]{5}-[0-9A-Z]{5}\nBrand: {8}\d+\nExpires at: {3}\S+Z\n/);
+    expect(text.stdout).toMatch(/^Pairing code: [0-9A-Z]{5}-[0-9A-Z]{5}\nBrand: {8}\d+\nMode: {9}live\nExpires at: {3}\S+Z\n/);
 
     // Every change the CLI made is in the audit log under its actor label.
     const audit = await cli(['audit:list', '--brand', String(brandId), '--json']);
