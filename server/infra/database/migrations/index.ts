@@ -10,6 +10,7 @@ import { Migration0007SmsMatching } from './0007-sms-matching.ts';
 import { Migration0008RateLimits } from './0008-rate-limits.ts';
 import { Migration0009SmsCandidatesIndex } from './0009-sms-candidates-index.ts';
 import { Migration0010Modes } from './0010-modes.ts';
+import { Migration0011PiiBinding } from './0011-pii-binding.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -27,4 +28,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0008-rate-limits', class: Migration0008RateLimits },
   { name: '0009-sms-candidates-index', class: Migration0009SmsCandidatesIndex },
   { name: '0010-modes', class: Migration0010Modes },
+  { name: '0011-pii-binding', class: Migration0011PiiBinding },
 ];
