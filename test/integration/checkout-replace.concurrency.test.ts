@@ -32,7 +32,7 @@ async function submitted(amount: string, trxId: string): Promise<{ paymentId: st
 
 const replace = (paymentId: string, trxId: string) => t.request('PUT', `${api(paymentId)}/transaction/gateway-trx-id`, { body: { gateway_trx_id: trxId } });
 
-describe('a replacement racing an SMS', () => {
+describe('a replacement racing an SMS or another replacement', () => {
   it('the SMS proves the withdrawn id: either it completes and the replacement is refused, or the replacement wins and the SMS completes nothing', async () => {
     const seen = new Set<string>();
     for (let round = 0; round < ROUNDS; round++) {
@@ -73,5 +73,34 @@ describe('a replacement racing an SMS', () => {
       expect(await smsRow(t, sms[0]!.id)).toMatchObject({ match_status: 'matched', transaction_id: String(p.id) });
       expect(await eventsOf(t, p.id)).toEqual(['payment.completed']);
     }
+  });
+
+  it('replacements racing each other are applied one after the other: an unbroken audited chain, each counted once', async () => {
+    const first = newGatewayTrxId('O');
+    const p = await submitted('555.00', first);
+    const ids = Array.from({ length: 6 }, () => newGatewayTrxId('C'));
+    const answers = await Promise.all(ids.map((id) => replace(p.paymentId, id)));
+    const won = answers.filter((r) => r.status === 200);
+    expect(won.length).toBeGreaterThanOrEqual(1);
+    expect(won.length).toBeLessThanOrEqual(3);
+    // The losers read a claim another replacement had just changed, or came after the bound.
+    for (const r of answers.filter((x) => x.status !== 200)) expect(['CONFLICT', 'SUBMISSION_LIMIT_REACHED']).toContain(r.body.errors[0].code);
+    const chain = await t.sql<{ before: { gateway_trx_id: string }; after: { gateway_trx_id: string; replacement: number } }>(
+      "SELECT before, after FROM audit_log WHERE action = 'transaction.replace_gateway_trx_id' AND target_id = $1 ORDER BY id",
+      [String(p.id)],
+    );
+    expect(chain).toHaveLength(won.length);
+    let current = first;
+    chain.forEach((link, i) => {
+      expect(link.before.gateway_trx_id).toBe(current);
+      expect(link.after.replacement).toBe(i + 1);
+      current = link.after.gateway_trx_id;
+    });
+    expect((await transactionRow(t, p.id)).gateway_trx_id).toBe(current);
+    const [count] = await t.sql<{ replacements: number }>(
+      'SELECT c.replacements FROM checkout_submission_counts c JOIN payment_intents i ON i.id = c.intent_id WHERE i.uuid = $1',
+      [p.paymentId],
+    );
+    expect(count!.replacements).toBe(won.length);
   });
 });
