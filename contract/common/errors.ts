@@ -137,7 +137,7 @@ export const errorRegistry = {
   CONFLICT: {
     status: 409,
     message: 'Resource already exists',
-    description: 'A resource with the same unique key (for example a gateway code) already exists.',
+    description: 'A resource with the same unique key (for example a gateway code) already exists; at the checkout, another request changed the submitted gateway transaction id at the same moment (reload and retry).',
   },
   IDEMPOTENCY_KEY_REUSED: {
     status: 409,

@@ -117,7 +117,8 @@
         function (res) {
           if (res.ok && res.body && res.body.success) return reload();
           var err = firstError(res.body);
-          if (RELOAD_CODES.indexOf(err.code) >= 0) return reload();
+          // CONFLICT: the id was changed elsewhere a moment ago; show the current one.
+          if (RELOAD_CODES.indexOf(err.code) >= 0 || err.code === 'CONFLICT') return reload();
           showError(errorEl, err.message);
           button.disabled = false;
         },
