@@ -5,9 +5,7 @@ import { recordAudit, type AuditActor } from '../audit/service.ts';
 import { pgDate, pgDateOrNull } from '../payments/pg.ts';
 import { trimDecimal } from '../payments/view.ts';
 import type { SmsRecordStatus } from '../sms-intake/entities.ts';
-
-/** The context the intake encrypted the body under (sms-intake/service.ts). */
-const BODY_CONTEXT = 'sms_record.body';
+import { decryptSmsBody, decryptSmsSender, smsRowBinding } from '../sms-intake/record-cipher.ts';
 
 export interface AdminSmsRecord {
   id: number;
@@ -46,13 +44,20 @@ const SELECT = `
          r.resolution, r.resolved_by, r.resolved_at, r.resolution_note, r.created_at, r.body_encrypted
     FROM sms_records r LEFT JOIN gateways g ON g.id = r.gateway_id LEFT JOIN transactions t ON t.id = r.transaction_id`;
 
-function toRecord(r: Row, body: { cipher: PiiCipher } | null): AdminSmsRecord {
+/**
+ * The sender is decrypted for every record (lists show it, as they did when it
+ * was stored in clear); the body only on request. A value that fails
+ * authentication (copied from another record, or tampered) fails the read
+ * rather than showing something that is not this record's.
+ */
+function toRecord(r: Row, cipher: PiiCipher, withBody: boolean): AdminSmsRecord {
+  const binding = smsRowBinding(r as { brand_id: string; device_id: string; device_message_id: string });
   const out: AdminSmsRecord = {
     id: Number(r.id),
     brand_id: Number(r.brand_id),
     device_id: Number(r.device_id),
     device_message_id: r.device_message_id,
-    sender: r.sender,
+    sender: decryptSmsSender(cipher, r.sender, binding),
     received_at: pgDate(r.received_at).toISOString(),
     server_received_at: pgDate(r.server_received_at).toISOString(),
     sim_slot: r.sim_slot,
@@ -73,7 +78,7 @@ function toRecord(r: Row, body: { cipher: PiiCipher } | null): AdminSmsRecord {
     resolution_note: r.resolution_note,
     created_at: pgDate(r.created_at).toISOString(),
   };
-  if (body) out.body = body.cipher.decrypt(r.body_encrypted, BODY_CONTEXT);
+  if (withBody) out.body = decryptSmsBody(cipher, r.body_encrypted, binding);
   return out;
 }
 
@@ -93,7 +98,7 @@ async function readBodies(em: EntityManager, who: AuditActor, rows: Row[], ciphe
       brandId: new Set(rows.map((r) => r.brand_id)).size === 1 ? Number(rows[0].brand_id) : null,
       after: { sms_record_ids: ids },
     });
-    return rows.map((r) => toRecord(r, { cipher }));
+    return rows.map((r) => toRecord(r, cipher, true));
   });
 }
 
@@ -132,7 +137,7 @@ export async function listAdminSmsRecords(
     f.perPage,
     (f.page - 1) * f.perPage,
   ]);
-  const items = opts.includeBody ? await readBodies(em, opts.who, rows, opts.cipher) : rows.map((r) => toRecord(r, null));
+  const items = opts.includeBody ? await readBodies(em, opts.who, rows, opts.cipher) : rows.map((r) => toRecord(r, opts.cipher, false));
   return { items, total: Number(count!.n) };
 }
 
@@ -143,5 +148,5 @@ export async function getAdminSmsRecord(
 ): Promise<AdminSmsRecord> {
   const rows = await em.execute<Row[]>(`${SELECT} WHERE r.id = ?`, [recordId]);
   if (!rows[0]) throw new AppError('SMS_RECORD_NOT_FOUND');
-  return opts.includeBody ? (await readBodies(em, opts.who, rows, opts.cipher))[0]! : toRecord(rows[0], null);
+  return opts.includeBody ? (await readBodies(em, opts.who, rows, opts.cipher))[0]! : toRecord(rows[0], opts.cipher, false);
 }

@@ -1,20 +1,24 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
-import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
+import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
+import { SMS_RECORD_CONTEXT, decryptSmsSender, smsRowBinding } from '../sms-intake/record-cipher.ts';
 import type { StoredSmsTemplate } from '../gateways/entities.ts';
 import { pgIdArray } from '../../infra/database/pg-array.ts';
 import { pgDate } from '../payments/pg.ts';
 import type { MatchStatus } from './matcher.ts';
 
-/** Cipher contexts of the encrypted columns of `sms_records` (see sms-intake/entities.ts). */
-export const SMS_BODY_CONTEXT = 'sms_record.body';
-export const SMS_SENDER_NUMBER_CONTEXT = 'sms_record.sender_number';
+/** Cipher contexts of the encrypted columns of `sms_records` (see sms-intake/record-cipher.ts). */
+export const SMS_BODY_CONTEXT = SMS_RECORD_CONTEXT.body;
+export const SMS_SENDER_NUMBER_CONTEXT = SMS_RECORD_CONTEXT.senderNumber;
 
 
 export interface PendingSmsRecord {
   id: number;
   brandId: number;
+  /** In clear (decrypted when claimed). */
   sender: string;
   bodyEncrypted: string;
+  /** The brand and natural key every encrypted value of the record is bound to. */
+  binding: PiiBinding;
   /**
    * "The SMS time" of every timing rule: the phone's receipt time, but never
    * later than the server's. The phone knows when the SMS really arrived (a
@@ -48,11 +52,15 @@ export async function claimPendingRecord(
   tx: EntityManager,
   id: number,
   settingKeys: readonly string[],
+  cipher: PiiCipher,
 ): Promise<(PendingSmsRecord & { gateways: GatewaySmsRow[]; settings: Map<string, unknown> }) | null> {
   const [row] = await tx.execute<
-    Array<{ id: string; brand_id: string; sender: string; body_encrypted: string; sms_time: string | Date; gateways: GatewaySmsRow[]; settings: Record<string, unknown> }>
+    Array<{
+      id: string; brand_id: string; device_id: string; device_message_id: string; sender: string; body_encrypted: string;
+      sms_time: string | Date; gateways: GatewaySmsRow[]; settings: Record<string, unknown>;
+    }>
   >(
-    `SELECT r.id, r.brand_id, r.sender, r.body_encrypted, LEAST(r.received_at, r.server_received_at) AS sms_time,
+    `SELECT r.id, r.brand_id, r.device_id, r.device_message_id, r.sender, r.body_encrypted, LEAST(r.received_at, r.server_received_at) AS sms_time,
             (SELECT COALESCE(json_agg(g ORDER BY g.sort_order, g.id), '[]'::json)
                FROM (SELECT id, code, sms_senders, sms_templates, sort_order FROM gateways WHERE cardinality(sms_senders) > 0) g) AS gateways,
             (SELECT COALESCE(json_object_agg(s.key, s.value), '{}'::json) FROM settings s WHERE s.key IN (?)) AS settings
@@ -61,11 +69,13 @@ export async function claimPendingRecord(
     [[...settingKeys], id],
   );
   if (!row) return null;
+  const binding = smsRowBinding(row);
   return {
     id: Number(row.id),
     brandId: Number(row.brand_id),
-    sender: row.sender,
+    sender: decryptSmsSender(cipher, row.sender, binding),
     bodyEncrypted: row.body_encrypted,
+    binding,
     smsTime: pgDate(row.sms_time),
     gateways: row.gateways,
     settings: new Map(Object.entries(row.settings)),
@@ -84,8 +94,9 @@ export interface SmsOutcome {
 }
 
 /** Writes the outcome onto a record still `pending` (the caller holds its lock). */
-export async function storeOutcome(tx: EntityManager, cipher: PiiCipher, id: number, o: SmsOutcome): Promise<void> {
-  const sender = o.parsed?.senderNumber ? cipher.encrypt(o.parsed.senderNumber, SMS_SENDER_NUMBER_CONTEXT) : null;
+export async function storeOutcome(tx: EntityManager, cipher: PiiCipher, rec: { id: number; binding: PiiBinding }, o: SmsOutcome): Promise<void> {
+  const id = rec.id;
+  const sender = o.parsed?.senderNumber ? cipher.encrypt(o.parsed.senderNumber, SMS_SENDER_NUMBER_CONTEXT, rec.binding) : null;
   const updated = await tx.execute<Array<{ id: string }>>(
     `UPDATE sms_records
         SET match_status = ?, gateway_id = ?, parsed_amount = ?, parsed_trx_id = ?, parsed_sender_number = ?,

@@ -178,16 +178,16 @@ export async function matchSmsRecord(em: EntityManager, deps: SmsMatchDeps, reco
 async function matchRecord(em: EntityManager, deps: SmsMatchDeps, recordId: number, settings?: MatchSettings): Promise<{ outcome: SmsOutcome; trxId: string | null } | null> {
   return em.transactional(async (tx) => {
     // The gateways and settings come with the record: one statement instead of three (BENCHMARKS.md).
-    const rec = await claimPendingRecord(tx, recordId, settingKeys);
+    const rec = await claimPendingRecord(tx, recordId, settingKeys, deps.cipher);
     if (!rec) return null;
-    const body = deps.cipher.decrypt(rec.bodyEncrypted, SMS_BODY_CONTEXT);
+    const body = deps.cipher.decrypt(rec.bodyEncrypted, SMS_BODY_CONTEXT, rec.binding);
     const s = settings ?? matchSettingsOf(effectiveSettings(rec.settings));
     const decided = await decide(tx, rec, body, rec.gateways.map(toGatewaySmsConfig), s);
     let outcome = decided.outcome;
     let trxId: string | null = null;
     if (outcome.status === 'matched') ({ outcome, trxId } = await complete(tx, outcome, decided.locked));
     if (outcome.status === 'duplicate') outcome = await explainDuplicate(tx, outcome);
-    await storeOutcome(tx, deps.cipher, rec.id, outcome);
+    await storeOutcome(tx, deps.cipher, rec, outcome);
     return { outcome, trxId };
   });
 }
