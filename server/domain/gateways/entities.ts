@@ -7,6 +7,9 @@ export type GatewayType = (typeof gatewayTypes)[number];
 export interface StoredSmsTemplate {
   pattern: string;
   flags: string;
+  /** Absent in templates saved before directions existed: `in`. */
+  direction?: 'in' | 'out';
+  kind?: string;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { SMS_RECORD_CONTEXT, decryptSmsSender, smsRowBinding } from '../sms-intake/record-cipher.ts';
@@ -14,6 +15,8 @@ export const SMS_SENDER_NUMBER_CONTEXT = SMS_RECORD_CONTEXT.senderNumber;
 export interface PendingSmsRecord {
   id: number;
   brandId: number;
+  /** Its device's mode: evidence only for payments of this mode. */
+  mode: Mode;
   /** In clear (decrypted when claimed). */
   sender: string;
   bodyEncrypted: string;
@@ -56,11 +59,11 @@ export async function claimPendingRecord(
 ): Promise<(PendingSmsRecord & { gateways: GatewaySmsRow[]; settings: Map<string, unknown> }) | null> {
   const [row] = await tx.execute<
     Array<{
-      id: string; brand_id: string; device_id: string; device_message_id: string; sender: string; body_encrypted: string;
+      id: string; brand_id: string; mode: Mode; device_id: string; device_message_id: string; sender: string; body_encrypted: string;
       sms_time: string | Date; gateways: GatewaySmsRow[]; settings: Record<string, unknown>;
     }>
   >(
-    `SELECT r.id, r.brand_id, r.device_id, r.device_message_id, r.sender, r.body_encrypted, LEAST(r.received_at, r.server_received_at) AS sms_time,
+    `SELECT r.id, r.brand_id, r.mode, r.device_id, r.device_message_id, r.sender, r.body_encrypted, LEAST(r.received_at, r.server_received_at) AS sms_time,
             (SELECT COALESCE(json_agg(g ORDER BY g.sort_order, g.id), '[]'::json)
                FROM (SELECT id, code, sms_senders, sms_templates, sort_order FROM gateways WHERE cardinality(sms_senders) > 0) g) AS gateways,
             (SELECT COALESCE(json_object_agg(s.key, s.value), '{}'::json) FROM settings s WHERE s.key IN (?)) AS settings
@@ -73,6 +76,7 @@ export async function claimPendingRecord(
   return {
     id: Number(row.id),
     brandId: Number(row.brand_id),
+    mode: row.mode,
     sender: decryptSmsSender(cipher, row.sender, binding),
     bodyEncrypted: row.body_encrypted,
     binding,
@@ -145,18 +149,19 @@ interface EvidenceRow {
 }
 
 /**
- * The brand's parsed records carrying `trxId` on the given gateways, any
- * status, locked in id order (after the caller's transaction locks).
+ * The brand's parsed records of one mode (their devices') carrying `trxId` on
+ * the given gateways, any status, locked in id order (after the caller's
+ * transaction locks).
  */
-export async function lockEvidenceByTrxId(tx: EntityManager, brandId: number, gatewayIds: readonly number[], trxId: string): Promise<StoredEvidenceRow[]> {
+export async function lockEvidenceByTrxId(tx: EntityManager, brandId: number, mode: Mode, gatewayIds: readonly number[], trxId: string): Promise<StoredEvidenceRow[]> {
   const rows = await tx.execute<EvidenceRow[]>(
     `SELECT id, parsed_amount::text AS parsed_amount, parsed_trx_id, LEAST(received_at, server_received_at) AS sms_time,
             match_status, candidate_ids, resolved_at
        FROM sms_records
-      WHERE brand_id = ? AND parsed_trx_id = upper(?) AND gateway_id = ANY(?::bigint[])
+      WHERE brand_id = ? AND mode = ? AND parsed_trx_id = upper(?) AND gateway_id = ANY(?::bigint[])
       ORDER BY id
         FOR NO KEY UPDATE`,
-    [brandId, trxId.trim(), pgIdArray(gatewayIds)],
+    [brandId, mode, trxId.trim(), pgIdArray(gatewayIds)],
   );
   return rows.map((r) => ({
     id: Number(r.id),

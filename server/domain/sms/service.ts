@@ -95,15 +95,16 @@ async function decide(
   await lockGatewayTrxIds(tx, all.map((r) => r.parsed.trxId));
   const loaded: CandidateRow[][] = [];
   for (const r of all) {
-    loaded.push(await loadCandidates(tx, { brandId: rec.brandId, gatewayIds: r.gatewayIds, trxId: r.parsed.trxId, amount: r.parsed.amount, smsTime: rec.smsTime, windowMinutes: settings.windowMinutes }));
+    loaded.push(await loadCandidates(tx, { brandId: rec.brandId, mode: rec.mode, gatewayIds: r.gatewayIds, trxId: r.parsed.trxId, amount: r.parsed.amount, smsTime: rec.smsTime, windowMinutes: settings.windowMinutes }));
   }
   // Every loaded row can decide the outcome (a claimer of the trx id, or open with the exact amount): lock the open ones.
   const fresh = await lockOpenCandidates(tx, loaded.flat());
 
   const outcomes = all.map((reading, i) => {
     const rows = loaded[i]!.map((c) => fresh.get(c.id) ?? c);
-    const own = rows.filter((c) => c.brandId === rec.brandId);
-    const foreign = rows.filter((c) => c.brandId !== rec.brandId);
+    // Only the brand's payments of the SMS's mode can be proved by it; a claimer of the other mode is a conflict for a person.
+    const own = rows.filter((c) => c.brandId === rec.brandId && c.mode === rec.mode);
+    const foreign = rows.filter((c) => !own.includes(c));
     const result = chooseMatch({ parsed: reading.parsed, smsReceivedAt: rec.smsTime, candidates: own, windowMinutes: settings.windowMinutes, threshold: settings.threshold });
     const gatewayId = result.transactionId !== null ? own.find((c) => c.id === result.transactionId)!.gatewayId : reading.gatewayIds[0]!;
     if (foreign.length > 0 && result.status !== 'duplicate') {
@@ -113,7 +114,7 @@ async function decide(
         transactionId: null,
         confidence: 0,
         candidateIds: [...result.candidateIds, ...foreign.map((c) => c.id)],
-        reason: `gateway trx id ${reading.parsed.trxId} is claimed by transaction ${foreign.map((c) => c.id).join(', ')} of another brand`,
+        reason: `gateway trx id ${reading.parsed.trxId} is claimed by transaction ${foreign.map((c) => c.id).join(', ')} ${foreign.every((c) => c.brandId === rec.brandId) ? 'of the other mode' : 'of another brand'}`,
       }, gatewayId);
     }
     return outcomeOf(reading, result, gatewayId);

@@ -49,7 +49,7 @@ export async function matchSubmittedGatewayTrxId(em: EntityManager, transactionI
     // The timing rule compares the SMS with the payment's creation (see candidates.ts).
     const [intent] = await tx.execute<Array<{ created_at: string | Date }>>('SELECT created_at FROM payment_intents WHERE id = ?', [t.intentId]);
     const gatewayIds = gatewaysSharingSenders(await loadGatewaySmsConfigs(tx), t.gatewayId);
-    const evidence = await lockEvidenceByTrxId(tx, t.brandId, gatewayIds, t.gatewayTrxId!);
+    const evidence = await lockEvidenceByTrxId(tx, t.brandId, t.mode, gatewayIds, t.gatewayTrxId!);
     const r = matchSubmittedTrxId({
       transaction: { id: t.id, amount: t.amount, gatewayTrxId: t.gatewayTrxId!, createdAt: pgDate(intent!.created_at), status: t.status },
       storedSms: evidence.map((e) => ({ id: e.id, amount: e.amount, trxId: e.trxId, receivedAt: e.smsTime, matchStatus: e.matchStatus })),
