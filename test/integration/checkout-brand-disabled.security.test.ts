@@ -20,7 +20,8 @@ const api = (id: string) => `/api/checkout/v1/payments/${id}`;
 
 beforeAll(async () => {
   t = await startTestServer({ WORKERS_ENABLED: 'false' });
-  ({ brandId, apiKey } = await t.createBrand('Paused Shop'));
+  // Test mode: the sandbox (an automatic gateway) takes test-mode payments only.
+  ({ brandId, apiKey } = await t.createBrand('Paused Shop', { mode: 'test' }));
   bkash = await seedGateway(t, 'bkash', { sort_order: 1 });
   sandbox = await seedGateway(t, 'sandbox', { sort_order: 2, currencies: ['BDT'] });
 });

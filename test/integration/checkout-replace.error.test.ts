@@ -22,7 +22,8 @@ const em = () => t.runtime.deps.orm.em.fork();
 
 beforeAll(async () => {
   t = await startTestServer({ WORKERS_ENABLED: 'false' });
-  ({ apiKey } = await t.createBrand('Replace Shop'));
+  // Test mode: the sandbox (an automatic gateway) takes test-mode payments only.
+  ({ apiKey } = await t.createBrand('Replace Shop', { mode: 'test' }));
   bkash = await seedGateway(t, 'bkash', { sort_order: 1 });
   sandbox = await seedGateway(t, 'sandbox', { sort_order: 2, currencies: ['BDT'] });
 });
