@@ -5,9 +5,11 @@ import { recordAudit, type AuditActor } from '../audit/service.ts';
 import { pgDate, pgDateOrNull } from '../payments/pg.ts';
 import { trimDecimal } from '../payments/view.ts';
 import type { SmsRecordStatus } from '../sms-intake/entities.ts';
+import type { ChainState } from '../sms/matcher.ts';
 
 /** The context the intake encrypted the body under (sms-intake/service.ts). */
 const BODY_CONTEXT = 'sms_record.body';
+const SENDER_CONTEXT = 'sms_record.sender_number';
 
 export interface AdminSmsRecord {
   id: number;
@@ -28,6 +30,15 @@ export interface AdminSmsRecord {
   confidence: string | null;
   candidate_ids: number[];
   reason: string | null;
+  reason_code: string | null;
+  suggestions: Array<{ transaction_id: number; why: string; distance: number | null }>;
+  direction: 'in' | 'out' | null;
+  kind: string | null;
+  parsed_balance: string | null;
+  parsed_fee: string | null;
+  parsed_sender_number: string | null;
+  sms_time: string | null;
+  balance_chain: { state: Exclude<ChainState, undefined>; previous_id: number | null; expected_balance: string | null };
   matched_at: string | null;
   resolution: 'verified' | 'rejected' | null;
   resolved_by: string | null;
@@ -43,10 +54,17 @@ const SELECT = `
   SELECT r.id, r.brand_id, r.device_id, r.device_message_id, r.sender, r.received_at, r.server_received_at, r.sim_slot, r.match_status,
          r.duplicate_of_id, g.code AS gateway, r.parsed_amount::text AS parsed_amount, r.parsed_trx_id, r.transaction_id, t.trx_id,
          r.confidence::text AS confidence, r.candidate_ids::text[] AS candidate_ids, r.reason, r.matched_at,
+         r.reason_code, r.suggestions, r.direction, r.kind, r.parsed_balance::text AS parsed_balance, r.parsed_fee::text AS parsed_fee,
+         r.parsed_sender_number, r.sms_time, r.chain_state, r.chain_previous_id, r.chain_expected_balance::text AS chain_expected_balance,
          r.resolution, r.resolved_by, r.resolved_at, r.resolution_note, r.created_at, r.body_encrypted
     FROM sms_records r LEFT JOIN gateways g ON g.id = r.gateway_id LEFT JOIN transactions t ON t.id = r.transaction_id`;
 
-function toRecord(r: Row, body: { cipher: PiiCipher } | null): AdminSmsRecord {
+/** Only the last three digits of the payer number: enough to compare with a customer's, without listing personal data. */
+function maskNumber(n: string): string {
+  return n.replace(/\d(?=(?:\D*\d){3})/g, '*');
+}
+
+function toRecord(r: Row, body: { cipher: PiiCipher } | null, cipher?: PiiCipher): AdminSmsRecord {
   const out: AdminSmsRecord = {
     id: Number(r.id),
     brand_id: Number(r.brand_id),
@@ -66,6 +84,15 @@ function toRecord(r: Row, body: { cipher: PiiCipher } | null): AdminSmsRecord {
     confidence: trimDecimal(r.confidence),
     candidate_ids: ((r.candidate_ids as string[] | null) ?? []).map(Number),
     reason: r.reason,
+    reason_code: r.reason_code,
+    suggestions: (r.suggestions as AdminSmsRecord['suggestions'] | null) ?? [],
+    direction: r.direction,
+    kind: r.kind,
+    parsed_balance: r.parsed_balance,
+    parsed_fee: r.parsed_fee,
+    parsed_sender_number: r.parsed_sender_number === null || !cipher ? null : maskNumber(cipher.decrypt(r.parsed_sender_number, SENDER_CONTEXT)),
+    sms_time: pgDateOrNull(r.sms_time)?.toISOString() ?? null,
+    balance_chain: { state: r.chain_state, previous_id: r.chain_previous_id === null ? null : Number(r.chain_previous_id), expected_balance: r.chain_expected_balance },
     matched_at: pgDateOrNull(r.matched_at)?.toISOString() ?? null,
     resolution: r.resolution,
     resolved_by: r.resolved_by,
@@ -93,7 +120,7 @@ async function readBodies(em: EntityManager, who: AuditActor, rows: Row[], ciphe
       brandId: new Set(rows.map((r) => r.brand_id)).size === 1 ? Number(rows[0].brand_id) : null,
       after: { sms_record_ids: ids },
     });
-    return rows.map((r) => toRecord(r, { cipher }));
+    return rows.map((r) => toRecord(r, { cipher }, cipher));
   });
 }
 
@@ -132,7 +159,7 @@ export async function listAdminSmsRecords(
     f.perPage,
     (f.page - 1) * f.perPage,
   ]);
-  const items = opts.includeBody ? await readBodies(em, opts.who, rows, opts.cipher) : rows.map((r) => toRecord(r, null));
+  const items = opts.includeBody ? await readBodies(em, opts.who, rows, opts.cipher) : rows.map((r) => toRecord(r, null, opts.cipher));
   return { items, total: Number(count!.n) };
 }
 
@@ -143,5 +170,5 @@ export async function getAdminSmsRecord(
 ): Promise<AdminSmsRecord> {
   const rows = await em.execute<Row[]>(`${SELECT} WHERE r.id = ?`, [recordId]);
   if (!rows[0]) throw new AppError('SMS_RECORD_NOT_FOUND');
-  return opts.includeBody ? (await readBodies(em, opts.who, rows, opts.cipher))[0]! : toRecord(rows[0], null);
+  return opts.includeBody ? (await readBodies(em, opts.who, rows, opts.cipher))[0]! : toRecord(rows[0], null, opts.cipher);
 }

@@ -2,7 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { Brand } from '../brands/entities.ts';
 import { Device } from '../devices/entities.ts';
 
-export const smsRecordStatuses = ['pending', 'matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate'] as const;
+export const smsRecordStatuses = ['pending', 'matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate', 'balance_mismatch', 'money_out'] as const;
 export type SmsRecordStatus = (typeof smsRecordStatuses)[number];
 
 /**

@@ -75,13 +75,13 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
 
   const store = async (tx: EntityManager) => {
     const ids = new Array<number>(batch.length);
-    const fresh: number[] = [];
+    const fresh: Array<{ id: number; at: number }> = [];
     for (const { sms, index, hash } of ordered) {
       const encrypted = deps.cipher.encrypt(sms.body, BODY_CONTEXT);
       const inserted = await insertRecord(tx, caller, sms, hash, encrypted, null);
       if (inserted !== null) {
         ids[index] = inserted;
-        fresh.push(inserted);
+        fresh.push({ id: inserted, at: sms.receivedAt.getTime() });
         continue;
       }
       const own = await findOwn(tx, caller, sms.deviceMessageId);
@@ -97,7 +97,9 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
       // Null only if this device's own retry of the message committed meanwhile.
       ids[index] = duplicate ?? (await findOwn(tx, caller, sms.deviceMessageId))!;
     }
-    return { ids, fresh: fresh.sort((a, b) => a - b) };
+    // Matched in the order the phone received them (then id): the balance chain
+    // checks each SMS against the one before it, whatever order the batch had.
+    return { ids, fresh: fresh.sort((a, b) => a.at - b.at || a.id - b.id).map((f) => f.id) };
   };
   // A batch of one makes one write (the record, or its copy), atomic on its own:
   // BEGIN and COMMIT around it were two of the round trips of an SMS forwarded as

@@ -9,6 +9,8 @@ import type { GatewaySmsRow } from './records.ts';
 
 export interface GatewaySmsConfig extends GatewayParseConfig {
   code: string;
+  /** Amounts above it always go to review (docs/matching.md, "Large amounts"); null: no threshold. */
+  reviewAbove: string | null;
 }
 
 /**
@@ -17,14 +19,14 @@ export interface GatewaySmsConfig extends GatewayParseConfig {
  * SMS that proves them.
  */
 export async function loadGatewaySmsConfigs(em: EntityManager): Promise<GatewaySmsConfig[]> {
-  const rows = await em.execute<Array<{ id: string; code: string; sms_senders: string[]; sms_templates: StoredSmsTemplate[] }>>(
-    `SELECT id, code, sms_senders, sms_templates FROM gateways WHERE cardinality(sms_senders) > 0 ORDER BY sort_order, id`,
+  const rows = await em.execute<Array<{ id: string; code: string; sms_senders: string[]; sms_templates: StoredSmsTemplate[]; review_above: string | null }>>(
+    `SELECT id, code, sms_senders, sms_templates, review_above::text AS review_above FROM gateways WHERE cardinality(sms_senders) > 0 ORDER BY sort_order, id`,
   );
   return rows.map(toGatewaySmsConfig);
 }
 
 export function toGatewaySmsConfig(r: GatewaySmsRow): GatewaySmsConfig {
-  return { id: Number(r.id), code: r.code, senders: r.sms_senders, templates: r.sms_templates };
+  return { id: Number(r.id), code: r.code, senders: r.sms_senders, templates: r.sms_templates, reviewAbove: r.review_above ?? null };
 }
 
 export function isOfficialSender(gateway: Pick<GatewayParseConfig, 'senders'>, sender: string): boolean {
@@ -57,6 +59,8 @@ export interface CandidateRow extends MatchCandidate {
   brandId: number;
   intentId: number;
   gatewayId: number;
+  /** PII cipher token of the payer number declared at checkout (context `transaction.sender_number`). */
+  payerNumberEncrypted: string | null;
 }
 
 interface Row {
@@ -68,9 +72,10 @@ interface Row {
   gateway_trx_id: string | null;
   created_at: string | Date;
   status: string;
+  sender_number_encrypted: string | null;
 }
 
-const COLUMNS = `t.id, t.brand_id, t.intent_id, t.gateway_id, t.amount::text AS amount, t.gateway_trx_id, i.created_at, t.status`;
+const COLUMNS = `t.id, t.brand_id, t.intent_id, t.gateway_id, t.amount::text AS amount, t.gateway_trx_id, i.created_at, t.status, t.sender_number_encrypted`;
 
 function toCandidate(r: Row): CandidateRow {
   return {
@@ -82,11 +87,12 @@ function toCandidate(r: Row): CandidateRow {
     gatewayTrxId: r.gateway_trx_id,
     createdAt: pgDate(r.created_at),
     status: r.status,
+    payerNumberEncrypted: r.sender_number_encrypted,
   };
 }
 
 /**
- * design.md step 2: the brand's open transactions on the gateways whose
+ * docs/matching.md: the brand's open transactions on the gateways whose
  * payment was created within the window before the SMS time, plus every
  * transaction on those gateways claiming the parsed trx id (any status, any
  * brand: the matcher needs them to see duplicates and conflicts). Not locked.
@@ -129,8 +135,8 @@ export async function lockOpenCandidates(tx: EntityManager, rows: readonly Candi
   if (open.length === 0) return fresh;
   const intentIds = [...new Set(open.map((r) => r.intentId))].sort((a, b) => a - b);
   await tx.execute('SELECT id FROM payment_intents WHERE id = ANY(?::bigint[]) ORDER BY id FOR UPDATE', [pgIdArray(intentIds)]);
-  const locked = await tx.execute<Array<TransactionRow & { intent_created_at: string | Date }>>(
-    `SELECT ${TRANSACTION_COLUMNS}, i.created_at AS intent_created_at ${TRANSACTION_FROM}
+  const locked = await tx.execute<Array<TransactionRow & { intent_created_at: string | Date; payer_number_encrypted: string | null }>>(
+    `SELECT ${TRANSACTION_COLUMNS}, i.created_at AS intent_created_at, t.sender_number_encrypted AS payer_number_encrypted ${TRANSACTION_FROM}
       WHERE t.id = ANY(?::bigint[]) ORDER BY t.id FOR UPDATE OF t`,
     [pgIdArray(open.map((r) => r.id))],
   );
@@ -145,6 +151,7 @@ export async function lockOpenCandidates(tx: EntityManager, rows: readonly Candi
       gatewayTrxId: record.gatewayTrxId,
       createdAt: pgDate(r.intent_created_at),
       status: record.status,
+      payerNumberEncrypted: r.payer_number_encrypted,
       record,
     });
   }

@@ -13,12 +13,16 @@ export const MAX_TEMPLATE_LENGTH = 1000;
 export const ALLOWED_TEMPLATE_FLAGS = ['i', 'm', 's', 'u'] as const;
 
 export const REQUIRED_GROUPS = ['amount', 'trx_id'] as const;
-export const OPTIONAL_GROUPS = ['sender_number'] as const;
+export const OPTIONAL_GROUPS = ['sender_number', 'balance', 'fee', 'time'] as const;
 const KNOWN_GROUPS: ReadonlySet<string> = new Set([...REQUIRED_GROUPS, ...OPTIONAL_GROUPS]);
 
 export interface SmsTemplateSource {
   pattern: string;
   flags?: string;
+  /** Money in (a credit that may pay a payment, the default) or out (balance chain evidence only, never a match). */
+  direction?: 'in' | 'out';
+  /** What movement the template reads, e.g. `received`, `cash_in`, `send_money`, `cash_out`. */
+  kind?: string;
 }
 
 function invalid(message: string): AppError {
@@ -102,7 +106,7 @@ function findNestedQuantifier(src: string): number | null {
  * naming the first problem found. The returned regex has no `g`/`y` flag, so it is
  * safe to cache and share.
  */
-export function compileTemplate(source: string, flags = ''): RegExp {
+export function compileTemplate(source: string, flags = '', direction: 'in' | 'out' = 'in'): RegExp {
   if (typeof source !== 'string' || source.trim() === '') throw invalid('SMS template pattern is empty');
   if (source.length > MAX_TEMPLATE_LENGTH) {
     throw invalid(`SMS template pattern is ${source.length} characters long; the maximum is ${MAX_TEMPLATE_LENGTH}`);
@@ -123,7 +127,8 @@ export function compileTemplate(source: string, flags = ''): RegExp {
       throw invalid(`SMS template has unknown named group "${name}"; allowed groups: ${[...KNOWN_GROUPS].join(', ')}`);
     }
   }
-  for (const name of REQUIRED_GROUPS) {
+  // A money-out message (Send Money, Cash Out...) does not always carry an id: it only feeds the balance chain.
+  for (const name of direction === 'out' ? (['amount'] as const) : REQUIRED_GROUPS) {
     if (!names.includes(name)) throw invalid(`SMS template must have a named group "${name}", written (?<${name}>...)`);
   }
 
@@ -146,7 +151,7 @@ const NUMBER = String.raw`(?<sender_number>\+?[\dx*]{6,15})`;
 export interface DefaultGateway {
   /** Official sender ids; the SMS sender must equal one of them (see `normalizeSender`). */
   senders: string[];
-  templates: Array<Required<SmsTemplateSource>>;
+  templates: Array<SmsTemplateSource & { flags: string }>;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { ingestSmsBatch } from '../../../domain/sms-intake/service.ts';
 import type { MatchSmsRecords } from '../../../domain/sms-intake/matching-seam.ts';
 import { deviceOf } from '../../context.ts';
+import { recordDeviceClock } from '../../../domain/devices/clock.ts';
 
 const s = initServer();
 
@@ -11,6 +12,8 @@ const s = initServer();
 export function deviceSmsMessagesHandlers(deps: AppDeps, matchSmsRecords?: MatchSmsRecords) {
   return s.router(contract.device.smsMessages, {
     forward: async ({ req, body }) => {
+      // Before the batch is stored and matched, so its own SMS times are corrected with it.
+      if (body.device_time) await recordDeviceClock(req.em, deviceOf(req).deviceId, new Date(body.device_time));
       const results = await ingestSmsBatch(
         req.em,
         {
