@@ -36,6 +36,11 @@ describe('parseSms on genuine money-received messages', () => {
     expect(parseSms({ sender: m.sender, body: m.body }, gateways)).toEqual({
       gatewayId: gatewayIds[gateway],
       templateIndex: 0,
+      direction: 'in',
+      kind: null,
+      balance: null,
+      balanceUnreadable: false,
+      fee: null,
       ...m.expected,
     });
   });
@@ -59,7 +64,7 @@ describe('parseSms mechanics', () => {
 
   it('tries templates in order and reports which one matched', () => {
     const r = parseSms({ sender: 'shop', body }, custom([{ pattern: String.raw`^Got (?<amount>\d+) (?<trx_id>\w+)` }, good]));
-    expect(r).toEqual({ gatewayId: 9, amount: '1250.00', trxId: 'AB12CD', senderNumber: null, templateIndex: 1 });
+    expect(r).toEqual({ gatewayId: 9, direction: 'in', kind: null, amount: '1250.00', trxId: 'AB12CD', senderNumber: null, balance: null, balanceUnreadable: false, fee: null, templateIndex: 1 });
   });
 
   it('moves on when a template matches but its amount is not valid', () => {

@@ -134,6 +134,9 @@ export function timingFits(createdAt: Date, smsTime: Date, windowMinutes: number
  * when nothing does. The SMS's id is taken to be claimed by `c` already.
  */
 export function contradiction(sms: SmsEvidence, c: MatchCandidate, rules: MatchRules): { code: ReasonCode; why: string } | null {
+  // The SMS's own contradiction first: its status is then `balance_mismatch` whoever claims it, in both directions.
+  const chain = chainContradiction(sms);
+  if (chain) return chain;
   if (!OPEN_STATUSES.includes(c.status)) return { code: 'claim_not_open', why: `transaction ${c.id} claims the id but is ${c.status}` };
   if (compareMoney(c.amount, sms.amount) !== 0) {
     return { code: 'amount_mismatch', why: `transaction ${c.id} claims the id with amount ${c.amount}, the SMS says ${sms.amount}` };
@@ -144,12 +147,15 @@ export function contradiction(sms: SmsEvidence, c: MatchCandidate, rules: MatchR
   if (comparePayerNumbers(sms.senderNumber, c.payerNumber ?? null) === 'disagree') {
     return { code: 'sender_number_mismatch', why: `the SMS names another payer number than the one declared for transaction ${c.id}` };
   }
-  const chain = sms.chainState ? CHAIN_CONTRADICTIONS[sms.chainState] : undefined;
-  if (chain) return { code: chain, why: `the reported balance contradicts the device's balance chain (${sms.chainState})` };
   if (rules.reviewAbove !== null && compareMoney(sms.amount, rules.reviewAbove) > 0) {
     return { code: 'above_review_threshold', why: `amount ${sms.amount} is above the gateway's review threshold ${rules.reviewAbove}` };
   }
   return null;
+}
+
+function chainContradiction(sms: SmsEvidence): { code: ReasonCode; why: string } | null {
+  const code = sms.chainState ? CHAIN_CONTRADICTIONS[sms.chainState] : undefined;
+  return code ? { code, why: `the reported balance contradicts the device's balance chain (${sms.chainState})` } : null;
 }
 
 function statusFor(code: ReasonCode): MatchStatus {
@@ -189,6 +195,8 @@ export function chooseMatch(input: { sms: SmsEvidence; candidates: readonly Matc
   if (claimers.length > 0) {
     const checked = claimers.map((c) => ({ c, bad: contradiction(sms, c, rules) }));
     const suggestions = checked.map(({ c, bad }) => ({ transactionId: c.id, why: bad?.why ?? `transaction ${c.id} claims the id with amount ${c.amount}`, distance: 0 }));
+    const chain = chainContradiction(sms);
+    if (chain) return review(chain.code, chain.why, suggestions);
     if (claimers.length > 1) {
       // One id cannot pay two payments; a person decides which claim is genuine.
       return review('several_claims', `${claimers.length} transactions claim gateway trx id ${sms.trxId}`, suggestions);
@@ -212,8 +220,8 @@ export function chooseMatch(input: { sms: SmsEvidence; candidates: readonly Matc
     (c) => OPEN_STATUSES.includes(c.status) && compareMoney(c.amount, sms.amount) === 0 && timingFits(c.createdAt, sms.time, rules.windowMinutes, rules.graceSeconds),
   );
   const suggestions = rankByIdCloseness(sms.trxId, open);
-  const chain = sms.chainState ? CHAIN_CONTRADICTIONS[sms.chainState] : undefined;
-  if (chain) return review(chain, `no transaction claims gateway trx id ${sms.trxId}, and the reported balance contradicts the device's balance chain (${sms.chainState})`, suggestions);
+  const chain = chainContradiction(sms);
+  if (chain) return review(chain.code, `no transaction claims gateway trx id ${sms.trxId}, and ${chain.why}`, suggestions);
   if (suggestions.length === 0) {
     return { ...review('no_candidate', `no transaction claims gateway trx id ${sms.trxId} and no open payment has amount ${sms.amount} within the window`, []), status: 'no_candidate' };
   }
