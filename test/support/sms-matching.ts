@@ -92,6 +92,14 @@ export interface SmsRow {
   confidence: string | null;
   candidate_ids: string[] | null;
   reason: string | null;
+  reason_code: string | null;
+  suggestions: Array<{ transaction_id: number; why: string; distance: number | null }>;
+  direction: string | null;
+  parsed_balance: string | null;
+  parsed_fee: string | null;
+  chain_state: string | null;
+  chain_previous_id: string | null;
+  sms_time: Date | null;
   matched_at: Date | null;
   duplicate_of_id: string | null;
   resolution: string | null;
