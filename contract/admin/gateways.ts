@@ -16,8 +16,13 @@ export const smsTemplateSchema = z
       .string()
       .min(1)
       .max(1000)
-      .describe('JavaScript regular expression with the named groups `amount` and `trx_id` (and optionally `sender_number`). Checked when saved: it must compile and must not nest unbounded quantifiers.'),
+      .describe('JavaScript regular expression with the named groups `amount` and `trx_id` (and optionally `sender_number`, `balance`, `fee`, `time`; docs/matching.md). Checked when saved: it must compile and must not nest unbounded quantifiers.'),
     flags: z.string().max(4).optional().describe('Any of `i`, `m`, `s`, `u`. Default none.'),
+    direction: z
+      .enum(['in', 'out'])
+      .optional()
+      .describe('`in` (default): money received, may prove a payment. `out`: money sent from the wallet (Send Money, Cash Out, Payment...): only feeds the balance chain, never a match; `trx_id` is optional then.'),
+    kind: z.string().regex(/^[a-z_]{1,40}$/, 'Must be 1-40 characters of a-z and _').optional().describe('What movement it reads (`received`, `send_money`, `cash_out`...), shown on the SMS records it parses.'),
   })
   .meta({ id: 'AdminSmsTemplate' });
 
@@ -90,7 +95,7 @@ export const adminGatewaySchema = z
     instructions: z.string().nullable(),
     enabled: z.boolean(),
     sms_senders: z.array(z.string()),
-    sms_templates: z.array(z.object({ pattern: z.string(), flags: z.string() })),
+    sms_templates: z.array(z.object({ pattern: z.string(), flags: z.string(), direction: z.enum(['in', 'out']).optional(), kind: z.string().optional() })),
     sort_order: z.number().int(),
     created_at: timestampSchema,
     updated_at: timestampSchema,

@@ -54,8 +54,8 @@ export async function smsScene(t: TestContext, preset: GatewayPreset = 'bkash'):
 }
 
 /** A payment with a transaction on the scene's gateway. */
-export async function seedPayment(t: TestContext, scene: SmsScene, opts: { amount: string; status?: SeedStatus; gatewayTrxId?: string | null }) {
-  return seedTransaction(t, { apiKey: scene.apiKey, gateway: scene.gateway, status: opts.status ?? 'pending', amount: opts.amount, gatewayTrxId: opts.gatewayTrxId });
+export async function seedPayment(t: TestContext, scene: SmsScene, opts: { amount: string; status?: SeedStatus; gatewayTrxId?: string | null; senderNumber?: string }) {
+  return seedTransaction(t, { apiKey: scene.apiKey, gateway: scene.gateway, status: opts.status ?? 'pending', amount: opts.amount, gatewayTrxId: opts.gatewayTrxId, senderNumber: opts.senderNumber });
 }
 
 let seq = 0;

@@ -97,3 +97,12 @@ describe('parser: direction, balance, fee, sender number', () => {
     expect(parseSms({ sender: 'bKash', body }, [gateway])).toBeNull();
   });
 });
+
+describe('balance chain: a later SMS decided first (out-of-order delivery)', () => {
+  it('a reading between its previous and an already decided next must agree with both, else the chain forked', () => {
+    const prev = { balance: '1000.00', state: 'follows' as const };
+    expect(chainState(credit('100.00', '1100.00'), prev, { direction: 'in', amount: '200.00', fee: null, balance: '1300.00' }).state).toBe('follows');
+    expect(chainState(credit('100.00', '1100.00'), prev, { direction: 'in', amount: '200.00', fee: null, balance: '1200.00' }).state).toBe('mismatch');
+    expect(chainState(credit('100.00', '1100.00'), null, { direction: 'out', amount: '50.00', fee: '1.00', balance: '1049.00' }).state).toBe('first');
+  });
+});

@@ -38,7 +38,12 @@ export interface GatewayView {
 const money = z.string().regex(/^(?:0|[1-9]\d{0,11})\.\d{2}$/, 'Must be a decimal string with exactly two decimal places, e.g. "1250.00"');
 const positiveMoney = money.refine((s) => /[1-9]/.test(s), 'Must be greater than zero');
 const currency = z.string().regex(/^[A-Z]{3}$/, 'Must be a three-letter ISO 4217 code in upper case');
-const templateSchema = z.strictObject({ pattern: z.string().min(1).max(1000), flags: z.string().max(4).default('') });
+const templateSchema = z.strictObject({
+  pattern: z.string().min(1).max(1000),
+  flags: z.string().max(4).default(''),
+  direction: z.enum(['in', 'out']).optional(),
+  kind: z.string().regex(/^[a-z_]{1,40}$/, 'Must be 1-40 characters of a-z and _').optional(),
+});
 
 /** What an admin may set on a gateway; the admin contract reuses it. */
 export const gatewayInputSchema = z.strictObject({
@@ -75,7 +80,7 @@ function fail(error: z.ZodError): never {
 function checkTemplates(templates: StoredSmsTemplate[]): void {
   templates.forEach((t, i) => {
     try {
-      compileTemplate(t.pattern, t.flags);
+      compileTemplate(t.pattern, t.flags, t.direction ?? 'in');
     } catch (err) {
       if (err instanceof AppError) throw new AppError('INVALID_SMS_TEMPLATE', err.message, { field: `sms_templates.${i}.pattern` });
       throw err;

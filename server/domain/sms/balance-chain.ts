@@ -46,11 +46,19 @@ export function expectedAfter(previous: string, r: Pick<ChainReading, 'direction
  * `impossible`: a credit whose balance is below what it alone brought in (the
  * wallet would have been negative before it), known without any previous link.
  */
-export function chainState(r: ChainReading, previous: { balance: string; state: ChainState } | null): { state: ChainState; expected: string | null } {
+export function chainState(
+  r: ChainReading,
+  previous: { balance: string; state: ChainState } | null,
+  next: (Pick<ChainReading, 'direction' | 'amount' | 'fee'> & { balance: string }) | null = null,
+): { state: ChainState; expected: string | null } {
   if (r.balanceUnreadable) return { state: 'unreadable', expected: null };
   if (r.balance === null) return { state: null, expected: null };
   if (compareMoney(r.balance, '0') < 0) return { state: 'impossible', expected: null };
   if (r.direction === 'in' && compareMoney(r.balance, subMoney(r.amount, r.fee ?? '0')) < 0) return { state: 'impossible', expected: null };
+  // A later SMS decided before this one (out-of-order delivery) must follow from it too, or the chain forked here.
+  if (next !== null && compareMoney(expectedAfter(r.balance, next), next.balance) !== 0) {
+    return { state: 'mismatch', expected: previous === null ? null : expectedAfter(previous.balance, r) };
+  }
   if (previous === null) return { state: 'first', expected: null };
   const expected = expectedAfter(previous.balance, r);
   if (compareMoney(expected, r.balance) === 0) {
@@ -62,8 +70,9 @@ export function chainState(r: ChainReading, previous: { balance: string; state: 
 
 /**
  * Locks the chain of (device, wallet) for the rest of the transaction, finds
- * the previous link by SMS time, decides the reading's state and moves the
- * chain's head when this SMS is the newest. Concurrent batches of one phone
+ * the previous link by SMS time (and the next one, when a later SMS was
+ * decided first), decides the reading's state and moves the chain's head when
+ * this SMS is the newest. Concurrent batches of one phone
  * thus check their balances one after the other.
  */
 export async function checkBalanceChain(
@@ -83,7 +92,18 @@ export async function checkBalanceChain(
       ORDER BY sms_time DESC, id DESC LIMIT 1`,
     [q.deviceId, q.wallet, q.recordId, q.smsTime.toISOString(), q.smsTime.toISOString(), q.recordId],
   );
-  const verdict = chainState(q.reading, prev ? { balance: prev.parsed_balance, state: prev.chain_state } : null);
+  const [next] = await tx.execute<Array<{ parsed_balance: string; parsed_amount: string; parsed_fee: string | null; direction: 'in' | 'out' }>>(
+    `SELECT parsed_balance::text AS parsed_balance, parsed_amount::text AS parsed_amount, parsed_fee::text AS parsed_fee, direction FROM sms_records
+      WHERE device_id = ? AND wallet_key = ? AND parsed_balance IS NOT NULL AND id <> ?
+        AND (sms_time > ?::timestamptz OR (sms_time = ?::timestamptz AND id > ?))
+      ORDER BY sms_time, id LIMIT 1`,
+    [q.deviceId, q.wallet, q.recordId, q.smsTime.toISOString(), q.smsTime.toISOString(), q.recordId],
+  );
+  const verdict = chainState(
+    q.reading,
+    prev ? { balance: prev.parsed_balance, state: prev.chain_state } : null,
+    next ? { balance: next.parsed_balance, amount: next.parsed_amount, fee: next.parsed_fee, direction: next.direction } : null,
+  );
   const newest = !head?.last_sms_time || pgDate(head.last_sms_time).getTime() <= q.smsTime.getTime();
   if (newest && q.reading.balance !== null) {
     await tx.execute(

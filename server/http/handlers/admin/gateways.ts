@@ -23,7 +23,7 @@ export function gatewayBody(g: GatewayView) {
     instructions: g.instructions,
     enabled: g.enabled,
     sms_senders: g.smsSenders,
-    sms_templates: g.smsTemplates.map((t) => ({ pattern: t.pattern, flags: t.flags ?? '' })),
+    sms_templates: g.smsTemplates.map((t) => ({ pattern: t.pattern, flags: t.flags ?? '', ...(t.direction ? { direction: t.direction } : {}), ...(t.kind ? { kind: t.kind } : {}) })),
     sort_order: g.sortOrder,
     created_at: g.createdAt.toISOString(),
     updated_at: g.updatedAt.toISOString(),
