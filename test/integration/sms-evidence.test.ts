@@ -4,7 +4,7 @@ import { adminRequest } from './admin-support.ts';
 import { deviceRequest, pairDevice, type PairedDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { createPayment, seedGateway, seedSetting } from '../support/seed.ts';
-import { eventsOf, forwardSms, grouped, newGatewayTrxId, seedPayment, smsBodies, smsRow, smsScene, transactionRow, type SmsScene } from '../support/sms-matching.ts';
+import { creditTemplate, creditWithBalance, eventsOf, forwardSms, newGatewayTrxId, sendMoneyTemplate, sendMoneyWithBalance, seedPayment, smsBodies, smsRow, smsScene, transactionRow, type SmsScene } from '../support/sms-matching.ts';
 
 /**
  * The matching rules of docs/matching.md through the device API: sender number
@@ -19,24 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const AMOUNT = String.raw`(?:tk\.?|৳)\s*(?<amount>\d[\d,]*(?:\.\d{1,2})?)`;
-/** bKash's money-received wording, reading the balance and fee too (the default template reads neither). */
-const creditTemplate = {
-  pattern: String.raw`^\s*You\s+have\s+received\s+${AMOUNT}\s+from\s+(?<sender_number>\+?[\dx*]{6,15})\.[^\n]*?\bFee\s+Tk\s*(?<fee>\d[\d,]*(?:\.\d{1,2})?)\.\s*Balance\s+Tk\s*(?<balance>\S+?)\.?\s+TrxID\s*:?\s*(?<trx_id>[a-z0-9]{8,12})\b`,
-  flags: 'i',
-  kind: 'received',
-};
-/** bKash's Send Money wording: money out, balance chain evidence only. */
-const sendMoneyTemplate = {
-  pattern: String.raw`^\s*Send\s+Money\s+${AMOUNT}\s+to\s+(?<sender_number>\d{11})\s+successful\.\s*Fee\s+Tk\s*(?<fee>\d[\d,]*(?:\.\d{1,2})?)\.\s*Balance\s+Tk\s*(?<balance>\d[\d,]*(?:\.\d{1,2})?)\.(?:\s*TrxID\s+(?<trx_id>[A-Z0-9]{8,12}))?`,
-  flags: 'i',
-  direction: 'out' as const,
-  kind: 'send_money',
-};
-
-const credit = (amount: string, trxId: string, balance: string, from = '01712345515', fee = '0.00') =>
-  `You have received Tk ${grouped(amount)} from ${from}. Ref gift. Fee Tk ${fee}. Balance Tk ${balance}. TrxID ${trxId} at 15/03/2024 14:32`;
-const sendMoney = (amount: string, to: string, balance: string, fee = '5.00') => `Send Money Tk ${grouped(amount)} to ${to} successful. Fee Tk ${fee}. Balance Tk ${balance}. TrxID ${newGatewayTrxId('S')}`;
+const credit = creditWithBalance;
+const sendMoney = sendMoneyWithBalance;
 
 /** A brand with a phone and a bKash gateway whose sender is unique to this test, reading balances. */
 async function chainScene(): Promise<SmsScene & { sender: string }> {

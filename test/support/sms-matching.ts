@@ -36,6 +36,27 @@ export const smsBodies = {
     `Tk${grouped(amount)} received from A/C:${from} Fee:Tk0, Your A/C Balance: Tk5,432.10 TxnId:${trxId} Date:15-MAR-24 02:32:10 pm.`,
 } as const;
 
+const AMOUNT_GROUP = String.raw`(?:tk\.?|৳)\s*(?<amount>\d[\d,]*(?:\.\d{1,2})?)`;
+/** bKash's money-received wording, reading the balance and fee too (the default template reads neither). */
+export const creditTemplate = {
+  pattern: String.raw`^\s*You\s+have\s+received\s+${AMOUNT_GROUP}\s+from\s+(?<sender_number>\+?[\dx*]{6,15})\.[^\n]*?\bFee\s+Tk\s*(?<fee>\d[\d,]*(?:\.\d{1,2})?)\.\s*Balance\s+Tk\s*(?<balance>\S+?)\.?\s+TrxID\s*:?\s*(?<trx_id>[a-z0-9]{8,12})\b`,
+  flags: 'i',
+  kind: 'received',
+};
+/** bKash's Send Money wording: money out, balance chain evidence only. */
+export const sendMoneyTemplate = {
+  pattern: String.raw`^\s*Send\s+Money\s+${AMOUNT_GROUP}\s+to\s+(?<sender_number>\d{11})\s+successful\.\s*Fee\s+Tk\s*(?<fee>\d[\d,]*(?:\.\d{1,2})?)\.\s*Balance\s+Tk\s*(?<balance>\d[\d,]*(?:\.\d{1,2})?)\.(?:\s*TrxID\s+(?<trx_id>[A-Z0-9]{8,12}))?`,
+  flags: 'i',
+  direction: 'out' as const,
+  kind: 'send_money',
+};
+/** A money-received SMS with the balance given (read by creditTemplate). */
+export const creditWithBalance = (amount: string, trxId: string, balance: string, from = '01712345515', fee = '0.00') =>
+  `You have received Tk ${grouped(amount)} from ${from}. Ref gift. Fee Tk ${fee}. Balance Tk ${balance}. TrxID ${trxId} at 15/03/2024 14:32`;
+/** A Send Money SMS (read by sendMoneyTemplate). */
+export const sendMoneyWithBalance = (amount: string, to: string, balance: string, fee = '5.00') =>
+  `Send Money Tk ${grouped(amount)} to ${to} successful. Fee Tk ${fee}. Balance Tk ${balance}. TrxID ${newGatewayTrxId('S')}`;
+
 export const officialSender = { bkash: 'bKash', nagad: 'NAGAD', rocket: '16216' } as const;
 
 export interface SmsScene {
