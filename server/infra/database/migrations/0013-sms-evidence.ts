@@ -33,6 +33,8 @@ export class Migration0013SmsEvidence extends Migration {
         ADD COLUMN suggestions jsonb NOT NULL DEFAULT '[]'::jsonb`);
     // The previous link of a chain: the latest earlier record with a balance, by SMS time.
     this.addSql('CREATE INDEX sms_records_chain_idx ON sms_records (device_id, wallet_key, sms_time, id) WHERE parsed_balance IS NOT NULL');
+    // Balance mismatches wait for a person like the other review statuses (see 0007's sms_records_review_idx).
+    this.addSql("CREATE INDEX sms_records_balance_review_idx ON sms_records (brand_id, created_at) WHERE match_status = 'balance_mismatch' AND resolved_at IS NULL");
     this.addSql(`
       CREATE TABLE sms_balance_chains (
         device_id bigint NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
@@ -55,6 +57,7 @@ export class Migration0013SmsEvidence extends Migration {
     this.addSql('ALTER TABLE gateways DROP COLUMN review_above');
     this.addSql('ALTER TABLE devices DROP COLUMN clock_offset_at, DROP COLUMN clock_offset_ms');
     this.addSql('DROP TABLE sms_balance_chains');
+    this.addSql('DROP INDEX sms_records_balance_review_idx');
     this.addSql('DROP INDEX sms_records_chain_idx');
     this.addSql(`
       ALTER TABLE sms_records
