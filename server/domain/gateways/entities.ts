@@ -29,6 +29,8 @@ export const Gateway = defineEntity({
     currencies: p.array(),
     minAmount: p.decimal().precision(14).scale(2),
     maxAmount: p.decimal().precision(14).scale(2).nullable(),
+    /** SMS matching sends amounts above it to review, even on certain evidence. */
+    reviewAbove: p.decimal().precision(14).scale(2).nullable(),
     feePercent: p.decimal().precision(7).scale(4),
     feeFixed: p.decimal().precision(14).scale(2),
     receivingAccount: p.string().length(100).nullable(),
