@@ -132,6 +132,7 @@ describe('a forwarded SMS completes the payment it proves', () => {
     ]);
     expect(answers[2]!.id).toBe(answers[0]!.id);
     expect(answers[3]!.duplicate_of).toBe(answers[0]!.id);
+    expect((await smsRow(t, answers[3]!.id)).reason_code).toBe('duplicate_content');
     const stored = await t.sql<{ id: string; match_status: string; duplicate_of_id: string | null; trx_id: string | null }>(
       'SELECT r.id, r.match_status, r.duplicate_of_id, t.trx_id FROM sms_records r LEFT JOIN transactions t ON t.id = r.transaction_id WHERE r.id = ANY($1::bigint[])',
       [answers.map((x) => x.id)],

@@ -34,14 +34,15 @@ type Caller = { brandId: number; deviceId: number };
 
 async function insertRecord(tx: EntityManager, caller: Caller, sms: ForwardedSms, hash: string, encrypted: string, duplicateOf: number | null): Promise<number | null> {
   const rows = await tx.execute<Array<{ id: string }>>(
-    `INSERT INTO sms_records (brand_id, device_id, device_message_id, content_hash, sender, body_encrypted, received_at, sim_slot, match_status, duplicate_of_id, reason)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO sms_records (brand_id, device_id, device_message_id, content_hash, sender, body_encrypted, received_at, sim_slot, match_status, duplicate_of_id, reason, reason_code)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT DO NOTHING
      RETURNING id`,
     [
       caller.brandId, caller.deviceId, sms.deviceMessageId, hash, sms.sender, encrypted, sms.receivedAt, sms.simSlot,
       duplicateOf === null ? 'pending' : 'duplicate', duplicateOf,
       duplicateOf === null ? null : `same sender and text as SMS record ${duplicateOf}, forwarded before`,
+      duplicateOf === null ? null : 'duplicate_content',
     ],
   );
   return rows[0] ? Number(rows[0].id) : null;
