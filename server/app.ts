@@ -3,6 +3,7 @@ import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import { contract } from '../contract/index.ts';
 import type { AppDeps } from './deps.ts';
 import { requestId } from './http/request-id.ts';
+import { baseSecurityHeaders } from './http/security-headers.ts';
 import { jsonBody } from './http/body.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
 import { groupedApiKeyLookup } from './domain/brands/service.ts';
@@ -31,6 +32,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
 
   app.use(requestId);
+  app.use(baseSecurityHeaders);
   app.use(requestLogger(deps.logger));
   app.use((req, _res, next) => {
     // One identity map per request; forks are cheap and never shared.

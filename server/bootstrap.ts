@@ -9,6 +9,7 @@ import { closeOutboundDispatchers } from './infra/http/outbound.ts';
 import type { Logger } from './infra/logger.ts';
 import { loadSecrets } from './infra/secrets.ts';
 import { loadPersonalDataKeys } from './domain/customers/keys.ts';
+import { reencryptPersonalData } from './domain/pii/reencrypt.ts';
 
 export interface Runtime {
   deps: AppDeps;
@@ -37,6 +38,9 @@ export async function bootstrap(config: Config, logger: Logger, opts: { startJob
       port: config.EMBEDDED_DB_PORT,
       password: secrets.embeddedDbPassword,
       database: 'paycollect',
+      // The service runs as this owner role; the superuser only creates it.
+      appRole: { name: 'paycollect', password: secrets.embeddedDbAppPassword },
+      ownProcessGroup: true,
       logger,
     });
     url = embedded.url;
@@ -45,7 +49,8 @@ export async function bootstrap(config: Config, logger: Logger, opts: { startJob
   try {
     const orm = await createOrm({ url, poolMax: config.DATABASE_POOL_MAX, logger });
     cleanup.push(() => orm.close());
-    const migrations = await migrate(orm);
+    // Rows written before personal data was bound to row and brand are rewritten before anything serves them.
+    const migrations = await migrate(orm, [async (o) => void (await reencryptPersonalData(o, crypto, logger))]);
     const boss = await startBoss({ url, logger });
     cleanup.push(() => boss.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS, close: true }));
     const deps: AppDeps = { config, secrets, crypto, orm, boss, logger, state: { shuttingDown: false } };

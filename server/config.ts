@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { rateLimitEnvShape } from './domain/rate-limit/policy.ts';
 
@@ -30,6 +31,48 @@ const postgresUrl = z
 
 const secret = z.string().min(32, 'must be at least 32 characters');
 
+/** Names Express's `trust proxy` understands besides addresses and subnets. */
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const validProxyEntry = (entry: string): boolean => {
+  if (PROXY_NAMES.has(entry)) return true;
+  if (entry.includes('/')) {
+    try {
+      ipaddr.parseCIDR(entry);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  return ipaddr.isValid(entry);
+};
+
+/**
+ * Which peers may set X-Forwarded-For, in Express's `trust proxy` terms:
+ * `false`; a hop count (`1` = one proxy in front: the client is the address it
+ * appended, whatever the client put to the left of it); or the proxies'
+ * addresses/subnets. `true` (trust every hop, so the client is the leftmost
+ * address, which the client itself chooses) still parses for old setups; the
+ * server warns at start-up (see README, SECURITY.md).
+ */
+export type TrustProxy = boolean | number | string;
+const trustProxy = z.string().transform((raw, ctx): TrustProxy => {
+  const v = raw.trim().toLowerCase();
+  if (['false', 'no', '0'].includes(v)) return false;
+  if (['true', 'yes'].includes(v)) return true;
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    if (hops <= 20) return hops;
+  } else {
+    const entries = v.split(',').map((e) => e.trim());
+    if (entries.every((e) => e !== '' && validProxyEntry(e))) return entries.join(', ');
+  }
+  ctx.addIssue({
+    code: 'custom',
+    message: 'must be false, a hop count (1-20), or a comma-separated list of proxy addresses/subnets (CIDR, loopback, linklocal, uniquelocal)',
+  });
+  return z.NEVER;
+});
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -43,7 +86,7 @@ const envSchema = z.object({
   BODY_LIMIT_BYTES: positiveInt('bytes').default(102_400),
   SHUTDOWN_TIMEOUT_MS: positiveInt('milliseconds').default(10_000),
   WORKERS_ENABLED: bool.default(true),
-  TRUST_PROXY: bool.default(false),
+  TRUST_PROXY: trustProxy.default(false),
   WEBHOOK_ALLOW_PRIVATE_URLS: bool.default(false),
   ADMIN_TOKEN: secret.optional(),
   JWT_ACCESS_SECRET: secret.optional(),
@@ -79,4 +122,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
   const base = e.PUBLIC_BASE_URL ?? `http://${e.HOST === '0.0.0.0' ? 'localhost' : e.HOST}:${e.PORT}`;
   return Object.freeze({ ...e, PUBLIC_BASE_URL: base.replace(/\/+$/, '') });
+}
+
+/** Settings that parse but weaken the service: logged as warnings at start-up. */
+export function configWarnings(config: Pick<Config, 'TRUST_PROXY'>): string[] {
+  const warnings: string[] = [];
+  if (config.TRUST_PROXY === true) {
+    // Kept so old deployments start, but every X-Forwarded-For hop is then believed:
+    // a client picks its own rate-limit address by sending one.
+    warnings.push('TRUST_PROXY=true trusts every X-Forwarded-For hop (clients can choose their address); set the hop count or the proxy addresses instead');
+  }
+  return warnings;
 }

@@ -1,5 +1,11 @@
+import path from 'node:path';
 import type { Runtime } from './bootstrap.ts';
 import { seedDemo, type DemoSeed } from './domain/admin/demo.ts';
+import type { Logger } from './infra/logger.ts';
+import { writePrivateFile } from './infra/private-file.ts';
+
+/** Where the first run's banner goes when stdout is not a terminal. */
+export const FIRST_RUN_FILE = 'first-run.txt';
 
 /** The base URL the service is reachable at now (PORT=0 picks the port at listen time). */
 export function runningBaseUrl(publicBaseUrl: string, port: number): string {
@@ -29,9 +35,29 @@ export function firstRunBanner(seed: DemoSeed, adminToken: string, base: string)
 }
 
 /**
- * On the embedded default's first run, seed the demo (see seedDemo) and print
- * what a new user needs. Secrets go to the terminal once, never to the
- * structured log.
+ * Shows the banner to the person at the terminal. When stdout is not a
+ * terminal it is the log stream (journald, a container runtime, a file) where
+ * the JSON logs go and are kept and shipped: the credentials then go to
+ * DATA_DIR/first-run.txt (mode 0600, see writePrivateFile) and the log gets
+ * one line saying where to read them.
+ */
+export function deliverFirstRunBanner(
+  banner: string,
+  out: { isTTY: boolean; write: (text: string) => void; dataDir: string; logger: Logger },
+): { file: string | null } {
+  if (out.isTTY) {
+    out.write(`${banner}\n`);
+    return { file: null };
+  }
+  const file = path.resolve(out.dataDir, FIRST_RUN_FILE);
+  writePrivateFile(file, `${banner}\n`);
+  out.logger.info({ file }, 'first run: the admin token, demo keys and pairing code are in this file (readable by this user only); read it, then delete it');
+  return { file };
+}
+
+/**
+ * On the embedded default's first run, seed the demo (see seedDemo) and hand
+ * over what a new user needs, once, never through the structured log.
  */
 export async function firstRunSetup(runtime: Runtime, port: number): Promise<void> {
   if (!runtime.embedded) return;
@@ -39,5 +65,10 @@ export async function firstRunSetup(runtime: Runtime, port: number): Promise<voi
   const base = runningBaseUrl(deps.config.PUBLIC_BASE_URL, port);
   const seed = await seedDemo(deps.orm.em.fork(), deps.crypto, { publicBaseUrl: base });
   if (!seed) return;
-  process.stdout.write(`${firstRunBanner(seed, deps.secrets.adminToken, base)}\n`);
+  deliverFirstRunBanner(firstRunBanner(seed, deps.secrets.adminToken, base), {
+    isTTY: process.stdout.isTTY === true,
+    write: (text) => process.stdout.write(text),
+    dataDir: deps.config.DATA_DIR,
+    logger: deps.logger,
+  });
 }

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { createApp } from './app.ts';
 import { bootstrap } from './bootstrap.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, configWarnings, loadConfig } from './config.ts';
 import { createLogger } from './infra/logger.ts';
 import { firstRunSetup } from './first-run.ts';
 import { answerClientErrors } from './http/client-errors.ts';
@@ -19,6 +19,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger({ level: config.LOG_LEVEL });
+  for (const warning of configWarnings(config)) logger.warn(warning);
   const started = performance.now();
   // A signal during start-up (migrations, the embedded database starting) must
   // not kill the process with the default handler: that would leave the

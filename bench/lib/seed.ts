@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { PersonalDataKeys } from '../../server/domain/customers/keys.ts';
 import { normalizePhone } from '../../server/domain/customers/normalize.ts';
+import { CUSTOMER_CONTEXT, customerBinding } from '../../server/domain/customers/service.ts';
 import { hashFingerprint, signDeviceToken, type DeviceTokenKeys } from '../../server/domain/devices/tokens.ts';
 import { createGateway } from '../../server/domain/gateways/service.ts';
 import { defaultGatewayTemplates } from '../../server/domain/sms/template.ts';
@@ -110,25 +111,29 @@ const CHUNK = 5000;
 export async function seedCustomers(pool: pg.Pool, keys: PersonalDataKeys, brands: readonly SeededBrand[], count: number): Promise<SeededCustomer[]> {
   const out: SeededCustomer[] = [];
   for (let start = 0; start < count; start += CHUNK) {
-    const cols = { brand: [] as number[], name: [] as string[], email: [] as string[], phone: [] as string[], emailHash: [] as string[], phoneHash: [] as string[] };
+    const cols = { uuid: [] as string[], brand: [] as number[], name: [] as string[], email: [] as string[], phone: [] as string[], emailHash: [] as string[], phoneHash: [] as string[] };
     for (let i = start; i < Math.min(count, start + CHUNK); i++) {
       const brandIndex = i % brands.length;
       const email = `customer${i}@bench.example`;
       const phone = normalizePhone(`+88017${String(i).padStart(8, '0')}`);
       if (!phone) throw new Error(`seed phone ${i} is not a valid number`);
-      cols.brand.push(brands[brandIndex]!.id);
-      cols.name.push(keys.pii.encrypt(`Customer ${i}`, 'customer.name'));
-      cols.email.push(keys.pii.encrypt(email, 'customer.email'));
-      cols.phone.push(keys.pii.encrypt(phone, 'customer.phone'));
-      cols.emailHash.push(blindIndex(keys.blindIndexKey, 'email', email));
-      cols.phoneHash.push(blindIndex(keys.blindIndexKey, 'phone', phone));
+      const brandId = brands[brandIndex]!.id;
+      const uuid = randomUUID();
+      const b = customerBinding(brandId, uuid);
+      cols.uuid.push(uuid);
+      cols.brand.push(brandId);
+      cols.name.push(keys.pii.encrypt(`Customer ${i}`, CUSTOMER_CONTEXT.name, b));
+      cols.email.push(keys.pii.encrypt(email, CUSTOMER_CONTEXT.email, b));
+      cols.phone.push(keys.pii.encrypt(phone, CUSTOMER_CONTEXT.phone, b));
+      cols.emailHash.push(blindIndex(keys.blindIndexKey, brandId, 'email', email));
+      cols.phoneHash.push(blindIndex(keys.blindIndexKey, brandId, 'phone', phone));
       out.push({ brandIndex, email, phone });
     }
     await pool.query(
       `INSERT INTO customers (uuid, brand_id, name_encrypted, email_encrypted, phone_encrypted, email_hash, phone_hash, created_at)
-       SELECT gen_random_uuid(), b, n, e, p, eh, ph, now() - random() * interval '90 days'
-         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS u(b, n, e, p, eh, ph)`,
-      [cols.brand, cols.name, cols.email, cols.phone, cols.emailHash, cols.phoneHash],
+       SELECT u, b, n, e, p, eh, ph, now() - random() * interval '90 days'
+         FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS x(u, b, n, e, p, eh, ph)`,
+      [cols.uuid, cols.brand, cols.name, cols.email, cols.phone, cols.emailHash, cols.phoneHash],
     );
   }
   return out;

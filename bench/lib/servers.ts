@@ -52,6 +52,8 @@ export function profileDir(): string {
 export function startScriptNodeOptions(): string[] {
   const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
   const words = (pkg.scripts?.start ?? '').split(/\s+/).filter(Boolean);
+  // `exec node …`: the shell npm runs the script in is replaced by Node (signals reach it).
+  if (words[0] === 'exec') words.shift();
   const flags: string[] = [];
   for (let i = 1; i < words.length; i++) {
     const w = words[i]!;

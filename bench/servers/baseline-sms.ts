@@ -53,11 +53,16 @@ async function device(pool: pg.Pool, req: Request): Promise<{ id: number; brandI
 
 async function matchOne(client: pg.PoolClient, keys: PersonalDataKeys, dev: { id: number; brandId: number }, sms: Sms) {
   const text = sms.body.normalize('NFC').replace(/\s+/gu, ' ').trim();
-  const hash = createHmac('sha256', keys.blindIndexKey).update(`pc.smshash.v1:${normalizeSender(sms.sender)}\n${text}`).digest('hex');
+  const hash = createHmac('sha256', keys.blindIndexKey).update(`pc.smshash.v2:${dev.brandId}:${normalizeSender(sms.sender)}\n${text}`).digest('hex');
   const inserted = await client.query<{ id: string; sms_time: Date }>(
     `INSERT INTO sms_records (brand_id, device_id, device_message_id, content_hash, sender, body_encrypted, received_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id, LEAST(received_at, server_received_at) AS sms_time`,
-    [dev.brandId, dev.id, sms.device_message_id, hash, sms.sender, keys.pii.encrypt(sms.body, 'sms_record.body'), sms.received_at],
+    [
+      dev.brandId, dev.id, sms.device_message_id, hash,
+      keys.pii.encrypt(sms.sender, 'sms_record.sender', { brandId: dev.brandId, row: `${dev.id}:${sms.device_message_id}` }),
+      keys.pii.encrypt(sms.body, 'sms_record.body', { brandId: dev.brandId, row: `${dev.id}:${sms.device_message_id}` }),
+      sms.received_at,
+    ],
   );
   const rec = inserted.rows[0];
   if (!rec) return { device_message_id: sms.device_message_id, id: 0, match_status: 'duplicate', trx_id: null, duplicate_of: null };

@@ -68,7 +68,7 @@ app.get(
               i.status AS intent_status, i.expires_at, i.created_at AS intent_created_at,
               t.id AS transaction_id, t.trx_id, t.gateway_trx_id, t.amount::text AS amount, t.currency, t.fee::text AS fee,
               t.exchange_rate::text AS exchange_rate, t.status, g.code AS gateway, t.method, t.failure_reason, t.created_at, t.completed_at,
-              c.id AS customer_id, c.name_encrypted, c.email_encrypted
+              c.id AS customer_id, c.uuid AS customer_uuid, c.name_encrypted, c.email_encrypted
          FROM payment_intents i
          LEFT JOIN LATERAL (SELECT * FROM transactions tt WHERE tt.intent_id = i.id ORDER BY tt.created_at DESC, tt.id DESC LIMIT 1) t ON true
          LEFT JOIN gateways g ON g.id = t.gateway_id
@@ -82,8 +82,8 @@ app.get(
       r.customer_id === null
         ? null
         : {
-            name: r.name_encrypted === null ? null : keys.pii.decrypt(r.name_encrypted, 'customer.name'),
-            email: r.email_encrypted === null ? null : keys.pii.decrypt(r.email_encrypted, 'customer.email'),
+            name: r.name_encrypted === null ? null : keys.pii.decrypt(r.name_encrypted, 'customer.name', { brandId, row: r.customer_uuid }),
+            email: r.email_encrypted === null ? null : keys.pii.decrypt(r.email_encrypted, 'customer.email', { brandId, row: r.customer_uuid }),
           };
     const base = {
       payment_id: r.uuid,
@@ -146,11 +146,11 @@ app.get(
     const { rows } = await pool.query(
       `SELECT id, uuid, name_encrypted, email_encrypted, phone_encrypted, created_at FROM customers
         WHERE brand_id = $1 AND ${byEmail ? 'email_hash' : 'phone_hash'} = $2`,
-      [brandId, blindIndex(keys.blindIndexKey, byEmail ? 'email' : 'phone', normalised)],
+      [brandId, blindIndex(keys.blindIndexKey, brandId, byEmail ? 'email' : 'phone', normalised)],
     );
     const c = rows[0];
     if (!c) return notFound(res, 'CUSTOMER_NOT_FOUND', 'Customer not found');
-    const dec = (v: string | null, ctx: string) => (v === null ? null : keys.pii.decrypt(v, ctx));
+    const dec = (v: string | null, ctx: string) => (v === null ? null : keys.pii.decrypt(v, ctx, { brandId, row: c.uuid }));
     res.json({
       success: true,
       data: {

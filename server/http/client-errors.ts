@@ -39,6 +39,9 @@ export function answerClientErrors(server: Server, logger: Logger): void {
         'Content-Type: application/json; charset=utf-8\r\n' +
         `Content-Length: ${Buffer.byteLength(text)}\r\n` +
         `X-Request-Id: ${requestId}\r\n` +
+        // The same headers every Express answer carries (http/security-headers.ts).
+        'X-Content-Type-Options: nosniff\r\n' +
+        'Cache-Control: no-store\r\n' +
         'Connection: close\r\n\r\n' +
         text,
     );

@@ -1,7 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { type Router } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 import { createRequire } from 'node:module';
 import { sendCode } from './errors.ts';
 
@@ -28,6 +28,43 @@ const page = `<!doctype html>
 const init = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, tryItOutEnabled: false });`;
 
 /**
+ * Only what the page loads. The package's folder also holds a stock index.html
+ * (which loads an internet demo document and may be framed), an OAuth redirect
+ * page and source maps: none of it is served.
+ */
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
+};
+
+/**
+ * Scripts only from this origin (the bundle and init.js, no inline script, no
+ * eval); the page fetches only /openapi.json; it may not be framed (no
+ * clickjacking of "Try it out"). Inline styles are allowed because Swagger UI
+ * sets style attributes in the markup it renders; styles cannot run script.
+ */
+export const DOCS_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "object-src 'none'",
+].join('; ');
+
+const docsHeaders: RequestHandler = (_req, res, next) => {
+  res.setHeader('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+  next();
+};
+
+/**
  * The published OpenAPI document and an interactive reference page served from
  * the swagger-ui-dist package (no CDN: the machine may be offline).
  */
@@ -39,8 +76,14 @@ export function docsRouter(): Router {
     if (!document) return sendCode(req, res, 'SERVICE_UNAVAILABLE', 'OpenAPI document not generated; run npm run openapi');
     res.type('application/json').send(document);
   });
+  router.use('/docs', docsHeaders);
   router.get('/docs', (_req, res) => res.type('html').send(page));
   router.get('/docs/init.js', (_req, res) => res.type('application/javascript').send(init));
-  router.use('/docs/assets', express.static(swaggerUiDir, { index: false, maxAge: '1h' }));
+  router.get('/docs/assets/:file', (req, res, next) => {
+    const file = String(req.params.file);
+    const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
+    if (!type) return next();
+    res.sendFile(path.join(swaggerUiDir, file), { maxAge: '1h', headers: { 'Content-Type': type } }, (err) => err && next(err));
+  });
   return router;
 }

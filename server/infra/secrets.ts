@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync, existsSync, chmodSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
+import { writePrivateFile } from './private-file.ts';
 
 /**
  * The service's secrets. Each comes from its environment variable when set;
@@ -21,6 +22,8 @@ export interface Secrets {
   sandboxCallbackSecret: string;
   /** Password of the embedded PostgreSQL superuser (unused with DATABASE_URL). */
   embeddedDbPassword: string;
+  /** Password of the embedded cluster's application role, the one the service connects as. */
+  embeddedDbAppPassword: string;
 }
 
 type Stored = Partial<Secrets>;
@@ -33,6 +36,7 @@ const generators: { [K in keyof Secrets]: () => string } = {
   piiEncryptionKeys: () => `k1:${randomBytes(32).toString('base64')}`,
   sandboxCallbackSecret: () => randomBytes(32).toString('base64url'),
   embeddedDbPassword: () => randomBytes(24).toString('base64url'),
+  embeddedDbAppPassword: () => randomBytes(24).toString('base64url'),
 };
 
 const fromEnv = (c: Config): Partial<Secrets> => ({
@@ -65,10 +69,7 @@ export function loadSecrets(config: Config): { secrets: Secrets; generated: Arra
       generated.push(key);
     }
   }
-  if (generated.length > 0) {
-    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(file, 0o600);
-  }
+  // Atomic: a crash while writing must not leave a truncated file (the keys of encrypted data are in it).
+  if (generated.length > 0) writePrivateFile(file, `${JSON.stringify(stored, null, 2)}\n`);
   return { secrets: Object.freeze(out), generated };
 }

@@ -115,6 +115,38 @@ describe('access token checks', () => {
   });
 });
 
+describe('tokens signed with the real key but with impossible times', () => {
+  const now = () => Math.floor(Date.now() / 1000);
+  const signed = (typ: 'access' | 'refresh', deviceUuid: string, jti: string, times: { iat?: number; exp: number }) =>
+    forge({ typ, ...times }, typ === 'access' ? tokenKeys(t).accessSecret : tokenKeys(t).refreshSecret, {
+      algorithm: 'HS256', subject: deviceUuid, jwtid: jti, issuer: 'paycollect', audience: 'paycollect-device', noTimestamp: times.iat === undefined,
+    });
+
+  it('an access token valid for a century, issued in the future, or without iat: 401 UNAUTHORIZED', async () => {
+    const d = await pairDevice(t);
+    expectCode(await heartbeat(signed('access', d.deviceUuid, 'c1', { iat: now(), exp: now() + 100 * 365 * 86_400 })), 401, 'UNAUTHORIZED');
+    expectCode(await heartbeat(signed('access', d.deviceUuid, 'c2', { iat: now() + 3600, exp: now() + 7200 })), 401, 'UNAUTHORIZED');
+    expectCode(await heartbeat(signed('access', d.deviceUuid, 'c3', { exp: now() + 600 })), 401, 'UNAUTHORIZED');
+    // Control: the same forge with sane times works, so the refusals above are about the times.
+    expect((await heartbeat(signed('access', d.deviceUuid, 'c4', { iat: now(), exp: now() + 600 }))).status).toBe(200);
+  });
+
+  it('a refresh token valid for a century or issued in the future: 401 INVALID_PAIRING_CODE, and the chain is intact', async () => {
+    const d = await pairDevice(t);
+    const century = signed('refresh', d.deviceUuid, 'r1', { iat: now(), exp: now() + 100 * 365 * 86_400 });
+    const future = signed('refresh', d.deviceUuid, 'r2', { iat: now() + 86_400, exp: now() + 2 * 86_400 });
+    for (const [jti, token] of [['r1', century], ['r2', future]] as const) {
+      // The device's current refresh id is the forged one, so only the times can refuse it.
+      await t.sql('UPDATE devices SET refresh_jti = $1 WHERE id = $2', [jti, d.deviceId]);
+      expectCode(await refresh(token, d.fingerprint), 401, 'INVALID_PAIRING_CODE');
+    }
+    const [row] = await t.sql<any>('SELECT status FROM devices WHERE id = $1', [d.deviceId]);
+    expect(row.status).toBe('active');
+    await t.sql('UPDATE devices SET refresh_jti = $1 WHERE id = $2', ['r3', d.deviceId]);
+    expect((await refresh(signed('refresh', d.deviceUuid, 'r3', { iat: now(), exp: now() + 600 }), d.fingerprint)).status).toBe(200);
+  });
+});
+
 describe('refresh token checks', () => {
   it('an access token is not a refresh token', async () => {
     const d = await pairDevice(t);

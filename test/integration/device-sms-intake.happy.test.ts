@@ -1,3 +1,4 @@
+import { smsRowBinding } from '../../server/domain/sms-intake/record-cipher.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestSmsBatch } from '../../server/domain/sms-intake/service.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
@@ -44,16 +45,19 @@ describe('POST sms/messages', () => {
     const byId = new Map(rows.map((r: any) => [Number(r.id), r]));
     const ra = byId.get(res.body.data[0].id);
     const rb = byId.get(res.body.data[1].id);
-    expect(ra).toMatchObject({ device_id: String(d.deviceId), device_message_id: a.device_message_id, sender: 'bKash', sim_slot: 1, match_status: 'no_match', duplicate_of_id: null });
+    expect(ra).toMatchObject({ device_id: String(d.deviceId), device_message_id: a.device_message_id, sim_slot: 1, match_status: 'no_match', duplicate_of_id: null });
     expect(ra.received_at.toISOString()).toBe('2026-03-15T08:32:00.000Z');
     expect(rb.received_at.toISOString()).toBe('2026-03-15T08:32:00.000Z');
     expect(rb.sim_slot).toBeNull();
     expect(ra.content_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(ra.server_received_at).toBeInstanceOf(Date);
-    // Text only as a cipher token, readable with the service key and its context.
+    // Sender and text only as cipher tokens, readable with the service key, their context and their record's binding.
     expect(JSON.stringify(rows)).not.toContain('received Tk');
     expect(JSON.stringify(rows)).not.toContain('01712345678');
-    expect(t.runtime.deps.crypto.pii.decrypt(ra.body_encrypted, 'sms_record.body')).toBe(a.body);
+    expect(JSON.stringify(rows)).not.toContain('bKash');
+    const binding = smsRowBinding(ra);
+    expect(t.runtime.deps.crypto.pii.decrypt(ra.body_encrypted, 'sms_record.body', binding)).toBe(a.body);
+    expect(t.runtime.deps.crypto.pii.decrypt(ra.sender, 'sms_record.sender', binding)).toBe('bKash');
   });
 
   it('the same message id twice in one batch is stored once', async () => {

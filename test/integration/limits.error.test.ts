@@ -161,6 +161,8 @@ describe('header size (Node maxHeaderSize, 16 KiB)', () => {
     expect(res.body).toMatchObject({ success: false, error: 'Request headers are too large', errors: [{ code: 'HEADERS_TOO_LARGE', field: null }] });
     expect(res.headers).toMatch(new RegExp(`X-Request-Id: ${res.body.request_id}`));
     expect(res.headers).toMatch(/Content-Type: application\/json/);
+    expect(res.headers).toMatch(/X-Content-Type-Options: nosniff/);
+    expect(res.headers).toMatch(/Cache-Control: no-store/);
   });
 
   it('an Authorization header over the limit is the same answer, and the token is not logged', async () => {

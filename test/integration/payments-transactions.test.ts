@@ -4,6 +4,7 @@ import { createPayment, seedGateway, seedRate, seedTransaction } from '../suppor
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { updateGateway } from '../../server/domain/gateways/service.ts';
 import {
+  decryptSenderNumber,
   completeTransaction,
   failTransaction,
   getTransaction,
@@ -200,9 +201,9 @@ describe('starting a transaction', () => {
     const p = await createPayment(t, apiKey);
     const tx = await startTransaction(em(), keys(), { paymentId: p.payment_id, gatewayCode: bkash.code, gatewayTrxId: 'SENDER0001', senderNumber: '017-1234-5679' });
     const [row] = await t.sql<{ sender_number_encrypted: string }>('SELECT sender_number_encrypted FROM transactions WHERE id = $1', [tx.id]);
-    expect(row!.sender_number_encrypted).toMatch(/^v1\.k1\./);
+    expect(row!.sender_number_encrypted).toMatch(/^v2\.k1\./);
     expect(row!.sender_number_encrypted).not.toContain('1712345679');
-    expect(keys().pii.decrypt(row!.sender_number_encrypted, 'transaction.sender_number')).toBe('+8801712345679');
+    expect(decryptSenderNumber(keys(), row!.sender_number_encrypted, tx)).toBe('+8801712345679');
   });
 });
 

@@ -130,7 +130,7 @@ describe('personal data at rest and in logs', () => {
       'SELECT name_encrypted, email_encrypted, phone_encrypted, email_hash FROM customers WHERE brand_id = $1',
       [a.brandId],
     );
-    for (const token of [c!.name_encrypted, c!.email_encrypted, c!.phone_encrypted]) expect(token).toMatch(/^v1\.k1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    for (const token of [c!.name_encrypted, c!.email_encrypted, c!.phone_encrypted]) expect(token).toMatch(/^v2\.k1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
     expect(c!.email_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(c!.email_hash).not.toBe(createHash('sha256').update(PII.email.toLowerCase()).digest('hex'));
   });

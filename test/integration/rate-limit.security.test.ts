@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { DEVICE_API, newFingerprint, newPairingCode, pairDevice } from '../support/device.ts';
 
-// TRUST_PROXY lets the test speak from many client addresses through X-Forwarded-For.
+// TRUST_PROXY (one proxy hop) lets the test speak from many client addresses through X-Forwarded-For.
 const env = {
-  TRUST_PROXY: 'true',
+  TRUST_PROXY: '1',
   RATE_LIMIT_PAIRING: '3/86400',
   RATE_LIMIT_PAIRING_GLOBAL: '6/86400',
   RATE_LIMIT_TOKEN_REFRESH: '2/86400',

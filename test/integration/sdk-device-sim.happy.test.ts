@@ -108,7 +108,7 @@ describe('device simulator, on the device SDK, against the live service', () => 
   });
 
   it('notifications --ack, rules and dashboard', async () => {
-    await createNotification(t.runtime.deps.orm.em.fork(), { brandId, deviceId: await deviceId(), title: 'Hello', body: 'Check the queue' });
+    await createNotification(t.runtime.deps.orm.em.fork(), t.runtime.deps.crypto.pii, { brandId, deviceId: await deviceId(), title: 'Hello', body: 'Check the queue' });
     const n = await sim('notifications', '--ack', '--json');
     expect(n.json()).toMatchObject({ notifications: [{ title: 'Hello', body: 'Check the queue' }], acknowledged: 1 });
     expect((await sim('notifications', '--json')).json()).toEqual({ notifications: [], acknowledged: 0 });

@@ -1,3 +1,4 @@
+import { smsRowBinding } from '../../server/domain/sms-intake/record-cipher.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/submission.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
@@ -60,7 +61,7 @@ describe('a forwarded SMS completes the payment it proves', () => {
     expect(row.matched_at).toBeInstanceOf(Date);
     // The paying customer's number is personal data: stored only as a cipher token.
     expect(row.parsed_sender_number).not.toContain('01712345678');
-    expect(t.runtime.deps.crypto.pii.decrypt(row.parsed_sender_number!, 'sms_record.sender_number')).toBe('01712345678');
+    expect(t.runtime.deps.crypto.pii.decrypt(row.parsed_sender_number!, 'sms_record.sender_number', smsRowBinding(row))).toBe('01712345678');
     expect((await transactionRow(t, transaction.id)).completion_source).toBe('sms');
   });
 

@@ -12,7 +12,8 @@ import { startTestServer, type TestContext } from '../support/harness.ts';
 import { seedGateway, seedTransaction } from '../support/seed.ts';
 import { comparePayerNumbers } from '../../server/domain/sms/payer-number.ts';
 import { SMS_SENDER_NUMBER_CONTEXT } from '../../server/domain/sms/records.ts';
-import { TRANSACTION_SENDER_NUMBER_CONTEXT } from '../../server/domain/sms/service.ts';
+import { declaredPayerNumber } from '../../server/domain/sms/service.ts';
+import { smsRecordBinding } from '../../server/domain/sms-intake/record-cipher.ts';
 import { defaultGatewayTemplates } from '../../server/domain/sms/template.ts';
 import { creditTemplate, creditWithBalance } from '../support/sms-matching.ts';
 
@@ -129,12 +130,14 @@ async function check(brandId: number, claims: ReadonlySet<string>): Promise<void
     content_hash: string;
     parsed_sender_number: string | null;
     chain_state: string | null;
+    device_id: string;
+    device_message_id: string;
   }>(
-    'SELECT id, match_status, transaction_id, parsed_amount::text, parsed_trx_id, content_hash, parsed_sender_number, chain_state FROM sms_records WHERE brand_id = $1',
+    'SELECT id, match_status, transaction_id, parsed_amount::text, parsed_trx_id, content_hash, parsed_sender_number, chain_state, device_id, device_message_id FROM sms_records WHERE brand_id = $1',
     [brandId],
   );
-  const txs = await t.sql<{ id: string; status: string; amount: string; gateway_trx_id: string | null; sender_number_encrypted: string | null }>(
-    'SELECT id, status, amount::text, gateway_trx_id, sender_number_encrypted FROM transactions WHERE brand_id = $1',
+  const txs = await t.sql<{ id: string; status: string; amount: string; gateway_trx_id: string | null; sender_number_encrypted: string | null; trx_id: string }>(
+    'SELECT id, status, amount::text, gateway_trx_id, sender_number_encrypted, trx_id FROM transactions WHERE brand_id = $1',
     [brandId],
   );
   const pii = t.runtime.deps.crypto.pii;
@@ -163,8 +166,9 @@ async function check(brandId: number, claims: ReadonlySet<string>): Promise<void
     expect(x.gateway_trx_id!.toUpperCase()).toBe(proof.parsed_trx_id);
     // Never on amount alone: the payment claimed that id before the SMS completed it.
     expect([...claims].some((c) => c.toUpperCase() === `${x.id}:${proof.parsed_trx_id}`), `transaction ${x.id} claimed ${proof.parsed_trx_id}`).toBe(true);
-    const smsNumber = proof.parsed_sender_number === null ? null : pii.decrypt(proof.parsed_sender_number, SMS_SENDER_NUMBER_CONTEXT);
-    const declared = x.sender_number_encrypted === null ? null : pii.decrypt(x.sender_number_encrypted, TRANSACTION_SENDER_NUMBER_CONTEXT);
+    const binding = smsRecordBinding({ brandId, deviceId: proof.device_id, deviceMessageId: proof.device_message_id });
+    const smsNumber = proof.parsed_sender_number === null ? null : pii.decrypt(proof.parsed_sender_number, SMS_SENDER_NUMBER_CONTEXT, binding);
+    const declared = declaredPayerNumber(pii, { brandId, trxId: x.trx_id, payerNumberEncrypted: x.sender_number_encrypted });
     expect(comparePayerNumbers(smsNumber, declared), 'payer numbers do not contradict').not.toBe('disagree');
     expect(['mismatch', 'impossible', 'unreadable'], 'the balance chain does not contradict').not.toContain(proof.chain_state);
   }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -41,15 +41,29 @@ async function waitReady(url: string, output: () => string, ms = 60_000): Promis
 }
 
 describe('npm start on the embedded default', () => {
-  it('first start creates the database, prints the demo credentials, and shuts down cleanly on SIGTERM', async () => {
+  it('first start creates the database, writes the demo credentials to a private file (stdout is not a terminal), and shuts down cleanly on SIGTERM', async () => {
     const port = await freePort();
     const env = { PORT: String(port), DATA_DIR: dataDir, EMBEDDED_DB_PORT: String(await freePort()) };
     const first = start(env);
     await waitReady(`http://127.0.0.1:${port}`, first.output);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(first.output()).toMatch(/Demo brand API key: pk_test_[A-Za-z0-9]+/);
-    expect(first.output()).toMatch(/Admin token:\s+adm_/);
-    const key = /Demo brand API key: (pk_test_[A-Za-z0-9]+)/.exec(first.output())![1]!;
+    const bannerFile = path.join(dataDir, 'first-run.txt');
+    const until = Date.now() + 10_000;
+    // The file is written first, then the log line pointing at it.
+    while (!first.output().includes('first-run.txt') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    const banner = readFileSync(bannerFile, 'utf8');
+    expect(banner).toMatch(/Demo brand API key: pk_test_[A-Za-z0-9]+/);
+    expect(banner).toMatch(/Admin token:\s+adm_/);
+    // Readable by the owner only, from the moment it exists.
+    expect(statSync(bannerFile).mode & 0o777).toBe(0o600);
+    const key = /Demo brand API key: (pk_test_[A-Za-z0-9]+)/.exec(banner)![1]!;
+    const adminToken = /Admin token:\s+(adm_\S+)/.exec(banner)![1]!;
+    const pairingCode = /Pairing code:\s+(\S+)/.exec(banner)![1]!;
+    // stdout is the log stream here: none of the credentials are in it, one line says where they are.
+    for (const secret of [key, adminToken, pairingCode]) expect(first.output()).not.toContain(secret);
+    expect(first.output()).not.toContain('Demo brand API key');
+    const pointer = first.output().split('\n').filter((l) => l.includes('first-run.txt'));
+    expect(pointer).toHaveLength(1);
+    expect(JSON.parse(pointer[0]!).file).toBe(bannerFile);
     const brand = await fetch(`http://127.0.0.1:${port}/api/v1/brand`, { headers: { authorization: `Bearer ${key}` } });
     expect(brand.status).toBe(200);
     // Secrets are kept for the next start, readable by the owner only.

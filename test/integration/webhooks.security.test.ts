@@ -47,7 +47,7 @@ describe('SSRF guard when private URLs are not allowed', () => {
     await t.sql(`INSERT INTO webhook_endpoints (brand_id, url, events, secret_encrypted) VALUES ($1, $2, '{payment.completed}', $3)`, [
       brandId,
       receiver.url,
-      t.runtime.deps.crypto.pii.encrypt(secret, secretContext(brandId)),
+      t.runtime.deps.crypto.pii.encryptUnbound(secret, secretContext(brandId)),
     ]);
     await emitPaymentCompleted(t, brandId, 1);
     const [delivery] = await eventually(async () => {

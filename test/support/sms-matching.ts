@@ -104,6 +104,9 @@ export async function forwardSms(t: TestContext, device: PairedDevice, messages:
 
 export interface SmsRow {
   id: string;
+  brand_id: string;
+  device_id: string;
+  device_message_id: string;
   match_status: string;
   gateway_id: string | null;
   parsed_amount: string | null;

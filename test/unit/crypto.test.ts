@@ -2,6 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   generateKeyMaterial,
+  isUnboundToken,
   keyIdOf,
   parseKeyMaterial,
   parseKeyring,
@@ -44,19 +45,20 @@ function tamper(token: string, part: number): string {
 }
 
 describe('PiiCipher', () => {
+  const B = { brandId: 1, row: 'row-1' };
   const cipher = new PiiCipher({ activeKeyId: 'k1', keys: { k1: K1 } });
 
   it.each(['alice@example.com', '+8801712345678', 'Rahim Uddin', 'রহিম উদ্দিন', '', 'x'.repeat(5000)])(
     'round-trips %j',
     (plaintext) => {
-      const token = cipher.encrypt(plaintext, 'customer.name');
-      expect(cipher.decrypt(token, 'customer.name')).toBe(plaintext);
+      const token = cipher.encrypt(plaintext, 'customer.name', B);
+      expect(cipher.decrypt(token, 'customer.name', B)).toBe(plaintext);
     },
   );
 
-  it('writes v1.<keyId>.<iv>.<ciphertext>.<tag> with a 12-byte IV and a 16-byte tag', () => {
-    const token = cipher.encrypt('alice@example.com', 'customer.email');
-    expect(token).toMatch(/^v1\.k1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
+  it('writes v2.<keyId>.<iv>.<ciphertext>.<tag> with a 12-byte IV and a 16-byte tag', () => {
+    const token = cipher.encrypt('alice@example.com', 'customer.email', B);
+    expect(token).toMatch(/^v2\.k1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
     const [, , iv, ct, tag] = token.split('.');
     expect(Buffer.from(iv!, 'base64url')).toHaveLength(12);
     expect(Buffer.from(ct!, 'base64url')).toHaveLength('alice@example.com'.length);
@@ -65,24 +67,24 @@ describe('PiiCipher', () => {
   });
 
   it('uses a fresh IV each time, so equal plaintexts give different tokens', () => {
-    const a = cipher.encrypt('same', 'customer.email');
-    const b = cipher.encrypt('same', 'customer.email');
+    const a = cipher.encrypt('same', 'customer.email', B);
+    const b = cipher.encrypt('same', 'customer.email', B);
     expect(a).not.toBe(b);
     expect(a.split('.')[2]).not.toBe(b.split('.')[2]);
   });
 
   it('decrypts data written under an old key after the active key changed', () => {
     const before = new PiiCipher({ activeKeyId: 'k1', keys: { k1: K1 } });
-    const oldToken = before.encrypt('+8801712345678', 'customer.phone');
+    const oldToken = before.encrypt('+8801712345678', 'customer.phone', B);
     const after = new PiiCipher({ activeKeyId: 'k2', keys: { k2: K2, k1: K1 } });
-    const newToken = after.encrypt('+8801712345678', 'customer.phone');
+    const newToken = after.encrypt('+8801712345678', 'customer.phone', B);
 
-    expect(after.decrypt(oldToken, 'customer.phone')).toBe('+8801712345678');
+    expect(after.decrypt(oldToken, 'customer.phone', B)).toBe('+8801712345678');
     expect(keyIdOf(oldToken)).toBe('k1');
     expect(keyIdOf(newToken)).toBe('k2');
     expect(after.needsRotation(oldToken)).toBe(true);
     expect(after.needsRotation(newToken)).toBe(false);
-    expect(failureOf(() => before.decrypt(newToken, 'customer.phone'))).toMatchObject({
+    expect(failureOf(() => before.decrypt(newToken, 'customer.phone', B))).toMatchObject({
       reason: 'unknown_key',
       message: 'PII key "k2" is not configured; cannot decrypt',
       code: 'INTERNAL_ERROR',
@@ -94,49 +96,75 @@ describe('PiiCipher', () => {
     ['ciphertext', 3],
     ['tag', 4],
   ])('detects a flipped bit in the %s', (_name, part) => {
-    const token = cipher.encrypt('alice@example.com', 'customer.email');
-    expect(failureOf(() => cipher.decrypt(tamper(token, part), 'customer.email'))).toEqual({
+    const token = cipher.encrypt('alice@example.com', 'customer.email', B);
+    expect(failureOf(() => cipher.decrypt(tamper(token, part), 'customer.email', B))).toEqual({
       reason: 'authentication_failed',
-      message: 'Encrypted customer.email failed authentication (tampered, wrong context or wrong key)',
+      message: 'Encrypted customer.email failed authentication (tampered, copied from another row, brand or column, or wrong key)',
       code: 'INTERNAL_ERROR',
     });
   });
 
   it('refuses a value moved to another field (context is bound as AAD)', () => {
-    const token = cipher.encrypt('alice@example.com', 'customer.email');
-    expect(failureOf(() => cipher.decrypt(token, 'customer.phone')).reason).toBe('authentication_failed');
+    const token = cipher.encrypt('alice@example.com', 'customer.email', B);
+    expect(failureOf(() => cipher.decrypt(token, 'customer.phone', B)).reason).toBe('authentication_failed');
+  });
+
+  it.each([
+    ['another row', { brandId: 1, row: 'row-2' }],
+    ['another brand', { brandId: 2, row: 'row-1' }],
+    ['a row key that only looks alike', { brandId: '1', row: 'row-1 ' }],
+  ])('refuses a value copied to %s (brand and row are bound as AAD)', (_name, other) => {
+    const token = cipher.encrypt('alice@example.com', 'customer.email', B);
+    expect(failureOf(() => cipher.decrypt(token, 'customer.email', other))).toMatchObject({ reason: 'authentication_failed', code: 'INTERNAL_ERROR' });
+    expect(cipher.decrypt(token, 'customer.email', { brandId: '1', row: 'row-1' })).toBe('alice@example.com');
+  });
+
+  it('refuses an old unbound v1 token where a bound one is expected, and reads it only through decryptUnbound', () => {
+    const old = cipher.encryptUnbound('alice@example.com', 'customer.email');
+    expect(old).toMatch(/^v1\.k1\./);
+    expect(isUnboundToken(old)).toBe(true);
+    expect(isUnboundToken(cipher.encrypt('x', 'customer.email', B))).toBe(false);
+    expect(failureOf(() => cipher.decrypt(old, 'customer.email', B))).toMatchObject({ reason: 'unbound', code: 'INTERNAL_ERROR' });
+    expect(cipher.decryptUnbound(old, 'customer.email')).toBe('alice@example.com');
+    expect(failureOf(() => cipher.decryptUnbound(old, 'customer.phone')).reason).toBe('authentication_failed');
+    expect(failureOf(() => cipher.decryptUnbound(cipher.encrypt('x', 'customer.email', B), 'customer.email')).reason).toBe('malformed');
+  });
+
+  it('refuses an empty binding', () => {
+    expect(failureOf(() => cipher.encrypt('x', 'c', { brandId: 1, row: '' })).reason).toBe('malformed');
+    expect(failureOf(() => cipher.encrypt('x', 'c', { brandId: '', row: 1 })).reason).toBe('malformed');
   });
 
   it('refuses a token relabelled with another configured key id', () => {
     const both = new PiiCipher({ activeKeyId: 'k1', keys: { k1: K1, k2: K1 } });
-    const token = both.encrypt('alice@example.com', 'customer.email');
-    const relabelled = token.replace(/^v1\.k1\./, 'v1.k2.');
-    expect(failureOf(() => both.decrypt(relabelled, 'customer.email')).reason).toBe('authentication_failed');
+    const token = both.encrypt('alice@example.com', 'customer.email', B);
+    const relabelled = token.replace(/^v2\.k1\./, 'v2.k2.');
+    expect(failureOf(() => both.decrypt(relabelled, 'customer.email', B)).reason).toBe('authentication_failed');
   });
 
   it('refuses the right key id with the wrong key material', () => {
-    const token = cipher.encrypt('alice@example.com', 'customer.email');
+    const token = cipher.encrypt('alice@example.com', 'customer.email', B);
     const impostor = new PiiCipher({ activeKeyId: 'k1', keys: { k1: K2 } });
-    expect(failureOf(() => impostor.decrypt(token, 'customer.email')).reason).toBe('authentication_failed');
+    expect(failureOf(() => impostor.decrypt(token, 'customer.email', B)).reason).toBe('authentication_failed');
   });
 
   it.each([
-    ['', 'Not a v1 PII token'],
-    ['plain text', 'Not a v1 PII token'],
-    ['v2.k1.AAAAAAAAAAAAAAAA..AAAAAAAAAAAAAAAAAAAAAA', 'Not a v1 PII token'],
-    ['v1.k1.AAAAAAAAAAAAAAAA.AA', 'Not a v1 PII token'],
-    ['v1.k1.AAAAAAAAAAAAAAAA.AA.AAAAAAAAAAAAAAAAAAAAAA.extra', 'Not a v1 PII token'],
-    ['v1.k 1.AAAAAAAAAAAAAAAA.AA.AAAAAAAAAAAAAAAAAAAAAA', 'PII token has an invalid part'],
-    ['v1.k1.AAAA+AAAAAAAAAAA.AA.AAAAAAAAAAAAAAAAAAAAAA', 'PII token has an invalid part'],
-    ['v1.k1.AAAA.AA.AAAAAAAAAAAAAAAAAAAAAA', 'PII token has a wrong-sized IV or tag'],
-    ['v1.k1.AAAAAAAAAAAAAAAA.AA.AAAA', 'PII token has a wrong-sized IV or tag'],
+    ['', 'Not a PII token'],
+    ['plain text', 'Not a PII token'],
+    ['v3.k1.AAAAAAAAAAAAAAAA..AAAAAAAAAAAAAAAAAAAAAA', 'Not a PII token'],
+    ['v2.k1.AAAAAAAAAAAAAAAA.AA', 'Not a PII token'],
+    ['v2.k1.AAAAAAAAAAAAAAAA.AA.AAAAAAAAAAAAAAAAAAAAAA.extra', 'Not a PII token'],
+    ['v2.k 1.AAAAAAAAAAAAAAAA.AA.AAAAAAAAAAAAAAAAAAAAAA', 'PII token has an invalid part'],
+    ['v2.k1.AAAA+AAAAAAAAAAA.AA.AAAAAAAAAAAAAAAAAAAAAA', 'PII token has an invalid part'],
+    ['v2.k1.AAAA.AA.AAAAAAAAAAAAAAAAAAAAAA', 'PII token has a wrong-sized IV or tag'],
+    ['v2.k1.AAAAAAAAAAAAAAAA.AA.AAAA', 'PII token has a wrong-sized IV or tag'],
   ])('rejects malformed token %j', (token, message) => {
-    expect(failureOf(() => cipher.decrypt(token, 'customer.email'))).toEqual({ reason: 'malformed', message, code: 'INTERNAL_ERROR' });
+    expect(failureOf(() => cipher.decrypt(token, 'customer.email', B))).toEqual({ reason: 'malformed', message, code: 'INTERNAL_ERROR' });
   });
 
   it('rejects an empty context on both sides', () => {
-    expect(failureOf(() => cipher.encrypt('x', '')).reason).toBe('malformed');
-    expect(failureOf(() => cipher.decrypt(cipher.encrypt('x', 'c'), '')).reason).toBe('malformed');
+    expect(failureOf(() => cipher.encrypt('x', '', B)).reason).toBe('malformed');
+    expect(failureOf(() => cipher.decrypt(cipher.encrypt('x', 'c', B), '', B)).reason).toBe('malformed');
   });
 
   it.each([
@@ -150,9 +178,9 @@ describe('PiiCipher', () => {
   it('keeps its own copy of the keys', () => {
     const key = Buffer.from(K1);
     const c = new PiiCipher({ activeKeyId: 'k1', keys: { k1: key } });
-    const token = c.encrypt('alice', 'ctx');
+    const token = c.encrypt('alice', 'ctx', B);
     key.fill(0);
-    expect(c.decrypt(token, 'ctx')).toBe('alice');
+    expect(c.decrypt(token, 'ctx', B)).toBe('alice');
   });
 });
 
@@ -209,16 +237,25 @@ describe('blindIndex', () => {
   // Golden vectors: stored indexes depend on this exact input format, so a change
   // here means every customer lookup silently misses until indexes are rebuilt.
   it.each([
-    ['email', 'alice@example.com', '3b7cb86358d6e3034ca69d26a67ee8e2c786bf4c8fc41540883b81e3501c8593'],
-    ['phone', '+8801712345678', 'cfda2dedf7ff86155a74de46663c126daff6d70f45df1a77ad6f5fd3254c6e32'],
+    ['email', 'alice@example.com', '3955d93f9bf9946ffeed0950214113404c9514ecef091209696cd56e27976649'],
+    ['phone', '+8801712345678', '7f0e1021942eb16dde2b022b697b512630f00f8b7a5bd9576900e7083e59568c'],
   ] as const)('is deterministic for %s %s', (kind, value, hex) => {
-    expect(blindIndex(key, kind, value)).toBe(hex);
-    expect(blindIndex(key, kind, value)).toBe(hex);
-    expect(hex).toBe(createHmac('sha256', key).update(`pc.bidx.v1:${kind}:${value}`).digest('hex'));
+    expect(blindIndex(key, 7, kind, value)).toBe(hex);
+    expect(blindIndex(key, 7, kind, value)).toBe(hex);
+    expect(hex).toBe(createHmac('sha256', key).update(`pc.bidx.v2:7:${kind}:${value}`).digest('hex'));
+  });
+
+  it('differs between brands: the same email in two brands gives unrelated indexes', () => {
+    expect(blindIndex(key, 7, 'email', 'alice@example.com')).not.toBe(blindIndex(key, 8, 'email', 'alice@example.com'));
+    expect(blindIndex(key, 1, 'email', '2:email:x@y.co')).not.toBe(blindIndex(key, 12, 'email', 'x@y.co'));
+  });
+
+  it.each([0, -1, 1.5, 'x', ''])('refuses brand %j', (brand) => {
+    expect(() => blindIndex(key, brand as number, 'email', 'a@b.co')).toThrow('Blind index brand must be a positive integer id');
   });
 
   it('separates kinds: the same text as email and as phone never collides', () => {
-    expect(blindIndex(key, 'email', '+8801712345678')).not.toBe(blindIndex(key, 'phone', '+8801712345678'));
+    expect(blindIndex(key, 7, 'email', '+8801712345678')).not.toBe(blindIndex(key, 7, 'phone', '+8801712345678'));
   });
 
   it.each([
@@ -226,17 +263,17 @@ describe('blindIndex', () => {
     ['phone', '+8801712345678', '+8801712345679'],
     ['email', 'a', 'A'],
   ] as const)('differs for different %s values', (kind, a, b) => {
-    expect(blindIndex(key, kind, a)).not.toBe(blindIndex(key, kind, b));
+    expect(blindIndex(key, 7, kind, a)).not.toBe(blindIndex(key, 7, kind, b));
   });
 
   it('depends on the key', () => {
-    expect(blindIndex(key, 'email', 'alice@example.com')).not.toBe(blindIndex(Buffer.alloc(32, 8), 'email', 'alice@example.com'));
+    expect(blindIndex(key, 7, 'email', 'alice@example.com')).not.toBe(blindIndex(Buffer.alloc(32, 8), 7, 'email', 'alice@example.com'));
   });
 
   it.each([
-    [() => blindIndex(Buffer.alloc(16), 'email', 'a@b.co'), 'Blind index key must be at least 32 bytes'],
-    [() => blindIndex(key, 'email', ''), 'Blind index value must not be empty'],
-    [() => blindIndex(key, 'name' as 'email', 'x'), 'Unknown blind index kind'],
+    [() => blindIndex(Buffer.alloc(16), 7, 'email', 'a@b.co'), 'Blind index key must be at least 32 bytes'],
+    [() => blindIndex(key, 7, 'email', ''), 'Blind index value must not be empty'],
+    [() => blindIndex(key, 7, 'name' as 'email', 'x'), 'Unknown blind index kind'],
   ])('refuses misuse %#', (fn, message) => {
     expect(fn).toThrow(message);
   });

@@ -32,17 +32,22 @@ describe('SMS content hash', () => {
   const body = 'Money Received.\nAmount: Tk 500.00\nTxnID: 71A2B3C4';
 
   it('ignores sender case and spacing, line-break style and surrounding whitespace', () => {
-    const h = smsContentHash(key, 'NAGAD', body);
+    const h = smsContentHash(key, 1, 'NAGAD', body);
     expect(h).toMatch(/^[0-9a-f]{64}$/);
-    expect(smsContentHash(key, 'Nagad ', `  ${body.replaceAll('\n', '\r\n')}\n`)).toBe(h);
-    expect(smsContentHash(key, 'NAGAD', body.normalize('NFD'))).toBe(h);
+    expect(smsContentHash(key, 1, 'Nagad ', `  ${body.replaceAll('\n', '\r\n')}\n`)).toBe(h);
+    expect(smsContentHash(key, 1, 'NAGAD', body.normalize('NFD'))).toBe(h);
+  });
+
+  it('differs between brands: the same SMS in two brands cannot be linked in a dump', () => {
+    expect(smsContentHash(key, 2, 'NAGAD', body)).not.toBe(smsContentHash(key, 1, 'NAGAD', body));
+    expect(smsContentHash(key, 12, 'NAGAD', body)).not.toBe(smsContentHash(key, 1, '2NAGAD', body));
   });
 
   it('differs for other text, another sender or another key', () => {
-    const h = smsContentHash(key, 'NAGAD', body);
-    expect(smsContentHash(key, 'NAGAD', body.replace('500.00', '500.01'))).not.toBe(h);
-    expect(smsContentHash(key, 'bKash', body)).not.toBe(h);
-    expect(smsContentHash(Buffer.alloc(32, 8), 'NAGAD', body)).not.toBe(h);
+    const h = smsContentHash(key, 1, 'NAGAD', body);
+    expect(smsContentHash(key, 1, 'NAGAD', body.replace('500.00', '500.01'))).not.toBe(h);
+    expect(smsContentHash(key, 1, 'bKash', body)).not.toBe(h);
+    expect(smsContentHash(Buffer.alloc(32, 8), 1, 'NAGAD', body)).not.toBe(h);
   });
 });
 

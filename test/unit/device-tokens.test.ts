@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { describe, expect, it } from 'vitest';
 import {
@@ -7,6 +8,7 @@ import {
   hashFingerprint,
   issueTokenPair,
   signDeviceToken,
+  TOKEN_CLOCK_SKEW_SECONDS,
   verifyDeviceToken,
 } from '../../server/domain/devices/tokens.ts';
 
@@ -51,6 +53,17 @@ describe('device tokens', () => {
     return rest;
   };
 
+  /** jsonwebtoken refuses to sign a string iat; a signer elsewhere might not. */
+  const handSigned = (payload: object) => {
+    const head = `${Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
+    return `${head}.${createHmac('sha256', keys.accessSecret).update(head).digest('base64url')}`;
+  };
+
+  const withoutIat = () => {
+    const { iat: _iat, ...rest } = claims();
+    return rest;
+  };
+
   it.each([
     ['HS512', jwt.sign(claims(), keys.accessSecret, { algorithm: 'HS512' })],
     ['HS384', jwt.sign(claims(), keys.accessSecret, { algorithm: 'HS384' })],
@@ -62,6 +75,12 @@ describe('device tokens', () => {
     ['sub not a uuid', jwt.sign(claims({ sub: '1' }), keys.accessSecret, { algorithm: 'HS256' })],
     ['no jti', jwt.sign(claims({ jti: undefined }), keys.accessSecret, { algorithm: 'HS256' })],
     ['no exp', jwt.sign(withoutExp(), keys.accessSecret, { algorithm: 'HS256' })],
+    ['no iat', jwt.sign(withoutIat(), keys.accessSecret, { algorithm: 'HS256', noTimestamp: true })],
+    ['iat a day ahead', jwt.sign(claims({ iat: t0.getTime() / 1000 + 86_400, exp: t0.getTime() / 1000 + 86_400 + 600 }), keys.accessSecret, { algorithm: 'HS256' })],
+    ['iat past the skew', jwt.sign(claims({ iat: t0.getTime() / 1000 + TOKEN_CLOCK_SKEW_SECONDS + 1 }), keys.accessSecret, { algorithm: 'HS256' })],
+    ['exp a century ahead', jwt.sign(claims({ exp: t0.getTime() / 1000 + 100 * 365 * 86_400 }), keys.accessSecret, { algorithm: 'HS256' })],
+    ['a lifetime just over 24 h + skew', jwt.sign(claims({ exp: t0.getTime() / 1000 + ACCESS_TOKEN_TTL_SECONDS + TOKEN_CLOCK_SKEW_SECONDS + 1 }), keys.accessSecret, { algorithm: 'HS256' })],
+    ['iat not a number', handSigned(claims({ iat: String(t0.getTime() / 1000) }))],
     ['garbage', 'not.a.jwt'],
     ['empty', ''],
     ['oversized', 'a'.repeat(5000)],
@@ -75,6 +94,23 @@ describe('device tokens', () => {
       jti: 'j1',
       expiresAt: at(600),
     });
+  });
+});
+
+describe('token lifetime sanity', () => {
+  const sign = (typ: 'access' | 'refresh', iat: number, exp: number) =>
+    jwt.sign({ typ, sub: uuid, jti: 'j2', iss: 'paycollect', aud: 'paycollect-device', iat, exp }, typ === 'access' ? keys.accessSecret : keys.refreshSecret, { algorithm: 'HS256' });
+  const now = t0.getTime() / 1000;
+
+  it('accepts the lifetime we issue plus the skew, and an iat within the skew ahead (clocks differ a little)', () => {
+    expect(verifyDeviceToken(keys, 'access', sign('access', now, now + ACCESS_TOKEN_TTL_SECONDS + TOKEN_CLOCK_SKEW_SECONDS), t0)).not.toBeNull();
+    expect(verifyDeviceToken(keys, 'access', sign('access', now + TOKEN_CLOCK_SKEW_SECONDS, now + 600), t0)).not.toBeNull();
+    expect(verifyDeviceToken(keys, 'refresh', sign('refresh', now, now + REFRESH_TOKEN_TTL_SECONDS), t0)).not.toBeNull();
+  });
+
+  it('a refresh token may live 30 days, an access token signed with the same lifetime may not', () => {
+    expect(verifyDeviceToken(keys, 'refresh', sign('refresh', now, now + REFRESH_TOKEN_TTL_SECONDS + TOKEN_CLOCK_SKEW_SECONDS + 1), t0)).toBeNull();
+    expect(verifyDeviceToken(keys, 'access', sign('access', now, now + REFRESH_TOKEN_TTL_SECONDS), t0)).toBeNull();
   });
 });
 

@@ -156,6 +156,7 @@ export async function createPairingCodeAudited(
 /** A push notification for a device; its brand is the device's own. The audit row has ids only. */
 export async function sendNotificationAudited(
   em: EntityManager,
+  cipher: PiiCipher,
   who: AuditActor,
   deviceId: number,
   input: { title: string; body: string },
@@ -164,7 +165,7 @@ export async function sendNotificationAudited(
     const rows = await tx.execute<Array<{ brand_id: string }>>('SELECT brand_id FROM devices WHERE id = ?', [deviceId]);
     if (!rows[0]) throw new AppError('DEVICE_NOT_FOUND');
     const brandId = Number(rows[0].brand_id);
-    const n = await createNotification(tx, { brandId, deviceId, ...input });
+    const n = await createNotification(tx, cipher, { brandId, deviceId, ...input });
     return { result: { ...n, deviceId }, audit: { action: 'notification.send', targetType: 'notification', targetId: n.id, brandId, after: { device_id: deviceId } } };
   });
 }

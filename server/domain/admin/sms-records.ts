@@ -5,11 +5,8 @@ import { recordAudit, type AuditActor } from '../audit/service.ts';
 import { pgDate, pgDateOrNull } from '../payments/pg.ts';
 import { trimDecimal } from '../payments/view.ts';
 import type { SmsRecordStatus } from '../sms-intake/entities.ts';
+import { decryptSmsBody, decryptSmsSender, SMS_RECORD_CONTEXT, smsRowBinding } from '../sms-intake/record-cipher.ts';
 import type { ChainState } from '../sms/matcher.ts';
-
-/** The context the intake encrypted the body under (sms-intake/service.ts). */
-const BODY_CONTEXT = 'sms_record.body';
-const SENDER_CONTEXT = 'sms_record.sender_number';
 
 export interface AdminSmsRecord {
   id: number;
@@ -64,13 +61,20 @@ function maskNumber(n: string): string {
   return n.replace(/\d(?=(?:\D*\d){3})/g, '*');
 }
 
-function toRecord(r: Row, body: { cipher: PiiCipher } | null, cipher?: PiiCipher): AdminSmsRecord {
+/**
+ * The sender is decrypted for every record (lists show it, as they did when it
+ * was stored in clear); the body only on request. A value that fails
+ * authentication (copied from another record, or tampered) fails the read
+ * rather than showing something that is not this record's.
+ */
+function toRecord(r: Row, cipher: PiiCipher, withBody: boolean): AdminSmsRecord {
+  const binding = smsRowBinding(r as { brand_id: string; device_id: string; device_message_id: string });
   const out: AdminSmsRecord = {
     id: Number(r.id),
     brand_id: Number(r.brand_id),
     device_id: Number(r.device_id),
     device_message_id: r.device_message_id,
-    sender: r.sender,
+    sender: decryptSmsSender(cipher, r.sender, binding),
     received_at: pgDate(r.received_at).toISOString(),
     server_received_at: pgDate(r.server_received_at).toISOString(),
     sim_slot: r.sim_slot,
@@ -90,7 +94,7 @@ function toRecord(r: Row, body: { cipher: PiiCipher } | null, cipher?: PiiCipher
     kind: r.kind,
     parsed_balance: r.parsed_balance,
     parsed_fee: r.parsed_fee,
-    parsed_sender_number: r.parsed_sender_number === null || !cipher ? null : maskNumber(cipher.decrypt(r.parsed_sender_number, SENDER_CONTEXT)),
+    parsed_sender_number: r.parsed_sender_number === null ? null : maskNumber(cipher.decrypt(r.parsed_sender_number, SMS_RECORD_CONTEXT.senderNumber, binding)),
     sms_time: pgDateOrNull(r.sms_time)?.toISOString() ?? null,
     balance_chain: { state: r.chain_state, previous_id: r.chain_previous_id === null ? null : Number(r.chain_previous_id), expected_balance: r.chain_expected_balance },
     matched_at: pgDateOrNull(r.matched_at)?.toISOString() ?? null,
@@ -100,7 +104,7 @@ function toRecord(r: Row, body: { cipher: PiiCipher } | null, cipher?: PiiCipher
     resolution_note: r.resolution_note,
     created_at: pgDate(r.created_at).toISOString(),
   };
-  if (body) out.body = body.cipher.decrypt(r.body_encrypted, BODY_CONTEXT);
+  if (withBody) out.body = decryptSmsBody(cipher, r.body_encrypted, binding);
   return out;
 }
 
@@ -120,7 +124,7 @@ async function readBodies(em: EntityManager, who: AuditActor, rows: Row[], ciphe
       brandId: new Set(rows.map((r) => r.brand_id)).size === 1 ? Number(rows[0].brand_id) : null,
       after: { sms_record_ids: ids },
     });
-    return rows.map((r) => toRecord(r, { cipher }, cipher));
+    return rows.map((r) => toRecord(r, cipher, true));
   });
 }
 
@@ -159,7 +163,7 @@ export async function listAdminSmsRecords(
     f.perPage,
     (f.page - 1) * f.perPage,
   ]);
-  const items = opts.includeBody ? await readBodies(em, opts.who, rows, opts.cipher) : rows.map((r) => toRecord(r, null, opts.cipher));
+  const items = opts.includeBody ? await readBodies(em, opts.who, rows, opts.cipher) : rows.map((r) => toRecord(r, opts.cipher, false));
   return { items, total: Number(count!.n) };
 }
 
@@ -170,5 +174,5 @@ export async function getAdminSmsRecord(
 ): Promise<AdminSmsRecord> {
   const rows = await em.execute<Row[]>(`${SELECT} WHERE r.id = ?`, [recordId]);
   if (!rows[0]) throw new AppError('SMS_RECORD_NOT_FOUND');
-  return opts.includeBody ? (await readBodies(em, opts.who, rows, opts.cipher))[0]! : toRecord(rows[0], null, opts.cipher);
+  return opts.includeBody ? (await readBodies(em, opts.who, rows, opts.cipher))[0]! : toRecord(rows[0], opts.cipher, false);
 }

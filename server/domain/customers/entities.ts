@@ -15,6 +15,8 @@ export const Customer = defineEntity({
     nameEncrypted: p.text().nullable(),
     emailEncrypted: p.text().nullable(),
     phoneEncrypted: p.text().nullable(),
+    /** Personal-data format of the row: 1 before binding to row and brand, 2 after (migration 0011, domain/pii/reencrypt.ts). */
+    piiV: p.smallint().default(2),
     emailHash: p.string().length(64).nullable(),
     phoneHash: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { blindIndex } from '../../infra/crypto/blind-index.ts';
+import type { PiiBinding } from '../../infra/crypto/pii-cipher.ts';
 import { pgDate } from '../payments/pg.ts';
 import type { PersonalDataKeys } from './keys.ts';
 import { isEmailIdentifier, maskEmail, maskPhone, normalizeEmail, normalizePhone } from './normalize.ts';
@@ -35,6 +36,7 @@ export interface CustomerInput {
 interface CustomerRow {
   id: string;
   uuid: string;
+  brand_id: string | number;
   name_encrypted: string | null;
   email_encrypted: string | null;
   phone_encrypted: string | null;
@@ -43,31 +45,46 @@ interface CustomerRow {
   created_at: string | Date;
 }
 
-// The AAD context binds each token to its column: a name token pasted into the
-// email column fails to decrypt instead of showing up as an email.
-const CTX = { name: 'customer.name', email: 'customer.email', phone: 'customer.phone' } as const;
+/**
+ * The AAD context binds each token to its column (a name token pasted into the
+ * email column fails to decrypt), and the binding to its brand and row. The row
+ * is the customer's uuid: made here before the INSERT and never changed, so the
+ * values can be encrypted before the row exists (the bigint id is only known
+ * after it).
+ */
+export const CUSTOMER_CONTEXT = { name: 'customer.name', email: 'customer.email', phone: 'customer.phone' } as const;
+const CTX = CUSTOMER_CONTEXT;
 
-function decryptOrNull(keys: PersonalDataKeys, token: string | null, context: string): string | null {
-  return token === null ? null : keys.pii.decrypt(token, context);
+export function customerBinding(brandId: number | string, uuid: string): PiiBinding {
+  return { brandId, row: uuid };
+}
+
+function decryptOrNull(keys: PersonalDataKeys, token: string | null, context: string, binding: PiiBinding): string | null {
+  return token === null ? null : keys.pii.decrypt(token, context, binding);
 }
 
 export function toCustomerView(keys: PersonalDataKeys, r: CustomerRow): CustomerView {
+  const b = customerBinding(r.brand_id, r.uuid);
   return {
     id: Number(r.id),
     uuid: r.uuid,
-    name: decryptOrNull(keys, r.name_encrypted, CTX.name),
-    email: decryptOrNull(keys, r.email_encrypted, CTX.email),
-    phone: decryptOrNull(keys, r.phone_encrypted, CTX.phone),
+    name: decryptOrNull(keys, r.name_encrypted, CTX.name, b),
+    email: decryptOrNull(keys, r.email_encrypted, CTX.email, b),
+    phone: decryptOrNull(keys, r.phone_encrypted, CTX.phone, b),
     createdAt: pgDate(r.created_at),
   };
 }
 
 /** Name and email of a customer row in clear (the payment view joins them into its own query). */
-export function decryptNameAndEmail(keys: PersonalDataKeys, r: Pick<CustomerRow, 'name_encrypted' | 'email_encrypted'>): { name: string | null; email: string | null } {
-  return { name: decryptOrNull(keys, r.name_encrypted, CTX.name), email: decryptOrNull(keys, r.email_encrypted, CTX.email) };
+export function decryptNameAndEmail(
+  keys: PersonalDataKeys,
+  r: Pick<CustomerRow, 'brand_id' | 'uuid' | 'name_encrypted' | 'email_encrypted'>,
+): { name: string | null; email: string | null } {
+  const b = customerBinding(r.brand_id, r.uuid);
+  return { name: decryptOrNull(keys, r.name_encrypted, CTX.name, b), email: decryptOrNull(keys, r.email_encrypted, CTX.email, b) };
 }
 
-const COLUMNS = 'id, uuid, name_encrypted, email_encrypted, phone_encrypted, email_hash, phone_hash, created_at';
+const COLUMNS = 'id, uuid, brand_id, name_encrypted, email_encrypted, phone_encrypted, email_hash, phone_hash, created_at';
 
 interface Normalised {
   name: string | null;
@@ -81,7 +98,7 @@ interface Normalised {
  * Normalises and hashes the contact details; a bad email or phone is a
  * VALIDATION_ERROR naming `<fieldPrefix>.email` / `.phone`.
  */
-export function normaliseCustomer(keys: PersonalDataKeys, input: CustomerInput, fieldPrefix = 'customer'): Normalised {
+export function normaliseCustomer(keys: PersonalDataKeys, brandId: number, input: CustomerInput, fieldPrefix = 'customer'): Normalised {
   const name = input.name?.trim() || null;
   let email: string | null = null;
   let phone: string | null = null;
@@ -100,8 +117,8 @@ export function normaliseCustomer(keys: PersonalDataKeys, input: CustomerInput, 
     name,
     email,
     phone,
-    emailHash: email ? blindIndex(keys.blindIndexKey, 'email', email) : null,
-    phoneHash: phone ? blindIndex(keys.blindIndexKey, 'phone', phone) : null,
+    emailHash: email ? blindIndex(keys.blindIndexKey, brandId, 'email', email) : null,
+    phoneHash: phone ? blindIndex(keys.blindIndexKey, brandId, 'phone', phone) : null,
   };
 }
 
@@ -117,17 +134,18 @@ async function findByHashes(em: EntityManager, brandId: number, c: Normalised): 
 async function fillMissing(em: EntityManager, keys: PersonalDataKeys, brandId: number, row: CustomerRow, c: Normalised, taken: CustomerRow[]): Promise<void> {
   const sets: string[] = [];
   const params: unknown[] = [];
+  const b = customerBinding(brandId, row.uuid);
   if (c.name && row.name_encrypted === null) {
     sets.push('name_encrypted = ?');
-    params.push(keys.pii.encrypt(c.name, CTX.name));
+    params.push(keys.pii.encrypt(c.name, CTX.name, b));
   }
   if (c.email && row.email_hash === null && !taken.some((t) => t.email_hash === c.emailHash)) {
     sets.push('email_hash = ?', 'email_encrypted = ?');
-    params.push(c.emailHash, keys.pii.encrypt(c.email, CTX.email));
+    params.push(c.emailHash, keys.pii.encrypt(c.email, CTX.email, b));
   }
   if (c.phone && row.phone_hash === null && !taken.some((t) => t.phone_hash === c.phoneHash)) {
     sets.push('phone_hash = ?', 'phone_encrypted = ?');
-    params.push(c.phoneHash, keys.pii.encrypt(c.phone, CTX.phone));
+    params.push(c.phoneHash, keys.pii.encrypt(c.phone, CTX.phone, b));
   }
   if (sets.length === 0) return;
   try {
@@ -149,7 +167,7 @@ export async function findOrCreateCustomer(
   brandId: number,
   input: CustomerInput,
 ): Promise<{ id: number; uuid: string; created: boolean }> {
-  const c = normaliseCustomer(keys, input);
+  const c = normaliseCustomer(keys, brandId, input);
   for (let attempt = 0; attempt < 3; attempt++) {
     const rows = await findByHashes(em, brandId, c);
     const match = rows.find((r) => c.emailHash && r.email_hash === c.emailHash) ?? rows[0];
@@ -157,17 +175,19 @@ export async function findOrCreateCustomer(
       await fillMissing(em, keys, brandId, match, c, rows.filter((r) => r.id !== match.id));
       return { id: Number(match.id), uuid: match.uuid, created: false };
     }
+    const uuid = randomUUID();
+    const b = customerBinding(brandId, uuid);
     const inserted = await em.execute<Array<{ id: string; uuid: string }>>(
       `INSERT INTO customers (uuid, brand_id, name_encrypted, email_encrypted, phone_encrypted, email_hash, phone_hash)
        VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT DO NOTHING
        RETURNING id, uuid`,
       [
-        randomUUID(),
+        uuid,
         brandId,
-        c.name ? keys.pii.encrypt(c.name, CTX.name) : null,
-        c.email ? keys.pii.encrypt(c.email, CTX.email) : null,
-        c.phone ? keys.pii.encrypt(c.phone, CTX.phone) : null,
+        c.name ? keys.pii.encrypt(c.name, CTX.name, b) : null,
+        c.email ? keys.pii.encrypt(c.email, CTX.email, b) : null,
+        c.phone ? keys.pii.encrypt(c.phone, CTX.phone, b) : null,
         c.emailHash,
         c.phoneHash,
       ],
@@ -186,7 +206,7 @@ export async function getCustomerByIdentifier(em: EntityManager, keys: PersonalD
   const byEmail = isEmailIdentifier(identifier);
   const normalised = byEmail ? normalizeEmail(identifier) : normalizePhone(identifier);
   if (!normalised) throw new AppError('CUSTOMER_NOT_FOUND');
-  const hash = blindIndex(keys.blindIndexKey, byEmail ? 'email' : 'phone', normalised);
+  const hash = blindIndex(keys.blindIndexKey, brandId, byEmail ? 'email' : 'phone', normalised);
   const rows = await em.execute<CustomerRow[]>(
     `SELECT ${COLUMNS} FROM customers WHERE brand_id = ? AND ${byEmail ? 'email_hash' : 'phone_hash'} = ?`,
     [brandId, hash],

@@ -33,6 +33,11 @@ const AUDIENCE = 'paycollect-device';
 /** Far above any token we issue; bounds the work spent on junk credentials. */
 const MAX_TOKEN_LENGTH = 2048;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/**
+ * Clock difference tolerated between the machines that issue and check tokens
+ * (several processes may share one database and one key).
+ */
+export const TOKEN_CLOCK_SKEW_SECONDS = 60;
 
 const ttl = (typ: DeviceTokenType) => (typ === 'access' ? ACCESS_TOKEN_TTL_SECONDS : REFRESH_TOKEN_TTL_SECONDS);
 const secretFor = (keys: DeviceTokenKeys, typ: DeviceTokenType) => (typ === 'access' ? keys.accessSecret : keys.refreshSecret);
@@ -62,6 +67,12 @@ export function issueTokenPair(keys: DeviceTokenKeys, deviceUuid: string, now: D
  * pinned to HS256 (no `none`, no HS512, no RS256 with the secret as a "public
  * key"), issuer, audience and expiry are checked, and the `typ` claim must be
  * the expected one.
+ *
+ * The signature only proves the key signed it, not that we did: a leaked or
+ * misused key, or a bug in a signer, could mint a token that lives a century or
+ * was "issued" next year. So `iat` and `exp` are required, `iat` may not be in
+ * the future (beyond the clock skew), and `exp - iat` may not exceed the
+ * lifetime we issue for that type (plus the skew).
  */
 export function verifyDeviceToken(keys: DeviceTokenKeys, typ: DeviceTokenType, token: string, now: Date = new Date()): DeviceTokenClaims | null {
   if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_LENGTH) return null;
@@ -79,11 +90,14 @@ export function verifyDeviceToken(keys: DeviceTokenKeys, typ: DeviceTokenType, t
     return null;
   }
   if (!payload || typeof payload !== 'object') return null;
-  const { typ: claimedTyp, sub, jti, exp } = payload as Record<string, unknown>;
+  const { typ: claimedTyp, sub, jti, exp, iat } = payload as Record<string, unknown>;
   if (claimedTyp !== typ) return null;
   if (typeof sub !== 'string' || !UUID_RE.test(sub)) return null;
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > 64) return null;
-  if (typeof exp !== 'number') return null;
+  if (typeof exp !== 'number' || !Number.isFinite(exp)) return null;
+  if (typeof iat !== 'number' || !Number.isFinite(iat)) return null;
+  if (iat > Math.floor(now.getTime() / 1000) + TOKEN_CLOCK_SKEW_SECONDS) return null;
+  if (exp - iat > ttl(typ) + TOKEN_CLOCK_SKEW_SECONDS) return null;
   return { deviceUuid: sub, jti, expiresAt: new Date(exp * 1000) };
 }
 

@@ -20,6 +20,8 @@ export const OutboundSms = defineEntity({
     device: () => p.manyToOne(Device).nullable(),
     phoneEncrypted: p.text(),
     messageEncrypted: p.text(),
+    /** Personal-data format of the row: 1 before binding to row and brand, 2 after (migration 0011, domain/pii/reencrypt.ts). */
+    piiV: p.smallint().default(2),
     status: p.enum(outboundSmsStatuses).default('pending'),
     leasedByDevice: () => p.manyToOne(Device).nullable(),
     leasedAt: p.datetime().nullable(),

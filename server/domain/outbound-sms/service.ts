@@ -1,6 +1,6 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
+import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { normalizePhone } from '../customers/normalize.ts';
 import type { OutboundSmsStatus } from './entities.ts';
 import { REPORT_FROM, decideReport, type OutboundSmsReport } from './transitions.ts';
@@ -15,8 +15,15 @@ export const MAX_TTL_MINUTES = 7 * 24 * 60;
 export const MAX_MESSAGE_LENGTH = 1000;
 export const MAX_FAILURE_REASON_LENGTH = 500;
 
-const PHONE_CONTEXT = 'outbound_sms.phone';
-const MESSAGE_CONTEXT = 'outbound_sms.message';
+export const OUTBOUND_PHONE_CONTEXT = 'outbound_sms.phone';
+export const OUTBOUND_MESSAGE_CONTEXT = 'outbound_sms.message';
+const PHONE_CONTEXT = OUTBOUND_PHONE_CONTEXT;
+const MESSAGE_CONTEXT = OUTBOUND_MESSAGE_CONTEXT;
+
+/** Bound to the brand and the row id, reserved from the id sequence before the INSERT. */
+export function outboundBinding(brandId: number | string, id: number | string): PiiBinding {
+  return { brandId, row: id };
+}
 
 export interface LeasedSms {
   id: number;
@@ -58,11 +65,14 @@ export async function enqueueOutboundSms(
     const found = await em.execute("SELECT 1 FROM devices WHERE id = ? AND brand_id = ? AND status = 'active'", [input.deviceId, input.brandId]);
     if (found.length === 0) throw new AppError('DEVICE_NOT_FOUND');
   }
+  // The id first, so the ciphertexts can be bound to the row they go into.
+  const [reserved] = await em.execute<Array<{ id: string }>>("SELECT nextval(pg_get_serial_sequence('outbound_sms', 'id')) AS id");
+  const b = outboundBinding(input.brandId, reserved!.id);
   const rows = await em.execute<Array<{ id: string; expires_at: Date }>>(
-    `INSERT INTO outbound_sms (brand_id, device_id, phone_encrypted, message_encrypted, expires_at)
-     VALUES (?, ?, ?, ?, now() + make_interval(mins => ?))
+    `INSERT INTO outbound_sms (id, brand_id, device_id, phone_encrypted, message_encrypted, expires_at)
+     VALUES (?, ?, ?, ?, ?, now() + make_interval(mins => ?))
      RETURNING id, expires_at`,
-    [input.brandId, input.deviceId ?? null, cipher.encrypt(phone, PHONE_CONTEXT), cipher.encrypt(message, MESSAGE_CONTEXT), ttl],
+    [reserved!.id, input.brandId, input.deviceId ?? null, cipher.encrypt(phone, PHONE_CONTEXT, b), cipher.encrypt(message, MESSAGE_CONTEXT, b), ttl],
   );
   return { id: Number(rows[0]!.id), expiresAt: new Date(rows[0]!.expires_at) };
 }
@@ -99,8 +109,8 @@ export async function leaseOutboundSms(
   return rows
     .map((r) => ({
       id: Number(r.id),
-      phone: cipher.decrypt(r.phone_encrypted, PHONE_CONTEXT),
-      message: cipher.decrypt(r.message_encrypted, MESSAGE_CONTEXT),
+      phone: cipher.decrypt(r.phone_encrypted, PHONE_CONTEXT, outboundBinding(caller.brandId, r.id)),
+      message: cipher.decrypt(r.message_encrypted, MESSAGE_CONTEXT, outboundBinding(caller.brandId, r.id)),
       createdAt: new Date(r.created_at),
       leaseExpiresAt: new Date(r.lease_expires_at),
       expiresAt: new Date(r.expires_at),

@@ -57,6 +57,8 @@ export const Transaction = defineEntity({
     exchangeRate: p.decimal().precision(20).scale(10).nullable(),
     status: p.enum(transactionStatuses),
     senderNumberEncrypted: p.text().nullable(),
+    /** Personal-data format of the row: 1 before binding to row and brand, 2 after (migration 0011, domain/pii/reencrypt.ts). */
+    piiV: p.smallint().default(2),
     failureReason: p.string().length(500).nullable(),
     completionSource: p.string().length(30).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),

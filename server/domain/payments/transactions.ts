@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AppError, type ErrorCode } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
+import type { PiiBinding } from '../../infra/crypto/pii-cipher.ts';
 import { normalizePhone } from '../customers/normalize.ts';
 import { loadRates } from '../fx/service.ts';
 import { chargeCurrency, quoteGateway } from '../gateways/quote.ts';
@@ -129,14 +130,29 @@ export function cleanGatewayTrxId(value: string): string {
   return v;
 }
 
-function encryptSender(keys: PersonalDataKeys, senderNumber: string): string {
-  const phone = normalizePhone(senderNumber);
-  if (!phone) throw new AppError('VALIDATION_ERROR', 'Must be a valid phone number', { field: 'sender_number' });
-  return keys.pii.encrypt(phone, 'transaction.sender_number');
+export const TRANSACTION_SENDER_CONTEXT = 'transaction.sender_number';
+
+/**
+ * Bound to the brand and the service trx id: unique, made before the INSERT
+ * (the bigint id is known only after it) and never changed.
+ */
+export function transactionBinding(brandId: number | string, trxId: string): PiiBinding {
+  return { brandId, row: trxId };
 }
 
-export function decryptSenderNumber(keys: PersonalDataKeys, token: string | null): string | null {
-  return token === null ? null : keys.pii.decrypt(token, 'transaction.sender_number');
+/** E.164, checked before any write; a malformed one is a VALIDATION_ERROR on `sender_number`. */
+function cleanSender(senderNumber: string): string {
+  const phone = normalizePhone(senderNumber);
+  if (!phone) throw new AppError('VALIDATION_ERROR', 'Must be a valid phone number', { field: 'sender_number' });
+  return phone;
+}
+
+function encryptSender(keys: PersonalDataKeys, phone: string | null, brandId: number, trxId: string): string | null {
+  return phone === null ? null : keys.pii.encrypt(phone, TRANSACTION_SENDER_CONTEXT, transactionBinding(brandId, trxId));
+}
+
+export function decryptSenderNumber(keys: PersonalDataKeys, token: string | null, t: { brandId: number; trxId: string }): string | null {
+  return token === null ? null : keys.pii.decrypt(token, TRANSACTION_SENDER_CONTEXT, transactionBinding(t.brandId, t.trxId));
 }
 
 /** Maps the unique indexes that guard payments to their error codes. */
@@ -182,7 +198,7 @@ export interface StartTransactionInput {
  */
 export async function startTransaction(em: EntityManager, keys: PersonalDataKeys, input: StartTransactionInput): Promise<TransactionRecord> {
   const gatewayTrxId = input.gatewayTrxId ? cleanGatewayTrxId(input.gatewayTrxId) : null;
-  const sender = input.senderNumber ? encryptSender(keys, input.senderNumber) : null;
+  const senderPhone = input.senderNumber ? cleanSender(input.senderNumber) : null;
   return mapUnique(() =>
     em.transactional(async (tx) => {
       const ref = input.intentId !== undefined ? { intentId: input.intentId } : { paymentId: input.paymentId ?? '' };
@@ -210,11 +226,15 @@ export async function startTransaction(em: EntityManager, keys: PersonalDataKeys
       if (quote.refusal) throw new AppError(quote.refusal, undefined, { field: 'amount' });
 
       const status: TransactionStatus = gateway.type === 'automatic' ? 'processing' : gatewayTrxId ? 'awaiting_verification' : 'pending';
+      const trxId = newTrxId();
       const rows = await tx.execute<Array<{ id: string }>>(
         `INSERT INTO transactions (brand_id, intent_id, trx_id, gateway_id, method, gateway_trx_id, amount, currency, fee, exchange_rate,
                                    status, sender_number_encrypted)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-        [intent.brandId, intent.id, newTrxId(), gateway.id, method, gatewayTrxId, quote.amount, quote.currency, quote.fee, quote.exchangeRate, status, sender],
+        [
+          intent.brandId, intent.id, trxId, gateway.id, method, gatewayTrxId, quote.amount, quote.currency, quote.fee, quote.exchangeRate, status,
+          encryptSender(keys, senderPhone, intent.brandId, trxId),
+        ],
       );
       return getTransaction(tx, Number(rows[0]!.id));
     }),
@@ -251,7 +271,7 @@ export async function submitGatewayTrxId(
   input: { gatewayTrxId: string; senderNumber?: string | null },
 ): Promise<TransactionRecord> {
   const gatewayTrxId = cleanGatewayTrxId(input.gatewayTrxId);
-  const sender = input.senderNumber ? encryptSender(keys, input.senderNumber) : null;
+  const senderPhone = input.senderNumber ? cleanSender(input.senderNumber) : null;
   return mapUnique(() =>
     em.transactional(async (tx) => {
       const t = await lockTransaction(tx, transactionId);
@@ -262,7 +282,7 @@ export async function submitGatewayTrxId(
         `UPDATE transactions SET gateway_trx_id = ?, sender_number_encrypted = COALESCE(?, sender_number_encrypted),
                 status = 'awaiting_verification', updated_at = now()
           WHERE id = ? AND status = 'pending'`,
-        [gatewayTrxId, sender, transactionId],
+        [gatewayTrxId, encryptSender(keys, senderPhone, t.brandId, t.trxId), transactionId],
       );
       return getTransaction(tx, transactionId);
     }),

@@ -67,7 +67,8 @@ export const PAYMENT_SELECT = `SELECT ${PAYMENT_COLUMNS} ${PAYMENT_FROM}`;
  * was half of what the lookup cost (bench/merchant-reads.ts, BENCHMARKS.md).
  */
 const PAYMENT_VIEW_SELECT = `
-  SELECT ${PAYMENT_COLUMNS}, c.name_encrypted AS customer_name_encrypted, c.email_encrypted AS customer_email_encrypted ${PAYMENT_FROM}
+  SELECT ${PAYMENT_COLUMNS}, c.uuid AS customer_uuid, c.brand_id AS customer_brand_id,
+         c.name_encrypted AS customer_name_encrypted, c.email_encrypted AS customer_email_encrypted ${PAYMENT_FROM}
     LEFT JOIN customers c ON c.id = i.customer_id`;
 
 /**
@@ -132,13 +133,23 @@ export function toPaymentResource(r: PaymentRow, customer: PaymentResource['cust
  */
 export async function getPaymentView(em: EntityManager, keys: PersonalDataKeys, brandId: number, paymentId: string): Promise<PaymentResource> {
   if (!isUuid(paymentId)) throw new AppError('PAYMENT_NOT_FOUND');
-  const rows = await em.execute<Array<PaymentRow & { customer_name_encrypted: string | null; customer_email_encrypted: string | null }>>(
+  const rows = await em.execute<
+    Array<PaymentRow & { customer_uuid: string; customer_brand_id: string; customer_name_encrypted: string | null; customer_email_encrypted: string | null }>
+  >(
     `${PAYMENT_VIEW_SELECT} WHERE i.uuid = ? AND i.brand_id = ?`,
     [paymentId.toLowerCase(), brandId],
   );
   const row = rows[0];
   if (!row) throw new AppError('PAYMENT_NOT_FOUND');
-  const customer = row.customer_id === null ? null : decryptNameAndEmail(keys, { name_encrypted: row.customer_name_encrypted, email_encrypted: row.customer_email_encrypted });
+  const customer =
+    row.customer_id === null
+      ? null
+      : decryptNameAndEmail(keys, {
+          brand_id: row.customer_brand_id,
+          uuid: row.customer_uuid,
+          name_encrypted: row.customer_name_encrypted,
+          email_encrypted: row.customer_email_encrypted,
+        });
   return toPaymentResource(row, customer);
 }
 

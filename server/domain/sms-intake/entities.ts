@@ -6,8 +6,9 @@ export const smsRecordStatuses = ['pending', 'matched', 'no_match', 'no_candidat
 export type SmsRecordStatus = (typeof smsRecordStatuses)[number];
 
 /**
- * A forwarded SMS ("SMS data record"). The body is a PII cipher token (context
- * `sms_record.body`); so is `parsedSenderNumber` (context `sms_record.sender_number`).
+ * A forwarded SMS ("SMS data record"). The sender, the body and
+ * `parsedSenderNumber` are PII cipher tokens bound to the brand and the record
+ * (record-cipher.ts).
  * The parsed and match columns are filled by SMS matching.
  */
 export const SmsRecord = defineEntity({
@@ -19,8 +20,10 @@ export const SmsRecord = defineEntity({
     device: () => p.manyToOne(Device),
     deviceMessageId: p.string().length(128),
     contentHash: p.string().length(64),
-    sender: p.string().length(64),
+    sender: p.text(),
     bodyEncrypted: p.text(),
+    /** Personal-data format of the row: 1 before binding to row and brand, 2 after (migration 0011, domain/pii/reencrypt.ts). */
+    piiV: p.smallint().default(2),
     /** Device clock. */
     receivedAt: p.datetime(),
     serverReceivedAt: p.datetime().onCreate(() => new Date()),

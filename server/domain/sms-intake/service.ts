@@ -3,8 +3,7 @@ import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { SmsRecordStatus } from './entities.ts';
 import { smsContentHash } from './content-hash.ts';
 import type { MatchSmsRecords } from './matching-seam.ts';
-
-const BODY_CONTEXT = 'sms_record.body';
+import { SMS_RECORD_CONTEXT, smsRecordBinding } from './record-cipher.ts';
 
 export interface ForwardedSms {
   deviceMessageId: string;
@@ -32,14 +31,20 @@ export interface IntakeDeps {
 
 type Caller = { brandId: number; deviceId: number };
 
-async function insertRecord(tx: EntityManager, caller: Caller, sms: ForwardedSms, hash: string, encrypted: string, duplicateOf: number | null): Promise<number | null> {
+/** Sender and body as stored: cipher tokens bound to the brand and the record's natural key. */
+interface Sealed {
+  sender: string;
+  body: string;
+}
+
+async function insertRecord(tx: EntityManager, caller: Caller, sms: ForwardedSms, hash: string, encrypted: Sealed, duplicateOf: number | null): Promise<number | null> {
   const rows = await tx.execute<Array<{ id: string }>>(
     `INSERT INTO sms_records (brand_id, device_id, device_message_id, content_hash, sender, body_encrypted, received_at, sim_slot, match_status, duplicate_of_id, reason, reason_code)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT DO NOTHING
      RETURNING id`,
     [
-      caller.brandId, caller.deviceId, sms.deviceMessageId, hash, sms.sender, encrypted, sms.receivedAt, sms.simSlot,
+      caller.brandId, caller.deviceId, sms.deviceMessageId, hash, encrypted.sender, encrypted.body, sms.receivedAt, sms.simSlot,
       duplicateOf === null ? 'pending' : 'duplicate', duplicateOf,
       duplicateOf === null ? null : `same sender and text as SMS record ${duplicateOf}, forwarded before`,
       duplicateOf === null ? null : 'duplicate_content',
@@ -71,14 +76,18 @@ async function findOwn(tx: EntityManager, caller: Caller, deviceMessageId: strin
  * order so two such batches lock in the same order and cannot deadlock.
  */
 export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller: Caller, batch: readonly ForwardedSms[]): Promise<IntakeResult[]> {
-  const prepared = batch.map((sms, index) => ({ sms, index, hash: smsContentHash(deps.hashKey, sms.sender, sms.body) }));
+  const prepared = batch.map((sms, index) => ({ sms, index, hash: smsContentHash(deps.hashKey, caller.brandId, sms.sender, sms.body) }));
   const ordered = [...prepared].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : a.index - b.index));
 
   const store = async (tx: EntityManager) => {
     const ids = new Array<number>(batch.length);
     const fresh: Array<{ id: number; at: number }> = [];
     for (const { sms, index, hash } of ordered) {
-      const encrypted = deps.cipher.encrypt(sms.body, BODY_CONTEXT);
+      const binding = smsRecordBinding({ ...caller, deviceMessageId: sms.deviceMessageId });
+      const encrypted = {
+        sender: deps.cipher.encrypt(sms.sender, SMS_RECORD_CONTEXT.sender, binding),
+        body: deps.cipher.encrypt(sms.body, SMS_RECORD_CONTEXT.body, binding),
+      };
       const inserted = await insertRecord(tx, caller, sms, hash, encrypted, null);
       if (inserted !== null) {
         ids[index] = inserted;

@@ -59,8 +59,10 @@ export interface CandidateRow extends MatchCandidate {
   brandId: number;
   intentId: number;
   gatewayId: number;
-  /** PII cipher token of the payer number declared at checkout (context `transaction.sender_number`). */
+  /** PII cipher token of the payer number declared at checkout (context `transaction.sender_number`, bound to brand and `trxId`). */
   payerNumberEncrypted: string | null;
+  /** The service's trx id (the payer number's binding). */
+  trxId: string;
 }
 
 interface Row {
@@ -73,9 +75,10 @@ interface Row {
   created_at: string | Date;
   status: string;
   sender_number_encrypted: string | null;
+  trx_id: string;
 }
 
-const COLUMNS = `t.id, t.brand_id, t.intent_id, t.gateway_id, t.amount::text AS amount, t.gateway_trx_id, i.created_at, t.status, t.sender_number_encrypted`;
+const COLUMNS = `t.id, t.brand_id, t.intent_id, t.gateway_id, t.amount::text AS amount, t.gateway_trx_id, i.created_at, t.status, t.sender_number_encrypted, t.trx_id`;
 
 function toCandidate(r: Row): CandidateRow {
   return {
@@ -88,6 +91,7 @@ function toCandidate(r: Row): CandidateRow {
     createdAt: pgDate(r.created_at),
     status: r.status,
     payerNumberEncrypted: r.sender_number_encrypted,
+    trxId: r.trx_id,
   };
 }
 
@@ -152,6 +156,7 @@ export async function lockOpenCandidates(tx: EntityManager, rows: readonly Candi
       createdAt: pgDate(r.intent_created_at),
       status: record.status,
       payerNumberEncrypted: r.payer_number_encrypted,
+      trxId: record.trxId,
       record,
     });
   }

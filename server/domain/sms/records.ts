@@ -1,5 +1,6 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
-import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
+import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
+import { SMS_RECORD_CONTEXT, decryptSmsSender, smsRecordBinding, smsRowBinding } from '../sms-intake/record-cipher.ts';
 import type { StoredSmsTemplate } from '../gateways/entities.ts';
 import { pgIdArray } from '../../infra/database/pg-array.ts';
 import { pgDate } from '../payments/pg.ts';
@@ -8,17 +9,20 @@ import type { ChainState, MatchStatus, ReasonCode, Suggestion } from './matcher.
 /** The SMS time of `r` (an sms_records row) joined with its device `d`: see PendingSmsRecord.smsTime. */
 export const SMS_TIME_SQL = `LEAST(r.received_at - make_interval(secs => COALESCE(d.clock_offset_ms, 0) / 1000.0), r.server_received_at)`;
 
-/** Cipher contexts of the encrypted columns of `sms_records` (see sms-intake/entities.ts). */
-export const SMS_BODY_CONTEXT = 'sms_record.body';
-export const SMS_SENDER_NUMBER_CONTEXT = 'sms_record.sender_number';
+/** Cipher contexts of the encrypted columns of `sms_records` (see sms-intake/record-cipher.ts). */
+export const SMS_BODY_CONTEXT = SMS_RECORD_CONTEXT.body;
+export const SMS_SENDER_NUMBER_CONTEXT = SMS_RECORD_CONTEXT.senderNumber;
 
 
 export interface PendingSmsRecord {
   id: number;
   brandId: number;
   deviceId: number;
+  /** In clear (decrypted when claimed). */
   sender: string;
   bodyEncrypted: string;
+  /** The brand and natural key every encrypted value of the record is bound to. */
+  binding: PiiBinding;
   /**
    * "The SMS time" of every timing rule: the phone's receipt time corrected by
    * the phone's clock offset (devices.clock_offset_ms), but never later than
@@ -54,11 +58,15 @@ export async function claimPendingRecord(
   tx: EntityManager,
   id: number,
   settingKeys: readonly string[],
+  cipher: PiiCipher,
 ): Promise<(PendingSmsRecord & { gateways: GatewaySmsRow[]; settings: Map<string, unknown> }) | null> {
   const [row] = await tx.execute<
-    Array<{ id: string; brand_id: string; device_id: string; sender: string; body_encrypted: string; sms_time: string | Date; gateways: GatewaySmsRow[]; settings: Record<string, unknown> }>
+    Array<{
+      id: string; brand_id: string; device_id: string; device_message_id: string; sender: string; body_encrypted: string;
+      sms_time: string | Date; gateways: GatewaySmsRow[]; settings: Record<string, unknown>;
+    }>
   >(
-    `SELECT r.id, r.brand_id, r.device_id, r.sender, r.body_encrypted, ${SMS_TIME_SQL} AS sms_time,
+    `SELECT r.id, r.brand_id, r.device_id, r.device_message_id, r.sender, r.body_encrypted, ${SMS_TIME_SQL} AS sms_time,
             (SELECT COALESCE(json_agg(g ORDER BY g.sort_order, g.id), '[]'::json)
                FROM (SELECT id, code, sms_senders, sms_templates, review_above::text AS review_above, sort_order FROM gateways WHERE cardinality(sms_senders) > 0) g) AS gateways,
             (SELECT COALESCE(json_object_agg(s.key, s.value), '{}'::json) FROM settings s WHERE s.key IN (?)) AS settings
@@ -67,12 +75,14 @@ export async function claimPendingRecord(
     [[...settingKeys], id],
   );
   if (!row) return null;
+  const binding = smsRowBinding(row);
   return {
     id: Number(row.id),
     brandId: Number(row.brand_id),
     deviceId: Number(row.device_id),
-    sender: row.sender,
+    sender: decryptSmsSender(cipher, row.sender, binding),
     bodyEncrypted: row.body_encrypted,
+    binding,
     smsTime: pgDate(row.sms_time),
     gateways: row.gateways,
     settings: new Map(Object.entries(row.settings)),
@@ -102,8 +112,9 @@ export interface SmsOutcome {
 }
 
 /** Writes the outcome onto a record still `pending` (the caller holds its lock). */
-export async function storeOutcome(tx: EntityManager, cipher: PiiCipher, id: number, o: SmsOutcome): Promise<void> {
-  const sender = o.parsed?.senderNumber ? cipher.encrypt(o.parsed.senderNumber, SMS_SENDER_NUMBER_CONTEXT) : null;
+export async function storeOutcome(tx: EntityManager, cipher: PiiCipher, rec: { id: number; binding: PiiBinding }, o: SmsOutcome): Promise<void> {
+  const id = rec.id;
+  const sender = o.parsed?.senderNumber ? cipher.encrypt(o.parsed.senderNumber, SMS_SENDER_NUMBER_CONTEXT, rec.binding) : null;
   const updated = await tx.execute<Array<{ id: string }>>(
     `UPDATE sms_records
         SET match_status = ?, gateway_id = ?, parsed_amount = ?, parsed_trx_id = ?, parsed_sender_number = ?,
@@ -149,8 +160,9 @@ export interface StoredEvidenceRow {
   amount: string;
   trxId: string;
   smsTime: Date;
-  /** PII cipher token of the payer number the SMS names, or null. */
+  /** PII cipher token of the payer number the SMS names, or null (bound with `binding`). */
   senderNumberEncrypted: string | null;
+  binding: PiiBinding;
   chainState: ChainState;
   matchStatus: MatchStatus;
   candidateIds: number[];
@@ -163,6 +175,8 @@ interface EvidenceRow {
   parsed_trx_id: string;
   sms_time: string | Date;
   parsed_sender_number: string | null;
+  device_id: string;
+  device_message_id: string;
   chain_state: ChainState;
   match_status: MatchStatus;
   candidate_ids: Array<string | number> | null;
@@ -176,7 +190,7 @@ interface EvidenceRow {
 export async function lockEvidenceByTrxId(tx: EntityManager, brandId: number, gatewayIds: readonly number[], trxId: string): Promise<StoredEvidenceRow[]> {
   const rows = await tx.execute<EvidenceRow[]>(
     `SELECT r.id, r.parsed_amount::text AS parsed_amount, r.parsed_trx_id, COALESCE(r.sms_time, ${SMS_TIME_SQL}) AS sms_time,
-            r.parsed_sender_number, r.chain_state, r.match_status, r.candidate_ids, r.resolved_at
+            r.parsed_sender_number, r.device_id, r.device_message_id, r.chain_state, r.match_status, r.candidate_ids, r.resolved_at
        FROM sms_records r JOIN devices d ON d.id = r.device_id
       WHERE r.brand_id = ? AND r.parsed_trx_id = upper(?) AND r.gateway_id = ANY(?::bigint[])
       ORDER BY r.id
@@ -189,6 +203,7 @@ export async function lockEvidenceByTrxId(tx: EntityManager, brandId: number, ga
     trxId: r.parsed_trx_id,
     smsTime: pgDate(r.sms_time),
     senderNumberEncrypted: r.parsed_sender_number,
+    binding: smsRecordBinding({ brandId, deviceId: r.device_id, deviceMessageId: r.device_message_id }),
     chainState: r.chain_state,
     matchStatus: r.match_status,
     candidateIds: (r.candidate_ids ?? []).map(Number),

@@ -2,7 +2,7 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { compareMoney } from '../money/decimal.ts';
-import { completeLockedTransaction, completeTransaction } from '../payments/transactions.ts';
+import { completeLockedTransaction, completeTransaction, TRANSACTION_SENDER_CONTEXT, transactionBinding } from '../payments/transactions.ts';
 import { effectiveSettings, getSettings, settingKeys, type Settings } from '../settings/service.ts';
 import type { MatchedRecordState, MatchSmsRecords } from '../sms-intake/matching-seam.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
@@ -36,8 +36,10 @@ export interface SmsMatchDeps {
   cipher: PiiCipher;
 }
 
-/** Cipher context of the payer number a customer declared at checkout (payments/transactions.ts). */
-export const TRANSACTION_SENDER_NUMBER_CONTEXT = 'transaction.sender_number';
+/** The payer number a customer declared at checkout, in clear (payments/transactions.ts encrypts it). */
+export function declaredPayerNumber(cipher: PiiCipher, t: { brandId: number; trxId: string; payerNumberEncrypted: string | null }): string | null {
+  return t.payerNumberEncrypted === null ? null : cipher.decrypt(t.payerNumberEncrypted, TRANSACTION_SENDER_CONTEXT, transactionBinding(t.brandId, t.trxId));
+}
 
 /**
  * One reading of the SMS: the gateways whose templates read it the same way.
@@ -157,7 +159,7 @@ async function decide(
     // Only a claimer's declared number is compared; it is decrypted only then.
     const own = rows
       .filter((c) => c.brandId === rec.brandId)
-      .map((c) => (c.gatewayTrxId?.toUpperCase() === trxId && c.payerNumberEncrypted ? { ...c, payerNumber: deps.cipher.decrypt(c.payerNumberEncrypted, TRANSACTION_SENDER_NUMBER_CONTEXT) } : c));
+      .map((c) => (c.gatewayTrxId?.toUpperCase() === trxId && c.payerNumberEncrypted ? { ...c, payerNumber: declaredPayerNumber(deps.cipher, c) } : c));
     const foreign = rows.filter((c) => c.brandId !== rec.brandId);
     const result = chooseMatch({
       sms: { amount: reading.parsed.amount, trxId, senderNumber: reading.parsed.senderNumber, time: rec.smsTime, chainState: verdict.state },
@@ -239,16 +241,16 @@ export async function matchSmsRecord(em: EntityManager, deps: SmsMatchDeps, reco
 async function matchRecord(em: EntityManager, deps: SmsMatchDeps, recordId: number, settings?: MatchSettings): Promise<{ outcome: SmsOutcome; trxId: string | null } | null> {
   return em.transactional(async (tx) => {
     // The gateways and settings come with the record: one statement instead of three (BENCHMARKS.md).
-    const rec = await claimPendingRecord(tx, recordId, settingKeys);
+    const rec = await claimPendingRecord(tx, recordId, settingKeys, deps.cipher);
     if (!rec) return null;
-    const body = deps.cipher.decrypt(rec.bodyEncrypted, SMS_BODY_CONTEXT);
+    const body = deps.cipher.decrypt(rec.bodyEncrypted, SMS_BODY_CONTEXT, rec.binding);
     const s = settings ?? matchSettingsOf(effectiveSettings(rec.settings));
     const decided = await decide(tx, deps, rec, body, rec.gateways.map(toGatewaySmsConfig), s);
     let outcome = decided.outcome;
     let trxId: string | null = null;
     if (outcome.status === 'matched') ({ outcome, trxId } = await complete(tx, outcome, decided.locked));
     if (outcome.status === 'duplicate') outcome = await explainDuplicate(tx, outcome);
-    await storeOutcome(tx, deps.cipher, rec.id, outcome);
+    await storeOutcome(tx, deps.cipher, rec, outcome);
     return { outcome, trxId };
   });
 }

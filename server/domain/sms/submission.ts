@@ -8,7 +8,7 @@ import { CERTAIN_CONFIDENCE, matchSubmittedTrxId, type MatchStatus } from './mat
 import { pgIdArray } from '../../infra/database/pg-array.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { lockEvidenceByTrxId, SMS_SENDER_NUMBER_CONTEXT } from './records.ts';
-import { loadMatchSettings, TRANSACTION_SENDER_NUMBER_CONTEXT, type MatchSettings } from './service.ts';
+import { declaredPayerNumber, loadMatchSettings, type MatchSettings } from './service.ts';
 
 export interface SubmissionMatch {
   /** `matched`: the transaction is now completed by `smsRecordId`. Anything else: it still awaits its SMS. */
@@ -73,14 +73,14 @@ export async function matchSubmittedGatewayTrxId(
         gatewayTrxId: t.gatewayTrxId!,
         createdAt: pgDate(intent!.created_at),
         status: t.status,
-        payerNumber: declared !== null && cipher ? cipher.decrypt(declared, TRANSACTION_SENDER_NUMBER_CONTEXT) : null,
+        payerNumber: cipher ? declaredPayerNumber(cipher, { brandId: t.brandId, trxId: t.trxId, payerNumberEncrypted: declared }) : null,
       },
       storedSms: evidence.map((e) => ({
         id: e.id,
         amount: e.amount,
         trxId: e.trxId,
         time: e.smsTime,
-        senderNumber: e.senderNumberEncrypted !== null && declared !== null && cipher ? cipher.decrypt(e.senderNumberEncrypted, SMS_SENDER_NUMBER_CONTEXT) : null,
+        senderNumber: e.senderNumberEncrypted !== null && declared !== null && cipher ? cipher.decrypt(e.senderNumberEncrypted, SMS_SENDER_NUMBER_CONTEXT, e.binding) : null,
         chainState: e.chainState,
         matchStatus: e.matchStatus,
       })),

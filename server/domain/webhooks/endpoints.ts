@@ -71,7 +71,7 @@ function toView(row: EndpointRow, now = new Date()): EndpointView {
  */
 export function signingSecrets(cipher: PiiCipher, row: Pick<EndpointRow, 'brand_id' | 'secret_encrypted' | 'previous_secrets'>, now = new Date()): string[] {
   const context = secretContext(row.brand_id);
-  return [row.secret_encrypted, ...liveSecrets(row, now).map((p) => p.secret)].map((token) => cipher.decrypt(token, context));
+  return [row.secret_encrypted, ...liveSecrets(row, now).map((p) => p.secret)].map((token) => cipher.decryptUnbound(token, context));
 }
 
 export async function getEndpoint(em: EntityManager, brandId: number): Promise<EndpointView> {
@@ -122,7 +122,7 @@ export async function putEndpoint(
                             ELSE webhook_endpoints.failing_since END,
        updated_at = now()
      RETURNING *, (xmax = 0) AS inserted`,
-    [brandId, input.url, JSON.stringify([...new Set(input.events)]), input.enabled, cipher.encrypt(secret, secretContext(brandId)), input.enabled, input.enabled],
+    [brandId, input.url, JSON.stringify([...new Set(input.events)]), input.enabled, cipher.encryptUnbound(secret, secretContext(brandId)), input.enabled, input.enabled],
   );
   return { endpoint: toView(row!), created: row!.inserted, secret: row!.inserted ? secret : null };
 }
@@ -145,7 +145,7 @@ export async function rotateSecret(
     const secret = generateWebhookSecret();
     await tx.execute(
       'UPDATE webhook_endpoints SET secret_encrypted = ?, previous_secrets = ?::jsonb, updated_at = now() WHERE id = ?',
-      [cipher.encrypt(secret, secretContext(brandId)), JSON.stringify(previous), row.id],
+      [cipher.encryptUnbound(secret, secretContext(brandId)), JSON.stringify(previous), row.id],
     );
     return { secret, previousSecretExpiresAt: expiresAt };
   });

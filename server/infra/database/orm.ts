@@ -48,15 +48,24 @@ export async function createOrm(opts: OrmOptions): Promise<Orm> {
 }
 
 /**
- * Applies pending migrations under a PostgreSQL advisory lock, so several
- * processes starting against one database at once apply each migration once.
+ * A step that must follow the SQL migrations but needs what SQL cannot hold
+ * (the personal-data keys): it runs under the same lock, after them, and
+ * commits its own work in batches (a crash resumes where it stopped).
  */
-export async function migrate(orm: Orm): Promise<string[]> {
+export type DataMigration = (orm: Orm) => Promise<void>;
+
+/**
+ * Applies pending migrations, then the data migrations, under a PostgreSQL
+ * advisory lock, so several processes starting against one database at once
+ * apply each migration once and never re-encrypt the same rows side by side.
+ */
+export async function migrate(orm: Orm, dataMigrations: readonly DataMigration[] = []): Promise<string[]> {
   const em = orm.em.fork();
   return em.transactional(async (tx) => {
     // Transaction-scoped lock: released on commit or rollback, even if we crash.
     await tx.execute('SELECT pg_advisory_xact_lock(814203911)');
     const applied = await orm.migrator.up();
+    for (const step of dataMigrations) await step(orm);
     return applied.map((m) => m.name);
   });
 }

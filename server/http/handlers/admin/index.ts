@@ -27,7 +27,7 @@ export function adminHandlers(deps: AppDeps) {
     filterRules: adminFilterRuleHandlers,
     devices: adminDeviceHandlers,
     pairingCodes: adminPairingCodeHandlers,
-    notifications: adminNotificationHandlers,
+    notifications: adminNotificationHandlers(deps),
     outboundSms: adminOutboundSmsHandlers(deps),
     transactions: adminTransactionHandlers,
     smsRecords: adminSmsRecordHandlers(deps),

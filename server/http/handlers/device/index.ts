@@ -17,7 +17,7 @@ export function deviceHandlers(deps: AppDeps) {
     devices: deviceDevicesHandlers(deps),
     dashboard: deviceDashboardHandlers,
     filterRules: deviceFilterRulesHandlers,
-    notifications: deviceNotificationsHandlers,
+    notifications: deviceNotificationsHandlers(deps),
     smsQueue: deviceSmsQueueHandlers(deps),
     smsMessages: deviceSmsMessagesHandlers(deps, createSmsMatcher({ cipher: deps.crypto.pii })),
   });

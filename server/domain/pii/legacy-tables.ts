@@ -1,0 +1,106 @@
+import type { PiiBinding } from '../../infra/crypto/pii-cipher.ts';
+import { blindIndex } from '../../infra/crypto/blind-index.ts';
+import { CUSTOMER_CONTEXT, customerBinding } from '../customers/service.ts';
+import type { PersonalDataKeys } from '../customers/keys.ts';
+import { NOTIFICATION_CONTEXT, notificationBinding } from '../notifications/service.ts';
+import { OUTBOUND_MESSAGE_CONTEXT, OUTBOUND_PHONE_CONTEXT, outboundBinding } from '../outbound-sms/service.ts';
+import { TRANSACTION_SENDER_CONTEXT, transactionBinding } from '../payments/transactions.ts';
+import { smsContentHash } from '../sms-intake/content-hash.ts';
+import { SMS_RECORD_CONTEXT, smsRowBinding } from '../sms-intake/record-cipher.ts';
+
+type Row = Record<string, any>;
+
+/** How one value of an old row is read. */
+export interface Reader {
+  /**
+   * The plaintext of an unbound `v1` token; null for NULL, and for a value that
+   * cannot be read (corrupt: it is then left as it is, refused on every read,
+   * and counted). A key missing from configuration stops the run instead.
+   */
+  token(value: string | null, context: string): string | null;
+}
+
+/** One table's rows in the old format (`pii_v = 1`), and how each becomes the new one. */
+export interface LegacyTable {
+  table: string;
+  /** Selects the next batch, locked: `?` is the batch size. Column `id` is the row's key. */
+  select: string;
+  /** The new values of the row's columns (`pii_v` is set by the caller). */
+  rewrite(row: Row, read: Reader, keys: PersonalDataKeys): Record<string, string | null>;
+}
+
+/** The bound token of `plain`; the stored value unchanged when there is no plaintext (NULL, or unreadable). */
+function seal(keys: PersonalDataKeys, plain: string | null, stored: string | null, context: string, binding: PiiBinding): string | null {
+  return plain === null ? stored : keys.pii.encrypt(plain, context, binding);
+}
+
+const batch = (table: string, columns: string, from = table) =>
+  `SELECT ${columns} FROM ${from} WHERE ${table}.pii_v = 1 ORDER BY ${table}.id LIMIT ? FOR UPDATE OF ${table}`;
+
+/** Every table with personal data; the order does not matter (no value depends on another table's). */
+export const legacyTables: readonly LegacyTable[] = [
+  {
+    table: 'customers',
+    select: batch('customers', 'id, uuid, brand_id, name_encrypted, email_encrypted, phone_encrypted, email_hash, phone_hash'),
+    rewrite(r, read, keys) {
+      const b = customerBinding(r.brand_id, r.uuid);
+      const name = read.token(r.name_encrypted, CUSTOMER_CONTEXT.name);
+      const email = read.token(r.email_encrypted, CUSTOMER_CONTEXT.email);
+      const phone = read.token(r.phone_encrypted, CUSTOMER_CONTEXT.phone);
+      // Stored values were normalised before encryption, so the index is of the same text lookups hash.
+      return {
+        name_encrypted: seal(keys, name, r.name_encrypted, CUSTOMER_CONTEXT.name, b),
+        email_encrypted: seal(keys, email, r.email_encrypted, CUSTOMER_CONTEXT.email, b),
+        phone_encrypted: seal(keys, phone, r.phone_encrypted, CUSTOMER_CONTEXT.phone, b),
+        email_hash: email === null ? r.email_hash : blindIndex(keys.blindIndexKey, r.brand_id, 'email', email),
+        phone_hash: phone === null ? r.phone_hash : blindIndex(keys.blindIndexKey, r.brand_id, 'phone', phone),
+      };
+    },
+  },
+  {
+    table: 'sms_records',
+    select: batch('sms_records', 'id, brand_id, device_id, device_message_id, sender, body_encrypted, parsed_sender_number, content_hash'),
+    rewrite(r, read, keys) {
+      const b = smsRowBinding(r as { brand_id: string; device_id: string; device_message_id: string });
+      // The sender was stored in clear.
+      const sender = r.sender as string;
+      const body = read.token(r.body_encrypted, SMS_RECORD_CONTEXT.body);
+      const senderNumber = read.token(r.parsed_sender_number, SMS_RECORD_CONTEXT.senderNumber);
+      return {
+        sender: seal(keys, sender, r.sender, SMS_RECORD_CONTEXT.sender, b),
+        body_encrypted: seal(keys, body, r.body_encrypted, SMS_RECORD_CONTEXT.body, b),
+        parsed_sender_number: seal(keys, senderNumber, r.parsed_sender_number, SMS_RECORD_CONTEXT.senderNumber, b),
+        content_hash: body === null ? r.content_hash : smsContentHash(keys.blindIndexKey, r.brand_id, sender, body),
+      };
+    },
+  },
+  {
+    table: 'notifications',
+    select: batch('notifications', 'notifications.id, d.brand_id, notifications.title, notifications.body', 'notifications JOIN devices d ON d.id = notifications.device_id'),
+    rewrite(r, _read, keys) {
+      // Title and body were stored in clear.
+      const b = notificationBinding(r.brand_id, r.id);
+      return { title: seal(keys, r.title, r.title, NOTIFICATION_CONTEXT.title, b), body: seal(keys, r.body, r.body, NOTIFICATION_CONTEXT.body, b) };
+    },
+  },
+  {
+    table: 'outbound_sms',
+    select: batch('outbound_sms', 'id, brand_id, phone_encrypted, message_encrypted'),
+    rewrite(r, read, keys) {
+      const b = outboundBinding(r.brand_id, r.id);
+      return {
+        phone_encrypted: seal(keys, read.token(r.phone_encrypted, OUTBOUND_PHONE_CONTEXT), r.phone_encrypted, OUTBOUND_PHONE_CONTEXT, b),
+        message_encrypted: seal(keys, read.token(r.message_encrypted, OUTBOUND_MESSAGE_CONTEXT), r.message_encrypted, OUTBOUND_MESSAGE_CONTEXT, b),
+      };
+    },
+  },
+  {
+    table: 'transactions',
+    select: batch('transactions', 'id, brand_id, trx_id, sender_number_encrypted'),
+    rewrite(r, read, keys) {
+      const b = transactionBinding(r.brand_id, r.trx_id);
+      const sender = read.token(r.sender_number_encrypted, TRANSACTION_SENDER_CONTEXT);
+      return { sender_number_encrypted: seal(keys, sender, r.sender_number_encrypted, TRANSACTION_SENDER_CONTEXT, b) };
+    },
+  },
+];
