@@ -224,7 +224,11 @@ const commands: Record<string, Command> = {
         // The service stores each message once by its device_message_id, so repeating a batch is safe.
         const answers = await device.smsMessages.forward({ messages: batch, device_time: new Date().toISOString() }, { idempotencyKey: `sim-sms-${batch[0]!.device_message_id}` });
         for (const a of answers) {
-          ctx.print(`${a.device_message_id}: record ${a.id} ${a.match_status}${a.trx_id ? ` -> ${a.trx_id}` : ''}`);
+          ctx.print(
+            a.id === null
+              ? `${a.device_message_id}: ${a.match_status} (${a.screen_reason ?? 'refused'}), nothing stored`
+              : `${a.device_message_id}: record ${a.id} ${a.match_status}${a.trx_id ? ` -> ${a.trx_id}` : ''}`,
+          );
           results.push({ forwarded: true, ...a });
         }
       }

@@ -9,7 +9,7 @@ import { SDK_NAME, SDK_VERSION } from './version.ts';
 
 export * from '../shared/errors.ts';
 export { PairingRequiredError, jwtExpiryMs, type DeviceTokens } from './tokens.ts';
-export { screenSms, containsKeyword, normalizeSender, type SmsFilterRules, type ScreenResult, type ScreenReason } from './sms-filter.ts';
+export { screenSms, containsKeyword, senderKey, sameSender, type SmsFilterRules, type ScreenResult, type ScreenReason } from './sms-filter.ts';
 export type { ClientOptions, RequestOptions, FetchLike } from '../shared/http.ts';
 export type { Page, PageMetaLike } from '../shared/pagination.ts';
 export type { RouteResult, RouteParams, RouteArgs, Resources } from '../shared/resources.ts';

@@ -15,9 +15,35 @@ export interface SmsFilterRules {
 export type ScreenReason = 'sender_not_allowed' | 'negative_keyword' | 'no_positive_keyword';
 export type ScreenResult = { forward: true } | { forward: false; reason: ScreenReason };
 
-/** Senders compare ignoring case, spaces and compatibility forms (`bKash` = `BKASH` = `b Kash`). */
-export function normalizeSender(sender: string): string {
-  return sender.normalize('NFKC').replace(/\s+/g, '').toLowerCase();
+const NUMBER_RE = /^\+?[0-9][0-9 ().-]*$/;
+const ASCII_NAME_RE = /^[\x20-\x7e]+$/;
+
+/**
+ * The comparison key of a sender, or null when it equals nothing. Names are
+ * printable ASCII compared case-insensitively and nothing else, so a fullwidth
+ * or look-alike `ｂＫａｓｈ` never equals `bKash`; numbers compare as E.164
+ * (Bangladeshi national forms `01847-348685` = `+8801847348685`); short codes
+ * (`16216`) as their digits. The service applies the same rule.
+ */
+export function senderKey(sender: string): string | null {
+  if (typeof sender !== 'string') return null;
+  const s = sender.replace(/^ +| +$/g, '');
+  if (s === '' || s.length > 64 || !ASCII_NAME_RE.test(s)) return null;
+  if (NUMBER_RE.test(s)) {
+    let digits = s.replace(/\D/g, '');
+    if (s.startsWith('+')) return `+${digits}`;
+    if (digits.length <= 6) return `#${digits}`;
+    if (digits.startsWith('00')) digits = digits.slice(2);
+    else if (/^01\d{9}$/.test(digits)) digits = `88${digits}`;
+    return `+${digits}`;
+  }
+  return `name:${s.toLowerCase()}`;
+}
+
+/** True when both senders have a key and the keys are equal. */
+export function sameSender(a: string, b: string): boolean {
+  const ka = senderKey(a);
+  return ka !== null && ka === senderKey(b);
 }
 
 function escapeRegExp(s: string): string {
@@ -40,15 +66,12 @@ export function containsKeyword(text: string, keywords: readonly string[]): bool
 }
 
 /**
- * Forward only when the sender is allowed (an empty list allows all), no
+ * Forward only when the sender is allowed (an empty list allows no sender), no
  * negative keyword appears (negative always wins) and, when positive keywords
  * are set, at least one appears.
  */
 export function screenSms(rules: SmsFilterRules, sms: { sender: string; body: string }): ScreenResult {
-  if (rules.allowed_senders.length > 0) {
-    const sender = normalizeSender(sms.sender);
-    if (!rules.allowed_senders.some((s) => normalizeSender(s) === sender)) return { forward: false, reason: 'sender_not_allowed' };
-  }
+  if (!rules.allowed_senders.some((s) => sameSender(s, sms.sender))) return { forward: false, reason: 'sender_not_allowed' };
   if (containsKeyword(sms.body, rules.negative_keywords)) return { forward: false, reason: 'negative_keyword' };
   if (rules.positive_keywords.length > 0 && !containsKeyword(sms.body, rules.positive_keywords)) {
     return { forward: false, reason: 'no_positive_keyword' };

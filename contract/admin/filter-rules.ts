@@ -2,6 +2,12 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errorEnvelopeSchema, ok } from '../common/index.ts';
 import { filterRulesSchema } from '../device/filter-rules.ts';
+
+export const adminFilterRulesSchema = filterRulesSchema
+  .extend({
+    extra_senders: z.array(z.string()).describe("The admin's additions to the gateways' official senders (already included in `allowed_senders`)."),
+  })
+  .meta({ id: 'AdminSmsFilterRules' });
 import { adminMeta, adminRouterOptions, idParam } from './shared.ts';
 
 const c = initContract();
@@ -15,7 +21,9 @@ const ruleList = (what: string) =>
 
 export const updateFilterRulesBodySchema = z
   .strictObject({
-    allowed_senders: ruleList('SMS senders the phone may forward (empty: any sender).'),
+    extra_senders: ruleList(
+      "SMS senders the brand's phones may forward on top of the enabled gateways' official senders (names are printable ASCII, or phone numbers).",
+    ),
     positive_keywords: ruleList('An SMS must contain one of these to be forwarded (empty: no such requirement).'),
     negative_keywords: ruleList('An SMS containing any of these is never forwarded (one-time codes, PINs).'),
     check_interval_hours: z.number().int('Must be a whole number of hours').min(1).max(168).optional().describe('How often the app re-fetches the rules.'),
@@ -33,7 +41,7 @@ export const adminFilterRulesContract = c.router(
       summary: "A brand's SMS filter rules",
       description: 'What the brand’s phones use to screen SMS before forwarding them (the defaults until changed).',
       pathParams: brandPath,
-      responses: { 200: ok(filterRulesSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(adminFilterRulesSchema), 404: errorEnvelopeSchema },
       metadata: adminMeta('SMS filter rules', ['BRAND_NOT_FOUND']),
     },
     update: {
@@ -41,10 +49,10 @@ export const adminFilterRulesContract = c.router(
       path: '/brands/:brand_id/filter-rules',
       summary: "Change a brand's SMS filter rules",
       description:
-        'Changes the given lists only. `version` goes up by one when anything actually changed (never otherwise), so phones holding an older version fetch the new rules. Recorded in the audit log.',
+        "Changes the given lists only. The allowed senders are always the enabled gateways' official senders plus `extra_senders`. `version` goes up when anything actually changed (never otherwise), and also whenever a gateway's senders change or a gateway is enabled or disabled, so phones holding an older version fetch the new rules. Recorded in the audit log.",
       pathParams: brandPath,
       body: updateFilterRulesBodySchema,
-      responses: { 200: ok(filterRulesSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(adminFilterRulesSchema), 404: errorEnvelopeSchema },
       metadata: adminMeta('SMS filter rules', ['BRAND_NOT_FOUND']),
     },
   },

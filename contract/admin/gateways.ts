@@ -16,13 +16,15 @@ export const smsTemplateSchema = z
       .string()
       .min(1)
       .max(1000)
-      .describe('JavaScript regular expression with the named groups `amount` and `trx_id` (and optionally `sender_number`, `balance`, `fee`, `time`; docs/matching.md). Checked when saved: it must compile and must not nest unbounded quantifiers.'),
+      .describe(
+        'JavaScript regular expression with the named groups `amount` and (money in) `trx_id`, optionally `sender_number`, `balance`, `fee`, `time` (docs/matching.md). Checked when saved: it must compile, must not nest unbounded quantifiers, and a money-in template must not match any wallet\'s own money-out messages (400 naming the template).',
+      ),
     flags: z.string().max(4).optional().describe('Any of `i`, `m`, `s`, `u`. Default none.'),
     direction: z
       .enum(['in', 'out'])
       .optional()
-      .describe('`in` (default): money received, may prove a payment. `out`: money sent from the wallet (Send Money, Cash Out, Payment...): only feeds the balance chain, never a match; `trx_id` is optional then.'),
-    kind: z.string().regex(/^[a-z_]{1,40}$/, 'Must be 1-40 characters of a-z and _').optional().describe('What movement it reads (`received`, `send_money`, `cash_out`...), shown on the SMS records it parses.'),
+      .describe('`in` (default): a credit that may pay a payment. `out`: the wallet\'s Send Money, Cash Out, Payment, bill pay or recharge message, recognised and never matched: it only feeds the balance chain (docs/matching.md).'),
+    kind: z.string().regex(/^[a-z0-9_]{1,40}$/, 'Must be 1-40 characters of a-z 0-9 _').optional().describe('What the message reports: `received`, `cash_in`, `send_money`, ...'),
   })
   .meta({ id: 'AdminSmsTemplate' });
 
@@ -48,6 +50,10 @@ const gatewayFields = {
   sms_senders: z.array(z.string().trim().min(1).max(20)).max(20).describe('Official SMS sender ids (`bKash`, `16216`); SMS from anyone else never verify a payment.'),
   sms_templates: z.array(smsTemplateSchema).max(20).describe('Templates tried in order on SMS from the official senders.'),
   sort_order: z.number().int().min(-1000).max(1000).describe('Display order on the checkout page (ascending).'),
+  preset: z
+    .string()
+    .max(50)
+    .describe('A wallet preset code (`GET /gateway-presets`): its official senders and templates are written first; `sms_senders` and `sms_templates` given too come after them.'),
 };
 
 export const createGatewayBodySchema = z
@@ -68,6 +74,7 @@ export const createGatewayBodySchema = z
     sms_senders: gatewayFields.sms_senders.optional(),
     sms_templates: gatewayFields.sms_templates.optional(),
     sort_order: gatewayFields.sort_order.optional(),
+    preset: gatewayFields.preset.optional(),
   })
   .meta({ id: 'AdminCreateGatewayRequest' });
 
@@ -95,12 +102,29 @@ export const adminGatewaySchema = z
     instructions: z.string().nullable(),
     enabled: z.boolean(),
     sms_senders: z.array(z.string()),
-    sms_templates: z.array(z.object({ pattern: z.string(), flags: z.string(), direction: z.enum(['in', 'out']).optional(), kind: z.string().optional() })),
+    sms_templates: z.array(z.object({ pattern: z.string(), flags: z.string(), direction: z.enum(['in', 'out']), kind: z.string().nullable() })),
     sort_order: z.number().int(),
     created_at: timestampSchema,
     updated_at: timestampSchema,
   })
   .meta({ id: 'AdminGateway' });
+
+export const gatewayPresetSchema = z
+  .object({
+    code: z.string().describe('Preset code, given as `preset` when creating or updating a gateway.'),
+    name: z.string(),
+    senders: z.array(z.string()).describe('Official SMS sender ids.'),
+    templates: z.array(
+      z.object({
+        pattern: z.string(),
+        flags: z.string(),
+        direction: z.enum(['in', 'out']),
+        kind: z.string(),
+        verified: z.boolean().describe('False: no public source showed this wording; a conservative guess.'),
+      }),
+    ),
+  })
+  .meta({ id: 'AdminGatewayPreset' });
 
 const codePath = z.object({ code: z.string().max(50).describe('Gateway code.') });
 
@@ -115,6 +139,15 @@ export const adminGatewaysContract = c.router(
       body: createGatewayBodySchema,
       responses: { 201: ok(adminGatewaySchema), 409: errorEnvelopeSchema, 422: errorEnvelopeSchema },
       metadata: adminMeta('Gateways', ['CONFLICT', 'INVALID_SMS_TEMPLATE']),
+    },
+    presets: {
+      method: 'GET',
+      path: '/gateway-presets',
+      summary: 'List wallet presets',
+      description:
+        'The wallets known out of the box (bKash, Nagad, Rocket, Upay, Tap, OK Wallet, IBBL mCash, IBBL CellFin, Pathao Pay): official senders and money-in and money-out templates. Give a `preset` code when creating or updating a gateway to use them.',
+      responses: { 200: ok(z.array(gatewayPresetSchema)) },
+      metadata: adminMeta('Gateways'),
     },
     list: {
       method: 'GET',

@@ -7,11 +7,17 @@ const c = initContract();
 
 export const filterRulesSchema = z
   .object({
-    version: z.number().int().min(1).describe('Version of the rule set; goes up by one with every change. Re-apply the rules when it differs from the copy you hold.'),
+    version: z
+      .number()
+      .int()
+      .min(1)
+      .describe("Version of the rule set; only ever goes up: with every change to the brand's rules and whenever a gateway's senders change or a gateway is enabled or disabled. Re-apply the rules when it differs from the copy you hold."),
     updated_at: timestampSchema.describe('When the rules last changed.'),
     allowed_senders: z
       .array(z.string())
-      .describe('SMS senders that may be forwarded, compared ignoring case and spaces (`bKash` = `BKASH`). Empty: every sender.'),
+      .describe(
+        "SMS senders that may be forwarded: the official senders of the enabled gateways plus the admin's additions. Names compare as ASCII ignoring case and nothing else (`bKash` = `BKASH`; a fullwidth or look-alike name equals nothing); numbers compare as E.164 (`01847-348685` = `+8801847348685`); short codes as digits. Empty: no sender (the brand has no enabled wallet gateway and no additions).",
+      ),
     positive_keywords: z
       .array(z.string())
       .describe('An SMS is forwarded only when it contains at least one of these (empty list: no such requirement).'),

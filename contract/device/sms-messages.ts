@@ -45,11 +45,20 @@ export const smsMatchStatusSchema = z
     '`pending` stored, not decided yet; `matched` it completed a payment (`trx_id`): only certain evidence does; `no_match` not from an official sender or no gateway template read it; `no_candidate` parsed, but no payment claims its id and none has its amount; `low_confidence` left for review (see the record\'s `reason_code` and `suggestions`); `balance_mismatch` the reported balance contradicts the phone\'s balance chain, left for review; `money_out` a debit of the wallet (Send Money, Cash Out...): balance chain evidence, never a match; `duplicate` the same SMS was forwarded before (see `duplicate_of`). The rules: docs/matching.md.',
   );
 
+export const screenReasonSchema = z
+  .enum(['sender_not_allowed', 'negative_keyword', 'no_positive_keyword'])
+  .describe('Which filter rule refused the message.');
+
 export const forwardResultSchema = z
   .object({
     device_message_id: z.string().describe('Echo of the input, to pair answers with messages.'),
-    id: z.number().int().describe('SMS data record id.'),
-    match_status: smsMatchStatusSchema,
+    id: z.number().int().nullable().describe('SMS data record id; null for `screened_out` (nothing was stored).'),
+    match_status: z
+      .enum([...smsMatchStatusSchema.options, 'screened_out'])
+      .describe(
+        `${smsMatchStatusSchema.description ?? ''} \`screened_out\`: the brand's filter rules refuse this message (a one-time code, PIN or password, a sender that is not allowed, or no positive keyword); the service keeps nothing of it, not even its text. Do not forward it again.`,
+      ),
+    screen_reason: screenReasonSchema.nullable().describe('For `screened_out`: which rule refused it; otherwise null.'),
     trx_id: z.string().nullable().describe('Service transaction reference of the payment this SMS completed, or null.'),
     duplicate_of: z.number().int().nullable().describe('For `duplicate`: the record first stored with this content.'),
   })
@@ -66,6 +75,7 @@ export const smsMessagesContract = c.router(
         'Each SMS is stored once: re-sending a `device_message_id` (a retried batch) stores nothing and answers the stored record as it is now, so retries are safe.',
         'The same text from the same sender forwarded under another id, or by another phone of the brand, is stored as `duplicate` and never completes a payment.',
         'SMS text is stored encrypted.',
+        "The service screens every message with the brand's filter rules again (the same rules the phone applies): a message they refuse is answered `screened_out` and nothing of it is stored.",
       ].join(' '),
       body: forwardRequestSchema,
       responses: { 200: ok(z.array(forwardResultSchema)) },

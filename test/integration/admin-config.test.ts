@@ -26,7 +26,7 @@ describe('gateways', () => {
       fee_percent: '1.85',
       fee_fixed: '0.00',
       sms_senders: ['bKash'],
-      sms_templates: [{ pattern: gatewayPresets.bkash().sms_templates![0]!.pattern, flags: 'i' }],
+      sms_templates: gatewayPresets.bkash().sms_templates!.map(({ pattern, flags }) => ({ pattern, flags })),
       enabled: true,
       sort_order: 2,
     });
@@ -34,7 +34,7 @@ describe('gateways', () => {
     expect((await adminRequest(t, 'GET', '/gateways/bkash')).body.data).toEqual(created.body.data);
     expect((await adminRequest(t, 'GET', '/gateways')).body.data.map((g: { code: string }) => g.code)).toEqual(['sandbox', 'bkash']);
     expect((await auditRows(t, 'gateway.create')).map((r) => [r.target_id, r.after])).toEqual([
-      ['bkash', { enabled: true, type: 'manual', currencies: ['BDT'], min_amount: '10.00', max_amount: '25000.00', review_above: null, fee_percent: '1.85', fee_fixed: '0.00', sms_senders: ['bKash'], sms_templates: 1 }],
+      ['bkash', { enabled: true, type: 'manual', currencies: ['BDT'], min_amount: '10.00', max_amount: '25000.00', review_above: null, fee_percent: '1.85', fee_fixed: '0.00', sms_senders: ['bKash'], sms_templates: gatewayPresets.bkash().sms_templates!.length }],
       ['sandbox', { enabled: true, type: 'automatic', currencies: ['BDT', 'USD'], min_amount: '1.00', max_amount: null, review_above: null, fee_percent: '2.5', fee_fixed: '0.30', sms_senders: [], sms_templates: 0 }],
     ]);
   });
@@ -85,7 +85,7 @@ describe('gateways', () => {
     expect(created.status).toBe(422);
     expect(created.body.errors[0].field).toBe('sms_templates.0.pattern');
     expect((await adminRequest(t, 'GET', '/gateways/tpl-new')).status).toBe(404);
-    expect((await adminRequest(t, 'GET', '/gateways/tpl')).body.data.sms_templates).toHaveLength(1);
+    expect((await adminRequest(t, 'GET', '/gateways/tpl')).body.data.sms_templates).toHaveLength(gatewayPresets.bkash().sms_templates!.length);
     expect(await auditCount(t)).toBe(audits);
   });
 
@@ -162,23 +162,29 @@ describe('SMS filter rules', () => {
     const device = await pairDevice(t);
     const initial = await adminRequest(t, 'GET', `/brands/${device.brandId}/filter-rules`);
     expect(initial.status).toBe(200);
-    expect(initial.body.data.version).toBe(1);
-    const changed = await adminRequest(t, 'PATCH', `/brands/${device.brandId}/filter-rules`, { allowed_senders: [' bKash ', 'NAGAD', 'bkash'], check_interval_hours: 6 });
-    expect(changed.body.data).toMatchObject({ version: 2, allowed_senders: ['bKash', 'NAGAD'], check_interval_hours: 6, negative_keywords: initial.body.data.negative_keywords });
-    const same = await adminRequest(t, 'PATCH', `/brands/${device.brandId}/filter-rules`, { allowed_senders: ['bKash', 'NAGAD'] });
-    expect(same.body.data.version).toBe(2);
-    expect((await deviceRequest(t, device, 'GET', '/config/filter-rules')).body.data).toEqual(changed.body.data);
+    const v1 = initial.body.data.version;
+    expect(initial.body.data.extra_senders).toEqual([]);
+    const changed = await adminRequest(t, 'PATCH', `/brands/${device.brandId}/filter-rules`, { extra_senders: [' ShopBank ', '01847-348685', 'shopbank', '+8801847348685'], check_interval_hours: 6 });
+    expect(changed.body.data).toMatchObject({ version: v1 + 1, extra_senders: ['ShopBank', '01847-348685'], check_interval_hours: 6, negative_keywords: initial.body.data.negative_keywords });
+    expect(changed.body.data.allowed_senders).toEqual([...initial.body.data.allowed_senders, 'ShopBank', '01847-348685']);
+    const same = await adminRequest(t, 'PATCH', `/brands/${device.brandId}/filter-rules`, { extra_senders: ['ShopBank', '01847-348685'] });
+    expect(same.body.data.version).toBe(v1 + 1);
+    const { extra_senders: _extra, ...deviceView } = changed.body.data;
+    expect((await deviceRequest(t, device, 'GET', '/config/filter-rules')).body.data).toEqual(deviceView);
     const rows = (await auditRows(t, 'filter_rules.update')).filter((r) => r.brand_id === String(device.brandId));
-    expect(rows.map((r) => [r.before!.version, r.after!.version, r.after!.allowed_senders])).toEqual([[1, 2, ['bKash', 'NAGAD']]]);
+    expect(rows.map((r) => [r.before!.version, r.after!.version, r.after!.extra_senders])).toEqual([[v1, v1 + 1, ['ShopBank', '01847-348685']]]);
   });
 
   it('bad rules: 400 naming the entry; unknown brand: 404', async () => {
     const { brandId } = await t.createBrand('Rules Brand');
+    const before = (await adminRequest(t, 'GET', `/brands/${brandId}/filter-rules`)).body.data.version;
     for (const [body, field] of [
       [{ negative_keywords: ['ok', ''] }, 'negative_keywords.1'],
       [{ check_interval_hours: 0 }, 'check_interval_hours'],
       [{ check_interval_hours: 1.5 }, 'check_interval_hours'],
-      [{ allowed_senders: 'bKash' }, 'allowed_senders'],
+      [{ extra_senders: 'bKash' }, 'extra_senders'],
+      [{ extra_senders: ['ｂＫａｓｈ'] }, 'extra_senders.0'],
+      [{ allowed_senders: ['bKash'] }, 'allowed_senders'],
       [{ blocked_senders: [] }, 'blocked_senders'],
       [{}, 'body'],
     ] as const) {
@@ -186,7 +192,7 @@ describe('SMS filter rules', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.errors[0].field).toBe(field);
     }
-    expect((await adminRequest(t, 'GET', `/brands/${brandId}/filter-rules`)).body.data.version).toBe(1);
+    expect((await adminRequest(t, 'GET', `/brands/${brandId}/filter-rules`)).body.data.version).toBe(before);
     for (const method of ['GET', 'PATCH']) {
       const res = await adminRequest(t, method, '/brands/999999/filter-rules', method === 'PATCH' ? { check_interval_hours: 2 } : undefined);
       expect(res.status).toBe(404);

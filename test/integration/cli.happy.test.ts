@@ -31,7 +31,10 @@ describe('the CLI over the admin API, as a child process', () => {
     ]);
     expect(gateway.code, gateway.stderr).toBe(0);
     expect(gateway.json()).toMatchObject({ code: 'cli-bkash', sms_senders: ['bKash'], fee_percent: '1.85', max_amount: '25000.00', enabled: true });
-    expect(gateway.json().sms_templates).toHaveLength(1);
+    // The bKash preset: money-in and money-out templates.
+    expect(gateway.json().sms_templates.length).toBeGreaterThan(1);
+    expect(gateway.json().sms_templates[0]).toMatchObject({ direction: 'in', kind: 'received' });
+    expect(gateway.json().sms_templates.some((x: { direction: string }) => x.direction === 'out')).toBe(true);
 
     const code = await cli(['pairing-code:create', '--brand', String(brandId), '--ttl-minutes', '30', '--json']);
     expect(code.code, code.stderr).toBe(0);

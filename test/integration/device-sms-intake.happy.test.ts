@@ -3,12 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestSmsBatch } from '../../server/domain/sms-intake/service.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { deviceRequest, pairDevice, type PairedDevice } from '../support/device.ts';
-import { seedGateway, seedTransaction } from '../support/seed.ts';
+import { createGateway } from '../../server/domain/gateways/service.ts';
+import { gatewayPresets, seedGateway, seedTransaction } from '../support/seed.ts';
 
 let t: TestContext;
 
 beforeAll(async () => {
   t = await startTestServer();
+  // The brand's filter rules allow the senders of the enabled gateways; this one has
+  // bKash's and Nagad's but no template, so what is stored here parses as nothing.
+  await createGateway(t.runtime.deps.orm.em.fork(), { ...gatewayPresets.bkash(), code: 'senders-only', sms_senders: ['bKash', 'NAGAD'], sms_templates: [] });
 });
 afterAll(() => t?.close());
 
@@ -36,8 +40,8 @@ describe('POST sms/messages', () => {
     const res = await forward(d, [a, b]);
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(2);
-    expect(res.body.data[0]).toEqual({ device_message_id: a.device_message_id, id: expect.any(Number), match_status: 'no_match', trx_id: null, duplicate_of: null });
-    expect(res.body.data[1]).toEqual({ device_message_id: b.device_message_id, id: expect.any(Number), match_status: 'no_match', trx_id: null, duplicate_of: null });
+    expect(res.body.data[0]).toEqual({ device_message_id: a.device_message_id, id: expect.any(Number), match_status: 'no_match', screen_reason: null, trx_id: null, duplicate_of: null });
+    expect(res.body.data[1]).toEqual({ device_message_id: b.device_message_id, id: expect.any(Number), match_status: 'no_match', screen_reason: null, trx_id: null, duplicate_of: null });
     expect(res.body.data[1].id).not.toBe(res.body.data[0].id);
 
     const rows = await t.sql<any>('SELECT * FROM sms_records WHERE brand_id = $1', [d.brandId]);
@@ -156,7 +160,7 @@ describe('POST sms/messages', () => {
     // What SMS matching will write; intake reports it on the next answer for this record.
     await t.sql("UPDATE sms_records SET match_status = 'matched', transaction_id = $1, matched_at = now() WHERE id = $2", [transaction.id, first.body.data[0].id]);
     const again = await forward(d, [m]);
-    expect(again.body.data[0]).toEqual({ device_message_id: m.device_message_id, id: first.body.data[0].id, match_status: 'matched', trx_id: transaction.trxId, duplicate_of: null });
+    expect(again.body.data[0]).toEqual({ device_message_id: m.device_message_id, id: first.body.data[0].id, match_status: 'matched', screen_reason: null, trx_id: transaction.trxId, duplicate_of: null });
   });
 });
 

@@ -59,7 +59,7 @@ beforeAll(async () => {
   a.notificationId = note.body.data.id;
   const sms = await t.request('POST', `/api/admin/v1/brands/${A.brandId}/outbound-sms`, { headers: admin(), body: { phone: '+8801711111111', message: 'For A only' } });
   a.outboundId = sms.body.data.id;
-  expect((await t.request('PATCH', `/api/admin/v1/brands/${A.brandId}/filter-rules`, { headers: admin(), body: { allowed_senders: ['AONLYSENDER'] } })).status).toBe(200);
+  expect((await t.request('PATCH', `/api/admin/v1/brands/${A.brandId}/filter-rules`, { headers: admin(), body: { extra_senders: ['AONLYSENDER'] } })).status).toBe(200);
 });
 afterAll(() => t?.close());
 

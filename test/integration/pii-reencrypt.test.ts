@@ -10,6 +10,7 @@ import type { PersonalDataKeys } from '../../server/domain/customers/keys.ts';
 import { reencryptPersonalData } from '../../server/domain/pii/reencrypt.ts';
 import { smsContentHash } from '../../server/domain/sms-intake/content-hash.ts';
 import { normalizeSender } from '../../server/domain/sms/parser.ts';
+import { updateFilterRules } from '../../server/domain/filter-rules/service.ts';
 import { decryptSenderNumber, getTransaction } from '../../server/domain/payments/transactions.ts';
 
 /**
@@ -96,6 +97,8 @@ beforeAll(async () => {
 
   // SMS records as the old intake stored them.
   device = await pairDevice(t, { brandId: a.brandId });
+  // The service screens forwarded SMS with the brand's filter rules: let these through.
+  await updateFilterRules(t.runtime.deps.orm.em.fork(), a.brandId, { extraSenders: SMS.map((m) => m.sender), positiveKeywords: [] });
   const res = await deviceRequest(t, device, 'POST', '/sms/messages', {
     messages: SMS.map((m) => ({ device_message_id: m.id, sender: m.sender, body: m.body, received_at: new Date().toISOString() })),
   });

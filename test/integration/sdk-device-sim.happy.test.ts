@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { newPairingCode, tokenKeys } from '../support/device.ts';
+import { seedGateway } from '../support/seed.ts';
 import { run } from '../../scripts/device-sim.ts';
 import { signDeviceToken } from '../../server/domain/devices/tokens.ts';
 import { enqueueOutboundSms } from '../../server/domain/outbound-sms/service.ts';
@@ -18,6 +19,8 @@ let state: string;
 beforeAll(async () => {
   t = await startTestServer();
   ({ brandId } = await t.createBrand('Simulator Brand'));
+  // The phone's allowed senders are the enabled gateways' official senders.
+  await seedGateway(t, 'bkash');
   dir = mkdtempSync(path.join(os.tmpdir(), 'device-sim-'));
   state = path.join(dir, 'state.json');
 });
@@ -78,7 +81,7 @@ describe('device simulator, on the device SDK, against the live service', () => 
     expect(results).toEqual([
       { sender: 'bKash', forwarded: false, reason: 'negative_keyword' },
       { sender: '01999999999', forwarded: false, reason: 'sender_not_allowed' },
-      { forwarded: true, device_message_id: 'phone-1', id: expect.any(Number), match_status: expect.any(String), trx_id: null, duplicate_of: null },
+      { forwarded: true, device_message_id: 'phone-1', id: expect.any(Number), match_status: expect.any(String), screen_reason: null, trx_id: null, duplicate_of: null },
     ]);
     const stored = await t.sql<{ device_message_id: string }>('SELECT device_message_id FROM sms_records WHERE device_id = $1', [await deviceId()]);
     expect(stored).toEqual([{ device_message_id: 'phone-1' }]);

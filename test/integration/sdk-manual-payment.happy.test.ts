@@ -82,7 +82,7 @@ describe('a manual bKash payment, driven by the SDKs and the device simulator', 
     // The gateway's SMS reaches the phone, passes the filter rules and is forwarded.
     const forwarded = await sim('sms', '--from', 'bKash', '--body', bkashSms('750.00', 'E2EBK7TRX1'), '--id', 'inbox-1001');
     expect(forwarded.results).toEqual([
-      { forwarded: true, device_message_id: 'inbox-1001', id: expect.any(Number), match_status: 'matched', trx_id: waiting.trx_id, duplicate_of: null },
+      { forwarded: true, device_message_id: 'inbox-1001', id: expect.any(Number), match_status: 'matched', screen_reason: null, trx_id: waiting.trx_id, duplicate_of: null },
     ]);
 
     // The merchant sees it completed, over the API and by a verified webhook.

@@ -14,7 +14,7 @@ import { comparePayerNumbers } from '../../server/domain/sms/payer-number.ts';
 import { SMS_SENDER_NUMBER_CONTEXT } from '../../server/domain/sms/records.ts';
 import { declaredPayerNumber } from '../../server/domain/sms/service.ts';
 import { smsRecordBinding } from '../../server/domain/sms-intake/record-cipher.ts';
-import { defaultGatewayTemplates } from '../../server/domain/sms/template.ts';
+import { defaultGatewayTemplates } from '../../server/domain/sms/presets/index.ts';
 import { creditTemplate, creditWithBalance } from '../support/sms-matching.ts';
 
 const withoutBalance = (amount: string, trxId: string, _balance: string, from: string) => creditWithBalance(amount, trxId, '', from).replace(' Balance Tk .', '');

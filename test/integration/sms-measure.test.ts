@@ -1,8 +1,9 @@
 import { randomInt } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayInput } from '../../server/domain/gateways/service.ts';
 import { comparePayerNumbers, smsNumberToE164 } from '../../server/domain/sms/payer-number.ts';
+import { GATEWAY_PRESETS, presetTemplates } from '../../server/domain/sms/presets/index.ts';
 import { pairDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { seedGateway } from '../support/seed.ts';
@@ -20,7 +21,7 @@ import { forwardSms, seedPayment, smsRow, transactionRow, type SmsScene } from '
  * - other payer: the same, but the customer declared another number: must not.
  * - other amount: the claim's amount is one taka more: must not.
  * - amount only: an open payment with the amount, nobody claims the id: must not.
- * - forged balance: the SMS's balance replaced by 1.00 (when the template reads one): must not.
+ * - forged balance: the SMS's balance replaced by 0.00, less than the credit itself (when the template reads one): must not.
  * Look-alikes, money-out and unparseable fixtures run against open payments of every amount they name: nothing may complete.
  */
 
@@ -76,22 +77,9 @@ function withId(body: string, oldId: string, newId: string): string {
   return body.replace(new RegExp(oldId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), newId);
 }
 
-/** The presets' gateways when that module exists (server/domain/sms/presets/), else the default templates of the three wallets. */
-async function gatewayInputs(): Promise<Map<string, Partial<GatewayInput>>> {
-  const out = new Map<string, Partial<GatewayInput>>();
-  const dir = new URL('../../server/domain/sms/presets/index.ts', import.meta.url);
-  if (existsSync(dir)) {
-    const mod: Record<string, unknown> = await import(dir.href);
-    for (const value of Object.values(mod)) {
-      if (!Array.isArray(value)) continue;
-      for (const p of value as Array<{ code?: string; senders?: string[]; templates?: unknown[] }>) {
-        if (p && typeof p.code === 'string' && Array.isArray(p.senders) && Array.isArray(p.templates)) {
-          out.set(p.code.toLowerCase(), { sms_senders: p.senders, sms_templates: p.templates as GatewayInput['sms_templates'] });
-        }
-      }
-    }
-  }
-  return out;
+/** The presets' senders and templates (money in and out) for every wallet they know. */
+function gatewayInputs(): Map<string, Partial<GatewayInput>> {
+  return new Map(GATEWAY_PRESETS.map((p) => [p.code.toLowerCase(), { sms_senders: [...p.senders], sms_templates: presetTemplates(p) }]));
 }
 
 let t: TestContext;
@@ -107,7 +95,7 @@ describe('measurement: fixtures through parse and match', () => {
     const cases = loadCases();
     expect(cases.length).toBeGreaterThan(0);
     const { brandId, apiKey } = await t.createBrand('Measure Brand');
-    const presets = await gatewayInputs();
+    const presets = gatewayInputs();
     const gateways = new Map<string, SmsScene['gateway']>();
     const gatewayFor = async (wallet: string) => {
       if (!gateways.has(wallet)) {
@@ -126,6 +114,7 @@ describe('measurement: fixtures through parse and match', () => {
       tally.set(s, row);
     };
     const misses: string[] = [];
+    const wrongs: string[] = [];
 
     for (const c of cases) {
       const gateway = await gatewayFor(c.wallet);
@@ -158,6 +147,10 @@ describe('measurement: fixtures through parse and match', () => {
         const completed = (await transactionRow(t, p.transaction.id)).status === 'completed';
         const wrong = scenario !== 'certain' && completed;
         count(scenario, completed, wrong);
+        if (wrong) {
+          const row = await smsRow(t, answer!.id);
+          wrongs.push(`${c.file} ${scenario}: ${row.match_status} balance ${row.parsed_balance} chain ${row.chain_state}: ${body.slice(0, 140)}`);
+        }
         if (scenario === 'certain' && !completed) misses.push(`${c.file}: ${answer!.match_status} ${(await smsRow(t, answer!.id)).reason_code}: ${c.body.slice(0, 60)}`);
         return answer!;
       };
@@ -168,8 +161,12 @@ describe('measurement: fixtures through parse and match', () => {
       if (e.senderNumber && comparePayerNumbers(e.senderNumber, other) === 'disagree') await run('other payer', { claim: true, amount: e.amount, declared: other });
       await run('other amount', { claim: true, amount: (Number(e.amount) + 1).toFixed(2) });
       await run('amount only', { claim: false, amount: e.amount });
-      if ((await smsRow(t, certain.id)).parsed_balance !== null) {
-        await run('forged balance', { claim: true, amount: e.amount, body: (b) => b.replace(/(Balance[^\d৳]*(?:Tk\.?|৳|BDT)?\s*)[\d,]+(?:\.\d+)?/i, '$11.00') });
+      const forge = (b: string) => b.replace(/((?:Balance|NetBal|Bal)\b[^\d৳]*(?:Tk\.?|৳|BDT)?\s*)[\d,]+(?:\.\d+)?/i, (_m, head: string) => `${head}0.00`);
+      // Only where the template reads a balance and the forgery changed the text (else it would be a certain case).
+      if ((await smsRow(t, certain.id)).parsed_balance !== null && forge(c.body) !== c.body) {
+        // A balance below what the credit alone brought in: impossible whatever came before. (A forged but
+        // plausible balance on a phone's first SMS cannot be caught: docs/matching.md, SECURITY.md.)
+        await run('forged balance', { claim: true, amount: e.amount, body: forge });
       }
     }
 
@@ -181,6 +178,7 @@ describe('measurement: fixtures through parse and match', () => {
     console.log(
       `certain cases completed automatically: ${certain.completed} of ${certain.runs} (${certain.runs ? ((100 * certain.completed) / certain.runs).toFixed(1) : '0'} %); wrong completions: ${wrong}`,
     );
+    if (wrongs.length) console.log(`wrong completions:\n${wrongs.join('\n')}`);
     if (misses.length) console.log(`certain cases left for review:\n${misses.join('\n')}`);
     expect(wrong).toBe(0);
     expect(certain.runs).toBeGreaterThan(0);

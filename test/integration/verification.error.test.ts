@@ -72,8 +72,9 @@ describe('verification is refused, and changes nothing', () => {
       'sms_record_id',
       `SMS record ${x.smsId} is matched; only a no_candidate, low_confidence or balance_mismatch record can prove a transaction`,
     );
-    const [otp] = await forwardSms(t, x.scene.device, [{ sender: 'bKash', body: 'Your bKash verification code is 482913.' }]);
-    await refused(verifyTransactionManually(em(), { transactionId: x.b.id, smsRecordId: otp!.id, actor: 'admin' }), 'INVALID_STATE', 'sms_record_id');
+    const [unparsed] = await forwardSms(t, x.scene.device, [{ sender: 'bKash', body: 'You have received a gift voucher from bKash. TrxID GIFT12345' }]);
+    expect(unparsed!.match_status).toBe('no_match');
+    await refused(verifyTransactionManually(em(), { transactionId: x.b.id, smsRecordId: unparsed!.id, actor: 'admin' }), 'INVALID_STATE', 'sms_record_id');
     expect((await transactionRow(t, x.b.id)).status).toBe('pending');
   });
 

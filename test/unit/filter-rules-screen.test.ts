@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_FILTER_RULES } from '../../server/domain/filter-rules/defaults.ts';
 import { containsKeyword, screenSms } from '../../server/domain/filter-rules/screen.ts';
 
+// What a brand with the bKash, Nagad and Rocket gateways enabled gets.
+const DEFAULTS = { ...DEFAULT_FILTER_RULES, allowedSenders: ['bKash', 'NAGAD', '16216'] };
+
 describe('default rules', () => {
   it.each([
     ['bKash', 'You have received Tk 1,250.00 from 01712345678. Ref 42. Fee Tk 0.00. Balance Tk 5,432.10. TrxID BFC2XYZ789 at 15/03/2024 14:32'],
@@ -9,7 +12,7 @@ describe('default rules', () => {
     ['16216', 'Tk1,250.00 received from A/C:017123456789 Fee:Tk0, Your A/C Balance: Tk5,432.10 TxnId:3579246810'],
     ['bkash', 'আপনি ৳৫০০ টাকা পেয়েছেন 01712345678 থেকে। TrxID BFC2XYZ789'],
   ])('forward the money-received SMS of %s', (sender, body) => {
-    expect(screenSms(DEFAULT_FILTER_RULES, { sender, body })).toEqual({ forward: true });
+    expect(screenSms(DEFAULTS, { sender, body })).toEqual({ forward: true });
   });
 
   it.each([
@@ -23,14 +26,16 @@ describe('default rules', () => {
     ['bKash', 'আপনার পিন নম্বর পরিবর্তন হয়েছে'],
     ['NAGAD', 'আপনার ভেরিফিকেশন কোড ৪৫৬৭'],
   ])('never forward one-time codes, PINs, passwords, verification codes: %s %j', (sender, body) => {
-    expect(screenSms(DEFAULT_FILTER_RULES, { sender, body })).toEqual({ forward: false, reason: 'negative_keyword' });
+    expect(screenSms(DEFAULTS, { sender, body })).toEqual({ forward: false, reason: 'negative_keyword' });
   });
 
-  it('only from allowed senders, compared ignoring case and spaces', () => {
+  it('only from allowed senders, compared as ASCII ignoring case and nothing else', () => {
     const body = 'You have received Tk 10.00 from 01712345678. TrxID ABCDEFGH';
-    expect(screenSms(DEFAULT_FILTER_RULES, { sender: 'B KASH', body }).forward).toBe(true);
-    expect(screenSms(DEFAULT_FILTER_RULES, { sender: '+8801712345678', body })).toEqual({ forward: false, reason: 'sender_not_allowed' });
-    expect(screenSms(DEFAULT_FILTER_RULES, { sender: 'bKash-Offer', body })).toEqual({ forward: false, reason: 'sender_not_allowed' });
+    expect(screenSms(DEFAULTS, { sender: 'BKASH', body }).forward).toBe(true);
+    expect(screenSms(DEFAULTS, { sender: 'ｂＫａｓｈ', body })).toEqual({ forward: false, reason: 'sender_not_allowed' });
+    expect(screenSms(DEFAULTS, { sender: 'B KASH', body })).toEqual({ forward: false, reason: 'sender_not_allowed' });
+    expect(screenSms(DEFAULTS, { sender: '+8801712345678', body })).toEqual({ forward: false, reason: 'sender_not_allowed' });
+    expect(screenSms(DEFAULTS, { sender: 'bKash-Offer', body })).toEqual({ forward: false, reason: 'sender_not_allowed' });
   });
 });
 
@@ -51,14 +56,15 @@ describe('keyword matching', () => {
     expect(containsKeyword(text, [keyword])).toBe(expected);
   });
 
-  it('empty rules forward everything; a positive list requires one of its words', () => {
-    const open = { allowedSenders: [], positiveKeywords: [], negativeKeywords: [] };
-    expect(screenSms(open, { sender: 'anyone', body: 'anything' })).toEqual({ forward: true });
+  it('an empty sender list allows no sender; empty keyword lists add no condition; a positive list requires one of its words', () => {
+    expect(screenSms({ allowedSenders: [], positiveKeywords: [], negativeKeywords: [] }, { sender: 'bKash', body: 'anything' })).toEqual({ forward: false, reason: 'sender_not_allowed' });
+    const open = { allowedSenders: ['x'], positiveKeywords: [], negativeKeywords: [] };
+    expect(screenSms(open, { sender: 'x', body: 'anything' })).toEqual({ forward: true });
     expect(screenSms({ ...open, positiveKeywords: ['received'] }, { sender: 'x', body: 'balance low' })).toEqual({ forward: false, reason: 'no_positive_keyword' });
   });
 
   it('negative wins over positive', () => {
-    expect(screenSms({ allowedSenders: [], positiveKeywords: ['received'], negativeKeywords: ['OTP'] }, { sender: 'x', body: 'received OTP' })).toEqual({
+    expect(screenSms({ allowedSenders: ['x'], positiveKeywords: ['received'], negativeKeywords: ['OTP'] }, { sender: 'x', body: 'received OTP' })).toEqual({
       forward: false,
       reason: 'negative_keyword',
     });

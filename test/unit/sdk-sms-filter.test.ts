@@ -5,14 +5,16 @@ import { DEFAULT_FILTER_RULES } from '../../server/domain/filter-rules/defaults.
 import fixtures from '../fixtures/sms/money-received.json' with { type: 'json' };
 
 const defaults: SmsFilterRules = {
-  allowed_senders: DEFAULT_FILTER_RULES.allowedSenders,
+  allowed_senders: ['bKash', 'NAGAD', '16216'],
   positive_keywords: DEFAULT_FILTER_RULES.positiveKeywords,
   negative_keywords: DEFAULT_FILTER_RULES.negativeKeywords,
 };
 
 const cases: Array<[string, { sender: string; body: string }, ReturnType<typeof screenSms>]> = [
   ['a bKash payment', { sender: 'bKash', body: 'You have received Tk 500.00 from 01812345679. TrxID AGH4K9MXYZ at 02/04/2024 09:15' }, { forward: true }],
-  ['sender compared without case or spaces', { sender: 'B KASH', body: 'You have received Tk 5.00. TrxID X1' }, { forward: true }],
+  ['sender compared without case', { sender: 'BKASH', body: 'You have received Tk 5.00. TrxID X1' }, { forward: true }],
+  ['a fullwidth look-alike sender', { sender: 'ｂＫａｓｈ', body: 'You have received Tk 5.00. TrxID X1' }, { forward: false, reason: 'sender_not_allowed' }],
+  ['inner spaces are not folded', { sender: 'B KASH', body: 'You have received Tk 5.00. TrxID X1' }, { forward: false, reason: 'sender_not_allowed' }],
   ['an unknown sender', { sender: '01711111111', body: 'You have received Tk 500.00. TrxID X1' }, { forward: false, reason: 'sender_not_allowed' }],
   ['an OTP from the wallet itself', { sender: 'bKash', body: 'Your bKash OTP is 123456. Do not share it.' }, { forward: false, reason: 'negative_keyword' }],
   ['negative wins over positive', { sender: 'bKash', body: 'You have received Tk 5.00. Your PIN is 1234' }, { forward: false, reason: 'negative_keyword' }],
@@ -28,8 +30,9 @@ describe('screenSms (the app-side SMS screening)', () => {
     expect(screenSms(defaults, sms)).toEqual(expected);
   });
 
-  it('empty lists forward everything that has no negative keyword', () => {
-    const open: SmsFilterRules = { allowed_senders: [], positive_keywords: [], negative_keywords: ['OTP'] };
+  it('an empty sender list allows no sender; empty keyword lists forward what has no negative keyword', () => {
+    expect(screenSms({ allowed_senders: [], positive_keywords: [], negative_keywords: [] }, { sender: 'anyone', body: 'hello' })).toEqual({ forward: false, reason: 'sender_not_allowed' });
+    const open: SmsFilterRules = { allowed_senders: ['anyone'], positive_keywords: [], negative_keywords: ['OTP'] };
     expect(screenSms(open, { sender: 'anyone', body: 'hello' })).toEqual({ forward: true });
     expect(screenSms(open, { sender: 'anyone', body: 'otp 1' })).toEqual({ forward: false, reason: 'negative_keyword' });
   });

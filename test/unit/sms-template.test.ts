@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../contract/common/errors.ts';
-import { compileTemplate, defaultGatewayTemplates, MAX_TEMPLATE_LENGTH } from '../../server/domain/sms/template.ts';
+import { defaultGatewayTemplates } from '../../server/domain/sms/presets/index.ts';
+import { compileTemplate, MAX_TEMPLATE_LENGTH } from '../../server/domain/sms/template.ts';
 
 const OK = String.raw`^Paid (?<amount>[\d,.]+) ref (?<trx_id>\w+)`;
 
@@ -28,7 +29,7 @@ describe('compileTemplate accepts', () => {
   });
 
   it.each(Object.entries(defaultGatewayTemplates))('the default %s templates', (_name, g) => {
-    for (const t of g.templates) expect(() => compileTemplate(t.pattern, t.flags)).not.toThrow();
+    for (const t of g.templates) expect(() => compileTemplate(t.pattern, t.flags, t.direction)).not.toThrow();
   });
 });
 

@@ -61,10 +61,10 @@ export const deviceCommands: Commands = {
   },
   'filter-rules:set': {
     summary: "Change a brand's SMS filter rules (the version goes up when they change)",
-    usage: '--brand <id> [--allowed-senders a,b] [--positive-keywords a,b] [--negative-keywords a,b] [--check-interval-hours <n>]',
+    usage: '--brand <id> [--extra-senders a,b] [--positive-keywords a,b] [--negative-keywords a,b] [--check-interval-hours <n>]',
     options: {
       brand: { type: 'string' },
-      'allowed-senders': { type: 'string' },
+      'extra-senders': { type: 'string' },
       'positive-keywords': { type: 'string' },
       'negative-keywords': { type: 'string' },
       'check-interval-hours': { type: 'string' },
@@ -73,7 +73,7 @@ export const deviceCommands: Commands = {
     async run(ctx, v) {
       const brand = positiveInt(v, 'brand', true);
       const body = defined({
-        allowed_senders: list(v, 'allowed-senders'),
+        extra_senders: list(v, 'extra-senders'),
         positive_keywords: list(v, 'positive-keywords'),
         negative_keywords: list(v, 'negative-keywords'),
         check_interval_hours: positiveInt(v, 'check-interval-hours'),

@@ -1,10 +1,10 @@
-import { defaultGatewayTemplates } from '../../../server/domain/sms/template.ts';
+import { GATEWAY_PRESETS } from '../../../server/domain/sms/presets/index.ts';
 import { UsageError, defined, list, need, oneOf, opt, toggle, type Options, type Values } from '../args.ts';
 import type { Commands } from '../command.ts';
 import { block, table } from '../output.ts';
 
 const GATEWAY_COLUMNS = ['code', 'name', 'type', 'enabled', 'currencies', 'min_amount', 'max_amount', 'fee_percent', 'fee_fixed', 'sms_senders'];
-const presets = Object.keys(defaultGatewayTemplates) as Array<keyof typeof defaultGatewayTemplates>;
+const presets = GATEWAY_PRESETS.map((p) => p.code);
 
 const gatewayOptions: Options = {
   name: { type: 'string' },
@@ -34,7 +34,7 @@ const gatewayUsage = `[--min-amount 10.00] [--max-amount 25000.00|none]
 const gatewayNotes = [
   'Amounts are decimal strings with two places ("25000.00"); the fee percent is a decimal string ("1.85").',
   '--template may be repeated; templates need the named groups amount and trx_id (INVALID_SMS_TEMPLATE otherwise).',
-  `--sms-preset fills --senders and --template with the built-in "money received" template of that wallet (${presets.join(', ')}).`,
+  `--sms-preset sets the wallet's official senders and its money-in and money-out templates (${presets.join(', ')}); --senders and --template given too are added after them.`,
 ];
 
 const nullable = (v: Values, name: string): string | null | undefined => {
@@ -55,7 +55,7 @@ function gatewayFields(v: Values) {
   const patterns = v.template as string[] | undefined;
   const flags = opt(v, 'template-flags');
   if (flags !== undefined && !patterns) throw new UsageError('--template-flags needs --template');
-  const templates = patterns ? patterns.map((pattern) => defined({ pattern, flags })) : preset ? defaultGatewayTemplates[preset].templates.map((t) => ({ ...t })) : undefined;
+  const templates = patterns ? patterns.map((pattern) => defined({ pattern, flags })) : undefined;
   return defined({
     name: opt(v, 'name'),
     type: oneOf(v, 'type', ['manual', 'automatic'] as const),
@@ -67,7 +67,8 @@ function gatewayFields(v: Values) {
     fee_fixed: opt(v, 'fee-fixed'),
     receiving_account: nullable(v, 'account'),
     instructions: nullable(v, 'instructions'),
-    sms_senders: list(v, 'senders') ?? (preset ? [...defaultGatewayTemplates[preset].senders] : undefined),
+    sms_senders: list(v, 'senders'),
+    preset,
     sms_templates: templates,
     enabled: toggle(v, 'enable', 'disable'),
     sort_order: sortOrder(v),

@@ -1,6 +1,6 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { withAudit, type AuditActor, type AuditState } from '../audit/service.ts';
-import type { FilterRules } from '../filter-rules/defaults.ts';
+import type { FilterRulesPatch } from '../filter-rules/defaults.ts';
 import { getFilterRules, updateFilterRules, type VersionedFilterRules } from '../filter-rules/service.ts';
 import { getSettings, setSetting, settingKeys, type SettingKey, type Settings } from '../settings/service.ts';
 import { getAdminBrand } from './brands.ts';
@@ -13,14 +13,14 @@ export async function getBrandFilterRules(em: EntityManager, brandId: number): P
 
 const rulesState = (r: VersionedFilterRules): AuditState => ({
   version: r.version,
-  allowed_senders: r.allowedSenders,
+  extra_senders: r.extraSenders,
   positive_keywords: r.positiveKeywords,
   negative_keywords: r.negativeKeywords,
   check_interval_hours: r.checkIntervalHours,
 });
 
 /** Recorded when the rules actually changed (the version went up). */
-export async function updateFilterRulesAudited(em: EntityManager, who: AuditActor, brandId: number, patch: Partial<FilterRules>): Promise<VersionedFilterRules> {
+export async function updateFilterRulesAudited(em: EntityManager, who: AuditActor, brandId: number, patch: FilterRulesPatch): Promise<VersionedFilterRules> {
   return withAudit(em, who, async (tx) => {
     await getBrandFilterRules(tx, brandId);
     // Held to commit, so a concurrent change waits and sees this one as its `before`.

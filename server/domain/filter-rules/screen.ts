@@ -1,4 +1,4 @@
-import { normalizeSender } from '../sms/parser.ts';
+import { sameSender } from '../sms/senders.ts';
 import type { FilterRules } from './defaults.ts';
 
 export type ScreenResult = { forward: true } | { forward: false; reason: 'sender_not_allowed' | 'negative_keyword' | 'no_positive_keyword' };
@@ -30,15 +30,13 @@ export function containsKeyword(text: string, keywords: readonly string[]): bool
 /**
  * The screening the companion app performs before forwarding, as the rules
  * document it: the sender must be allowed (compared like gateway senders; an
- * empty list allows every sender), no negative keyword may appear (negative
+ * empty list allows no sender: a brand with no wallet gateway has nothing to
+ * forward), no negative keyword may appear (negative
  * wins over positive), and at least one positive keyword must appear when the
  * list is not empty.
  */
 export function screenSms(rules: Pick<FilterRules, 'allowedSenders' | 'positiveKeywords' | 'negativeKeywords'>, sms: { sender: string; body: string }): ScreenResult {
-  if (rules.allowedSenders.length > 0) {
-    const sender = normalizeSender(sms.sender);
-    if (!rules.allowedSenders.some((s) => normalizeSender(s) === sender)) return { forward: false, reason: 'sender_not_allowed' };
-  }
+  if (!rules.allowedSenders.some((s) => sameSender(s, sms.sender))) return { forward: false, reason: 'sender_not_allowed' };
   if (containsKeyword(sms.body, rules.negativeKeywords)) return { forward: false, reason: 'negative_keyword' };
   if (rules.positiveKeywords.length > 0 && !containsKeyword(sms.body, rules.positiveKeywords)) return { forward: false, reason: 'no_positive_keyword' };
   return { forward: true };

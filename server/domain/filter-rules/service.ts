@@ -1,6 +1,7 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { DEFAULT_FILTER_RULES, type FilterRules } from './defaults.ts';
+import { senderKey } from '../sms/senders.ts';
+import { DEFAULT_FILTER_RULES, type FilterRules, type FilterRulesPatch } from './defaults.ts';
 
 export interface VersionedFilterRules extends FilterRules {
   version: number;
@@ -15,24 +16,64 @@ export const MAX_CHECK_INTERVAL_HOURS = 168;
 interface Row {
   version: number;
   updated_at: Date;
-  allowed_senders: string[];
+  extra_senders: string[];
   positive_keywords: string[];
   negative_keywords: string[];
   check_interval_hours: number;
 }
 
-const toRules = (r: Row): VersionedFilterRules => ({
-  version: r.version,
-  updatedAt: new Date(r.updated_at),
-  allowedSenders: r.allowed_senders,
-  positiveKeywords: r.positive_keywords,
-  negativeKeywords: r.negative_keywords,
-  checkIntervalHours: r.check_interval_hours,
-});
+interface GatewaySenders {
+  /** The enabled gateways' senders, in display order. */
+  senders: string[];
+  epoch: number;
+  epoch_updated_at: Date;
+}
+
+/** One list, first spelling of each sender kept (compared like `sameSender`). */
+function union(...lists: ReadonlyArray<readonly string[]>): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const s of lists.flat()) {
+    const key = senderKey(s) ?? `raw:${s}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(s);
+  }
+  return out;
+}
+
+/**
+ * The version a phone sees is the brand's own counter plus the gateways'
+ * sender epoch: both only ever grow and every change bumps one of them, so the
+ * sum grows with every change to what the phone gets.
+ */
+const toRules = (r: Row, g: GatewaySenders): VersionedFilterRules => {
+  const own = new Date(r.updated_at);
+  const epoch = new Date(g.epoch_updated_at);
+  return {
+    version: r.version + g.epoch,
+    updatedAt: own > epoch ? own : epoch,
+    allowedSenders: union(g.senders, r.extra_senders),
+    extraSenders: r.extra_senders,
+    positiveKeywords: r.positive_keywords,
+    negativeKeywords: r.negative_keywords,
+    checkIntervalHours: r.check_interval_hours,
+  };
+};
+
+async function gatewaySenders(em: EntityManager): Promise<GatewaySenders> {
+  const rows = await em.execute<Array<{ senders: string[] | null; epoch: number; epoch_updated_at: Date }>>(
+    `SELECT (SELECT array_agg(s ORDER BY g.sort_order, g.id, o) FROM gateways g, unnest(g.sms_senders) WITH ORDINALITY AS u(s, o) WHERE g.enabled) AS senders,
+            e.version AS epoch, e.updated_at AS epoch_updated_at
+       FROM sms_sender_epoch e`,
+  );
+  const r = rows[0]!;
+  return { senders: r.senders ?? [], epoch: r.epoch, epoch_updated_at: r.epoch_updated_at };
+}
 
 async function select(em: EntityManager, brandId: number, lock = false): Promise<Row | undefined> {
   const rows = await em.execute<Row[]>(
-    `SELECT version, updated_at, allowed_senders, positive_keywords, negative_keywords, check_interval_hours
+    `SELECT version, updated_at, extra_senders, positive_keywords, negative_keywords, check_interval_hours
        FROM sms_filter_rules WHERE brand_id = ?${lock ? ' FOR UPDATE' : ''}`,
     [brandId],
   );
@@ -43,17 +84,39 @@ async function select(em: EntityManager, brandId: number, lock = false): Promise
  * The brand's rules. A brand that never changed them gets the defaults,
  * written on first read so `version` and `updated_at` stay stable afterwards.
  */
+/** The brand's row and the gateways' senders in one round trip (read on every forwarded batch). */
+async function selectWithSenders(em: EntityManager, brandId: number): Promise<{ row: Row; g: GatewaySenders } | undefined> {
+  const rows = await em.execute<Array<Row & { senders: string[] | null; epoch: number; epoch_updated_at: Date }>>(
+    `SELECT r.version, r.updated_at, r.extra_senders, r.positive_keywords, r.negative_keywords, r.check_interval_hours,
+            (SELECT array_agg(s ORDER BY g.sort_order, g.id, o) FROM gateways g, unnest(g.sms_senders) WITH ORDINALITY AS u(s, o) WHERE g.enabled) AS senders,
+            e.version AS epoch, e.updated_at AS epoch_updated_at
+       FROM sms_filter_rules r, sms_sender_epoch e WHERE r.brand_id = ?`,
+    [brandId],
+  );
+  const r = rows[0];
+  return r && { row: r, g: { senders: r.senders ?? [], epoch: r.epoch, epoch_updated_at: r.epoch_updated_at } };
+}
+
 export async function getFilterRules(em: EntityManager, brandId: number): Promise<VersionedFilterRules> {
-  const existing = await select(em, brandId);
-  if (existing) return toRules(existing);
+  const existing = await selectWithSenders(em, brandId);
+  if (existing) return toRules(existing.row, existing.g);
   const d = DEFAULT_FILTER_RULES;
   await em.execute(
-    `INSERT INTO sms_filter_rules (brand_id, allowed_senders, positive_keywords, negative_keywords, check_interval_hours)
-     VALUES (?, ARRAY[?]::text[], ARRAY[?]::text[], ARRAY[?]::text[], ?)
+    `INSERT INTO sms_filter_rules (brand_id, extra_senders, positive_keywords, negative_keywords, check_interval_hours)
+     VALUES (?, ?::text[], ARRAY[?]::text[], ARRAY[?]::text[], ?)
      ON CONFLICT (brand_id) DO NOTHING`,
-    [brandId, d.allowedSenders, d.positiveKeywords, d.negativeKeywords, d.checkIntervalHours],
+    [brandId, '{}', d.positiveKeywords, d.negativeKeywords, d.checkIntervalHours],
   );
-  return toRules((await select(em, brandId))!);
+  return toRules((await select(em, brandId))!, await gatewaySenders(em));
+}
+
+/** Extra senders must be able to equal a real sender (printable ASCII names or numbers; see senders.ts). */
+function cleanSenders(list: readonly string[]): string[] {
+  const out = cleanList('extra_senders', list);
+  out.forEach((s, i) => {
+    if (senderKey(s) === null) throw new AppError('VALIDATION_ERROR', 'Sender ids are printable ASCII names or phone numbers', { field: `extra_senders.${i}` });
+  });
+  return union(out);
 }
 
 function cleanList(field: string, list: readonly string[]): string[] {
@@ -70,6 +133,9 @@ function cleanList(field: string, list: readonly string[]): string[] {
   return out;
 }
 
+// ARRAY[?] of an empty list is not valid SQL, and extra senders are often empty.
+const textArray = (a: readonly string[]) => `{${a.map((s) => JSON.stringify(s)).join(',')}}`;
+
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((v, i) => v === b[i]);
 
 /**
@@ -81,10 +147,10 @@ const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.
 export async function updateFilterRules(
   em: EntityManager,
   brandId: number,
-  patch: Partial<FilterRules>,
+  patch: FilterRulesPatch,
 ): Promise<VersionedFilterRules> {
-  const next: Partial<FilterRules> = {};
-  if (patch.allowedSenders) next.allowedSenders = cleanList('allowed_senders', patch.allowedSenders);
+  const next: FilterRulesPatch = {};
+  if (patch.extraSenders) next.extraSenders = cleanSenders(patch.extraSenders);
   if (patch.positiveKeywords) next.positiveKeywords = cleanList('positive_keywords', patch.positiveKeywords);
   if (patch.negativeKeywords) next.negativeKeywords = cleanList('negative_keywords', patch.negativeKeywords);
   if (patch.checkIntervalHours !== undefined) {
@@ -96,21 +162,22 @@ export async function updateFilterRules(
   }
   await getFilterRules(em, brandId);
   return em.transactional(async (tx) => {
-    const current = toRules((await select(tx, brandId, true))!);
+    const g = await gatewaySenders(tx);
+    const current = toRules((await select(tx, brandId, true))!, g);
     const merged: FilterRules = { ...current, ...next };
     const changed =
-      !sameList(merged.allowedSenders, current.allowedSenders) ||
+      !sameList(merged.extraSenders, current.extraSenders) ||
       !sameList(merged.positiveKeywords, current.positiveKeywords) ||
       !sameList(merged.negativeKeywords, current.negativeKeywords) ||
       merged.checkIntervalHours !== current.checkIntervalHours;
     if (!changed) return current;
     await tx.execute(
       `UPDATE sms_filter_rules SET
-          allowed_senders = ARRAY[?]::text[], positive_keywords = ARRAY[?]::text[], negative_keywords = ARRAY[?]::text[],
+          extra_senders = ?::text[], positive_keywords = ARRAY[?]::text[], negative_keywords = ARRAY[?]::text[],
           check_interval_hours = ?, version = version + 1, updated_at = now()
         WHERE brand_id = ?`,
-      [merged.allowedSenders, merged.positiveKeywords, merged.negativeKeywords, merged.checkIntervalHours, brandId],
+      [textArray(merged.extraSenders), merged.positiveKeywords, merged.negativeKeywords, merged.checkIntervalHours, brandId],
     );
-    return toRules((await select(tx, brandId))!);
+    return toRules((await select(tx, brandId))!, g);
   });
 }

@@ -7,7 +7,7 @@ export type GatewayType = (typeof gatewayTypes)[number];
 export interface StoredSmsTemplate {
   pattern: string;
   flags: string;
-  /** Money in (default) or out: a money-out template only feeds the balance chain (docs/matching.md). */
+  /** Money in (default, also for templates saved before directions existed) or out: a money-out template only feeds the balance chain (docs/matching.md). */
   direction?: 'in' | 'out';
   kind?: string;
 }

@@ -3,7 +3,10 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { pgDate } from '../payments/pg.ts';
 import { compareMoney } from '../money/decimal.ts';
-import { compileTemplate } from '../sms/template.ts';
+import { checkAgainstMoneyOut, expandPreset } from '../sms/presets/gateway-input.ts';
+import { senderKey } from '../sms/senders.ts';
+import { compileTemplate, TEMPLATE_DIRECTIONS } from '../sms/template.ts';
+import { bumpSenderEpoch } from '../filter-rules/sender-epoch.ts';
 import { gatewayTypes, type GatewayType, type StoredSmsTemplate } from './entities.ts';
 
 /**
@@ -41,8 +44,8 @@ const currency = z.string().regex(/^[A-Z]{3}$/, 'Must be a three-letter ISO 4217
 const templateSchema = z.strictObject({
   pattern: z.string().min(1).max(1000),
   flags: z.string().max(4).default(''),
-  direction: z.enum(['in', 'out']).optional(),
-  kind: z.string().regex(/^[a-z_]{1,40}$/, 'Must be 1-40 characters of a-z and _').optional(),
+  direction: z.enum(TEMPLATE_DIRECTIONS).default('in'),
+  kind: z.string().regex(/^[a-z0-9_]{1,40}$/, 'Must be 1-40 characters of a-z 0-9 _').optional(),
 });
 
 /** What an admin may set on a gateway; the admin contract reuses it. */
@@ -64,6 +67,8 @@ export const gatewayInputSchema = z.strictObject({
   sms_senders: z.array(z.string().trim().min(1).max(20)).max(20).default([]),
   sms_templates: z.array(templateSchema).max(20).default([]),
   sort_order: z.number().int().min(-1000).max(1000).default(0),
+  /** A wallet preset (presets/index.ts): its senders and templates, before any the admin gives. */
+  preset: z.string().max(50).optional(),
 });
 
 export type GatewayInput = z.input<typeof gatewayInputSchema>;
@@ -76,7 +81,11 @@ function fail(error: z.ZodError): never {
   });
 }
 
-/** Templates must compile and carry the groups the parser reads (INVALID_SMS_TEMPLATE naming the index). */
+/**
+ * Templates must compile and carry the groups the parser reads (INVALID_SMS_TEMPLATE
+ * naming the index), and a money-in template must not read any wallet's own
+ * money-out message as a credit (VALIDATION_ERROR naming the index).
+ */
 function checkTemplates(templates: StoredSmsTemplate[]): void {
   templates.forEach((t, i) => {
     try {
@@ -84,6 +93,16 @@ function checkTemplates(templates: StoredSmsTemplate[]): void {
     } catch (err) {
       if (err instanceof AppError) throw new AppError('INVALID_SMS_TEMPLATE', err.message, { field: `sms_templates.${i}.pattern` });
       throw err;
+    }
+  });
+  checkAgainstMoneyOut(templates);
+}
+
+/** A sender that can equal nothing (non-ASCII, control characters) would silently never verify. */
+function checkSenders(senders: readonly string[]): void {
+  senders.forEach((s, i) => {
+    if (senderKey(s) === null) {
+      throw new AppError('VALIDATION_ERROR', 'SMS sender ids are printable ASCII names or phone numbers', { field: `sms_senders.${i}` });
     }
   });
 }
@@ -155,10 +174,12 @@ const textArray = (a: readonly string[]) => `{${a.map((s) => JSON.stringify(s)).
 export async function createGateway(em: EntityManager, input: GatewayInput): Promise<GatewayView> {
   const parsed = gatewayInputSchema.safeParse(input);
   if (!parsed.success) fail(parsed.error);
-  const g = parsed.data;
+  const g = { ...parsed.data, ...expandPreset(parsed.data.preset, parsed.data.sms_senders, parsed.data.sms_templates) };
   checkLimits(g.min_amount, g.max_amount);
+  checkSenders(g.sms_senders);
   checkTemplates(g.sms_templates);
   try {
+    if (g.enabled && g.sms_senders.length > 0) await bumpSenderEpoch(em);
     const rows = await em.execute<GatewayRow[]>(
       `INSERT INTO gateways (code, name, type, methods, currencies, min_amount, max_amount, fee_percent, fee_fixed,
          receiving_account, instructions, enabled, sms_senders, sms_templates, sort_order, review_above)
@@ -194,6 +215,7 @@ const patchColumns: Record<keyof z.output<typeof gatewayPatchSchema>, string> = 
   sms_senders: 'sms_senders = ?::text[]',
   sms_templates: 'sms_templates = ?::jsonb',
   sort_order: 'sort_order = ?',
+  preset: '',
 };
 
 /** Changes the given fields only (a field absent from the patch keeps its value). */
@@ -201,14 +223,26 @@ export async function updateGateway(em: EntityManager, code: string, patch: Gate
   // Defaults must not fill absent fields of a patch, so parse with the raw keys only.
   const parsed = gatewayPatchSchema.safeParse(patch);
   if (!parsed.success) fail(parsed.error);
-  const given = Object.keys(patch) as Array<keyof typeof patchColumns>;
   const current = await getGateway(em, code);
   const data = parsed.data as Record<string, unknown>;
+  if (parsed.data.preset !== undefined) {
+    // A preset replaces the senders and templates; templates the admin gives come after the preset's.
+    Object.assign(data, expandPreset(parsed.data.preset, parsed.data.sms_senders ?? [], parsed.data.sms_templates ?? []));
+  }
+  const raw = Object.keys(patch).filter((k) => k !== 'preset');
+  if (parsed.data.preset !== undefined) raw.push('sms_senders', 'sms_templates');
+  const given = [...new Set(raw)] as Array<keyof typeof patchColumns>;
   const min = given.includes('min_amount') ? (data.min_amount as string) : current.minAmount;
   const max = given.includes('max_amount') ? (data.max_amount as string | null) : current.maxAmount;
   checkLimits(min, max);
+  if (given.includes('sms_senders')) checkSenders(data.sms_senders as string[]);
   if (given.includes('sms_templates')) checkTemplates(data.sms_templates as StoredSmsTemplate[]);
   if (given.length === 0) return current;
+  const enabledAfter = given.includes('enabled') ? (data.enabled as boolean) : current.enabled;
+  const sendersAfter = given.includes('sms_senders') ? (data.sms_senders as string[]) : current.smsSenders;
+  const sendersChanged = enabledAfter !== current.enabled || sendersAfter.join('\n') !== current.smsSenders.join('\n');
+  // The phones' allowed senders follow the enabled gateways' senders (filter-rules/service.ts).
+  if (sendersChanged) await bumpSenderEpoch(em);
   const sets: string[] = [];
   const params: unknown[] = [];
   for (const key of given) {

@@ -3,6 +3,7 @@ import { addMoney, compareMoney, subMoney } from '../money/decimal.ts';
 import { pgDate } from '../payments/pg.ts';
 import type { ChainState } from './matcher.ts';
 import { normalizeSender } from './parser.ts';
+import { senderKey } from './senders.ts';
 
 /**
  * The balance chain (docs/matching.md, "Balance chain"): per device and
@@ -30,9 +31,9 @@ export interface ChainVerdict {
 
 const BROKEN: ReadonlySet<string> = new Set(['mismatch', 'impossible', 'unreadable']);
 
-/** One chain per wallet as the phone names its sender (`bKash` and `BKASH` are one wallet). */
+/** One chain per wallet as the phone names its sender (`bKash` and `BKASH` are one wallet, senders.ts). */
 export function walletKey(sender: string): string {
-  return normalizeSender(sender).slice(0, 64);
+  return (senderKey(sender) ?? normalizeSender(sender)).slice(0, 64);
 }
 
 /** The balance after `r` if the balance before it was `previous`. */

@@ -3,7 +3,8 @@ import type { StoredSmsTemplate } from '../gateways/entities.ts';
 import { pgDate } from '../payments/pg.ts';
 import { toTransactionRecord, TRANSACTION_COLUMNS, TRANSACTION_FROM, type TransactionRecord, type TransactionRow } from '../payments/transactions.ts';
 import { OPEN_STATUSES, type MatchCandidate } from './matcher.ts';
-import { normalizeSender, type GatewayParseConfig } from './parser.ts';
+import type { GatewayParseConfig } from './parser.ts';
+import { sameSender, senderKey } from './senders.ts';
 import { pgIdArray } from '../../infra/database/pg-array.ts';
 import type { GatewaySmsRow } from './records.ts';
 
@@ -30,8 +31,7 @@ export function toGatewaySmsConfig(r: GatewaySmsRow): GatewaySmsConfig {
 }
 
 export function isOfficialSender(gateway: Pick<GatewayParseConfig, 'senders'>, sender: string): boolean {
-  const s = normalizeSender(sender);
-  return s !== '' && gateway.senders.some((x) => normalizeSender(x) === s);
+  return gateway.senders.some((x) => sameSender(x, sender));
 }
 
 /**
@@ -42,8 +42,8 @@ export function isOfficialSender(gateway: Pick<GatewayParseConfig, 'senders'>, s
 export function gatewaysSharingSenders(configs: readonly GatewaySmsConfig[], gatewayId: number): number[] {
   const own = configs.find((g) => g.id === gatewayId);
   if (!own) return [gatewayId];
-  const senders = new Set(own.senders.map(normalizeSender));
-  return configs.filter((g) => g.senders.some((s) => senders.has(normalizeSender(s)))).map((g) => g.id);
+  const senders = new Set(own.senders.map(senderKey).filter((k): k is string => k !== null));
+  return configs.filter((g) => g.senders.some((s) => senders.has(senderKey(s) ?? ''))).map((g) => g.id);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { MAX_AMOUNT_INTEGER_DIGITS } from '../../../contract/common/money.ts';
 import { isPositive, toMoney } from '../money/decimal.ts';
+import { sameSender, senderKey } from './senders.ts';
 import { compileTemplate, type SmsTemplateSource } from './template.ts';
 
 /** Real SMS (even concatenated) are far shorter; a cap bounds regex time on hostile input. */
@@ -37,9 +38,9 @@ export interface ParsedSms {
 }
 
 /**
- * Comparison key for SMS sender ids: phones and carriers differ in case and in
- * stray spaces ("bKash", "BKASH", "b Kash"). Nothing else is folded, so look-alikes
- * such as "bKash-Offer" or "+8801..." stay different.
+ * Folded form of a sender used only inside the duplicate-detection content hash
+ * (changing it would change the hashes of stored records). Whether a sender is a
+ * gateway's official one is decided by `sameSender` (senders.ts), never by this.
  */
 export function normalizeSender(sender: string): string {
   return sender.normalize('NFKC').replace(/\s+/g, '').toLowerCase();
@@ -115,12 +116,16 @@ export function parseSms(
   gateways: readonly GatewayParseConfig[],
 ): ParsedSms | null {
   if (typeof sms.body !== 'string' || sms.body.length > MAX_SMS_BODY_LENGTH) return null;
-  const sender = normalizeSender(sms.sender ?? '');
-  if (sender === '') return null;
+  const sender = sms.sender ?? '';
+  if (senderKey(sender) === null) return null;
 
   for (const gateway of gateways) {
-    if (!gateway.senders.some((s) => normalizeSender(s) === sender)) continue;
+    if (!gateway.senders.some((s) => sameSender(s, sender))) continue;
+    // A money-out message (Send Money, Payment, bill pay) must never read as a credit:
+    // when an `out` template reads it too, the `out` reading wins (it never pays anything).
+    let credit: ParsedSms | null = null;
     for (const [templateIndex, template] of gateway.templates.entries()) {
+      if (credit !== null && (template.direction ?? 'in') === 'in') continue;
       const groups = compiled(template)?.exec(sms.body)?.groups;
       if (!groups) continue;
       const direction = template.direction ?? 'in';
@@ -130,7 +135,7 @@ export function parseSms(
       const rawBalance = groups['balance'];
       const balance = normalizeParsedBalance(rawBalance);
       const fee = normalizeParsedBalance(groups['fee']);
-      return {
+      const reading: ParsedSms = {
         gatewayId: gateway.id,
         direction,
         kind: template.kind ?? null,
@@ -142,7 +147,10 @@ export function parseSms(
         fee,
         templateIndex,
       };
+      if (direction === 'out') return reading;
+      credit = reading;
     }
+    if (credit !== null) return credit;
   }
   return null;
 }

@@ -13,15 +13,23 @@ export const MAX_TEMPLATE_LENGTH = 1000;
 export const ALLOWED_TEMPLATE_FLAGS = ['i', 'm', 's', 'u'] as const;
 
 export const REQUIRED_GROUPS = ['amount', 'trx_id'] as const;
+/** Money-out templates need only the amount: some debits (bill pay) carry no usable id. */
+export const REQUIRED_OUT_GROUPS = ['amount'] as const;
 export const OPTIONAL_GROUPS = ['sender_number', 'balance', 'fee', 'time'] as const;
 const KNOWN_GROUPS: ReadonlySet<string> = new Set([...REQUIRED_GROUPS, ...OPTIONAL_GROUPS]);
+
+export const TEMPLATE_DIRECTIONS = ['in', 'out'] as const;
+export type TemplateDirection = (typeof TEMPLATE_DIRECTIONS)[number];
 
 export interface SmsTemplateSource {
   pattern: string;
   flags?: string;
-  /** Money in (a credit that may pay a payment, the default) or out (balance chain evidence only, never a match). */
-  direction?: 'in' | 'out';
-  /** What movement the template reads, e.g. `received`, `cash_in`, `send_money`, `cash_out`. */
+  /**
+   * `in` (default): a credit that may pay a payment. `out`: Send Money, Cash Out,
+   * Payment, bill pay, recharge: evidence for the balance chain, never a match.
+   */
+  direction?: TemplateDirection;
+  /** What the message reports: `received`, `cash_in`, `merchant_payment_received`, `send_money`, `cash_out`, `payment`, `bill_pay`, ... */
   kind?: string;
 }
 
@@ -106,7 +114,7 @@ function findNestedQuantifier(src: string): number | null {
  * naming the first problem found. The returned regex has no `g`/`y` flag, so it is
  * safe to cache and share.
  */
-export function compileTemplate(source: string, flags = '', direction: 'in' | 'out' = 'in'): RegExp {
+export function compileTemplate(source: string, flags = '', direction: TemplateDirection = 'in'): RegExp {
   if (typeof source !== 'string' || source.trim() === '') throw invalid('SMS template pattern is empty');
   if (source.length > MAX_TEMPLATE_LENGTH) {
     throw invalid(`SMS template pattern is ${source.length} characters long; the maximum is ${MAX_TEMPLATE_LENGTH}`);
@@ -127,8 +135,7 @@ export function compileTemplate(source: string, flags = '', direction: 'in' | 'o
       throw invalid(`SMS template has unknown named group "${name}"; allowed groups: ${[...KNOWN_GROUPS].join(', ')}`);
     }
   }
-  // A money-out message (Send Money, Cash Out...) does not always carry an id: it only feeds the balance chain.
-  for (const name of direction === 'out' ? (['amount'] as const) : REQUIRED_GROUPS) {
+  for (const name of direction === 'out' ? REQUIRED_OUT_GROUPS : REQUIRED_GROUPS) {
     if (!names.includes(name)) throw invalid(`SMS template must have a named group "${name}", written (?<${name}>...)`);
   }
 
@@ -141,56 +148,3 @@ export function compileTemplate(source: string, flags = '', direction: 'in' | 'o
   if (regex.test('')) throw invalid('SMS template matches an empty message; it must require the message text');
   return regex;
 }
-
-// Building blocks of the default templates (used with the `i` flag).
-const CUR = String.raw`(?:tk\.?|bdt|৳)`;
-/** Loose on purpose: `normalizeParsedAmount` checks grouping and places. */
-const AMOUNT = String.raw`(?<amount>\d[\d,]*(?:\.\d{1,2})?)`;
-const NUMBER = String.raw`(?<sender_number>\+?[\dx*]{6,15})`;
-
-export interface DefaultGateway {
-  /** Official sender ids; the SMS sender must equal one of them (see `normalizeSender`). */
-  senders: string[];
-  templates: Array<SmsTemplateSource & { flags: string }>;
-}
-
-/**
- * "Money received" templates in the shapes the three big Bangladeshi wallets send.
- * Each is anchored at the start of the message, so debits (Send Money, Cash Out,
- * Payment) and promotions that merely mention an amount and a TrxID never match.
- * The text before the transaction id is matched greedily so the LAST id wins: the
- * genuine id comes after the customer-written reference, which could contain a
- * fake "TrxID ..." of its own.
- */
-export const defaultGatewayTemplates = {
-  bkash: {
-    senders: ['bKash'],
-    templates: [
-      {
-        // You have received Tk 1,250.00 from 01712345678. Ref 42. Fee Tk 0.00. Balance Tk 5,432.10. TrxID BFC2XYZ789 at 15/03/2024 14:32
-        pattern: String.raw`^\s*You\s+have\s+received\s+(?:payment\s+)?${CUR}\s*${AMOUNT}\s+from\s+${NUMBER}\b[\s\S]*\bTrxID\s*:?\s*(?<trx_id>[a-z0-9]{8,12})\b`,
-        flags: 'i',
-      },
-    ],
-  },
-  nagad: {
-    senders: ['NAGAD'],
-    templates: [
-      {
-        // Money Received.\nAmount: Tk 1,250.00\nSender: 01712345678\nRef: N/A\nTxnID: 71A2B3C4\nBalance: Tk 5,000.00\n15/03/2024 14:32
-        pattern: String.raw`^\s*Money\s+Received\.?\s*Amount\s*:\s*${CUR}\s*${AMOUNT}\s*Sender\s*:\s*${NUMBER}\b[\s\S]*\bTxn\s*ID\s*:\s*(?<trx_id>[a-z0-9]{6,16})\b`,
-        flags: 'i',
-      },
-    ],
-  },
-  rocket: {
-    senders: ['16216'],
-    templates: [
-      {
-        // Tk1,250.00 received from A/C:017123456789 Fee:Tk0, Your A/C Balance: Tk5,432.10 TxnId:3579246810 Date:15-MAR-24 02:32:10 pm.
-        pattern: String.raw`^\s*${CUR}\s*${AMOUNT}\s+received\s+from\s+A/C\s*:?\s*${NUMBER}\b[\s\S]*\bTxnId\s*:?\s*(?<trx_id>\d{6,16})\b`,
-        flags: 'i',
-      },
-    ],
-  },
-} as const satisfies Record<string, DefaultGateway>;

@@ -10,6 +10,7 @@ const rulesBody = (r: VersionedFilterRules) => ({
   version: r.version,
   updated_at: r.updatedAt.toISOString(),
   allowed_senders: r.allowedSenders,
+  extra_senders: r.extraSenders,
   positive_keywords: r.positiveKeywords,
   negative_keywords: r.negativeKeywords,
   check_interval_hours: r.checkIntervalHours,
@@ -21,7 +22,7 @@ export const adminFilterRuleHandlers = s.router(contract.admin.filterRules, {
   },
   update: async ({ req, params, body }) => {
     const rules = await updateFilterRulesAudited(req.em, adminActor(req), params.brand_id, {
-      allowedSenders: body.allowed_senders,
+      extraSenders: body.extra_senders,
       positiveKeywords: body.positive_keywords,
       negativeKeywords: body.negative_keywords,
       checkIntervalHours: body.check_interval_hours,

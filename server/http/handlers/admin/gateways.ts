@@ -2,6 +2,7 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import { createGatewayAudited, updateGatewayAudited } from '../../../domain/admin/gateways.ts';
 import { getGateway, listGateways, type GatewayView } from '../../../domain/gateways/service.ts';
+import { GATEWAY_PRESETS } from '../../../domain/sms/presets/index.ts';
 import { adminActor } from './actor.ts';
 
 const s = initServer();
@@ -23,7 +24,7 @@ export function gatewayBody(g: GatewayView) {
     instructions: g.instructions,
     enabled: g.enabled,
     sms_senders: g.smsSenders,
-    sms_templates: g.smsTemplates.map((t) => ({ pattern: t.pattern, flags: t.flags ?? '', ...(t.direction ? { direction: t.direction } : {}), ...(t.kind ? { kind: t.kind } : {}) })),
+    sms_templates: g.smsTemplates.map((t) => ({ pattern: t.pattern, flags: t.flags ?? '', direction: t.direction ?? ('in' as const), kind: t.kind ?? null })),
     sort_order: g.sortOrder,
     created_at: g.createdAt.toISOString(),
     updated_at: g.updatedAt.toISOString(),
@@ -34,6 +35,10 @@ export const adminGatewayHandlers = s.router(contract.admin.gateways, {
   create: async ({ req, body }) => {
     const g = await createGatewayAudited(req.em, adminActor(req), body);
     return { status: 201, body: { success: true, data: gatewayBody(g) } };
+  },
+  presets: async () => {
+    const data = GATEWAY_PRESETS.map((p) => ({ code: p.code, name: p.name, senders: [...p.senders], templates: p.templates.map((t) => ({ ...t })) }));
+    return { status: 200, body: { success: true, data } };
   },
   list: async ({ req }) => {
     return { status: 200, body: { success: true, data: (await listGateways(req.em)).map(gatewayBody) } };

@@ -1,6 +1,8 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
+import { screenSms } from '../../../domain/filter-rules/screen.ts';
+import { getFilterRules } from '../../../domain/filter-rules/service.ts';
 import { ingestSmsBatch } from '../../../domain/sms-intake/service.ts';
 import type { MatchSmsRecords } from '../../../domain/sms-intake/matching-seam.ts';
 import { deviceOf } from '../../context.ts';
@@ -14,7 +16,12 @@ export function deviceSmsMessagesHandlers(deps: AppDeps, matchSmsRecords?: Match
     forward: async ({ req, body }) => {
       // Before the batch is stored and matched, so its own SMS times are corrected with it.
       if (body.device_time) await recordDeviceClock(req.em, deviceOf(req).deviceId, new Date(body.device_time));
-      const results = await ingestSmsBatch(
+      // The phone screens before forwarding, but a modified or outdated app may not:
+      // the service applies the same rules and keeps nothing of a refused message.
+      const rules = await getFilterRules(req.em, deviceOf(req).brandId);
+      const screens = body.messages.map((m) => screenSms(rules, m));
+      const kept = body.messages.filter((_, i) => screens[i]!.forward);
+      const results = kept.length === 0 ? [] : await ingestSmsBatch(
         req.em,
         {
           cipher: deps.crypto.pii,
@@ -24,7 +31,7 @@ export function deviceSmsMessagesHandlers(deps: AppDeps, matchSmsRecords?: Match
             deps.logger.error({ request_id: req.requestId, err: { message: err instanceof Error ? err.message : String(err) } }, 'SMS matching failed; records left pending'),
         },
         deviceOf(req),
-        body.messages.map((m) => ({
+        kept.map((m) => ({
           deviceMessageId: m.device_message_id,
           sender: m.sender,
           body: m.body,
@@ -32,17 +39,19 @@ export function deviceSmsMessagesHandlers(deps: AppDeps, matchSmsRecords?: Match
           simSlot: m.sim_slot ?? null,
         })),
       );
+      let stored = 0;
       return {
         status: 200,
         body: {
           success: true,
-          data: results.map((r) => ({
-            device_message_id: r.deviceMessageId,
-            id: r.id,
-            match_status: r.matchStatus,
-            trx_id: r.trxId,
-            duplicate_of: r.duplicateOf,
-          })),
+          data: body.messages.map((m, i) => {
+            const screen = screens[i]!;
+            if (!screen.forward) {
+              return { device_message_id: m.device_message_id, id: null, match_status: 'screened_out' as const, screen_reason: screen.reason, trx_id: null, duplicate_of: null };
+            }
+            const r = results[stored++]!;
+            return { device_message_id: r.deviceMessageId, id: r.id, match_status: r.matchStatus, screen_reason: null, trx_id: r.trxId, duplicate_of: r.duplicateOf };
+          }),
         },
       };
     },

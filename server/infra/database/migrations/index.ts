@@ -11,6 +11,7 @@ import { Migration0008RateLimits } from './0008-rate-limits.ts';
 import { Migration0009SmsCandidatesIndex } from './0009-sms-candidates-index.ts';
 import { Migration0011PiiBinding } from './0011-pii-binding.ts';
 import { Migration0013SmsEvidence } from './0013-sms-evidence.ts';
+import { Migration0014SmsPresets } from './0014-sms-presets.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -29,4 +30,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0009-sms-candidates-index', class: Migration0009SmsCandidatesIndex },
   { name: '0011-pii-binding', class: Migration0011PiiBinding },
   { name: '0013-sms-evidence', class: Migration0013SmsEvidence },
+  { name: '0014-sms-presets', class: Migration0014SmsPresets },
 ];

@@ -1,0 +1,97 @@
+import { AMOUNT, BALANCE, CUR, DMY_TIME, GAP, SENDER_NUMBER, trx } from './blocks.ts';
+import type { GatewayPreset } from './types.ts';
+
+// Wordings and senders: see docs/sms-presets.md and test/fixtures/sms/*.json for
+// the public sources of each one. These wallets publish one "money in" wording
+// each in the open-source panels; their money-out messages were not found.
+
+const ID = trx('[a-z0-9]', 6, 20);
+
+export const upay: GatewayPreset = {
+  code: 'upay',
+  name: 'Upay',
+  senders: ['upay'],
+  templates: [
+    {
+      // Tk. 500.00 has been received from 01712345678. Ref-abc. Balance Tk. 1,500.00. TrxID 01HXYZ at 12/03/2024 14:30.
+      pattern: String.raw`^\s*Tk\.\s*${AMOUNT}\s+has\s+been\s+received\s+from\s+${SENDER_NUMBER}\.${GAP}\bBalance\s+Tk\.\s*${BALANCE}\.\s*TrxID\s*:?\s*${ID}\s+at\s+${DMY_TIME}`,
+      flags: 'i', direction: 'in', kind: 'received', verified: true,
+    },
+    {
+      // Cash In Received.\nAmount: Tk ...\nUddokta: ...\nTxnID: ...\nBalance: ...
+      pattern: String.raw`^\s*Cash\s+In\s+Received\.?\s*Amount\s*:\s*${CUR}\s*${AMOUNT}\s*Uddokta\s*:\s*${SENDER_NUMBER}\s*TxnID\s*:\s*${ID}\s*Balance\s*:\s*(?:${CUR}\s*)?${BALANCE}`,
+      flags: 'i', direction: 'in', kind: 'cash_in', verified: true,
+    },
+  ],
+  outSamples: [],
+};
+
+export const tap: GatewayPreset = {
+  code: 'tap',
+  name: 'Tap',
+  senders: ['tap.'],
+  templates: [
+    {
+      // Received Tk 500.00 from 01712345678. Balance Tk. 1,500.00. TxID: ABC123XYZ.
+      pattern: String.raw`^\s*Received\s+${CUR}\s*${AMOUNT}\s+from\s+${SENDER_NUMBER}\.\s*Balance\s+${CUR}\s*${BALANCE}\.\s*TxID\s*:\s*${ID}`,
+      flags: 'i', direction: 'in', kind: 'received', verified: true,
+    },
+  ],
+  outSamples: [],
+};
+
+export const okwallet: GatewayPreset = {
+  code: 'okwallet',
+  name: 'OK Wallet',
+  senders: ['16269', '01847-348685'],
+  templates: [
+    {
+      // (OK Wallet) Successfully received Tk 500.00 from A/C 01712345678. Ref abc. Balance Tk 1,500.00. TrxID ABC123XYZ
+      pattern: String.raw`^\s*\(OK\s+Wallet\)\s+Successfully\s+received\s+${CUR}\s*${AMOUNT}\s+from\s+A/C\s+${SENDER_NUMBER}\.${GAP}\bBalance\s+${CUR}\s*${BALANCE}\.\s*TrxID\s*:?\s*${ID}`,
+      flags: 'i', direction: 'in', kind: 'received', verified: true,
+    },
+  ],
+  outSamples: [],
+};
+
+export const mcash: GatewayPreset = {
+  code: 'mcash',
+  name: 'IBBL mCash',
+  senders: ['16259'],
+  templates: [
+    {
+      // IBBL mCash You have received Tk: 500.00 From: 01712345678 Reference: abc Balance Tk: 1,500.00 TrxID: ABC123XYZ
+      pattern: String.raw`^\s*IBBL\s+mCash\s+You\s+have\s+received\s+Tk\s*:\s*${AMOUNT}\s+From\s*:\s*${SENDER_NUMBER}${GAP}\bBalance\s+Tk\s*:\s*${BALANCE}\s+TrxID\s*:\s*${ID}`,
+      flags: 'i', direction: 'in', kind: 'received', verified: true,
+    },
+  ],
+  outSamples: [],
+};
+
+export const cellfin: GatewayPreset = {
+  code: 'cellfin',
+  name: 'IBBL CellFin',
+  senders: ['IBBL .'],
+  templates: [
+    {
+      // Islami Bank CellFin Received 500.00 Tk From CellFin: 01712345678 To CellFin: 01812345678 TrxId: ABC123XYZ
+      pattern: String.raw`^\s*Islami\s+Bank\s+CellFin\s+Received\s+${AMOUNT}\s+Tk\s+From\s+CellFin\s*:\s*${SENDER_NUMBER}\s+To\s+CellFin\s*:\s*\d{3,20}\s+TrxId\s*:\s*${ID}`,
+      flags: 'i', direction: 'in', kind: 'received', verified: true,
+    },
+  ],
+  outSamples: [],
+};
+
+export const pathaopay: GatewayPreset = {
+  code: 'pathaopay',
+  name: 'Pathao Pay',
+  senders: ['PathaoPay'],
+  templates: [
+    {
+      // You have received BDT 500.00 from +8801712345678. Balance BDT 1,500.00 TrxID ABC123XYZ
+      pattern: String.raw`^\s*You\s+have\s+received\s+BDT\s*${AMOUNT}\s+from\s+${SENDER_NUMBER}\.\s*Balance\s+BDT\s*${BALANCE}\s+TrxID\s*:?\s*${ID}`,
+      flags: 'i', direction: 'in', kind: 'received', verified: true,
+    },
+  ],
+  outSamples: [],
+};
