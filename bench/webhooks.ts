@@ -223,7 +223,7 @@ export const webhooks: Benchmark = {
       let n = backlog;
       const oursLatency = await latencies(receiver, samples, async (i) => {
         const data = paymentData(1_000_000 + i);
-        await db.orm.em.fork().transactional((tx) => recordEvent(tx, { brandId: oursBrands[i % oursBrands.length]!.id, event: 'payment.completed', data, transactionId: null }));
+        await db.orm.em.fork().transactional((tx) => recordEvent(tx, { brandId: oursBrands[i % oursBrands.length]!.id, mode: 'live', event: 'payment.completed', data, transactionId: null }));
         const committedAt = now();
         // recordEvent names the event itself; it is the newest one (one producer, one at a time).
         const [{ public_id }] = (await sql.query<{ public_id: string }>('SELECT public_id FROM webhook_events ORDER BY id DESC LIMIT 1')).rows as [{ public_id: string }];

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { amountSchema, currencySchema, timestampSchema, uuidSchema } from './common/index.ts';
+import { amountSchema, currencySchema, livemodeSchema, timestampSchema, uuidSchema } from './common/index.ts';
 
 /**
- * Webhook event bodies: `{id, event, created_at, data}`, one schema per event name.
+ * Webhook event bodies: `{id, event, created_at, livemode, data}`, one schema per event name.
  *
  * `data` objects are open (`looseObject`): the members listed here are the ones a
  * receiver can rely on; the service may add members later without a new version,
@@ -82,6 +82,7 @@ const envelope = <E extends WebhookEventName, D extends z.ZodType>(event: E, dat
       id: z.string().describe('Event id (`evt_…`); also sent as `X-Webhook-Id`, stable across retries. Deduplicate on it.'),
       event: z.literal(event),
       created_at: timestampSchema.describe('When the event happened.'),
+      livemode: livemodeSchema.describe('False for an event of a test-mode object (or a test event sent with a test key); the same endpoint receives both modes.'),
       data,
     })
     .meta({ id });

@@ -28,11 +28,11 @@ const notFound = (res: Response, code: string, message: string) => res.status(40
 const unauthorized = (res: Response) => res.status(401).json({ success: false, error: { code: 'UNAUTHORIZED', message: 'Unauthorized' } });
 
 /** The same work as authenticateApiKeyHashes (server/domain/brands/service.ts): lookup by SHA-256, and a conditional touch of last_used_at once a minute. */
-async function merchant(req: Request): Promise<number | null> {
-  const m = /^Bearer (pk_(?:live|test)_[0-9A-Za-z]{32,64})$/.exec(req.get('authorization') ?? '');
+async function merchant(req: Request): Promise<Scope | null> {
+  const m = /^Bearer ([ps]k_(?:live|test)_[0-9A-Za-z]{32,64})$/.exec(req.get('authorization') ?? '');
   if (!m) return null;
-  const { rows } = await pool.query<{ id: string; brand_id: string; stale: boolean }>(
-    `SELECT k.id, k.brand_id, (k.last_used_at IS NULL OR k.last_used_at < now() - interval '60 seconds') AS stale
+  const { rows } = await pool.query<{ id: string; brand_id: string; mode: 'live' | 'test'; stale: boolean }>(
+    `SELECT k.id, k.brand_id, k.mode, (k.last_used_at IS NULL OR k.last_used_at < now() - interval '60 seconds') AS stale
        FROM api_keys k JOIN brands b ON b.id = k.brand_id
       WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND b.status = 'active'`,
     [createHash('sha256').update(m[1]!).digest('hex')],
@@ -40,19 +40,24 @@ async function merchant(req: Request): Promise<number | null> {
   if (rows[0]?.stale) {
     await pool.query(`UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds')`, [rows[0].id]);
   }
-  return rows[0] ? Number(rows[0].brand_id) : null;
+  return rows[0] ? { brandId: Number(rows[0].brand_id), mode: rows[0].mode } : null;
 }
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 const trim = (s: string | null) => (s !== null && s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s);
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-type Handler = (req: Request, res: Response, brandId: number) => Promise<unknown>;
+/** The key's brand and mode: like ours, every read and write is scoped to both. */
+interface Scope {
+  brandId: number;
+  mode: 'live' | 'test';
+}
+type Handler = (req: Request, res: Response, scope: Scope) => Promise<unknown>;
 const withMerchant = (fn: Handler) => async (req: Request, res: Response, next: NextFunction) => {
   try {
-    const brandId = await merchant(req);
-    if (brandId === null) return unauthorized(res);
-    await fn(req, res, brandId);
+    const scope = await merchant(req);
+    if (scope === null) return unauthorized(res);
+    await fn(req, res, scope);
   } catch (err) {
     next(err);
   }
@@ -60,7 +65,7 @@ const withMerchant = (fn: Handler) => async (req: Request, res: Response, next: 
 
 app.get(
   '/api/v1/payments/:id',
-  withMerchant(async (req, res, brandId) => {
+  withMerchant(async (req, res, { brandId, mode }) => {
     const id = String(req.params.id);
     if (!UUID_RE.test(id)) return notFound(res, 'PAYMENT_NOT_FOUND', 'Payment not found');
     const { rows } = await pool.query(
@@ -73,8 +78,8 @@ app.get(
          LEFT JOIN LATERAL (SELECT * FROM transactions tt WHERE tt.intent_id = i.id ORDER BY tt.created_at DESC, tt.id DESC LIMIT 1) t ON true
          LEFT JOIN gateways g ON g.id = t.gateway_id
          LEFT JOIN customers c ON c.id = i.customer_id
-        WHERE i.uuid = $1 AND i.brand_id = $2`,
-      [id.toLowerCase(), brandId],
+        WHERE i.uuid = $1 AND i.brand_id = $2 AND i.mode = $3`,
+      [id.toLowerCase(), brandId, mode],
     );
     const r = rows[0];
     if (!r) return notFound(res, 'PAYMENT_NOT_FOUND', 'Payment not found');
@@ -132,21 +137,21 @@ app.get(
             completed_at: iso(r.completed_at),
             ...base,
           };
-    res.json({ success: true, data });
+    res.json({ success: true, data: { ...data, livemode: mode === 'live' } });
   }),
 );
 
 app.get(
   '/api/v1/customers/:identifier',
-  withMerchant(async (req, res, brandId) => {
+  withMerchant(async (req, res, { brandId, mode }) => {
     const identifier = String(req.params.identifier);
     const byEmail = isEmailIdentifier(identifier);
     const normalised = byEmail ? normalizeEmail(identifier) : normalizePhone(identifier);
     if (!normalised) return notFound(res, 'CUSTOMER_NOT_FOUND', 'Customer not found');
     const { rows } = await pool.query(
       `SELECT id, uuid, name_encrypted, email_encrypted, phone_encrypted, created_at FROM customers
-        WHERE brand_id = $1 AND ${byEmail ? 'email_hash' : 'phone_hash'} = $2`,
-      [brandId, blindIndex(keys.blindIndexKey, brandId, byEmail ? 'email' : 'phone', normalised)],
+        WHERE brand_id = $1 AND mode = $3 AND ${byEmail ? 'email_hash' : 'phone_hash'} = $2`,
+      [brandId, blindIndex(keys.blindIndexKey, brandId, byEmail ? 'email' : 'phone', normalised), mode],
     );
     const c = rows[0];
     if (!c) return notFound(res, 'CUSTOMER_NOT_FOUND', 'Customer not found');
@@ -160,6 +165,7 @@ app.get(
         email: dec(c.email_encrypted, 'customer.email'),
         phone: dec(c.phone_encrypted, 'customer.phone'),
         created_at: iso(c.created_at),
+        livemode: mode === 'live',
       },
     });
   }),
@@ -170,16 +176,16 @@ const AMOUNT_RE = /^(?:0|[1-9]\d{0,11})\.\d{2}$/;
 /** The plain insert path: check the two fields that decide the row, insert, answer. */
 app.post(
   '/api/v1/payments',
-  withMerchant(async (req, res, brandId) => {
+  withMerchant(async (req, res, { brandId, mode }) => {
     const body = req.body as { amount?: unknown; currency?: unknown; reference?: unknown; metadata?: unknown };
     if (typeof body?.amount !== 'string' || !AMOUNT_RE.test(body.amount) || typeof body.currency !== 'string' || !/^[A-Z]{3}$/.test(body.currency)) {
       return res.status(400).json({ success: false, error: { code: 'VALIDATION_ERROR', message: 'Invalid amount or currency' } });
     }
     const insert: [string, unknown[]] = [
-      `INSERT INTO payment_intents (uuid, brand_id, amount, currency, reference, metadata, expires_at)
-       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5::jsonb, now() + interval '60 minutes')
-       RETURNING uuid, amount::text AS amount, metadata, created_at, expires_at`,
-      [brandId, body.amount, body.currency, typeof body.reference === 'string' ? body.reference : null, JSON.stringify(body.metadata ?? {})],
+      `INSERT INTO payment_intents (uuid, brand_id, mode, amount, currency, reference, metadata, expires_at)
+       VALUES (gen_random_uuid(), $1, $6, $2, $3, $4, $5::jsonb, now() + interval '60 minutes')
+       RETURNING uuid, mode, amount::text AS amount, metadata, created_at, expires_at`,
+      [brandId, body.amount, body.currency, typeof body.reference === 'string' ? body.reference : null, JSON.stringify(body.metadata ?? {}), mode],
     ];
     const key = req.get('idempotency-key');
     if (KEYED && key !== undefined) return keyedCreate(res, brandId, key, req.body, insert);
@@ -231,7 +237,7 @@ async function keyedCreate(res: Response, brandId: number, key: string, rawBody:
   }
 }
 
-function createdBody(r: { uuid: string; amount: string; metadata: unknown; created_at: Date; expires_at: Date }, body: { currency: string; reference?: unknown }) {
+function createdBody(r: { uuid: string; mode: string; amount: string; metadata: unknown; created_at: Date; expires_at: Date }, body: { currency: string; reference?: unknown }) {
   return {
       success: true,
       data: {
@@ -247,6 +253,7 @@ function createdBody(r: { uuid: string; amount: string; metadata: unknown; creat
         cancel_url: null,
         expires_at: iso(r.expires_at),
         created_at: iso(r.created_at),
+        livemode: r.mode === 'live',
       },
   };
 }

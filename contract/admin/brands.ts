@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { errorEnvelopeSchema, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
+import { errorEnvelopeSchema, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema, modeSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, idParam } from './shared.ts';
 
 const c = initContract();
@@ -59,7 +59,8 @@ export const apiKeySchema = z
     id: z.number().int(),
     brand_id: z.number().int(),
     name: z.string(),
-    prefix: z.string().describe('First characters of the key (`pk_live_AbCd`), to tell keys apart. The key itself is never shown again.'),
+    prefix: z.string().describe('First characters of the key (`sk_live_AbCd`; keys issued before secret keys were named start `pk_`), to tell keys apart. The key itself is never shown again.'),
+    mode: modeSchema.describe('The objects the key sees and creates: `live` or `test`.'),
     created_at: timestampSchema,
     last_used_at: timestampSchema.nullable().describe('Last authenticated call, to the minute; null when never used.'),
     revoked_at: timestampSchema.nullable(),
@@ -73,7 +74,7 @@ export const apiKeyCreatedSchema = apiKeySchema
 export const createApiKeyBodySchema = z
   .strictObject({
     name: z.string().trim().min(1, 'name is required').max(200).describe('What the key is for, e.g. "shop backend".'),
-    mode: z.enum(['live', 'test']).optional().describe('Shown in the key (`pk_live_…`, `pk_test_…`). Default `live`.'),
+    mode: modeSchema.optional().describe('`test` keys (`sk_test_…`) see and create only test objects and may use the sandbox gateway; `live` keys (`sk_live_…`) only live ones. Default `live`.'),
   })
   .meta({ id: 'AdminCreateApiKeyRequest' });
 

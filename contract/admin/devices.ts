@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errorEnvelopeSchema, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
-import { adminMeta, adminRouterOptions, brandFilter, idParam } from './shared.ts';
+import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
 
 const c = initContract();
 
@@ -12,6 +12,7 @@ export const adminDeviceSchema = z
     id: z.number().int(),
     uuid: uuidSchema,
     brand_id: z.number().int(),
+    mode: modeField.describe('The mode of the pairing code it paired with: it verifies only payments of this mode.'),
     name: z.string(),
     status: z.enum(['active', 'revoked']),
     presence: z
@@ -33,6 +34,7 @@ export const adminDeviceSchema = z
 export const deviceListQuerySchema = z.strictObject({
   ...pageQuerySchema.shape,
   brand_id: brandFilter,
+  mode: modeFilter,
   presence: z.enum(devicePresences).optional().describe('Only devices with this presence now.'),
 });
 

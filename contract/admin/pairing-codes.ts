@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { errorEnvelopeSchema, ok, timestampSchema } from '../common/index.ts';
+import { errorEnvelopeSchema, modeSchema, ok, timestampSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, idParam } from './shared.ts';
 
 const c = initContract();
@@ -9,6 +9,7 @@ export const pairingCodeSchema = z
   .object({
     id: z.number().int(),
     brand_id: z.number().int(),
+    mode: modeSchema.describe('The mode of the device that pairs with it: a test device verifies only test payments, a live device only live ones.'),
     code: z.string().describe('The one-time code (`ABCDE-FGHJK`), shown only now; only its hash is stored. Typed into the app, which sends it as `Authorization: Bearer <code>` to `POST /api/mobile/v1/devices/pairings`.'),
     expires_at: timestampSchema,
   })
@@ -25,6 +26,7 @@ export const adminPairingCodesContract = c.router(
       body: z
         .strictObject({
           ttl_minutes: z.number().int('Must be a whole number of minutes').min(1).max(10_080).optional().describe('Minutes the code stays valid, 1 to 10080 (7 days). Default 15.'),
+          mode: modeSchema.optional().describe('Mode of the device that pairs with it (`test` devices verify only test payments; `live` only live ones). Default `live`.'),
         })
         .optional()
         .describe('Optional; an empty body takes the defaults.'),

@@ -2,14 +2,14 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errorEnvelopeSchema, ok, okList, pageMetaWithPagesSchema } from '../common/index.ts';
 import { refundListQuerySchema, refundSchema } from '../merchant/refunds.ts';
-import { adminMeta, adminRouterOptions, brandFilter, idParam } from './shared.ts';
+import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
 
 const c = initContract();
 
-export const adminRefundSchema = refundSchema.extend({ brand_id: z.number().int() }).meta({ id: 'AdminRefund' });
+export const adminRefundSchema = refundSchema.extend({ brand_id: z.number().int(), mode: modeField }).meta({ id: 'AdminRefund' });
 
 export const adminRefundListQuerySchema = z
-  .strictObject({ ...refundListQuerySchema.shape, brand_id: brandFilter })
+  .strictObject({ ...refundListQuerySchema.shape, brand_id: brandFilter, mode: modeFilter })
   .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'Must not be before `from`', path: ['to'] });
 
 const refundPath = z.object({ refund_id: idParam('refund') });

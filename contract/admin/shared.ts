@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonErrorResponses, intQuery, meta, type ErrorCode } from '../common/index.ts';
+import { commonErrorResponses, intQuery, meta, modeSchema, type ErrorCode } from '../common/index.ts';
 
 /** Every admin route lives under this prefix. */
 export const ADMIN_PATH_PREFIX = '/api/admin/v1';
@@ -41,3 +41,5 @@ export const idParam = (what: string) =>
 
 /** Optional `brand_id` filter of list routes. */
 export const brandFilter = intQuery({ min: 1, description: 'Only records of this brand.' }).optional();
+export const modeFilter = modeSchema.optional().describe('Only records of this mode (`live` or `test`).');
+export const modeField = modeSchema.describe('The mode the record belongs to.');

@@ -2,7 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { amountSchema, dateQuery, errorEnvelopeSchema, intQuery, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema } from '../common/index.ts';
 import { smsMatchStatusSchema } from '../device/sms-messages.ts';
-import { adminMeta, adminRouterOptions, brandFilter, idParam } from './shared.ts';
+import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
 
 const c = initContract();
 
@@ -17,6 +17,7 @@ export const adminSmsRecordSchema = z
   .object({
     id: z.number().int(),
     brand_id: z.number().int(),
+    mode: modeField.describe("The forwarding device's mode: a test device's SMS is evidence only for test payments."),
     device_id: z.number().int(),
     device_message_id: z.string(),
     sender: z.string().describe('Sender as the phone showed it.'),
@@ -76,6 +77,7 @@ export const smsRecordListQuerySchema = z
   .strictObject({
     ...pageQuerySchema.shape,
     brand_id: brandFilter,
+    mode: modeFilter,
     match_status: smsMatchStatusSchema.optional().describe('Only records with this match status.'),
     device_id: intQuery({ min: 1, description: 'Only records forwarded by this device.' }).optional(),
     from: dateQuery('Received by the server on or after this UTC date (YYYY-MM-DD, inclusive).').optional(),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { amountSchema, currencySchema, dateQuery, errorEnvelopeSchema, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
 import { paymentStatuses } from '../merchant/payments.ts';
 import { smsMatchStatusSchema } from '../device/sms-messages.ts';
-import { adminMeta, adminRouterOptions, brandFilter, idParam } from './shared.ts';
+import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
 
 const c = initContract();
 
@@ -13,6 +13,7 @@ export const adminTransactionSchema = z
     trx_id: z.string().describe('Service transaction reference.'),
     payment_id: uuidSchema,
     brand_id: z.number().int(),
+    mode: modeField,
     gateway: z.string().describe('Gateway code.'),
     gateway_type: z.enum(['manual', 'automatic']),
     method: z.string(),
@@ -52,6 +53,7 @@ export const transactionListQuerySchema = z
   .strictObject({
     ...pageQuerySchema.shape,
     brand_id: brandFilter,
+    mode: modeFilter,
     status: z.enum(paymentStatuses).optional().describe('Only transactions in this status.'),
     gateway: z.string().min(1).max(50).optional().describe('Only transactions on this gateway (code).'),
     trx_id: z.string().min(1).max(100).optional().describe('Only the transaction with this service reference, or those with this gateway reference.'),
@@ -99,7 +101,7 @@ export const adminTransactionsContract = c.router(
       path: '/transactions/:transaction_id/verifications',
       summary: 'Verify a transaction manually',
       description:
-        'Completes a `pending`, `processing` or `awaiting_verification` transaction on the admin’s word (the merchant gets `payment.completed`): for payments the matcher left to review (`low_confidence`, `no_candidate`, `balance_mismatch`). Naming the SMS record that proves it marks that record `matched` and gives the transaction its gateway trx id; the SMS must be unmatched and say the same amount, gateway and trx id (`SMS_EVIDENCE_MISMATCH` otherwise). A transaction that is no longer open is `INVALID_STATE`. Recorded in the audit log with the change, in one database transaction.',
+        'Completes a `pending`, `processing` or `awaiting_verification` transaction on the admin’s word (the merchant gets `payment.completed`): for payments the matcher left to review (`low_confidence`, `no_candidate`, `balance_mismatch`). Naming the SMS record that proves it marks that record `matched` and gives the transaction its gateway trx id; the SMS must be unmatched, forwarded by a device of the transaction’s mode, and say the same amount, gateway and trx id (`SMS_EVIDENCE_MISMATCH` otherwise). A transaction that is no longer open is `INVALID_STATE`. Recorded in the audit log with the change, in one database transaction.',
       pathParams: txPath,
       body: verifyTransactionBodySchema,
       responses: { 200: ok(adminTransactionSchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },

@@ -1,15 +1,16 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { dateQuery, errorEnvelopeSchema, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema } from '../common/index.ts';
+import { dateQuery, errorEnvelopeSchema, modeSchema, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema } from '../common/index.ts';
 import { webhookEventNameSchema } from '../events.ts';
 import { deliveryStatuses, webhookAttemptSchema, webhookDeliverySchema } from '../merchant/webhooks.ts';
-import { adminMeta, adminRouterOptions, brandFilter, idParam } from './shared.ts';
+import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
 
 const c = initContract();
 
 export const adminDeliverySchema = webhookDeliverySchema
   .extend({
     brand_id: z.number().int(),
+    mode: modeField,
     dead_lettered_at: timestampSchema.nullable().describe('When it became a dead letter; null otherwise.'),
   })
   .meta({ id: 'AdminWebhookDelivery' });
@@ -22,6 +23,7 @@ export const deliveryListQuerySchema = z
   .strictObject({
     ...pageQuerySchema.shape,
     brand_id: brandFilter,
+    mode: modeFilter,
     status: z.enum(deliveryStatuses).optional().describe('Only deliveries in this status (`dead_letter` for the ones to replay).'),
     event: webhookEventNameSchema.optional().describe('Only deliveries of this event.'),
     from: dateQuery('Created on or after this UTC date (YYYY-MM-DD, inclusive).').optional(),
@@ -44,6 +46,14 @@ export const replayDeadLettersResultSchema = z
     skipped_disabled: z.number().int().describe('Dead letters left alone because their endpoint is disabled: enable it first.'),
   })
   .meta({ id: 'AdminReplayDeadLettersResult' });
+
+export const adminSendTestEventBodySchema = z
+  .strictObject({
+    brand_id: z.number().int().min(1).describe("The brand whose endpoint receives it."),
+    event: webhookEventNameSchema.describe('Which event to send, with a realistic sample `data` body.'),
+    mode: modeSchema.optional().describe('`livemode` of the event body. Default `test`.'),
+  })
+  .meta({ id: 'AdminSendWebhookTestRequest' });
 
 const deliveryPath = z.object({ delivery_id: idParam('delivery') });
 
@@ -76,6 +86,16 @@ export const adminWebhookDeliveriesContract = c.router(
       body: z.strictObject({}).optional().describe('No body (an empty object is accepted).'),
       responses: { 200: ok(adminDeliverySchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
       metadata: adminMeta('Webhook deliveries', ['DELIVERY_NOT_FOUND', 'INVALID_STATE']),
+    },
+    sendTest: {
+      method: 'POST',
+      path: '/webhook-tests',
+      summary: "Send a test event to a brand's endpoint",
+      description:
+        'What `POST /api/v1/webhooks/tests` does for the merchant: a signed sample event, delivered and logged like any other, changing nothing else. `WEBHOOK_ENDPOINT_NOT_FOUND` when the brand has no endpoint, `INVALID_STATE` when it is disabled. Recorded in the audit log.',
+      body: adminSendTestEventBodySchema,
+      responses: { 201: ok(adminDeliverySchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      metadata: adminMeta('Webhook deliveries', ['BRAND_NOT_FOUND', 'WEBHOOK_ENDPOINT_NOT_FOUND', 'INVALID_STATE']),
     },
     replayDeadLetters: {
       method: 'POST',

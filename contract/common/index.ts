@@ -5,3 +5,4 @@ export * from './money.ts';
 export * from './ids.ts';
 export * from './meta.ts';
 export * from './responses.ts';
+export * from './mode.ts';

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { commonErrorResponses, errorEnvelopeSchema, meta, ok, okList, pageMetaSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
+import { commonErrorResponses, errorEnvelopeSchema, livemodeSchema, meta, ok, okList, pageMetaSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
 
 const c = initContract();
 
@@ -13,6 +13,7 @@ export const customerSchema = z
     email: z.string().nullable().describe('Normalised (trimmed, lower-case).'),
     phone: z.string().nullable().describe('E.164.'),
     created_at: timestampSchema,
+    livemode: livemodeSchema.describe('Customers are per mode: a test payment never creates or finds a live customer.'),
   })
   .meta({ id: 'Customer' });
 
@@ -25,6 +26,7 @@ export const customerListItemSchema = z
     email_masked: z.string().nullable().describe('Masked email, e.g. `j***@example.com`.'),
     phone_masked: z.string().nullable().describe('Masked phone, e.g. `+88017*****678`.'),
     created_at: timestampSchema,
+    livemode: livemodeSchema,
   })
   .meta({ id: 'CustomerListItem' });
 

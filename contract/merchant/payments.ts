@@ -6,6 +6,7 @@ import {
   commonErrorResponses,
   currencySchema,
   errorEnvelopeSchema,
+  livemodeSchema,
   meta,
   ok,
   timestampSchema,
@@ -83,6 +84,7 @@ export const paymentCreatedSchema = z
     cancel_url: z.string().nullable(),
     expires_at: timestampSchema,
     created_at: timestampSchema,
+    livemode: livemodeSchema,
   })
   .meta({ id: 'PaymentCreated' });
 
@@ -120,6 +122,7 @@ export const paymentSchema = z
       .nullable()
       .describe('The customer (personal data in clear), or null.'),
     metadata: z.record(z.string(), z.unknown()),
+    livemode: livemodeSchema,
   })
   .meta({ id: 'Payment' });
 
@@ -149,7 +152,7 @@ export const paymentsContract = c.router(
       path: '/payments/:payment_id',
       summary: 'Get a payment',
       description:
-        "The payment's latest transaction when one exists, else the intent. `PAYMENT_NOT_FOUND` for an unknown id, another brand's payment or a malformed id.",
+        "The payment's latest transaction when one exists, else the intent. `PAYMENT_NOT_FOUND` for an unknown id, another brand's payment, a payment of the other mode (a test key sees only test payments, a live key only live ones) or a malformed id.",
       pathParams: z.object({ payment_id: z.string().describe('The payment id (UUID) returned when the payment was created.') }),
       responses: { 200: ok(paymentSchema), 404: errorEnvelopeSchema },
       metadata: meta({ auth: 'merchant', tag: 'Payments', errors: ['PAYMENT_NOT_FOUND'] }),

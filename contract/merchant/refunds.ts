@@ -8,6 +8,7 @@ import {
   dateQuery,
   errorEnvelopeSchema,
   intQuery,
+  livemodeSchema,
   meta,
   ok,
   okList,
@@ -35,6 +36,7 @@ export const refundSchema = z
     failure_reason: z.string().nullable().describe('Why the refund failed, when it did.'),
     processed_at: timestampSchema.nullable().describe('When the refund completed or failed; null while pending.'),
     created_at: timestampSchema,
+    livemode: livemodeSchema,
   })
   .meta({ id: 'Refund' });
 

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { commonErrorResponses, errorEnvelopeSchema, meta, ok, timestampSchema } from '../common/index.ts';
+import { commonErrorResponses, errorEnvelopeSchema, livemodeSchema, meta, ok, timestampSchema } from '../common/index.ts';
 import { webhookEventNameSchema } from '../events.ts';
 
 const c = initContract();
@@ -76,8 +76,16 @@ export const webhookDeliverySchema = z
     last_attempt_at: timestampSchema.nullable(),
     delivered_at: timestampSchema.nullable(),
     created_at: timestampSchema,
+    livemode: livemodeSchema.describe("The event's mode; a key lists only its own mode's deliveries."),
+    test: z.boolean().describe('True for a test event sent with `POST /api/v1/webhooks/tests` (no object changed).'),
   })
   .meta({ id: 'WebhookDelivery' });
+
+export const sendTestEventBodySchema = z
+  .strictObject({
+    event: webhookEventNameSchema.describe('Which event to send, with a realistic sample `data` body of that event.'),
+  })
+  .meta({ id: 'SendWebhookTestRequest' });
 
 export const webhookAttemptSchema = z
   .object({
@@ -137,6 +145,18 @@ export const webhooksContract = c.router(
       description: 'The 50 most recent deliveries of the brand, newest first.',
       responses: { 200: ok(z.array(webhookDeliverySchema)) },
       metadata: endpointMeta(),
+    },
+    sendTest: {
+      method: 'POST',
+      path: '/webhooks/tests',
+      summary: 'Send a test event',
+      description:
+        "Sends a signed sample event of the chosen type to the brand's endpoint, through the same delivery pipeline as real events (retries, delivery log): " +
+        'nothing changes anywhere: the body carries `livemode` of the calling key, and its `data` is a realistic sample valid against the event schema whose ids name no real object. ' +
+        'The delivery is returned and listed by `GET /api/v1/webhooks/deliveries`. No endpoint: `WEBHOOK_ENDPOINT_NOT_FOUND`; a disabled endpoint: `INVALID_STATE` (enable it first).',
+      body: sendTestEventBodySchema,
+      responses: { 201: ok(webhookDeliverySchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      metadata: endpointMeta(['WEBHOOK_ENDPOINT_NOT_FOUND', 'INVALID_STATE']),
     },
     getDelivery: {
       method: 'GET',

@@ -17,7 +17,7 @@ import { exampleFor } from './examples.ts';
 type Json = Record<string, unknown>;
 
 const securitySchemes: Record<Exclude<AuthKind, 'none' | 'checkout' | 'device-refresh'>, { description: string; bearerFormat?: string }> = {
-  merchant: { description: 'Brand API key: `Authorization: Bearer pk_live_…`. Data is scoped to the brand that owns the key.' },
+  merchant: { description: 'Brand secret API key: `Authorization: Bearer sk_live_…` or `sk_test_…` (keys issued before as `pk_live_…`/`pk_test_…` keep working). Data is scoped to the brand that owns the key and to the key\'s mode: a test key sees and creates only test objects, a live key only live ones.' },
   device: { description: "Device access JWT from pairing or refresh: `Authorization: Bearer <access token>`. Valid 24 hours.", bearerFormat: 'JWT' },
   admin: { description: 'Admin token from configuration (`ADMIN_TOKEN`, printed on the first embedded run).' },
   pairing: { description: 'One-time pairing code created by an admin: `Authorization: Bearer <pairing code>`.' },

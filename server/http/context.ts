@@ -1,9 +1,10 @@
+import type { Mode } from '../../contract/common/mode.ts';
 import type { EntityManager } from '../infra/database/orm.ts';
 
 /** Who is calling, as established by the auth middleware from route metadata. */
 export type Principal =
-  | { kind: 'merchant'; brandId: number; apiKeyId: number }
-  | { kind: 'device'; deviceId: number; deviceUuid: string; brandId: number }
+  | { kind: 'merchant'; brandId: number; apiKeyId: number; mode: Mode }
+  | { kind: 'device'; deviceId: number; deviceUuid: string; brandId: number; mode: Mode }
   | { kind: 'admin' }
   | { kind: 'anonymous' };
 
@@ -21,12 +22,13 @@ declare global {
   }
 }
 
-export function merchantOf(req: Express.Request): { brandId: number; apiKeyId: number } {
+/** The calling key's brand and mode: every merchant read and write is scoped to both. */
+export function merchantOf(req: Express.Request): { brandId: number; apiKeyId: number; mode: Mode } {
   if (req.principal.kind !== 'merchant') throw new Error('route is not a merchant route');
   return req.principal;
 }
 
-export function deviceOf(req: Express.Request): { deviceId: number; deviceUuid: string; brandId: number } {
+export function deviceOf(req: Express.Request): { deviceId: number; deviceUuid: string; brandId: number; mode: Mode } {
   if (req.principal.kind !== 'device') throw new Error('route is not a device route');
   return req.principal;
 }

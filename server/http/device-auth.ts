@@ -16,6 +16,6 @@ export function deviceAuthenticator(keys: DeviceTokenKeys): Authenticator {
     if (!claims) throw new AppError('UNAUTHORIZED');
     const device = await authenticateDevice(req.em, claims.deviceUuid);
     if (!device) throw new AppError('UNAUTHORIZED');
-    return { kind: 'device', deviceId: device.deviceId, deviceUuid: claims.deviceUuid, brandId: device.brandId };
+    return { kind: 'device', deviceId: device.deviceId, deviceUuid: claims.deviceUuid, brandId: device.brandId, mode: device.mode };
   };
 }

@@ -42,7 +42,11 @@ export function idempotency({ logger, orm }: { logger: Logger; orm: Orm }): Requ
       return next(new AppError('VALIDATION_ERROR', 'Must be 1 to 255 visible ASCII characters', { field: 'idempotency-key' }));
     }
     const scope = { brandId: req.principal.brandId, key };
-    const hash = requestHash(req.method, req.baseUrl + req.path, req.body);
+    // Keys are stored per brand, and both modes' keys share them: a test request
+    // hashes differently, so the same key used in the other mode is a 409,
+    // never the replay of the other mode's response. Live hashes are as before.
+    const path = req.baseUrl + req.path;
+    const hash = requestHash(req.method, req.principal.mode === 'test' ? `test:${path}` : path, req.body);
     const run = async () => {
       const claim = await claimKey({ brandId: scope.brandId, key, hash });
       switch (claim.kind) {

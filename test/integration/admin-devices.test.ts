@@ -18,7 +18,7 @@ describe('pairing codes', () => {
     const res = await adminRequest(t, 'POST', `/brands/${brandId}/pairing-codes`, { ttl_minutes: 30 });
     expect(res.status).toBe(201);
     const code = res.body.data;
-    expect(code).toEqual({ id: expect.any(Number), brand_id: brandId, code: expect.stringMatching(/^[0-9A-Z]{5}-[0-9A-Z]{5}$/), expires_at: expect.stringMatching(ISO) });
+    expect(code).toEqual({ id: expect.any(Number), brand_id: brandId, mode: 'live', code: expect.stringMatching(/^[0-9A-Z]{5}-[0-9A-Z]{5}$/), expires_at: expect.stringMatching(ISO) });
     const minutes = (Date.parse(code.expires_at) - Date.now()) / 60_000;
     expect(minutes).toBeGreaterThan(29);
     expect(minutes).toBeLessThanOrEqual(30);
@@ -64,6 +64,7 @@ describe('devices', () => {
       id: live.deviceId,
       uuid: live.deviceUuid,
       brand_id: brandId,
+      mode: 'live',
       name: 'Live phone',
       status: 'active',
       presence: 'online',

@@ -62,12 +62,18 @@ describe('first-run demo seed', () => {
     const fresh = (await seed())!;
     const text = firstRunBanner(fresh, 'adm_TOKEN', t.baseUrl);
     expect(text).toContain('  Admin token:        adm_TOKEN\n');
-    expect(text).toContain(`  Demo brand API key: ${fresh.apiKey}\n`);
+    expect(text).toContain(`  Demo brand API key: ${fresh.apiKey} (test mode: the demo payment, the pairing code and the sandbox)\n`);
+    expect(text).toContain(`  Live API key:       ${fresh.liveApiKey} (live mode: sees no test object, never offered the sandbox)\n`);
     expect(text).toMatch(new RegExp(`  Pairing code: {7}${fresh.pairingCode} \\(one use, valid until \\S+Z\\)\\n`));
     expect(text).toContain(`  Demo checkout:      ${t.baseUrl}/checkout/${fresh.paymentId} (500.00 BDT)\n`);
     expect(text).toContain(`  API reference:      ${t.baseUrl}/docs\n`);
-    expect(fresh.apiKey).toMatch(/^pk_test_/);
+    expect(fresh.apiKey).toMatch(/^sk_test_/);
+    expect(fresh.liveApiKey).toMatch(/^sk_live_/);
     expect((await t.request('GET', '/api/v1/brand', { token: fresh.apiKey })).body.data.name).toBe('Demo Shop');
+    // The demo payment is test mode: the live key does not see it.
+    const asLive = await t.request('GET', `/api/v1/payments/${fresh.paymentId}`, { token: fresh.liveApiKey });
+    expect([asLive.status, asLive.body.errors[0].code]).toEqual([404, 'PAYMENT_NOT_FOUND']);
+    expect((await t.request('GET', `/api/v1/payments/${fresh.paymentId}`, { token: fresh.apiKey })).body.data.livemode).toBe(false);
     const pair = await t.request('POST', `${DEVICE_API}/devices/pairings`, { token: fresh.pairingCode, body: { fingerprint: newFingerprint(), device_name: 'x' } });
     expect(pair.status).toBe(201);
     // Existing gateways are kept as they are, not duplicated.

@@ -28,6 +28,7 @@ describe('transactions: list and get', () => {
       trx_id: waiting.transaction.trxId,
       payment_id: waiting.paymentId,
       brand_id: a.brandId,
+      mode: 'live',
       gateway: a.gateway.code,
       gateway_type: 'manual',
       method: 'send_money',

@@ -26,7 +26,7 @@ const adminRoutes = listRoutes(contract.admin).map(({ name, route }) => ({
 
 describe('every admin route refuses anything but the admin token', () => {
   it('covers the whole admin contract', () => {
-    expect(adminRoutes.length).toBe(39);
+    expect(adminRoutes.length).toBe(41);
     expect(new Set(adminRoutes.map((r) => `${r.method} ${r.path}`)).size).toBe(adminRoutes.length);
   });
 
@@ -102,7 +102,7 @@ describe('secrets and personal data stay out of the audit log and the logs', () 
     const rows = await auditRows(t);
     expect(rows.slice(-4).map((r) => [r.action, r.after])).toEqual([
       ['api_key.create', { prefix: key.prefix, mode: 'live', revoked: false }],
-      ['pairing_code.create', { expires_at: code.expires_at }],
+      ['pairing_code.create', { mode: 'live', expires_at: code.expires_at }],
       ['outbound_sms.enqueue', { status: 'pending', device_id: null }],
       ['notification.send', { device_id: device.id }],
     ]);

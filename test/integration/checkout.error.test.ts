@@ -24,7 +24,7 @@ const api = (id: string) => `/api/checkout/v1/payments/${id}`;
 
 beforeAll(async () => {
   t = await startTestServer({ WORKERS_ENABLED: 'false' });
-  ({ apiKey } = await t.createBrand('Shop A'));
+  ({ apiKey } = await t.createBrand('Shop A', { mode: 'test' }));
   ({ apiKey: otherKey } = await t.createBrand('Shop B'));
   bkash = await seedGateway(t, 'bkash', { sort_order: 1 });
   sandbox = await seedGateway(t, 'sandbox', { sort_order: 2, currencies: ['BDT'] });

@@ -23,7 +23,7 @@ const api = (id: string) => `/api/checkout/v1/payments/${id}`;
 beforeAll(async () => {
   // No workers: nothing in the background may move the payments under test.
   t = await startTestServer({ WORKERS_ENABLED: 'false' });
-  ({ apiKey } = await t.createBrand('Corner Shop'));
+  ({ apiKey } = await t.createBrand('Corner Shop', { mode: 'test' }));
   bkash = await seedGateway(t, 'bkash', { sort_order: 1 });
   sandbox = await seedGateway(t, 'sandbox', { sort_order: 2 });
   await seedRate(t, 'USD', 'BDT', '110.5');

@@ -21,7 +21,7 @@ const EVIL_REF = `<img src=x onerror=alert('ref')>`;
 
 beforeAll(async () => {
   t = await startTestServer({ WORKERS_ENABLED: 'false' });
-  ({ apiKey } = await t.createBrand(EVIL_BRAND));
+  ({ apiKey } = await t.createBrand(EVIL_BRAND, { mode: 'test' }));
   bkash = await seedGateway(t, 'bkash', {
     name: 'bKash <b>bold</b>',
     instructions: '</li><script src="https://cdn.example/x.js"></script>',

@@ -22,7 +22,7 @@ describe('the CLI over the admin API, as a child process', () => {
     const key = await cli(['api-key:create', '--brand', String(brandId), '--name', 'backend', '--json']);
     expect(key.code, key.stderr).toBe(0);
     const apiKey = key.json();
-    expect(apiKey.key).toMatch(/^pk_live_/);
+    expect(apiKey.key).toMatch(/^sk_live_/);
     expect((await t.request('GET', '/api/v1/brand', { token: apiKey.key })).body.data.name).toBe('CLI Shop');
 
     const gateway = await cli([
@@ -56,7 +56,7 @@ describe('the CLI over the admin API, as a child process', () => {
     const devices = await cli(['device:list', '--brand', String(brandId), '--json']);
     expect(devices.json().data).toEqual([expect.objectContaining({ name: 'CLI phone', presence: 'online', brand_id: brandId })]);
     const text = await cli(['pairing-code:create', '--brand', String(brandId)]);
-    expect(text.stdout).toMatch(/^Pairing code: [0-9A-Z]{5}-[0-9A-Z]{5}\nBrand: {8}\d+\nExpires at: {3}\S+Z\n/);
+    expect(text.stdout).toMatch(/^Pairing code: [0-9A-Z]{5}-[0-9A-Z]{5}\nBrand: {8}\d+\nMode: {9}live\nExpires at: {3}\S+Z\n/);
 
     // Every change the CLI made is in the audit log under its actor label.
     const audit = await cli(['audit:list', '--brand', String(brandId), '--json']);
@@ -80,7 +80,7 @@ describe('the CLI over the admin API, as a child process', () => {
   it('--help on the top level and on every command', async () => {
     const top = await cli(['--help']);
     expect(top.code).toBe(0);
-    for (const name of ['brand:create', 'api-key:revoke', 'gateway:update', 'rate:set', 'filter-rules:set', 'device:revoke', 'pairing-code:create', 'transaction:verify', 'sms:list', 'refund:fail', 'delivery:replay-dead', 'outbound-sms:enqueue', 'notification:send', 'settings:set', 'audit:list']) {
+    for (const name of ['brand:create', 'api-key:revoke', 'gateway:update', 'rate:set', 'filter-rules:set', 'device:revoke', 'pairing-code:create', 'transaction:verify', 'sms:list', 'refund:fail', 'delivery:replay-dead', 'webhooks:test', 'outbound-sms:enqueue', 'notification:send', 'settings:set', 'audit:list']) {
       expect(top.stdout).toContain(`  ${name} `);
     }
     const one = await cli(['refund:fail', '--help']);
@@ -88,6 +88,6 @@ describe('the CLI over the admin API, as a child process', () => {
     expect(one.stdout.split('\n')[0]).toBe('Usage: npm run cli -- refund:fail --refund <id> --reason <why>');
     expect(one.stdout).toContain('--admin-token <token>');
     const { commands } = await import('../../scripts/cli.ts');
-    expect(Object.keys(commands)).toHaveLength(39);
+    expect(Object.keys(commands)).toHaveLength(40);
   });
 });

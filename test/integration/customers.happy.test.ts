@@ -33,6 +33,7 @@ describe('GET /api/v1/customers/{identifier}', () => {
       email: 'jane.doe@example.com',
       phone: '+8801712345678',
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      livemode: true,
     });
   });
 
@@ -67,6 +68,7 @@ describe('GET /api/v1/customers', () => {
       email_masked: 'c***@example.org',
       phone_masked: '+88017*****005',
       created_at: expect.any(String),
+      livemode: true,
     });
     expect(res.body.data[0]).toMatchObject({ email_masked: 'n***@example.org', phone_masked: null });
     // Lists never carry clear contact details.

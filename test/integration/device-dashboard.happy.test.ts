@@ -17,10 +17,11 @@ afterAll(() => t?.close());
 
 const DAY = 86_400_000;
 
+// Test mode: the figures include a sandbox (automatic) payment, which only test mode takes.
 async function brandWithDevice(timezone = 'UTC') {
-  const brand = await t.createBrand('Dashboard Brand');
+  const brand = await t.createBrand('Dashboard Brand', { mode: 'test' });
   await t.sql('UPDATE brands SET timezone = $1 WHERE id = $2', [timezone, brand.brandId]);
-  const device = await pairDevice(t, { brandId: brand.brandId });
+  const device = await pairDevice(t, { brandId: brand.brandId, mode: 'test' });
   return { ...brand, device };
 }
 
@@ -48,7 +49,7 @@ describe('GET dashboard', () => {
 
   it("today's completed revenue, total and pending counts, and the 5 newest transactions of the brand only", async () => {
     const { apiKey, device } = await brandWithDevice();
-    const other = await t.createBrand('Other');
+    const other = await t.createBrand('Other', { mode: 'test' });
     const a = await seed(apiKey, 'completed', '1250.00');
     const b = await seed(apiKey, 'completed', '100.50');
     const c = await seed(apiKey, 'awaiting_verification', '300.00');

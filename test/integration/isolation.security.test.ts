@@ -147,6 +147,14 @@ const checks: Record<string, () => Promise<void>> = {
     expect(res.status).toBe(200);
     expect(res.body.data.map((d: { id: number }) => d.id)).not.toContain(a.deliveryId);
   },
+  'merchant.webhooks.sendTest': async () => {
+    await asB('PUT', '/api/v1/webhooks/endpoint', { url: 'http://127.0.0.1:9/b-hook', events: ['payment.completed'] });
+    const before = await t.sql('SELECT id FROM webhook_events WHERE brand_id = $1', [A.brandId]);
+    const res = await asB('POST', '/api/v1/webhooks/tests', { event: 'payment.completed' });
+    expect(res.status).toBe(201);
+    expect(res.body.data.url).toBe('http://127.0.0.1:9/b-hook');
+    expect(await t.sql('SELECT id FROM webhook_events WHERE brand_id = $1', [A.brandId])).toEqual(before);
+  },
   'merchant.webhooks.getDelivery': async () => {
     sameAnswer(await asB('GET', `/api/v1/webhooks/deliveries/${a.deliveryId}`), await asB('GET', '/api/v1/webhooks/deliveries/999999999'));
   },

@@ -152,7 +152,7 @@ describe('everything logged', () => {
       ['email address', /[\w.+-]+@[\w-]+\.[a-z]{2,}/i],
       ['Bangladesh phone number', /(\+?880|\b0)1[3-9]\d{8}\b/],
       ['JWT', /eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]{10,}/],
-      ['API key', /pk_(live|test)_[\w-]{10,}/],
+      ['API key', /[ps]k_(live|test)_[\w-]{10,}/],
       ['webhook secret', /whsec_[\w-]{10,}/],
       ['Bearer credential', /Bearer [^\s"[]{8,}/],
       ['SMS text', /You have received Tk/],

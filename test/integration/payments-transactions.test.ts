@@ -32,7 +32,7 @@ const keys = () => t.runtime.deps.crypto;
 beforeAll(async () => {
   // No workers: the scheduled expiry sweep must not race the expiry assertions below.
   t = await startTestServer({ WORKERS_ENABLED: 'false' });
-  ({ apiKey } = await t.createBrand('State Shop'));
+  ({ apiKey } = await t.createBrand('State Shop', { mode: 'test' }));
   bkash = await seedGateway(t, 'bkash');
   sandbox = await seedGateway(t, 'sandbox', { currencies: ['USD', 'EUR'], min_amount: '1.00', max_amount: '5000.00' });
 });

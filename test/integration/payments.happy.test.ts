@@ -47,6 +47,7 @@ describe('POST /api/v1/payments', () => {
       cancel_url: 'https://shop.example/cart',
       expires_at: expect.stringMatching(ISO_Z),
       created_at: expect.stringMatching(ISO_Z),
+      livemode: true,
     });
     const ttl = Date.parse(d.expires_at) - Date.parse(d.created_at);
     expect(ttl).toBe(900_000);
@@ -129,7 +130,7 @@ describe('POST /api/v1/payments', () => {
   });
 
   it('accepts the largest amount a gateway without maximum takes', async () => {
-    await seedGateway(t, 'sandbox', { code: 'unlimited', currencies: ['EUR'] });
+    await seedGateway(t, 'bkash', { code: 'unlimited', currencies: ['EUR'], max_amount: null });
     const res = await t.request('POST', '/api/v1/payments', { token: apiKey, body: { amount: '999999999999.99', currency: 'EUR' } });
     expect(res.status).toBe(201);
     expect(res.body.data.amount).toBe('999999999999.99');
@@ -164,6 +165,7 @@ describe('GET /api/v1/payments/{payment_id}', () => {
       expires_at: p.expires_at,
       customer: { name: 'Mina', email: 'mina@example.com' },
       metadata: { k: 'v' },
+      livemode: true,
     });
   });
 
@@ -212,9 +214,11 @@ describe('GET /api/v1/payments/{payment_id}', () => {
       expect(res.body.data.status).toBe(status);
       expect(res.body.data.completed_at === null).toBe(status !== 'completed');
     }
+    // Automatic gateways are the sandbox: test mode only.
     const sandbox = await seedGateway(t, 'sandbox');
-    const { paymentId } = await seedTransaction(t, { apiKey, gateway: sandbox, status: 'processing' });
-    expect((await t.request('GET', `/api/v1/payments/${paymentId}`, { token: apiKey })).body.data.status).toBe('processing');
+    const testShop = await t.createBrand('Test-mode shop', { mode: 'test' });
+    const { paymentId } = await seedTransaction(t, { apiKey: testShop.apiKey, gateway: sandbox, status: 'processing' });
+    expect((await t.request('GET', `/api/v1/payments/${paymentId}`, { token: testShop.apiKey })).body.data.status).toBe('processing');
   });
 
   it('shows the converted amount with the intent amount and rate when the gateway charges another currency', async () => {

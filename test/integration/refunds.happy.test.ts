@@ -37,6 +37,7 @@ describe('POST /api/v1/refunds', () => {
       failure_reason: null,
       processed_at: null,
       created_at: expect.stringMatching(ISO_Z),
+      livemode: true,
     });
   });
 

@@ -24,7 +24,7 @@ const CALLBACK = '/api/checkout/v1/gateways/sandbox/callbacks';
 
 beforeAll(async () => {
   ({ t, proxy } = await startPublicTestServer({ WORKERS_ENABLED: 'true' }));
-  ({ apiKey } = await t.createBrand('Sandbox Shop'));
+  ({ apiKey } = await t.createBrand('Sandbox Shop', { mode: 'test' }));
   bkash = await seedGateway(t, 'bkash');
   sandbox = await seedGateway(t, 'sandbox');
 });

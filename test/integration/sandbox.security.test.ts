@@ -24,7 +24,7 @@ const now = () => Math.floor(Date.now() / 1000);
 beforeAll(async () => {
   // No workers: the only callbacks are the ones this file sends.
   t = await startTestServer({ WORKERS_ENABLED: 'false' });
-  ({ apiKey } = await t.createBrand('Signed Shop'));
+  ({ apiKey } = await t.createBrand('Signed Shop', { mode: 'test' }));
   bkash = await seedGateway(t, 'bkash');
   sandbox = await seedGateway(t, 'sandbox');
   secret = t.runtime.deps.secrets.sandboxCallbackSecret;

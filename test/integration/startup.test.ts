@@ -51,15 +51,16 @@ describe('npm start on the embedded default', () => {
     // The file is written first, then the log line pointing at it.
     while (!first.output().includes('first-run.txt') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     const banner = readFileSync(bannerFile, 'utf8');
-    expect(banner).toMatch(/Demo brand API key: pk_test_[A-Za-z0-9]+/);
+    expect(banner).toMatch(/Demo brand API key: sk_test_[A-Za-z0-9]+/);
     expect(banner).toMatch(/Admin token:\s+adm_/);
     // Readable by the owner only, from the moment it exists.
     expect(statSync(bannerFile).mode & 0o777).toBe(0o600);
-    const key = /Demo brand API key: (pk_test_[A-Za-z0-9]+)/.exec(banner)![1]!;
+    const key = /Demo brand API key: (sk_test_[A-Za-z0-9]+)/.exec(banner)![1]!;
+    const liveKey = /Live API key:\s+(sk_live_[A-Za-z0-9]+)/.exec(banner)![1]!;
     const adminToken = /Admin token:\s+(adm_\S+)/.exec(banner)![1]!;
     const pairingCode = /Pairing code:\s+(\S+)/.exec(banner)![1]!;
     // stdout is the log stream here: none of the credentials are in it, one line says where they are.
-    for (const secret of [key, adminToken, pairingCode]) expect(first.output()).not.toContain(secret);
+    for (const secret of [key, liveKey, adminToken, pairingCode]) expect(first.output()).not.toContain(secret);
     expect(first.output()).not.toContain('Demo brand API key');
     const pointer = first.output().split('\n').filter((l) => l.includes('first-run.txt'));
     expect(pointer).toHaveLength(1);

@@ -83,6 +83,8 @@ describe('webhook delivery', () => {
       last_attempt_at: expect.stringMatching(/Z$/),
       delivered_at: expect.stringMatching(/Z$/),
       created_at: expect.stringMatching(/Z$/),
+      livemode: true,
+      test: false,
     });
     const detail = await t.request('GET', `/api/v1/webhooks/deliveries/${deliveryId}`, { token: apiKey });
     expect(detail.status).toBe(200);

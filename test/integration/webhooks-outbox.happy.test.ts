@@ -47,7 +47,7 @@ async function rowsFor(brand: number) {
 describe('recordEvent', () => {
   it('records the event, one pending delivery and its job in the caller transaction', async () => {
     await em().transactional(async (tx) => {
-      await recordEvent(tx, { brandId, event: 'payment.completed', data: paymentData, transactionId: 42 });
+      await recordEvent(tx, { brandId, mode: 'live', event: 'payment.completed', data: paymentData, transactionId: 42 });
     });
     const { events, deliveries, jobs } = await rowsFor(brandId);
     expect(events).toHaveLength(1);
@@ -55,7 +55,7 @@ describe('recordEvent', () => {
     expect(events[0]!.transaction_id).toBe('42');
     expect(events[0]!.public_id).toMatch(/^evt_[0-9a-f]{32}$/);
     const body = JSON.parse(events[0]!.payload);
-    expect(body).toEqual({ id: events[0]!.public_id, event: 'payment.completed', created_at: expect.stringMatching(/Z$/), data: paymentData });
+    expect(body).toEqual({ id: events[0]!.public_id, event: 'payment.completed', created_at: expect.stringMatching(/Z$/), livemode: true, data: paymentData });
     expect(deliveries).toEqual([{ id: expect.any(String), event_id: events[0]!.id, url: 'https://merchant.example/hooks', status: 'pending', attempts: 0 }]);
     expect(jobs).toEqual([{ singleton_key: `delivery:${deliveries[0]!.id}`, data: { deliveryId: Number(deliveries[0]!.id) }, state: 'created' }]);
   });
@@ -64,7 +64,7 @@ describe('recordEvent', () => {
     const before = await rowsFor(brandId);
     await expect(
       em().transactional(async (tx) => {
-        await recordEvent(tx, { brandId, event: 'refund.completed', data: refundData, transactionId: 42 });
+        await recordEvent(tx, { brandId, mode: 'live', event: 'refund.completed', data: refundData, transactionId: 42 });
         throw new Error('state change failed after the event');
       }),
     ).rejects.toThrow('state change failed after the event');
@@ -76,12 +76,12 @@ describe('recordEvent', () => {
 
   it('keeps the event but creates no delivery when the endpoint is not subscribed, disabled or missing', async () => {
     await em().transactional(async (tx) => {
-      await recordEvent(tx, { brandId, event: 'device.offline', data: deviceData });
-      await recordEvent(tx, { brandId: otherBrandId, event: 'payment.completed', data: paymentData, transactionId: 7 });
+      await recordEvent(tx, { brandId, mode: 'live', event: 'device.offline', data: deviceData });
+      await recordEvent(tx, { brandId: otherBrandId, mode: 'live', event: 'payment.completed', data: paymentData, transactionId: 7 });
     });
     await t.sql('UPDATE webhook_endpoints SET enabled = false WHERE brand_id = $1', [brandId]);
     try {
-      await em().transactional((tx) => recordEvent(tx, { brandId, event: 'payment.completed', data: paymentData }));
+      await em().transactional((tx) => recordEvent(tx, { brandId, mode: 'live', event: 'payment.completed', data: paymentData }));
     } finally {
       await t.sql('UPDATE webhook_endpoints SET enabled = true WHERE brand_id = $1', [brandId]);
     }
@@ -96,9 +96,9 @@ describe('recordEvent', () => {
 
   it('refuses data that breaks the event contract, and calls outside a transaction', async () => {
     await expect(
-      em().transactional((tx) => recordEvent(tx, { brandId, event: 'payment.completed', data: { ...paymentData, amount: 1250 } })),
+      em().transactional((tx) => recordEvent(tx, { brandId, mode: 'live', event: 'payment.completed', data: { ...paymentData, amount: 1250 } })),
     ).rejects.toThrow(/payment\.completed data does not match contract\/events\.ts \(data\.amount: /);
-    await expect(recordEvent(em(), { brandId, event: 'payment.completed', data: paymentData })).rejects.toThrow(
+    await expect(recordEvent(em(), { brandId, mode: 'live', event: 'payment.completed', data: paymentData })).rejects.toThrow(
       'recordEvent must run inside em.transactional()',
     );
     const { events } = await rowsFor(brandId);

@@ -22,8 +22,8 @@ export function newFingerprint(): string {
 }
 
 /** A fresh one-time pairing code for the brand, in clear. */
-export async function newPairingCode(t: TestContext, brandId: number, ttlMinutes?: number): Promise<string> {
-  const { code } = await createPairingCode(t.runtime.deps.orm.em.fork(), brandId, ttlMinutes === undefined ? {} : { ttlMinutes });
+export async function newPairingCode(t: TestContext, brandId: number, ttlMinutes?: number, mode: 'live' | 'test' = 'live'): Promise<string> {
+  const { code } = await createPairingCode(t.runtime.deps.orm.em.fork(), brandId, ttlMinutes === undefined ? { mode } : { ttlMinutes, mode });
   return code;
 }
 
@@ -38,11 +38,11 @@ export function tokenKeys(t: TestContext): DeviceTokenKeys {
  */
 export async function pairDevice(
   t: TestContext,
-  opts: { brandId?: number; fingerprint?: string; name?: string } = {},
+  opts: { brandId?: number; fingerprint?: string; name?: string; mode?: 'live' | 'test' } = {},
 ): Promise<PairedDevice> {
   const brandId = opts.brandId ?? (await t.createBrand('Device Brand')).brandId;
   const fingerprint = opts.fingerprint ?? newFingerprint();
-  const code = await newPairingCode(t, brandId);
+  const code = await newPairingCode(t, brandId, undefined, opts.mode ?? 'live');
   const res = await t.request('POST', `${DEVICE_API}/devices/pairings`, {
     token: code,
     body: { fingerprint, device_name: opts.name ?? 'Test phone', app_version: '1.0.0' },

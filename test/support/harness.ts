@@ -22,8 +22,8 @@ export interface TestContext {
   logs: string[];
   /** Plain SQL on this file's database (assertions on stored rows). */
   sql<T = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
-  /** A new brand with a fresh API key. */
-  createBrand(name?: string): Promise<{ brandId: number; apiKey: string }>;
+  /** A new brand with a fresh API key (live unless `mode` says `test`: the sandbox takes only test payments). */
+  createBrand(name?: string, opts?: { mode?: 'live' | 'test' }): Promise<{ brandId: number; apiKey: string }>;
   /** fetch against the app: JSON in, parsed JSON out. */
   request(method: string, path: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<{ status: number; headers: Headers; body: any }>;
   close(): Promise<void>;
@@ -118,10 +118,10 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     async sql(text, values) {
       return (await pool.query(text, values as unknown[])).rows;
     },
-    async createBrand(name = 'Test Brand') {
+    async createBrand(name = 'Test Brand', opts = {}) {
       const em = runtime.deps.orm.em.fork();
       const brand = await createBrand(em, { name });
-      const { key } = await createApiKey(em, brand.id, { name: 'test key' });
+      const { key } = await createApiKey(em, brand.id, { name: 'test key', mode: opts.mode ?? 'live' });
       return { brandId: brand.id, apiKey: key };
     },
     async request(method, p, opts = {}) {

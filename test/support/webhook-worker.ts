@@ -67,7 +67,7 @@ export const samplePayment = (n: number) => ({
 /** What a state change does: record the event in its own transaction. */
 export async function emitPaymentCompleted(t: TestContext, brandId: number, n: number, event: WebhookEventName = 'payment.completed'): Promise<void> {
   await t.runtime.deps.orm.em.fork().transactional((tx) =>
-    recordEvent(tx, { brandId, event, data: { ...samplePayment(n), status: event.split('.')[1]! }, transactionId: n }),
+    recordEvent(tx, { brandId, mode: 'live', event, data: { ...samplePayment(n), status: event.split('.')[1]! }, transactionId: n }),
   );
 }
 

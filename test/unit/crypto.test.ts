@@ -316,11 +316,11 @@ describe('tokens', () => {
 });
 
 describe('API keys', () => {
-  it.each(['live', 'test'] as const)('generates a %s key with prefix and SHA-256 hash', (mode) => {
+  it.each(['live', 'test'] as const)('generates a secret %s key (sk_) with prefix and SHA-256 hash', (mode) => {
     const { key, prefix, hash } = generateApiKey(mode);
-    expect(key).toMatch(new RegExp(`^pk_${mode}_[0-9A-Za-z]{40}$`));
+    expect(key).toMatch(new RegExp(`^sk_${mode}_[0-9A-Za-z]{40}$`));
     expect(prefix).toBe(key.slice(0, 12));
-    expect(prefix.startsWith(`pk_${mode}_`)).toBe(true);
+    expect(prefix.startsWith(`sk_${mode}_`)).toBe(true);
     expect(hash).toBe(createHash('sha256').update(key).digest('hex'));
     expect(hashApiKey(key)).toBe(hash);
     expect(looksLikeApiKey(key)).toBe(true);
@@ -345,7 +345,12 @@ describe('API keys', () => {
     ['pk_live_' + 'a'.repeat(31), false],
     ['pk_live_' + 'a'.repeat(65), false],
     ['pk_prod_' + 'a'.repeat(40), false],
-    ['sk_live_' + 'a'.repeat(40), false],
+    // Secret keys (issued now) and publishable-looking ones issued before both authenticate.
+    ['sk_live_' + 'a'.repeat(40), true],
+    ['sk_test_' + 'a'.repeat(40), true],
+    ['sk_prod_' + 'a'.repeat(40), false],
+    ['rk_live_' + 'a'.repeat(40), false],
+    ['sk_live_' + 'a'.repeat(31), false],
     ['pk_live_' + 'a'.repeat(39) + '-', false],
     [' pk_live_' + 'a'.repeat(40), false],
     ['pk_live_' + 'a'.repeat(40) + '\n', false],

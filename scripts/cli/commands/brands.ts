@@ -3,7 +3,7 @@ import type { Commands } from '../command.ts';
 import { block, table } from '../output.ts';
 
 const BRAND_COLUMNS = ['id', 'name', 'status', 'timezone', 'created_at'];
-const KEY_COLUMNS = ['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'];
+const KEY_COLUMNS = ['id', 'name', 'prefix', 'mode', 'created_at', 'last_used_at', 'revoked_at'];
 
 export const brandCommands: Commands = {
   'brand:create': {

@@ -7,10 +7,10 @@ const DEVICE_COLUMNS = ['id', 'brand_id', 'name', 'presence', 'last_seen_at', 'l
 export const deviceCommands: Commands = {
   'device:list': {
     summary: 'List paired devices with their presence (online, offline, revoked)',
-    usage: `[--brand <id>] [--presence online|offline|revoked] ${pageHelp}`,
-    options: { brand: { type: 'string' }, presence: { type: 'string' }, ...pageOptions },
+    usage: `[--brand <id>] [--mode live|test] [--presence online|offline|revoked] ${pageHelp}`,
+    options: { brand: { type: 'string' }, mode: { type: 'string' }, presence: { type: 'string' }, ...pageOptions },
     async run(ctx, v) {
-      const query = defined({ brand_id: positiveInt(v, 'brand'), presence: oneOf(v, 'presence', ['online', 'offline', 'revoked'] as const), ...pageQuery(v) });
+      const query = defined({ brand_id: positiveInt(v, 'brand'), mode: oneOf(v, 'mode', ['live', 'test'] as const), presence: oneOf(v, 'presence', ['online', 'offline', 'revoked'] as const), ...pageQuery(v) });
       const page = await ctx.admin().devices.list(query);
       return { json: page, text: table(page.data, DEVICE_COLUMNS, page.meta) };
     },
@@ -35,15 +35,16 @@ export const deviceCommands: Commands = {
   },
   'pairing-code:create': {
     summary: 'Create a one-time pairing code for a brand (shown once)',
-    usage: '--brand <id> [--ttl-minutes <n>]   (default 15 minutes)',
-    options: { brand: { type: 'string' }, 'ttl-minutes': { type: 'string' } },
+    usage: '--brand <id> [--ttl-minutes <n>] [--mode live|test]   (default 15 minutes, live: a test device verifies only test payments)',
+    options: { brand: { type: 'string' }, 'ttl-minutes': { type: 'string' }, mode: { type: 'string' } },
     async run(ctx, v) {
       const brand = positiveInt(v, 'brand', true);
       const ttl = positiveInt(v, 'ttl-minutes');
-      const code = await ctx.admin().pairingCodes.create(brand, defined({ ttl_minutes: ttl }));
+      const code = await ctx.admin().pairingCodes.create(brand, defined({ ttl_minutes: ttl, mode: oneOf(v, 'mode', ['live', 'test'] as const) }));
       const text = [
         `Pairing code: ${code.code}`,
         `Brand:        ${code.brand_id}`,
+        `Mode:         ${code.mode}`,
         `Expires at:   ${code.expires_at}`,
         'Enter it in the companion app once; it cannot be shown again.',
       ].join('\n');

@@ -9,11 +9,12 @@ const deliveryStatuses = ['pending', 'retrying', 'success', 'dead_letter'] as co
 export const operationCommands: Commands = {
   'delivery:list': {
     summary: 'List webhook deliveries of every brand, or one',
-    usage: `[--brand <id>] [--status ${deliveryStatuses.join('|')}] [--event <name>] [--from YYYY-MM-DD] [--to YYYY-MM-DD] ${pageHelp}`,
-    options: { brand: { type: 'string' }, status: { type: 'string' }, event: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, ...pageOptions },
+    usage: `[--brand <id>] [--mode live|test] [--status ${deliveryStatuses.join('|')}] [--event <name>] [--from YYYY-MM-DD] [--to YYYY-MM-DD] ${pageHelp}`,
+    options: { brand: { type: 'string' }, mode: { type: 'string' }, status: { type: 'string' }, event: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, ...pageOptions },
     async run(ctx, v) {
       const query = defined({
         brand_id: positiveInt(v, 'brand'),
+        mode: oneOf(v, 'mode', ['live', 'test'] as const),
         status: oneOf(v, 'status', deliveryStatuses),
         event: oneOf(v, 'event', webhookEventNames),
         from: opt(v, 'from'),
@@ -51,6 +52,19 @@ export const operationCommands: Commands = {
     async run(ctx, v) {
       const result = await ctx.admin().webhookDeliveries.replayDeadLetters(defined({ since: need(v, 'since'), brand_id: positiveInt(v, 'brand') }));
       return { json: result, text: `replayed ${result.replayed}; left ${result.skipped_disabled} whose endpoint is disabled (enable it first)` };
+    },
+  },
+  'webhooks:test': {
+    summary: "Send a signed test event to a brand's webhook endpoint (delivered and logged like any other; nothing else changes)",
+    usage: `--brand <id> --event <${webhookEventNames.join('|')}> [--mode test|live]`,
+    options: { brand: { type: 'string' }, event: { type: 'string' }, mode: { type: 'string' } },
+    async run(ctx, v) {
+      const brandId = positiveInt(v, 'brand', true);
+      const event = oneOf(v, 'event', webhookEventNames);
+      if (!event) throw new UsageError(`--event must be one of ${webhookEventNames.join(', ')}`);
+      const delivery = await ctx.admin().webhookDeliveries.sendTest(defined({ brand_id: brandId, event, mode: oneOf(v, 'mode', ['test', 'live'] as const) }));
+      const { payload: _payload, ...shown } = delivery;
+      return { json: delivery, text: block(shown) };
     },
   },
   'settings:get': {

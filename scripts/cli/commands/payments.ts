@@ -14,11 +14,12 @@ const dateHelp = '[--from YYYY-MM-DD] [--to YYYY-MM-DD]';
 export const paymentCommands: Commands = {
   'transaction:list': {
     summary: 'List transactions of every brand, or one, newest first',
-    usage: `[--brand <id>] [--status <${txStatuses.join('|')}>] [--gateway <code>] [--trx-id <ref>] ${dateHelp} ${pageHelp}`,
-    options: { brand: { type: 'string' }, status: { type: 'string' }, gateway: { type: 'string' }, 'trx-id': { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, ...pageOptions },
+    usage: `[--brand <id>] [--mode live|test] [--status <${txStatuses.join('|')}>] [--gateway <code>] [--trx-id <ref>] ${dateHelp} ${pageHelp}`,
+    options: { brand: { type: 'string' }, mode: { type: 'string' }, status: { type: 'string' }, gateway: { type: 'string' }, 'trx-id': { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, ...pageOptions },
     async run(ctx, v) {
       const query = defined({
         brand_id: positiveInt(v, 'brand'),
+        mode: oneOf(v, 'mode', ['live', 'test'] as const),
         status: oneOf(v, 'status', txStatuses),
         gateway: opt(v, 'gateway'),
         trx_id: opt(v, 'trx-id'),
@@ -62,12 +63,13 @@ export const paymentCommands: Commands = {
   },
   'sms:list': {
     summary: 'List forwarded SMS records with their match status (text only with --include-body)',
-    usage: `[--brand <id>] [--match-status <${matchStatuses.join('|')}>] [--device <id>] ${dateHelp} [--include-body] ${pageHelp}`,
-    options: { brand: { type: 'string' }, 'match-status': { type: 'string' }, device: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, 'include-body': { type: 'boolean' }, ...pageOptions },
+    usage: `[--brand <id>] [--mode live|test] [--match-status <${matchStatuses.join('|')}>] [--device <id>] ${dateHelp} [--include-body] ${pageHelp}`,
+    options: { brand: { type: 'string' }, mode: { type: 'string' }, 'match-status': { type: 'string' }, device: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, 'include-body': { type: 'boolean' }, ...pageOptions },
     notes: ['--include-body decrypts the SMS text (personal data); each such read is recorded in the audit log.'],
     async run(ctx, v) {
       const query = defined({
         brand_id: positiveInt(v, 'brand'),
+        mode: oneOf(v, 'mode', ['live', 'test'] as const),
         match_status: oneOf(v, 'match-status', matchStatuses),
         device_id: positiveInt(v, 'device'),
         from: opt(v, 'from'),
@@ -91,11 +93,12 @@ export const paymentCommands: Commands = {
   },
   'refund:list': {
     summary: 'List refunds of every brand, or one (manual-gateway refunds wait as pending)',
-    usage: `[--brand <id>] [--status pending|completed|failed] [--trx-id <ref>] [--transaction <id>] ${dateHelp} ${pageHelp}`,
-    options: { brand: { type: 'string' }, status: { type: 'string' }, 'trx-id': { type: 'string' }, transaction: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, ...pageOptions },
+    usage: `[--brand <id>] [--mode live|test] [--status pending|completed|failed] [--trx-id <ref>] [--transaction <id>] ${dateHelp} ${pageHelp}`,
+    options: { brand: { type: 'string' }, mode: { type: 'string' }, status: { type: 'string' }, 'trx-id': { type: 'string' }, transaction: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, ...pageOptions },
     async run(ctx, v) {
       const query = defined({
         brand_id: positiveInt(v, 'brand'),
+        mode: oneOf(v, 'mode', ['live', 'test'] as const),
         status: oneOf(v, 'status', refundStatuses),
         trx_id: opt(v, 'trx-id'),
         transaction_id: positiveInt(v, 'transaction'),

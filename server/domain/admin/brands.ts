@@ -21,6 +21,7 @@ export interface AdminApiKey {
   brand_id: number;
   name: string;
   prefix: string;
+  mode: 'live' | 'test';
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -41,13 +42,14 @@ interface KeyRow {
   brand_id: string;
   name: string;
   prefix: string;
+  mode: 'live' | 'test';
   created_at: string | Date;
   last_used_at: string | Date | null;
   revoked_at: string | Date | null;
 }
 
 const BRAND_COLUMNS = 'id, uuid, name, timezone, status, created_at, updated_at';
-const KEY_COLUMNS = 'id, brand_id, name, prefix, created_at, last_used_at, revoked_at';
+const KEY_COLUMNS = 'id, brand_id, name, prefix, mode, created_at, last_used_at, revoked_at';
 
 const toBrand = (r: BrandRow): AdminBrand => ({
   id: Number(r.id),
@@ -64,6 +66,7 @@ const toKey = (r: KeyRow): AdminApiKey => ({
   brand_id: Number(r.brand_id),
   name: r.name,
   prefix: r.prefix,
+  mode: r.mode,
   created_at: pgDate(r.created_at).toISOString(),
   last_used_at: pgDateOrNull(r.last_used_at)?.toISOString() ?? null,
   revoked_at: pgDateOrNull(r.revoked_at)?.toISOString() ?? null,

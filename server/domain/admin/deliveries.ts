@@ -5,6 +5,7 @@ import { withAudit, type AuditActor } from '../audit/service.ts';
 import { pgDate, pgDateOrNull } from '../payments/pg.ts';
 import type { DeliveryStatus } from '../webhooks/entities.ts';
 import { getDelivery, replayDeadLetter, replayDeadLetters, toAttemptResource, type AttemptResource } from '../webhooks/deliveries.ts';
+import { sendTestEvent } from '../webhooks/test-events.ts';
 import { getAdminBrand } from './brands.ts';
 
 export interface AdminDelivery {
@@ -25,6 +26,9 @@ export interface AdminDelivery {
   delivered_at: string | null;
   dead_lettered_at: string | null;
   created_at: string;
+  mode: 'live' | 'test';
+  livemode: boolean;
+  test: boolean;
 }
 
 export type AdminAttempt = AttemptResource;
@@ -35,7 +39,8 @@ const iso = (v: string | Date | null) => pgDateOrNull(v)?.toISOString() ?? null;
 
 const SELECT = `
   SELECT d.id, d.brand_id, e.public_id, e.transaction_id, e.event, d.url, e.payload, d.response_status, d.response_body, d.attempts,
-         d.status, d.last_error, d.next_attempt_at, d.last_attempt_at, d.delivered_at, d.dead_lettered_at, d.created_at
+         d.status, d.last_error, d.next_attempt_at, d.last_attempt_at, d.delivered_at, d.dead_lettered_at, d.created_at,
+         e.mode, e.is_test
     FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id`;
 
 function toDelivery(r: Row): AdminDelivery {
@@ -57,6 +62,9 @@ function toDelivery(r: Row): AdminDelivery {
     delivered_at: iso(r.delivered_at),
     dead_lettered_at: iso(r.dead_lettered_at),
     created_at: pgDate(r.created_at).toISOString(),
+    mode: r.mode,
+    livemode: r.mode === 'live',
+    test: r.is_test,
   };
 }
 
@@ -70,6 +78,7 @@ export interface DeliveryFilter {
   page: number;
   perPage: number;
   brandId?: number;
+  mode?: 'live' | 'test';
   status?: DeliveryStatus;
   event?: WebhookEventName;
   /** Inclusive UTC dates, `YYYY-MM-DD`. */
@@ -86,6 +95,7 @@ export async function listAdminDeliveries(em: EntityManager, f: DeliveryFilter):
     params.push(value);
   };
   if (f.brandId !== undefined) add('d.brand_id = ?', f.brandId);
+  if (f.mode) add('d.mode = ?', f.mode);
   if (f.status) add('d.status = ?', f.status);
   if (f.event) add('e.event = ?', f.event);
   if (f.from) add("d.created_at >= (?::date)::timestamp AT TIME ZONE 'UTC'", f.from);
@@ -128,6 +138,29 @@ export async function replayDeliveryAudited(em: EntityManager, who: AuditActor, 
         brandId: after.brand_id,
         before: { status: before.status, attempts: before.attempts, event_id: before.event_id },
         after: { status: after.status, attempts: after.attempts, event_id: after.event_id },
+      },
+    };
+  });
+}
+
+/** A signed sample event to the brand's endpoint (webhooks/test-events.ts), recorded in the audit log. */
+export async function sendTestEventAudited(
+  em: EntityManager,
+  who: AuditActor,
+  input: { brandId: number; event: WebhookEventName; mode: 'live' | 'test' },
+): Promise<AdminDelivery> {
+  return withAudit(em, who, async (tx) => {
+    await getAdminBrand(tx, input.brandId);
+    const sent = await sendTestEvent(tx, input);
+    const after = await loadDelivery(tx, sent.id);
+    return {
+      result: after,
+      audit: {
+        action: 'webhook.test_event',
+        targetType: 'webhook_delivery',
+        targetId: sent.id,
+        brandId: input.brandId,
+        after: { event: input.event, mode: input.mode, event_id: after.event_id },
       },
     };
   });

@@ -30,7 +30,10 @@ export const demoGatewayInput: GatewayInput = {
 
 export interface DemoSeed {
   brandId: number;
+  /** Test-mode key: the demo payment, the pairing code and the sandbox are test mode. */
   apiKey: string;
+  /** Live-mode key: sees none of the demo's objects and is never offered the sandbox. */
+  liveApiKey: string;
   pairingCode: string;
   pairingCodeExpiresAt: Date;
   gateways: GatewayView[];
@@ -47,9 +50,10 @@ async function ensureGateway(em: EntityManager, input: GatewayInput): Promise<Ga
 }
 
 /**
- * Seeds what a new user needs to try every flow: a demo brand with a test API
- * key, the manual demo gateway and the sandbox gateway, a pairing code (a day,
- * so the phone can be paired later) and a payment to open on the checkout page.
+ * Seeds what a new user needs to try every flow: a demo brand with a test and a
+ * live API key, the manual demo gateway and the sandbox gateway, a test-mode
+ * pairing code (a day, so the phone can be paired later) and a test-mode payment
+ * to open on the checkout page: the walk-through moves no money.
  * Runs once: under an advisory lock, and only while there is no brand at all,
  * so two processes starting on one empty database seed it once. Null when the
  * database already had a brand.
@@ -60,19 +64,22 @@ export async function seedDemo(em: EntityManager, keys: PersonalDataKeys, opts: 
     const [brands] = await tx.execute<Array<{ n: string }>>('SELECT count(*) AS n FROM brands');
     if (Number(brands!.n) > 0) return null;
     const brand = await createBrand(tx, { name: 'Demo Shop', timezone: 'Asia/Dhaka' });
-    const { key } = await createApiKey(tx, brand.id, { name: 'demo key', mode: 'test' });
+    const { key } = await createApiKey(tx, brand.id, { name: 'demo test key', mode: 'test' });
+    const { key: liveKey } = await createApiKey(tx, brand.id, { name: 'demo live key', mode: 'live' });
     const gateways = [await ensureGateway(tx, demoGatewayInput), await ensureSandboxGateway(tx)];
-    const pairing = await createPairingCode(tx, brand.id, { ttlMinutes: 24 * 60 });
+    const pairing = await createPairingCode(tx, brand.id, { ttlMinutes: 24 * 60, mode: 'test' });
     const payment = await createIntent(
       tx,
       keys,
       brand.id,
+      'test',
       { amount: '500.00', currency: 'BDT', reference: 'demo-order-1', expiresIn: 24 * 3600, metadata: { demo: true } },
       { publicBaseUrl: opts.publicBaseUrl },
     );
     return {
       brandId: brand.id,
       apiKey: key,
+      liveApiKey: liveKey,
       pairingCode: pairing.code,
       pairingCodeExpiresAt: pairing.expiresAt,
       gateways,

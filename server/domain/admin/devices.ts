@@ -16,6 +16,7 @@ export interface AdminDevice {
   id: number;
   uuid: string;
   brand_id: number;
+  mode: 'live' | 'test';
   name: string;
   status: 'active' | 'revoked';
   presence: DevicePresence;
@@ -35,6 +36,7 @@ interface DeviceRow {
   id: string;
   uuid: string;
   brand_id: string;
+  mode: 'live' | 'test';
   name: string;
   status: 'active' | 'revoked';
   presence: DevicePresence;
@@ -57,6 +59,7 @@ function toDevice(r: DeviceRow): AdminDevice {
     id: Number(r.id),
     uuid: r.uuid,
     brand_id: Number(r.brand_id),
+    mode: r.mode,
     name: r.name,
     status: r.status,
     presence: r.presence,
@@ -81,7 +84,7 @@ function toDevice(r: DeviceRow): AdminDevice {
 const PRESENCE = `CASE WHEN d.status = 'revoked' THEN 'revoked'
   WHEN COALESCE(d.last_seen_at, d.paired_at) >= now() - make_interval(mins => ?) THEN 'online' ELSE 'offline' END`;
 
-const SELECT = `SELECT d.id, d.uuid, d.brand_id, d.name, d.status, ${PRESENCE} AS presence, d.last_seen_at, d.last_heartbeat_at, d.offline_since,
+const SELECT = `SELECT d.id, d.uuid, d.brand_id, d.mode, d.name, d.status, ${PRESENCE} AS presence, d.last_seen_at, d.last_heartbeat_at, d.offline_since,
   d.battery_level, d.is_charging, d.network, d.app_version, d.paired_at, d.revoked_at, d.revoked_reason FROM devices d`;
 
 export async function getAdminDevice(em: EntityManager, deviceId: number): Promise<AdminDevice> {
@@ -94,7 +97,7 @@ export async function getAdminDevice(em: EntityManager, deviceId: number): Promi
 /** Newest pairing first. */
 export async function listAdminDevices(
   em: EntityManager,
-  f: { page: number; perPage: number; brandId?: number; presence?: DevicePresence },
+  f: { page: number; perPage: number; brandId?: number; mode?: 'live' | 'test'; presence?: DevicePresence },
 ): Promise<{ items: AdminDevice[]; total: number }> {
   const minutes = await getSetting(em, 'device_offline_minutes');
   const where: string[] = [];
@@ -102,6 +105,10 @@ export async function listAdminDevices(
   if (f.brandId !== undefined) {
     where.push('d.brand_id = ?');
     params.push(f.brandId);
+  }
+  if (f.mode) {
+    where.push('d.mode = ?');
+    params.push(f.mode);
   }
   if (f.presence) {
     where.push(`(${PRESENCE}) = ?`);
@@ -141,14 +148,14 @@ export async function createPairingCodeAudited(
   em: EntityManager,
   who: AuditActor,
   brandId: number,
-  opts: { ttlMinutes?: number },
-): Promise<{ id: number; brand_id: number; code: string; expires_at: string }> {
+  opts: { ttlMinutes?: number; mode?: 'live' | 'test' },
+): Promise<{ id: number; brand_id: number; mode: 'live' | 'test'; code: string; expires_at: string }> {
   return withAudit(em, who, async (tx) => {
     const created = await createPairingCode(tx, brandId, opts);
     const expiresAt = created.expiresAt.toISOString();
     return {
-      result: { id: created.id, brand_id: brandId, code: created.code, expires_at: expiresAt },
-      audit: { action: 'pairing_code.create', targetType: 'pairing_code', targetId: created.id, brandId, after: { expires_at: expiresAt } },
+      result: { id: created.id, brand_id: brandId, mode: created.mode, code: created.code, expires_at: expiresAt },
+      audit: { action: 'pairing_code.create', targetType: 'pairing_code', targetId: created.id, brandId, after: { mode: created.mode, expires_at: expiresAt } },
     };
   });
 }

@@ -1,22 +1,23 @@
 import { AppError } from '../../../contract/common/errors.ts';
+import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { completeRefund, failRefund, getRefund, searchRefunds, type RefundListFilter, type RefundResource } from '../refunds/service.ts';
 
-export type AdminRefund = RefundResource & { brand_id: number };
+export type AdminRefund = RefundResource & { brand_id: number; mode: Mode; livemode: boolean };
 
 export async function getAdminRefund(em: EntityManager, refundId: number): Promise<AdminRefund> {
-  const { brandId, ...refund } = await getRefund(em, refundId);
-  return { ...refund, brand_id: brandId };
+  const { brandId, mode, ...refund } = await getRefund(em, refundId);
+  return { ...refund, brand_id: brandId, mode, livemode: mode === 'live' };
 }
 
 /**
  * Refunds of every brand, or of one, newest first, with the merchant list's
  * filters (same meaning, same inclusive UTC dates).
  */
-export async function listAdminRefunds(em: EntityManager, f: RefundListFilter & { brandId?: number }): Promise<{ items: AdminRefund[]; total: number }> {
+export async function listAdminRefunds(em: EntityManager, f: RefundListFilter & { brandId?: number; mode?: Mode }): Promise<{ items: AdminRefund[]; total: number }> {
   const { items, total } = await searchRefunds(em, f);
-  return { items: items.map(({ brandId, ...refund }) => ({ ...refund, brand_id: brandId })), total };
+  return { items: items.map(({ brandId, mode, ...refund }) => ({ ...refund, brand_id: brandId, mode, livemode: mode === 'live' })), total };
 }
 
 const refundState = (r: RefundResource) => ({ status: r.status, amount: r.amount, currency: r.currency, transaction_id: r.transaction_id });
@@ -27,7 +28,7 @@ async function settle(em: EntityManager, who: AuditActor, refundId: number, to: 
     if (locked.length === 0) throw new AppError('REFUND_NOT_FOUND');
     const before = await getAdminRefund(tx, refundId);
     const { refund, changed } = to === 'completed' ? await completeRefund(tx, refundId) : await failRefund(tx, refundId, { reason: reason ?? 'failed' });
-    const after = { ...refund, brand_id: before.brand_id };
+    const after = { ...refund, brand_id: before.brand_id, mode: before.mode, livemode: before.livemode };
     return {
       result: after,
       audit: changed

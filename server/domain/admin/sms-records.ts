@@ -11,6 +11,7 @@ import type { ChainState } from '../sms/matcher.ts';
 export interface AdminSmsRecord {
   id: number;
   brand_id: number;
+  mode: 'live' | 'test';
   device_id: number;
   device_message_id: string;
   sender: string;
@@ -48,7 +49,7 @@ export interface AdminSmsRecord {
 type Row = Record<string, any>;
 
 const SELECT = `
-  SELECT r.id, r.brand_id, r.device_id, r.device_message_id, r.sender, r.received_at, r.server_received_at, r.sim_slot, r.match_status,
+  SELECT r.id, r.brand_id, r.mode, r.device_id, r.device_message_id, r.sender, r.received_at, r.server_received_at, r.sim_slot, r.match_status,
          r.duplicate_of_id, g.code AS gateway, r.parsed_amount::text AS parsed_amount, r.parsed_trx_id, r.transaction_id, t.trx_id,
          r.confidence::text AS confidence, r.candidate_ids::text[] AS candidate_ids, r.reason, r.matched_at,
          r.reason_code, r.suggestions, r.direction, r.kind, r.parsed_balance::text AS parsed_balance, r.parsed_fee::text AS parsed_fee,
@@ -72,6 +73,7 @@ function toRecord(r: Row, cipher: PiiCipher, withBody: boolean): AdminSmsRecord 
   const out: AdminSmsRecord = {
     id: Number(r.id),
     brand_id: Number(r.brand_id),
+    mode: r.mode,
     device_id: Number(r.device_id),
     device_message_id: r.device_message_id,
     sender: decryptSmsSender(cipher, r.sender, binding),
@@ -132,6 +134,7 @@ export interface SmsRecordFilter {
   page: number;
   perPage: number;
   brandId?: number;
+  mode?: 'live' | 'test';
   matchStatus?: SmsRecordStatus;
   deviceId?: number;
   /** Inclusive UTC dates of the server's receipt, `YYYY-MM-DD`. */
@@ -152,6 +155,7 @@ export async function listAdminSmsRecords(
     params.push(value);
   };
   if (f.brandId !== undefined) add('r.brand_id = ?', f.brandId);
+  if (f.mode) add('r.mode = ?', f.mode);
   if (f.matchStatus) add('r.match_status = ?', f.matchStatus);
   if (f.deviceId !== undefined) add('r.device_id = ?', f.deviceId);
   if (f.from) add("r.server_received_at >= (?::date)::timestamp AT TIME ZONE 'UTC'", f.from);

@@ -13,6 +13,7 @@ export interface AdminTransaction {
   trx_id: string;
   payment_id: string;
   brand_id: number;
+  mode: 'live' | 'test';
   gateway: string;
   gateway_type: 'manual' | 'automatic';
   method: string;
@@ -44,7 +45,7 @@ export interface TransactionSms {
 type Row = Record<string, any>;
 
 const SELECT = `
-  SELECT t.id, t.trx_id, i.uuid AS payment_id, t.brand_id, g.code AS gateway, g.type AS gateway_type, t.method, t.gateway_trx_id,
+  SELECT t.id, t.trx_id, i.uuid AS payment_id, t.brand_id, t.mode, g.code AS gateway, g.type AS gateway_type, t.method, t.gateway_trx_id,
          t.amount::text AS amount, t.currency, t.fee::text AS fee, t.exchange_rate::text AS exchange_rate,
          i.amount::text AS requested_amount, i.currency AS requested_currency, i.reference,
          t.status, t.failure_reason, t.completion_source, t.created_at, t.completed_at
@@ -56,6 +57,7 @@ function toTransaction(r: Row): AdminTransaction {
     trx_id: r.trx_id,
     payment_id: r.payment_id,
     brand_id: Number(r.brand_id),
+    mode: r.mode,
     gateway: r.gateway,
     gateway_type: r.gateway_type,
     method: r.method,
@@ -85,6 +87,7 @@ export interface TransactionFilter {
   page: number;
   perPage: number;
   brandId?: number;
+  mode?: 'live' | 'test';
   status?: TransactionStatus;
   gateway?: string;
   /** Service reference, or gateway reference (case-insensitive). */
@@ -103,6 +106,7 @@ export async function listAdminTransactions(em: EntityManager, f: TransactionFil
     params.push(...values);
   };
   if (f.brandId !== undefined) add('t.brand_id = ?', f.brandId);
+  if (f.mode) add('t.mode = ?', f.mode);
   if (f.status) add('t.status = ?', f.status);
   if (f.gateway) add('g.code = ?', f.gateway);
   if (f.trxId) add('(t.trx_id = ? OR upper(t.gateway_trx_id) = upper(?))', f.trxId, f.trxId);

@@ -26,6 +26,8 @@ export const ApiKey = defineEntity({
     prefix: p.string().length(32),
     /** SHA-256 of the whole key; the key itself is never stored. */
     keyHash: p.string().length(64).unique(),
+    /** Which objects the key sees and creates (see contract/common/mode.ts). */
+    mode: p.enum(['live', 'test'] as const),
     createdAt: p.datetime().onCreate(() => new Date()),
     lastUsedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),

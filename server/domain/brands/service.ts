@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { generateApiKey, hashApiKey, looksLikeApiKey, type ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { AppError } from '../../../contract/common/errors.ts';
+import type { Mode } from '../../../contract/common/mode.ts';
 import { grouped } from '../../infra/database/grouped.ts';
 import { pgHexArray, pgIdArray } from '../../infra/database/pg-array.ts';
 import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
@@ -27,7 +28,7 @@ export async function createApiKey(
 ): Promise<{ apiKey: ApiKeyEntity; key: string }> {
   const brand = await getBrand(em, brandId);
   const generated = generateApiKey(input.mode ?? 'live');
-  const apiKey = em.create(ApiKey, { brand, name: input.name, prefix: generated.prefix, keyHash: generated.hash });
+  const apiKey = em.create(ApiKey, { brand, name: input.name, prefix: generated.prefix, keyHash: generated.hash, mode: input.mode ?? 'live' });
   await em.flush();
   return { apiKey, key: generated.key };
 }
@@ -49,12 +50,15 @@ export const API_KEY_LAST_USED_RESOLUTION_SECONDS = 60;
 export interface ApiKeyPrincipal {
   brandId: number;
   apiKeyId: number;
+  /** The key's mode: it sees and creates only objects of this mode. */
+  mode: Mode;
 }
 
 interface KeyRow {
   key_hash: string;
   id: string | number;
   brand_id: string | number;
+  mode: Mode;
   stale: boolean;
 }
 
@@ -74,7 +78,7 @@ export async function authenticateApiKeyHashes(em: EntityManager, hashes: readon
   const distinct = [...new Set(hashes)].filter((h) => /^[0-9a-f]{64}$/.test(h));
   if (distinct.length === 0) return hashes.map(() => null);
   const rows = await em.execute<KeyRow[]>(
-    `SELECT k.key_hash, k.id, k.brand_id, (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => ?)) AS stale
+    `SELECT k.key_hash, k.id, k.brand_id, k.mode, (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => ?)) AS stale
        FROM api_keys k JOIN brands b ON b.id = k.brand_id
       WHERE k.key_hash = ANY(?::varchar[]) AND k.revoked_at IS NULL AND b.status = 'active'`,
     [API_KEY_LAST_USED_RESOLUTION_SECONDS, pgHexArray(distinct)],
@@ -87,7 +91,7 @@ export async function authenticateApiKeyHashes(em: EntityManager, hashes: readon
       [pgIdArray(stale), API_KEY_LAST_USED_RESOLUTION_SECONDS],
     );
   }
-  const byHash = new Map(rows.map((r) => [r.key_hash, { brandId: Number(r.brand_id), apiKeyId: Number(r.id) }]));
+  const byHash = new Map(rows.map((r) => [r.key_hash, { brandId: Number(r.brand_id), apiKeyId: Number(r.id), mode: r.mode }]));
   return hashes.map((h) => byHash.get(h) ?? null);
 }
 

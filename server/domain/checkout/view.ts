@@ -1,11 +1,12 @@
 import { AppError } from '../../../contract/common/errors.ts';
+import type { Mode } from '../../../contract/common/mode.ts';
 import type { CheckoutGateway, CheckoutPayment, CheckoutTransaction } from '../../../contract/checkout/payments.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { quoteGateways, type GatewayQuote } from '../gateways/quote.ts';
 import type { IntentStatus, TransactionStatus } from '../payments/entities.ts';
 import { pgDate, pgDateOrNull } from '../payments/pg.ts';
 import { isUuid } from '../payments/view.ts';
-import { isSandboxDriven } from '../sandbox/gateway.ts';
+import { gatewayServesMode, isSandboxDriven } from '../sandbox/gateway.ts';
 import { sandboxPayUrl } from '../sandbox/sessions.ts';
 import { checkoutState } from './state.ts';
 
@@ -29,6 +30,7 @@ interface Row {
   currency: string;
   reference: string | null;
   intent_status: IntentStatus;
+  mode: Mode;
   expires_at: string | Date;
   past_expiry: boolean;
   success_url: string | null;
@@ -51,7 +53,7 @@ interface Row {
 
 // Expiry is judged by the database clock, like the expiry job and the intent's own expires_at.
 const SELECT = `
-  SELECT i.id AS intent_id, i.uuid AS payment_id, i.amount::text AS amount, i.currency, i.reference, i.status AS intent_status,
+  SELECT i.id AS intent_id, i.uuid AS payment_id, i.amount::text AS amount, i.currency, i.reference, i.status AS intent_status, i.mode,
          i.expires_at, (i.expires_at <= now()) AS past_expiry, i.success_url, i.cancel_url, b.name AS brand_name,
          t.trx_id, g.code AS gateway_code, g.name AS gateway_name, g.type AS gateway_type, t.method, t.status,
          t.amount::text AS t_amount, t.currency AS t_currency, t.fee::text AS fee, t.gateway_trx_id, t.failure_reason,
@@ -117,7 +119,8 @@ export async function loadCheckout(em: EntityManager, paymentId: string, links: 
   const r = rows[0];
   if (!r) throw new AppError('PAYMENT_NOT_FOUND');
   const { status, payable } = checkoutState({ intentStatus: r.intent_status, pastExpiry: r.past_expiry, transactionStatus: r.status });
-  const quotes = payable ? await quoteGateways(em, r.amount, r.currency) : [];
+  // A live payment is never offered the sandbox (startTransaction refuses it too).
+  const quotes = payable ? (await quoteGateways(em, r.amount, r.currency)).filter((q) => gatewayServesMode(q.gateway, r.mode)) : [];
   const view: CheckoutPayment = {
     payment_id: r.payment_id,
     brand: { name: r.brand_name },

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../contract/common/errors.ts';
+import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { blindIndex } from '../../infra/crypto/blind-index.ts';
 import type { PiiBinding } from '../../infra/crypto/pii-cipher.ts';
@@ -122,11 +123,11 @@ export function normaliseCustomer(keys: PersonalDataKeys, brandId: number, input
   };
 }
 
-async function findByHashes(em: EntityManager, brandId: number, c: Normalised): Promise<CustomerRow[]> {
+async function findByHashes(em: EntityManager, brandId: number, mode: Mode, c: Normalised): Promise<CustomerRow[]> {
   return em.execute<CustomerRow[]>(
     `SELECT ${COLUMNS} FROM customers
-      WHERE brand_id = ? AND (email_hash = ? OR phone_hash = ?)`,
-    [brandId, c.emailHash ?? '', c.phoneHash ?? ''],
+      WHERE brand_id = ? AND mode = ? AND (email_hash = ? OR phone_hash = ?)`,
+    [brandId, mode, c.emailHash ?? '', c.phoneHash ?? ''],
   );
 }
 
@@ -165,11 +166,12 @@ export async function findOrCreateCustomer(
   em: EntityManager,
   keys: PersonalDataKeys,
   brandId: number,
+  mode: Mode,
   input: CustomerInput,
 ): Promise<{ id: number; uuid: string; created: boolean }> {
   const c = normaliseCustomer(keys, brandId, input);
   for (let attempt = 0; attempt < 3; attempt++) {
-    const rows = await findByHashes(em, brandId, c);
+    const rows = await findByHashes(em, brandId, mode, c);
     const match = rows.find((r) => c.emailHash && r.email_hash === c.emailHash) ?? rows[0];
     if (match) {
       await fillMissing(em, keys, brandId, match, c, rows.filter((r) => r.id !== match.id));
@@ -178,13 +180,14 @@ export async function findOrCreateCustomer(
     const uuid = randomUUID();
     const b = customerBinding(brandId, uuid);
     const inserted = await em.execute<Array<{ id: string; uuid: string }>>(
-      `INSERT INTO customers (uuid, brand_id, name_encrypted, email_encrypted, phone_encrypted, email_hash, phone_hash)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO customers (uuid, brand_id, mode, name_encrypted, email_encrypted, phone_encrypted, email_hash, phone_hash)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT DO NOTHING
        RETURNING id, uuid`,
       [
         uuid,
         brandId,
+        mode,
         c.name ? keys.pii.encrypt(c.name, CTX.name, b) : null,
         c.email ? keys.pii.encrypt(c.email, CTX.email, b) : null,
         c.phone ? keys.pii.encrypt(c.phone, CTX.phone, b) : null,
@@ -202,14 +205,14 @@ export async function findOrCreateCustomer(
  * index of the normalised value. An identifier that cannot be normalised cannot
  * match anyone: CUSTOMER_NOT_FOUND, the same answer as an unknown one.
  */
-export async function getCustomerByIdentifier(em: EntityManager, keys: PersonalDataKeys, brandId: number, identifier: string): Promise<CustomerView> {
+export async function getCustomerByIdentifier(em: EntityManager, keys: PersonalDataKeys, brandId: number, mode: Mode, identifier: string): Promise<CustomerView> {
   const byEmail = isEmailIdentifier(identifier);
   const normalised = byEmail ? normalizeEmail(identifier) : normalizePhone(identifier);
   if (!normalised) throw new AppError('CUSTOMER_NOT_FOUND');
   const hash = blindIndex(keys.blindIndexKey, brandId, byEmail ? 'email' : 'phone', normalised);
   const rows = await em.execute<CustomerRow[]>(
-    `SELECT ${COLUMNS} FROM customers WHERE brand_id = ? AND ${byEmail ? 'email_hash' : 'phone_hash'} = ?`,
-    [brandId, hash],
+    `SELECT ${COLUMNS} FROM customers WHERE brand_id = ? AND mode = ? AND ${byEmail ? 'email_hash' : 'phone_hash'} = ?`,
+    [brandId, mode, hash],
   );
   if (rows.length === 0) throw new AppError('CUSTOMER_NOT_FOUND');
   return toCustomerView(keys, rows[0]!);
@@ -226,12 +229,13 @@ export async function listCustomers(
   em: EntityManager,
   keys: PersonalDataKeys,
   brandId: number,
+  mode: Mode,
   page: { page: number; perPage: number },
 ): Promise<{ items: CustomerListItem[]; total: number }> {
-  const [{ total }] = await em.execute<Array<{ total: string }>>('SELECT count(*) AS total FROM customers WHERE brand_id = ?', [brandId]) as [{ total: string }];
+  const [{ total }] = await em.execute<Array<{ total: string }>>('SELECT count(*) AS total FROM customers WHERE brand_id = ? AND mode = ?', [brandId, mode]) as [{ total: string }];
   const rows = await em.execute<CustomerRow[]>(
-    `SELECT ${COLUMNS} FROM customers WHERE brand_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-    [brandId, page.perPage, (page.page - 1) * page.perPage],
+    `SELECT ${COLUMNS} FROM customers WHERE brand_id = ? AND mode = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+    [brandId, mode, page.perPage, (page.page - 1) * page.perPage],
   );
   const items = rows.map((r) => {
     const v = toCustomerView(keys, r);

@@ -50,7 +50,8 @@ export function headlineCurrency(rows: ReadonlyArray<{ currency: string; count: 
  * today, `total` and `pending` count transactions created today (pending =
  * still pending, processing or awaiting verification).
  */
-export async function getDashboard(em: EntityManager, caller: { brandId: number; deviceId: number }): Promise<Dashboard> {
+export async function getDashboard(em: EntityManager, caller: { brandId: number; deviceId: number; mode: 'live' | 'test' }): Promise<Dashboard> {
+  // Figures of the device's own mode only: a test phone shows test payments, a live phone live ones.
   const brand = await getBrand(em, caller.brandId);
   const tz = effectiveTimeZone(brand.timezone);
   const bounds = `WITH bounds AS (
@@ -65,25 +66,25 @@ export async function getDashboard(em: EntityManager, caller: { brandId: number;
             count(t.id) FILTER (WHERE t.status = ANY(ARRAY[?]::text[])) AS pending,
             to_char(now() AT TIME ZONE ?, 'YYYY-MM-DD') AS day
        FROM bounds LEFT JOIN transactions t
-         ON t.brand_id = ? AND t.created_at >= bounds.start_at AND t.created_at < bounds.end_at`,
-    [...tzParams, [...PENDING_STATUSES], tz, caller.brandId],
+         ON t.brand_id = ? AND t.mode = ? AND t.created_at >= bounds.start_at AND t.created_at < bounds.end_at`,
+    [...tzParams, [...PENDING_STATUSES], tz, caller.brandId, caller.mode],
   );
   const revenueRows = await em.execute<Array<{ currency: string; amount: string; n: string }>>(
     `${bounds}
      SELECT t.currency, sum(t.amount)::text AS amount, count(*) AS n
        FROM transactions t, bounds
-      WHERE t.brand_id = ? AND t.status = 'completed'
+      WHERE t.brand_id = ? AND t.mode = ? AND t.status = 'completed'
         AND t.completed_at >= bounds.start_at AND t.completed_at < bounds.end_at
       GROUP BY t.currency`,
-    [...tzParams, caller.brandId],
+    [...tzParams, caller.brandId, caller.mode],
   );
   const recent = await em.execute<Array<{ trx_id: string; amount: string; currency: string; status: string; gateway: string; created_at: Date }>>(
     `SELECT t.trx_id, t.amount::text AS amount, t.currency, t.status, g.code AS gateway, t.created_at
        FROM transactions t JOIN gateways g ON g.id = t.gateway_id
-      WHERE t.brand_id = ?
+      WHERE t.brand_id = ? AND t.mode = ?
       ORDER BY t.created_at DESC, t.id DESC
       LIMIT ?`,
-    [caller.brandId, RECENT_TRANSACTIONS],
+    [caller.brandId, caller.mode, RECENT_TRANSACTIONS],
   );
 
   const byCurrency = revenueRows

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../contract/common/errors.ts';
+import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { getBrand } from '../brands/service.ts';
 import { generatePairingCode, hashPairingCode, normalizePairingCode } from './pairing-code.ts';
@@ -41,21 +42,23 @@ export function tokenPairFor(keys: DeviceTokenKeys, deviceUuid: string, now: Dat
 export async function createPairingCode(
   em: EntityManager,
   brandId: number,
-  opts: { ttlMinutes?: number } = {},
-): Promise<{ id: number; code: string; expiresAt: Date }> {
+  opts: { ttlMinutes?: number; mode?: Mode } = {},
+): Promise<{ id: number; code: string; expiresAt: Date; mode: Mode }> {
   const ttlMinutes = opts.ttlMinutes ?? DEFAULT_PAIRING_CODE_TTL_MINUTES;
   if (!Number.isInteger(ttlMinutes) || ttlMinutes < 1 || ttlMinutes > MAX_PAIRING_CODE_TTL_MINUTES) {
     throw new AppError('VALIDATION_ERROR', `ttl_minutes must be a whole number between 1 and ${MAX_PAIRING_CODE_TTL_MINUTES}`, { field: 'ttl_minutes' });
   }
   const brand = await getBrand(em, brandId);
+  // Live unless asked: a live device is what pairing meant before modes existed.
+  const mode = opts.mode ?? 'live';
   const code = generatePairingCode();
   const rows = await em.execute<Array<{ id: string; expires_at: Date }>>(
-    `INSERT INTO pairing_codes (brand_id, code_hash, expires_at)
-     VALUES (?, ?, now() + make_interval(mins => ?))
+    `INSERT INTO pairing_codes (brand_id, mode, code_hash, expires_at)
+     VALUES (?, ?, ?, now() + make_interval(mins => ?))
      RETURNING id, expires_at`,
-    [brand.id, hashPairingCode(normalizePairingCode(code)!), ttlMinutes],
+    [brand.id, mode, hashPairingCode(normalizePairingCode(code)!), ttlMinutes],
   );
-  return { id: Number(rows[0]!.id), code, expiresAt: new Date(rows[0]!.expires_at) };
+  return { id: Number(rows[0]!.id), code, expiresAt: new Date(rows[0]!.expires_at), mode };
 }
 
 export interface PairInput {
@@ -76,12 +79,12 @@ export async function pairDevice(em: EntityManager, keys: DeviceTokenKeys, input
   if (!normalized) throw new AppError('INVALID_PAIRING_CODE');
   const fingerprintHash = hashFingerprint(input.fingerprint);
   return em.transactional(async (tx) => {
-    const consumed = await tx.execute<Array<{ id: string; brand_id: string }>>(
+    const consumed = await tx.execute<Array<{ id: string; brand_id: string; mode: Mode }>>(
       `UPDATE pairing_codes pc SET used_at = now()
          FROM brands b
         WHERE pc.code_hash = ? AND pc.used_at IS NULL AND pc.expires_at > now()
           AND b.id = pc.brand_id AND b.status = 'active'
-        RETURNING pc.id, pc.brand_id`,
+        RETURNING pc.id, pc.brand_id, pc.mode`,
       [hashPairingCode(normalized)],
     );
     const code = consumed[0];
@@ -97,9 +100,9 @@ export async function pairDevice(em: EntityManager, keys: DeviceTokenKeys, input
     const uuid = randomUUID();
     const { pair, refreshJti } = tokenPairFor(keys, uuid, now);
     const inserted = await tx.execute<Array<{ id: string }>>(
-      `INSERT INTO devices (uuid, brand_id, name, fingerprint_hash, app_version, last_seen_at, refresh_jti)
-       VALUES (?, ?, ?, ?, ?, now(), ?) RETURNING id`,
-      [uuid, brandId, input.name, fingerprintHash, input.appVersion ?? null, refreshJti],
+      `INSERT INTO devices (uuid, brand_id, mode, name, fingerprint_hash, app_version, last_seen_at, refresh_jti)
+       VALUES (?, ?, ?, ?, ?, ?, now(), ?) RETURNING id`,
+      [uuid, brandId, code.mode, input.name, fingerprintHash, input.appVersion ?? null, refreshJti],
     );
     await tx.execute('UPDATE pairing_codes SET used_by_device_id = ? WHERE id = ?', [inserted[0]!.id, code.id]);
     return pair;

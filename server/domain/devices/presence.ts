@@ -1,3 +1,4 @@
+import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { getSetting } from '../settings/service.ts';
@@ -9,12 +10,13 @@ interface TransitionRow {
   id: string;
   uuid: string;
   brand_id: string;
+  mode: Mode;
   name: string;
   last_seen_at: Date | null;
   last_heartbeat_at: Date | null;
 }
 
-const RETURNING = 'RETURNING d.id, d.uuid, d.brand_id, d.name, d.last_seen_at, d.last_heartbeat_at';
+const RETURNING = 'RETURNING d.id, d.uuid, d.brand_id, d.mode, d.name, d.last_seen_at, d.last_heartbeat_at';
 
 function eventData(row: TransitionRow, status: 'offline' | 'online') {
   return {
@@ -43,7 +45,7 @@ export async function detectOfflineDevices(em: EntityManager): Promise<{ wentOff
       const moved = await em.fork().transactional(async (tx) => {
         const rows = await tx.execute<TransitionRow[]>(sql, [minutes, PRESENCE_BATCH]);
         for (const row of rows) {
-          await recordEvent(tx, { brandId: Number(row.brand_id), event: status === 'offline' ? 'device.offline' : 'device.online', data: eventData(row, status) });
+          await recordEvent(tx, { brandId: Number(row.brand_id), mode: row.mode, event: status === 'offline' ? 'device.offline' : 'device.online', data: eventData(row, status) });
         }
         return rows.length;
       });

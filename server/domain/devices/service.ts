@@ -1,4 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
+import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 
 /**
@@ -11,6 +12,8 @@ export const LAST_SEEN_RESOLUTION_SECONDS = 60;
 export interface AuthenticatedDevice {
   deviceId: number;
   brandId: number;
+  /** The mode of the pairing code it paired with: it verifies only payments of this mode. */
+  mode: Mode;
 }
 
 /**
@@ -20,9 +23,9 @@ export interface AuthenticatedDevice {
  * same statement.
  */
 export async function authenticateDevice(em: EntityManager, deviceUuid: string): Promise<AuthenticatedDevice | null> {
-  const rows = await em.execute<Array<{ id: string; brand_id: string }>>(
+  const rows = await em.execute<Array<{ id: string; brand_id: string; mode: Mode }>>(
     `WITH found AS (
-       SELECT d.id, d.brand_id, d.last_seen_at
+       SELECT d.id, d.brand_id, d.mode, d.last_seen_at
          FROM devices d JOIN brands b ON b.id = d.brand_id
         WHERE d.uuid = ? AND d.status = 'active' AND b.status = 'active'
      ), touched AS (
@@ -30,11 +33,11 @@ export async function authenticateDevice(em: EntityManager, deviceUuid: string):
         WHERE id IN (SELECT id FROM found WHERE last_seen_at IS NULL OR last_seen_at < now() - make_interval(secs => ?))
           AND status = 'active'
      )
-     SELECT id, brand_id FROM found`,
+     SELECT id, brand_id, mode FROM found`,
     [deviceUuid, LAST_SEEN_RESOLUTION_SECONDS],
   );
   const row = rows[0];
-  return row ? { deviceId: Number(row.id), brandId: Number(row.brand_id) } : null;
+  return row ? { deviceId: Number(row.id), brandId: Number(row.brand_id), mode: row.mode } : null;
 }
 
 export interface HeartbeatInput {

@@ -46,7 +46,8 @@ export interface OutboundSmsState {
 
 /**
  * Queues an SMS for the brand's phones to send (admin API and CLI). With a
- * `deviceId` only that device receives it; otherwise any device of the brand.
+ * `deviceId` only that device receives it (the item takes its mode); otherwise
+ * any live device of the brand.
  */
 export async function enqueueOutboundSms(
   em: EntityManager,
@@ -95,6 +96,8 @@ export async function leaseOutboundSms(
        SELECT id FROM outbound_sms
         WHERE brand_id = ? AND status = 'pending' AND expires_at > now()
           AND (device_id IS NULL OR device_id = ?)
+          -- A brand-wide item goes only to a device of its mode (a device's own items have its mode).
+          AND mode = (SELECT d.mode FROM devices d WHERE d.id = ?)
         ORDER BY created_at, id
         LIMIT ?
         FOR UPDATE SKIP LOCKED
@@ -104,7 +107,7 @@ export async function leaseOutboundSms(
             lease_expires_at = now() + make_interval(mins => ?), attempts = o.attempts + 1, updated_at = now()
        FROM picked WHERE o.id = picked.id
      RETURNING o.id, o.phone_encrypted, o.message_encrypted, o.created_at, o.lease_expires_at, o.expires_at`,
-    [caller.brandId, caller.deviceId, limit, caller.deviceId, opts.leaseMinutes ?? DEFAULT_LEASE_MINUTES],
+    [caller.brandId, caller.deviceId, caller.deviceId, limit, caller.deviceId, opts.leaseMinutes ?? DEFAULT_LEASE_MINUTES],
   );
   return rows
     .map((r) => ({

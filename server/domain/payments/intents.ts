@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, errorRegistry } from '../../../contract/common/errors.ts';
+import type { Mode } from '../../../contract/common/mode.ts';
 import { AMOUNT_MAXIMUM_MESSAGE } from '../../../contract/common/money.ts';
 import type { PaymentCreatedResource } from '../../../contract/merchant/payments.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
@@ -8,6 +9,7 @@ import { findOrCreateCustomer, type CustomerInput } from '../customers/service.t
 import { grouped } from '../../infra/database/grouped.ts';
 import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
 import { intentRefusal, quoteGatewaysOf } from '../gateways/quote.ts';
+import { gatewaysOfMode } from '../sandbox/gateway.ts';
 import { COLUMNS as GATEWAY_COLUMNS, toGatewayView, type GatewayRow, type GatewayView } from '../gateways/service.ts';
 import { parseStored } from '../settings/service.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
@@ -118,22 +120,24 @@ export async function createIntent(
   em: EntityManager,
   keys: PersonalDataKeys,
   brandId: number,
+  mode: Mode,
   input: CreateIntentInput,
   opts: { publicBaseUrl: string; now?: Date; config?: (tx: EntityManager) => Promise<IntentConfig> },
 ): Promise<PaymentCreatedResource> {
   const now = opts.now ?? new Date();
   return em.transactional(async (tx) => {
     const config = await (opts.config ?? loadIntentConfig)(tx);
-    await checkSomeGatewayTakes(tx, config, input.amount, input.currency);
+    await checkSomeGatewayTakes(tx, { ...config, gateways: gatewaysOfMode(config.gateways, mode) }, input.amount, input.currency);
     const expiry = resolveExpiry(config, input, now);
-    const customer = input.customer ? await findOrCreateCustomer(tx, keys, brandId, input.customer) : null;
+    const customer = input.customer ? await findOrCreateCustomer(tx, keys, brandId, mode, input.customer) : null;
     const rows = await tx.execute<Array<{ uuid: string; amount: string; metadata: Record<string, unknown>; created_at: string; expires_at: string }>>(
-      `INSERT INTO payment_intents (uuid, brand_id, amount, currency, reference, customer_id, metadata, success_url, cancel_url, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, COALESCE(?::timestamptz, now() + make_interval(secs => ?)))
+      `INSERT INTO payment_intents (uuid, brand_id, mode, amount, currency, reference, customer_id, metadata, success_url, cancel_url, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, COALESCE(?::timestamptz, now() + make_interval(secs => ?)))
        RETURNING uuid, amount::text AS amount, metadata, created_at, expires_at`,
       [
         randomUUID(),
         brandId,
+        mode,
         input.amount,
         input.currency,
         input.reference ?? null,
@@ -159,6 +163,7 @@ export async function createIntent(
       cancel_url: input.cancelUrl ?? null,
       expires_at: pgDate(r.expires_at).toISOString(),
       created_at: pgDate(r.created_at).toISOString(),
+      livemode: mode === 'live',
     };
   }, { propagation: 'required' });
 }
@@ -167,6 +172,7 @@ export interface IntentRecord {
   id: number;
   uuid: string;
   brandId: number;
+  mode: Mode;
   amount: string;
   currency: string;
   status: 'pending' | 'completed' | 'expired';
@@ -179,6 +185,7 @@ interface IntentRow {
   id: string;
   uuid: string;
   brand_id: string;
+  mode: Mode;
   amount: string;
   currency: string;
   status: IntentRecord['status'];
@@ -187,13 +194,14 @@ interface IntentRow {
   cancel_url: string | null;
 }
 
-const INTENT_COLUMNS = 'id, uuid, brand_id, amount::text AS amount, currency, status, expires_at, success_url, cancel_url';
+const INTENT_COLUMNS = 'id, uuid, brand_id, mode, amount::text AS amount, currency, status, expires_at, success_url, cancel_url';
 
 function toIntent(r: IntentRow): IntentRecord {
   return {
     id: Number(r.id),
     uuid: r.uuid,
     brandId: Number(r.brand_id),
+    mode: r.mode,
     amount: r.amount,
     currency: r.currency,
     status: r.status,
@@ -236,8 +244,8 @@ async function expireLocked(tx: EntityManager, intentIds: number[]): Promise<voi
   );
   for (const id of intentIds) {
     const data = await paymentEventData(tx, id);
-    const brandId = (await tx.execute<Array<{ brand_id: string }>>('SELECT brand_id FROM payment_intents WHERE id = ?', [id]))[0]!.brand_id;
-    await recordEvent(tx, { brandId: Number(brandId), event: 'payment.expired', data, transactionId: (data.transaction_id as number | null) ?? null });
+    const { brand_id: brandId, mode } = (await tx.execute<Array<{ brand_id: string; mode: Mode }>>('SELECT brand_id, mode FROM payment_intents WHERE id = ?', [id]))[0]!;
+    await recordEvent(tx, { brandId: Number(brandId), mode, event: 'payment.expired', data, transactionId: (data.transaction_id as number | null) ?? null });
   }
 }
 

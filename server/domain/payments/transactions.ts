@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, type ErrorCode } from '../../../contract/common/errors.ts';
+import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import type { PiiBinding } from '../../infra/crypto/pii-cipher.ts';
@@ -7,6 +8,7 @@ import { normalizePhone } from '../customers/normalize.ts';
 import { loadRates } from '../fx/service.ts';
 import { chargeCurrency, quoteGateway } from '../gateways/quote.ts';
 import { getGateway } from '../gateways/service.ts';
+import { gatewayServesMode } from '../sandbox/gateway.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES, type TransactionStatus } from './entities.ts';
 import { loadIntent } from './intents.ts';
@@ -18,6 +20,8 @@ export interface TransactionRecord {
   id: number;
   trxId: string;
   brandId: number;
+  /** Its intent's mode (the database keeps them equal). */
+  mode: Mode;
   intentId: number;
   paymentId: string;
   gatewayId: number;
@@ -50,6 +54,7 @@ export interface TransactionRow {
   id: string;
   trx_id: string;
   brand_id: string;
+  mode: Mode;
   intent_id: string;
   payment_id: string;
   gateway_id: string;
@@ -69,7 +74,7 @@ export interface TransactionRow {
 }
 
 /** The columns of a TransactionRecord, over TRANSACTION_FROM (`t`, `i`, `g`). */
-export const TRANSACTION_COLUMNS = `t.id, t.trx_id, t.brand_id, t.intent_id, i.uuid AS payment_id, t.gateway_id, g.code AS gateway_code, g.type AS gateway_type,
+export const TRANSACTION_COLUMNS = `t.id, t.trx_id, t.brand_id, t.mode, t.intent_id, i.uuid AS payment_id, t.gateway_id, g.code AS gateway_code, g.type AS gateway_type,
          t.method, t.gateway_trx_id, t.amount::text AS amount, t.currency, t.fee::text AS fee, t.exchange_rate::text AS exchange_rate,
          t.status, t.failure_reason, t.completion_source, t.created_at, t.completed_at`;
 export const TRANSACTION_FROM = `FROM transactions t JOIN payment_intents i ON i.id = t.intent_id JOIN gateways g ON g.id = t.gateway_id`;
@@ -83,6 +88,7 @@ export function toTransactionRecord(r: TransactionRow): TransactionRecord {
     id: Number(r.id),
     trxId: r.trx_id,
     brandId: Number(r.brand_id),
+    mode: r.mode,
     intentId: Number(r.intent_id),
     paymentId: r.payment_id,
     gatewayId: Number(r.gateway_id),
@@ -214,6 +220,9 @@ export async function startTransaction(em: EntityManager, keys: PersonalDataKeys
 
       const gateway = await getGateway(tx, input.gatewayCode);
       if (!gateway.enabled) throw new AppError('GATEWAY_UNAVAILABLE', `Gateway ${gateway.code} is disabled`, { field: 'gateway' });
+      if (!gatewayServesMode(gateway, intent.mode)) {
+        throw new AppError('GATEWAY_UNAVAILABLE', `Gateway ${gateway.code} takes only test-mode payments`, { field: 'gateway' });
+      }
       const method = input.method ?? gateway.methods[0]!;
       if (!gateway.methods.includes(method)) {
         throw new AppError('VALIDATION_ERROR', `Gateway ${gateway.code} offers ${gateway.methods.join(', ')}`, { field: 'method' });
@@ -366,7 +375,7 @@ export async function completeLockedTransaction(
     done && intent && Number(intent.latest_transaction_id) === t.id
       ? paymentEventDataOf(completedPaymentRow(intent, transaction))
       : await paymentEventData(tx, t.intentId);
-  await recordEvent(tx, { brandId: t.brandId, event: 'payment.completed', data, transactionId: t.id });
+  await recordEvent(tx, { brandId: t.brandId, mode: t.mode, event: 'payment.completed', data, transactionId: t.id });
   return { transaction, changed: true };
 }
 
@@ -428,7 +437,7 @@ export async function failTransaction(em: EntityManager, transactionId: number, 
       [reason, transactionId, [...OPEN_TRANSACTION_STATUSES]],
     );
     const data = await paymentEventData(tx, t.intentId);
-    await recordEvent(tx, { brandId: t.brandId, event: 'payment.failed', data, transactionId });
+    await recordEvent(tx, { brandId: t.brandId, mode: t.mode, event: 'payment.failed', data, transactionId });
     return { transaction: await getTransaction(tx, transactionId), changed: true };
   });
 }

@@ -1,4 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
+import type { Mode } from '../../../contract/common/mode.ts';
 import type { PaymentResource } from '../../../contract/merchant/payments.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { decryptNameAndEmail } from '../customers/service.ts';
@@ -76,7 +77,8 @@ const PAYMENT_VIEW_SELECT = `
  * the intent with the same field names). An intent past its expiry shows
  * `expired` even before the expiry job has moved it.
  */
-export function toPaymentResource(r: PaymentRow, customer: PaymentResource['customer'], now = new Date()): PaymentResource {
+/** Without `livemode`: the caller knows the mode it read (getPaymentView), and event bodies carry it on the envelope. */
+export function toPaymentResource(r: PaymentRow, customer: PaymentResource['customer'], now = new Date()): Omit<PaymentResource, 'livemode'> {
   const base = {
     payment_id: r.payment_id,
     reference: r.reference,
@@ -131,13 +133,14 @@ export function toPaymentResource(r: PaymentRow, customer: PaymentResource['cust
  * A brand's payment by its public id. Unknown, another brand's and malformed ids
  * all answer PAYMENT_NOT_FOUND, so ids of other brands cannot be probed.
  */
-export async function getPaymentView(em: EntityManager, keys: PersonalDataKeys, brandId: number, paymentId: string): Promise<PaymentResource> {
+export async function getPaymentView(em: EntityManager, keys: PersonalDataKeys, brandId: number, mode: Mode, paymentId: string): Promise<PaymentResource> {
   if (!isUuid(paymentId)) throw new AppError('PAYMENT_NOT_FOUND');
+  // The other mode's payment answers like an unknown id: a key sees only its own mode.
   const rows = await em.execute<
     Array<PaymentRow & { customer_uuid: string; customer_brand_id: string; customer_name_encrypted: string | null; customer_email_encrypted: string | null }>
   >(
-    `${PAYMENT_VIEW_SELECT} WHERE i.uuid = ? AND i.brand_id = ?`,
-    [paymentId.toLowerCase(), brandId],
+    `${PAYMENT_VIEW_SELECT} WHERE i.uuid = ? AND i.brand_id = ? AND i.mode = ?`,
+    [paymentId.toLowerCase(), brandId, mode],
   );
   const row = rows[0];
   if (!row) throw new AppError('PAYMENT_NOT_FOUND');
@@ -150,7 +153,7 @@ export async function getPaymentView(em: EntityManager, keys: PersonalDataKeys, 
           name_encrypted: row.customer_name_encrypted,
           email_encrypted: row.customer_email_encrypted,
         });
-  return toPaymentResource(row, customer);
+  return { ...toPaymentResource(row, customer), livemode: mode === 'live' };
 }
 
 /**

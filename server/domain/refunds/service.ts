@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../contract/common/errors.ts';
+import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { compareMoney, subMoney } from '../money/decimal.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
@@ -27,6 +28,7 @@ interface RefundRow {
   id: string;
   uuid: string;
   brand_id: string;
+  mode: Mode;
   transaction_id: string;
   trx_id: string;
   gateway_trx_id: string | null;
@@ -40,7 +42,7 @@ interface RefundRow {
 }
 
 const SELECT = `
-  SELECT r.id, r.uuid, r.brand_id, r.transaction_id, t.trx_id, t.gateway_trx_id, r.amount::text AS amount, r.currency, r.reason,
+  SELECT r.id, r.uuid, r.brand_id, r.mode, r.transaction_id, t.trx_id, t.gateway_trx_id, r.amount::text AS amount, r.currency, r.reason,
          r.status, r.failure_reason, r.processed_at, r.created_at
     FROM refunds r JOIN transactions t ON t.id = r.transaction_id`;
 
@@ -73,18 +75,18 @@ interface TransactionRef {
  * when it matches, else every transaction whose gateway reference matches
  * (case-insensitively; two gateways may use the same id).
  */
-async function findTransactions(em: EntityManager, brandId: number, reference: string): Promise<TransactionRef[]> {
+async function findTransactions(em: EntityManager, brandId: number, mode: Mode, reference: string): Promise<TransactionRef[]> {
   const ref = reference.trim();
   if (ref === '' || ref.length > 100) return [];
   const cols = 'id, status, amount::text AS amount, currency';
   let rows = await em.execute<Array<{ id: string; status: string; amount: string; currency: string }>>(
-    `SELECT ${cols} FROM transactions WHERE brand_id = ? AND trx_id = ?`,
-    [brandId, ref],
+    `SELECT ${cols} FROM transactions WHERE brand_id = ? AND mode = ? AND trx_id = ?`,
+    [brandId, mode, ref],
   );
   if (rows.length === 0) {
     rows = await em.execute(
-      `SELECT ${cols} FROM transactions WHERE brand_id = ? AND upper(gateway_trx_id) = upper(?) AND gateway_trx_id IS NOT NULL ORDER BY id`,
-      [brandId, ref],
+      `SELECT ${cols} FROM transactions WHERE brand_id = ? AND mode = ? AND upper(gateway_trx_id) = upper(?) AND gateway_trx_id IS NOT NULL ORDER BY id`,
+      [brandId, mode, ref],
     );
   }
   return rows.map((r) => ({ id: Number(r.id), status: r.status, amount: r.amount, currency: r.currency }));
@@ -95,8 +97,8 @@ async function findTransactions(em: EntityManager, brandId: number, reference: s
  * reference). Unknown transaction (or another brand's): PAYMENT_NOT_FOUND; known
  * without refunds: REFUND_NOT_FOUND.
  */
-export async function getLatestRefund(em: EntityManager, brandId: number, reference: string): Promise<RefundResource> {
-  const txs = await findTransactions(em, brandId, reference);
+export async function getLatestRefund(em: EntityManager, brandId: number, mode: Mode, reference: string): Promise<RefundResource> {
+  const txs = await findTransactions(em, brandId, mode, reference);
   if (txs.length === 0) throw new AppError('PAYMENT_NOT_FOUND');
   const rows = await em.execute<RefundRow[]>(`${SELECT} WHERE r.transaction_id IN (?) ORDER BY r.created_at DESC, r.id DESC LIMIT 1`, [
     txs.map((t) => t.id),
@@ -105,10 +107,10 @@ export async function getLatestRefund(em: EntityManager, brandId: number, refere
   return toRefundResource(rows[0]);
 }
 
-export async function getRefund(em: EntityManager, refundId: number): Promise<RefundResource & { brandId: number }> {
+export async function getRefund(em: EntityManager, refundId: number): Promise<RefundResource & { brandId: number; mode: Mode }> {
   const rows = await em.execute<RefundRow[]>(`${SELECT} WHERE r.id = ?`, [refundId]);
   if (!rows[0]) throw new AppError('REFUND_NOT_FOUND');
-  return { ...toRefundResource(rows[0]), brandId: Number(rows[0].brand_id) };
+  return { ...toRefundResource(rows[0]), brandId: Number(rows[0].brand_id), mode: rows[0].mode };
 }
 
 export interface RefundListFilter {
@@ -130,13 +132,17 @@ export interface RefundListFilter {
  */
 export async function searchRefunds(
   em: EntityManager,
-  f: RefundListFilter & { brandId?: number },
-): Promise<{ items: Array<RefundResource & { brandId: number }>; total: number }> {
+  f: RefundListFilter & { brandId?: number; mode?: Mode },
+): Promise<{ items: Array<RefundResource & { brandId: number; mode: Mode }>; total: number }> {
   const where: string[] = [];
   const params: unknown[] = [];
   if (f.brandId !== undefined) {
     where.push('r.brand_id = ?');
     params.push(f.brandId);
+  }
+  if (f.mode !== undefined) {
+    where.push('r.mode = ?');
+    params.push(f.mode);
   }
   if (f.status) {
     where.push('r.status = ?');
@@ -169,13 +175,13 @@ export async function searchRefunds(
     f.perPage,
     (f.page - 1) * f.perPage,
   ]);
-  return { items: rows.map((r) => ({ ...toRefundResource(r), brandId: Number(r.brand_id) })), total: Number(count!.total) };
+  return { items: rows.map((r) => ({ ...toRefundResource(r), brandId: Number(r.brand_id), mode: r.mode })), total: Number(count!.total) };
 }
 
 /** The brand's refunds, newest first; `total` counts every refund matching the filters. */
-export async function listRefunds(em: EntityManager, brandId: number, f: RefundListFilter): Promise<{ items: RefundResource[]; total: number }> {
-  const { items, total } = await searchRefunds(em, { ...f, brandId });
-  return { items: items.map(({ brandId: _brand, ...refund }) => refund), total };
+export async function listRefunds(em: EntityManager, brandId: number, mode: Mode, f: RefundListFilter): Promise<{ items: RefundResource[]; total: number }> {
+  const { items, total } = await searchRefunds(em, { ...f, brandId, mode });
+  return { items: items.map(({ brandId: _brand, mode: _mode, ...refund }) => refund), total };
 }
 
 /**
@@ -188,10 +194,11 @@ export async function listRefunds(em: EntityManager, brandId: number, f: RefundL
 export async function createRefund(
   em: EntityManager,
   brandId: number,
+  mode: Mode,
   input: { trxId: string; amount: string; reason?: string | null },
 ): Promise<RefundResource> {
   return em.transactional(async (tx) => {
-    const txs = await findTransactions(tx, brandId, input.trxId);
+    const txs = await findTransactions(tx, brandId, mode, input.trxId);
     if (txs.length === 0) throw new AppError('PAYMENT_NOT_FOUND', undefined, { field: 'trx_id' });
     if (txs.length > 1) {
       throw new AppError('VALIDATION_ERROR', 'Several transactions carry this gateway reference; use the service trx_id', { field: 'trx_id' });
@@ -234,12 +241,12 @@ async function finishRefund(
         WHERE id = ? AND status = 'pending' RETURNING id`,
       [to, reason, refundId],
     );
-    const { brandId, ...data } = await getRefund(tx, refundId);
+    const { brandId, mode, ...data } = await getRefund(tx, refundId);
     if (updated.length === 0) {
       if (data.status === to) return { refund: data, changed: false };
       throw new AppError('INVALID_STATE', `Refund is already ${data.status}`);
     }
-    await recordEvent(tx, { brandId, event: to === 'completed' ? 'refund.completed' : 'refund.failed', data: { ...data }, transactionId: data.transaction_id });
+    await recordEvent(tx, { brandId, mode, event: to === 'completed' ? 'refund.completed' : 'refund.failed', data: { ...data }, transactionId: data.transaction_id });
     return { refund: data, changed: true };
   });
 }

@@ -1,4 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
+import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { createGateway, getGateway, type GatewayInput, type GatewayView } from '../gateways/service.ts';
 
@@ -13,6 +14,19 @@ export const SANDBOX_GATEWAY_CODE = 'sandbox';
  */
 export function isSandboxDriven(gateway: Pick<GatewayView, 'type'>): boolean {
   return gateway.type === 'automatic';
+}
+
+/**
+ * Whether a payment of this mode may use the gateway: the sandbox moves no
+ * money, so a live payment is never offered it (checkout options, payment
+ * creation) and can never start on it; a test payment may use every gateway.
+ */
+export function gatewayServesMode(gateway: Pick<GatewayView, 'type'>, mode: Mode): boolean {
+  return mode === 'test' || !isSandboxDriven(gateway);
+}
+
+export function gatewaysOfMode<G extends Pick<GatewayView, 'type'>>(gateways: readonly G[], mode: Mode): G[] {
+  return gateways.filter((g) => gatewayServesMode(g, mode));
 }
 
 export const sandboxGatewayInput: GatewayInput = {

@@ -70,7 +70,7 @@ async function findOwn(tx: EntityManager, caller: Caller, deviceMessageId: strin
  *   first one, and is never matched.
  *
  * Both rules rest on unique indexes ((device_id, device_message_id), and one
- * original per (brand_id, content_hash)); INSERT ... ON CONFLICT DO NOTHING
+ * original per (brand_id, mode, content_hash)); INSERT ... ON CONFLICT DO NOTHING
  * waits for a racing insert to commit, so two phones forwarding the same SMS at
  * the same instant still produce one original. Rows are written in content-hash
  * order so two such batches lock in the same order and cannot deadlock.
@@ -99,9 +99,11 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
         ids[index] = own;
         continue;
       }
+      // Originals are one per brand and mode (the record takes its device's mode):
+      // a test phone's copy must never make a live phone's SMS a duplicate.
       const original = await tx.execute<Array<{ id: string }>>(
-        'SELECT id FROM sms_records WHERE brand_id = ? AND content_hash = ? AND duplicate_of_id IS NULL',
-        [caller.brandId, hash],
+        'SELECT id FROM sms_records WHERE brand_id = ? AND mode = (SELECT mode FROM devices WHERE id = ?) AND content_hash = ? AND duplicate_of_id IS NULL',
+        [caller.brandId, caller.deviceId, hash],
       );
       const duplicate = await insertRecord(tx, caller, sms, hash, encrypted, Number(original[0]!.id));
       // Null only if this device's own retry of the message committed meanwhile.

@@ -1,3 +1,4 @@
+import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { StoredSmsTemplate } from '../gateways/entities.ts';
 import { pgDate } from '../payments/pg.ts';
@@ -57,6 +58,7 @@ export function gatewaysSharingSenders(configs: readonly GatewaySmsConfig[], gat
  */
 export interface CandidateRow extends MatchCandidate {
   brandId: number;
+  mode: Mode;
   intentId: number;
   gatewayId: number;
   /** PII cipher token of the payer number declared at checkout (context `transaction.sender_number`, bound to brand and `trxId`). */
@@ -68,6 +70,7 @@ export interface CandidateRow extends MatchCandidate {
 interface Row {
   id: string;
   brand_id: string;
+  mode: Mode;
   intent_id: string;
   gateway_id: string;
   amount: string;
@@ -78,12 +81,13 @@ interface Row {
   trx_id: string;
 }
 
-const COLUMNS = `t.id, t.brand_id, t.intent_id, t.gateway_id, t.amount::text AS amount, t.gateway_trx_id, i.created_at, t.status, t.sender_number_encrypted, t.trx_id`;
+const COLUMNS = `t.id, t.brand_id, t.mode, t.intent_id, t.gateway_id, t.amount::text AS amount, t.gateway_trx_id, i.created_at, t.status, t.sender_number_encrypted, t.trx_id`;
 
 function toCandidate(r: Row): CandidateRow {
   return {
     id: Number(r.id),
     brandId: Number(r.brand_id),
+    mode: r.mode,
     intentId: Number(r.intent_id),
     gatewayId: Number(r.gateway_id),
     amount: r.amount,
@@ -100,21 +104,23 @@ function toCandidate(r: Row): CandidateRow {
  * payment was created within the window before the SMS time, plus every
  * transaction on those gateways claiming the parsed trx id (any status, any
  * brand: the matcher needs them to see duplicates and conflicts). Not locked.
+ * Open ones only of the SMS's mode (its device's): a test device's SMS is
+ * never evidence for a live payment, nor a live one's for a test payment.
  * Open ones with another amount are left out in the query: the matcher never
  * decides by them, and a busy brand can have thousands in the window.
  */
 export async function loadCandidates(
   tx: EntityManager,
-  q: { brandId: number; gatewayIds: readonly number[]; trxId: string; amount: string; smsTime: Date; windowMinutes: number },
+  q: { brandId: number; mode: Mode; gatewayIds: readonly number[]; trxId: string; amount: string; smsTime: Date; windowMinutes: number },
 ): Promise<CandidateRow[]> {
   const rows = await tx.execute<Row[]>(
     `SELECT ${COLUMNS} FROM transactions t JOIN payment_intents i ON i.id = t.intent_id
       WHERE t.gateway_id = ANY(?::bigint[])
-        AND ((t.brand_id = ? AND t.status IN (?) AND t.amount = ?::numeric
+        AND ((t.brand_id = ? AND t.mode = ? AND t.status IN (?) AND t.amount = ?::numeric
               AND i.created_at >= ?::timestamptz - make_interval(mins => ?) AND i.created_at <= ?::timestamptz)
              OR (t.gateway_trx_id IS NOT NULL AND upper(t.gateway_trx_id) = upper(?)))
       ORDER BY t.id`,
-    [pgIdArray(q.gatewayIds), q.brandId, [...OPEN_STATUSES], q.amount, q.smsTime.toISOString(), q.windowMinutes, q.smsTime.toISOString(), q.trxId],
+    [pgIdArray(q.gatewayIds), q.brandId, q.mode, [...OPEN_STATUSES], q.amount, q.smsTime.toISOString(), q.windowMinutes, q.smsTime.toISOString(), q.trxId],
   );
   return rows.map(toCandidate);
 }
@@ -149,6 +155,7 @@ export async function lockOpenCandidates(tx: EntityManager, rows: readonly Candi
     fresh.set(record.id, {
       id: record.id,
       brandId: record.brandId,
+      mode: record.mode,
       intentId: record.intentId,
       gatewayId: record.gatewayId,
       amount: record.amount,

@@ -36,6 +36,7 @@ export const reasonCodes = [
   'trx_id_unclaimed',
   'several_claims',
   'claimed_by_other_brand',
+  'claimed_in_other_mode',
   'claim_not_open',
   'amount_mismatch',
   'outside_window',

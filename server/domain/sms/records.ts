@@ -1,3 +1,4 @@
+import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { SMS_RECORD_CONTEXT, decryptSmsSender, smsRecordBinding, smsRowBinding } from '../sms-intake/record-cipher.ts';
@@ -18,6 +19,8 @@ export interface PendingSmsRecord {
   id: number;
   brandId: number;
   deviceId: number;
+  /** Its device's mode: evidence only for payments of this mode. */
+  mode: Mode;
   /** In clear (decrypted when claimed). */
   sender: string;
   bodyEncrypted: string;
@@ -62,11 +65,11 @@ export async function claimPendingRecord(
 ): Promise<(PendingSmsRecord & { gateways: GatewaySmsRow[]; settings: Map<string, unknown> }) | null> {
   const [row] = await tx.execute<
     Array<{
-      id: string; brand_id: string; device_id: string; device_message_id: string; sender: string; body_encrypted: string;
+      id: string; brand_id: string; mode: Mode; device_id: string; device_message_id: string; sender: string; body_encrypted: string;
       sms_time: string | Date; gateways: GatewaySmsRow[]; settings: Record<string, unknown>;
     }>
   >(
-    `SELECT r.id, r.brand_id, r.device_id, r.device_message_id, r.sender, r.body_encrypted, ${SMS_TIME_SQL} AS sms_time,
+    `SELECT r.id, r.brand_id, r.mode, r.device_id, r.device_message_id, r.sender, r.body_encrypted, ${SMS_TIME_SQL} AS sms_time,
             (SELECT COALESCE(json_agg(g ORDER BY g.sort_order, g.id), '[]'::json)
                FROM (SELECT id, code, sms_senders, sms_templates, review_above::text AS review_above, sort_order FROM gateways WHERE cardinality(sms_senders) > 0) g) AS gateways,
             (SELECT COALESCE(json_object_agg(s.key, s.value), '{}'::json) FROM settings s WHERE s.key IN (?)) AS settings
@@ -80,6 +83,7 @@ export async function claimPendingRecord(
     id: Number(row.id),
     brandId: Number(row.brand_id),
     deviceId: Number(row.device_id),
+    mode: row.mode,
     sender: decryptSmsSender(cipher, row.sender, binding),
     bodyEncrypted: row.body_encrypted,
     binding,
@@ -184,18 +188,19 @@ interface EvidenceRow {
 }
 
 /**
- * The brand's parsed records carrying `trxId` on the given gateways, any
- * status, locked in id order (after the caller's transaction locks).
+ * The brand's parsed records of one mode (their devices') carrying `trxId` on
+ * the given gateways, any status, locked in id order (after the caller's
+ * transaction locks).
  */
-export async function lockEvidenceByTrxId(tx: EntityManager, brandId: number, gatewayIds: readonly number[], trxId: string): Promise<StoredEvidenceRow[]> {
+export async function lockEvidenceByTrxId(tx: EntityManager, brandId: number, mode: Mode, gatewayIds: readonly number[], trxId: string): Promise<StoredEvidenceRow[]> {
   const rows = await tx.execute<EvidenceRow[]>(
     `SELECT r.id, r.parsed_amount::text AS parsed_amount, r.parsed_trx_id, COALESCE(r.sms_time, ${SMS_TIME_SQL}) AS sms_time,
             r.parsed_sender_number, r.device_id, r.device_message_id, r.chain_state, r.match_status, r.candidate_ids, r.resolved_at
        FROM sms_records r JOIN devices d ON d.id = r.device_id
-      WHERE r.brand_id = ? AND r.parsed_trx_id = upper(?) AND r.gateway_id = ANY(?::bigint[])
+      WHERE r.brand_id = ? AND r.mode = ? AND r.parsed_trx_id = upper(?) AND r.gateway_id = ANY(?::bigint[])
       ORDER BY r.id
         FOR NO KEY UPDATE OF r`,
-    [brandId, trxId.trim(), pgIdArray(gatewayIds)],
+    [brandId, mode, trxId.trim(), pgIdArray(gatewayIds)],
   );
   return rows.map((r) => ({
     id: Number(r.id),

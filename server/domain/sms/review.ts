@@ -50,6 +50,7 @@ async function lockOpen(tx: EntityManager, transactionId: number, extraTrxIds: A
 interface EvidenceRow {
   id: string;
   brand_id: string;
+  mode: 'live' | 'test';
   gateway_id: string | null;
   parsed_amount: string | null;
   parsed_trx_id: string | null;
@@ -58,7 +59,7 @@ interface EvidenceRow {
 
 async function readEvidence(tx: EntityManager, smsRecordId: number, brandId: number, lock: boolean): Promise<EvidenceRow> {
   const [row] = await tx.execute<EvidenceRow[]>(
-    `SELECT id, brand_id, gateway_id, parsed_amount::text AS parsed_amount, parsed_trx_id, match_status
+    `SELECT id, brand_id, mode, gateway_id, parsed_amount::text AS parsed_amount, parsed_trx_id, match_status
        FROM sms_records WHERE id = ? AND brand_id = ?${lock ? ' FOR NO KEY UPDATE' : ''}`,
     [smsRecordId, brandId],
   );
@@ -76,6 +77,8 @@ async function checkEvidence(tx: EntityManager, sms: EvidenceRow, t: Transaction
   }
   const trxId = sms.parsed_trx_id!;
   const mismatch = (message: string) => new AppError('SMS_EVIDENCE_MISMATCH', message, { field: 'sms_record_id' });
+  // A test phone's SMS never proves a live payment, nor a live phone's a test one: not even by an admin's hand.
+  if (sms.mode !== t.mode) throw mismatch(`SMS record ${sms.id} was forwarded by a ${sms.mode}-mode device; transaction ${t.id} is ${t.mode} mode`);
   if (!gatewaysSharingSenders(await loadGatewaySmsConfigs(tx), t.gatewayId).includes(Number(sms.gateway_id))) {
     throw mismatch(`SMS record ${sms.id} comes from another gateway's sender than transaction ${t.id}`);
   }

@@ -142,6 +142,7 @@ async function decide(
     loaded.push(
       await loadCandidates(tx, {
         brandId: rec.brandId,
+        mode: rec.mode,
         gatewayIds: r.gatewayIds,
         trxId: r.parsed.trxId!,
         amount: r.parsed.amount,
@@ -156,11 +157,12 @@ async function decide(
   const outcomes = ins.map((reading, i) => {
     const trxId = reading.parsed.trxId!;
     const rows = loaded[i]!.map((c) => fresh.get(c.id) ?? c);
+    // Only the brand's payments of the SMS's mode can be proved by it; a claimer of the other mode is a conflict for a person.
     // Only a claimer's declared number is compared; it is decrypted only then.
     const own = rows
-      .filter((c) => c.brandId === rec.brandId)
+      .filter((c) => c.brandId === rec.brandId && c.mode === rec.mode)
       .map((c) => (c.gatewayTrxId?.toUpperCase() === trxId && c.payerNumberEncrypted ? { ...c, payerNumber: declaredPayerNumber(deps.cipher, c) } : c));
-    const foreign = rows.filter((c) => c.brandId !== rec.brandId);
+    const foreign = rows.filter((c) => !(c.brandId === rec.brandId && c.mode === rec.mode));
     const result = chooseMatch({
       sms: { amount: reading.parsed.amount, trxId, senderNumber: reading.parsed.senderNumber, time: rec.smsTime, chainState: verdict.state },
       candidates: own,
@@ -174,8 +176,8 @@ async function decide(
         transactionId: null,
         confidence: 0,
         candidateIds: [...result.candidateIds, ...foreign.map((c) => c.id)],
-        reason: `gateway trx id ${trxId} is claimed by transaction ${foreign.map((c) => c.id).join(', ')} of another brand`,
-        reasonCode: 'claimed_by_other_brand',
+        reason: `gateway trx id ${trxId} is claimed by transaction ${foreign.map((c) => c.id).join(', ')} ${foreign.every((c) => c.brandId === rec.brandId) ? 'of the other mode' : 'of another brand'}`,
+        reasonCode: foreign.every((c) => c.brandId === rec.brandId) ? 'claimed_in_other_mode' : 'claimed_by_other_brand',
         suggestions: result.suggestions,
       }, gatewayId, chain);
     }

@@ -59,7 +59,7 @@ export async function matchSubmittedGatewayTrxId(
     );
     const configs = await loadGatewaySmsConfigs(tx);
     const gatewayIds = gatewaysSharingSenders(configs, t.gatewayId);
-    const evidence = await lockEvidenceByTrxId(tx, t.brandId, gatewayIds, t.gatewayTrxId!);
+    const evidence = await lockEvidenceByTrxId(tx, t.brandId, t.mode, gatewayIds, t.gatewayTrxId!);
     const declared = intent!.payer;
     // Numbers are compared only when both sides have one; without the cipher that comparison cannot be made, so nothing completes.
     if (declared !== null && !cipher && evidence.some((e) => e.senderNumberEncrypted !== null)) {

@@ -1,4 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
+import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { WebhookEventName } from '../../../contract/events.ts';
 import type { DeliveryStatus } from './entities.ts';
@@ -25,6 +26,9 @@ export interface DeliveryView {
   deliveredAt: Date | null;
   deadLetteredAt: Date | null;
   createdAt: Date;
+  mode: Mode;
+  /** A test event (POST /api/v1/webhooks/tests): no object changed. */
+  test: boolean;
 }
 
 export interface AttemptView {
@@ -71,7 +75,8 @@ export function toAttemptResource(a: AttemptView): AttemptResource {
 
 const SELECT_DELIVERY = `
   SELECT d.id, e.public_id, e.transaction_id, e.event, d.url, e.payload, d.response_status, d.response_body, d.attempts,
-         d.status, d.last_error, d.next_attempt_at, d.last_attempt_at, d.delivered_at, d.dead_lettered_at, d.created_at
+         d.status, d.last_error, d.next_attempt_at, d.last_attempt_at, d.delivered_at, d.dead_lettered_at, d.created_at,
+         e.mode, e.is_test
     FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id`;
 
 type DeliveryRow = Record<string, any>;
@@ -94,12 +99,14 @@ function toView(r: DeliveryRow): DeliveryView {
     deliveredAt: toDate(r.delivered_at),
     deadLetteredAt: toDate(r.dead_lettered_at),
     createdAt: toDateStrict(r.created_at),
+    mode: r.mode,
+    test: r.is_test,
   };
 }
 
 /** The brand's most recent deliveries, newest first. */
-export async function listRecentDeliveries(em: EntityManager, brandId: number, limit = RECENT_DELIVERIES_LIMIT): Promise<DeliveryView[]> {
-  const rows = await em.execute<DeliveryRow[]>(`${SELECT_DELIVERY} WHERE d.brand_id = ? ORDER BY d.created_at DESC, d.id DESC LIMIT ?`, [brandId, limit]);
+export async function listRecentDeliveries(em: EntityManager, brandId: number, mode: Mode, limit = RECENT_DELIVERIES_LIMIT): Promise<DeliveryView[]> {
+  const rows = await em.execute<DeliveryRow[]>(`${SELECT_DELIVERY} WHERE d.brand_id = ? AND d.mode = ? ORDER BY d.created_at DESC, d.id DESC LIMIT ?`, [brandId, mode, limit]);
   return rows.map(toView);
 }
 
@@ -108,8 +115,14 @@ export async function listRecentDeliveries(em: EntityManager, brandId: number, l
  * brand's delivery is the same DELIVERY_NOT_FOUND as one that does not exist.
  * Admin callers pass null.
  */
-export async function getDelivery(em: EntityManager, brandId: number | null, deliveryId: number): Promise<DeliveryView & { attemptLog: AttemptView[] }> {
-  const [row] = await em.execute<DeliveryRow[]>(`${SELECT_DELIVERY} WHERE d.id = ? AND (?::bigint IS NULL OR d.brand_id = ?)`, [deliveryId, brandId, brandId]);
+export async function getDelivery(em: EntityManager, brandId: number | null, deliveryId: number, mode: Mode | null = null): Promise<DeliveryView & { attemptLog: AttemptView[] }> {
+  const [row] = await em.execute<DeliveryRow[]>(`${SELECT_DELIVERY} WHERE d.id = ? AND (?::bigint IS NULL OR d.brand_id = ?) AND (?::text IS NULL OR d.mode = ?)`, [
+    deliveryId,
+    brandId,
+    brandId,
+    mode,
+    mode,
+  ]);
   if (!row) throw new AppError('DELIVERY_NOT_FOUND');
   const attempts = await em.execute<DeliveryRow[]>(
     `SELECT attempt, url, outcome, requested_at, duration_ms, response_status, response_body, error_kind, error, next_attempt_at

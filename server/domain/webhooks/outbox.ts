@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Mode } from '../../../contract/common/mode.ts';
 import { webhookEventSchemas, type WebhookEventName } from '../../../contract/events.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { enqueueDelivery } from './queue.ts';
@@ -19,14 +20,16 @@ type Row = Record<string, unknown>;
  */
 export async function recordEvent(
   em: EntityManager,
-  input: { brandId: number; event: WebhookEventName; data: Record<string, unknown>; transactionId?: number | null },
-): Promise<void> {
+  input: { brandId: number; mode: Mode; event: WebhookEventName; data: Record<string, unknown>; transactionId?: number | null; test?: boolean },
+): Promise<{ eventId: number; deliveryId: number | null }> {
   if (!em.isInTransaction()) throw new Error('recordEvent must run inside em.transactional()');
   const createdAt = new Date();
   const publicId = `evt_${randomUUID().replaceAll('-', '')}`;
   const schema = webhookEventSchemas[input.event];
   if (!schema) throw new Error(`unknown webhook event ${String(input.event)}`);
-  const parsed = schema.safeParse({ id: publicId, event: input.event, created_at: createdAt.toISOString(), data: input.data });
+  // `livemode` in the body (like Stripe): one endpoint receives both modes, and
+  // a receiver must be able to tell a test event from a live one.
+  const parsed = schema.safeParse({ id: publicId, event: input.event, created_at: createdAt.toISOString(), livemode: input.mode === 'live', data: input.data });
   if (!parsed.success) {
     const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`${input.event} data does not match contract/events.ts (${fields})`);
@@ -36,22 +39,25 @@ export async function recordEvent(
   const payload = JSON.stringify(parsed.data);
 
   const [eventRow] = await em.execute<Row[]>(
-    `INSERT INTO webhook_events (public_id, brand_id, event, transaction_id, payload, created_at)
-     VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
-    [publicId, input.brandId, input.event, input.transactionId ?? null, payload, createdAt],
+    `INSERT INTO webhook_events (public_id, brand_id, mode, event, transaction_id, payload, created_at, is_test)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id, mode`,
+    [publicId, input.brandId, input.mode, input.event, input.transactionId ?? null, payload, createdAt, input.test === true],
   );
+  // The database derives an event's mode from its transaction; the body must say the same.
+  if (eventRow!.mode !== input.mode) throw new Error(`${input.event} recorded as ${input.mode} for a ${String(eventRow!.mode)} transaction`);
   const eventId = Number(eventRow!.id);
 
   // FOR SHARE: an endpoint change (PUT) committing between this read and our
   // insert would otherwise leave a delivery for a URL or event set that was just
   // replaced; the lock orders the two transactions instead.
+  // A test event goes to the endpoint whatever it subscribed to: the merchant asked for it.
   const [endpoint] = await em.execute<Row[]>(
     `SELECT id, url FROM webhook_endpoints
-      WHERE brand_id = ? AND enabled AND ? = ANY(events)
+      WHERE brand_id = ? AND enabled AND (? OR ? = ANY(events))
       FOR SHARE`,
-    [input.brandId, input.event],
+    [input.brandId, input.test === true, input.event],
   );
-  if (!endpoint) return;
+  if (!endpoint) return { eventId, deliveryId: null };
 
   const [delivery] = await em.execute<Row[]>(
     `INSERT INTO webhook_deliveries (event_id, endpoint_id, brand_id, url, status, next_attempt_at, created_at, updated_at)
@@ -59,4 +65,5 @@ export async function recordEvent(
     [eventId, Number(endpoint.id), input.brandId, endpoint.url, createdAt, createdAt, createdAt],
   );
   await enqueueDelivery(em, Number(delivery!.id));
+  return { eventId, deliveryId: Number(delivery!.id) };
 }

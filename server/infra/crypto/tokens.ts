@@ -26,18 +26,18 @@ export type ApiKeyMode = 'live' | 'test';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 40 base62 characters carry about 238 bits of entropy. */
 const API_KEY_RANDOM_LENGTH = 40;
-/** `pk_live_` plus four random characters: enough to tell keys apart in a list. */
+/** `sk_live_` plus four random characters: enough to tell keys apart in a list. */
 const API_KEY_PREFIX_LENGTH = 12;
 /**
  * Accepts 32 to 64 random characters so the length can grow later without
  * breaking keys already issued.
  */
-const API_KEY_RE = /^pk_(?:live|test)_[0-9A-Za-z]{32,64}$/;
+const API_KEY_RE = /^[ps]k_(?:live|test)_[0-9A-Za-z]{32,64}$/;
 
 export interface GeneratedApiKey {
   /** Shown to the merchant once, never stored. */
   key: string;
-  /** Stored in clear for display ("pk_live_AbC1…"). */
+  /** Stored in clear for display ("sk_live_AbC1…"). */
   prefix: string;
   /** Stored and looked up by; see `hashApiKey`. */
   hash: string;
@@ -47,7 +47,9 @@ export function generateApiKey(mode: ApiKeyMode): GeneratedApiKey {
   let random = '';
   // randomInt draws without modulo bias, so every character is uniform.
   for (let i = 0; i < API_KEY_RANDOM_LENGTH; i++) random += BASE62[randomInt(BASE62.length)];
-  const key = `pk_${mode}_${random}`;
+  // Secret server keys: `sk_`. Keys issued before were `pk_` and keep working
+  // (looksLikeApiKey); their mode is stored with them like a new key's.
+  const key = `sk_${mode}_${random}`;
   return { key, prefix: key.slice(0, API_KEY_PREFIX_LENGTH), hash: hashApiKey(key) };
 }
 

@@ -7,7 +7,7 @@ const s = initServer();
 
 export const adminDeviceHandlers = s.router(contract.admin.devices, {
   list: async ({ req, query }) => {
-    const { items, total } = await listAdminDevices(req.em, { page: query.page, perPage: query.per_page, brandId: query.brand_id, presence: query.presence });
+    const { items, total } = await listAdminDevices(req.em, { page: query.page, perPage: query.per_page, brandId: query.brand_id, mode: query.mode, presence: query.presence });
     return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
   },
   get: async ({ req, params }) => {

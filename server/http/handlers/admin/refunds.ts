@@ -11,6 +11,7 @@ export const adminRefundHandlers = s.router(contract.admin.refunds, {
       page: query.page,
       perPage: query.per_page,
       brandId: query.brand_id,
+      mode: query.mode,
       status: query.status,
       trxId: query.trx_id,
       transactionId: query.transaction_id,

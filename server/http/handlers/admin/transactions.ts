@@ -16,6 +16,7 @@ export const adminTransactionHandlers = s.router(contract.admin.transactions, {
       page: query.page,
       perPage: query.per_page,
       brandId: query.brand_id,
+      mode: query.mode,
       status: query.status,
       gateway: query.gateway,
       trxId: query.trx_id,

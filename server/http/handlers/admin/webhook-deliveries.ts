@@ -1,6 +1,6 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
-import { getAdminDelivery, listAdminDeliveries, replayDeadLettersAudited, replayDeliveryAudited } from '../../../domain/admin/deliveries.ts';
+import { getAdminDelivery, listAdminDeliveries, replayDeadLettersAudited, replayDeliveryAudited, sendTestEventAudited } from '../../../domain/admin/deliveries.ts';
 import { adminActor, pageMeta } from './actor.ts';
 
 const s = initServer();
@@ -11,6 +11,7 @@ export const adminWebhookDeliveryHandlers = s.router(contract.admin.webhookDeliv
       page: query.page,
       perPage: query.per_page,
       brandId: query.brand_id,
+      mode: query.mode,
       status: query.status,
       event: query.event,
       from: query.from,
@@ -23,6 +24,10 @@ export const adminWebhookDeliveryHandlers = s.router(contract.admin.webhookDeliv
   },
   replay: async ({ req, params }) => {
     return { status: 200, body: { success: true, data: await replayDeliveryAudited(req.em, adminActor(req), params.delivery_id) } };
+  },
+  sendTest: async ({ req, body }) => {
+    const delivery = await sendTestEventAudited(req.em, adminActor(req), { brandId: body.brand_id, event: body.event, mode: body.mode ?? 'test' });
+    return { status: 201, body: { success: true, data: delivery } };
   },
   replayDeadLetters: async ({ req, body }) => {
     const result = await replayDeadLettersAudited(req.em, adminActor(req), { since: new Date(body.since), brandId: body.brand_id });

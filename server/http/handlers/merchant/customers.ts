@@ -9,7 +9,8 @@ const s = initServer();
 export function merchantCustomerHandlers(deps: AppDeps) {
   return s.router(contract.merchant.customers, {
     list: async ({ req, query }) => {
-      const { items, total } = await listCustomers(req.em, deps.crypto, merchantOf(req).brandId, { page: query.page, perPage: query.per_page });
+      const { brandId, mode } = merchantOf(req);
+      const { items, total } = await listCustomers(req.em, deps.crypto, brandId, mode, { page: query.page, perPage: query.per_page });
       return {
         status: 200,
         body: {
@@ -21,16 +22,21 @@ export function merchantCustomerHandlers(deps: AppDeps) {
             email_masked: c.emailMasked,
             phone_masked: c.phoneMasked,
             created_at: c.createdAt.toISOString(),
+            livemode: mode === 'live',
           })),
           meta: { page: query.page, per_page: query.per_page, total },
         },
       };
     },
     get: async ({ req, params }) => {
-      const c = await getCustomerByIdentifier(req.em, deps.crypto, merchantOf(req).brandId, params.identifier);
+      const { brandId, mode } = merchantOf(req);
+      const c = await getCustomerByIdentifier(req.em, deps.crypto, brandId, mode, params.identifier);
       return {
         status: 200,
-        body: { success: true, data: { id: c.id, uuid: c.uuid, name: c.name, email: c.email, phone: c.phone, created_at: c.createdAt.toISOString() } },
+        body: {
+          success: true,
+          data: { id: c.id, uuid: c.uuid, name: c.name, email: c.email, phone: c.phone, created_at: c.createdAt.toISOString(), livemode: mode === 'live' },
+        },
       };
     },
   });

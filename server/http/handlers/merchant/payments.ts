@@ -15,6 +15,7 @@ export function merchantPaymentHandlers(deps: AppDeps) {
         req.em,
         deps.crypto,
         merchantOf(req).brandId,
+        merchantOf(req).mode,
         {
           amount: body.amount,
           currency: body.currency,
@@ -31,7 +32,8 @@ export function merchantPaymentHandlers(deps: AppDeps) {
       return { status: 201, body: { success: true, data: created } };
     },
     get: async ({ req, params }) => {
-      const payment = await getPaymentView(req.em, deps.crypto, merchantOf(req).brandId, params.payment_id);
+      const { brandId, mode } = merchantOf(req);
+      const payment = await getPaymentView(req.em, deps.crypto, brandId, mode, params.payment_id);
       return { status: 200, body: { success: true, data: payment } };
     },
   });

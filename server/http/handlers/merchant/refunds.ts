@@ -7,11 +7,13 @@ const s = initServer();
 
 export const merchantRefundHandlers = s.router(contract.merchant.refunds, {
   create: async ({ req, body }) => {
-    const refund = await createRefund(req.em, merchantOf(req).brandId, { trxId: body.trx_id, amount: body.amount, reason: body.reason });
-    return { status: 201, body: { success: true, data: refund } };
+    const { brandId, mode } = merchantOf(req);
+    const refund = await createRefund(req.em, brandId, mode, { trxId: body.trx_id, amount: body.amount, reason: body.reason });
+    return { status: 201, body: { success: true, data: { ...refund, livemode: mode === 'live' } } };
   },
   list: async ({ req, query }) => {
-    const { items, total } = await listRefunds(req.em, merchantOf(req).brandId, {
+    const { brandId, mode } = merchantOf(req);
+    const { items, total } = await listRefunds(req.em, brandId, mode, {
       page: query.page,
       perPage: query.per_page,
       status: query.status,
@@ -21,10 +23,11 @@ export const merchantRefundHandlers = s.router(contract.merchant.refunds, {
       to: query.to,
     });
     const meta = { page: query.page, per_page: query.per_page, total, total_pages: Math.ceil(total / query.per_page) };
-    return { status: 200, body: { success: true, data: items, meta } };
+    return { status: 200, body: { success: true, data: items.map((r) => ({ ...r, livemode: mode === 'live' })), meta } };
   },
   get: async ({ req, params }) => {
-    const refund = await getLatestRefund(req.em, merchantOf(req).brandId, params.trx_id);
-    return { status: 200, body: { success: true, data: refund } };
+    const { brandId, mode } = merchantOf(req);
+    const refund = await getLatestRefund(req.em, brandId, mode, params.trx_id);
+    return { status: 200, body: { success: true, data: { ...refund, livemode: mode === 'live' } } };
   },
 });

@@ -3,6 +3,7 @@ import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
 import { getDelivery, listRecentDeliveries, toAttemptResource, type DeliveryView } from '../../../domain/webhooks/deliveries.ts';
 import { getEndpoint, putEndpoint, rotateSecret, type EndpointView } from '../../../domain/webhooks/endpoints.ts';
+import { sendTestEvent } from '../../../domain/webhooks/test-events.ts';
 import { merchantOf } from '../../context.ts';
 
 const s = initServer();
@@ -41,6 +42,8 @@ function deliveryBody(d: DeliveryView) {
     last_attempt_at: iso(d.lastAttemptAt),
     delivered_at: iso(d.deliveredAt),
     created_at: d.createdAt.toISOString(),
+    livemode: d.mode === 'live',
+    test: d.test,
   };
 }
 
@@ -67,11 +70,18 @@ export function merchantWebhookHandlers(deps: AppDeps) {
       };
     },
     listDeliveries: async ({ req }) => {
-      const deliveries = await listRecentDeliveries(req.em, merchantOf(req).brandId);
+      const { brandId, mode } = merchantOf(req);
+      const deliveries = await listRecentDeliveries(req.em, brandId, mode);
       return { status: 200, body: { success: true, data: deliveries.map(deliveryBody) } };
     },
+    sendTest: async ({ req, body }) => {
+      const { brandId, mode } = merchantOf(req);
+      const delivery = await sendTestEvent(req.em, { brandId, mode, event: body.event });
+      return { status: 201, body: { success: true, data: deliveryBody(delivery) } };
+    },
     getDelivery: async ({ req, params }) => {
-      const delivery = await getDelivery(req.em, merchantOf(req).brandId, params.id);
+      const { brandId, mode } = merchantOf(req);
+      const delivery = await getDelivery(req.em, brandId, params.id, mode);
       return { status: 200, body: { success: true, data: { ...deliveryBody(delivery), attempt_log: delivery.attemptLog.map(toAttemptResource) } } };
     },
   });

@@ -9,6 +9,7 @@ import { Migration0006Sandbox } from './0006-sandbox.ts';
 import { Migration0007SmsMatching } from './0007-sms-matching.ts';
 import { Migration0008RateLimits } from './0008-rate-limits.ts';
 import { Migration0009SmsCandidatesIndex } from './0009-sms-candidates-index.ts';
+import { Migration0010Modes } from './0010-modes.ts';
 import { Migration0011PiiBinding } from './0011-pii-binding.ts';
 import { Migration0013SmsEvidence } from './0013-sms-evidence.ts';
 import { Migration0014SmsPresets } from './0014-sms-presets.ts';
@@ -28,6 +29,7 @@ export const migrationsList: MigrationObject[] = [
   { name: '0007-sms-matching', class: Migration0007SmsMatching },
   { name: '0008-rate-limits', class: Migration0008RateLimits },
   { name: '0009-sms-candidates-index', class: Migration0009SmsCandidatesIndex },
+  { name: '0010-modes', class: Migration0010Modes },
   { name: '0011-pii-binding', class: Migration0011PiiBinding },
   { name: '0013-sms-evidence', class: Migration0013SmsEvidence },
   { name: '0014-sms-presets', class: Migration0014SmsPresets },

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../../../contract/common/errors.ts';
+import type { Mode } from '../../../contract/common/mode.ts';
+import type { WebhookEventName } from '../../../contract/events.ts';
+import type { EntityManager } from '../../infra/database/orm.ts';
+import { getDelivery, type DeliveryView } from './deliveries.ts';
+import { recordEvent } from './outbox.ts';
+
+/**
+ * A realistic `data` body for each event, valid against contract/events.ts
+ * (recordEvent checks it), shaped like what the real event carries. Ids are
+ * fresh and name no real object, so a receiver that looks them up finds
+ * nothing instead of acting on someone's payment.
+ */
+export function sampleEventData(event: WebhookEventName, now = new Date()): Record<string, unknown> {
+  const at = now.toISOString();
+  const created = new Date(now.getTime() - 5 * 60_000).toISOString();
+  const trxId = `TRX${randomUUID().replaceAll('-', '').slice(0, 16).toUpperCase()}`;
+  const payment = {
+    object: 'transaction',
+    id: 0,
+    payment_id: randomUUID(),
+    transaction_id: 0,
+    trx_id: trxId,
+    gateway_trx_id: 'TEST0WEBHOOK',
+    amount: '500.00',
+    currency: 'BDT',
+    fee: '0.00',
+    gateway: 'bkash',
+    method: 'wallet',
+    reference: 'TEST-ORDER-1001',
+    requested_amount: '500.00',
+    requested_currency: 'BDT',
+    exchange_rate: null,
+    failure_reason: null,
+    created_at: created,
+    completed_at: null,
+    expires_at: new Date(now.getTime() + 55 * 60_000).toISOString(),
+    metadata: { order_id: 'TEST-ORDER-1001' },
+  };
+  const refund = {
+    id: 0,
+    uuid: randomUUID(),
+    transaction_id: 0,
+    trx_id: trxId,
+    gateway_trx_id: 'TEST0WEBHOOK',
+    amount: '100.00',
+    currency: 'BDT',
+    reason: 'Test refund',
+    failure_reason: null,
+    created_at: created,
+  };
+  const device = { device_uuid: randomUUID(), name: 'Test phone', last_seen_at: created, last_heartbeat_at: created };
+  switch (event) {
+    case 'payment.completed':
+      return { ...payment, status: 'completed', completed_at: at };
+    case 'payment.failed':
+      return { ...payment, status: 'failed', failure_reason: 'Rejected by an operator (test event)' };
+    case 'payment.expired':
+      // An intent that expired before the customer chose a gateway: the intent form.
+      return { ...payment, object: 'payment_intent', transaction_id: null, trx_id: null, gateway_trx_id: null, fee: null, gateway: null, method: null, status: 'expired' };
+    case 'refund.completed':
+      return { ...refund, status: 'completed', processed_at: at };
+    case 'refund.failed':
+      return { ...refund, status: 'failed', failure_reason: 'Declined by the gateway (test event)', processed_at: at };
+    case 'device.offline':
+      return { ...device, status: 'offline' };
+    case 'device.online':
+      return { ...device, status: 'online', last_seen_at: at };
+  }
+}
+
+/**
+ * Sends a signed sample event to the brand's endpoint through the ordinary
+ * outbox (one delivery row, the same worker, retries and log), marked as a
+ * test event, with `livemode` of the caller's mode. Nothing else changes.
+ * No endpoint: WEBHOOK_ENDPOINT_NOT_FOUND; a disabled one: INVALID_STATE.
+ */
+export async function sendTestEvent(em: EntityManager, input: { brandId: number; mode: Mode; event: WebhookEventName }): Promise<DeliveryView> {
+  const deliveryId = await em.transactional(async (tx) => {
+    const [endpoint] = await tx.execute<Array<{ enabled: boolean }>>('SELECT enabled FROM webhook_endpoints WHERE brand_id = ? FOR SHARE', [input.brandId]);
+    if (!endpoint) throw new AppError('WEBHOOK_ENDPOINT_NOT_FOUND', 'No webhook endpoint is configured: set one with PUT /api/v1/webhooks/endpoint');
+    if (!endpoint.enabled) throw new AppError('INVALID_STATE', 'The webhook endpoint is disabled: enable it with PUT /api/v1/webhooks/endpoint first');
+    const recorded = await recordEvent(tx, { brandId: input.brandId, mode: input.mode, event: input.event, data: sampleEventData(input.event), test: true });
+    return recorded.deliveryId!;
+  });
+  const { attemptLog: _attempts, ...delivery } = await getDelivery(em, input.brandId, deliveryId);
+  return delivery;
+}
