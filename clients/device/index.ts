@@ -13,6 +13,7 @@ export { screenSms, containsKeyword, senderKey, sameSender, type SmsFilterRules,
 export type { ClientOptions, RequestOptions, FetchLike } from '../shared/http.ts';
 export type { Page, PageMetaLike } from '../shared/pagination.ts';
 export type { RouteResult, RouteParams, RouteArgs, Resources } from '../shared/resources.ts';
+export { answerBackfillRequests, type BackfillWindow, type CommandsApi } from './backfill.ts';
 export { deviceContract };
 export { SDK_VERSION as VERSION };
 
