@@ -94,10 +94,10 @@ export function validateWindow(from: Date, to: Date, now = new Date()): void {
 }
 
 /**
- * Records a request. An automatic one whose window an open request of the
- * device already covers adds nothing (a broken chain and an offline spell
- * often describe the same gap); its window is clipped to the longest allowed,
- * keeping the most recent part.
+ * Records a request, its window clipped to the longest allowed (keeping the
+ * most recent part). An automatic one overlapping an open automatic request of
+ * the device widens that one instead (a broken chain and an offline spell
+ * often describe the same gap) and returns null.
  */
 export async function requestBackfill(
   em: EntityManager,
@@ -109,12 +109,18 @@ export async function requestBackfill(
   if (to.getTime() - from.getTime() > longest) from = new Date(to.getTime() - longest);
   if (to.getTime() <= from.getTime()) return null;
   if (q.reason !== 'manual') {
-    const covering = await em.execute<Row[]>(
-      `SELECT ${COLUMNS} FROM backfill_requests
-        WHERE device_id = ? AND status IN ('pending', 'delivered') AND window_from <= ? AND window_to >= ? LIMIT 1`,
-      [q.deviceId, from, to],
+    // One request per gap: an open one overlapping this window grows to cover both (the phone re-polls open commands).
+    const merged = await em.execute<Row[]>(
+      `UPDATE backfill_requests SET window_from = LEAST(window_from, ?::timestamptz), window_to = GREATEST(window_to, ?::timestamptz), updated_at = now()
+        WHERE id = (SELECT id FROM backfill_requests
+                     WHERE device_id = ? AND status IN ('pending', 'delivered') AND reason <> 'manual'
+                       AND window_from <= ?::timestamptz AND window_to >= ?::timestamptz
+                       AND GREATEST(window_to, ?::timestamptz) - LEAST(window_from, ?::timestamptz) <= make_interval(days => ?)
+                     ORDER BY id LIMIT 1)
+        RETURNING id`,
+      [from, to, q.deviceId, to, from, to, from, MAX_BACKFILL_WINDOW_DAYS],
     );
-    if (covering[0]) return null;
+    if (merged[0]) return null;
   }
   const rows = await em.execute<Row[]>(
     `INSERT INTO backfill_requests (brand_id, device_id, window_from, window_to, reason, requested_by)
