@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminRequest, auditRows } from './admin-support.ts';
+import { adminRequest, auditRows, runCli } from './admin-support.ts';
 import { deviceRequest, pairDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { seedGateway } from '../support/seed.ts';
@@ -190,5 +190,26 @@ describe('automatic backfill when the balance chain breaks', () => {
     // Another break inside the same open window asks nothing more.
     await forwardSms(t, device, [{ sender, body: creditWithBalance('50.00', newGatewayTrxId(), '5,000.00'), received_at: new Date(t0 + 61_000).toISOString() }]);
     expect(await t.sql('SELECT id FROM backfill_requests WHERE device_id = $1', [device.deviceId])).toHaveLength(1);
+  });
+});
+
+describe('the CLI', () => {
+  it('sms:paste, device:backfill and backfill:list', async () => {
+    const scene = await smsScene(t);
+    const trxId = newGatewayTrxId();
+    const { transaction } = await seedPayment(t, scene, { amount: '75.00', status: 'awaiting_verification', gatewayTrxId: trxId });
+    const pasted = await runCli(t, ['sms:paste', '--device', String(scene.device.deviceId), '--from', 'bKash', '--body', smsBodies.bkash('75.00', trxId, '01712345515'), '--operator-name', 'Carol', '--actor', 'carol', '--json']);
+    expect(pasted.code, pasted.stderr).toBe(0);
+    expect(pasted.json()).toMatchObject({ match_status: 'matched', entry: 'pasted', entered_by: 'admin:carol', operator_name: 'Carol' });
+    expect((await transactionRow(t, transaction.id)).status).toBe('completed');
+
+    const reversed = await runCli(t, ['device:backfill', '--device', String(scene.device.deviceId), '--from', new Date().toISOString(), '--to', new Date(Date.now() - 3_600_000).toISOString()]);
+    expect(reversed.code).not.toBe(0);
+    expect(reversed.stderr).toContain('to');
+    const ok = await runCli(t, ['device:backfill', '--device', String(scene.device.deviceId), '--from', new Date(Date.now() - 3_600_000).toISOString(), '--to', new Date(Date.now() - 1000).toISOString(), '--json']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.json()).toMatchObject({ status: 'pending', reason: 'manual', device_id: scene.device.deviceId });
+    const listed = await runCli(t, ['backfill:list', '--device', String(scene.device.deviceId), '--json']);
+    expect(listed.json().map((r: { id: number }) => r.id)).toEqual([ok.json().id]);
   });
 });
