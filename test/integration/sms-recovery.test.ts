@@ -6,6 +6,7 @@ import { seedGateway } from '../support/seed.ts';
 import { creditTemplate, creditWithBalance, eventsOf, forwardSms, newGatewayTrxId, seedPayment, smsBodies, smsRow, smsScene, transactionRow, type SmsScene } from '../support/sms-matching.ts';
 import { retryBackfillRequests, takeUnreportedBackfillFailures } from '../../server/domain/recovery/retry-backfill.job.ts';
 import { MAX_BACKFILL_ATTEMPTS } from '../../server/domain/recovery/backfill.ts';
+import { detectOfflineDevices } from '../../server/domain/devices/presence.ts';
 
 /**
  * Nothing missed (docs/recovery.md): a pasted SMS takes the forwarded SMS's
@@ -211,5 +212,40 @@ describe('the CLI', () => {
     expect(ok.json()).toMatchObject({ status: 'pending', reason: 'manual', device_id: scene.device.deviceId });
     const listed = await runCli(t, ['backfill:list', '--device', String(scene.device.deviceId), '--json']);
     expect(listed.json().map((r: { id: number }) => r.id)).toEqual([ok.json().id]);
+  });
+});
+
+describe('automatic backfill after an offline spell or a heartbeat gap', () => {
+  it('a device back online is asked for the time it was silent', async () => {
+    const { brandId } = await t.createBrand('Offline Brand');
+    const device = await pairDevice(t, { brandId });
+    await detectOfflineDevices(em());
+    await t.sql("UPDATE devices SET last_seen_at = now() - interval '3 hours' WHERE id = $1", [device.deviceId]);
+    await detectOfflineDevices(em());
+    // Marked offline "now"; pretend that happened two hours ago, an hour after it fell silent.
+    await t.sql("UPDATE devices SET offline_since = now() - interval '2 hours' WHERE id = $1", [device.deviceId]);
+    expect(await t.sql('SELECT id FROM backfill_requests WHERE device_id = $1', [device.deviceId])).toHaveLength(0);
+    expect((await deviceRequest(t, device, 'GET', '/notifications')).status).toBe(200);
+    await detectOfflineDevices(em());
+    const rows = await t.sql<{ reason: string; silent_minutes: number; to_age: number }>(
+      'SELECT reason, round(extract(epoch FROM now() - window_from) / 60)::int AS silent_minutes, extract(epoch FROM now() - window_to)::int AS to_age FROM backfill_requests WHERE device_id = $1',
+      [device.deviceId],
+    );
+    expect(rows).toEqual([{ reason: 'offline', silent_minutes: 180, to_age: expect.any(Number) }]);
+    expect(rows[0]!.to_age).toBeLessThan(60);
+    // The phone sees it on its next poll.
+    expect((await deviceRequest(t, device, 'GET', '/commands')).body.data).toMatchObject([{ type: 'backfill_sms', reason: 'offline' }]);
+  });
+
+  it('a heartbeat after a long gap asks for the gap; regular heartbeats ask nothing', async () => {
+    const { brandId } = await t.createBrand('Heartbeat Brand');
+    const device = await pairDevice(t, { brandId });
+    expect((await deviceRequest(t, device, 'POST', '/devices/heartbeats', {})).status).toBe(200);
+    expect((await deviceRequest(t, device, 'POST', '/devices/heartbeats', {})).status).toBe(200);
+    expect(await t.sql('SELECT id FROM backfill_requests WHERE device_id = $1', [device.deviceId])).toHaveLength(0);
+    await t.sql("UPDATE devices SET last_heartbeat_at = now() - interval '40 minutes' WHERE id = $1", [device.deviceId]);
+    expect((await deviceRequest(t, device, 'POST', '/devices/heartbeats', {})).status).toBe(200);
+    const rows = await t.sql<{ reason: string; gap: number }>('SELECT reason, round(extract(epoch FROM window_to - window_from) / 60)::int AS gap FROM backfill_requests WHERE device_id = $1', [device.deviceId]);
+    expect(rows).toEqual([{ reason: 'heartbeat_gap', gap: 40 }]);
   });
 });
