@@ -137,9 +137,12 @@ export async function listBackfillRequests(
 ): Promise<BackfillRequestView[]> {
   const where: string[] = [];
   const params: unknown[] = [];
-  if (f.deviceId !== undefined) (where.push('device_id = ?'), params.push(f.deviceId));
-  if (f.brandId !== undefined) (where.push('brand_id = ?'), params.push(f.brandId));
-  if (f.status !== undefined) (where.push('status = ?'), params.push(f.status));
+  const filters: Array<[string, unknown]> = [['device_id', f.deviceId], ['brand_id', f.brandId], ['status', f.status]];
+  for (const [column, value] of filters) {
+    if (value === undefined) continue;
+    where.push(`${column} = ?`);
+    params.push(value);
+  }
   const rows = await em.execute<Row[]>(
     `SELECT ${COLUMNS} FROM backfill_requests ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`,
     [...params, f.limit ?? 100],
