@@ -267,6 +267,11 @@ export function buildOpenApiDocument(): OpenAPIObject {
 
   for (const [name, schema] of Object.entries(collector.components)) builder.addSchema(name, schema);
   const shared = addExamples(builder.getSpec().paths ?? {}, collector.components);
+  for (const item of Object.values(webhooks) as Json[]) {
+    const post = item.post as Json;
+    const media = ((post.requestBody as Json).content as Json)['application/json'] as Json;
+    media.example = exampleFor(media.schema as Json, collector.components);
+  }
   for (const { op, key, auth, method, path: p } of operations) addCodeSamples(op, key, auth, method, p);
   const groups = tagGroups(operations, tags);
   const spec = builder.getSpec();
