@@ -6,6 +6,9 @@
  */
 type Schema = Record<string, any>;
 
+const FUTURE = /expire|deadline|until|_by$/;
+const FUTURE_TIMESTAMP = '2030-01-15T10:45:00.000Z';
+
 export type ExampleSide = 'request' | 'response';
 
 export function exampleFor(schema: Schema | undefined, components: Record<string, Schema>, depth = 0, name = '', side: ExampleSide = 'response'): unknown {
@@ -14,6 +17,8 @@ export function exampleFor(schema: Schema | undefined, components: Record<string
   if (typeof schema.$ref === 'string') {
     return next(components[schema.$ref.split('/').pop()!]);
   }
+  // A shared timestamp schema carries one example date; a deadline must still lie ahead of the reader.
+  if (schema.format === 'date-time' && FUTURE.test(name)) return FUTURE_TIMESTAMP;
   if (Array.isArray(schema.examples) && schema.examples.length) return schema.examples[0];
   if (schema.example !== undefined) return schema.example;
   if (schema.default !== undefined) return schema.default;
@@ -92,7 +97,7 @@ function stringExample(s: Schema, name: string): string {
   switch (s.format) {
     case 'date-time':
       // Deadlines lie ahead of the reader; records were made in the past.
-      return /expire|deadline|until|_by$/.test(name) ? '2030-01-15T10:45:00.000Z' : '2026-11-21T10:15:30.000Z';
+      return FUTURE.test(name) ? FUTURE_TIMESTAMP : '2026-11-21T10:15:30.000Z';
     case 'date':
       return '2026-11-21';
     case 'uuid':
