@@ -19,6 +19,8 @@ export function exampleFor(schema: Schema | undefined, components: Record<string
   }
   // A shared timestamp schema carries one example date; a deadline must still lie ahead of the reader.
   if (schema.format === 'date-time' && FUTURE.test(name)) return FUTURE_TIMESTAMP;
+  // The shared money schema's example is an amount; a fee beside it should not equal it.
+  if (/fee/.test(name) && schema.type === 'string' && (schema.pattern === undefined || new RegExp(schema.pattern, 'u').test('18.50'))) return '18.50';
   if (Array.isArray(schema.examples) && schema.examples.length) return schema.examples[0];
   if (schema.example !== undefined) return schema.example;
   if (schema.default !== undefined) return schema.default;
@@ -66,6 +68,7 @@ export function exampleFor(schema: Schema | undefined, components: Record<string
 const byName: Array<[RegExp, string[]]> = [
   [/email/, ['customer@example.com']],
   [/phone|sender_number|msisdn/, ['+8801712345678']],
+  [/idempotency/i, ['order-1001']],
   [/cancel_url/, ['https://merchant.example.com/cart']],
   [/url$/, ['https://merchant.example.com/orders/1001']],
   [/reference/, ['ORDER-1001']],

@@ -59,6 +59,11 @@ describe('/docs in Chromium', () => {
     await expect.poll(async () => (await page.locator('body').innerText()).includes('ORDER-1001'), { timeout: 15_000 }).toBe(true);
     expect(await page.locator('body').innerText()).toContain(`${t.baseUrl}/api/v1/payments`);
     await page.screenshot({ path: path.join(RESULTS, 'docs-reference.png') });
+    // The operation's own samples (x-codeSamples) are offered beside the generated clients.
+    await page.locator('button', { hasText: 'Shell Curl' }).nth(1).click();
+    await page.keyboard.type('SDK');
+    await page.getByText('Node SDK').first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Escape');
     expect(errors).toEqual([]);
     expect(foreign).toEqual([]);
   });
