@@ -11,6 +11,8 @@ export const RECENT_DELIVERIES_LIMIT = 50;
 
 export interface DeliveryView {
   id: number;
+  /** The endpoint it goes to; null once that endpoint was deleted. */
+  endpointId: number | null;
   eventId: string;
   transactionId: number | null;
   event: WebhookEventName;
@@ -74,7 +76,7 @@ export function toAttemptResource(a: AttemptView): AttemptResource {
 }
 
 const SELECT_DELIVERY = `
-  SELECT d.id, e.public_id, e.transaction_id, e.event, d.url, e.payload, d.response_status, d.response_body, d.attempts,
+  SELECT d.id, d.endpoint_id, e.public_id, e.transaction_id, e.event, d.url, e.payload, d.response_status, d.response_body, d.attempts,
          d.status, d.last_error, d.next_attempt_at, d.last_attempt_at, d.delivered_at, d.dead_lettered_at, d.created_at,
          e.mode, e.is_test
     FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id`;
@@ -84,6 +86,7 @@ type DeliveryRow = Record<string, any>;
 function toView(r: DeliveryRow): DeliveryView {
   return {
     id: Number(r.id),
+    endpointId: r.endpoint_id === null ? null : Number(r.endpoint_id),
     eventId: r.public_id,
     transactionId: r.transaction_id === null ? null : Number(r.transaction_id),
     event: r.event,
