@@ -86,8 +86,10 @@ async function forward(url: string, secret: string, e: { id: string; event: stri
     await res.arrayBuffer().catch(() => undefined);
     return String(res.status);
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code;
-    return `error: ${(err as Error).name === 'TimeoutError' ? 'timed out' : (cause ?? (err as Error).message)}`;
+    if ((err as Error).name === 'TimeoutError') return `error: timed out after ${FORWARD_TIMEOUT_MS / 1000} s`;
+    // fetch says only "fetch failed"; the cause has the useful part (ECONNREFUSED, bad port...).
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    return `error: ${cause?.code ?? cause?.message ?? (err as Error).message}`;
   }
 }
 
