@@ -78,11 +78,12 @@ export function sampleEventData(event: WebhookEventName, now = new Date()): Reco
  * No endpoint: WEBHOOK_ENDPOINT_NOT_FOUND; a disabled one: INVALID_STATE.
  */
 export async function sendTestEvent(em: EntityManager, input: { brandId: number; mode: Mode; event: WebhookEventName; endpointId?: number | null }): Promise<DeliveryView> {
-  const deliveryId = await em.transactional(async (tx) => {
+  // Read back inside the transaction: the answer is the delivery as created
+  // (pending, no attempt), not whatever a fast worker already made of it.
+  return em.transactional(async (tx) => {
     const endpointId = await endpointForTest(tx, input, input.endpointId ?? null);
     const recorded = await recordEvent(tx, { brandId: input.brandId, mode: input.mode, event: input.event, data: sampleEventData(input.event), test: true, endpointId });
-    return recorded.deliveryId!;
+    const { attemptLog: _attempts, ...delivery } = await getDelivery(tx, input.brandId, recorded.deliveryId!);
+    return delivery;
   });
-  const { attemptLog: _attempts, ...delivery } = await getDelivery(em, input.brandId, deliveryId);
-  return delivery;
 }
