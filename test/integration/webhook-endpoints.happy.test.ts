@@ -238,6 +238,12 @@ describe('per endpoint: test event, secret rotation, health, deletion', () => {
       expect(log.find((d) => d.id === done.id)).toMatchObject({ status: 'success', endpoint_id: null });
       expect(log.find((d) => d.id === pending.deliveryId)).toMatchObject({ status: 'dead_letter', endpoint_id: null, last_error: 'endpoint deleted' });
       await expect(b.live.webhookEndpoints.get(x.id)).rejects.toMatchObject({ code: 'WEBHOOK_ENDPOINT_NOT_FOUND' });
+      // The admin cannot replay it anywhere: its endpoint is gone.
+      const replay = await t.request('POST', `/api/admin/v1/webhook-deliveries/${pending.deliveryId}/replays`, {
+        headers: { authorization: `Bearer ${t.runtime.deps.secrets.adminToken}` },
+      });
+      expect(replay.status).toBe(409);
+      expect(replay.body.errors[0]).toMatchObject({ code: 'INVALID_STATE', message: 'The webhook endpoint of this delivery was deleted; it cannot be replayed' });
     } finally {
       await server.startWorkers();
     }

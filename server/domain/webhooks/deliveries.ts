@@ -161,8 +161,8 @@ const REPLAY = `
    WHERE ep.id = d.endpoint_id AND ep.enabled AND d.status = 'dead_letter'`;
 
 /**
- * Replays one dead letter (admin). INVALID_STATE when it is not a dead letter or
- * its endpoint is disabled: re-enable the endpoint first, or the replay would
+ * Replays one dead letter (admin). INVALID_STATE when it is not a dead letter, its
+ * endpoint was deleted, or its endpoint is disabled: re-enable the endpoint first, or the replay would
  * dead-letter again at once.
  */
 export async function replayDeadLetter(em: EntityManager, deliveryId: number, opts: { brandId?: number } = {}): Promise<DeliveryView> {
@@ -176,7 +176,11 @@ export async function replayDeadLetter(em: EntityManager, deliveryId: number, op
       const current = await getDelivery(tx, opts.brandId ?? null, deliveryId);
       throw new AppError(
         'INVALID_STATE',
-        current.status === 'dead_letter' ? 'The webhook endpoint is disabled; enable it before replaying' : `Only dead letters can be replayed; this delivery is ${current.status}`,
+        current.status !== 'dead_letter'
+          ? `Only dead letters can be replayed; this delivery is ${current.status}`
+          : current.endpointId === null
+            ? 'The webhook endpoint of this delivery was deleted; it cannot be replayed'
+            : 'The webhook endpoint is disabled; enable it before replaying',
       );
     }
     await enqueueDelivery(tx, deliveryId);
