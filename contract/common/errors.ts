@@ -48,6 +48,7 @@ export const errorCodes = [
   'GATEWAY_UNAVAILABLE',
   'INVALID_SMS_TEMPLATE',
   'WEBHOOK_URL_NOT_ALLOWED',
+  'WEBHOOK_ENDPOINT_LIMIT_REACHED',
   'INVALID_SIGNATURE',
   'RATE_LIMITED',
   'INTERNAL_ERROR',
@@ -129,8 +130,8 @@ export const errorRegistry = {
   },
   WEBHOOK_ENDPOINT_NOT_FOUND: {
     status: 404,
-    message: 'Webhook endpoint not configured',
-    description: 'The brand has no webhook endpoint yet.',
+    message: 'Webhook endpoint not found',
+    description: 'No webhook endpoint of the brand with this id exists for the calling key\'s mode, or (singular routes) the brand has no webhook endpoint yet.',
   },
   DELIVERY_NOT_FOUND: { status: 404, message: 'Webhook delivery not found', description: 'No webhook delivery with this id exists.' },
   EXCHANGE_RATE_NOT_FOUND: { status: 404, message: 'Exchange rate not found', description: 'No exchange rate for this currency pair.' },
@@ -250,6 +251,11 @@ export const errorRegistry = {
     status: 422,
     message: 'Webhook URL is not allowed',
     description: 'The URL is not https/http, or resolves to a private, loopback, link-local or metadata address.',
+  },
+  WEBHOOK_ENDPOINT_LIMIT_REACHED: {
+    status: 409,
+    message: 'Webhook endpoint limit reached',
+    description: 'The brand already has the most webhook endpoints allowed (16, both modes together); delete one first.',
   },
   INVALID_SIGNATURE: {
     status: 401,
