@@ -2,12 +2,13 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { CheckoutGateway, CheckoutPayment, CheckoutTransaction } from '../../../contract/checkout/payments.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { quoteGateways, type GatewayQuote } from '../gateways/quote.ts';
+import { intentRefusal, quoteGateways, type GatewayQuote } from '../gateways/quote.ts';
 import type { IntentStatus, TransactionStatus } from '../payments/entities.ts';
 import { pgDate, pgDateOrNull } from '../payments/pg.ts';
 import { isUuid } from '../payments/view.ts';
 import { gatewayServesMode, isSandboxDriven } from '../sandbox/gateway.ts';
 import { sandboxPayUrl } from '../sandbox/sessions.ts';
+import { successRedirectUrl } from '../payments/redirect.ts';
 import { checkoutState } from './state.ts';
 
 /** What the checkout needs besides the database: where links point, and the sandbox's secret for its page URLs. */
@@ -107,6 +108,15 @@ function toTransaction(r: Row, links: CheckoutLinks): CheckoutTransaction | null
   };
 }
 
+/** Pure: why no gateway can take the payment, in words for the customer. */
+export function notPayableReasonOf(quotes: readonly GatewayQuote[], currency: string): string {
+  const refusal = intentRefusal(quotes);
+  if (refusal === 'CURRENCY_CONVERSION_FAILED') return `No payment method here takes ${currency}.`;
+  if (refusal === 'AMOUNT_EXCEEDS_MAXIMUM') return 'The amount is above what every payment method here takes.';
+  if (refusal === 'AMOUNT_BELOW_MINIMUM') return 'The amount is below what every payment method here takes.';
+  return 'No payment method is available right now.';
+}
+
 /**
  * The payment as its checkout page shows it. The payment id is the only
  * credential, so an unknown and a malformed id answer the same PAYMENT_NOT_FOUND.
@@ -121,6 +131,9 @@ export async function loadCheckout(em: EntityManager, paymentId: string, links: 
   const { status, payable } = checkoutState({ intentStatus: r.intent_status, pastExpiry: r.past_expiry, transactionStatus: r.status });
   // A live payment is never offered the sandbox (startTransaction refuses it too).
   const quotes = payable ? (await quoteGateways(em, r.amount, r.currency)).filter((q) => gatewayServesMode(q.gateway, r.mode)) : [];
+  const gateways = quotes.filter((q) => q.refusal === null).map(toGateway);
+  // No gateway can take it: not payable (no buttons), with the reason, rather than an open page nobody can pay.
+  const notPayableReason = payable && gateways.length === 0 ? notPayableReasonOf(quotes, r.currency) : null;
   const view: CheckoutPayment = {
     payment_id: r.payment_id,
     brand: { name: r.brand_name },
@@ -128,11 +141,12 @@ export async function loadCheckout(em: EntityManager, paymentId: string, links: 
     currency: r.currency,
     reference: r.reference,
     status,
-    payable,
+    payable: payable && notPayableReason === null,
     expires_at: pgDate(r.expires_at).toISOString(),
-    gateways: quotes.filter((q) => q.refusal === null).map(toGateway),
+    gateways,
     transaction: toTransaction(r, links),
-    redirect_url: status === 'completed' ? r.success_url : null,
+    redirect_url: status === 'completed' && r.success_url ? successRedirectUrl(r.success_url, r.payment_id) : null,
+    not_payable_reason: notPayableReason,
   };
   return { view, cancelUrl: r.cancel_url, intentId: Number(r.intent_id) };
 }

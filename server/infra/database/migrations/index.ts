@@ -12,6 +12,7 @@ import { Migration0009SmsCandidatesIndex } from './0009-sms-candidates-index.ts'
 import { Migration0010Modes } from './0010-modes.ts';
 import { Migration0011PiiBinding } from './0011-pii-binding.ts';
 import { Migration0014SmsPresets } from './0014-sms-presets.ts';
+import { Migration0016MerchantPayments } from './0016-merchant-payments.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -31,4 +32,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0010-modes', class: Migration0010Modes },
   { name: '0011-pii-binding', class: Migration0011PiiBinding },
   { name: '0014-sms-presets', class: Migration0014SmsPresets },
+  { name: '0016-merchant-payments', class: Migration0016MerchantPayments },
 ];

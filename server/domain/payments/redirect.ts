@@ -1,0 +1,18 @@
+/** The placeholder a merchant may put in `success_url` for the payment id (like Stripe's `{CHECKOUT_SESSION_ID}`). */
+export const PAYMENT_ID_PLACEHOLDER = '{PAYMENT_ID}';
+
+/**
+ * Pure: the success URL the customer is sent to, carrying the payment id so the
+ * merchant's page can look the payment up. Every `{PAYMENT_ID}` placeholder is
+ * replaced by the id; without one, `payment_id=<id>` is appended to the query
+ * (an existing `payment_id` parameter is replaced, never duplicated), before any
+ * `#fragment`. The id is a UUID, so it needs no escaping.
+ */
+export function successRedirectUrl(successUrl: string, paymentId: string): string {
+  if (successUrl.includes(PAYMENT_ID_PLACEHOLDER)) return successUrl.replaceAll(PAYMENT_ID_PLACEHOLDER, paymentId);
+  // URL-encoded placeholder (`%7BPAYMENT_ID%7D`): a URL normaliser on the merchant's side may have escaped the braces.
+  if (/%7BPAYMENT_ID%7D/i.test(successUrl)) return successUrl.replace(/%7BPAYMENT_ID%7D/gi, paymentId);
+  const url = new URL(successUrl);
+  url.searchParams.set('payment_id', paymentId);
+  return url.toString();
+}
