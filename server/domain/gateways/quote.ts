@@ -69,7 +69,7 @@ export function quoteGateway(gateway: GatewayView, amount: string, currency: str
 export function noRateMessage(currency: string, gateways: ReadonlyArray<Pick<GatewayView, 'currencies'>>): string {
   const targets = currenciesOf(gateways);
   return targets.length === 1
-    ? `No exchange rate between ${currency} and ${targets[0]}`
+    ? `No exchange rate converts ${currency} into ${targets[0]}`
     : `No exchange rate converts ${currency} into any of ${targets.join(', ')}`;
 }
 

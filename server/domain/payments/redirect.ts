@@ -12,7 +12,10 @@ export function successRedirectUrl(successUrl: string, paymentId: string): strin
   if (successUrl.includes(PAYMENT_ID_PLACEHOLDER)) return successUrl.replaceAll(PAYMENT_ID_PLACEHOLDER, paymentId);
   // URL-encoded placeholder (`%7BPAYMENT_ID%7D`): a URL normaliser on the merchant's side may have escaped the braces.
   if (/%7BPAYMENT_ID%7D/i.test(successUrl)) return successUrl.replace(/%7BPAYMENT_ID%7D/gi, paymentId);
-  const url = new URL(successUrl);
-  url.searchParams.set('payment_id', paymentId);
-  return url.toString();
+  // By hand rather than through URLSearchParams, which would re-encode the merchant's other parameters.
+  const hash = successUrl.indexOf('#');
+  const fragment = hash === -1 ? '' : successUrl.slice(hash);
+  const base = (hash === -1 ? successUrl : successUrl.slice(0, hash)).replace(/([?&])payment_id=[^&]*(&|$)/g, (_m, lead: string, tail: string) => (tail ? lead : ''));
+  const joiner = !base.includes('?') ? '?' : /[?&]$/.test(base) ? '' : '&';
+  return `${base}${joiner}payment_id=${paymentId}${fragment}`;
 }
