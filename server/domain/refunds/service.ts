@@ -205,10 +205,11 @@ export async function listRefunds(em: EntityManager, brandId: number, mode: Mode
 }
 
 /**
- * Creates a pending refund of a completed transaction. The transaction row is
+ * Creates a pending refund of a completed transaction, named by its reference
+ * (`trxId`) or by its payment's public id (`paymentId`). The transaction row is
  * locked FOR UPDATE while the non-failed refunds are summed and the new one is
  * inserted, so concurrent requests are serialised and the sum never exceeds the
- * transaction amount. Errors: PAYMENT_NOT_FOUND (unknown reference),
+ * transaction amount. Errors (on the field that named the transaction): PAYMENT_NOT_FOUND (unknown reference or payment),
  * TRANSACTION_NOT_REFUNDABLE (not completed), REFUND_EXCEEDS_AVAILABLE.
  */
 export async function createRefund(

@@ -5,7 +5,8 @@ import { Migration } from '@mikro-orm/migrations';
  * the intent gets the final status `canceled` and the time it happened. The
  * merchant payment list reads newest first per brand and mode through the
  * existing payment_intents_brand_mode_created_idx; the id tie-break joins it
- * here so a page boundary between equal timestamps is stable and indexed.
+ * here so a page boundary between equal timestamps is stable and indexed. The
+ * cancellation's `payment.canceled` event joins the events webhook_events takes.
  */
 export class Migration0016MerchantPayments extends Migration {
   override name = '0016-merchant-payments';
