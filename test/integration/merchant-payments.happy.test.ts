@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../server/domain/brands/service.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
-import { completeTransaction, startTransaction } from '../../server/domain/payments/transactions.ts';
+import { completeTransaction, startTransaction, submitGatewayTrxId } from '../../server/domain/payments/transactions.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { createPayment, seedCompletedTransaction, seedGateway, seedTransaction } from '../support/seed.ts';
 
@@ -142,6 +142,29 @@ describe('POST /api/v1/payments/{payment_id}/cancel', () => {
         expect(intent!.status).toBe('canceled');
         expect(done.status).toBe('rejected');
         expect(events.map((e) => e.event)).toEqual(['payment.canceled']);
+      }
+    }
+  });
+});
+
+describe('cancel against the customer reporting payment at the same moment', () => {
+  it('either the report wins (cancel refused, awaiting verification) or the cancel wins (report refused); never both', async () => {
+    for (let i = 0; i < 8; i++) {
+      const { paymentId, transaction } = await seedTransaction(t, { apiKey, gateway: bkash, status: 'pending' });
+      const [c, s] = await Promise.allSettled([
+        cancel(paymentId),
+        submitGatewayTrxId(em(), t.runtime.deps.crypto, transaction.id, { gatewayTrxId: `SUB${i}${paymentId.slice(0, 6).toUpperCase()}` }),
+      ]);
+      const [row] = await t.sql<{ intent: string; trx: string }>(
+        'SELECT i.status AS intent, t.status AS trx FROM payment_intents i JOIN transactions t ON t.intent_id = i.id WHERE t.id = $1',
+        [transaction.id],
+      );
+      if (row!.intent === 'canceled') {
+        expect(row!.trx).toBe('failed');
+        expect(s.status).toBe('rejected');
+      } else {
+        expect(row).toEqual({ intent: 'pending', trx: 'awaiting_verification' });
+        expect(c.status === 'fulfilled' && c.value.body.errors[0].code).toBe('PAYMENT_NOT_CANCELABLE');
       }
     }
   });
