@@ -30,6 +30,7 @@ export const errorCodes = [
   'IDEMPOTENCY_REQUEST_IN_PROGRESS',
   'INVALID_STATE',
   'PAYMENT_ALREADY_STARTED',
+  'PAYMENT_NOT_CANCELABLE',
   'GATEWAY_TRX_ID_TAKEN',
   'BRAND_DISABLED',
   'SUBMISSION_LIMIT_REACHED',
@@ -159,6 +160,14 @@ export const errorRegistry = {
     status: 409,
     message: 'Payment already has a transaction',
     description: 'The payment intent already has a transaction in progress or completed.',
+  },
+  PAYMENT_NOT_CANCELABLE: {
+    status: 409,
+    message: 'Payment cannot be canceled',
+    description:
+      'Only an open payment can be canceled: no transaction yet, or one the customer has not paid on (`pending`, or `failed` so a retry is possible). ' +
+      'Refused once the customer has reported paying (`awaiting_verification`: money may already have moved, so an operator verifies or rejects it first), ' +
+      'while an automatic gateway is `processing`, and for `completed` (refund it instead) or `expired` payments.',
   },
   GATEWAY_TRX_ID_TAKEN: {
     status: 409,

@@ -29,6 +29,8 @@ const a = {} as {
   trxId: string;
   gatewayTrxId: string;
   transactionId: number;
+  completedPaymentId: string;
+  gatewayCode: string;
   deliveryId: number;
   endpointId: number;
   notificationId: number;
@@ -49,8 +51,8 @@ beforeAll(async () => {
   a.endpointId = hook.body.data.id;
   const gateway = await seedGateway(t, 'bkash');
   a.paymentId = (await createPayment(t, A.key, { customer: { name: 'Alice', email: 'alice@example.com', phone: '+8801711111111' } })).payment_id;
-  const { transaction } = await seedCompletedTransaction(t, { apiKey: A.key, gateway, amount: '500.00', customer: { email: 'alice@example.com' } });
-  Object.assign(a, { trxId: transaction.trxId, gatewayTrxId: transaction.gatewayTrxId, transactionId: transaction.id });
+  const { transaction, paymentId: paymentIdOfCompleted } = await seedCompletedTransaction(t, { apiKey: A.key, gateway, amount: '500.00', customer: { email: 'alice@example.com' } });
+  Object.assign(a, { trxId: transaction.trxId, gatewayTrxId: transaction.gatewayTrxId, transactionId: transaction.id, completedPaymentId: paymentIdOfCompleted, gatewayCode: gateway.code });
   expect((await t.request('POST', '/api/v1/refunds', { token: A.key, body: { trx_id: a.trxId, amount: '10.00' } })).status).toBe(201);
   const [delivery] = await t.sql<{ id: string }>('SELECT id FROM webhook_deliveries WHERE brand_id = $1 LIMIT 1', [A.brandId]);
   a.deliveryId = Number(delivery!.id);
@@ -100,8 +102,23 @@ const checks: Record<string, () => Promise<void>> = {
     expect((await t.request('GET', `/api/v1/payments/${a.paymentId}`, { token: A.key })).status).toBe(200);
     sameAnswer(await asB('GET', `/api/v1/payments/${a.paymentId}`), await asB('GET', `/api/v1/payments/${randomUUID()}`));
   },
+  'merchant.payments.list': async () => {
+    for (const q of ['', '?customer_email=alice@example.com', '?customer_phone=%2B8801711111111', `?gateway=${a.gatewayCode}`, '?status=completed']) {
+      const res = await asB('GET', `/api/v1/payments${q}`);
+      expect(res.status).toBe(200);
+      expect(res.body.data.filter((p: { reference: string | null }) => p.reference !== 'same-ref')).toEqual([]);
+      expect(JSON.stringify(res.body)).not.toMatch(/Alice|a\*\*\*/);
+    }
+    expect((await t.request('GET', '/api/v1/payments?customer_email=alice@example.com', { token: A.key })).body.meta.total).toBe(2);
+  },
+  'merchant.payments.cancel': async () => {
+    await unchanged(async () => {
+      sameAnswer(await asB('POST', `/api/v1/payments/${a.paymentId}/cancel`), await asB('POST', `/api/v1/payments/${randomUUID()}/cancel`));
+    });
+  },
   'merchant.refunds.create': async () => {
     await unchanged(async () => {
+      sameAnswer(await asB('POST', '/api/v1/refunds', { payment_id: a.completedPaymentId, amount: '1.00' }), await asB('POST', '/api/v1/refunds', { payment_id: randomUUID(), amount: '1.00' }));
       sameAnswer(await asB('POST', '/api/v1/refunds', { trx_id: a.trxId, amount: '1.00' }), await asB('POST', '/api/v1/refunds', { trx_id: 'TRX-NOPE-0001', amount: '1.00' }));
       sameAnswer(await asB('POST', '/api/v1/refunds', { trx_id: a.gatewayTrxId, amount: '1.00' }), await asB('POST', '/api/v1/refunds', { trx_id: 'TRX-NOPE-0001', amount: '1.00' }));
     });

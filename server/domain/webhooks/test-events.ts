@@ -59,6 +59,9 @@ export function sampleEventData(event: WebhookEventName, now = new Date()): Reco
     case 'payment.expired':
       // An intent that expired before the customer chose a gateway: the intent form.
       return { ...payment, object: 'payment_intent', transaction_id: null, trx_id: null, gateway_trx_id: null, fee: null, gateway: null, method: null, status: 'expired' };
+    case 'payment.canceled':
+      // The merchant canceled before the customer paid: the intent form.
+      return { ...payment, object: 'payment_intent', transaction_id: null, trx_id: null, gateway_trx_id: null, fee: null, gateway: null, method: null, status: 'canceled' };
     case 'refund.completed':
       return { ...refund, status: 'completed', processed_at: at };
     case 'refund.failed':
