@@ -205,6 +205,19 @@ describe('only a device of the payment\'s mode proves it', () => {
     expect((await smsRow(t, stored!.id)).match_status).toBe('matched');
   });
 
+  it('outbound SMS for any phone of the brand go to live phones only; one addressed to a test phone goes to it', async () => {
+    const brand = await t.createBrand('Outbound Modes');
+    const live = await pairDevice(t, { brandId: brand.brandId, mode: 'live' });
+    const test = await pairDevice(t, { brandId: brand.brandId, mode: 'test' });
+    const anyPhone = await adminRequest(t, 'POST', `/brands/${brand.brandId}/outbound-sms`, { phone: '01711111111', message: 'Your order shipped' });
+    const toTest = await adminRequest(t, 'POST', `/brands/${brand.brandId}/outbound-sms`, { phone: '01711111112', message: 'Test run', device_id: test.deviceId });
+    expect([anyPhone.status, toTest.status]).toEqual([201, 201]);
+    const ids = async (d: PairedDevice) => (await deviceRequest(t, d, 'GET', '/sms/queues')).body.data.map((m: { id: number }) => m.id);
+    expect(await ids(test)).toEqual([toTest.body.data.id]);
+    expect(await ids(live)).toEqual([anyPhone.body.data.id]);
+    expect(await t.sql('SELECT mode FROM outbound_sms WHERE id = $1', [toTest.body.data.id])).toEqual([{ mode: 'test' }]);
+  });
+
   it('the device dashboard shows only its own mode', async () => {
     const brand = await t.createBrand('Dashboard Modes');
     const key = (await createApiKey(em(), brand.brandId, { name: 'test', mode: 'test' })).key;
