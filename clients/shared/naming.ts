@@ -65,7 +65,7 @@ export function sdkNames(routes: readonly NamedRoute[]): Map<string, SdkName> {
     if (byNoun) moved.push({ namespace: byNoun.slice(0, -1), parentNs: parts.join('.'), segs: segments(route.path) });
     return { name, route, parts, key, target: byNoun ?? (VERBS[key] ? [...parts, VERBS[key]!] : null) };
   });
-  for (const p of planned) {
+  const resolved = planned.map((p) => {
     let target = p.target;
     if (!target) {
       // An action under a moved resource's path goes with it: /webhooks/endpoint/secret-rotations.
@@ -75,10 +75,18 @@ export function sdkNames(routes: readonly NamedRoute[]): Map<string, SdkName> {
         .sort((a, b) => b.segs.length - a.segs.length)[0];
       target = home ? [...home.namespace, p.key] : [...p.parts, p.key];
     }
-    let name = target.join('.');
-    if (taken.has(name)) name = p.name;
-    taken.add(name);
-    out.set(p.name, { name, alias: name === p.name ? null : p.name });
+    return { contract: p.name, wanted: target.join('.') };
+  });
+  // Routes already named as the SDK would name them keep that name; a renamed
+  // route whose new name is taken keeps its contract name (contract names are unique).
+  for (const r of resolved) if (r.wanted === r.contract) taken.add(r.contract);
+  for (const r of resolved) {
+    let name = r.wanted;
+    if (name !== r.contract) {
+      if (taken.has(name)) name = r.contract;
+      taken.add(name);
+    }
+    out.set(r.contract, { name, alias: name === r.contract ? null : r.contract });
   }
   // An alias must not shadow a real name.
   for (const v of out.values()) if (v.alias && taken.has(v.alias)) v.alias = null;
