@@ -6,33 +6,45 @@ import type { RequestOptions } from '../shared/http.ts';
 import type { WithResponse } from '../shared/response-meta.ts';
 
 export interface DeviceTokenPair {
+  /** Access JWT for `Authorization: Bearer` on every other device route. */
   access_token: string;
+  /** Refresh JWT (30 days). Single use: each refresh returns a new one, and presenting an already used one revokes the device. */
   refresh_token: string;
   token_type: "Bearer";
+  /** Seconds the access token is valid: 86400. */
   expires_in: number;
+  /** Seconds the refresh token is valid: 2592000 (30 days). */
   refresh_expires_in: number;
+  /** UUID of the paired device (the `sub` of both tokens). */
   device_id: string;
+  /** ISO 8601 UTC timestamp. */
   server_time: string;
 }
 
 export interface DevicePairingRequest {
+  /** Name shown to the merchant, e.g. "Counter phone". */
   device_name: string;
   fingerprint?: string | undefined;
+  /** Version of the companion app. */
   app_version?: string | undefined;
 }
 
 export interface DeviceTokenRefreshRequest {
+  /** The newest refresh JWT of this device. */
   refresh_token: string;
   fingerprint?: string | undefined;
 }
 
 export interface DeviceHeartbeat {
+  /** ISO 8601 UTC timestamp. */
   server_time: string;
 }
 
 export interface DevicesHeartbeatParams {
+  /** Battery charge in percent. */
   battery_level?: number | undefined;
   is_charging?: boolean | undefined;
+  /** Network the phone is on, as the app names it (`wifi`, `cellular`...). */
   network?: string | undefined;
   app_version?: string | undefined;
 }
@@ -50,6 +62,7 @@ export interface DeviceDashboard {
     total: number;
     pending: number;
   };
+  /** The brand's 5 most recent transactions, newest first. */
   recent_transactions: {
     trx_id: string;
     amount: string;
@@ -58,51 +71,72 @@ export interface DeviceDashboard {
     gateway: string;
     created_at: string;
   }[];
+  /** Unread push notifications of this device. */
   unread_notifications: number;
+  /** ISO 8601 UTC timestamp. */
   server_time: string;
 }
 
 export interface SmsFilterRules {
+  /** Version of the rule set; only ever goes up: with every change to the brand's rules and whenever a gateway's senders change or a gateway is enabled or disabled. Re-apply the rules when it differs from the copy you hold. */
   version: number;
+  /** When the rules last changed. */
   updated_at: string;
+  /** SMS senders that may be forwarded: the official senders of the enabled gateways plus the admin's additions. Names compare as ASCII ignoring case and nothing else (`bKash` = `BKASH`; a fullwidth or look-alike name equals nothing); numbers compare as E.164 (`01847-348685` = `+8801847348685`); short codes as digits. Empty: no sender (the brand has no enabled wallet gateway and no additions). */
   allowed_senders: string[];
+  /** An SMS is forwarded only when it contains at least one of these (empty list: no such requirement). */
   positive_keywords: string[];
+  /** An SMS containing any of these is never forwarded, whatever else it contains: one-time codes, PINs, passwords, verification codes (English and Bangla by default). */
   negative_keywords: string[];
+  /** How often the app should fetch the rules again, in hours. */
   check_interval_hours: number;
 }
 
 export interface DeviceNotification {
+  /** Notification id; acknowledge with it. */
   id: number;
   title: string;
   body: string;
+  /** ISO 8601 UTC timestamp. */
   created_at: string;
 }
 
 export interface NotificationAcknowledgement {
+  /** How many notifications this call marked as read. Ids of other devices, unknown ids and notifications already read are not touched and not counted. */
   acknowledged: number;
 }
 
 export interface NotificationAcknowledgementRequest {
+  /** Ids of notifications to mark as read, 1 to 100. Repeated ids count once. */
   ids: number[];
 }
 
 export interface OutboundSmsQueueItem {
+  /** Queue item id; report on it with `POST /sms/queues/{id}/reports`. */
   id: number;
+  /** Destination number, E.164. */
   phone: string;
+  /** Text to send. */
   message: string;
+  /** Always `pending` here: waiting to be sent by this device. */
   status: "pending";
+  /** ISO 8601 UTC timestamp. */
   created_at: string;
+  /** Report before this time; after it the item may be handed to another device. */
   lease_expires_at: string;
+  /** Do not send after this time; the item becomes `expired`. */
   expires_at: string;
 }
 
 export interface OutboundSmsState {
   id: number;
+  /** `pending` waiting, `leased` handed to a device, `sent`/`failed` as the device reported, `delivered` on a delivery report, `expired` past its time to live. */
   status: "pending" | "failed" | "expired" | "sent" | "delivered" | "leased";
   sent_at: string | null;
   delivered_at: string | null;
   failed_at: string | null;
   failure_reason: string | null;
+  /** ISO 8601 UTC timestamp. */
   updated_at: string;
 }
 
@@ -116,15 +150,22 @@ export type OutboundSmsReportRequest = {
 };
 
 export interface ForwardedSmsResult {
+  /** Echo of the input, to pair answers with messages. */
   device_message_id: string;
+  /** SMS data record id; null for `screened_out` (nothing was stored). */
   id: number | null;
+  /** `pending` stored, not decided yet; `matched` it completed a payment (`trx_id`); `no_match` no gateway template matched; `no_candidate` parsed but no open payment fits; `low_confidence` several fit, left for manual verification; `duplicate` the same SMS was forwarded before (see `duplicate_of`). `screened_out`: the brand's filter rules refuse this message (a one-time code, PIN or password, a sender that is not allowed, or no positive keyword); the service keeps nothing of it, not even its text. Do not forward it again. */
   match_status: "pending" | "matched" | "no_match" | "no_candidate" | "low_confidence" | "duplicate" | "screened_out";
+  /** For `screened_out`: which rule refused it; otherwise null. */
   screen_reason: "sender_not_allowed" | "negative_keyword" | "no_positive_keyword" | null;
+  /** Service transaction reference of the payment this SMS completed, or null. */
   trx_id: string | null;
+  /** For `duplicate`: the record first stored with this content. */
   duplicate_of: number | null;
 }
 
 export interface ForwardSmsRequest {
+  /** 1 to 50 SMS that passed the filter rules on the phone. */
   messages: {
     device_message_id: string;
     sender: string;
@@ -137,19 +178,25 @@ export interface ForwardSmsRequest {
 export interface DevicesResource<O = RequestOptions> {
   /**
    * Pair a device
+   *
    * Exchanges a one-time pairing code (created by an admin, valid 15 minutes by default) for a new device and its token pair. The code goes in `Authorization: Bearer <pairing code>` (case and dashes do not matter). The fingerprint goes in the body or the `X-Device-Fingerprint` header; later refreshes must present the same one. A used, expired or unknown code is `INVALID_PAIRING_CODE`; when two phones race for one code exactly one wins. Pairing again from the same phone (same fingerprint) replaces its previous registration.
+   *
    * `POST /api/mobile/v1/devices/pairings`
    */
   pair(params: DevicePairingRequest, options?: O): Promise<WithResponse<DeviceTokenPair>>;
   /**
    * Refresh the token pair
+   *
    * Exchanges the refresh JWT for a new access token and a new refresh token; the presented refresh token stops working. The fingerprint (body or `X-Device-Fingerprint` header) must be the one given at pairing. Presenting a refresh token that was already exchanged revokes the device (a stolen copy is in use): it must be paired again. Every rejection (expired, malformed or reused token, wrong fingerprint, revoked device) is `INVALID_PAIRING_CODE`. No `Authorization` header is needed.
+   *
    * `POST /api/mobile/v1/devices/token-refreshes`
    */
   refreshTokens(params: DeviceTokenRefreshRequest, options?: O): Promise<WithResponse<DeviceTokenPair>>;
   /**
    * Report that the device is alive
+   *
    * Stores `last_heartbeat` and whatever the app reports (battery, network, app version); the body is optional and may be empty. Every authenticated call also counts as presence; a device silent for longer than the offline threshold (60 minutes by default) is reported to the brand as `device.offline`.
+   *
    * `POST /api/mobile/v1/devices/heartbeats`
    */
   heartbeat(params?: DevicesHeartbeatParams, options?: O): Promise<WithResponse<DeviceHeartbeat>>;
@@ -158,14 +205,19 @@ export interface DevicesResource<O = RequestOptions> {
 export interface DashboardResource<O = RequestOptions> {
   /**
    * Dashboard summary
+   *
    * Today's completed revenue, today's transaction and pending counts, the 5 most recent transactions and the unread notification count. "Today" is the calendar day in the brand's time zone.
+   *
    * `GET /api/mobile/v1/dashboard`
    */
   retrieve(options?: O): Promise<WithResponse<DeviceDashboard>>;
   /**
    * Dashboard summary
+   *
    * Today's completed revenue, today's transaction and pending counts, the 5 most recent transactions and the unread notification count. "Today" is the calendar day in the brand's time zone.
+   *
    * `GET /api/mobile/v1/dashboard`
+   *
    * @deprecated Use `dashboard.retrieve` (same call).
    */
   get(options?: O): Promise<WithResponse<DeviceDashboard>>;
@@ -174,14 +226,19 @@ export interface DashboardResource<O = RequestOptions> {
 export interface FilterRulesResource<O = RequestOptions> {
   /**
    * SMS filter rules
+   *
    * The brand's rules for screening SMS on the phone before forwarding them, to protect customer privacy.
+   *
    * `GET /api/mobile/v1/config/filter-rules`
    */
   retrieve(options?: O): Promise<WithResponse<SmsFilterRules>>;
   /**
    * SMS filter rules
+   *
    * The brand's rules for screening SMS on the phone before forwarding them, to protect customer privacy.
+   *
    * `GET /api/mobile/v1/config/filter-rules`
+   *
    * @deprecated Use `filterRules.retrieve` (same call).
    */
   get(options?: O): Promise<WithResponse<SmsFilterRules>>;
@@ -190,13 +247,17 @@ export interface FilterRulesResource<O = RequestOptions> {
 export interface NotificationsResource<O = RequestOptions> {
   /**
    * Unread notifications
+   *
    * Unread push notifications of the calling device, newest first, at most 100.
+   *
    * `GET /api/mobile/v1/notifications`
    */
   listUnread(options?: O): Promise<WithResponse<DeviceNotification[]>>;
   /**
    * Acknowledge notifications
+   *
    * Marks notifications of the calling device as read. Scoped to the device: another device's ids are neither changed nor counted, and are not reported as errors either (the answer does not reveal whether they exist).
+   *
    * `POST /api/mobile/v1/notifications/acknowledgements`
    */
   acknowledge(params: NotificationAcknowledgementRequest, options?: O): Promise<WithResponse<NotificationAcknowledgement>>;
@@ -205,13 +266,17 @@ export interface NotificationsResource<O = RequestOptions> {
 export interface SmsQueueResource<O = RequestOptions> {
   /**
    * Outbound SMS to send
+   *
    * Up to 20 outbound SMS of the brand waiting to be sent through this device's SIM (addressed to this device or to any device), oldest first. Each returned item is leased to this device: no other device receives it while the lease runs (10 minutes). Report each with `POST /sms/queues/{id}/reports`; an item not reported in time goes back to the queue.
+   *
    * `GET /api/mobile/v1/sms/queues`
    */
   lease(options?: O): Promise<WithResponse<OutboundSmsQueueItem[]>>;
   /**
    * Report on an outbound SMS
+   *
    * Records `sent`, `failed` (with a reason) or `delivered` for an item this device holds or held last. Repeating a report answers the current state; a report that contradicts it (for example `delivered` after `failed`) is `INVALID_STATE`. An item that is not this device's is `SMS_QUEUE_ITEM_NOT_FOUND`.
+   *
    * `POST /api/mobile/v1/sms/queues/:id/reports`
    */
   report(id: string | number, params: OutboundSmsReportRequest, options?: O): Promise<WithResponse<OutboundSmsState>>;
@@ -220,7 +285,9 @@ export interface SmsQueueResource<O = RequestOptions> {
 export interface SmsMessagesResource<O = RequestOptions> {
   /**
    * Forward SMS
+   *
    * Forwards a batch of up to 50 SMS; the answer has one item per message, in the same order. Each SMS is stored once: re-sending a `device_message_id` (a retried batch) stores nothing and answers the stored record as it is now, so retries are safe. The same text from the same sender forwarded under another id, or by another phone of the brand, is stored as `duplicate` and never completes a payment. SMS text is stored encrypted. The service screens every message with the brand's filter rules again (the same rules the phone applies): a message they refuse is answered `screened_out` and nothing of it is stored.
+   *
    * `POST /api/mobile/v1/sms/messages`
    */
   forward(params: ForwardSmsRequest, options?: O): Promise<WithResponse<ForwardedSmsResult[]>>;

@@ -7,32 +7,48 @@ import type { Page } from '../shared/pagination.ts';
 import type { WithResponse } from '../shared/response-meta.ts';
 
 export interface Brand {
+  /** Brand id. */
   id: number;
+  /** UUID. */
   uuid: string;
+  /** Display name shown to paying customers. */
   name: string;
+  /** IANA time zone used for "today" figures. */
   timezone: string;
+  /** ISO 8601 UTC timestamp. */
   created_at: string;
 }
 
 export interface PaymentCreated {
+  /** The payment id: use it with `GET /api/v1/payments/{payment_id}`. */
   payment_id: string;
+  /** Hosted checkout page to send the customer to. */
   checkout_url: string;
   status: "pending";
+  /** Decimal amount as a string with exactly two decimal places. */
   amount: string;
+  /** ISO 4217 currency code. */
   currency: string;
   reference: string | null;
+  /** UUID of the customer record, or null when no customer was given. */
   customer_id: string | null;
   metadata: Record<string, unknown>;
   success_url: string | null;
   cancel_url: string | null;
+  /** ISO 8601 UTC timestamp. */
   expires_at: string;
+  /** ISO 8601 UTC timestamp. */
   created_at: string;
+  /** True for a live-mode object, false for a test-mode one (created with a `sk_test_` key, paid on the sandbox or verified by a test device). */
   livemode: boolean;
 }
 
 export interface CreatePaymentRequest {
+  /** Decimal amount as a string with exactly two decimal places, greater than zero. */
   amount: string;
+  /** ISO 4217 currency code. */
   currency: string;
+  /** Your own reference (order number). */
   reference?: string | undefined;
   customer?: {
     name?: string | undefined;
@@ -40,60 +56,97 @@ export interface CreatePaymentRequest {
     phone?: string | undefined;
   } | undefined;
   metadata?: Record<string, string | number | boolean | null> | undefined;
+  /** Seconds until the payment link expires. Default: the `intent_expiry_minutes` setting (60 minutes). */
   expires_in?: number | undefined;
+  /** When the payment link expires (at least 60 seconds and at most 30 days ahead). Give this or `expires_in`, not both. */
   expires_at?: string | undefined;
   success_url?: string | undefined;
   cancel_url?: string | undefined;
 }
 
 export interface Payment {
+  /** `transaction` when a transaction exists for the intent (its latest is shown), else `payment_intent`. */
   object: "transaction" | "payment_intent";
+  /** Transaction record id (intent record id in the intent form). */
   id: number;
+  /** UUID. */
   payment_id: string;
+  /** Transaction record id, or null in the intent form. */
   transaction_id: number | null;
+  /** Service transaction reference. */
   trx_id: string | null;
+  /** The gateway's transaction reference, once known. */
   gateway_trx_id: string | null;
+  /** Amount charged on the gateway (after currency conversion); the intent amount in the intent form. */
   amount: string;
+  /** ISO 4217 currency code. */
   currency: string;
+  /** Gateway fee on `amount`. */
   fee: string | null;
+  /** Transaction status, or `pending`/`expired` in the intent form. */
   status: "pending" | "processing" | "awaiting_verification" | "completed" | "failed" | "expired";
+  /** Gateway code. */
   gateway: string | null;
+  /** Payment method of the gateway. */
   method: string | null;
+  /** Your own reference. */
   reference: string | null;
+  /** The intent amount, in the intent currency. */
   requested_amount: string;
+  /** ISO 4217 currency code. */
   requested_currency: string;
+  /** Gateway currency units per intent currency unit used for the conversion, or null. */
   exchange_rate: string | null;
   failure_reason: string | null;
+  /** ISO 8601 UTC timestamp. */
   created_at: string;
   completed_at: string | null;
+  /** When the payment link expires. */
   expires_at: string;
+  /** The customer (personal data in clear), or null. */
   customer: {
     name: string | null;
     email: string | null;
   } | null;
   metadata: Record<string, unknown>;
+  /** True for a live-mode object, false for a test-mode one (created with a `sk_test_` key, paid on the sandbox or verified by a test device). */
   livemode: boolean;
 }
 
 export interface Refund {
   id: number;
+  /** UUID. */
   uuid: string;
+  /** Internal id of the refunded transaction. */
   transaction_id: number;
+  /** Service reference of the refunded transaction. */
   trx_id: string;
+  /** The refunded transaction's gateway reference. */
   gateway_trx_id: string | null;
+  /** Decimal amount as a string with exactly two decimal places. */
   amount: string;
+  /** The refunded transaction's currency. */
   currency: string;
+  /** Free text given when the refund was requested. */
   reason: string | null;
+  /** `pending` until processed, then `completed` or `failed`. */
   status: "pending" | "completed" | "failed";
+  /** Why the refund failed, when it did. */
   failure_reason: string | null;
+  /** When the refund completed or failed; null while pending. */
   processed_at: string | null;
+  /** ISO 8601 UTC timestamp. */
   created_at: string;
+  /** True for a live-mode object, false for a test-mode one (created with a `sk_test_` key, paid on the sandbox or verified by a test device). */
   livemode: boolean;
 }
 
 export interface CreateRefundRequest {
+  /** Service (or gateway) reference of a completed transaction. */
   trx_id: string;
+  /** Amount to refund, in the transaction currency; at most what is left after earlier non-failed refunds. */
   amount: string;
+  /** Free text. */
   reason?: string | undefined;
 }
 
@@ -105,7 +158,9 @@ export interface PageMetaWithPages {
 }
 
 export interface RefundsListParams {
+  /** Only refunds in this status. */
   status?: "pending" | "completed" | "failed" | undefined;
+  /** Only refunds of the transaction with this service (or gateway) reference. */
   trx_id?: string | undefined;
   transaction_id?: string | number | undefined;
   from?: string | undefined;
@@ -116,11 +171,16 @@ export interface RefundsListParams {
 
 export interface CustomerListItem {
   id: number;
+  /** UUID. */
   uuid: string;
   name: string | null;
+  /** Masked email, e.g. `j***@example.com`. */
   email_masked: string | null;
+  /** Masked phone, e.g. `+88017*****678`. */
   phone_masked: string | null;
+  /** ISO 8601 UTC timestamp. */
   created_at: string;
+  /** True for a live-mode object, false for a test-mode one (created with a `sk_test_` key, paid on the sandbox or verified by a test device). */
   livemode: boolean;
 }
 
@@ -137,49 +197,76 @@ export interface CustomersListParams {
 
 export interface Customer {
   id: number;
+  /** UUID. */
   uuid: string;
   name: string | null;
+  /** Normalised (trimmed, lower-case). */
   email: string | null;
+  /** E.164. */
   phone: string | null;
+  /** ISO 8601 UTC timestamp. */
   created_at: string;
+  /** Customers are per mode: a test payment never creates or finds a live customer. */
   livemode: boolean;
 }
 
 export interface WebhookEndpoint {
+  /** Where deliveries are POSTed. */
   url: string;
+  /** Events delivered to this endpoint. */
   events: ("payment.completed" | "payment.failed" | "payment.expired" | "refund.completed" | "refund.failed" | "device.offline" | "device.online")[];
+  /** False: events are recorded but not delivered, and queued deliveries become `dead_letter`. */
   enabled: boolean;
+  /** Why the endpoint is disabled: `merchant` (you disabled it), `gone` (it answered 410), `failing` (every attempt of a delivery failed over its whole retry window with no success in between). Null while enabled. Enable it again with `PUT` once fixed, then ask for a replay of what was missed. */
   disabled_reason: "merchant" | "gone" | "failing" | null;
   disabled_at: string | null;
+  /** First failed attempt since the last success, or null when the last attempt succeeded. */
   failing_since: string | null;
   last_success_at: string | null;
+  /** While a rotated-out secret still signs (24 hours after a rotation), when it stops; null otherwise. */
   previous_secret_expires_at: string | null;
+  /** ISO 8601 UTC timestamp. */
   created_at: string;
+  /** ISO 8601 UTC timestamp. */
   updated_at: string;
 }
 
 export interface WebhookEndpointCreated {
+  /** Where deliveries are POSTed. */
   url: string;
+  /** Events delivered to this endpoint. */
   events: ("payment.completed" | "payment.failed" | "payment.expired" | "refund.completed" | "refund.failed" | "device.offline" | "device.online")[];
+  /** False: events are recorded but not delivered, and queued deliveries become `dead_letter`. */
   enabled: boolean;
+  /** Why the endpoint is disabled: `merchant` (you disabled it), `gone` (it answered 410), `failing` (every attempt of a delivery failed over its whole retry window with no success in between). Null while enabled. Enable it again with `PUT` once fixed, then ask for a replay of what was missed. */
   disabled_reason: "merchant" | "gone" | "failing" | null;
   disabled_at: string | null;
+  /** First failed attempt since the last success, or null when the last attempt succeeded. */
   failing_since: string | null;
   last_success_at: string | null;
+  /** While a rotated-out secret still signs (24 hours after a rotation), when it stops; null otherwise. */
   previous_secret_expires_at: string | null;
+  /** ISO 8601 UTC timestamp. */
   created_at: string;
+  /** ISO 8601 UTC timestamp. */
   updated_at: string;
+  /** The signing secret (`whsec_…`). Shown only now; store it to verify `X-Webhook-Signature`. */
   secret: string;
 }
 
 export interface PutWebhookEndpointRequest {
+  /** Receiver URL. Must resolve to public addresses only (private, loopback, link-local and metadata addresses are refused), checked now and again at every delivery. Redirects are not followed. */
   url: string;
+  /** Events to deliver. */
   events: ("payment.completed" | "payment.failed" | "payment.expired" | "refund.completed" | "refund.failed" | "device.offline" | "device.online")[];
+  /** Default true. Enabling clears an automatic disable. */
   enabled?: boolean | undefined;
 }
 
 export interface WebhookSecretRotation {
+  /** The signing secret (`whsec_…`). Shown only now; store it to verify `X-Webhook-Signature`. */
   secret: string;
+  /** Until then every delivery carries one `v1` for the new secret and one for the previous one. */
   previous_secret_expires_at: string;
 }
 
@@ -189,46 +276,74 @@ export interface WebhookEndpointsRotateSecretParams {
 
 export interface WebhookDelivery {
   id: number;
+  /** Event id (`evt_…`): the body `id` and the `X-Webhook-Id` header. */
   event_id: string;
+  /** Internal transaction id, or null for events without one (device events). */
   transaction_id: number | null;
+  /** Webhook event name. */
   event: "payment.completed" | "payment.failed" | "payment.expired" | "refund.completed" | "refund.failed" | "device.offline" | "device.online";
+  /** Target URL of the latest attempt. */
   url: string;
+  /** The JSON body sent, serialised as a string (byte for byte what was signed). */
   payload: string;
+  /** HTTP status of the latest attempt; null before the first one or when no response came. */
   response_status: number | null;
+  /** Body of the latest response, cut to 4 KB. */
   response_body: string | null;
+  /** Attempts made (replays keep counting). */
   attempts: number;
+  /** `pending` (not attempted yet, or replayed), `retrying` (failed, another attempt scheduled), `success`, `dead_letter` (every attempt failed; an admin can replay it). */
   status: "success" | "pending" | "retrying" | "dead_letter";
+  /** Why the latest attempt failed (timeout, connection, redirect, status). */
   last_error: string | null;
   next_attempt_at: string | null;
   last_attempt_at: string | null;
   delivered_at: string | null;
+  /** ISO 8601 UTC timestamp. */
   created_at: string;
+  /** The event's mode; a key lists only its own mode's deliveries. */
   livemode: boolean;
+  /** True for a test event sent with `POST /api/v1/webhooks/tests` (no object changed). */
   test: boolean;
 }
 
 export interface SendWebhookTestRequest {
+  /** Which event to send, with a realistic sample `data` body of that event. */
   event: "payment.completed" | "payment.failed" | "payment.expired" | "refund.completed" | "refund.failed" | "device.offline" | "device.online";
 }
 
 export interface WebhookDeliveryDetail {
   id: number;
+  /** Event id (`evt_…`): the body `id` and the `X-Webhook-Id` header. */
   event_id: string;
+  /** Internal transaction id, or null for events without one (device events). */
   transaction_id: number | null;
+  /** Webhook event name. */
   event: "payment.completed" | "payment.failed" | "payment.expired" | "refund.completed" | "refund.failed" | "device.offline" | "device.online";
+  /** Target URL of the latest attempt. */
   url: string;
+  /** The JSON body sent, serialised as a string (byte for byte what was signed). */
   payload: string;
+  /** HTTP status of the latest attempt; null before the first one or when no response came. */
   response_status: number | null;
+  /** Body of the latest response, cut to 4 KB. */
   response_body: string | null;
+  /** Attempts made (replays keep counting). */
   attempts: number;
+  /** `pending` (not attempted yet, or replayed), `retrying` (failed, another attempt scheduled), `success`, `dead_letter` (every attempt failed; an admin can replay it). */
   status: "success" | "pending" | "retrying" | "dead_letter";
+  /** Why the latest attempt failed (timeout, connection, redirect, status). */
   last_error: string | null;
   next_attempt_at: string | null;
   last_attempt_at: string | null;
   delivered_at: string | null;
+  /** ISO 8601 UTC timestamp. */
   created_at: string;
+  /** The event's mode; a key lists only its own mode's deliveries. */
   livemode: boolean;
+  /** True for a test event sent with `POST /api/v1/webhooks/tests` (no object changed). */
   test: boolean;
+  /** Every attempt, oldest first. */
   attempt_log: {
     attempt: number;
     url: string;
@@ -244,9 +359,12 @@ export interface WebhookDeliveryDetail {
 }
 
 export interface PaymentCompletedEvent {
+  /** Event id (`evt_…`); also sent as `X-Webhook-Id`, stable across retries. Deduplicate on it. */
   id: string;
   event: "payment.completed";
+  /** When the event happened. */
   created_at: string;
+  /** False for an event of a test-mode object (or a test event sent with a test key); the same endpoint receives both modes. */
   livemode: boolean;
   data: {
     [x: string]: unknown;
@@ -268,9 +386,12 @@ export interface PaymentCompletedEvent {
 }
 
 export interface PaymentFailedEvent {
+  /** Event id (`evt_…`); also sent as `X-Webhook-Id`, stable across retries. Deduplicate on it. */
   id: string;
   event: "payment.failed";
+  /** When the event happened. */
   created_at: string;
+  /** False for an event of a test-mode object (or a test event sent with a test key); the same endpoint receives both modes. */
   livemode: boolean;
   data: {
     [x: string]: unknown;
@@ -292,9 +413,12 @@ export interface PaymentFailedEvent {
 }
 
 export interface PaymentExpiredEvent {
+  /** Event id (`evt_…`); also sent as `X-Webhook-Id`, stable across retries. Deduplicate on it. */
   id: string;
   event: "payment.expired";
+  /** When the event happened. */
   created_at: string;
+  /** False for an event of a test-mode object (or a test event sent with a test key); the same endpoint receives both modes. */
   livemode: boolean;
   data: {
     [x: string]: unknown;
@@ -316,9 +440,12 @@ export interface PaymentExpiredEvent {
 }
 
 export interface RefundCompletedEvent {
+  /** Event id (`evt_…`); also sent as `X-Webhook-Id`, stable across retries. Deduplicate on it. */
   id: string;
   event: "refund.completed";
+  /** When the event happened. */
   created_at: string;
+  /** False for an event of a test-mode object (or a test event sent with a test key); the same endpoint receives both modes. */
   livemode: boolean;
   data: {
     [x: string]: unknown;
@@ -336,9 +463,12 @@ export interface RefundCompletedEvent {
 }
 
 export interface RefundFailedEvent {
+  /** Event id (`evt_…`); also sent as `X-Webhook-Id`, stable across retries. Deduplicate on it. */
   id: string;
   event: "refund.failed";
+  /** When the event happened. */
   created_at: string;
+  /** False for an event of a test-mode object (or a test event sent with a test key); the same endpoint receives both modes. */
   livemode: boolean;
   data: {
     [x: string]: unknown;
@@ -356,9 +486,12 @@ export interface RefundFailedEvent {
 }
 
 export interface DeviceOfflineEvent {
+  /** Event id (`evt_…`); also sent as `X-Webhook-Id`, stable across retries. Deduplicate on it. */
   id: string;
   event: "device.offline";
+  /** When the event happened. */
   created_at: string;
+  /** False for an event of a test-mode object (or a test event sent with a test key); the same endpoint receives both modes. */
   livemode: boolean;
   data: {
     [x: string]: unknown;
@@ -371,9 +504,12 @@ export interface DeviceOfflineEvent {
 }
 
 export interface DeviceOnlineEvent {
+  /** Event id (`evt_…`); also sent as `X-Webhook-Id`, stable across retries. Deduplicate on it. */
   id: string;
   event: "device.online";
+  /** When the event happened. */
   created_at: string;
+  /** False for an event of a test-mode object (or a test event sent with a test key); the same endpoint receives both modes. */
   livemode: boolean;
   data: {
     [x: string]: unknown;
@@ -401,14 +537,19 @@ export type WebhookEventName = WebhookEvent['event'];
 export interface BrandResource<O = RequestOptions> {
   /**
    * The calling brand
+   *
    * Returns the brand that owns the API key. Useful to check that a key works.
+   *
    * `GET /api/v1/brand`
    */
   retrieve(options?: O): Promise<WithResponse<Brand>>;
   /**
    * The calling brand
+   *
    * Returns the brand that owns the API key. Useful to check that a key works.
+   *
    * `GET /api/v1/brand`
+   *
    * @deprecated Use `brand.retrieve` (same call).
    */
   get(options?: O): Promise<WithResponse<Brand>>;
@@ -417,20 +558,27 @@ export interface BrandResource<O = RequestOptions> {
 export interface PaymentsResource<O = RequestOptions> {
   /**
    * Create a payment
+   *
    * Creates a payment intent and returns its `payment_id` and `checkout_url`. Amounts are decimal strings with two places. Refused when no enabled gateway could ever take the amount (`Amount exceeds maximum`). Honours `Idempotency-Key`.
+   *
    * `POST /api/v1/payments`
    */
   create(params: CreatePaymentRequest, options?: O): Promise<WithResponse<PaymentCreated>>;
   /**
    * Get a payment
+   *
    * The payment's latest transaction when one exists, else the intent. `PAYMENT_NOT_FOUND` for an unknown id, another brand's payment, a payment of the other mode (a test key sees only test payments, a live key only live ones) or a malformed id.
+   *
    * `GET /api/v1/payments/:payment_id`
    */
   retrieve(paymentId: string | number, options?: O): Promise<WithResponse<Payment>>;
   /**
    * Get a payment
+   *
    * The payment's latest transaction when one exists, else the intent. `PAYMENT_NOT_FOUND` for an unknown id, another brand's payment, a payment of the other mode (a test key sees only test payments, a live key only live ones) or a malformed id.
+   *
    * `GET /api/v1/payments/:payment_id`
+   *
    * @deprecated Use `payments.retrieve` (same call).
    */
   get(paymentId: string | number, options?: O): Promise<WithResponse<Payment>>;
@@ -439,13 +587,17 @@ export interface PaymentsResource<O = RequestOptions> {
 export interface RefundsResource<O = RequestOptions> {
   /**
    * Refund a transaction
+   *
    * Creates a `pending` refund of a completed transaction. The sum of its non-failed refunds never exceeds its amount, also when requests race. Honours `Idempotency-Key`.
+   *
    * `POST /api/v1/refunds`
    */
   create(params: CreateRefundRequest, options?: O): Promise<WithResponse<Refund>>;
   /**
    * List refunds
+   *
    * Refunds of the calling brand, newest first. Out-of-range or malformed filters are a 400 naming the parameter.
+   *
    * `GET /api/v1/refunds`
    */
   list: {
@@ -457,14 +609,19 @@ export interface RefundsResource<O = RequestOptions> {
   };
   /**
    * Latest refund of a transaction
+   *
    * The latest refund of the transaction with this service or gateway reference. Unknown transaction (or another brand's): `PAYMENT_NOT_FOUND`; a transaction without refunds: `REFUND_NOT_FOUND`.
+   *
    * `GET /api/v1/refunds/:trx_id`
    */
   retrieve(trxId: string | number, options?: O): Promise<WithResponse<Refund>>;
   /**
    * Latest refund of a transaction
+   *
    * The latest refund of the transaction with this service or gateway reference. Unknown transaction (or another brand's): `PAYMENT_NOT_FOUND`; a transaction without refunds: `REFUND_NOT_FOUND`.
+   *
    * `GET /api/v1/refunds/:trx_id`
+   *
    * @deprecated Use `refunds.retrieve` (same call).
    */
   get(trxId: string | number, options?: O): Promise<WithResponse<Refund>>;
@@ -473,7 +630,9 @@ export interface RefundsResource<O = RequestOptions> {
 export interface CustomersResource<O = RequestOptions> {
   /**
    * List customers
+   *
    * Customers of the calling brand, newest first, with masked email and phone.
+   *
    * `GET /api/v1/customers`
    */
   list: {
@@ -485,14 +644,19 @@ export interface CustomersResource<O = RequestOptions> {
   };
   /**
    * Find a customer by email or phone
+   *
    * An identifier containing `@` is looked up as an email, anything else as a phone number (E.164 or national), through keyed hashes of the normalised value. Personal data in clear. `CUSTOMER_NOT_FOUND` when no customer of the calling brand matches.
+   *
    * `GET /api/v1/customers/:identifier`
    */
   retrieve(identifier: string | number, options?: O): Promise<WithResponse<Customer>>;
   /**
    * Find a customer by email or phone
+   *
    * An identifier containing `@` is looked up as an email, anything else as a phone number (E.164 or national), through keyed hashes of the normalised value. Personal data in clear. `CUSTOMER_NOT_FOUND` when no customer of the calling brand matches.
+   *
    * `GET /api/v1/customers/:identifier`
+   *
    * @deprecated Use `customers.retrieve` (same call).
    */
   get(identifier: string | number, options?: O): Promise<WithResponse<Customer>>;
@@ -501,19 +665,25 @@ export interface CustomersResource<O = RequestOptions> {
 export interface WebhookEndpointsResource<O = RequestOptions> {
   /**
    * Webhook endpoint
+   *
    * The configured endpoint and its health (disabled reason, failing since). The secret is not shown.
+   *
    * `GET /api/v1/webhooks/endpoint`
    */
   retrieve(options?: O): Promise<WithResponse<WebhookEndpoint>>;
   /**
    * Set the webhook endpoint
+   *
    * Creates the endpoint (201, with its signing secret shown once) or replaces its URL, events and enabled flag (200; the secret is kept). Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}">`, `X-Webhook-Id` (the event id, stable across retries and replays: deduplicate on it), `X-Webhook-Event` and `X-Webhook-Attempt`; only a 2xx answer within the attempt timeout counts as delivered, redirects are not followed, and 410 disables the endpoint.
+   *
    * `PUT /api/v1/webhooks/endpoint`
    */
   update(params: PutWebhookEndpointRequest, options?: O): Promise<WithResponse<WebhookEndpoint | WebhookEndpointCreated>>;
   /**
    * Rotate the signing secret
+   *
    * Issues a new signing secret, shown once. The previous secret keeps signing for 24 hours (each delivery then has one `v1` per secret), so receivers can switch without missing a delivery. Rotating again within the 24 hours keeps the older secrets signing until their own expiry.
+   *
    * `POST /api/v1/webhooks/endpoint/secret-rotations`
    */
   rotateSecret(params?: WebhookEndpointsRotateSecretParams, options?: O): Promise<WithResponse<WebhookSecretRotation>>;
@@ -522,42 +692,59 @@ export interface WebhookEndpointsResource<O = RequestOptions> {
 export interface WebhooksResource<O = RequestOptions> {
   /**
    * Webhook endpoint
+   *
    * The configured endpoint and its health (disabled reason, failing since). The secret is not shown.
+   *
    * `GET /api/v1/webhooks/endpoint`
+   *
    * @deprecated Use `webhookEndpoints.retrieve` (same call).
    */
   getEndpoint(options?: O): Promise<WithResponse<WebhookEndpoint>>;
   /**
    * Set the webhook endpoint
+   *
    * Creates the endpoint (201, with its signing secret shown once) or replaces its URL, events and enabled flag (200; the secret is kept). Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}">`, `X-Webhook-Id` (the event id, stable across retries and replays: deduplicate on it), `X-Webhook-Event` and `X-Webhook-Attempt`; only a 2xx answer within the attempt timeout counts as delivered, redirects are not followed, and 410 disables the endpoint.
+   *
    * `PUT /api/v1/webhooks/endpoint`
+   *
    * @deprecated Use `webhookEndpoints.update` (same call).
    */
   putEndpoint(params: PutWebhookEndpointRequest, options?: O): Promise<WithResponse<WebhookEndpoint | WebhookEndpointCreated>>;
   /**
    * Rotate the signing secret
+   *
    * Issues a new signing secret, shown once. The previous secret keeps signing for 24 hours (each delivery then has one `v1` per secret), so receivers can switch without missing a delivery. Rotating again within the 24 hours keeps the older secrets signing until their own expiry.
+   *
    * `POST /api/v1/webhooks/endpoint/secret-rotations`
+   *
    * @deprecated Use `webhookEndpoints.rotateSecret` (same call).
    */
   rotateSecret(params?: WebhookEndpointsRotateSecretParams, options?: O): Promise<WithResponse<WebhookSecretRotation>>;
   /**
    * Recent webhook deliveries
+   *
    * The 50 most recent deliveries of the brand, newest first.
+   *
    * `GET /api/v1/webhooks/deliveries`
+   *
    * @deprecated Use `webhookDeliveries.list` (same call).
    */
   listDeliveries(options?: O): Promise<WithResponse<WebhookDelivery[]>>;
   /**
    * Send a test event
+   *
    * Sends a signed sample event of the chosen type to the brand's endpoint, through the same delivery pipeline as real events (retries, delivery log): nothing changes anywhere: the body carries `livemode` of the calling key, and its `data` is a realistic sample valid against the event schema whose ids name no real object. The delivery is returned and listed by `GET /api/v1/webhooks/deliveries`. No endpoint: `WEBHOOK_ENDPOINT_NOT_FOUND`; a disabled endpoint: `INVALID_STATE` (enable it first).
+   *
    * `POST /api/v1/webhooks/tests`
    */
   sendTest(params: SendWebhookTestRequest, options?: O): Promise<WithResponse<WebhookDelivery>>;
   /**
    * One webhook delivery with its attempts
+   *
    * Every attempt with its request time, duration, response status, response body (cut to 4 KB) and error.
+   *
    * `GET /api/v1/webhooks/deliveries/:id`
+   *
    * @deprecated Use `webhookDeliveries.retrieve` (same call).
    */
   getDelivery(id: string | number, options?: O): Promise<WithResponse<WebhookDeliveryDetail>>;
@@ -566,13 +753,17 @@ export interface WebhooksResource<O = RequestOptions> {
 export interface WebhookDeliveriesResource<O = RequestOptions> {
   /**
    * Recent webhook deliveries
+   *
    * The 50 most recent deliveries of the brand, newest first.
+   *
    * `GET /api/v1/webhooks/deliveries`
    */
   list(options?: O): Promise<WithResponse<WebhookDelivery[]>>;
   /**
    * One webhook delivery with its attempts
+   *
    * Every attempt with its request time, duration, response status, response body (cut to 4 KB) and error.
+   *
    * `GET /api/v1/webhooks/deliveries/:id`
    */
   retrieve(id: string | number, options?: O): Promise<WithResponse<WebhookDeliveryDetail>>;

@@ -34,6 +34,8 @@ interface Success {
   status: number;
   kind: DataKind;
   id: string | null;
+  /** The item schema (object data, or the element of a list). */
+  schema: unknown;
 }
 interface RouteSpec {
   index: number;
@@ -63,14 +65,14 @@ function successOf(route: AppRoute): Success[] {
     if (schema === undefined) continue;
     const shape = objectShape(schema);
     if (!shape || !('data' in shape)) {
-      out.push({ status, kind: 'none', id: null });
+      out.push({ status, kind: 'none', id: null, schema: null });
       continue;
     }
     const data = shape.data as { _zod?: { def?: { type?: string; element?: unknown } } };
     if (data?._zod?.def?.type === 'array') {
-      out.push({ status, kind: 'meta' in shape ? 'page' : 'array', id: schemaId(data._zod.def.element) });
+      out.push({ status, kind: 'meta' in shape ? 'page' : 'array', id: schemaId(data._zod.def.element), schema: data._zod.def.element });
     } else {
-      out.push({ status, kind: 'object', id: schemaId(data) });
+      out.push({ status, kind: 'object', id: schemaId(data), schema: data });
     }
   }
   return out;
@@ -167,9 +169,36 @@ function printProbe(file: string): Map<string, Printed> {
   return out;
 }
 
+/** Top-level members of an object schema with their `.describe()` text (through optional/default/pipe wrappers). */
+function memberDescriptions(schema: unknown): Map<string, string> {
+  const out = new Map<string, string>();
+  let shape: Record<string, unknown> | null = null;
+  let s = schema as { _zod?: { def?: Record<string, unknown> } } | undefined;
+  for (let depth = 0; s?._zod?.def && depth < 10 && !shape; depth++) {
+    shape = objectShape(s);
+    s = (s._zod.def.innerType ?? s._zod.def.in) as typeof s;
+  }
+  for (const [key, member] of Object.entries(shape ?? {})) {
+    const text = (member as { description?: unknown }).description;
+    if (typeof text === 'string' && text.trim() !== '') out.set(key, text.trim());
+  }
+  return out;
+}
+
+/** The printed object type with each described top-level member documented, as editors show on hover. */
+function withPropertyDocs(text: string, schema: unknown): string {
+  const docs = memberDescriptions(schema);
+  if (docs.size === 0) return text;
+  return text.replace(/^ {2}([A-Za-z_$][\w$]*|"[^"]+")(\??): /gm, (line, rawKey: string) => {
+    const described = docs.get(rawKey.replace(/^"|"$/g, ''));
+    return described ? `${doc([described], '  ')}${line}` : line;
+  });
+}
+
 function doc(lines: Array<string | undefined>, indent: string): string {
   const body = lines.filter((l): l is string => !!l).flatMap((l) => l.split('\n'));
   if (body.length === 0) return '';
+  if (body.length === 1) return `${indent}/** ${body[0]!.replaceAll('*/', '*\\/')} */\n`;
   return `${indent}/**\n${body.map((l) => `${indent} * ${l.replaceAll('*/', '*\\/')}`.trimEnd()).join('\n')}\n${indent} */\n`;
 }
 
@@ -189,15 +218,15 @@ export function renderSdkTypes(input: SdkTypesInput, outFile: string): string {
 
   // Named types, first come first named; the same name with a different shape gets a suffix.
   const models = new Map<string, Printed>();
-  const nameFor = (wanted: string, t: Printed): string => {
+  const nameFor = (wanted: string, t: Printed, schema: unknown = null): string => {
     for (let n = 1; ; n++) {
       const name = n === 1 ? wanted : `${wanted}${n}`;
       const have = models.get(name);
       if (!have) {
-        models.set(name, t);
+        models.set(name, { ...t, text: t.isObject ? withPropertyDocs(t.text, schema) : t.text });
         return name;
       }
-      if (have.text === t.text) return name;
+      if (have.text === (t.isObject ? withPropertyDocs(t.text, schema) : t.text)) return name;
     }
   };
 
@@ -212,14 +241,14 @@ export function renderSdkTypes(input: SdkTypesInput, outFile: string): string {
     const fallback = pascal(sdkParts.join('_'));
     const results = s.successes.map((ok) => {
       if (ok.kind === 'none') return 'void';
-      const item = nameFor(ok.id ?? `${fallback}${ok.kind === 'object' ? 'Result' : 'Item'}`, get(`D_${s.index}_${ok.status}`));
+      const item = nameFor(ok.id ?? `${fallback}${ok.kind === 'object' ? 'Result' : 'Item'}`, get(`D_${s.index}_${ok.status}`), ok.schema);
       if (ok.kind === 'object') return item;
       if (ok.kind === 'array') return `${item}[]`;
       return `Page<${item}, ${nameFor(schemaIdOfMeta(s, ok.status) ?? `${fallback}Meta`, get(`M_${s.index}_${ok.status}`))}>`;
     });
     const result = [...new Set(results)].join(' | ') || 'void';
     const pathArgs = pathParamNames(s.route.path).map((p) => `${camel(p)}: string | number`);
-    const params = get(`P_${s.index}`).text === 'never' ? null : nameFor(s.bodyId ?? `${fallback}Params`, get(`PN_${s.index}`));
+    const params = get(`P_${s.index}`).text === 'never' ? null : nameFor(s.bodyId ?? `${fallback}Params`, get(`PN_${s.index}`), s.route.method === 'GET' ? s.route.query : (s.route as { body?: unknown }).body);
     const optional = get(`PO_${s.index}`).text.includes('optional');
     const args = [...pathArgs, ...(params ? [`params${optional ? '?' : ''}: ${params}`] : []), 'options?: O'].join(', ');
     const listArgs = [...pathArgs, ...(params ? [`params?: ${params}`] : []), 'options?: O'].join(', ');
@@ -227,7 +256,8 @@ export function renderSdkTypes(input: SdkTypesInput, outFile: string): string {
     const description = (s.route as { description?: string }).description;
     const http = `\`${s.route.method} ${s.route.path}\``;
     const signature = (key: string, deprecated: string | null, indent: string) => {
-      const comment = doc([summary, description, http, deprecated ? `@deprecated Use \`${deprecated}\` (same call).` : undefined], indent);
+      const paragraphs = [summary, description, http, deprecated ? `@deprecated Use \`${deprecated}\` (same call).` : undefined].filter((p): p is string => !!p);
+      const comment = doc([paragraphs.join('\n\n')], indent);
       if (!s.paginated) return `${comment}${indent}${key}(${args}): Promise<WithResponse<${result}>>;`;
       const page = result;
       const item = page.replace(/^Page<(.*), [^,]+>$/, '$1');
@@ -251,7 +281,7 @@ export function renderSdkTypes(input: SdkTypesInput, outFile: string): string {
   const events: string[] = [];
   if (input.events) {
     for (const [name, schema] of Object.entries(input.events.schemas)) {
-      events.push(nameFor(schemaId(schema) ?? `${pascal(name)}Event`, get(`E_${pascal(name)}`)));
+      events.push(nameFor(schemaId(schema) ?? `${pascal(name)}Event`, get(`E_${pascal(name)}`), schema));
     }
   }
 

@@ -17,10 +17,11 @@ const render = (exportName: string, router: typeof widgetContract | typeof colou
 describe('SDK type generator', () => {
   it('prints named models, params and resource methods from the contract', { timeout: 120_000 }, () => {
     const text = render('widgetContract', widgetContract);
-    expect(text).toContain('export interface Widget {\n  id: string;\n  price: string;\n  size: "s" | "m";\n}');
+    expect(text).toContain('export interface Widget {\n  id: string;\n  /** Decimal string. */\n  price: string;\n  size: "s" | "m";\n}');
     expect(text).toContain('export interface CreateWidgetRequest {\n  price: string;\n  size?: "s" | "m" | undefined;\n}');
     expect(text).toContain('create(params: CreateWidgetRequest, options?: O): Promise<WithResponse<Widget>>;');
     expect(text).toContain('retrieve(widgetId: string | number, options?: O): Promise<WithResponse<Widget>>;');
+    expect(text).toMatch(/A widget\n\s+\*\n\s+\* `GET \/widgets\/:widget_id`\n\s+\*\/\n\s+retrieve\(/);
     expect(text).toMatch(/@deprecated Use `widgets.retrieve` \(same call\)\.\s*\*\/\s*get\(widgetId: string \| number, options\?: O\)/);
     expect(text).toContain('(params?: WidgetsListParams, options?: O): Promise<WithResponse<Page<Widget, PageMeta>>>;');
     expect(text).toContain('items(params?: WidgetsListParams, options?: O): AsyncIterable<Widget>;');
