@@ -31,7 +31,7 @@ const grouped = (amount: string) => {
 };
 
 function smsFor(p: SeededPayment, side: number): { trxId: string; body: string } {
-  // A payment without a claimed id gets a fresh one the SMS introduces (upper-case hex, unique per payment and side).
+  // Every open payment of the `open` mix claims an id; one without would get a fresh id (and wait for review).
   const trxId = p.gatewayTrxId ?? `S${side}${p.transactionId!.toString(16).toUpperCase().padStart(8, '0')}`;
   const body = `You have received Tk ${grouped(p.amount)} from 01712345678. Ref ${p.transactionId}. Fee Tk 0.00. Balance Tk 5,432.10. TrxID ${trxId} at 15/03/2024 14:32`;
   return { trxId, body };

@@ -151,6 +151,8 @@ const commands: Record<string, Command> = {
         is_charging: v.charging as boolean | undefined,
         network: v.network as string | undefined,
         app_version: v['app-version'] as string | undefined,
+        // The phone's clock, from which the service estimates its offset (docs/matching.md).
+        device_time: new Date().toISOString(),
       });
       ctx.print(`heartbeat ok, server time ${result.server_time}`);
       return result;
@@ -220,7 +222,7 @@ const commands: Record<string, Command> = {
       for (let i = 0; i < toSend.length; i += SMS_BATCH) {
         const batch = toSend.slice(i, i + SMS_BATCH);
         // The service stores each message once by its device_message_id, so repeating a batch is safe.
-        const answers = await device.smsMessages.forward({ messages: batch }, { idempotencyKey: `sim-sms-${batch[0]!.device_message_id}` });
+        const answers = await device.smsMessages.forward({ messages: batch, device_time: new Date().toISOString() }, { idempotencyKey: `sim-sms-${batch[0]!.device_message_id}` });
         for (const a of answers) {
           ctx.print(
             a.id === null

@@ -149,10 +149,11 @@ export async function seedCustomers(pool: pg.Pool, keys: PersonalDataKeys, brand
  *
  * - `history`: 70 % completed, 10 % awaiting verification, 10 % pending, 10 % failed,
  *   created over the last 90 days.
- * - `open`: every transaction open, alternating `awaiting_verification` (the
- *   customer typed the gateway trx id at checkout) and `pending` (they did not),
- *   created within the last 10 hours (inside the SMS matching window), and
- *   intents expiring in a week (the expiry sweep must not take them mid-run).
+ * - `open`: every transaction `awaiting_verification` (the customer typed the
+ *   gateway trx id at checkout: only such a payment can be completed by an SMS
+ *   on its own, docs/matching.md), created within the last 10 hours (inside the
+ *   SMS matching window), and intents expiring in a week (the expiry sweep must
+ *   not take them mid-run).
  */
 export async function seedPayments(pool: pg.Pool, gateways: SeededGateways, mix: TransactionMix): Promise<void> {
   const history = mix === 'history';
@@ -178,7 +179,7 @@ export async function seedPayments(pool: pg.Pool, gateways: SeededGateways, mix:
        SELECT src.*,
               CASE WHEN $1 THEN (CASE WHEN customer_id % 10 < 7 THEN 'completed' WHEN customer_id % 10 = 7 THEN 'awaiting_verification'
                                       WHEN customer_id % 10 = 8 THEN 'pending' ELSE 'failed' END)
-                   ELSE (CASE WHEN k % 2 = 0 THEN 'awaiting_verification' ELSE 'pending' END) END AS tstatus
+                   ELSE 'awaiting_verification' END AS tstatus
          FROM src WHERE NOT ($1 AND customer_id % 20 = 0)
      )
      INSERT INTO transactions (brand_id, intent_id, trx_id, gateway_id, method, gateway_trx_id, amount, currency, fee, status,

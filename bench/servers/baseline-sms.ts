@@ -26,7 +26,6 @@ interface Sms {
 }
 
 const WINDOW_MINUTES = 1440;
-const THRESHOLD = 0.8;
 
 async function device(pool: pg.Pool, req: Request): Promise<{ id: number; brandId: number } | null> {
   const token = /^Bearer (\S+)$/.exec(req.get('authorization') ?? '')?.[1];
@@ -73,7 +72,7 @@ async function matchOne(client: pg.PoolClient, keys: PersonalDataKeys, dev: { id
     'SELECT id, sms_senders, sms_templates FROM gateways WHERE cardinality(sms_senders) > 0 ORDER BY sort_order, id',
   );
   const parsed = parseSms(sms, gateways.rows.map((g) => ({ id: Number(g.id), senders: g.sms_senders, templates: g.sms_templates })));
-  if (!parsed) {
+  if (!parsed || parsed.trxId === null) {
     await client.query(`UPDATE sms_records SET match_status = 'no_match', updated_at = now() WHERE id = $1`, [rec.id]);
     return answer('no_match');
   }
@@ -90,11 +89,9 @@ async function matchOne(client: pg.PoolClient, keys: PersonalDataKeys, dev: { id
   );
   const own = candidates.rows.filter((c) => Number(c.brand_id) === dev.brandId);
   const result = chooseMatch({
-    parsed,
-    smsReceivedAt: rec.sms_time,
+    sms: { amount: parsed.amount, trxId: parsed.trxId!, senderNumber: null, time: rec.sms_time, chainState: null },
     candidates: own.map((c) => ({ id: Number(c.id), amount: c.amount, gatewayTrxId: c.gateway_trx_id, createdAt: c.created_at, status: c.status })),
-    windowMinutes: WINDOW_MINUTES,
-    threshold: THRESHOLD,
+    rules: { windowMinutes: WINDOW_MINUTES, graceSeconds: 0, reviewAbove: null },
   });
   let trxId: string | null = null;
   if (result.status === 'matched') {

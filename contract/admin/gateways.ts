@@ -17,13 +17,13 @@ export const smsTemplateSchema = z
       .min(1)
       .max(1000)
       .describe(
-        'JavaScript regular expression with the named groups `amount` and (money in) `trx_id`, optionally `sender_number`, `balance`, `fee`, `time`. Checked when saved: it must compile, must not nest unbounded quantifiers, and a money-in template must not match any wallet\'s own money-out messages (400 naming the template).',
+        'JavaScript regular expression with the named groups `amount` and (money in) `trx_id`, optionally `sender_number`, `balance`, `fee`, `time` (docs/matching.md). Checked when saved: it must compile, must not nest unbounded quantifiers, and a money-in template must not match any wallet\'s own money-out messages (400 naming the template).',
       ),
     flags: z.string().max(4).optional().describe('Any of `i`, `m`, `s`, `u`. Default none.'),
     direction: z
       .enum(['in', 'out'])
       .optional()
-      .describe('`in` (default): a credit that may pay a payment. `out`: the wallet\'s Send Money, Cash Out, Payment, bill pay or recharge message, recognised and never matched.'),
+      .describe('`in` (default): a credit that may pay a payment. `out`: the wallet\'s Send Money, Cash Out, Payment, bill pay or recharge message, recognised and never matched: it only feeds the balance chain (docs/matching.md).'),
     kind: z.string().regex(/^[a-z0-9_]{1,40}$/, 'Must be 1-40 characters of a-z 0-9 _').optional().describe('What the message reports: `received`, `cash_in`, `send_money`, ...'),
   })
   .meta({ id: 'AdminSmsTemplate' });
@@ -36,6 +36,9 @@ const gatewayFields = {
   currencies: z.array(currencySchema).min(1).max(20).describe('Currencies it charges in. The first is the one other currencies are converted into.'),
   min_amount: positiveMoney.describe('Smallest amount it takes (in its charged currency). Default "0.01".'),
   max_amount: positiveMoney.nullable().describe('Largest amount, or null for no maximum (`Amount exceeds maximum` above it).'),
+  review_above: positiveMoney
+    .nullable()
+    .describe('SMS matching: an amount above it always goes to review, even when the SMS proves the payment with certainty; null for no threshold (default).'),
   fee_percent: z
     .string()
     .regex(/^(?:0|[1-9]\d?)(?:\.\d{1,4})?$/, 'Must be a percentage from 0 to 99.9999 with at most 4 decimal places')
@@ -62,6 +65,7 @@ export const createGatewayBodySchema = z
     currencies: gatewayFields.currencies,
     min_amount: gatewayFields.min_amount.optional(),
     max_amount: gatewayFields.max_amount.optional(),
+    review_above: gatewayFields.review_above.optional(),
     fee_percent: gatewayFields.fee_percent.optional().describe('Default "0".'),
     fee_fixed: gatewayFields.fee_fixed.optional().describe('Default "0.00".'),
     receiving_account: gatewayFields.receiving_account.optional(),
@@ -91,6 +95,7 @@ export const adminGatewaySchema = z
     currencies: z.array(z.string()),
     min_amount: amountSchema,
     max_amount: amountSchema.nullable(),
+    review_above: amountSchema.nullable().describe('SMS matching: amounts above it always go to review.'),
     fee_percent: z.string().describe('Percent, e.g. "1.85".'),
     fee_fixed: amountSchema,
     receiving_account: z.string().nullable(),

@@ -7,7 +7,17 @@ const c = initContract();
 
 const fields = {
   intent_expiry_minutes: z.number().int('Must be a whole number of minutes').min(1).max(43_200).describe('Lifetime of a payment intent when the merchant gives none (default 60).'),
-  match_threshold: z.number().min(0).max(1).describe('Confidence (0 to 1) an SMS match needs to complete a payment by itself; below it the SMS waits for manual verification (default 0.8).'),
+  match_threshold: z
+    .number()
+    .min(0)
+    .max(1)
+    .describe('Retired, ignored (kept so existing clients stay valid): only certain SMS evidence (trx id and amount agree, timing fits, nothing contradicts) completes a payment by itself; everything else goes to review. See docs/matching.md.'),
+  match_clock_grace_seconds: z
+    .number()
+    .int('Must be a whole number of seconds')
+    .min(0)
+    .max(3600)
+    .describe("Seconds an SMS may look older than its payment (phone clock skew left after the phone's offset is corrected) and still prove it when id and amount agree (default 300)."),
   match_window_minutes: z.number().int('Must be a whole number of minutes').min(1).max(43_200).describe('How long before an SMS a transaction may have been created and still match it (default 1440).'),
   device_offline_minutes: z.number().int('Must be a whole number of minutes').min(1).max(10_080).describe('A device silent for longer is offline and its brand gets `device.offline` (default 60).'),
 };
@@ -19,6 +29,7 @@ export const updateSettingsBodySchema = z
     intent_expiry_minutes: fields.intent_expiry_minutes.optional(),
     match_threshold: fields.match_threshold.optional(),
     match_window_minutes: fields.match_window_minutes.optional(),
+    match_clock_grace_seconds: fields.match_clock_grace_seconds.optional(),
     device_offline_minutes: fields.device_offline_minutes.optional(),
   })
   .refine((b) => Object.keys(b).length > 0, 'Give at least one setting to change')

@@ -33,7 +33,36 @@ export const adminSmsRecordSchema = z
     trx_id: z.string().nullable(),
     confidence: z.string().nullable().describe('Match confidence, 0 to 1, as a decimal string.'),
     candidate_ids: z.array(z.number().int()).describe('Transactions it could belong to (for `low_confidence`).'),
-    reason: z.string().nullable().describe('Why it got its match status.'),
+    reason: z.string().nullable().describe('Why it got its match status, in words.'),
+    reason_code: z
+      .string()
+      .nullable()
+      .describe('Why it got its match status, as a code (`certain_match`, `trx_id_unclaimed`, `amount_mismatch`, `sender_number_mismatch`, `balance_mismatch`, `above_review_threshold`...); every code is listed in docs/matching.md.'),
+    suggestions: z
+      .array(
+        z.object({
+          transaction_id: z.number().int(),
+          why: z.string().describe('Why a person should look at it.'),
+          distance: z.number().nullable().describe('Edit distance of its claimed id to the SMS\'s (O/0, I/1, S/5, B/8 count half); null when it claims none.'),
+        }),
+      )
+      .describe('For records left for review: the transactions it may belong to, best first.'),
+    direction: z.enum(['in', 'out']).nullable().describe('`in` money received (may pay a payment), `out` money sent from the wallet (balance chain evidence only).'),
+    kind: z.string().nullable().describe('The movement the template reads (`received`, `send_money`, `cash_out`...), when it names one.'),
+    parsed_balance: amountSchema.nullable().describe('Balance after the movement, as the SMS reports it.'),
+    parsed_fee: amountSchema.nullable(),
+    parsed_sender_number: z.string().nullable().describe('The payer number the SMS names, all but its last three digits masked.'),
+    sms_time: timestampSchema.nullable().describe("The SMS time matching used: `received_at` corrected by the phone's clock offset, never after `server_received_at`."),
+    balance_chain: z
+      .object({
+        state: z
+          .enum(['first', 'follows', 'after_break', 'mismatch', 'impossible', 'unreadable'])
+          .nullable()
+          .describe('`first` no earlier balance of this phone and wallet; `follows` agrees with the previous one; `mismatch` does not (a forged or missed SMS); `after_break` follows a message that broke the chain; `impossible` lower than the credit itself; `unreadable` not a number; null: the SMS reports no balance.'),
+        previous_id: z.number().int().nullable().describe('The record whose balance it was checked against.'),
+        expected_balance: z.string().nullable().describe('The balance the previous message implies (a decimal string; negative when the chain cannot be right).'),
+      })
+      .describe("Its place in the phone's balance chain for this wallet."),
     matched_at: timestampSchema.nullable(),
     resolution: z.enum(['verified', 'rejected']).nullable().describe('How an admin resolved a record left for review, or null.'),
     resolved_by: z.string().nullable().describe('The admin actor who resolved it.'),

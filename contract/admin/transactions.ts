@@ -101,7 +101,7 @@ export const adminTransactionsContract = c.router(
       path: '/transactions/:transaction_id/verifications',
       summary: 'Verify a transaction manually',
       description:
-        'Completes a `pending`, `processing` or `awaiting_verification` transaction on the admin’s word (the merchant gets `payment.completed`): for payments the matcher left to review (`low_confidence`, `no_candidate`). Naming the SMS record that proves it marks that record `matched` and gives the transaction its gateway trx id; the SMS must be unmatched, forwarded by a device of the transaction’s mode, and say the same amount, gateway and trx id (`SMS_EVIDENCE_MISMATCH` otherwise). A transaction that is no longer open is `INVALID_STATE`. Recorded in the audit log with the change, in one database transaction.',
+        'Completes a `pending`, `processing` or `awaiting_verification` transaction on the admin’s word (the merchant gets `payment.completed`): for payments the matcher left to review (`low_confidence`, `no_candidate`, `balance_mismatch`). Naming the SMS record that proves it marks that record `matched` and gives the transaction its gateway trx id; the SMS must be unmatched, forwarded by a device of the transaction’s mode, and say the same amount, gateway and trx id (`SMS_EVIDENCE_MISMATCH` otherwise). A transaction that is no longer open is `INVALID_STATE`. Recorded in the audit log with the change, in one database transaction.',
       pathParams: txPath,
       body: verifyTransactionBodySchema,
       responses: { 200: ok(adminTransactionSchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },

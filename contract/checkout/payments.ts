@@ -55,6 +55,14 @@ export const checkoutTransactionSchema = z
       .string()
       .nullable()
       .describe('Automatic gateways while `processing`: the gateway page where the customer finishes paying. Null otherwise.'),
+    gateway_trx_id_changes_left: z
+      .number()
+      .int()
+      .min(0)
+      .nullable()
+      .describe(
+        'Manual gateways while `awaiting_verification`: how many more times the customer may replace `gateway_trx_id` (a mistyped id) with `PUT .../transaction/gateway-trx-id`; 0 once used up. Null when it cannot be replaced.',
+      ),
   })
   .meta({ id: 'CheckoutTransaction' });
 
@@ -103,6 +111,24 @@ export const startCheckoutTransactionBodySchema = z
   })
   .meta({ id: 'StartCheckoutTransactionRequest' });
 
+export const replaceCheckoutSubmissionBodySchema = z
+  .strictObject({
+    gateway_trx_id: z
+      .string()
+      .trim()
+      .min(1, 'gateway_trx_id must not be empty')
+      .max(100)
+      .describe('The correct transaction id the gateway gave the customer; it replaces the one submitted before.'),
+    sender_number: z
+      .string()
+      .trim()
+      .min(1)
+      .max(32)
+      .optional()
+      .describe('Optional: the phone number the money was sent from. Replaces the one given before (cleared when absent).'),
+  })
+  .meta({ id: 'ReplaceCheckoutSubmissionRequest' });
+
 export const checkoutCancellationSchema = z
   .object({
     cancel_url: z.string().nullable().describe("The merchant's cancel URL to send the customer to, or null when the merchant gave none."),
@@ -119,10 +145,10 @@ export const checkoutPaymentsContract = c.router(
       summary: 'Get the payment to pay',
       description:
         'What the hosted checkout page shows: the merchant, the amount, the gateways that can take it (converted amount and fee per gateway) and the latest transaction. ' +
-        'An unknown or malformed id is `PAYMENT_NOT_FOUND`. An expired payment answers 200 with status `expired` (the page shows `Payment link has expired`).',
+        'An unknown or malformed id is `PAYMENT_NOT_FOUND`; a payment of a disabled brand is `BRAND_DISABLED`. An expired payment answers 200 with status `expired` (the page shows `Payment link has expired`).',
       pathParams: paymentIdParams,
-      responses: { 200: ok(checkoutPaymentSchema), 404: errorEnvelopeSchema },
-      metadata: meta({ auth: 'checkout', tag: 'Checkout', errors: ['PAYMENT_NOT_FOUND'] }),
+      responses: { 200: ok(checkoutPaymentSchema), 403: errorEnvelopeSchema, 404: errorEnvelopeSchema },
+      metadata: meta({ auth: 'checkout', tag: 'Checkout', errors: ['PAYMENT_NOT_FOUND', 'BRAND_DISABLED'] }),
     },
     startTransaction: {
       method: 'POST',
@@ -134,12 +160,15 @@ export const checkoutPaymentsContract = c.router(
         'Automatic gateway: the transaction is `processing` and `redirect_url` is the gateway page to send the customer to.',
         'Refused, with nothing created, when the payment is expired (`PAYMENT_EXPIRED`, `Payment link has expired`), already has an open or completed transaction (`PAYMENT_ALREADY_STARTED`),',
         'the gateway is unknown or disabled (`GATEWAY_UNAVAILABLE`), no exchange rate exists (`CURRENCY_CONVERSION_FAILED`), the amount is outside the gateway limits',
-        '(`AMOUNT_BELOW_MINIMUM`, `AMOUNT_EXCEEDS_MAXIMUM`), or the gateway transaction id was already used (`GATEWAY_TRX_ID_TAKEN`).',
+        '(`AMOUNT_BELOW_MINIMUM`, `AMOUNT_EXCEEDS_MAXIMUM`), the gateway transaction id is claimed by another payment of the same merchant (`GATEWAY_TRX_ID_TAKEN`),',
+        'or the brand is disabled (`BRAND_DISABLED`). An id claimed at another merchant is not refused (nor revealed): it waits for verification, and one gateway transaction still completes one payment only.',
+        'After a few `GATEWAY_TRX_ID_TAKEN` answers for one payment, every further submission on it is `SUBMISSION_LIMIT_REACHED`.',
       ].join(' '),
       pathParams: paymentIdParams,
       body: startCheckoutTransactionBodySchema,
       responses: {
         201: ok(checkoutTransactionSchema),
+        403: errorEnvelopeSchema,
         404: errorEnvelopeSchema,
         409: errorEnvelopeSchema,
         410: errorEnvelopeSchema,
@@ -157,6 +186,43 @@ export const checkoutPaymentsContract = c.router(
           'AMOUNT_EXCEEDS_MAXIMUM',
           'CURRENCY_CONVERSION_FAILED',
           'GATEWAY_TRX_ID_TAKEN',
+          'BRAND_DISABLED',
+          'SUBMISSION_LIMIT_REACHED',
+        ],
+      }),
+    },
+    replaceSubmission: {
+      method: 'PUT',
+      path: '/payments/:payment_id/transaction/gateway-trx-id',
+      summary: 'Change a mistyped gateway transaction id',
+      description: [
+        "While the payment's manual-gateway transaction is `awaiting_verification`, replaces its `gateway_trx_id` (and `sender_number`):",
+        'the earlier id is released, the stored SMS are matched against the new one, and the change is audited.',
+        'Same gateway and amount. At most a few times per payment (`gateway_trx_id_changes_left`), then `SUBMISSION_LIMIT_REACHED`.',
+        'The same id again changes nothing. A completed payment is `PAYMENT_ALREADY_STARTED`, an expired one `PAYMENT_EXPIRED`,',
+        'any other state (nothing submitted, failed, an automatic gateway) `INVALID_STATE`; `CONFLICT` when another change of the id happened at the same moment.',
+      ].join(' '),
+      pathParams: paymentIdParams,
+      body: replaceCheckoutSubmissionBodySchema,
+      responses: {
+        200: ok(checkoutTransactionSchema),
+        403: errorEnvelopeSchema,
+        404: errorEnvelopeSchema,
+        409: errorEnvelopeSchema,
+        410: errorEnvelopeSchema,
+      },
+      metadata: meta({
+        auth: 'checkout',
+        tag: 'Checkout',
+        errors: [
+          'PAYMENT_NOT_FOUND',
+          'BRAND_DISABLED',
+          'PAYMENT_EXPIRED',
+          'PAYMENT_ALREADY_STARTED',
+          'INVALID_STATE',
+          'CONFLICT',
+          'GATEWAY_TRX_ID_TAKEN',
+          'SUBMISSION_LIMIT_REACHED',
         ],
       }),
     },
@@ -169,8 +235,8 @@ export const checkoutPaymentsContract = c.router(
         'A completed payment cannot be cancelled (`PAYMENT_ALREADY_STARTED`).',
       pathParams: paymentIdParams,
       body: z.strictObject({}).optional(),
-      responses: { 200: ok(checkoutCancellationSchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
-      metadata: meta({ auth: 'checkout', tag: 'Checkout', errors: ['PAYMENT_NOT_FOUND', 'PAYMENT_ALREADY_STARTED'] }),
+      responses: { 200: ok(checkoutCancellationSchema), 403: errorEnvelopeSchema, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      metadata: meta({ auth: 'checkout', tag: 'Checkout', errors: ['PAYMENT_NOT_FOUND', 'BRAND_DISABLED', 'PAYMENT_ALREADY_STARTED'] }),
     },
   },
   { pathPrefix: CHECKOUT_PATH_PREFIX, strictStatusCodes: true, commonResponses: publicErrorResponses },

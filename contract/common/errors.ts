@@ -31,6 +31,8 @@ export const errorCodes = [
   'INVALID_STATE',
   'PAYMENT_ALREADY_STARTED',
   'GATEWAY_TRX_ID_TAKEN',
+  'BRAND_DISABLED',
+  'SUBMISSION_LIMIT_REACHED',
   'SMS_EVIDENCE_MISMATCH',
   'TRANSACTION_NOT_REFUNDABLE',
   'REFUND_EXCEEDS_AVAILABLE',
@@ -135,7 +137,7 @@ export const errorRegistry = {
   CONFLICT: {
     status: 409,
     message: 'Resource already exists',
-    description: 'A resource with the same unique key (for example a gateway code) already exists.',
+    description: 'A resource with the same unique key (for example a gateway code) already exists; at the checkout, another request changed the submitted gateway transaction id at the same moment (reload and retry).',
   },
   IDEMPOTENCY_KEY_REUSED: {
     status: 409,
@@ -160,7 +162,19 @@ export const errorRegistry = {
   GATEWAY_TRX_ID_TAKEN: {
     status: 409,
     message: 'This gateway transaction id was already used',
-    description: 'Another transaction already claims this gateway transaction id; one gateway transaction completes one payment only.',
+    description:
+      'Another transaction of the same brand on the gateway already claims this gateway transaction id, or a payment was already completed with it; one gateway transaction completes one payment only. At the checkout this answer is given a few times per payment at most (then `SUBMISSION_LIMIT_REACHED`), and never for a claim of another brand.',
+  },
+  BRAND_DISABLED: {
+    status: 403,
+    message: 'This merchant cannot take payments right now',
+    description: "The payment's brand is disabled: its checkout pages and every checkout call refuse it, and nothing is written. The payment link works again if an admin re-enables the brand before it expires.",
+  },
+  SUBMISSION_LIMIT_REACHED: {
+    status: 429,
+    message: 'Too many transaction id submissions for this payment; please contact the merchant',
+    description:
+      'Checkout: the payment has used up its gateway transaction id replacements, or its answers that an id is already taken (both counted per payment, in the database). Further submissions on this payment are refused; the merchant can create a new payment link.',
   },
   SMS_EVIDENCE_MISMATCH: {
     status: 409,

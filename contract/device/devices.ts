@@ -40,6 +40,10 @@ export const heartbeatRequestSchema = z
     is_charging: z.boolean().optional(),
     network: z.string().trim().min(1).max(32).optional().describe('Network the phone is on, as the app names it (`wifi`, `cellular`...).'),
     app_version: z.string().trim().min(1).max(32).optional(),
+    device_time: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe("The phone's clock now. The service estimates the phone's clock offset from it and corrects the SMS times the phone reports."),
   })
   .meta({ id: 'DeviceHeartbeatRequest' });
 

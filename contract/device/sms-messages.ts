@@ -32,13 +32,17 @@ export const forwardRequestSchema = z
       .min(1, 'messages must contain at least one SMS')
       .max(MAX_SMS_BATCH, `At most ${MAX_SMS_BATCH} messages per call`)
       .describe(`1 to ${MAX_SMS_BATCH} SMS that passed the filter rules on the phone.`),
+    device_time: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe("The phone's clock when it sent this batch. The service estimates the phone's clock offset from it and corrects the `received_at` times with it when matching."),
   })
   .meta({ id: 'ForwardSmsRequest' });
 
 export const smsMatchStatusSchema = z
-  .enum(['pending', 'matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate'])
+  .enum(['pending', 'matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate', 'balance_mismatch', 'money_out'])
   .describe(
-    '`pending` stored, not decided yet; `matched` it completed a payment (`trx_id`); `no_match` no gateway template matched; `no_candidate` parsed but no open payment fits; `low_confidence` several fit, left for manual verification; `duplicate` the same SMS was forwarded before (see `duplicate_of`).',
+    '`pending` stored, not decided yet; `matched` it completed a payment (`trx_id`): only certain evidence does; `no_match` not from an official sender or no gateway template read it; `no_candidate` parsed, but no payment claims its id and none has its amount; `low_confidence` left for review (see the record\'s `reason_code` and `suggestions`); `balance_mismatch` the reported balance contradicts the phone\'s balance chain, left for review; `money_out` a debit of the wallet (Send Money, Cash Out...): balance chain evidence, never a match; `duplicate` the same SMS was forwarded before (see `duplicate_of`). The rules: docs/matching.md.',
   );
 
 export const screenReasonSchema = z

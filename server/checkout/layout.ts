@@ -45,6 +45,15 @@ export function notFoundPage(): string {
   });
 }
 
+/** A disabled brand's checkout and sandbox pages: nothing can be paid, and nothing says more about the merchant. */
+export function brandDisabledPage(): string {
+  return messagePage({
+    title: 'Payments unavailable',
+    heading: 'This merchant cannot take payments right now',
+    text: 'Nothing has been charged on this page. Please contact the shop that sent you this link.',
+  });
+}
+
 export function errorPage(requestId: string): string {
   return messagePage({
     title: 'Something went wrong',

@@ -61,6 +61,28 @@ function payableSection(p: CheckoutPayment): SafeHtml {
   </section>`;
 }
 
+/**
+ * Someone may have typed a wrong (or made-up) id: the customer can put the right
+ * one in its place while it waits, a few times (the server counts and refuses).
+ */
+function replaceForm(t: CheckoutTransaction): SafeHtml | null {
+  const left = t.gateway_trx_id_changes_left;
+  if (t.status !== 'awaiting_verification' || left === null) return null;
+  if (left === 0) return html`<p class="fine">Wrong transaction ID? It can no longer be changed here; please contact the shop.</p>`;
+  return html`<details class="replace">
+      <summary>Wrong transaction ID? Change it</summary>
+      <form class="replace-form" novalidate>
+        <label for="replace-trx">Correct transaction ID from ${t.gateway_name}</label>
+        <input id="replace-trx" name="gateway_trx_id" required maxlength="100" autocomplete="off" autocapitalize="characters" spellcheck="false">
+        <label for="replace-sender">Number you sent from <span class="optional">(optional)</span></label>
+        <input id="replace-sender" name="sender_number" type="tel" maxlength="32" autocomplete="tel" inputmode="tel">
+        <p class="form-error" role="alert" hidden></p>
+        <p class="fine">You can change it ${left === 1 ? 'one more time' : html`${left} more times`}.</p>
+        <button type="submit" class="button secondary">Change transaction ID</button>
+      </form>
+    </details>`;
+}
+
 function waitingSection(t: CheckoutTransaction): SafeHtml {
   const gatewayUrl = safeHttpUrl(t.redirect_url);
   const text =
@@ -73,6 +95,7 @@ function waitingSection(t: CheckoutTransaction): SafeHtml {
     <div class="spinner" aria-hidden="true"></div>
     ${text}
     <p class="fine">This page updates by itself; you can keep it open. Reference <span class="mono">${t.trx_id}</span></p>
+    ${replaceForm(t)}
     ${gatewayUrl ? html`<a class="button secondary" href="${gatewayUrl}">Continue on ${t.gateway_name}</a>` : null}
   </section>`;
 }

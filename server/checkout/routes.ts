@@ -5,7 +5,7 @@ import { AppError } from '../../contract/common/errors.ts';
 import type { AppDeps } from '../deps.ts';
 import { loadCheckout, type CheckoutLinks } from '../domain/checkout/view.ts';
 import { decideSandboxSession, findSandboxSession, type SandboxDecision } from '../domain/sandbox/sessions.ts';
-import { ASSETS_PATH, errorPage, notFoundPage } from './layout.ts';
+import { ASSETS_PATH, brandDisabledPage, errorPage, notFoundPage } from './layout.ts';
 import { renderCheckoutPage } from './page.ts';
 import { renderSandboxPage } from './sandbox-page.ts';
 
@@ -69,6 +69,7 @@ export function checkoutPages(deps: AppDeps): Router {
         sendPage(res, 200, renderCheckoutPage(view, { cancelUrl }));
       } catch (err) {
         if (err instanceof AppError && err.code === 'PAYMENT_NOT_FOUND') return sendPage(res, 404, notFoundPage());
+        if (err instanceof AppError && err.code === 'BRAND_DISABLED') return sendPage(res, 403, brandDisabledPage());
         throw err;
       }
     }),
@@ -80,6 +81,7 @@ export function checkoutPages(deps: AppDeps): Router {
       const token = param(req, 'token');
       const session = await findSandboxSession(req.em, token);
       if (!session) return sendPage(res, 404, notFoundPage());
+      if (!session.brandActive) return sendPage(res, 403, brandDisabledPage());
       sendPage(res, 200, renderSandboxPage(session, token));
     }),
   );
@@ -89,6 +91,7 @@ export function checkoutPages(deps: AppDeps): Router {
       const token = param(req, 'token');
       const result = await decideSandboxSession(req.em, token, decision);
       if (result.kind === 'not_found') return sendPage(res, 404, notFoundPage());
+      if (result.kind === 'brand_disabled') return sendPage(res, 403, brandDisabledPage());
       // Expired: back to the sandbox page, which says so. Otherwise back to the
       // merchant's checkout, like a real gateway's return redirect.
       const to = result.kind === 'expired' ? `/sandbox/pay/${token}` : `/checkout/${result.session.paymentId}`;

@@ -34,8 +34,8 @@ describe('gateways', () => {
     expect((await adminRequest(t, 'GET', '/gateways/bkash')).body.data).toEqual(created.body.data);
     expect((await adminRequest(t, 'GET', '/gateways')).body.data.map((g: { code: string }) => g.code)).toEqual(['sandbox', 'bkash']);
     expect((await auditRows(t, 'gateway.create')).map((r) => [r.target_id, r.after])).toEqual([
-      ['bkash', { enabled: true, type: 'manual', currencies: ['BDT'], min_amount: '10.00', max_amount: '25000.00', fee_percent: '1.85', fee_fixed: '0.00', sms_senders: ['bKash'], sms_templates: gatewayPresets.bkash().sms_templates!.length }],
-      ['sandbox', { enabled: true, type: 'automatic', currencies: ['BDT', 'USD'], min_amount: '1.00', max_amount: null, fee_percent: '2.5', fee_fixed: '0.30', sms_senders: [], sms_templates: 0 }],
+      ['bkash', { enabled: true, type: 'manual', currencies: ['BDT'], min_amount: '10.00', max_amount: '25000.00', review_above: null, fee_percent: '1.85', fee_fixed: '0.00', sms_senders: ['bKash'], sms_templates: gatewayPresets.bkash().sms_templates!.length }],
+      ['sandbox', { enabled: true, type: 'automatic', currencies: ['BDT', 'USD'], min_amount: '1.00', max_amount: null, review_above: null, fee_percent: '2.5', fee_fixed: '0.30', sms_senders: [], sms_templates: 0 }],
     ]);
   });
 
@@ -203,10 +203,10 @@ describe('SMS filter rules', () => {
 
 describe('settings', () => {
   it('get shows the effective values; update changes only the given ones, all or nothing, audited', async () => {
-    expect((await adminRequest(t, 'GET', '/settings')).body.data).toEqual({ intent_expiry_minutes: 60, match_threshold: 0.8, match_window_minutes: 1440, device_offline_minutes: 60 });
+    expect((await adminRequest(t, 'GET', '/settings')).body.data).toEqual({ intent_expiry_minutes: 60, match_threshold: 0.8, match_window_minutes: 1440, match_clock_grace_seconds: 300, device_offline_minutes: 60 });
     const res = await adminRequest(t, 'PATCH', '/settings', { intent_expiry_minutes: 30, match_threshold: 0.9 });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ intent_expiry_minutes: 30, match_threshold: 0.9, match_window_minutes: 1440, device_offline_minutes: 60 });
+    expect(res.body.data).toEqual({ intent_expiry_minutes: 30, match_threshold: 0.9, match_window_minutes: 1440, match_clock_grace_seconds: 300, device_offline_minutes: 60 });
     expect((await auditRows(t, 'settings.update')).map((r) => [r.before, r.after])).toEqual([
       [{ intent_expiry_minutes: 60, match_threshold: 0.8 }, { intent_expiry_minutes: 30, match_threshold: 0.9 }],
     ]);
@@ -225,6 +225,9 @@ describe('settings', () => {
       [{ match_threshold: 1.5 }, 'match_threshold'],
       [{ intent_expiry_minutes: 0 }, 'intent_expiry_minutes'],
       [{ device_offline_minutes: '60' }, 'device_offline_minutes'],
+      [{ match_clock_grace_seconds: -1 }, 'match_clock_grace_seconds'],
+      [{ match_clock_grace_seconds: 3601 }, 'match_clock_grace_seconds'],
+      [{ match_clock_grace_seconds: 1.5 }, 'match_clock_grace_seconds'],
       [{ intent_expiry_minutes: 10, webhook_max_attempts: 3 }, 'webhook_max_attempts'],
       [{}, 'body'],
     ] as const) {

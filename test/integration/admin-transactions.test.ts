@@ -69,7 +69,7 @@ describe('transactions: list and get', () => {
     const res = await adminRequest(t, 'GET', `/transactions/${first.transaction.id}`);
     expect(res.status).toBe(200);
     expect(res.body.data.sms_records).toEqual([
-      { id: sms!.id, match_status: 'low_confidence', role: 'candidate', parsed_amount: '450.00', parsed_trx_id: expect.any(String), confidence: '0.4', received_at: expect.any(String) },
+      { id: sms!.id, match_status: 'low_confidence', role: 'candidate', parsed_amount: '450.00', parsed_trx_id: expect.any(String), confidence: '0', received_at: expect.any(String) },
     ]);
     expect(JSON.stringify(res.body)).not.toContain('You have received');
     expect((await adminRequest(t, 'GET', `/transactions/${second.transaction.id}`)).body.data.sms_records.map((r: { id: number }) => r.id)).toEqual([sms!.id]);

@@ -28,7 +28,7 @@ const PII = {
   email: 'zebulon.quixote@example.org',
   phone: '+8801755512345',
   nationalPhone: '01755512345',
-  smsText: 'You have received Tk 1,234.00 from 01866677788. Ref Birthday gift for Zebulon. Fee Tk 0.00. Balance Tk 9,999.00. TrxID BLOGS12345 at 15/03/2024 14:32',
+  smsText: 'You have received Tk 1,234.00 from 01755512345. Ref Birthday gift for Zebulon. Fee Tk 0.00. Balance Tk 9,999.00. TrxID BLOGS12345 at 15/03/2024 14:32',
   outboundText: 'Your OTP for the secret vault is 918273',
 };
 

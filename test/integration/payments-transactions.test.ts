@@ -164,17 +164,24 @@ describe('starting a transaction', () => {
     expect(await transactionCount(p.payment_id)).toBe(1);
   });
 
-  it('one gateway trx id is taken once, whatever its case and whichever brand claims it', async () => {
+  it('one gateway trx id is claimed once per brand, whatever its case, and completes one payment of any brand', async () => {
     const other = await t.createBrand('Other Shop');
     const p = await createPayment(t, apiKey);
-    await startTransaction(em(), keys(), { paymentId: p.payment_id, gatewayCode: bkash.code, gatewayTrxId: 'BFC2ONCE99' });
-    const q = await createPayment(t, other.apiKey);
-    const err = await rejects(startTransaction(em(), keys(), { paymentId: q.payment_id, gatewayCode: bkash.code, gatewayTrxId: 'bfc2once99' }), 'GATEWAY_TRX_ID_TAKEN');
+    const first = await startTransaction(em(), keys(), { paymentId: p.payment_id, gatewayCode: bkash.code, gatewayTrxId: 'BFC2ONCE99' });
+    const same = await createPayment(t, apiKey);
+    const err = await rejects(startTransaction(em(), keys(), { paymentId: same.payment_id, gatewayCode: bkash.code, gatewayTrxId: 'bfc2once99' }), 'GATEWAY_TRX_ID_TAKEN');
     expect(err.field).toBe('gateway_trx_id');
-    expect(await transactionCount(q.payment_id)).toBe(0);
+    expect(await transactionCount(same.payment_id)).toBe(0);
+    // Another brand may claim it too (claims are per brand), but only one of them completes with it.
+    const q = await createPayment(t, other.apiKey);
+    const second = await startTransaction(em(), keys(), { paymentId: q.payment_id, gatewayCode: bkash.code, gatewayTrxId: 'bfc2once99' });
+    await completeTransaction(em(), first.id, { source: 'admin' });
+    await rejects(completeTransaction(em(), second.id, { source: 'admin' }), 'GATEWAY_TRX_ID_TAKEN');
+    expect((await t.sql<{ status: string }>('SELECT status FROM transactions WHERE id = $1', [second.id]))[0]!.status).toBe('awaiting_verification');
     // Another gateway may have the same id.
     const nagad = await seedGateway(t, 'nagad');
-    expect((await startTransaction(em(), keys(), { paymentId: q.payment_id, gatewayCode: nagad.code, gatewayTrxId: 'BFC2ONCE99' })).status).toBe('awaiting_verification');
+    const r = await createPayment(t, other.apiKey);
+    expect((await startTransaction(em(), keys(), { paymentId: r.payment_id, gatewayCode: nagad.code, gatewayTrxId: 'BFC2ONCE99' })).status).toBe('awaiting_verification');
   });
 
   it('refuses unknown, disabled gateways, methods they do not offer, malformed input and expired intents', async () => {

@@ -16,6 +16,7 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const ROUNDS = 20;
+const CERTAIN = 'gateway trx id and amount match, timing fits, nothing contradicts';
 const em = () => t.runtime.deps.orm.em.fork();
 
 async function matchedCount(transactionId: number): Promise<number> {
@@ -30,7 +31,8 @@ describe('racing deliveries of one payment SMS', () => {
     for (let round = 0; round < ROUNDS; round++) {
       const amount = `${100 + round}.00`;
       const trxId = newGatewayTrxId();
-      const { transaction } = await seedPayment(t, scene, { amount, status: round % 2 ? 'awaiting_verification' : 'pending', gatewayTrxId: round % 2 ? trxId : null });
+      // Only a payment claiming the id can be completed by an SMS (never one with the amount alone).
+      const { transaction } = await seedPayment(t, scene, { amount, status: 'awaiting_verification', gatewayTrxId: trxId });
       const body = smsBodies.bkash(amount, trxId);
       const [a, b] = await Promise.all([forwardSms(t, scene.device, [{ sender: 'bKash', body }]), forwardSms(t, second, [{ sender: 'bKash', body }])]);
       const answers = [a[0]!, b[0]!];
@@ -64,7 +66,7 @@ describe('racing deliveries of one payment SMS', () => {
     }
   });
 
-  it('two SMS with other ids but the amount of the one open payment: it completes once, the other finds nothing', async () => {
+  it('two SMS with other ids but the amount of the one open payment: both wait for review naming it, it is never completed on amount alone', async () => {
     const scene = await smsScene(t);
     for (let round = 0; round < ROUNDS; round++) {
       const amount = `${300 + round}.00`;
@@ -73,9 +75,15 @@ describe('racing deliveries of one payment SMS', () => {
         forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash(amount, newGatewayTrxId()) }]),
         forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash(amount, newGatewayTrxId()) }]),
       ]);
-      expect([a[0]!.match_status, b[0]!.match_status].sort(), `round ${round}`).toEqual(['matched', 'no_candidate']);
-      expect(await matchedCount(transaction.id)).toBe(1);
-      expect(await eventsOf(t, transaction.id)).toEqual(['payment.completed']);
+      expect([a[0]!.match_status, b[0]!.match_status], `round ${round}`).toEqual(['low_confidence', 'low_confidence']);
+      const rows = await t.sql<{ candidate_ids: string[]; reason_code: string }>('SELECT candidate_ids, reason_code FROM sms_records WHERE id = ANY($1::bigint[])', [[a[0]!.id, b[0]!.id]]);
+      expect(rows).toEqual([
+        { candidate_ids: [String(transaction.id)], reason_code: 'trx_id_unclaimed' },
+        { candidate_ids: [String(transaction.id)], reason_code: 'trx_id_unclaimed' },
+      ]);
+      expect(await matchedCount(transaction.id)).toBe(0);
+      expect((await transactionRow(t, transaction.id)).status).toBe('pending');
+      expect(await eventsOf(t, transaction.id)).toEqual([]);
     }
   });
 });
@@ -95,7 +103,7 @@ describe('the SMS and the customer submission at the same moment', () => {
     const [record] = await t.sql<{ match_status: string; transaction_id: string; reason: string }>('SELECT match_status, transaction_id, reason FROM sms_records WHERE id = $1', [sms!.id]);
     expect(record!.match_status, `round ${round}`).toBe('matched');
     expect(record!.transaction_id).toBe(transactionId);
-    expect(['gateway trx id and amount match', 'gateway trx id and amount match (matched when the customer submitted the gateway trx id)']).toContain(record!.reason);
+    expect([CERTAIN, `${CERTAIN} (matched when the customer submitted the gateway trx id)`]).toContain(record!.reason);
     // Matched by the submission: the customer's answer already says so.
     if (record!.reason.endsWith('submitted the gateway trx id)')) expect(submitted.body.data.status).toBe('completed');
     expect((await transactionRow(t, Number(transactionId))).status).toBe('completed');
@@ -130,11 +138,11 @@ describe('the SMS and the customer submission at the same moment', () => {
       await blocker.query('ROLLBACK');
       const [[sms], { tx, match }] = await Promise.all([forwarded, submitted]);
 
-      expect(match).toEqual({ status: 'matched', smsRecordId: sms!.id, reason: 'gateway trx id and amount match' });
+      expect(match).toEqual({ status: 'matched', smsRecordId: sms!.id, reason: CERTAIN });
       expect((await transactionRow(t, tx.id)).status).toBe('completed');
       expect(await matchedCount(tx.id)).toBe(1);
       expect(await eventsOf(t, tx.id)).toEqual(['payment.completed']);
-      // The decoy was the SMS's amount-only pick, but the trx id belongs to the submission: it stays open.
+      // The decoy has the SMS's amount only: a suggestion at most, never completed.
       expect((await transactionRow(t, decoy.transaction.id)).status).toBe('pending');
       expect(await eventsOf(t, decoy.transaction.id)).toEqual([]);
     } finally {

@@ -25,12 +25,13 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const em = () => t.runtime.deps.orm.em.fork();
+const CERTAIN = 'gateway trx id and amount match, timing fits, nothing contradicts';
 
 describe('a forwarded SMS completes the payment it proves', () => {
-  it('the only open payment with the amount: matched, completed, payment.completed recorded, every parsed field kept', async () => {
+  it('the payment claiming the id with the amount: matched, completed, payment.completed recorded, every parsed field kept', async () => {
     const scene = await smsScene(t);
-    const { paymentId, transaction } = await seedPayment(t, scene, { amount: '1250.00' });
     const trxId = newGatewayTrxId();
+    const { paymentId, transaction } = await seedPayment(t, scene, { amount: '1250.00', status: 'awaiting_verification', gatewayTrxId: trxId });
 
     const [answer] = await forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash('1250.00', trxId) }]);
     expect(answer).toMatchObject({ match_status: 'matched', trx_id: transaction.trxId, duplicate_of: null });
@@ -48,9 +49,12 @@ describe('a forwarded SMS completes the payment it proves', () => {
       parsed_amount: '1250.00',
       parsed_trx_id: trxId,
       transaction_id: String(transaction.id),
-      confidence: '0.8000',
+      confidence: '1.0000',
       candidate_ids: [String(transaction.id)],
-      reason: 'only open transaction with amount 1250.00',
+      reason: CERTAIN,
+      reason_code: 'certain_match',
+      direction: 'in',
+      suggestions: [],
       duplicate_of_id: null,
       resolution: null,
     });
@@ -71,7 +75,7 @@ describe('a forwarded SMS completes the payment it proves', () => {
     const [answer] = await forwardSms(t, scene.device, [{ sender: 'BKASH', body: smsBodies.bkash('500.00', trxId) }]);
     expect(answer).toMatchObject({ match_status: 'matched', trx_id: transaction.trxId });
     const row = await smsRow(t, answer!.id);
-    expect(row).toMatchObject({ confidence: '1.0000', candidate_ids: [String(transaction.id)], reason: 'gateway trx id and amount match' });
+    expect(row).toMatchObject({ confidence: '1.0000', candidate_ids: [String(transaction.id)], reason: CERTAIN });
     // Gateways are global: the previous test's bKash gateway shares this sender and template; the record names the paid one.
     expect(Number((await t.sql<{ n: string }>("SELECT count(*) AS n FROM gateways WHERE 'bKash' = ANY(sms_senders)"))[0]!.n)).toBeGreaterThan(1);
     expect(row.gateway_id).toBe(String(scene.gateway.id));
@@ -93,12 +97,13 @@ describe('a forwarded SMS completes the payment it proves', () => {
 
   it('a batch: each SMS is decided on its own and answered in order', async () => {
     const scene = await smsScene(t);
-    const a = await seedPayment(t, scene, { amount: '110.00' });
-    const b = await seedPayment(t, scene, { amount: '220.00' });
+    const [idA, idB] = [newGatewayTrxId(), newGatewayTrxId()];
+    const a = await seedPayment(t, scene, { amount: '110.00', status: 'awaiting_verification', gatewayTrxId: idA });
+    const b = await seedPayment(t, scene, { amount: '220.00', status: 'awaiting_verification', gatewayTrxId: idB });
     const answers = await forwardSms(t, scene.device, [
-      { sender: 'bKash', body: smsBodies.bkash('220.00', newGatewayTrxId()) },
+      { sender: 'bKash', body: smsBodies.bkash('220.00', idB) },
       { sender: 'bKash', body: 'Your bKash verification code is 482913. Never share this code.' },
-      { sender: 'bKash', body: smsBodies.bkash('110.00', newGatewayTrxId()) },
+      { sender: 'bKash', body: smsBodies.bkash('110.00', idA) },
       { sender: 'bKash', body: smsBodies.bkash('330.00', newGatewayTrxId()) },
     ]);
     expect(answers.map((x) => [x.match_status, x.trx_id])).toEqual([
@@ -112,8 +117,9 @@ describe('a forwarded SMS completes the payment it proves', () => {
 
   it('a batch mixing new SMS, a message id given twice and a copy: every answer is the record as stored', async () => {
     const scene = await smsScene(t);
-    const a = await seedPayment(t, scene, { amount: '440.00' });
-    const body = smsBodies.bkash('440.00', newGatewayTrxId());
+    const id = newGatewayTrxId();
+    const a = await seedPayment(t, scene, { amount: '440.00', status: 'awaiting_verification', gatewayTrxId: id });
+    const body = smsBodies.bkash('440.00', id);
     const answers = await forwardSms(t, scene.device, [
       { sender: 'bKash', body, device_message_id: `mix-${a.transaction.id}-1` },
       { sender: 'bKash', body: smsBodies.bkash('441.00', newGatewayTrxId()), device_message_id: `mix-${a.transaction.id}-2` },
@@ -128,6 +134,7 @@ describe('a forwarded SMS completes the payment it proves', () => {
     ]);
     expect(answers[2]!.id).toBe(answers[0]!.id);
     expect(answers[3]!.duplicate_of).toBe(answers[0]!.id);
+    expect((await smsRow(t, answers[3]!.id)).reason_code).toBe('duplicate_content');
     const stored = await t.sql<{ id: string; match_status: string; duplicate_of_id: string | null; trx_id: string | null }>(
       'SELECT r.id, r.match_status, r.duplicate_of_id, t.trx_id FROM sms_records r LEFT JOIN transactions t ON t.id = r.transaction_id WHERE r.id = ANY($1::bigint[])',
       [answers.map((x) => x.id)],
@@ -157,7 +164,7 @@ describe('order does not matter', () => {
     const trxId = newGatewayTrxId();
     const [stored] = await forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash('777.00', trxId) }]);
     expect(stored).toMatchObject({ match_status: 'no_candidate', trx_id: null });
-    expect((await smsRow(t, stored!.id)).reason).toBe('no open transaction with amount 777.00 created within 1440 minutes before the SMS');
+    expect((await smsRow(t, stored!.id)).reason).toBe(`no transaction claims gateway trx id ${trxId} and no open payment has amount 777.00 within the window`);
 
     const res = await submitOnCheckout(scene.gateway.code, payment.payment_id, trxId.toLowerCase());
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -173,7 +180,8 @@ describe('order does not matter', () => {
       transaction_id: transactionId,
       confidence: '1.0000',
       candidate_ids: [transactionId],
-      reason: 'gateway trx id and amount match (matched when the customer submitted the gateway trx id)',
+      reason: `${CERTAIN} (matched when the customer submitted the gateway trx id)`,
+      reason_code: 'certain_match',
     });
     expect(await eventsOf(t, Number(transactionId))).toEqual(['payment.completed']);
     // Asking again changes nothing.

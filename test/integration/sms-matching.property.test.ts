@@ -10,16 +10,26 @@ import { ingestSmsBatch } from '../../server/domain/sms-intake/service.ts';
 import { pairDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { seedGateway, seedTransaction } from '../support/seed.ts';
-import { smsBodies } from '../support/sms-matching.ts';
+import { comparePayerNumbers } from '../../server/domain/sms/payer-number.ts';
+import { SMS_SENDER_NUMBER_CONTEXT } from '../../server/domain/sms/records.ts';
+import { declaredPayerNumber } from '../../server/domain/sms/service.ts';
+import { smsRecordBinding } from '../../server/domain/sms-intake/record-cipher.ts';
+import { defaultGatewayTemplates } from '../../server/domain/sms/presets/index.ts';
+import { creditTemplate, creditWithBalance } from '../support/sms-matching.ts';
+
+const withoutBalance = (amount: string, trxId: string, _balance: string, from: string) => creditWithBalance(amount, trxId, '', from).replace(' Balance Tk .', '');
 
 /**
- * The property of issue 6 against the real service and database: random open
- * payments, random SMS (repeated, forwarded by two phones, forged variants
- * with a known trx id) and random customer submissions, all sent at once.
- * Whatever the interleaving, the stored rows must show: no SMS completed two
- * payments, no payment completed twice, one gateway trx id completed one
- * payment, and every completion is proved by exactly one SMS that says its
- * amount and trx id.
+ * The matching property (docs/matching.md) against the real service and
+ * database: random open payments (some claiming ids, some with a declared
+ * payer number), random SMS (repeated, forwarded by two phones, forged
+ * variants with a known trx id, other payer numbers, random balances) and
+ * random customer submissions, all sent at once. Whatever the interleaving,
+ * the stored rows must show: no SMS completed two payments, no payment
+ * completed twice, one gateway trx id completed one payment, and every
+ * completion is proved by exactly one SMS that says its amount and trx id,
+ * whose id the payment claimed before, whose payer number does not contradict
+ * the declared one and whose balance does not contradict the phone's chain.
  */
 
 let t: TestContext;
@@ -27,18 +37,26 @@ let gateway: GatewayView;
 
 beforeAll(async () => {
   t = await startTestServer({ RATE_LIMIT_PAIRING: 'off', RATE_LIMIT_API_KEY: 'off' });
-  gateway = await seedGateway(t, 'bkash');
+  // Reads balance and fee too, so the balance chain takes part.
+  // (and the default template, for SMS without a balance).
+  gateway = await seedGateway(t, 'bkash', { sms_templates: [creditTemplate, ...defaultGatewayTemplates.bkash.templates.map((x) => ({ ...x }))] });
 });
 afterAll(() => t?.close());
 
 const AMOUNTS = ['100.00', '200.00', '300.00'];
 
 const scenario = fc.record({
-  payments: fc.array(fc.record({ amount: fc.constantFrom(...AMOUNTS), claim: fc.option(fc.nat(3), { nil: null }) }), { minLength: 1, maxLength: 6 }),
+  payments: fc.array(
+    fc.record({ amount: fc.constantFrom(...AMOUNTS), claim: fc.option(fc.nat(3), { nil: null }), declared: fc.constantFrom(undefined, '01712345515', '01812345678') }),
+    { minLength: 1, maxLength: 6 },
+  ),
   sms: fc.array(
     fc.record({
       amount: fc.constantFrom(...AMOUNTS),
       trx: fc.nat(3),
+      from: fc.constantFrom('01712345515', '***515', '01XXXXXX678', '01812345678', '*****15'),
+      // null: a text without a balance, read by the default template (no chain).
+      balance: fc.constantFrom(null, null, null, '1.00', '5,000.00', '5,100.00', '5,300.00', '5,600.00'),
       // Another text with the same amount and id (a forged or re-sent notice): another content hash.
       variant: fc.nat(1),
       copies: fc.integer({ min: 1, max: 3 }),
@@ -58,10 +76,14 @@ async function run(s: Scenario): Promise<void> {
   const trxIds = [0, 1, 2, 3].map((i) => `P${run}${i}X`);
 
   const payments = [];
+  // Which payment claimed which id (before any SMS): a completion must be one of these.
+  const claims = new Set<string>();
   for (const p of s.payments) {
     const claim = p.claim === null ? null : trxIds[p.claim]!;
     try {
-      payments.push((await seedTransaction(t, { apiKey, gateway, amount: p.amount, status: claim ? 'awaiting_verification' : 'pending', gatewayTrxId: claim })).transaction);
+      const tx = (await seedTransaction(t, { apiKey, gateway, amount: p.amount, status: claim ? 'awaiting_verification' : 'pending', gatewayTrxId: claim, senderNumber: p.declared })).transaction;
+      payments.push(tx);
+      if (claim) claims.add(`${tx.id}:${claim}`);
     } catch (err) {
       // Two random payments claiming one id: the database refuses the second, as it must.
       if (!(err instanceof AppError && err.code === 'GATEWAY_TRX_ID_TAKEN')) throw err;
@@ -69,7 +91,7 @@ async function run(s: Scenario): Promise<void> {
   }
 
   const deps = { cipher: t.runtime.deps.crypto.pii, hashKey: t.runtime.deps.crypto.blindIndexKey, match: createSmsMatcher({ cipher: t.runtime.deps.crypto.pii }) };
-  const bodies = s.sms.map((m) => ({ ...m, body: smsBodies.bkash(m.amount, trxIds[m.trx]!).replace(/Ref \w+/, `Ref ${m.variant}`) }));
+  const bodies = s.sms.map((m) => ({ ...m, body: (m.balance === null ? withoutBalance : creditWithBalance)(m.amount, trxIds[m.trx]!, m.balance ?? '', m.from).replace(/Ref \w+/, `Ref ${m.variant}`) }));
   const work: Array<Promise<unknown>> = [];
   bodies.forEach((m, i) => {
     for (let c = 0; c < m.copies; c++) {
@@ -84,28 +106,41 @@ async function run(s: Scenario): Promise<void> {
       (async () => {
         try {
           await submitGatewayTrxId(t.runtime.deps.orm.em.fork(), t.runtime.deps.crypto, target.id, { gatewayTrxId: trxIds[sub.trx]! });
+          claims.add(`${target.id}:${trxIds[sub.trx]!}`);
         } catch (err) {
           // Not pending any more, or the id is someone else's: refused cleanly, nothing to match.
           if (err instanceof AppError && ['INVALID_STATE', 'GATEWAY_TRX_ID_TAKEN'].includes(err.code)) return;
           throw err;
         }
-        await matchSubmittedGatewayTrxId(t.runtime.deps.orm.em.fork(), target.id);
+        await matchSubmittedGatewayTrxId(t.runtime.deps.orm.em.fork(), target.id, undefined, t.runtime.deps.crypto.pii);
       })(),
     );
   }
   await Promise.all(work);
-  await check(brandId);
+  await check(brandId, claims);
 }
 
-async function check(brandId: number): Promise<void> {
-  const records = await t.sql<{ id: string; match_status: string; transaction_id: string | null; parsed_amount: string | null; parsed_trx_id: string | null; content_hash: string }>(
-    'SELECT id, match_status, transaction_id, parsed_amount::text, parsed_trx_id, content_hash FROM sms_records WHERE brand_id = $1',
+async function check(brandId: number, claims: ReadonlySet<string>): Promise<void> {
+  const records = await t.sql<{
+    id: string;
+    match_status: string;
+    transaction_id: string | null;
+    parsed_amount: string | null;
+    parsed_trx_id: string | null;
+    content_hash: string;
+    parsed_sender_number: string | null;
+    chain_state: string | null;
+    device_id: string;
+    device_message_id: string;
+  }>(
+    'SELECT id, match_status, transaction_id, parsed_amount::text, parsed_trx_id, content_hash, parsed_sender_number, chain_state, device_id, device_message_id FROM sms_records WHERE brand_id = $1',
     [brandId],
   );
-  const txs = await t.sql<{ id: string; status: string; amount: string; gateway_trx_id: string | null }>(
-    'SELECT id, status, amount::text, gateway_trx_id FROM transactions WHERE brand_id = $1',
+  const txs = await t.sql<{ id: string; status: string; amount: string; gateway_trx_id: string | null; sender_number_encrypted: string | null; trx_id: string }>(
+    'SELECT id, status, amount::text, gateway_trx_id, sender_number_encrypted, trx_id FROM transactions WHERE brand_id = $1',
     [brandId],
   );
+  const pii = t.runtime.deps.crypto.pii;
   const events = await t.sql<{ transaction_id: string; n: string }>(
     "SELECT transaction_id, count(*) AS n FROM webhook_events WHERE brand_id = $1 AND event = 'payment.completed' GROUP BY transaction_id",
     [brandId],
@@ -129,6 +164,13 @@ async function check(brandId: number): Promise<void> {
     const proof = matched.find((r) => r.transaction_id === x.id)!;
     expect(proof.parsed_amount).toBe(x.amount);
     expect(x.gateway_trx_id!.toUpperCase()).toBe(proof.parsed_trx_id);
+    // Never on amount alone: the payment claimed that id before the SMS completed it.
+    expect([...claims].some((c) => c.toUpperCase() === `${x.id}:${proof.parsed_trx_id}`), `transaction ${x.id} claimed ${proof.parsed_trx_id}`).toBe(true);
+    const binding = smsRecordBinding({ brandId, deviceId: proof.device_id, deviceMessageId: proof.device_message_id });
+    const smsNumber = proof.parsed_sender_number === null ? null : pii.decrypt(proof.parsed_sender_number, SMS_SENDER_NUMBER_CONTEXT, binding);
+    const declared = declaredPayerNumber(pii, { brandId, trxId: x.trx_id, payerNumberEncrypted: x.sender_number_encrypted });
+    expect(comparePayerNumbers(smsNumber, declared), 'payer numbers do not contradict').not.toBe('disagree');
+    expect(['mismatch', 'impossible', 'unreadable'], 'the balance chain does not contradict').not.toContain(proof.chain_state);
   }
   const completedIds = new Set(completed.map((x) => x.id));
   expect(events.filter((e) => !completedIds.has(e.transaction_id)), 'no event without completion').toEqual([]);

@@ -70,7 +70,7 @@ describe('verification is refused, and changes nothing', () => {
       verifyTransactionManually(em(), { transactionId: x.b.id, smsRecordId: x.smsId, actor: 'admin' }),
       'INVALID_STATE',
       'sms_record_id',
-      `SMS record ${x.smsId} is matched; only a no_candidate or low_confidence record can prove a transaction`,
+      `SMS record ${x.smsId} is matched; only a no_candidate, low_confidence or balance_mismatch record can prove a transaction`,
     );
     const [unparsed] = await forwardSms(t, x.scene.device, [{ sender: 'bKash', body: 'You have received a gift voucher from bKash. TrxID GIFT12345' }]);
     expect(unparsed!.match_status).toBe('no_match');

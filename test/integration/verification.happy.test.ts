@@ -37,9 +37,9 @@ describe('an admin verifies a payment the matcher left for review', () => {
       match_status: 'matched',
       transaction_id: String(first.transaction.id),
       // What the matcher saw stays: why it was left for review.
-      confidence: '0.4000',
+      confidence: '0.0000',
       candidate_ids: [String(first.transaction.id), String(second.transaction.id)],
-      reason: '2 open transactions have amount 450.00',
+      reason_code: 'trx_id_unclaimed',
       resolution: 'verified',
       resolved_by: 'admin:rahim',
       resolution_note: 'customer sent a screenshot',

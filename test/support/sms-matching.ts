@@ -26,15 +26,43 @@ export function grouped(amount: string): string {
   return `${int!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${frac}`;
 }
 
-/** Money-received SMS bodies in the wallets' real shapes (see test/fixtures/sms/money-received.json). */
+/**
+ * Money-received SMS bodies in the wallets' real shapes (see test/fixtures/sms/).
+ * bKash's is its older wording without fee and balance, so that tests about
+ * matching are not also tests of the balance chain (a fixed balance breaks the
+ * chain from a phone's second SMS on; creditWithBalance and the chain tests
+ * cover balances). Nagad and Rocket always print a balance: one large enough
+ * for any amount here, so a phone's first SMS never looks impossible.
+ */
 export const smsBodies = {
   bkash: (amount: string, trxId: string, from = '01712345678') =>
-    `You have received Tk ${grouped(amount)} from ${from}. Ref ${randomBytes(2).toString('hex')}. Fee Tk 0.00. Balance Tk 5,432.10. TrxID ${trxId} at 15/03/2024 14:32`,
+    `You have received Tk ${grouped(amount)} from ${from}. Ref ${randomBytes(2).toString('hex')}. TrxID ${trxId} at 15/03/2024 14:32`,
   nagad: (amount: string, trxId: string, from = '01712345678') =>
-    `Money Received.\nAmount: Tk ${grouped(amount)}\nSender: ${from}\nRef: N/A\nTxnID: ${trxId}\nBalance: Tk 5,000.00\n15/03/2024 14:32`,
+    `Money Received.\nAmount: Tk ${grouped(amount)}\nSender: ${from}\nRef: N/A\nTxnID: ${trxId}\nBalance: Tk 9,999,999.00\n15/03/2024 14:32`,
   rocket: (amount: string, trxId: string, from = '017123456785') =>
-    `Tk${grouped(amount)} received from A/C:${from} Fee:Tk0, Your A/C Balance: Tk5,432.10 TxnId:${trxId} Date:15-MAR-24 02:32:10 pm.`,
+    `Tk${grouped(amount)} received from A/C:${from} Fee:Tk0, Your A/C Balance: Tk9,999,999.00 TxnId:${trxId} Date:15-MAR-24 02:32:10 pm.`,
 } as const;
+
+const AMOUNT_GROUP = String.raw`(?:tk\.?|৳)\s*(?<amount>\d[\d,]*(?:\.\d{1,2})?)`;
+/** bKash's money-received wording, reading the balance and fee too (the default template reads neither). */
+export const creditTemplate = {
+  pattern: String.raw`^\s*You\s+have\s+received\s+${AMOUNT_GROUP}\s+from\s+(?<sender_number>\+?[\dx*]{6,15})\.[^\n]*?\bFee\s+Tk\s*(?<fee>\d[\d,]*(?:\.\d{1,2})?)\.\s*Balance\s+Tk\s*(?<balance>\S+?)\.?\s+TrxID\s*:?\s*(?<trx_id>[a-z0-9]{8,12})\b`,
+  flags: 'i',
+  kind: 'received',
+};
+/** bKash's Send Money wording: money out, balance chain evidence only. */
+export const sendMoneyTemplate = {
+  pattern: String.raw`^\s*Send\s+Money\s+${AMOUNT_GROUP}\s+to\s+(?<sender_number>\d{11})\s+successful\.\s*Fee\s+Tk\s*(?<fee>\d[\d,]*(?:\.\d{1,2})?)\.\s*Balance\s+Tk\s*(?<balance>\d[\d,]*(?:\.\d{1,2})?)\.(?:\s*TrxID\s+(?<trx_id>[A-Z0-9]{8,12}))?`,
+  flags: 'i',
+  direction: 'out' as const,
+  kind: 'send_money',
+};
+/** A money-received SMS with the balance given (read by creditTemplate). */
+export const creditWithBalance = (amount: string, trxId: string, balance: string, from = '01712345515', fee = '0.00') =>
+  `You have received Tk ${grouped(amount)} from ${from}. Ref gift. Fee Tk ${fee}. Balance Tk ${balance}. TrxID ${trxId} at 15/03/2024 14:32`;
+/** A Send Money SMS (read by sendMoneyTemplate). */
+export const sendMoneyWithBalance = (amount: string, to: string, balance: string, fee = '5.00') =>
+  `Send Money Tk ${grouped(amount)} to ${to} successful. Fee Tk ${fee}. Balance Tk ${balance}. TrxID ${newGatewayTrxId('S')}`;
 
 export const officialSender = { bkash: 'bKash', nagad: 'NAGAD', rocket: '16216' } as const;
 
@@ -54,8 +82,8 @@ export async function smsScene(t: TestContext, preset: GatewayPreset = 'bkash'):
 }
 
 /** A payment with a transaction on the scene's gateway. */
-export async function seedPayment(t: TestContext, scene: SmsScene, opts: { amount: string; status?: SeedStatus; gatewayTrxId?: string | null }) {
-  return seedTransaction(t, { apiKey: scene.apiKey, gateway: scene.gateway, status: opts.status ?? 'pending', amount: opts.amount, gatewayTrxId: opts.gatewayTrxId });
+export async function seedPayment(t: TestContext, scene: SmsScene, opts: { amount: string; status?: SeedStatus; gatewayTrxId?: string | null; senderNumber?: string }) {
+  return seedTransaction(t, { apiKey: scene.apiKey, gateway: scene.gateway, status: opts.status ?? 'pending', amount: opts.amount, gatewayTrxId: opts.gatewayTrxId, senderNumber: opts.senderNumber });
 }
 
 let seq = 0;
@@ -95,6 +123,14 @@ export interface SmsRow {
   confidence: string | null;
   candidate_ids: string[] | null;
   reason: string | null;
+  reason_code: string | null;
+  suggestions: Array<{ transaction_id: number; why: string; distance: number | null }>;
+  direction: string | null;
+  parsed_balance: string | null;
+  parsed_fee: string | null;
+  chain_state: string | null;
+  chain_previous_id: string | null;
+  sms_time: Date | null;
   matched_at: Date | null;
   duplicate_of_id: string | null;
   resolution: string | null;

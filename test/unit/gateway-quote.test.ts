@@ -13,6 +13,7 @@ function gateway(over: Partial<GatewayView> = {}): GatewayView {
     currencies: ['BDT'],
     minAmount: '10.00',
     maxAmount: '25000.00',
+    reviewAbove: null,
     feePercent: '1.85',
     feeFixed: '0.00',
     receivingAccount: null,

@@ -33,17 +33,22 @@ describe('parseSms on genuine money-received messages', () => {
   });
 
   it.each(received.map((m) => [m.gateway, m.body.replace(/\s+/g, ' ').slice(0, 60), m] as const))('%s: %s', (gateway, _label, m) => {
-    expect(parseSms({ sender: m.sender, body: m.body }, gateways)).toEqual({
+    // The presets' templates also read balance and fee (checked by their own fixtures).
+    expect(parseSms({ sender: m.sender, body: m.body }, gateways)).toMatchObject({
       gatewayId: gatewayIds[gateway],
       templateIndex: expect.any(Number),
+      direction: 'in',
       ...m.expected,
     });
   });
 });
 
 describe('parseSms on look-alikes', () => {
-  it.each(load<LookAlike>('look-alikes.json').map((m) => [m.sender, m.why, m] as const))('%s, %s: no parse', (_s, _w, m) => {
-    expect(parseSms({ sender: m.sender, body: m.body }, gateways)).toBeNull();
+  it.each(load<LookAlike>('look-alikes.json').map((m) => [m.sender, m.why, m] as const))('%s, %s: no credit', (_s, _w, m) => {
+    const parsed = parseSms({ sender: m.sender, body: m.body }, gateways);
+    // A debit of the wallet is read as money out (balance chain evidence, never a match); anything else not at all.
+    if (/debit/.test(m.why)) expect(parsed?.direction ?? 'none').not.toBe('in');
+    else expect(parsed).toBeNull();
   });
 
   const spoofed = load<LookAlike>('look-alikes.json').filter((m) => m.officialSender);
@@ -59,7 +64,7 @@ describe('parseSms mechanics', () => {
 
   it('tries templates in order and reports which one matched', () => {
     const r = parseSms({ sender: 'shop', body }, custom([{ pattern: String.raw`^Got (?<amount>\d+) (?<trx_id>\w+)` }, good]));
-    expect(r).toEqual({ gatewayId: 9, amount: '1250.00', trxId: 'AB12CD', senderNumber: null, templateIndex: 1 });
+    expect(r).toEqual({ gatewayId: 9, direction: 'in', kind: null, amount: '1250.00', trxId: 'AB12CD', senderNumber: null, balance: null, balanceUnreadable: false, fee: null, templateIndex: 1 });
   });
 
   it('moves on when a template matches but its amount is not valid', () => {

@@ -7,7 +7,7 @@ const SMS_COLUMNS = ['id', 'brand_id', 'device_id', 'sender', 'match_status', 'p
 const REFUND_COLUMNS = ['id', 'brand_id', 'trx_id', 'amount', 'currency', 'status', 'created_at', 'processed_at'];
 
 const txStatuses = ['pending', 'processing', 'awaiting_verification', 'completed', 'failed', 'expired'] as const;
-const matchStatuses = ['pending', 'matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate'] as const;
+const matchStatuses = ['pending', 'matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate', 'balance_mismatch', 'money_out'] as const;
 const refundStatuses = ['pending', 'completed', 'failed'] as const;
 const dateHelp = '[--from YYYY-MM-DD] [--to YYYY-MM-DD]';
 

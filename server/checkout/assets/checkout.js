@@ -10,7 +10,7 @@
   var status = root.getAttribute('data-status');
   var expiresAt = Date.parse(root.getAttribute('data-expires-at') || '');
   var redirectUrl = root.getAttribute('data-redirect-url');
-  var RELOAD_CODES = ['PAYMENT_ALREADY_STARTED', 'PAYMENT_EXPIRED', 'PAYMENT_NOT_FOUND'];
+  var RELOAD_CODES = ['PAYMENT_ALREADY_STARTED', 'PAYMENT_EXPIRED', 'PAYMENT_NOT_FOUND', 'BRAND_DISABLED'];
 
   function reload() {
     window.location.reload();
@@ -93,6 +93,42 @@
       );
     });
   });
+
+  // A wrong transaction id, replaced while it waits for verification.
+  var replaceForm = root.querySelector('form.replace-form');
+  if (replaceForm) {
+    replaceForm.addEventListener('submit', function (event) {
+      event.preventDefault();
+      var errorEl = replaceForm.querySelector('.form-error');
+      var button = replaceForm.querySelector('button[type=submit]');
+      var trx = replaceForm.querySelector('input[name=gateway_trx_id]');
+      var sender = replaceForm.querySelector('input[name=sender_number]');
+      var value = trx.value.trim();
+      if (!value) {
+        showError(errorEl, 'Enter the correct transaction ID.');
+        trx.focus();
+        return;
+      }
+      var body = { gateway_trx_id: value };
+      if (sender && sender.value.trim()) body.sender_number = sender.value.trim();
+      showError(errorEl, '');
+      button.disabled = true;
+      request('PUT', '/transaction/gateway-trx-id', body).then(
+        function (res) {
+          if (res.ok && res.body && res.body.success) return reload();
+          var err = firstError(res.body);
+          // CONFLICT: the id was changed elsewhere a moment ago; show the current one.
+          if (RELOAD_CODES.indexOf(err.code) >= 0 || err.code === 'CONFLICT') return reload();
+          showError(errorEl, err.message);
+          button.disabled = false;
+        },
+        function () {
+          showError(errorEl, 'Could not reach the server. Check your connection and try again.');
+          button.disabled = false;
+        }
+      );
+    });
+  }
 
   var cancel = document.getElementById('cancel');
   if (cancel) {

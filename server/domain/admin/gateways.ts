@@ -16,6 +16,7 @@ export function gatewayAuditState(g: GatewayView): AuditState {
     currencies: g.currencies,
     min_amount: g.minAmount,
     max_amount: g.maxAmount,
+    review_above: g.reviewAbove,
     fee_percent: g.feePercent,
     fee_fixed: g.feeFixed,
     sms_senders: g.smsSenders,

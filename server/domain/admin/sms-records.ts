@@ -5,7 +5,8 @@ import { recordAudit, type AuditActor } from '../audit/service.ts';
 import { pgDate, pgDateOrNull } from '../payments/pg.ts';
 import { trimDecimal } from '../payments/view.ts';
 import type { SmsRecordStatus } from '../sms-intake/entities.ts';
-import { decryptSmsBody, decryptSmsSender, smsRowBinding } from '../sms-intake/record-cipher.ts';
+import { decryptSmsBody, decryptSmsSender, SMS_RECORD_CONTEXT, smsRowBinding } from '../sms-intake/record-cipher.ts';
+import type { ChainState } from '../sms/matcher.ts';
 
 export interface AdminSmsRecord {
   id: number;
@@ -27,6 +28,15 @@ export interface AdminSmsRecord {
   confidence: string | null;
   candidate_ids: number[];
   reason: string | null;
+  reason_code: string | null;
+  suggestions: Array<{ transaction_id: number; why: string; distance: number | null }>;
+  direction: 'in' | 'out' | null;
+  kind: string | null;
+  parsed_balance: string | null;
+  parsed_fee: string | null;
+  parsed_sender_number: string | null;
+  sms_time: string | null;
+  balance_chain: { state: Exclude<ChainState, undefined>; previous_id: number | null; expected_balance: string | null };
   matched_at: string | null;
   resolution: 'verified' | 'rejected' | null;
   resolved_by: string | null;
@@ -42,8 +52,15 @@ const SELECT = `
   SELECT r.id, r.brand_id, r.mode, r.device_id, r.device_message_id, r.sender, r.received_at, r.server_received_at, r.sim_slot, r.match_status,
          r.duplicate_of_id, g.code AS gateway, r.parsed_amount::text AS parsed_amount, r.parsed_trx_id, r.transaction_id, t.trx_id,
          r.confidence::text AS confidence, r.candidate_ids::text[] AS candidate_ids, r.reason, r.matched_at,
+         r.reason_code, r.suggestions, r.direction, r.kind, r.parsed_balance::text AS parsed_balance, r.parsed_fee::text AS parsed_fee,
+         r.parsed_sender_number, r.sms_time, r.chain_state, r.chain_previous_id, r.chain_expected_balance::text AS chain_expected_balance,
          r.resolution, r.resolved_by, r.resolved_at, r.resolution_note, r.created_at, r.body_encrypted
     FROM sms_records r LEFT JOIN gateways g ON g.id = r.gateway_id LEFT JOIN transactions t ON t.id = r.transaction_id`;
+
+/** Only the last three digits of the payer number: enough to compare with a customer's, without listing personal data. */
+function maskNumber(n: string): string {
+  return n.replace(/\d(?=(?:\D*\d){3})/g, '*');
+}
 
 /**
  * The sender is decrypted for every record (lists show it, as they did when it
@@ -73,6 +90,15 @@ function toRecord(r: Row, cipher: PiiCipher, withBody: boolean): AdminSmsRecord 
     confidence: trimDecimal(r.confidence),
     candidate_ids: ((r.candidate_ids as string[] | null) ?? []).map(Number),
     reason: r.reason,
+    reason_code: r.reason_code,
+    suggestions: (r.suggestions as AdminSmsRecord['suggestions'] | null) ?? [],
+    direction: r.direction,
+    kind: r.kind,
+    parsed_balance: r.parsed_balance,
+    parsed_fee: r.parsed_fee,
+    parsed_sender_number: r.parsed_sender_number === null ? null : maskNumber(cipher.decrypt(r.parsed_sender_number, SMS_RECORD_CONTEXT.senderNumber, binding)),
+    sms_time: pgDateOrNull(r.sms_time)?.toISOString() ?? null,
+    balance_chain: { state: r.chain_state, previous_id: r.chain_previous_id === null ? null : Number(r.chain_previous_id), expected_balance: r.chain_expected_balance },
     matched_at: pgDateOrNull(r.matched_at)?.toISOString() ?? null,
     resolution: r.resolution,
     resolved_by: r.resolved_by,

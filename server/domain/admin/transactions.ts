@@ -1,5 +1,6 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
+import type { SmsRecordStatus } from '../sms-intake/entities.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
 import { pgDate, pgDateOrNull } from '../payments/pg.ts';
 import { getTransaction, type TransactionRecord } from '../payments/transactions.ts';
@@ -33,7 +34,7 @@ export interface AdminTransaction {
 
 export interface TransactionSms {
   id: number;
-  match_status: 'pending' | 'matched' | 'no_match' | 'no_candidate' | 'low_confidence' | 'duplicate';
+  match_status: SmsRecordStatus;
   role: 'matched' | 'candidate';
   parsed_amount: string | null;
   parsed_trx_id: string | null;

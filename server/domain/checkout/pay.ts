@@ -7,6 +7,7 @@ import { loadIntent } from '../payments/intents.ts';
 import { startTransaction, type TransactionRecord } from '../payments/transactions.ts';
 import { isSandboxDriven } from '../sandbox/gateway.ts';
 import { openSandboxSession } from '../sandbox/sessions.ts';
+import { countTakenAnswer, isTaken, lockCheckoutGuard } from './limits.ts';
 import type { MatchSubmittedTransaction } from './manual-submission-seam.ts';
 import { loadCheckout, type CheckoutLinks } from './view.ts';
 
@@ -36,9 +37,29 @@ export interface CheckoutPayDeps {
  *   `processing` and a sandbox session is opened with it (both or neither).
  * The kind-dependent checks come after the payment's own (so an expired link
  * says so whatever the body) and roll the whole attempt back.
+ * Before all of them: a disabled brand's payment is refused (BRAND_DISABLED),
+ * and a payment whose checkout already answered GATEWAY_TRX_ID_TAKEN too often
+ * takes no more ids (limits.ts); each taken answer is counted.
  */
 export async function startCheckoutTransaction(em: EntityManager, deps: CheckoutPayDeps, paymentId: string, input: StartCheckoutInput): Promise<CheckoutTransaction> {
+  let intentId: number | null = null;
+  try {
+    return await start(em, deps, paymentId, input, (id) => (intentId = id));
+  } catch (err) {
+    if (isTaken(err) && intentId !== null) throw await countTakenAnswer(em.fork(), intentId, err);
+    throw err;
+  }
+}
+
+async function start(
+  em: EntityManager,
+  deps: CheckoutPayDeps,
+  paymentId: string,
+  input: StartCheckoutInput,
+  guarded: (intentId: number) => void,
+): Promise<CheckoutTransaction> {
   const started = await em.transactional(async (tx): Promise<TransactionRecord> => {
+    guarded((await lockCheckoutGuard(tx, paymentId, { submitting: input.gatewayTrxId !== undefined })).intentId);
     let t: TransactionRecord;
     try {
       t = await startTransaction(tx, deps.keys, {

@@ -8,6 +8,7 @@ import { pgDate, pgDateOrNull } from '../payments/pg.ts';
 import { isUuid } from '../payments/view.ts';
 import { gatewayServesMode, isSandboxDriven } from '../sandbox/gateway.ts';
 import { sandboxPayUrl } from '../sandbox/sessions.ts';
+import { MAX_SUBMISSION_REPLACEMENTS, MAX_TAKEN_ANSWERS } from './limits.ts';
 import { checkoutState } from './state.ts';
 
 /** What the checkout needs besides the database: where links point, and the sandbox's secret for its page URLs. */
@@ -36,6 +37,9 @@ interface Row {
   success_url: string | null;
   cancel_url: string | null;
   brand_name: string;
+  brand_status: 'active' | 'disabled';
+  replacements: number | null;
+  taken_answers: number | null;
   trx_id: string | null;
   gateway_code: string | null;
   gateway_name: string | null;
@@ -55,7 +59,7 @@ interface Row {
 const SELECT = `
   SELECT i.id AS intent_id, i.uuid AS payment_id, i.amount::text AS amount, i.currency, i.reference, i.status AS intent_status, i.mode,
          i.expires_at, (i.expires_at <= now()) AS past_expiry, i.success_url, i.cancel_url, b.name AS brand_name,
-         t.trx_id, g.code AS gateway_code, g.name AS gateway_name, g.type AS gateway_type, t.method, t.status,
+         b.status AS brand_status, c.replacements, c.taken_answers, t.trx_id, g.code AS gateway_code, g.name AS gateway_name, g.type AS gateway_type, t.method, t.status,
          t.amount::text AS t_amount, t.currency AS t_currency, t.fee::text AS fee, t.gateway_trx_id, t.failure_reason,
          t.created_at, t.completed_at
     FROM payment_intents i
@@ -64,6 +68,7 @@ const SELECT = `
       SELECT * FROM transactions tt WHERE tt.intent_id = i.id ORDER BY tt.created_at DESC, tt.id DESC LIMIT 1
     ) t ON true
     LEFT JOIN gateways g ON g.id = t.gateway_id
+    LEFT JOIN checkout_submission_counts c ON c.intent_id = i.id
    WHERE i.uuid = ?`;
 
 function toGateway(q: GatewayQuote): CheckoutGateway {
@@ -104,12 +109,21 @@ function toTransaction(r: Row, links: CheckoutLinks): CheckoutTransaction | null
     created_at: pgDate(r.created_at!).toISOString(),
     completed_at: pgDateOrNull(r.completed_at)?.toISOString() ?? null,
     redirect_url: redirect,
+    gateway_trx_id_changes_left: changesLeft(r),
   };
+}
+
+/** Replacing the submitted id (replace.ts) is offered while it could succeed: an open manual submission, before expiry, within the bounds. */
+function changesLeft(r: Row): number | null {
+  if (r.status !== 'awaiting_verification' || r.gateway_type !== 'manual' || r.past_expiry || r.intent_status !== 'pending') return null;
+  if ((r.taken_answers ?? 0) >= MAX_TAKEN_ANSWERS) return 0;
+  return Math.max(0, MAX_SUBMISSION_REPLACEMENTS - (r.replacements ?? 0));
 }
 
 /**
  * The payment as its checkout page shows it. The payment id is the only
  * credential, so an unknown and a malformed id answer the same PAYMENT_NOT_FOUND.
+ * A disabled brand's payment is BRAND_DISABLED: its checkout shows nothing to pay.
  * Only gateways that can take the payment right now are listed (enabled, the
  * currency convertible, the converted amount within their limits).
  */
@@ -118,6 +132,7 @@ export async function loadCheckout(em: EntityManager, paymentId: string, links: 
   const rows = await em.execute<Row[]>(SELECT, [paymentId.toLowerCase()]);
   const r = rows[0];
   if (!r) throw new AppError('PAYMENT_NOT_FOUND');
+  if (r.brand_status !== 'active') throw new AppError('BRAND_DISABLED');
   const { status, payable } = checkoutState({ intentStatus: r.intent_status, pastExpiry: r.past_expiry, transactionStatus: r.status });
   // A live payment is never offered the sandbox (startTransaction refuses it too).
   const quotes = payable ? (await quoteGateways(em, r.amount, r.currency)).filter((q) => gatewayServesMode(q.gateway, r.mode)) : [];

@@ -28,6 +28,9 @@ export const Device = defineEntity({
     /** Presence as the offline detector last recorded it. */
     online: p.boolean().default(true),
     offlineSince: p.datetime().nullable(),
+    /** The phone's clock minus the server's, smoothed (devices/clock.ts); null until the app reports its time. */
+    clockOffsetMs: p.integer().nullable(),
+    clockOffsetAt: p.datetime().nullable(),
     /** jti of the one refresh token currently valid. */
     refreshJti: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),

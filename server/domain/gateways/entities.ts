@@ -7,7 +7,7 @@ export type GatewayType = (typeof gatewayTypes)[number];
 export interface StoredSmsTemplate {
   pattern: string;
   flags: string;
-  /** Absent in templates saved before directions existed: `in`. */
+  /** Money in (default, also for templates saved before directions existed) or out: a money-out template only feeds the balance chain (docs/matching.md). */
   direction?: 'in' | 'out';
   kind?: string;
 }
@@ -29,6 +29,8 @@ export const Gateway = defineEntity({
     currencies: p.array(),
     minAmount: p.decimal().precision(14).scale(2),
     maxAmount: p.decimal().precision(14).scale(2).nullable(),
+    /** SMS matching sends amounts above it to review, even on certain evidence. */
+    reviewAbove: p.decimal().precision(14).scale(2).nullable(),
     feePercent: p.decimal().precision(7).scale(4),
     feeFixed: p.decimal().precision(14).scale(2),
     receivingAccount: p.string().length(100).nullable(),

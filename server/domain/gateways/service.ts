@@ -24,6 +24,7 @@ export interface GatewayView {
   currencies: string[];
   minAmount: string;
   maxAmount: string | null;
+  reviewAbove: string | null;
   /** Percent, e.g. "1.85" for 1.85 %. */
   feePercent: string;
   feeFixed: string;
@@ -56,6 +57,8 @@ export const gatewayInputSchema = z.strictObject({
   currencies: z.array(currency).min(1).max(20),
   min_amount: positiveMoney.default('0.01'),
   max_amount: positiveMoney.nullable().default(null),
+  /** SMS matching: an amount above it always goes to review, even on certain evidence (docs/matching.md). */
+  review_above: positiveMoney.nullable().default(null),
   fee_percent: z.string().regex(/^(?:0|[1-9]\d?)(?:\.\d{1,4})?$/, 'Must be a percentage from 0 to 99.9999 with at most 4 decimal places').default('0'),
   fee_fixed: money.default('0.00'),
   receiving_account: z.string().trim().min(1).max(100).nullable().default(null),
@@ -119,6 +122,7 @@ export interface GatewayRow {
   currencies: string[];
   min_amount: string;
   max_amount: string | null;
+  review_above: string | null;
   fee_percent: string;
   fee_fixed: string;
   receiving_account: string | null;
@@ -133,7 +137,7 @@ export interface GatewayRow {
 
 /** The columns `toGatewayView` reads. */
 export const COLUMNS = `id, code, name, type, methods, currencies, min_amount::text AS min_amount, max_amount::text AS max_amount,
-  fee_percent::text AS fee_percent, fee_fixed::text AS fee_fixed, receiving_account, instructions, enabled,
+  review_above::text AS review_above, fee_percent::text AS fee_percent, fee_fixed::text AS fee_fixed, receiving_account, instructions, enabled,
   sms_senders, sms_templates, sort_order, created_at, updated_at`;
 
 /** "1.8500" -> "1.85", "2.0000" -> "2". */
@@ -151,6 +155,7 @@ export function toGatewayView(r: GatewayRow): GatewayView {
     currencies: r.currencies,
     minAmount: r.min_amount,
     maxAmount: r.max_amount,
+    reviewAbove: r.review_above ?? null,
     feePercent: trimPercent(r.fee_percent),
     feeFixed: r.fee_fixed,
     receivingAccount: r.receiving_account,
@@ -177,12 +182,12 @@ export async function createGateway(em: EntityManager, input: GatewayInput): Pro
     if (g.enabled && g.sms_senders.length > 0) await bumpSenderEpoch(em);
     const rows = await em.execute<GatewayRow[]>(
       `INSERT INTO gateways (code, name, type, methods, currencies, min_amount, max_amount, fee_percent, fee_fixed,
-         receiving_account, instructions, enabled, sms_senders, sms_templates, sort_order)
-       VALUES (?, ?, ?, ?::text[], ?::text[], ?, ?, ?, ?, ?, ?, ?, ?::text[], ?::jsonb, ?)
+         receiving_account, instructions, enabled, sms_senders, sms_templates, sort_order, review_above)
+       VALUES (?, ?, ?, ?::text[], ?::text[], ?, ?, ?, ?, ?, ?, ?, ?::text[], ?::jsonb, ?, ?)
        RETURNING ${COLUMNS}`,
       [
         g.code, g.name, g.type, textArray(g.methods), textArray(g.currencies), g.min_amount, g.max_amount, g.fee_percent, g.fee_fixed,
-        g.receiving_account, g.instructions, g.enabled, textArray(g.sms_senders), JSON.stringify(g.sms_templates), g.sort_order,
+        g.receiving_account, g.instructions, g.enabled, textArray(g.sms_senders), JSON.stringify(g.sms_templates), g.sort_order, g.review_above,
       ],
     );
     return toGatewayView(rows[0]!);
@@ -201,6 +206,7 @@ const patchColumns: Record<keyof z.output<typeof gatewayPatchSchema>, string> = 
   currencies: 'currencies = ?::text[]',
   min_amount: 'min_amount = ?',
   max_amount: 'max_amount = ?',
+  review_above: 'review_above = ?',
   fee_percent: 'fee_percent = ?',
   fee_fixed: 'fee_fixed = ?',
   receiving_account: 'receiving_account = ?',

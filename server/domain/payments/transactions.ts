@@ -165,7 +165,7 @@ export function decryptSenderNumber(keys: PersonalDataKeys, token: string | null
 function uniqueViolation(err: unknown): ErrorCode | null {
   const e = err as { code?: string; constraint?: string };
   if (e?.code !== '23505') return null;
-  if (e.constraint === 'transactions_gateway_trx_id_uniq') return 'GATEWAY_TRX_ID_TAKEN';
+  if (e.constraint === 'transactions_gateway_trx_id_uniq' || e.constraint === 'transactions_gateway_trx_id_completed_uniq') return 'GATEWAY_TRX_ID_TAKEN';
   if (e.constraint === 'transactions_one_live_per_intent') return 'PAYMENT_ALREADY_STARTED';
   return null;
 }
@@ -296,6 +296,38 @@ export async function submitGatewayTrxId(
       return getTransaction(tx, transactionId);
     }),
   );
+}
+
+/**
+ * The checkout's replacement of a mistyped gateway transaction id
+ * (checkout/replace.ts): the transaction, locked by the caller (trx id locks,
+ * intent, transaction), still `awaiting_verification`, now claims `gatewayTrxId`
+ * instead, so its earlier claim is free for whoever truly owns it. The sender
+ * number goes with the claim it was typed for: replaced, or cleared when none
+ * is given. GATEWAY_TRX_ID_TAKEN when another transaction of the brand claims
+ * the new id. The caller runs this in its own database transaction.
+ */
+export async function replaceLockedGatewayTrxId(
+  tx: EntityManager,
+  keys: PersonalDataKeys,
+  t: TransactionRecord,
+  input: { gatewayTrxId: string; senderNumber?: string | null },
+): Promise<TransactionRecord> {
+  if (!tx.isInTransaction()) throw new Error('replaceLockedGatewayTrxId must run inside em.transactional()');
+  const gatewayTrxId = cleanGatewayTrxId(input.gatewayTrxId);
+  const sender = encryptSender(keys, input.senderNumber ? cleanSender(input.senderNumber) : null, t.brandId, t.trxId);
+  if (t.status !== 'awaiting_verification' || t.gatewayType !== 'manual') {
+    throw new AppError('INVALID_STATE', `Transaction is ${t.status}; only a manual-gateway transaction awaiting verification takes another gateway transaction id`);
+  }
+  const updated = await mapUnique(() =>
+    tx.execute<Array<{ id: string }>>(
+      `UPDATE transactions SET gateway_trx_id = ?, sender_number_encrypted = ?, updated_at = now()
+        WHERE id = ? AND status = 'awaiting_verification' RETURNING id`,
+      [gatewayTrxId, sender, t.id],
+    ),
+  );
+  if (!updated[0]) throw new Error(`transaction ${t.id} changed while locked`);
+  return getTransaction(tx, t.id);
 }
 
 /**

@@ -17,6 +17,8 @@ export interface SandboxSession {
   trxId: string;
   paymentId: string;
   brandName: string;
+  /** False once the brand is disabled: its sandbox page and decisions are refused. */
+  brandActive: boolean;
   gatewayName: string;
   amount: string;
   currency: string;
@@ -39,6 +41,7 @@ interface SessionRow {
   trx_id: string;
   payment_id: string;
   brand_name: string;
+  brand_status: string;
   gateway_name: string;
   amount: string;
   currency: string;
@@ -55,7 +58,7 @@ interface SessionRow {
 }
 
 const SELECT = `
-  SELECT s.id, s.transaction_id, s.trx_id, i.uuid AS payment_id, b.name AS brand_name, g.name AS gateway_name,
+  SELECT s.id, s.transaction_id, s.trx_id, i.uuid AS payment_id, b.name AS brand_name, b.status AS brand_status, g.name AS gateway_name,
          s.amount::text AS amount, s.currency, s.status, s.gateway_trx_id, s.decline_reason, s.expires_at, s.decided_at,
          (s.status = 'open' AND s.expires_at > now()) AS decidable, t.status AS transaction_status,
          s.callback_attempts, s.callback_last_status, s.callback_delivered_at
@@ -72,6 +75,7 @@ function toSession(r: SessionRow): SandboxSession {
     trxId: r.trx_id,
     paymentId: r.payment_id,
     brandName: r.brand_name,
+    brandActive: r.brand_status === 'active',
     gatewayName: r.gateway_name,
     amount: r.amount,
     currency: r.currency,
@@ -128,6 +132,8 @@ export type DecideResult =
   /** Already approved or declined (a double click, the back button): nothing changes. */
   | { kind: 'already_decided'; session: SandboxSession }
   | { kind: 'expired'; session: SandboxSession }
+  /** The brand is disabled: nothing is decided (its checkout takes no payments). */
+  | { kind: 'brand_disabled'; session: SandboxSession }
   | { kind: 'not_found' };
 
 /**
@@ -144,7 +150,10 @@ export async function decideSandboxSession(em: EntityManager, token: string, dec
     const reason = decision.outcome === 'declined' ? decision.reason.trim().slice(0, 500) || 'Declined' : null;
     const updated = await tx.execute<Array<{ id: string }>>(
       `UPDATE sandbox_sessions SET status = ?, gateway_trx_id = ?, decline_reason = ?, decided_at = now()
-        WHERE token_hash = ? AND status = 'open' AND expires_at > now() RETURNING id`,
+        WHERE token_hash = ? AND status = 'open' AND expires_at > now()
+          AND EXISTS (SELECT 1 FROM transactions t JOIN brands b ON b.id = t.brand_id
+                       WHERE t.id = sandbox_sessions.transaction_id AND b.status = 'active')
+        RETURNING id`,
       [decision.outcome, gatewayTrxId, reason, hash],
     );
     if (updated[0]) {
@@ -155,6 +164,7 @@ export async function decideSandboxSession(em: EntityManager, token: string, dec
     const rows = await tx.execute<SessionRow[]>(`${SELECT} WHERE s.token_hash = ?`, [hash]);
     if (!rows[0]) return { kind: 'not_found' };
     const session = toSession(rows[0]);
+    if (!session.brandActive) return { kind: 'brand_disabled', session };
     return session.status === 'open' ? { kind: 'expired', session } : { kind: 'already_decided', session };
   });
 }

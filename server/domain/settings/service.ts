@@ -11,10 +11,16 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 export const settingDefinitions = {
   /** Lifetime of a new payment intent when the merchant does not give one. */
   intent_expiry_minutes: { schema: z.number().int().min(1).max(43_200), default: 60 },
-  /** Confidence an SMS match needs to complete a transaction automatically (0..1). */
+  /**
+   * Retired: only certain SMS evidence completes a payment (confidence 1), so no
+   * threshold can let anything less through. Still accepted and stored so the
+   * settings API and existing clients stay valid; matching ignores it.
+   */
   match_threshold: { schema: z.number().min(0).max(1), default: 0.8 },
   /** How long before an SMS a transaction may have been created and still match it. */
   match_window_minutes: { schema: z.number().int().min(1).max(43_200), default: 1440 },
+  /** Clock skew tolerated by the timing rule after a phone's offset is corrected (docs/matching.md). */
+  match_clock_grace_seconds: { schema: z.number().int().min(0).max(3600), default: 300 },
   /** A device silent for longer than this is offline. */
   device_offline_minutes: { schema: z.number().int().min(1).max(10_080), default: 60 },
 } as const satisfies Record<string, { schema: z.ZodType; default: unknown }>;

@@ -2,7 +2,7 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import type { SmsRecordStatus } from './entities.ts';
 
 /**
- * Where SMS matching (issue 6) plugs into intake. Intake stores forwarded SMS
+ * Where SMS matching (docs/matching.md) plugs into intake. Intake stores forwarded SMS
  * with `match_status` `pending` and, when an implementation is passed in, calls
  * it after the intake transaction has committed, with the ids of the records
  * that are new and not duplicates. The implementation runs its own

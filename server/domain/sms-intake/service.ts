@@ -39,14 +39,15 @@ interface Sealed {
 
 async function insertRecord(tx: EntityManager, caller: Caller, sms: ForwardedSms, hash: string, encrypted: Sealed, duplicateOf: number | null): Promise<number | null> {
   const rows = await tx.execute<Array<{ id: string }>>(
-    `INSERT INTO sms_records (brand_id, device_id, device_message_id, content_hash, sender, body_encrypted, received_at, sim_slot, match_status, duplicate_of_id, reason)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO sms_records (brand_id, device_id, device_message_id, content_hash, sender, body_encrypted, received_at, sim_slot, match_status, duplicate_of_id, reason, reason_code)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT DO NOTHING
      RETURNING id`,
     [
       caller.brandId, caller.deviceId, sms.deviceMessageId, hash, encrypted.sender, encrypted.body, sms.receivedAt, sms.simSlot,
       duplicateOf === null ? 'pending' : 'duplicate', duplicateOf,
       duplicateOf === null ? null : `same sender and text as SMS record ${duplicateOf}, forwarded before`,
+      duplicateOf === null ? null : 'duplicate_content',
     ],
   );
   return rows[0] ? Number(rows[0].id) : null;
@@ -80,7 +81,7 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
 
   const store = async (tx: EntityManager) => {
     const ids = new Array<number>(batch.length);
-    const fresh: number[] = [];
+    const fresh: Array<{ id: number; at: number }> = [];
     for (const { sms, index, hash } of ordered) {
       const binding = smsRecordBinding({ ...caller, deviceMessageId: sms.deviceMessageId });
       const encrypted = {
@@ -90,7 +91,7 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
       const inserted = await insertRecord(tx, caller, sms, hash, encrypted, null);
       if (inserted !== null) {
         ids[index] = inserted;
-        fresh.push(inserted);
+        fresh.push({ id: inserted, at: sms.receivedAt.getTime() });
         continue;
       }
       const own = await findOwn(tx, caller, sms.deviceMessageId);
@@ -108,7 +109,9 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
       // Null only if this device's own retry of the message committed meanwhile.
       ids[index] = duplicate ?? (await findOwn(tx, caller, sms.deviceMessageId))!;
     }
-    return { ids, fresh: fresh.sort((a, b) => a - b) };
+    // Matched in the order the phone received them (then id): the balance chain
+    // checks each SMS against the one before it, whatever order the batch had.
+    return { ids, fresh: fresh.sort((a, b) => a.at - b.at || a.id - b.id).map((f) => f.id) };
   };
   // A batch of one makes one write (the record, or its copy), atomic on its own:
   // BEGIN and COMMIT around it were two of the round trips of an SMS forwarded as

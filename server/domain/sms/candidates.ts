@@ -4,12 +4,15 @@ import type { StoredSmsTemplate } from '../gateways/entities.ts';
 import { pgDate } from '../payments/pg.ts';
 import { toTransactionRecord, TRANSACTION_COLUMNS, TRANSACTION_FROM, type TransactionRecord, type TransactionRow } from '../payments/transactions.ts';
 import { OPEN_STATUSES, type MatchCandidate } from './matcher.ts';
-import { normalizeSender, type GatewayParseConfig } from './parser.ts';
+import type { GatewayParseConfig } from './parser.ts';
+import { sameSender, senderKey } from './senders.ts';
 import { pgIdArray } from '../../infra/database/pg-array.ts';
 import type { GatewaySmsRow } from './records.ts';
 
 export interface GatewaySmsConfig extends GatewayParseConfig {
   code: string;
+  /** Amounts above it always go to review (docs/matching.md, "Large amounts"); null: no threshold. */
+  reviewAbove: string | null;
 }
 
 /**
@@ -18,19 +21,18 @@ export interface GatewaySmsConfig extends GatewayParseConfig {
  * SMS that proves them.
  */
 export async function loadGatewaySmsConfigs(em: EntityManager): Promise<GatewaySmsConfig[]> {
-  const rows = await em.execute<Array<{ id: string; code: string; sms_senders: string[]; sms_templates: StoredSmsTemplate[] }>>(
-    `SELECT id, code, sms_senders, sms_templates FROM gateways WHERE cardinality(sms_senders) > 0 ORDER BY sort_order, id`,
+  const rows = await em.execute<Array<{ id: string; code: string; sms_senders: string[]; sms_templates: StoredSmsTemplate[]; review_above: string | null }>>(
+    `SELECT id, code, sms_senders, sms_templates, review_above::text AS review_above FROM gateways WHERE cardinality(sms_senders) > 0 ORDER BY sort_order, id`,
   );
   return rows.map(toGatewaySmsConfig);
 }
 
 export function toGatewaySmsConfig(r: GatewaySmsRow): GatewaySmsConfig {
-  return { id: Number(r.id), code: r.code, senders: r.sms_senders, templates: r.sms_templates };
+  return { id: Number(r.id), code: r.code, senders: r.sms_senders, templates: r.sms_templates, reviewAbove: r.review_above ?? null };
 }
 
 export function isOfficialSender(gateway: Pick<GatewayParseConfig, 'senders'>, sender: string): boolean {
-  const s = normalizeSender(sender);
-  return s !== '' && gateway.senders.some((x) => normalizeSender(x) === s);
+  return gateway.senders.some((x) => sameSender(x, sender));
 }
 
 /**
@@ -41,8 +43,8 @@ export function isOfficialSender(gateway: Pick<GatewayParseConfig, 'senders'>, s
 export function gatewaysSharingSenders(configs: readonly GatewaySmsConfig[], gatewayId: number): number[] {
   const own = configs.find((g) => g.id === gatewayId);
   if (!own) return [gatewayId];
-  const senders = new Set(own.senders.map(normalizeSender));
-  return configs.filter((g) => g.senders.some((s) => senders.has(normalizeSender(s)))).map((g) => g.id);
+  const senders = new Set(own.senders.map(senderKey).filter((k): k is string => k !== null));
+  return configs.filter((g) => g.senders.some((s) => senders.has(senderKey(s) ?? ''))).map((g) => g.id);
 }
 
 /**
@@ -59,6 +61,10 @@ export interface CandidateRow extends MatchCandidate {
   mode: Mode;
   intentId: number;
   gatewayId: number;
+  /** PII cipher token of the payer number declared at checkout (context `transaction.sender_number`, bound to brand and `trxId`). */
+  payerNumberEncrypted: string | null;
+  /** The service's trx id (the payer number's binding). */
+  trxId: string;
 }
 
 interface Row {
@@ -71,9 +77,11 @@ interface Row {
   gateway_trx_id: string | null;
   created_at: string | Date;
   status: string;
+  sender_number_encrypted: string | null;
+  trx_id: string;
 }
 
-const COLUMNS = `t.id, t.brand_id, t.mode, t.intent_id, t.gateway_id, t.amount::text AS amount, t.gateway_trx_id, i.created_at, t.status`;
+const COLUMNS = `t.id, t.brand_id, t.mode, t.intent_id, t.gateway_id, t.amount::text AS amount, t.gateway_trx_id, i.created_at, t.status, t.sender_number_encrypted, t.trx_id`;
 
 function toCandidate(r: Row): CandidateRow {
   return {
@@ -86,11 +94,13 @@ function toCandidate(r: Row): CandidateRow {
     gatewayTrxId: r.gateway_trx_id,
     createdAt: pgDate(r.created_at),
     status: r.status,
+    payerNumberEncrypted: r.sender_number_encrypted,
+    trxId: r.trx_id,
   };
 }
 
 /**
- * design.md step 2: the brand's open transactions on the gateways whose
+ * docs/matching.md: the brand's open transactions on the gateways whose
  * payment was created within the window before the SMS time, plus every
  * transaction on those gateways claiming the parsed trx id (any status, any
  * brand: the matcher needs them to see duplicates and conflicts). Not locked.
@@ -135,8 +145,8 @@ export async function lockOpenCandidates(tx: EntityManager, rows: readonly Candi
   if (open.length === 0) return fresh;
   const intentIds = [...new Set(open.map((r) => r.intentId))].sort((a, b) => a - b);
   await tx.execute('SELECT id FROM payment_intents WHERE id = ANY(?::bigint[]) ORDER BY id FOR UPDATE', [pgIdArray(intentIds)]);
-  const locked = await tx.execute<Array<TransactionRow & { intent_created_at: string | Date }>>(
-    `SELECT ${TRANSACTION_COLUMNS}, i.created_at AS intent_created_at ${TRANSACTION_FROM}
+  const locked = await tx.execute<Array<TransactionRow & { intent_created_at: string | Date; payer_number_encrypted: string | null }>>(
+    `SELECT ${TRANSACTION_COLUMNS}, i.created_at AS intent_created_at, t.sender_number_encrypted AS payer_number_encrypted ${TRANSACTION_FROM}
       WHERE t.id = ANY(?::bigint[]) ORDER BY t.id FOR UPDATE OF t`,
     [pgIdArray(open.map((r) => r.id))],
   );
@@ -152,6 +162,8 @@ export async function lockOpenCandidates(tx: EntityManager, rows: readonly Candi
       gatewayTrxId: record.gatewayTrxId,
       createdAt: pgDate(r.intent_created_at),
       status: record.status,
+      payerNumberEncrypted: r.payer_number_encrypted,
+      trxId: record.trxId,
       record,
     });
   }

@@ -1,57 +1,236 @@
 import { compareMoney } from '../money/decimal.ts';
+import { comparePayerNumbers } from './payer-number.ts';
+import { rankByIdCloseness } from './typo.ts';
 
 /**
- * Decides which transaction a parsed SMS proves, following "Matching a forwarded
- * SMS" in design.md. Pure: the caller loads rows inside its database transaction,
- * calls this, and applies the result (and relies on the unique constraint on the
- * gateway trx id as the last line of defence against concurrent requests).
+ * Decides which transaction a parsed SMS proves, following docs/matching.md.
+ * Pure: the caller loads rows inside its database transaction, calls this, and
+ * applies the result (and relies on the unique constraint on the gateway trx
+ * id as the last line of defence against concurrent requests).
  *
- * Confidence scale (stored on every SMS record):
- * - 1    trx id AND amount agree, timing fits: certain.
- * - 0.8  no trx id claim, exactly one open candidate with the exact amount.
- * - 0.8/n  n > 1 such candidates: ambiguous, always `low_confidence` whatever the threshold.
- * - 0    nothing fits, a conflict that needs review, or a duplicate.
- * A result is `matched` only when it names one transaction AND confidence >= threshold,
- * so threshold 1 means "only trx id matches complete automatically".
+ * Only certain evidence completes: a transaction claims the SMS's trx id, the
+ * amounts are equal, the timing fits (device clock corrected, small grace),
+ * the payer numbers do not disagree, the balance chain does not contradict the
+ * SMS and the amount is not above the gateway's review threshold. There is no
+ * amount-only match: everything else goes to review with a reason code and
+ * ranked suggestions. Confidence is 1 for `matched`, 0 for everything else.
  */
 
-export const matchStatuses = ['matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate'] as const;
+export const matchStatuses = ['matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate', 'balance_mismatch', 'money_out'] as const;
 export type MatchStatus = (typeof matchStatuses)[number];
 
 export const CERTAIN_CONFIDENCE = 1;
-export const AMOUNT_ONLY_CONFIDENCE = 0.8;
 
 /** Statuses a transaction may be completed from by an SMS. */
 export const OPEN_STATUSES: readonly string[] = ['pending', 'awaiting_verification'];
+
+/** Why a record got its status; stored as `reason_code` and listed in docs/matching.md. */
+export const reasonCodes = [
+  'certain_match',
+  'not_official_sender',
+  'not_parsed',
+  'money_out',
+  'duplicate_trx_id',
+  'duplicate_content',
+  'no_candidate',
+  'trx_id_unclaimed',
+  'several_claims',
+  'claimed_by_other_brand',
+  'claimed_in_other_mode',
+  'claim_not_open',
+  'amount_mismatch',
+  'outside_window',
+  'sender_number_mismatch',
+  'balance_mismatch',
+  'balance_impossible',
+  'balance_unreadable',
+  'above_review_threshold',
+  'completion_refused',
+] as const;
+export type ReasonCode = (typeof reasonCodes)[number];
+
+/** Where the SMS stands in its device's balance chain (balance-chain.ts). */
+export type ChainState = 'first' | 'follows' | 'after_break' | 'mismatch' | 'impossible' | 'unreadable' | null;
+
+/** Chain states that contradict the SMS: it never completes anything. */
+const CHAIN_CONTRADICTIONS: Partial<Record<NonNullable<ChainState>, ReasonCode>> = {
+  mismatch: 'balance_mismatch',
+  impossible: 'balance_impossible',
+  unreadable: 'balance_unreadable',
+};
 
 export interface MatchCandidate {
   id: number;
   amount: string;
   gatewayTrxId: string | null;
   /**
-   * What the timing rule compares with the SMS time. The service passes the
-   * creation time of the transaction's payment (intent): the checkout creates a
-   * manual-gateway transaction only once the customer has paid and typed the
-   * trx id, so "older than the transaction" means older than the payment.
+   * What the timing rule compares with the SMS time: the creation time of the
+   * transaction's payment (intent). The checkout creates a manual-gateway
+   * transaction only once the customer has paid and typed the trx id.
    */
   createdAt: Date;
   status: string;
+  /** The payer's number the customer declared at checkout, E.164, or null. */
+  payerNumber?: string | null;
+}
+
+export interface Suggestion {
+  transactionId: number;
+  /** Why a person should look at it, e.g. `claims the id, amount 600.00 differs` or `claimed id 1 character away`. */
+  why: string;
+  /** Closeness of its claimed id to the SMS's (typo.ts), null when it has none; lower is closer. */
+  distance: number | null;
 }
 
 export interface MatchResult {
   status: MatchStatus;
   transactionId: number | null;
   confidence: number;
-  /** Every transaction the decision looked at as a fit or a conflict; kept for review. */
+  /** Every transaction the decision looked at, best suggestion first; kept for review. */
   candidateIds: number[];
   reason: string;
+  reasonCode: ReasonCode;
+  suggestions: Suggestion[];
 }
 
-export interface StoredSmsEvidence {
-  id: number;
+export interface SmsEvidence {
   amount: string;
   trxId: string;
-  receivedAt: Date;
+  senderNumber: string | null;
+  /** The SMS time with the device's clock offset corrected (never later than the server's receipt). */
+  time: Date;
+  chainState: ChainState;
+}
+
+export interface MatchRules {
+  windowMinutes: number;
+  /** Tolerance of the timing rule for an SMS that looks slightly older than its payment (clock skew left after correction). */
+  graceSeconds: number;
+  /** The gateway's review threshold: a larger amount always goes to review. */
+  reviewAbove: string | null;
+}
+
+export function checkRules(rules: MatchRules): void {
+  if (!(rules.windowMinutes > 0) || !Number.isFinite(rules.windowMinutes)) throw new RangeError('windowMinutes must be a positive number');
+  if (!(rules.graceSeconds >= 0) || !Number.isFinite(rules.graceSeconds)) throw new RangeError('graceSeconds must be zero or more');
+}
+
+function sameTrx(a: string | null, b: string): boolean {
+  return a !== null && a.trim() !== '' && a.trim().toUpperCase() === b.trim().toUpperCase();
+}
+
+/**
+ * An SMS is evidence for a transaction only when the payment existed when the
+ * SMS arrived (an older SMS would let anyone replay a past payment's trx id),
+ * up to `graceSeconds` of clock skew, and was created at most `windowMinutes`
+ * before it. Both directions use this one rule.
+ */
+export function timingFits(createdAt: Date, smsTime: Date, windowMinutes: number, graceSeconds = 0): boolean {
+  const gap = smsTime.getTime() - createdAt.getTime();
+  return gap >= -graceSeconds * 1000 && gap <= windowMinutes * 60_000;
+}
+
+/**
+ * The first thing that keeps `c` from being certainly proved by `sms`, or null
+ * when nothing does. The SMS's id is taken to be claimed by `c` already.
+ */
+export function contradiction(sms: SmsEvidence, c: MatchCandidate, rules: MatchRules): { code: ReasonCode; why: string } | null {
+  // The SMS's own contradiction first: its status is then `balance_mismatch` whoever claims it, in both directions.
+  const chain = chainContradiction(sms);
+  if (chain) return chain;
+  if (!OPEN_STATUSES.includes(c.status)) return { code: 'claim_not_open', why: `transaction ${c.id} claims the id but is ${c.status}` };
+  if (compareMoney(c.amount, sms.amount) !== 0) {
+    return { code: 'amount_mismatch', why: `transaction ${c.id} claims the id with amount ${c.amount}, the SMS says ${sms.amount}` };
+  }
+  if (!timingFits(c.createdAt, sms.time, rules.windowMinutes, rules.graceSeconds)) {
+    return { code: 'outside_window', why: `the SMS time does not fall between the creation of transaction ${c.id}'s payment and ${rules.windowMinutes} minutes after it` };
+  }
+  if (comparePayerNumbers(sms.senderNumber, c.payerNumber ?? null) === 'disagree') {
+    return { code: 'sender_number_mismatch', why: `the SMS names another payer number than the one declared for transaction ${c.id}` };
+  }
+  if (rules.reviewAbove !== null && compareMoney(sms.amount, rules.reviewAbove) > 0) {
+    return { code: 'above_review_threshold', why: `amount ${sms.amount} is above the gateway's review threshold ${rules.reviewAbove}` };
+  }
+  return null;
+}
+
+function chainContradiction(sms: SmsEvidence): { code: ReasonCode; why: string } | null {
+  const code = sms.chainState ? CHAIN_CONTRADICTIONS[sms.chainState] : undefined;
+  return code ? { code, why: `the reported balance contradicts the device's balance chain (${sms.chainState})` } : null;
+}
+
+function statusFor(code: ReasonCode): MatchStatus {
+  return code === 'balance_mismatch' || code === 'balance_impossible' || code === 'balance_unreadable' ? 'balance_mismatch' : 'low_confidence';
+}
+
+function review(code: ReasonCode, reason: string, suggestions: Suggestion[]): MatchResult {
+  return { status: statusFor(code), transactionId: null, confidence: 0, candidateIds: suggestions.map((s) => s.transactionId), reason, reasonCode: code, suggestions };
+}
+
+/**
+ * Forward direction: an SMS has just been parsed. `candidates` are the brand's
+ * open transactions on the SMS's gateways with the SMS's amount created within
+ * the window (for suggestions), PLUS every transaction of the brand (any
+ * status, any age) whose gateway trx id equals the parsed one. Extra rows are
+ * harmless; the rules below filter them.
+ */
+export function chooseMatch(input: { sms: SmsEvidence; candidates: readonly MatchCandidate[]; rules: MatchRules }): MatchResult {
+  const { sms, candidates, rules } = input;
+  checkRules(rules);
+  const byId = (a: MatchCandidate, b: MatchCandidate) => a.id - b.id;
+
+  const claimers = candidates.filter((c) => sameTrx(c.gatewayTrxId, sms.trxId)).sort(byId);
+  const done = claimers.find((c) => c.status === 'completed');
+  if (done) {
+    return {
+      status: 'duplicate',
+      transactionId: null,
+      confidence: 0,
+      candidateIds: [done.id],
+      reason: `gateway trx id ${sms.trxId} already completed transaction ${done.id}`,
+      reasonCode: 'duplicate_trx_id',
+      suggestions: [],
+    };
+  }
+
+  if (claimers.length > 0) {
+    const checked = claimers.map((c) => ({ c, bad: contradiction(sms, c, rules) }));
+    const suggestions = checked.map(({ c, bad }) => ({ transactionId: c.id, why: bad?.why ?? `transaction ${c.id} claims the id with amount ${c.amount}`, distance: 0 }));
+    const chain = chainContradiction(sms);
+    if (chain) return review(chain.code, chain.why, suggestions);
+    if (claimers.length > 1) {
+      // One id cannot pay two payments; a person decides which claim is genuine.
+      return review('several_claims', `${claimers.length} transactions claim gateway trx id ${sms.trxId}`, suggestions);
+    }
+    const { c, bad } = checked[0]!;
+    if (bad) return review(bad.code, bad.why, suggestions);
+    return {
+      status: 'matched',
+      transactionId: c.id,
+      confidence: CERTAIN_CONFIDENCE,
+      candidateIds: [c.id],
+      reason: 'gateway trx id and amount match, timing fits, nothing contradicts',
+      reasonCode: 'certain_match',
+      suggestions: [],
+    };
+  }
+
+  // Nobody claims the id: never a match. Open payments with the same amount are
+  // suggestions, those whose claimed id is a likely typo of the SMS's first.
+  const open = candidates.filter(
+    (c) => OPEN_STATUSES.includes(c.status) && compareMoney(c.amount, sms.amount) === 0 && timingFits(c.createdAt, sms.time, rules.windowMinutes, rules.graceSeconds),
+  );
+  const suggestions = rankByIdCloseness(sms.trxId, open);
+  const chain = chainContradiction(sms);
+  if (chain) return review(chain.code, `no transaction claims gateway trx id ${sms.trxId}, and ${chain.why}`, suggestions);
+  if (suggestions.length === 0) {
+    return { ...review('no_candidate', `no transaction claims gateway trx id ${sms.trxId} and no open payment has amount ${sms.amount} within the window`, []), status: 'no_candidate' };
+  }
+  return review('trx_id_unclaimed', `no transaction claims gateway trx id ${sms.trxId}; ${suggestions.length} open payment(s) have amount ${sms.amount}`, suggestions);
+}
+
+export interface StoredSmsEvidence extends SmsEvidence {
+  id: number;
   matchStatus: MatchStatus;
 }
 
@@ -61,148 +240,41 @@ export interface ReverseMatchResult {
   confidence: number;
   smsIds: number[];
   reason: string;
-}
-
-function checkSettings(windowMinutes: number, threshold: number): void {
-  if (!(windowMinutes > 0) || !Number.isFinite(windowMinutes)) throw new RangeError('windowMinutes must be a positive number');
-  if (!(threshold >= 0 && threshold <= 1)) throw new RangeError('threshold must be between 0 and 1');
-}
-
-function hasClaim(trxId: string | null): trxId is string {
-  return trxId !== null && trxId.trim() !== '';
-}
-
-function sameTrx(a: string | null, b: string): boolean {
-  return hasClaim(a) && a.trim().toUpperCase() === b.trim().toUpperCase();
+  reasonCode: ReasonCode;
 }
 
 /**
- * An SMS is evidence for a transaction only when the transaction existed when the
- * SMS arrived (an older SMS would let anyone replay a past payment's trx id) and
- * was created at most `windowMinutes` before it. Both directions use this one rule,
- * so the outcome does not depend on which of the two arrived first.
+ * Reverse direction: a customer has just submitted `transaction.gatewayTrxId`,
+ * and SMS records stored earlier may already prove it (docs/matching.md,
+ * "Order does not matter"). `storedSms` are the gateway's parsed records
+ * carrying that trx id, any status. Only records still waiting for a claim
+ * (`no_candidate`, `low_confidence`) can be used, under the same rules as the
+ * forward direction; a `matched` one means the id already completed something.
  */
-export function timingFits(createdAt: Date, receivedAt: Date, windowMinutes: number): boolean {
-  const gap = receivedAt.getTime() - createdAt.getTime();
-  return gap >= 0 && gap <= windowMinutes * 60_000;
-}
-
-function result(status: MatchStatus, transactionId: number | null, confidence: number, candidateIds: number[], reason: string): MatchResult {
-  return { status, transactionId, confidence, candidateIds, reason };
-}
-
-/** Applies the threshold to a decision that names exactly one transaction. */
-function decide(id: number, confidence: number, threshold: number, candidateIds: number[], why: string): MatchResult {
-  if (confidence >= threshold) return result('matched', id, confidence, candidateIds, why);
-  return result('low_confidence', null, confidence, candidateIds, `${why}, but confidence ${confidence} is below the threshold ${threshold}`);
-}
-
-/**
- * Forward direction: an SMS has just been parsed. `candidates` are the brand's
- * transactions on the SMS's gateway in an open status created within the window,
- * PLUS every transaction (any status, any age) whose gateway trx id equals the
- * parsed one: those decide `duplicate` and conflicts. Extra rows are harmless;
- * the rules below filter them.
- */
-export function chooseMatch(input: {
-  parsed: { amount: string; trxId: string };
-  smsReceivedAt: Date;
-  candidates: readonly MatchCandidate[];
-  windowMinutes: number;
-  threshold: number;
-}): MatchResult {
-  const { parsed, smsReceivedAt, candidates, windowMinutes, threshold } = input;
-  checkSettings(windowMinutes, threshold);
-  const fits = (c: MatchCandidate) => OPEN_STATUSES.includes(c.status) && timingFits(c.createdAt, smsReceivedAt, windowMinutes);
-  const sameAmount = (c: MatchCandidate) => compareMoney(c.amount, parsed.amount) === 0;
-  const byId = (a: MatchCandidate, b: MatchCandidate) => a.id - b.id;
-
-  const claimers = candidates.filter((c) => sameTrx(c.gatewayTrxId, parsed.trxId)).sort(byId);
-  const done = claimers.find((c) => c.status === 'completed');
-  if (done) {
-    return result('duplicate', null, 0, [done.id], `gateway trx id ${parsed.trxId} already completed transaction ${done.id}`);
-  }
-  if (claimers.length > 0) {
-    const ids = claimers.map((c) => c.id);
-    const certain = claimers.filter((c) => fits(c) && sameAmount(c));
-    if (certain.length === 1) {
-      const c = certain[0]!;
-      return decide(c.id, CERTAIN_CONFIDENCE, threshold, [c.id, ...ids.filter((id) => id !== c.id)], 'gateway trx id and amount match');
-    }
-    // A claimed trx id is never handed to another transaction by amount alone: the
-    // unique constraint would refuse it, and a human should look at the conflict.
-    const why =
-      certain.length > 1
-        ? `several transactions claim gateway trx id ${parsed.trxId} with amount ${parsed.amount}`
-        : describeConflict(claimers, parsed, fits, sameAmount);
-    return result('low_confidence', null, 0, ids, why);
-  }
-
-  const byAmount = candidates.filter((c) => !hasClaim(c.gatewayTrxId) && fits(c) && sameAmount(c)).sort(byId);
-  const ids = byAmount.map((c) => c.id);
-  if (byAmount.length === 1) return decide(ids[0]!, AMOUNT_ONLY_CONFIDENCE, threshold, ids, `only open transaction with amount ${parsed.amount}`);
-  if (byAmount.length > 1) {
-    const confidence = AMOUNT_ONLY_CONFIDENCE / byAmount.length;
-    return result('low_confidence', null, confidence, ids, `${byAmount.length} open transactions have amount ${parsed.amount}`);
-  }
-  return result('no_candidate', null, 0, [], `no open transaction with amount ${parsed.amount} created within ${windowMinutes} minutes before the SMS`);
-}
-
-function describeConflict(
-  claimers: MatchCandidate[],
-  parsed: { amount: string; trxId: string },
-  fits: (c: MatchCandidate) => boolean,
-  sameAmount: (c: MatchCandidate) => boolean,
-): string {
-  const c = claimers[0]!;
-  if (!OPEN_STATUSES.includes(c.status)) return `transaction ${c.id} claims gateway trx id ${parsed.trxId} but is ${c.status}`;
-  if (!fits(c)) return `transaction ${c.id} claims gateway trx id ${parsed.trxId} but was not created within the window before the SMS`;
-  if (!sameAmount(c)) return `transaction ${c.id} claims gateway trx id ${parsed.trxId} with amount ${c.amount}, the SMS says ${parsed.amount}`;
-  return `conflicting claims on gateway trx id ${parsed.trxId}`;
-}
-
-/**
- * Reverse direction: a customer has just submitted `transaction.gatewayTrxId`, and
- * SMS records stored earlier may already prove it (design.md rule 4). `storedSms`
- * are the gateway's parsed SMS records carrying that trx id, any status. Only
- * records still unmatched (`no_candidate`, `low_confidence`) can be used; a
- * `matched` one means the trx id already completed something (`duplicate`), and
- * `duplicate` records are copies whose original decides.
- */
-export function matchSubmittedTrxId(input: {
-  transaction: MatchCandidate & { gatewayTrxId: string };
-  storedSms: readonly StoredSmsEvidence[];
-  windowMinutes: number;
-  threshold: number;
-}): ReverseMatchResult {
-  const { transaction: tx, storedSms, windowMinutes, threshold } = input;
-  // Only certain matches exist in this direction (confidence 1 >= any threshold);
-  // the threshold is still validated so both directions take the same settings.
-  checkSettings(windowMinutes, threshold);
-  const out = (status: MatchStatus, smsId: number | null, confidence: number, smsIds: number[], reason: string): ReverseMatchResult => ({
+export function matchSubmittedTrxId(input: { transaction: MatchCandidate & { gatewayTrxId: string }; storedSms: readonly StoredSmsEvidence[]; rules: MatchRules }): ReverseMatchResult {
+  const { transaction: tx, storedSms, rules } = input;
+  checkRules(rules);
+  const out = (status: MatchStatus, smsId: number | null, smsIds: number[], reason: string, reasonCode: ReasonCode): ReverseMatchResult => ({
     status,
     smsId,
-    confidence,
+    confidence: status === 'matched' ? CERTAIN_CONFIDENCE : 0,
     smsIds,
     reason,
+    reasonCode,
   });
-  if (!OPEN_STATUSES.includes(tx.status)) return out('no_candidate', null, 0, [], `transaction ${tx.id} is ${tx.status}`);
+  if (!OPEN_STATUSES.includes(tx.status)) return out('no_candidate', null, [], `transaction ${tx.id} is ${tx.status}`, 'claim_not_open');
 
   const relevant = storedSms.filter((s) => sameTrx(s.trxId, tx.gatewayTrxId)).sort((a, b) => a.id - b.id);
   const used = relevant.find((s) => s.matchStatus === 'matched');
-  if (used) return out('duplicate', null, 0, [used.id], `gateway trx id ${tx.gatewayTrxId} was already matched by SMS ${used.id}`);
+  if (used) return out('duplicate', null, [used.id], `gateway trx id ${tx.gatewayTrxId} was already matched by SMS ${used.id}`, 'duplicate_trx_id');
 
   const open = relevant.filter((s) => s.matchStatus === 'no_candidate' || s.matchStatus === 'low_confidence');
   const ids = open.map((s) => s.id);
-  if (open.length === 0) return out('no_candidate', null, 0, [], `no unmatched SMS carries gateway trx id ${tx.gatewayTrxId} yet`);
-  if (open.length > 1) return out('low_confidence', null, 0, ids, `${open.length} SMS carry gateway trx id ${tx.gatewayTrxId}`);
+  if (open.length === 0) return out('no_candidate', null, [], `no unmatched SMS carries gateway trx id ${tx.gatewayTrxId} yet`, 'no_candidate');
+  if (open.length > 1) return out('low_confidence', null, ids, `${open.length} SMS carry gateway trx id ${tx.gatewayTrxId}`, 'several_claims');
 
   const sms = open[0]!;
-  if (!timingFits(tx.createdAt, sms.receivedAt, windowMinutes)) {
-    return out('low_confidence', null, 0, ids, `SMS ${sms.id} was not received within ${windowMinutes} minutes after transaction ${tx.id} was created`);
-  }
-  if (compareMoney(sms.amount, tx.amount) !== 0) {
-    return out('low_confidence', null, 0, ids, `SMS ${sms.id} says amount ${sms.amount}, transaction ${tx.id} is ${tx.amount}`);
-  }
-  return out('matched', sms.id, CERTAIN_CONFIDENCE, ids, 'gateway trx id and amount match');
+  const bad = contradiction(sms, tx, rules);
+  if (bad) return out(statusFor(bad.code), null, ids, `SMS ${sms.id}: ${bad.why}`, bad.code);
+  return out('matched', sms.id, ids, 'gateway trx id and amount match, timing fits, nothing contradicts', 'certain_match');
 }

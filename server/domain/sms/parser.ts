@@ -17,11 +17,22 @@ export interface GatewayParseConfig {
 
 export interface ParsedSms {
   gatewayId: number;
+  /** `in`: a credit that may pay a payment; `out`: Send Money, Cash Out, Payment... evidence for the balance chain only. */
+  direction: 'in' | 'out';
+  /** The template's `kind` (`received`, `send_money`...), when it names one. */
+  kind: string | null;
   /** Two-place decimal string, e.g. "1250.00". */
   amount: string;
-  /** Trimmed and upper-cased, the form stored and compared everywhere. */
-  trxId: string;
+  /** Trimmed and upper-cased, the form stored and compared everywhere. Always present for `in`; may be null for `out`. */
+  trxId: string | null;
+  /** The payer's (or, for `out`, the recipient's) number as written, possibly masked (`***515`). */
   senderNumber: string | null;
+  /** Balance after the movement, two places, or null when the template has no balance or it was not a number. */
+  balance: string | null;
+  /** True when the template captured a balance that is not a number: never certain evidence. */
+  balanceUnreadable: boolean;
+  /** Fee as written (two places), null when none. */
+  fee: string | null;
   /** Index into the gateway's `templates`, so a record can say which one matched. */
   templateIndex: number;
 }
@@ -53,6 +64,20 @@ export function normalizeParsedAmount(raw: string | null | undefined): string | 
   return isPositive(plain) ? toMoney(plain) : null;
 }
 
+/**
+ * A balance or fee as written -> "5432.10" (zero allowed), or null. Same
+ * grouping rules as amounts; anything else (words, signs, three decimals) is null.
+ */
+export function normalizeParsedBalance(raw: string | null | undefined): string | null {
+  if (typeof raw !== 'string') return null;
+  const s = raw.trim();
+  if (!AMOUNT_RE.test(s)) return null;
+  const plain = s.replace(/,/g, '');
+  const integerDigits = plain.split('.')[0]!.replace(/^0+(?=\d)/, '');
+  if (integerDigits.length > MAX_AMOUNT_INTEGER_DIGITS + 2) return null;
+  return toMoney(plain);
+}
+
 export function normalizeTrxId(raw: string | null | undefined): string | null {
   if (typeof raw !== 'string') return null;
   const s = raw.trim().toUpperCase();
@@ -64,11 +89,11 @@ const cache = new Map<string, RegExp | null>();
 const CACHE_LIMIT = 500;
 
 function compiled(t: SmsTemplateSource): RegExp | null {
-  const key = `${t.flags ?? ''}/${t.pattern}`;
+  const key = `${t.direction ?? 'in'}/${t.flags ?? ''}/${t.pattern}`;
   let re = cache.get(key);
   if (re === undefined) {
     try {
-      re = compileTemplate(t.pattern, t.flags ?? '');
+      re = compileTemplate(t.pattern, t.flags ?? '', t.direction ?? 'in');
     } catch {
       // Templates are validated when saved; one that no longer validates must not
       // make a whole forwarded batch fail, so it simply never matches.
@@ -82,7 +107,9 @@ function compiled(t: SmsTemplateSource): RegExp | null {
 
 /**
  * Finds the first gateway whose official senders include the SMS sender and whose
- * template yields a valid amount and trx id. Null means `no_match`.
+ * template yields a valid amount (and, for money in, a trx id). Money-out
+ * readings are returned too, marked `out`: the caller records them in the
+ * balance chain and never matches them. Null means `no_match`.
  */
 export function parseSms(
   sms: { sender: string; body: string },
@@ -94,17 +121,36 @@ export function parseSms(
 
   for (const gateway of gateways) {
     if (!gateway.senders.some((s) => sameSender(s, sender))) continue;
+    // A money-out message (Send Money, Payment, bill pay) must never read as a credit:
+    // when an `out` template reads it too, the `out` reading wins (it never pays anything).
+    let credit: ParsedSms | null = null;
     for (const [templateIndex, template] of gateway.templates.entries()) {
-      // A money-out message (Send Money, Payment, bill pay) must never read as a credit.
-      if ((template.direction ?? 'in') === 'out') continue;
+      if (credit !== null && (template.direction ?? 'in') === 'in') continue;
       const groups = compiled(template)?.exec(sms.body)?.groups;
       if (!groups) continue;
+      const direction = template.direction ?? 'in';
       const amount = normalizeParsedAmount(groups['amount']);
       const trxId = normalizeTrxId(groups['trx_id']);
-      if (amount === null || trxId === null) continue;
-      const senderNumber = groups['sender_number']?.trim() || null;
-      return { gatewayId: gateway.id, amount, trxId, senderNumber, templateIndex };
+      if (amount === null || (trxId === null && direction === 'in')) continue;
+      const rawBalance = groups['balance'];
+      const balance = normalizeParsedBalance(rawBalance);
+      const fee = normalizeParsedBalance(groups['fee']);
+      const reading: ParsedSms = {
+        gatewayId: gateway.id,
+        direction,
+        kind: template.kind ?? null,
+        amount,
+        trxId,
+        senderNumber: groups['sender_number']?.trim() || null,
+        balance,
+        balanceUnreadable: rawBalance !== undefined && balance === null,
+        fee,
+        templateIndex,
+      };
+      if (direction === 'out') return reading;
+      credit = reading;
     }
+    if (credit !== null) return credit;
   }
   return null;
 }

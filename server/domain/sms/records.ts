@@ -1,11 +1,14 @@
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
-import { SMS_RECORD_CONTEXT, decryptSmsSender, smsRowBinding } from '../sms-intake/record-cipher.ts';
+import { SMS_RECORD_CONTEXT, decryptSmsSender, smsRecordBinding, smsRowBinding } from '../sms-intake/record-cipher.ts';
 import type { StoredSmsTemplate } from '../gateways/entities.ts';
 import { pgIdArray } from '../../infra/database/pg-array.ts';
 import { pgDate } from '../payments/pg.ts';
-import type { MatchStatus } from './matcher.ts';
+import type { ChainState, MatchStatus, ReasonCode, Suggestion } from './matcher.ts';
+
+/** The SMS time of `r` (an sms_records row) joined with its device `d`: see PendingSmsRecord.smsTime. */
+export const SMS_TIME_SQL = `LEAST(r.received_at - make_interval(secs => COALESCE(d.clock_offset_ms, 0) / 1000.0), r.server_received_at)`;
 
 /** Cipher contexts of the encrypted columns of `sms_records` (see sms-intake/record-cipher.ts). */
 export const SMS_BODY_CONTEXT = SMS_RECORD_CONTEXT.body;
@@ -15,6 +18,7 @@ export const SMS_SENDER_NUMBER_CONTEXT = SMS_RECORD_CONTEXT.senderNumber;
 export interface PendingSmsRecord {
   id: number;
   brandId: number;
+  deviceId: number;
   /** Its device's mode: evidence only for payments of this mode. */
   mode: Mode;
   /** In clear (decrypted when claimed). */
@@ -23,10 +27,11 @@ export interface PendingSmsRecord {
   /** The brand and natural key every encrypted value of the record is bound to. */
   binding: PiiBinding;
   /**
-   * "The SMS time" of every timing rule: the phone's receipt time, but never
-   * later than the server's. The phone knows when the SMS really arrived (a
-   * phone that was offline forwards late), while a phone clock running ahead
-   * must not make an SMS look newer than transactions created after it.
+   * "The SMS time" of every timing rule: the phone's receipt time corrected by
+   * the phone's clock offset (devices.clock_offset_ms), but never later than
+   * the server's. The phone knows when the SMS really arrived (a phone that was
+   * offline forwards late), while a phone clock running ahead must not make an
+   * SMS look newer than transactions created after it.
    */
   smsTime: Date;
 }
@@ -37,6 +42,7 @@ export interface GatewaySmsRow {
   code: string;
   sms_senders: string[];
   sms_templates: StoredSmsTemplate[];
+  review_above?: string | null;
 }
 
 /**
@@ -63,11 +69,11 @@ export async function claimPendingRecord(
       sms_time: string | Date; gateways: GatewaySmsRow[]; settings: Record<string, unknown>;
     }>
   >(
-    `SELECT r.id, r.brand_id, r.mode, r.device_id, r.device_message_id, r.sender, r.body_encrypted, LEAST(r.received_at, r.server_received_at) AS sms_time,
+    `SELECT r.id, r.brand_id, r.mode, r.device_id, r.device_message_id, r.sender, r.body_encrypted, ${SMS_TIME_SQL} AS sms_time,
             (SELECT COALESCE(json_agg(g ORDER BY g.sort_order, g.id), '[]'::json)
-               FROM (SELECT id, code, sms_senders, sms_templates, sort_order FROM gateways WHERE cardinality(sms_senders) > 0) g) AS gateways,
+               FROM (SELECT id, code, sms_senders, sms_templates, review_above::text AS review_above, sort_order FROM gateways WHERE cardinality(sms_senders) > 0) g) AS gateways,
             (SELECT COALESCE(json_object_agg(s.key, s.value), '{}'::json) FROM settings s WHERE s.key IN (?)) AS settings
-       FROM sms_records r WHERE r.id = ? AND r.match_status = 'pending'
+       FROM sms_records r JOIN devices d ON d.id = r.device_id WHERE r.id = ? AND r.match_status = 'pending'
         FOR NO KEY UPDATE OF r`,
     [[...settingKeys], id],
   );
@@ -76,6 +82,7 @@ export async function claimPendingRecord(
   return {
     id: Number(row.id),
     brandId: Number(row.brand_id),
+    deviceId: Number(row.device_id),
     mode: row.mode,
     sender: decryptSmsSender(cipher, row.sender, binding),
     bodyEncrypted: row.body_encrypted,
@@ -90,11 +97,22 @@ export async function claimPendingRecord(
 export interface SmsOutcome {
   status: MatchStatus;
   gatewayId: number | null;
-  parsed: { amount: string; trxId: string; senderNumber: string | null } | null;
+  parsed: {
+    direction: 'in' | 'out';
+    kind: string | null;
+    amount: string;
+    trxId: string | null;
+    senderNumber: string | null;
+    balance: string | null;
+    fee: string | null;
+  } | null;
   transactionId: number | null;
   confidence: number;
   candidateIds: number[];
   reason: string;
+  reasonCode: ReasonCode;
+  suggestions: Suggestion[];
+  chain: { wallet: string; smsTime: Date; state: ChainState; previousId: number | null; expected: string | null } | null;
 }
 
 /** Writes the outcome onto a record still `pending` (the caller holds its lock). */
@@ -104,7 +122,9 @@ export async function storeOutcome(tx: EntityManager, cipher: PiiCipher, rec: { 
   const updated = await tx.execute<Array<{ id: string }>>(
     `UPDATE sms_records
         SET match_status = ?, gateway_id = ?, parsed_amount = ?, parsed_trx_id = ?, parsed_sender_number = ?,
-            transaction_id = ?, confidence = ?, candidate_ids = ?::bigint[], reason = ?,
+            direction = ?, kind = ?, parsed_balance = ?, parsed_fee = ?,
+            wallet_key = ?, sms_time = ?, chain_state = ?, chain_previous_id = ?, chain_expected_balance = ?,
+            transaction_id = ?, confidence = ?, candidate_ids = ?::bigint[], reason = ?, reason_code = ?, suggestions = ?::jsonb,
             matched_at = CASE WHEN ? THEN now() END, updated_at = now()
       WHERE id = ? AND match_status = 'pending'
       RETURNING id`,
@@ -114,10 +134,21 @@ export async function storeOutcome(tx: EntityManager, cipher: PiiCipher, rec: { 
       o.parsed?.amount ?? null,
       o.parsed?.trxId ?? null,
       sender,
+      o.parsed?.direction ?? null,
+      o.parsed?.kind?.slice(0, 40) ?? null,
+      o.parsed?.balance ?? null,
+      o.parsed?.fee ?? null,
+      o.chain?.wallet ?? null,
+      o.chain?.smsTime ?? null,
+      o.chain?.state ?? null,
+      o.chain?.previousId ?? null,
+      o.chain?.expected ?? null,
       o.transactionId,
       o.confidence.toFixed(4),
       pgIdArray(o.candidateIds),
       o.reason,
+      o.reasonCode,
+      JSON.stringify(o.suggestions.map((s) => ({ transaction_id: s.transactionId, why: s.why, distance: s.distance }))),
       o.status === 'matched',
       id,
     ],
@@ -133,6 +164,10 @@ export interface StoredEvidenceRow {
   amount: string;
   trxId: string;
   smsTime: Date;
+  /** PII cipher token of the payer number the SMS names, or null (bound with `binding`). */
+  senderNumberEncrypted: string | null;
+  binding: PiiBinding;
+  chainState: ChainState;
   matchStatus: MatchStatus;
   candidateIds: number[];
   resolvedAt: Date | null;
@@ -143,6 +178,10 @@ interface EvidenceRow {
   parsed_amount: string;
   parsed_trx_id: string;
   sms_time: string | Date;
+  parsed_sender_number: string | null;
+  device_id: string;
+  device_message_id: string;
+  chain_state: ChainState;
   match_status: MatchStatus;
   candidate_ids: Array<string | number> | null;
   resolved_at: string | Date | null;
@@ -155,12 +194,12 @@ interface EvidenceRow {
  */
 export async function lockEvidenceByTrxId(tx: EntityManager, brandId: number, mode: Mode, gatewayIds: readonly number[], trxId: string): Promise<StoredEvidenceRow[]> {
   const rows = await tx.execute<EvidenceRow[]>(
-    `SELECT id, parsed_amount::text AS parsed_amount, parsed_trx_id, LEAST(received_at, server_received_at) AS sms_time,
-            match_status, candidate_ids, resolved_at
-       FROM sms_records
-      WHERE brand_id = ? AND mode = ? AND parsed_trx_id = upper(?) AND gateway_id = ANY(?::bigint[])
-      ORDER BY id
-        FOR NO KEY UPDATE`,
+    `SELECT r.id, r.parsed_amount::text AS parsed_amount, r.parsed_trx_id, COALESCE(r.sms_time, ${SMS_TIME_SQL}) AS sms_time,
+            r.parsed_sender_number, r.device_id, r.device_message_id, r.chain_state, r.match_status, r.candidate_ids, r.resolved_at
+       FROM sms_records r JOIN devices d ON d.id = r.device_id
+      WHERE r.brand_id = ? AND r.mode = ? AND r.parsed_trx_id = upper(?) AND r.gateway_id = ANY(?::bigint[])
+      ORDER BY r.id
+        FOR NO KEY UPDATE OF r`,
     [brandId, mode, trxId.trim(), pgIdArray(gatewayIds)],
   );
   return rows.map((r) => ({
@@ -168,6 +207,9 @@ export async function lockEvidenceByTrxId(tx: EntityManager, brandId: number, mo
     amount: r.parsed_amount,
     trxId: r.parsed_trx_id,
     smsTime: pgDate(r.sms_time),
+    senderNumberEncrypted: r.parsed_sender_number,
+    binding: smsRecordBinding({ brandId, deviceId: r.device_id, deviceMessageId: r.device_message_id }),
+    chainState: r.chain_state,
     matchStatus: r.match_status,
     candidateIds: (r.candidate_ids ?? []).map(Number),
     resolvedAt: r.resolved_at === null ? null : pgDate(r.resolved_at),

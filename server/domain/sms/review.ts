@@ -16,6 +16,13 @@ import { pgIdArray } from '../../infra/database/pg-array.ts';
  */
 
 export const MAX_ACTOR_LENGTH = 100;
+
+/**
+ * Records left for a person (docs/matching.md): an admin may name one as the
+ * proof of a payment after looking at it; a `balance_mismatch` too (the admin
+ * can see a missed SMS in the phone's inbox, which the service cannot).
+ */
+const REVIEWABLE = ['no_candidate', 'low_confidence', 'balance_mismatch'] as const;
 export const MAX_NOTE_LENGTH = 500;
 
 function text(value: string | null | undefined, field: string, opts: { required: boolean; max: number }): string | null {
@@ -63,8 +70,8 @@ async function readEvidence(tx: EntityManager, smsRecordId: number, brandId: num
 
 /** The SMS must be parsed, still unmatched, and say what the transaction says. */
 async function checkEvidence(tx: EntityManager, sms: EvidenceRow, t: TransactionRecord): Promise<string> {
-  if (sms.match_status !== 'no_candidate' && sms.match_status !== 'low_confidence') {
-    throw new AppError('INVALID_STATE', `SMS record ${sms.id} is ${sms.match_status}; only a no_candidate or low_confidence record can prove a transaction`, {
+  if (!(REVIEWABLE as readonly string[]).includes(sms.match_status)) {
+    throw new AppError('INVALID_STATE', `SMS record ${sms.id} is ${sms.match_status}; only a no_candidate, low_confidence or balance_mismatch record can prove a transaction`, {
       field: 'sms_record_id',
     });
   }
@@ -95,7 +102,7 @@ export interface ManualVerification {
  * recorded with it), optionally naming the SMS record that proves it: that
  * record becomes `matched` and the transaction takes its gateway trx id.
  * Errors: TRANSACTION_NOT_FOUND; SMS_RECORD_NOT_FOUND (also another brand's);
- * INVALID_STATE (transaction not open, SMS not no_candidate/low_confidence);
+ * INVALID_STATE (transaction not open, SMS not no_candidate/low_confidence/balance_mismatch);
  * SMS_EVIDENCE_MISMATCH (other amount, trx id or gateway);
  * GATEWAY_TRX_ID_TAKEN (the SMS's trx id completed or is claimed by another
  * transaction); VALIDATION_ERROR (actor, note).
@@ -119,7 +126,7 @@ export async function verifyTransactionManually(
         `UPDATE sms_records
             SET match_status = 'matched', transaction_id = ?, matched_at = now(), resolution = 'verified',
                 resolved_by = ?, resolved_at = now(), resolution_note = ?, updated_at = now()
-          WHERE id = ? AND match_status IN ('no_candidate', 'low_confidence')`,
+          WHERE id = ? AND match_status IN ('no_candidate', 'low_confidence', 'balance_mismatch')`,
         [t.id, actor, note, smsRecordId],
       );
     }
@@ -155,7 +162,7 @@ export async function rejectTransaction(em: EntityManager, input: { transactionI
     const resolved = await tx.execute<Array<{ id: string }>>(
       `UPDATE sms_records
           SET resolution = 'rejected', resolved_by = ?, resolved_at = now(), resolution_note = ?, updated_at = now()
-        WHERE brand_id = ? AND match_status IN ('no_candidate', 'low_confidence') AND resolved_at IS NULL
+        WHERE brand_id = ? AND match_status IN ('no_candidate', 'low_confidence', 'balance_mismatch') AND resolved_at IS NULL
           AND cardinality(candidate_ids) > 0 AND candidate_ids <@ ?::bigint[]
         RETURNING id`,
       [actor, reason, t.brandId, pgIdArray([t.id])],

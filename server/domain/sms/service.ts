@@ -2,25 +2,26 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { compareMoney } from '../money/decimal.ts';
-import { completeLockedTransaction, completeTransaction } from '../payments/transactions.ts';
+import { completeLockedTransaction, completeTransaction, TRANSACTION_SENDER_CONTEXT, transactionBinding } from '../payments/transactions.ts';
 import { effectiveSettings, getSettings, settingKeys, type Settings } from '../settings/service.ts';
 import type { MatchedRecordState, MatchSmsRecords } from '../sms-intake/matching-seam.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
 import { isOfficialSender, loadCandidates, lockOpenCandidates, toGatewaySmsConfig, type CandidateRow, type GatewaySmsConfig, type LockedCandidate } from './candidates.ts';
-import { chooseMatch, type MatchResult } from './matcher.ts';
+import { checkBalanceChain, walletKey } from './balance-chain.ts';
+import { chooseMatch, type MatchResult, type ReasonCode } from './matcher.ts';
 import { parseSms, type ParsedSms } from './parser.ts';
 import { claimPendingRecord, SMS_BODY_CONTEXT, storeOutcome, type PendingSmsRecord, type SmsOutcome } from './records.ts';
 
 /**
- * Applies the pure matcher (design.md "Matching a forwarded SMS") to stored
- * SMS records: one database transaction per record, in which the record is
- * decided, the transaction it proves is completed (with its
- * `payment.completed` event) and the record is marked `matched`, or none of it.
+ * Applies the pure matcher (docs/matching.md) to stored SMS records: one
+ * database transaction per record, in which the record is decided, its place
+ * in the balance chain recorded, the transaction it proves completed (with its
+ * `payment.completed` event) and the record marked `matched`, or none of it.
  */
 
 export interface MatchSettings {
-  threshold: number;
   windowMinutes: number;
+  graceSeconds: number;
 }
 
 export async function loadMatchSettings(em: EntityManager): Promise<MatchSettings> {
@@ -28,11 +29,16 @@ export async function loadMatchSettings(em: EntityManager): Promise<MatchSetting
 }
 
 function matchSettingsOf(s: Settings): MatchSettings {
-  return { threshold: s.match_threshold, windowMinutes: s.match_window_minutes };
+  return { windowMinutes: s.match_window_minutes, graceSeconds: s.match_clock_grace_seconds };
 }
 
 export interface SmsMatchDeps {
   cipher: PiiCipher;
+}
+
+/** The payer number a customer declared at checkout, in clear (payments/transactions.ts encrypts it). */
+export function declaredPayerNumber(cipher: PiiCipher, t: { brandId: number; trxId: string; payerNumberEncrypted: string | null }): string | null {
+  return t.payerNumberEncrypted === null ? null : cipher.decrypt(t.payerNumberEncrypted, TRANSACTION_SENDER_CONTEXT, transactionBinding(t.brandId, t.trxId));
 }
 
 /**
@@ -50,37 +56,52 @@ function readings(sms: { sender: string; body: string }, gateways: readonly Gate
   for (const g of gateways) {
     const parsed = parseSms(sms, [g]);
     if (!parsed) continue;
-    const same = out.find((r) => r.parsed.trxId === parsed.trxId && compareMoney(r.parsed.amount, parsed.amount) === 0);
+    const same = out.find((r) => r.parsed.direction === parsed.direction && r.parsed.trxId === parsed.trxId && compareMoney(r.parsed.amount, parsed.amount) === 0);
     if (same) same.gatewayIds.push(g.id);
     else out.push({ parsed, gatewayIds: [g.id] });
   }
-  return out;
+  // Money in first: a credit is what may pay a payment; a debit reading only feeds the chain.
+  return out.sort((a, b) => (a.parsed.direction === b.parsed.direction ? 0 : a.parsed.direction === 'in' ? -1 : 1));
 }
 
-function noMatch(reason: string): SmsOutcome {
-  return { status: 'no_match', gatewayId: null, parsed: null, transactionId: null, confidence: 0, candidateIds: [], reason };
+function noMatch(reasonCode: ReasonCode, reason: string): SmsOutcome {
+  return { status: 'no_match', gatewayId: null, parsed: null, transactionId: null, confidence: 0, candidateIds: [], reason, reasonCode, suggestions: [], chain: null };
 }
 
-function outcomeOf(reading: Reading, r: MatchResult, gatewayId: number): SmsOutcome {
-  const { amount, trxId, senderNumber } = reading.parsed;
+function parsedOf(p: ParsedSms): NonNullable<SmsOutcome['parsed']> {
+  return { direction: p.direction, kind: p.kind, amount: p.amount, trxId: p.trxId, senderNumber: p.senderNumber, balance: p.balance, fee: p.fee };
+}
+
+function outcomeOf(reading: Reading, r: MatchResult, gatewayId: number, chain: SmsOutcome['chain']): SmsOutcome {
   return {
     status: r.status,
     gatewayId,
-    parsed: { amount, trxId, senderNumber },
+    parsed: parsedOf(reading.parsed),
     transactionId: r.transactionId,
     confidence: r.confidence,
     candidateIds: r.candidateIds,
     reason: r.reason,
+    reasonCode: r.reasonCode,
+    suggestions: r.suggestions,
+    chain,
   };
+}
+
+/** The lowest review threshold among the gateways: the SMS may pay a payment on any of them. */
+function reviewAboveOf(gateways: readonly GatewaySmsConfig[], ids: readonly number[]): string | null {
+  const limits = gateways.filter((g) => ids.includes(g.id) && g.reviewAbove !== null).map((g) => g.reviewAbove!);
+  return limits.reduce<string | null>((min, x) => (min === null || compareMoney(x, min) < 0 ? x : min), null);
 }
 
 /**
  * Decides among the candidates of every reading (normally exactly one). Takes
- * the locks in the global order: gateway trx ids, then intents and
- * transactions; decisions are made on the rows as they are once locked.
+ * the locks in the global order: the balance chain of the device and wallet,
+ * gateway trx ids, then intents and transactions; decisions are made on the
+ * rows as they are once locked.
  */
 async function decide(
   tx: EntityManager,
+  deps: SmsMatchDeps,
   rec: PendingSmsRecord,
   body: string,
   gateways: readonly GatewaySmsConfig[],
@@ -88,24 +109,65 @@ async function decide(
 ): Promise<{ outcome: SmsOutcome; locked: ReadonlyMap<number, LockedCandidate> }> {
   const none = new Map<number, LockedCandidate>();
   const official = gateways.filter((g) => isOfficialSender(g, rec.sender));
-  if (official.length === 0) return { outcome: noMatch('the sender is not an official SMS sender of any gateway'), locked: none };
+  if (official.length === 0) return { outcome: noMatch('not_official_sender', 'the sender is not an official SMS sender of any gateway'), locked: none };
   const all = readings({ sender: rec.sender, body }, official);
-  if (all.length === 0) return { outcome: noMatch(`no SMS template of gateway ${official.map((g) => g.code).join(', ')} matched the message`), locked: none };
+  if (all.length === 0) {
+    return { outcome: noMatch('not_parsed', `no SMS template of gateway ${official.map((g) => g.code).join(', ')} read an amount and a transaction id in the message`), locked: none };
+  }
 
-  await lockGatewayTrxIds(tx, all.map((r) => r.parsed.trxId));
+  const first = all[0]!.parsed;
+  const wallet = walletKey(rec.sender);
+  const verdict = await checkBalanceChain(tx, { deviceId: rec.deviceId, wallet, recordId: rec.id, smsTime: rec.smsTime, reading: first });
+  const chain = { wallet, smsTime: rec.smsTime, state: verdict.state, previousId: verdict.previousId, expected: verdict.expected };
+  if (first.direction === 'out') {
+    const outcome: SmsOutcome = {
+      status: 'money_out',
+      gatewayId: all[0]!.gatewayIds[0]!,
+      parsed: parsedOf(first),
+      transactionId: null,
+      confidence: 0,
+      candidateIds: [],
+      reason: `money out of the wallet (${first.kind ?? 'debit'}): balance chain evidence, never a payment`,
+      reasonCode: 'money_out',
+      suggestions: [],
+      chain,
+    };
+    return { outcome, locked: none };
+  }
+  const ins = all.filter((r) => r.parsed.direction === 'in');
+
+  await lockGatewayTrxIds(tx, ins.map((r) => r.parsed.trxId));
   const loaded: CandidateRow[][] = [];
-  for (const r of all) {
-    loaded.push(await loadCandidates(tx, { brandId: rec.brandId, mode: rec.mode, gatewayIds: r.gatewayIds, trxId: r.parsed.trxId, amount: r.parsed.amount, smsTime: rec.smsTime, windowMinutes: settings.windowMinutes }));
+  for (const r of ins) {
+    loaded.push(
+      await loadCandidates(tx, {
+        brandId: rec.brandId,
+        mode: rec.mode,
+        gatewayIds: r.gatewayIds,
+        trxId: r.parsed.trxId!,
+        amount: r.parsed.amount,
+        smsTime: new Date(rec.smsTime.getTime() + settings.graceSeconds * 1000),
+        windowMinutes: settings.windowMinutes + Math.ceil(settings.graceSeconds / 60),
+      }),
+    );
   }
   // Every loaded row can decide the outcome (a claimer of the trx id, or open with the exact amount): lock the open ones.
   const fresh = await lockOpenCandidates(tx, loaded.flat());
 
-  const outcomes = all.map((reading, i) => {
+  const outcomes = ins.map((reading, i) => {
+    const trxId = reading.parsed.trxId!;
     const rows = loaded[i]!.map((c) => fresh.get(c.id) ?? c);
     // Only the brand's payments of the SMS's mode can be proved by it; a claimer of the other mode is a conflict for a person.
-    const own = rows.filter((c) => c.brandId === rec.brandId && c.mode === rec.mode);
-    const foreign = rows.filter((c) => !own.includes(c));
-    const result = chooseMatch({ parsed: reading.parsed, smsReceivedAt: rec.smsTime, candidates: own, windowMinutes: settings.windowMinutes, threshold: settings.threshold });
+    // Only a claimer's declared number is compared; it is decrypted only then.
+    const own = rows
+      .filter((c) => c.brandId === rec.brandId && c.mode === rec.mode)
+      .map((c) => (c.gatewayTrxId?.toUpperCase() === trxId && c.payerNumberEncrypted ? { ...c, payerNumber: declaredPayerNumber(deps.cipher, c) } : c));
+    const foreign = rows.filter((c) => !(c.brandId === rec.brandId && c.mode === rec.mode));
+    const result = chooseMatch({
+      sms: { amount: reading.parsed.amount, trxId, senderNumber: reading.parsed.senderNumber, time: rec.smsTime, chainState: verdict.state },
+      candidates: own,
+      rules: { windowMinutes: settings.windowMinutes, graceSeconds: settings.graceSeconds, reviewAbove: reviewAboveOf(gateways, reading.gatewayIds) },
+    });
     const gatewayId = result.transactionId !== null ? own.find((c) => c.id === result.transactionId)!.gatewayId : reading.gatewayIds[0]!;
     if (foreign.length > 0 && result.status !== 'duplicate') {
       // The unique gateway trx id forbids completing ours; a human must look at both.
@@ -114,10 +176,12 @@ async function decide(
         transactionId: null,
         confidence: 0,
         candidateIds: [...result.candidateIds, ...foreign.map((c) => c.id)],
-        reason: `gateway trx id ${reading.parsed.trxId} is claimed by transaction ${foreign.map((c) => c.id).join(', ')} ${foreign.every((c) => c.brandId === rec.brandId) ? 'of the other mode' : 'of another brand'}`,
-      }, gatewayId);
+        reason: `gateway trx id ${trxId} is claimed by transaction ${foreign.map((c) => c.id).join(', ')} ${foreign.every((c) => c.brandId === rec.brandId) ? 'of the other mode' : 'of another brand'}`,
+        reasonCode: foreign.every((c) => c.brandId === rec.brandId) ? 'claimed_in_other_mode' : 'claimed_by_other_brand',
+        suggestions: result.suggestions,
+      }, gatewayId, chain);
     }
-    return outcomeOf(reading, result, gatewayId);
+    return outcomeOf(reading, result, gatewayId, chain);
   });
   return { outcome: outcomes.find((o) => o.status !== 'no_candidate') ?? outcomes[0]!, locked: fresh };
 }
@@ -146,7 +210,7 @@ async function explainDuplicate(tx: EntityManager, o: SmsOutcome): Promise<SmsOu
  * Returns the completed transaction's service trx id with the outcome.
  */
 async function complete(tx: EntityManager, o: SmsOutcome, locked: ReadonlyMap<number, LockedCandidate>): Promise<{ outcome: SmsOutcome; trxId: string | null }> {
-  const opts = { source: 'sms', gatewayTrxId: o.parsed!.trxId } as const;
+  const opts = { source: 'sms', gatewayTrxId: o.parsed!.trxId! } as const;
   const row = locked.get(o.transactionId!)?.record;
   try {
     const { changed, transaction } = !row
@@ -155,11 +219,11 @@ async function complete(tx: EntityManager, o: SmsOutcome, locked: ReadonlyMap<nu
         ? await tx.transactional((sp) => completeLockedTransaction(sp, row, opts))
         : await completeLockedTransaction(tx, row, opts);
     if (changed) return { outcome: o, trxId: transaction.trxId };
-    return { outcome: { ...o, status: 'low_confidence', transactionId: null, confidence: 0, reason: `transaction ${o.transactionId} was already completed` }, trxId: null };
+    return { outcome: { ...o, status: 'low_confidence', transactionId: null, confidence: 0, reason: `transaction ${o.transactionId} was already completed`, reasonCode: 'completion_refused' }, trxId: null };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     return {
-      outcome: { ...o, status: 'low_confidence', transactionId: null, confidence: 0, reason: `${o.reason}; completing transaction ${o.transactionId} was refused: ${err.message}` },
+      outcome: { ...o, status: 'low_confidence', transactionId: null, confidence: 0, reason: `${o.reason}; completing transaction ${o.transactionId} was refused: ${err.message}`, reasonCode: 'completion_refused' },
       trxId: null,
     };
   }
@@ -183,7 +247,7 @@ async function matchRecord(em: EntityManager, deps: SmsMatchDeps, recordId: numb
     if (!rec) return null;
     const body = deps.cipher.decrypt(rec.bodyEncrypted, SMS_BODY_CONTEXT, rec.binding);
     const s = settings ?? matchSettingsOf(effectiveSettings(rec.settings));
-    const decided = await decide(tx, rec, body, rec.gateways.map(toGatewaySmsConfig), s);
+    const decided = await decide(tx, deps, rec, body, rec.gateways.map(toGatewaySmsConfig), s);
     let outcome = decided.outcome;
     let trxId: string | null = null;
     if (outcome.status === 'matched') ({ outcome, trxId } = await complete(tx, outcome, decided.locked));
@@ -195,7 +259,7 @@ async function matchRecord(em: EntityManager, deps: SmsMatchDeps, recordId: numb
 
 /**
  * The intake seam (sms-intake/matching-seam.ts): matches each new record in
- * id order, each in its own transaction. One record failing does not stop the
+ * the order given (intake: by SMS time), each in its own transaction. One record failing does not stop the
  * others; the first error is rethrown so intake reports it (that record stays
  * `pending` for the sweep).
  */
@@ -204,7 +268,8 @@ export function createSmsMatcher(deps: SmsMatchDeps): MatchSmsRecords {
     let firstError: unknown = null;
     // What each committed decision stored, so that intake need not read it back (BENCHMARKS.md).
     const decided = new Map<number, MatchedRecordState>();
-    for (const id of [...recordIds].sort((a, b) => a - b)) {
+    // In the order given: intake passes them by SMS time, so a batch's balances chain in the order they happened.
+    for (const id of recordIds) {
       try {
         const r = await matchRecord(em, deps, id);
         // A `matched` outcome always carries its trx id; anything else unexpected is left for intake to read.

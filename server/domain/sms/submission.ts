@@ -6,8 +6,9 @@ import { completeTransaction, getTransaction } from '../payments/transactions.ts
 import { gatewaysSharingSenders, loadGatewaySmsConfigs } from './candidates.ts';
 import { CERTAIN_CONFIDENCE, matchSubmittedTrxId, type MatchStatus } from './matcher.ts';
 import { pgIdArray } from '../../infra/database/pg-array.ts';
-import { lockEvidenceByTrxId } from './records.ts';
-import { loadMatchSettings, type MatchSettings } from './service.ts';
+import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
+import { lockEvidenceByTrxId, SMS_SENDER_NUMBER_CONTEXT } from './records.ts';
+import { declaredPayerNumber, loadMatchSettings, type MatchSettings } from './service.ts';
 
 export interface SubmissionMatch {
   /** `matched`: the transaction is now completed by `smsRecordId`. Anything else: it still awaits its SMS. */
@@ -22,7 +23,7 @@ async function lockTransactionRows(tx: EntityManager, intentId: number, transact
 }
 
 /**
- * design.md rule 4, the other order: the customer has just given the gateway
+ * docs/matching.md, "Order does not matter": the other order: the customer has just given the gateway
  * trx id of a manual-gateway transaction, and an SMS stored earlier may
  * already prove it. Call it once the submission has committed (the checkout's
  * seam, checkout/manual-submission-seam.ts, does): inside the submission's own
@@ -36,7 +37,12 @@ async function lockTransactionRows(tx: EntityManager, intentId: number, transact
  * payment), the SMS record is moved to `low_confidence` naming this
  * transaction, for an admin to review; nothing is completed.
  */
-export async function matchSubmittedGatewayTrxId(em: EntityManager, transactionId: number, settings?: MatchSettings): Promise<SubmissionMatch> {
+export async function matchSubmittedGatewayTrxId(
+  em: EntityManager,
+  transactionId: number,
+  settings?: MatchSettings,
+  cipher?: PiiCipher,
+): Promise<SubmissionMatch> {
   const s = settings ?? (await loadMatchSettings(em));
   return em.transactional(async (tx) => {
     const before = await getTransaction(tx, transactionId);
@@ -47,14 +53,38 @@ export async function matchSubmittedGatewayTrxId(em: EntityManager, transactionI
     await lockTransactionRows(tx, before.intentId, transactionId);
     const t = await getTransaction(tx, transactionId);
     // The timing rule compares the SMS with the payment's creation (see candidates.ts).
-    const [intent] = await tx.execute<Array<{ created_at: string | Date }>>('SELECT created_at FROM payment_intents WHERE id = ?', [t.intentId]);
-    const gatewayIds = gatewaysSharingSenders(await loadGatewaySmsConfigs(tx), t.gatewayId);
+    const [intent] = await tx.execute<Array<{ created_at: string | Date; payer: string | null }>>(
+      'SELECT i.created_at, t.sender_number_encrypted AS payer FROM payment_intents i JOIN transactions t ON t.intent_id = i.id WHERE t.id = ?',
+      [t.id],
+    );
+    const configs = await loadGatewaySmsConfigs(tx);
+    const gatewayIds = gatewaysSharingSenders(configs, t.gatewayId);
     const evidence = await lockEvidenceByTrxId(tx, t.brandId, t.mode, gatewayIds, t.gatewayTrxId!);
+    const declared = intent!.payer;
+    // Numbers are compared only when both sides have one; without the cipher that comparison cannot be made, so nothing completes.
+    if (declared !== null && !cipher && evidence.some((e) => e.senderNumberEncrypted !== null)) {
+      return { status: 'low_confidence', smsRecordId: null, reason: 'the payer numbers cannot be compared here; the SMS waits for review' };
+    }
+    const reviewAbove = configs.find((g) => g.id === t.gatewayId)?.reviewAbove ?? null;
     const r = matchSubmittedTrxId({
-      transaction: { id: t.id, amount: t.amount, gatewayTrxId: t.gatewayTrxId!, createdAt: pgDate(intent!.created_at), status: t.status },
-      storedSms: evidence.map((e) => ({ id: e.id, amount: e.amount, trxId: e.trxId, receivedAt: e.smsTime, matchStatus: e.matchStatus })),
-      windowMinutes: s.windowMinutes,
-      threshold: s.threshold,
+      transaction: {
+        id: t.id,
+        amount: t.amount,
+        gatewayTrxId: t.gatewayTrxId!,
+        createdAt: pgDate(intent!.created_at),
+        status: t.status,
+        payerNumber: cipher ? declaredPayerNumber(cipher, { brandId: t.brandId, trxId: t.trxId, payerNumberEncrypted: declared }) : null,
+      },
+      storedSms: evidence.map((e) => ({
+        id: e.id,
+        amount: e.amount,
+        trxId: e.trxId,
+        time: e.smsTime,
+        senderNumber: e.senderNumberEncrypted !== null && declared !== null && cipher ? cipher.decrypt(e.senderNumberEncrypted, SMS_SENDER_NUMBER_CONTEXT, e.binding) : null,
+        chainState: e.chainState,
+        matchStatus: e.matchStatus,
+      })),
+      rules: { windowMinutes: s.windowMinutes, graceSeconds: s.graceSeconds, reviewAbove },
     });
 
     if (r.status === 'matched') {
@@ -68,27 +98,29 @@ export async function matchSubmittedGatewayTrxId(em: EntityManager, transactionI
       await tx.execute(
         `UPDATE sms_records
             SET match_status = 'matched', transaction_id = ?, confidence = ?, candidate_ids = ?::bigint[], reason = ?,
-                matched_at = now(), updated_at = now()
+                reason_code = 'certain_match', suggestions = '[]'::jsonb, matched_at = now(), updated_at = now()
           WHERE id = ? AND match_status IN ('no_candidate', 'low_confidence')`,
         [t.id, CERTAIN_CONFIDENCE.toFixed(4), pgIdArray([t.id]), `${r.reason} (matched when the customer submitted the gateway trx id)`, r.smsId],
       );
       return { status: 'matched', smsRecordId: r.smsId, reason: r.reason };
     }
-    if (r.status === 'low_confidence') {
+    if (r.status === 'low_confidence' || r.status === 'balance_mismatch') {
       // The stored SMS and this submission disagree: both now point at each other for review.
       await tx.execute(
         `UPDATE sms_records
-            SET match_status = 'low_confidence', confidence = 0, reason = ?, updated_at = now(),
+            SET match_status = ?, confidence = 0, reason = ?, reason_code = ?, updated_at = now(),
                 candidate_ids = CASE WHEN ? = ANY(COALESCE(candidate_ids, '{}')) THEN candidate_ids ELSE array_append(COALESCE(candidate_ids, '{}'), ?::bigint) END
           WHERE id = ANY(?::bigint[]) AND match_status IN ('no_candidate', 'low_confidence')`,
-        [r.reason, t.id, t.id, pgIdArray(r.smsIds)],
+        [r.status, r.reason, r.reasonCode, t.id, t.id, pgIdArray(r.smsIds)],
       );
     }
     return { status: r.status, smsRecordId: null, reason: r.reason };
   });
 }
 
-/** The checkout's seam (`MatchSubmittedTransaction` in checkout/manual-submission-seam.ts). */
-export const matchSubmittedTransaction = async (em: EntityManager, transactionId: number): Promise<void> => {
-  await matchSubmittedGatewayTrxId(em, transactionId);
-};
+/** The checkout's seam (`MatchSubmittedTransaction` in checkout/manual-submission-seam.ts), with the cipher the payer numbers need. */
+export function createSubmissionMatcher(deps: { cipher: PiiCipher }) {
+  return async (em: EntityManager, transactionId: number): Promise<void> => {
+    await matchSubmittedGatewayTrxId(em, transactionId, undefined, deps.cipher);
+  };
+}

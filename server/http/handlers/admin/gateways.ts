@@ -17,6 +17,7 @@ export function gatewayBody(g: GatewayView) {
     currencies: g.currencies,
     min_amount: g.minAmount,
     max_amount: g.maxAmount,
+    review_above: g.reviewAbove,
     fee_percent: g.feePercent,
     fee_fixed: g.feeFixed,
     receiving_account: g.receivingAccount,

@@ -3,6 +3,7 @@ import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
 import type { MatchSubmittedTransaction } from '../../../domain/checkout/manual-submission-seam.ts';
 import { startCheckoutTransaction } from '../../../domain/checkout/pay.ts';
+import { replaceCheckoutSubmission } from '../../../domain/checkout/replace.ts';
 import { cancelCheckout, loadCheckout, type CheckoutLinks } from '../../../domain/checkout/view.ts';
 
 const s = initServer();
@@ -27,6 +28,15 @@ export function checkoutPaymentHandlers(deps: AppDeps, matchSubmittedTransaction
         { gateway: body.gateway, method: body.method, gatewayTrxId: body.gateway_trx_id, senderNumber: body.sender_number },
       );
       return { status: 201, body: { success: true, data: transaction } };
+    },
+    replaceSubmission: async ({ req, params, body }) => {
+      const transaction = await replaceCheckoutSubmission(
+        req.em,
+        { keys: deps.crypto, links, logger: deps.logger, matchSubmittedTransaction },
+        params.payment_id,
+        { gatewayTrxId: body.gateway_trx_id, senderNumber: body.sender_number, requestId: req.requestId },
+      );
+      return { status: 200, body: { success: true, data: transaction } };
     },
     cancel: async ({ req, params }) => {
       const { cancelUrl } = await cancelCheckout(req.em, params.payment_id, links);

@@ -4,6 +4,7 @@ import { AppError } from '../../../../contract/common/errors.ts';
 import type { AppDeps } from '../../../deps.ts';
 import { pairDevice, type TokenPair } from '../../../domain/devices/pairing.ts';
 import { refreshDeviceTokens } from '../../../domain/devices/refresh.ts';
+import { recordDeviceClock } from '../../../domain/devices/clock.ts';
 import { recordHeartbeat } from '../../../domain/devices/service.ts';
 import { deviceTokenKeys, timingSafeFingerprintEqual } from '../../../domain/devices/tokens.ts';
 import { bearerToken } from '../../auth.ts';
@@ -60,6 +61,7 @@ export function deviceDevicesHandlers(deps: AppDeps) {
         network: body?.network,
         appVersion: body?.app_version,
       });
+      if (body?.device_time) await recordDeviceClock(req.em, deviceOf(req).deviceId, new Date(body.device_time));
       return { status: 200, body: { success: true, data: { server_time: serverTime.toISOString() } } };
     },
   });

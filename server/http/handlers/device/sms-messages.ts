@@ -6,6 +6,7 @@ import { getFilterRules } from '../../../domain/filter-rules/service.ts';
 import { ingestSmsBatch } from '../../../domain/sms-intake/service.ts';
 import type { MatchSmsRecords } from '../../../domain/sms-intake/matching-seam.ts';
 import { deviceOf } from '../../context.ts';
+import { recordDeviceClock } from '../../../domain/devices/clock.ts';
 
 const s = initServer();
 
@@ -13,6 +14,8 @@ const s = initServer();
 export function deviceSmsMessagesHandlers(deps: AppDeps, matchSmsRecords?: MatchSmsRecords) {
   return s.router(contract.device.smsMessages, {
     forward: async ({ req, body }) => {
+      // Before the batch is stored and matched, so its own SMS times are corrected with it.
+      if (body.device_time) await recordDeviceClock(req.em, deviceOf(req).deviceId, new Date(body.device_time));
       // The phone screens before forwarding, but a modified or outdated app may not:
       // the service applies the same rules and keeps nothing of a refused message.
       const rules = await getFilterRules(req.em, deviceOf(req).brandId);

@@ -11,6 +11,8 @@ import { Migration0008RateLimits } from './0008-rate-limits.ts';
 import { Migration0009SmsCandidatesIndex } from './0009-sms-candidates-index.ts';
 import { Migration0010Modes } from './0010-modes.ts';
 import { Migration0011PiiBinding } from './0011-pii-binding.ts';
+import { Migration0012CheckoutSubmissions } from './0012-checkout-submissions.ts';
+import { Migration0013SmsEvidence } from './0013-sms-evidence.ts';
 import { Migration0014SmsPresets } from './0014-sms-presets.ts';
 
 /**
@@ -30,5 +32,7 @@ export const migrationsList: MigrationObject[] = [
   { name: '0009-sms-candidates-index', class: Migration0009SmsCandidatesIndex },
   { name: '0010-modes', class: Migration0010Modes },
   { name: '0011-pii-binding', class: Migration0011PiiBinding },
+  { name: '0012-checkout-submissions', class: Migration0012CheckoutSubmissions },
+  { name: '0013-sms-evidence', class: Migration0013SmsEvidence },
   { name: '0014-sms-presets', class: Migration0014SmsPresets },
 ];
