@@ -47,6 +47,8 @@ export interface DevicesHeartbeatParams {
   /** Network the phone is on, as the app names it (`wifi`, `cellular`...). */
   network?: string | undefined;
   app_version?: string | undefined;
+  /** The phone's clock now. The service estimates the phone's clock offset from it and corrects the SMS times the phone reports. */
+  device_time?: string | undefined;
 }
 
 export interface DeviceDashboard {
@@ -154,8 +156,8 @@ export interface ForwardedSmsResult {
   device_message_id: string;
   /** SMS data record id; null for `screened_out` (nothing was stored). */
   id: number | null;
-  /** `pending` stored, not decided yet; `matched` it completed a payment (`trx_id`); `no_match` no gateway template matched; `no_candidate` parsed but no open payment fits; `low_confidence` several fit, left for manual verification; `duplicate` the same SMS was forwarded before (see `duplicate_of`). `screened_out`: the brand's filter rules refuse this message (a one-time code, PIN or password, a sender that is not allowed, or no positive keyword); the service keeps nothing of it, not even its text. Do not forward it again. */
-  match_status: "pending" | "matched" | "no_match" | "no_candidate" | "low_confidence" | "duplicate" | "screened_out";
+  /** `pending` stored, not decided yet; `matched` it completed a payment (`trx_id`): only certain evidence does; `no_match` not from an official sender or no gateway template read it; `no_candidate` parsed, but no payment claims its id and none has its amount; `low_confidence` left for review (see the record's `reason_code` and `suggestions`); `balance_mismatch` the reported balance contradicts the phone's balance chain, left for review; `money_out` a debit of the wallet (Send Money, Cash Out...): balance chain evidence, never a match; `duplicate` the same SMS was forwarded before (see `duplicate_of`). The rules: docs/matching.md. `screened_out`: the brand's filter rules refuse this message (a one-time code, PIN or password, a sender that is not allowed, or no positive keyword); the service keeps nothing of it, not even its text. Do not forward it again. */
+  match_status: "pending" | "matched" | "no_match" | "no_candidate" | "low_confidence" | "duplicate" | "balance_mismatch" | "money_out" | "screened_out";
   /** For `screened_out`: which rule refused it; otherwise null. */
   screen_reason: "sender_not_allowed" | "negative_keyword" | "no_positive_keyword" | null;
   /** Service transaction reference of the payment this SMS completed, or null. */
@@ -173,6 +175,8 @@ export interface ForwardSmsRequest {
     received_at: string;
     sim_slot?: number | null | undefined;
   }[];
+  /** The phone's clock when it sent this batch. The service estimates the phone's clock offset from it and corrects the `received_at` times with it when matching. */
+  device_time?: string | undefined;
 }
 
 export interface DevicesResource<O = RequestOptions> {
