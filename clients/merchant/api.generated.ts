@@ -64,6 +64,80 @@ export interface CreatePaymentRequest {
   cancel_url?: string | undefined;
 }
 
+export interface PaymentListItem {
+  /** `transaction` when a transaction exists for the intent (its latest is shown), else `payment_intent`. */
+  object: "transaction" | "payment_intent";
+  metadata: Record<string, unknown>;
+  /** Payment method of the gateway. */
+  method: string | null;
+  /** Transaction record id (intent record id in the intent form). */
+  id: number;
+  /** ISO 8601 UTC timestamp. */
+  created_at: string;
+  /** Amount charged on the gateway (after currency conversion); the intent amount in the intent form. */
+  amount: string;
+  /** ISO 4217 currency code. */
+  currency: string;
+  /** Your own reference. */
+  reference: string | null;
+  /** When the payment link expires. */
+  expires_at: string;
+  /** True for a live-mode object, false for a test-mode one (created with a `sk_test_` key, paid on the sandbox or verified by a test device). */
+  livemode: boolean;
+  /** UUID. */
+  payment_id: string;
+  /** Transaction status, or `pending`/`expired` in the intent form; `canceled` once you canceled the payment. */
+  status: "pending" | "processing" | "awaiting_verification" | "completed" | "failed" | "expired" | "canceled";
+  /** Gateway code. */
+  gateway: string | null;
+  /** ISO 4217 currency code. */
+  requested_currency: string;
+  /** Transaction record id, or null in the intent form. */
+  transaction_id: number | null;
+  /** Service transaction reference. */
+  trx_id: string | null;
+  /** The gateway's transaction reference, once known. */
+  gateway_trx_id: string | null;
+  /** Gateway fee on `amount`. */
+  fee: string | null;
+  /** The intent amount, in the intent currency. */
+  requested_amount: string;
+  /** Gateway currency units per intent currency unit used for the conversion, or null. */
+  exchange_rate: string | null;
+  failure_reason: string | null;
+  completed_at: string | null;
+  /** The customer with masked email and phone (as the customer list shows it), or null. */
+  customer: {
+    name: string | null;
+    email_masked: string | null;
+    phone_masked: string | null;
+  } | null;
+}
+
+export interface PageMetaWithPages {
+  page: number;
+  per_page: number;
+  total: number;
+  total_pages: number;
+}
+
+export interface PaymentsListParams {
+  /** Only payments in this status (the status `GET /api/v1/payments/{payment_id}` shows). */
+  status?: "pending" | "processing" | "awaiting_verification" | "completed" | "failed" | "expired" | "canceled" | undefined;
+  /** Only payments whose latest transaction is on this gateway (its code). */
+  gateway?: string | undefined;
+  /** Only payments with exactly this reference of yours. */
+  reference?: string | undefined;
+  /** Only payments of the customer with this email (matched on the normalised address's keyed hash; nothing is decrypted to search). */
+  customer_email?: string | undefined;
+  /** Only payments of the customer with this phone number (E.164 or national; keyed hash). */
+  customer_phone?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  page?: string | number | undefined;
+  per_page?: string | number | undefined;
+}
+
 export interface Payment {
   /** `transaction` when a transaction exists for the intent (its latest is shown), else `payment_intent`. */
   object: "transaction" | "payment_intent";
@@ -83,8 +157,8 @@ export interface Payment {
   currency: string;
   /** Gateway fee on `amount`. */
   fee: string | null;
-  /** Transaction status, or `pending`/`expired` in the intent form. */
-  status: "pending" | "processing" | "awaiting_verification" | "completed" | "failed" | "expired";
+  /** Transaction status, or `pending`/`expired` in the intent form; `canceled` once you canceled the payment. */
+  status: "pending" | "processing" | "awaiting_verification" | "completed" | "failed" | "expired" | "canceled";
   /** Gateway code. */
   gateway: string | null;
   /** Payment method of the gateway. */
@@ -111,6 +185,10 @@ export interface Payment {
   metadata: Record<string, unknown>;
   /** True for a live-mode object, false for a test-mode one (created with a `sk_test_` key, paid on the sandbox or verified by a test device). */
   livemode: boolean;
+}
+
+export interface PaymentsCancelParams {
+  [x: string]: never;
 }
 
 export interface Refund {
@@ -142,19 +220,14 @@ export interface Refund {
 }
 
 export interface CreateRefundRequest {
-  /** Service (or gateway) reference of a completed transaction. */
-  trx_id: string;
   /** Amount to refund, in the transaction currency; at most what is left after earlier non-failed refunds. */
   amount: string;
+  /** Service (or gateway) reference of a completed transaction. Give this or `payment_id`. */
+  trx_id?: string | undefined;
+  /** The payment id (UUID) of a completed payment, as `POST /api/v1/payments` returned it: its completed transaction is refunded. Give this or `trx_id`. */
+  payment_id?: string | undefined;
   /** Free text. */
   reason?: string | undefined;
-}
-
-export interface PageMetaWithPages {
-  page: number;
-  per_page: number;
-  total: number;
-  total_pages: number;
 }
 
 export interface RefundsListParams {
@@ -211,10 +284,16 @@ export interface Customer {
 }
 
 export interface WebhookEndpoint {
+  /** Endpoint id (`/api/v1/webhooks/endpoints/{id}`). */
+  id: number;
+  /** The only mode whose events it receives: the mode of the key that created it. Null: both modes (the endpoint set through the singular `PUT /api/v1/webhooks/endpoint`); the body's `livemode` tells them apart. */
+  mode: "live" | "test" | null;
   /** Where deliveries are POSTed. */
   url: string;
+  /** Your own label for it; may be empty. */
+  description: string;
   /** Events delivered to this endpoint. */
-  events: ("payment.completed" | "payment.failed" | "payment.expired" | "refund.completed" | "refund.failed" | "device.offline" | "device.online")[];
+  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online")[];
   /** False: events are recorded but not delivered, and queued deliveries become `dead_letter`. */
   enabled: boolean;
   /** Why the endpoint is disabled: `merchant` (you disabled it), `gone` (it answered 410), `failing` (every attempt of a delivery failed over its whole retry window with no success in between). Null while enabled. Enable it again with `PUT` once fixed, then ask for a replay of what was missed. */
@@ -223,6 +302,10 @@ export interface WebhookEndpoint {
   /** First failed attempt since the last success, or null when the last attempt succeeded. */
   failing_since: string | null;
   last_success_at: string | null;
+  /** When the latest failed attempt to it ended. */
+  last_failure_at: string | null;
+  /** Failed attempts since the last success (0 after a success, or when it is enabled again). */
+  consecutive_failures: number;
   /** While a rotated-out secret still signs (24 hours after a rotation), when it stops; null otherwise. */
   previous_secret_expires_at: string | null;
   /** ISO 8601 UTC timestamp. */
@@ -232,10 +315,16 @@ export interface WebhookEndpoint {
 }
 
 export interface WebhookEndpointCreated {
+  /** Endpoint id (`/api/v1/webhooks/endpoints/{id}`). */
+  id: number;
+  /** The only mode whose events it receives: the mode of the key that created it. Null: both modes (the endpoint set through the singular `PUT /api/v1/webhooks/endpoint`); the body's `livemode` tells them apart. */
+  mode: "live" | "test" | null;
   /** Where deliveries are POSTed. */
   url: string;
+  /** Your own label for it; may be empty. */
+  description: string;
   /** Events delivered to this endpoint. */
-  events: ("payment.completed" | "payment.failed" | "payment.expired" | "refund.completed" | "refund.failed" | "device.offline" | "device.online")[];
+  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online")[];
   /** False: events are recorded but not delivered, and queued deliveries become `dead_letter`. */
   enabled: boolean;
   /** Why the endpoint is disabled: `merchant` (you disabled it), `gone` (it answered 410), `failing` (every attempt of a delivery failed over its whole retry window with no success in between). Null while enabled. Enable it again with `PUT` once fixed, then ask for a replay of what was missed. */
@@ -244,6 +333,10 @@ export interface WebhookEndpointCreated {
   /** First failed attempt since the last success, or null when the last attempt succeeded. */
   failing_since: string | null;
   last_success_at: string | null;
+  /** When the latest failed attempt to it ended. */
+  last_failure_at: string | null;
+  /** Failed attempts since the last success (0 after a success, or when it is enabled again). */
+  consecutive_failures: number;
   /** While a rotated-out secret still signs (24 hours after a rotation), when it stops; null otherwise. */
   previous_secret_expires_at: string | null;
   /** ISO 8601 UTC timestamp. */
@@ -258,7 +351,7 @@ export interface PutWebhookEndpointRequest {
   /** Receiver URL. Must resolve to public addresses only (private, loopback, link-local and metadata addresses are refused), checked now and again at every delivery. Redirects are not followed. */
   url: string;
   /** Events to deliver. */
-  events: ("payment.completed" | "payment.failed" | "payment.expired" | "refund.completed" | "refund.failed" | "device.offline" | "device.online")[];
+  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online")[];
   /** Default true. Enabling clears an automatic disable. */
   enabled?: boolean | undefined;
 }
@@ -270,18 +363,20 @@ export interface WebhookSecretRotation {
   previous_secret_expires_at: string;
 }
 
-export interface WebhookEndpointsRotateSecretParams {
+export interface WebhooksRotateSecretParams {
   [x: string]: never;
 }
 
 export interface WebhookDelivery {
   id: number;
+  /** The endpoint it goes to; null once that endpoint was deleted. */
+  endpoint_id: number | null;
   /** Event id (`evt_…`): the body `id` and the `X-Webhook-Id` header. */
   event_id: string;
   /** Internal transaction id, or null for events without one (device events). */
   transaction_id: number | null;
   /** Webhook event name. */
-  event: "payment.completed" | "payment.failed" | "payment.expired" | "refund.completed" | "refund.failed" | "device.offline" | "device.online";
+  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online";
   /** Target URL of the latest attempt. */
   url: string;
   /** The JSON body sent, serialised as a string (byte for byte what was signed). */
@@ -309,17 +404,19 @@ export interface WebhookDelivery {
 
 export interface SendWebhookTestRequest {
   /** Which event to send, with a realistic sample `data` body of that event. */
-  event: "payment.completed" | "payment.failed" | "payment.expired" | "refund.completed" | "refund.failed" | "device.offline" | "device.online";
+  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online";
 }
 
 export interface WebhookDeliveryDetail {
   id: number;
+  /** The endpoint it goes to; null once that endpoint was deleted. */
+  endpoint_id: number | null;
   /** Event id (`evt_…`): the body `id` and the `X-Webhook-Id` header. */
   event_id: string;
   /** Internal transaction id, or null for events without one (device events). */
   transaction_id: number | null;
   /** Webhook event name. */
-  event: "payment.completed" | "payment.failed" | "payment.expired" | "refund.completed" | "refund.failed" | "device.offline" | "device.online";
+  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online";
   /** Target URL of the latest attempt. */
   url: string;
   /** The JSON body sent, serialised as a string (byte for byte what was signed). */
@@ -356,6 +453,60 @@ export interface WebhookDeliveryDetail {
     error: string | null;
     next_attempt_at: string | null;
   }[];
+}
+
+export interface CreateWebhookEndpointRequest {
+  /** Receiver URL. Must resolve to public addresses only (private, loopback, link-local and metadata addresses are refused), checked now and again at every delivery. Redirects are not followed. */
+  url: string;
+  /** Events to deliver. */
+  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online")[];
+  description?: string | undefined;
+  /** Default true. */
+  enabled?: boolean | undefined;
+}
+
+export interface UpdateWebhookEndpointRequest {
+  url?: string | undefined;
+  events?: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online")[] | undefined;
+  description?: string | undefined;
+  /** Enabling clears an automatic disable (`gone`, `failing`) and the failure count; disabling records `merchant`. */
+  enabled?: boolean | undefined;
+}
+
+export interface WebhookEndpointsDelParams {
+  [x: string]: never;
+}
+
+export interface WebhookEndpointsRotateSecretParams {
+  [x: string]: never;
+}
+
+export interface Event {
+  /** Event id (`evt_…`): the body `id` and the `X-Webhook-Id` header of its deliveries. */
+  id: string;
+  /** Webhook event name. */
+  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online";
+  /** ISO 8601 UTC timestamp. */
+  created_at: string;
+  /** True for a live-mode object, false for a test-mode one (created with a `sk_test_` key, paid on the sandbox or verified by a test device). */
+  livemode: boolean;
+  /** A test event sent with a send-test-event route (no object changed). */
+  test: boolean;
+  /** The webhook body exactly as delivered, byte for byte: what a delivery signs. */
+  payload: string;
+}
+
+export interface EventsListMeta {
+  next_cursor: string;
+}
+
+export interface EventsListParams {
+  /** Only events after this cursor (`meta.next_cursor` of the previous answer). Without it: the most recent events, so a new listener starts at "now". */
+  after?: string | undefined;
+  limit?: string | number | undefined;
+  wait?: string | number | undefined;
+  /** Only these events, comma separated (e.g. `payment.completed,refund.completed`). */
+  types?: string | undefined;
 }
 
 export interface PaymentCompletedEvent {
@@ -416,6 +567,33 @@ export interface PaymentExpiredEvent {
   /** Event id (`evt_…`); also sent as `X-Webhook-Id`, stable across retries. Deduplicate on it. */
   id: string;
   event: "payment.expired";
+  /** When the event happened. */
+  created_at: string;
+  /** False for an event of a test-mode object (or a test event sent with a test key); the same endpoint receives both modes. */
+  livemode: boolean;
+  data: {
+    [x: string]: unknown;
+    payment_id: string;
+    trx_id: string | null;
+    amount: string;
+    currency: string;
+    status: string;
+    transaction_id?: number | null | undefined;
+    gateway_trx_id?: string | null | undefined;
+    fee?: string | null | undefined;
+    gateway?: string | null | undefined;
+    method?: string | null | undefined;
+    reference?: string | null | undefined;
+    created_at?: string | undefined;
+    completed_at?: string | null | undefined;
+    failure_reason?: string | null | undefined;
+  };
+}
+
+export interface PaymentCanceledEvent {
+  /** Event id (`evt_…`); also sent as `X-Webhook-Id`, stable across retries. Deduplicate on it. */
+  id: string;
+  event: "payment.canceled";
   /** When the event happened. */
   created_at: string;
   /** False for an event of a test-mode object (or a test event sent with a test key); the same endpoint receives both modes. */
@@ -526,6 +704,7 @@ export type WebhookEvent =
   | PaymentCompletedEvent
   | PaymentFailedEvent
   | PaymentExpiredEvent
+  | PaymentCanceledEvent
   | RefundCompletedEvent
   | RefundFailedEvent
   | DeviceOfflineEvent
@@ -565,6 +744,28 @@ export interface PaymentsResource<O = RequestOptions> {
    */
   create(params: CreatePaymentRequest, options?: O): Promise<WithResponse<PaymentCreated>>;
   /**
+   * List and search payments
+   *
+   * Payments of the calling brand in the key's mode, newest first, each as `GET /api/v1/payments/{payment_id}` shows it but with the customer's email and phone masked. Filters combine (AND). Out-of-range or malformed filters are a 400 naming the parameter.
+   *
+   * `GET /api/v1/payments`
+   */
+  list: {
+    (params?: PaymentsListParams, options?: O): Promise<WithResponse<Page<PaymentListItem, PageMetaWithPages>>>;
+    /** Every page from `params.page` (default 1) to the last, fetched as you iterate. */
+    pages(params?: PaymentsListParams, options?: O): AsyncIterable<WithResponse<Page<PaymentListItem, PageMetaWithPages>>>;
+    /** Every item of every page, a page at a time. */
+    items(params?: PaymentsListParams, options?: O): AsyncIterable<PaymentListItem>;
+  };
+  /**
+   * Cancel a payment
+   *
+   * Cancels an open payment: its checkout link stops taking payments, a `pending` transaction (the customer chose a gateway but reported no payment) fails, and `payment.canceled` is sent. Canceling a canceled payment answers the same payment again and sends nothing. `PAYMENT_NOT_CANCELABLE` once the customer has reported paying (`awaiting_verification`: money may already have moved; an operator verifies or rejects it), while an automatic gateway is `processing`, and for `completed` or `expired` payments. Honours `Idempotency-Key`.
+   *
+   * `POST /api/v1/payments/:payment_id/cancel`
+   */
+  cancel(paymentId: string | number, params?: PaymentsCancelParams, options?: O): Promise<WithResponse<Payment>>;
+  /**
    * Get a payment
    *
    * The payment's latest transaction when one exists, else the intent. `PAYMENT_NOT_FOUND` for an unknown id, another brand's payment, a payment of the other mode (a test key sees only test payments, a live key only live ones) or a malformed id.
@@ -588,7 +789,7 @@ export interface RefundsResource<O = RequestOptions> {
   /**
    * Refund a transaction
    *
-   * Creates a `pending` refund of a completed transaction. The sum of its non-failed refunds never exceeds its amount, also when requests race. Honours `Idempotency-Key`.
+   * Creates a `pending` refund of a completed transaction, named by its `trx_id` or by the `payment_id` of its payment (exactly one of them). The sum of its non-failed refunds never exceeds its amount, also when requests race. Honours `Idempotency-Key`.
    *
    * `POST /api/v1/refunds`
    */
@@ -662,64 +863,31 @@ export interface CustomersResource<O = RequestOptions> {
   get(identifier: string | number, options?: O): Promise<WithResponse<Customer>>;
 }
 
-export interface WebhookEndpointsResource<O = RequestOptions> {
-  /**
-   * Webhook endpoint
-   *
-   * The configured endpoint and its health (disabled reason, failing since). The secret is not shown.
-   *
-   * `GET /api/v1/webhooks/endpoint`
-   */
-  retrieve(options?: O): Promise<WithResponse<WebhookEndpoint>>;
-  /**
-   * Set the webhook endpoint
-   *
-   * Creates the endpoint (201, with its signing secret shown once) or replaces its URL, events and enabled flag (200; the secret is kept). Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}">`, `X-Webhook-Id` (the event id, stable across retries and replays: deduplicate on it), `X-Webhook-Event` and `X-Webhook-Attempt`; only a 2xx answer within the attempt timeout counts as delivered, redirects are not followed, and 410 disables the endpoint.
-   *
-   * `PUT /api/v1/webhooks/endpoint`
-   */
-  update(params: PutWebhookEndpointRequest, options?: O): Promise<WithResponse<WebhookEndpoint | WebhookEndpointCreated>>;
-  /**
-   * Rotate the signing secret
-   *
-   * Issues a new signing secret, shown once. The previous secret keeps signing for 24 hours (each delivery then has one `v1` per secret), so receivers can switch without missing a delivery. Rotating again within the 24 hours keeps the older secrets signing until their own expiry.
-   *
-   * `POST /api/v1/webhooks/endpoint/secret-rotations`
-   */
-  rotateSecret(params?: WebhookEndpointsRotateSecretParams, options?: O): Promise<WithResponse<WebhookSecretRotation>>;
-}
-
 export interface WebhooksResource<O = RequestOptions> {
   /**
-   * Webhook endpoint
+   * Default webhook endpoint
    *
-   * The configured endpoint and its health (disabled reason, failing since). The secret is not shown.
+   * The brand's default endpoint (the first one, lowest id, that the calling key's mode sees) and its health. The secret is not shown. Kept as an alias: with several endpoints use `GET /api/v1/webhooks/endpoints`.
    *
    * `GET /api/v1/webhooks/endpoint`
-   *
-   * @deprecated Use `webhookEndpoints.retrieve` (same call).
    */
   getEndpoint(options?: O): Promise<WithResponse<WebhookEndpoint>>;
   /**
-   * Set the webhook endpoint
+   * Set the default webhook endpoint
    *
-   * Creates the endpoint (201, with its signing secret shown once) or replaces its URL, events and enabled flag (200; the secret is kept). Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}">`, `X-Webhook-Id` (the event id, stable across retries and replays: deduplicate on it), `X-Webhook-Event` and `X-Webhook-Attempt`; only a 2xx answer within the attempt timeout counts as delivered, redirects are not followed, and 410 disables the endpoint.
+   * An alias of the default endpoint (the first one the calling key sees): creates it when there is none, receiving both modes (201, with its signing secret shown once), or replaces its URL, events and enabled flag (200; the secret is kept). Prefer `POST /api/v1/webhooks/endpoints` for new integrations. Creates the endpoint (201, with its signing secret shown once) or replaces its URL, events and enabled flag (200; the secret is kept). Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}">`, `X-Webhook-Id` (the event id, stable across retries and replays: deduplicate on it), `X-Webhook-Event` and `X-Webhook-Attempt`; only a 2xx answer within the attempt timeout counts as delivered, redirects are not followed, and 410 disables the endpoint.
    *
    * `PUT /api/v1/webhooks/endpoint`
-   *
-   * @deprecated Use `webhookEndpoints.update` (same call).
    */
   putEndpoint(params: PutWebhookEndpointRequest, options?: O): Promise<WithResponse<WebhookEndpoint | WebhookEndpointCreated>>;
   /**
-   * Rotate the signing secret
+   * Rotate the default endpoint's signing secret
    *
-   * Issues a new signing secret, shown once. The previous secret keeps signing for 24 hours (each delivery then has one `v1` per secret), so receivers can switch without missing a delivery. Rotating again within the 24 hours keeps the older secrets signing until their own expiry.
+   * Alias of `POST /api/v1/webhooks/endpoints/{id}/secret-rotations` for the default endpoint. Issues a new signing secret, shown once. The previous secret keeps signing for 24 hours (each delivery then has one `v1` per secret), so receivers can switch without missing a delivery. Rotating again within the 24 hours keeps the older secrets signing until their own expiry.
    *
    * `POST /api/v1/webhooks/endpoint/secret-rotations`
-   *
-   * @deprecated Use `webhookEndpoints.rotateSecret` (same call).
    */
-  rotateSecret(params?: WebhookEndpointsRotateSecretParams, options?: O): Promise<WithResponse<WebhookSecretRotation>>;
+  rotateSecret(params?: WebhooksRotateSecretParams, options?: O): Promise<WithResponse<WebhookSecretRotation>>;
   /**
    * Recent webhook deliveries
    *
@@ -733,7 +901,7 @@ export interface WebhooksResource<O = RequestOptions> {
   /**
    * Send a test event
    *
-   * Sends a signed sample event of the chosen type to the brand's endpoint, through the same delivery pipeline as real events (retries, delivery log): nothing changes anywhere: the body carries `livemode` of the calling key, and its `data` is a realistic sample valid against the event schema whose ids name no real object. The delivery is returned and listed by `GET /api/v1/webhooks/deliveries`. No endpoint: `WEBHOOK_ENDPOINT_NOT_FOUND`; a disabled endpoint: `INVALID_STATE` (enable it first).
+   * Alias of `POST /api/v1/webhooks/endpoints/{id}/tests` for the default endpoint. Sends a signed sample event of the chosen type to the brand's default endpoint, through the same delivery pipeline as real events (retries, delivery log): nothing changes anywhere: the body carries `livemode` of the calling key, and its `data` is a realistic sample valid against the event schema whose ids name no real object. The delivery is returned and listed by `GET /api/v1/webhooks/deliveries`. No endpoint: `WEBHOOK_ENDPOINT_NOT_FOUND`; a disabled endpoint: `INVALID_STATE` (enable it first).
    *
    * `POST /api/v1/webhooks/tests`
    */
@@ -769,13 +937,100 @@ export interface WebhookDeliveriesResource<O = RequestOptions> {
   retrieve(id: string | number, options?: O): Promise<WithResponse<WebhookDeliveryDetail>>;
 }
 
+export interface WebhookEndpointsResource<O = RequestOptions> {
+  /**
+   * List webhook endpoints
+   *
+   * The brand's endpoints the calling key's mode sees, oldest first, with their health. Secrets are not shown.
+   *
+   * `GET /api/v1/webhooks/endpoints`
+   */
+  list(options?: O): Promise<WithResponse<WebhookEndpoint[]>>;
+  /**
+   * Add a webhook endpoint
+   *
+   * Adds an endpoint receiving the events of the calling key's mode only (a test key's endpoint gets test events, a live key's live events). Its signing secret is in the answer, shown this once. A brand has at most 16 endpoints (`WEBHOOK_ENDPOINT_LIMIT_REACHED`).
+   *
+   * `POST /api/v1/webhooks/endpoints`
+   */
+  create(params: CreateWebhookEndpointRequest, options?: O): Promise<WithResponse<WebhookEndpointCreated>>;
+  /**
+   * One webhook endpoint
+   *
+   * `GET /api/v1/webhooks/endpoints/:id`
+   */
+  retrieve(id: string | number, options?: O): Promise<WithResponse<WebhookEndpoint>>;
+  /**
+   * One webhook endpoint
+   *
+   * `GET /api/v1/webhooks/endpoints/:id`
+   *
+   * @deprecated Use `webhookEndpoints.retrieve` (same call).
+   */
+  get(id: string | number, options?: O): Promise<WithResponse<WebhookEndpoint>>;
+  /**
+   * Change a webhook endpoint
+   *
+   * Changes the given fields only; the secret is kept. Enable an automatically disabled endpoint here once it is fixed, then ask for a replay of what it missed.
+   *
+   * `PATCH /api/v1/webhooks/endpoints/:id`
+   */
+  update(id: string | number, params?: UpdateWebhookEndpointRequest, options?: O): Promise<WithResponse<WebhookEndpoint>>;
+  /**
+   * Delete a webhook endpoint
+   *
+   * Deletes the endpoint and answers with it as it was. Its delivery log stays (`endpoint_id` becomes null); deliveries not finished yet become `dead_letter` with `endpoint deleted`.
+   *
+   * `DELETE /api/v1/webhooks/endpoints/:id`
+   */
+  del(id: string | number, params?: WebhookEndpointsDelParams, options?: O): Promise<WithResponse<WebhookEndpoint>>;
+  /**
+   * Delete a webhook endpoint
+   *
+   * Deletes the endpoint and answers with it as it was. Its delivery log stays (`endpoint_id` becomes null); deliveries not finished yet become `dead_letter` with `endpoint deleted`.
+   *
+   * `DELETE /api/v1/webhooks/endpoints/:id`
+   *
+   * @deprecated Use `webhookEndpoints.del` (same call).
+   */
+  delete(id: string | number, params?: WebhookEndpointsDelParams, options?: O): Promise<WithResponse<WebhookEndpoint>>;
+  /**
+   * Rotate an endpoint's signing secret
+   *
+   * Issues a new signing secret for this endpoint, shown once. The previous one keeps signing for 24 hours (one `v1` per secret).
+   *
+   * `POST /api/v1/webhooks/endpoints/:id/secret-rotations`
+   */
+  rotateSecret(id: string | number, params?: WebhookEndpointsRotateSecretParams, options?: O): Promise<WithResponse<WebhookSecretRotation>>;
+  /**
+   * Send a test event to an endpoint
+   *
+   * Sends a signed sample event of the chosen type to this endpoint only, whatever events it subscribed to, through the ordinary delivery pipeline; nothing else changes. The body carries `livemode` of the calling key. A disabled endpoint: `INVALID_STATE` (enable it first).
+   *
+   * `POST /api/v1/webhooks/endpoints/:id/tests`
+   */
+  sendTest(id: string | number, params: SendWebhookTestRequest, options?: O): Promise<WithResponse<WebhookDelivery>>;
+}
+
+export interface EventsResource<O = RequestOptions> {
+  /**
+   * Events (list and long-poll stream)
+   *
+   * The brand's events of the calling key's mode, oldest first, whether or not any endpoint received them. Page forward with `after=<meta.next_cursor>`; with `wait` the request is held until an event arrives or the wait ends (then an empty list and the same cursor). `npm run cli -- listen` uses this to forward events to a local URL.
+   *
+   * `GET /api/v1/events`
+   */
+  list(params?: EventsListParams, options?: O): Promise<WithResponse<Page<Event, EventsListMeta>>>;
+}
+
 /** One namespace per resource of the API. */
 export interface MerchantResources<O = RequestOptions> {
   brand: BrandResource<O>;
   payments: PaymentsResource<O>;
   refunds: RefundsResource<O>;
   customers: CustomersResource<O>;
-  webhookEndpoints: WebhookEndpointsResource<O>;
   webhooks: WebhooksResource<O>;
   webhookDeliveries: WebhookDeliveriesResource<O>;
+  webhookEndpoints: WebhookEndpointsResource<O>;
+  events: EventsResource<O>;
 }

@@ -53,42 +53,51 @@ function isPrefix(prefix: string[], of: string[]): boolean {
   return prefix.length <= of.length && prefix.every((p, i) => of[i] === p);
 }
 
-/** Contract name → SDK name for every route; collisions keep the contract name. */
+/**
+ * Contract name → SDK name for every route. Precedence on a collision: a name the
+ * contract already uses, then renames within a namespace (`get` → `retrieve`),
+ * then moves to another namespace; a route whose name is taken keeps its contract
+ * name (contract names are unique), and so do the actions that would follow it.
+ */
 export function sdkNames(routes: readonly NamedRoute[]): Map<string, SdkName> {
-  const out = new Map<string, SdkName>();
-  const taken = new Set<string>();
-  const moved: Array<{ namespace: string[]; parentNs: string; segs: string[] }> = [];
   const planned = routes.map(({ name, route }) => {
     const parts = name.split('.');
     const key = parts.pop()!;
     const byNoun = movedName(parts, key, route.path);
-    if (byNoun) moved.push({ namespace: byNoun.slice(0, -1), parentNs: parts.join('.'), segs: segments(route.path) });
-    return { name, route, parts, key, target: byNoun ?? (VERBS[key] ? [...parts, VERBS[key]!] : null) };
+    const wanted = byNoun ?? (VERBS[key] ? [...parts, VERBS[key]!] : [...parts, key]);
+    return { name, parts, key, segs: segments(route.path), byNoun: byNoun !== null, wanted: wanted.join('.') };
   });
-  const resolved = planned.map((p) => {
-    let target = p.target;
-    if (!target) {
-      // An action under a moved resource's path goes with it: /webhooks/endpoint/secret-rotations.
-      const segs = segments(p.route.path);
-      const home = moved
-        .filter((m) => m.parentNs === p.parts.join('.') && isPrefix(m.segs, segs) && m.segs.length < segs.length)
-        .sort((a, b) => b.segs.length - a.segs.length)[0];
-      target = home ? [...home.namespace, p.key] : [...p.parts, p.key];
+  const final = new Map<string, string>();
+  const taken = new Set<string>();
+  const assign = (p: (typeof planned)[number], wanted: string) => {
+    const name = wanted === p.name || !taken.has(wanted) ? wanted : p.name;
+    taken.add(name);
+    final.set(p.name, name);
+  };
+  for (const p of planned) if (p.wanted === p.name) assign(p, p.name);
+  for (const p of planned) if (!final.has(p.name) && !p.byNoun) assign(p, p.wanted);
+  for (const p of planned) if (!final.has(p.name) && p.byNoun) assign(p, p.wanted);
+  // An action under a moved resource's path goes with it: /webhooks/endpoint/secret-rotations.
+  const homes = planned
+    .filter((p) => p.byNoun && final.get(p.name) !== p.name)
+    .map((p) => ({ parentNs: p.parts.join('.'), segs: p.segs, namespace: final.get(p.name)!.split('.').slice(0, -1) }));
+  for (const p of planned) {
+    if (p.byNoun || final.get(p.name) !== p.name || VERBS[p.key]) continue;
+    const home = homes
+      .filter((h) => h.parentNs === p.parts.join('.') && isPrefix(h.segs, p.segs) && h.segs.length < p.segs.length)
+      .sort((x, y) => y.segs.length - x.segs.length)[0];
+    const wanted = home ? [...home.namespace, p.key].join('.') : null;
+    if (wanted && !taken.has(wanted)) {
+      taken.delete(p.name);
+      taken.add(wanted);
+      final.set(p.name, wanted);
     }
-    return { contract: p.name, wanted: target.join('.') };
-  });
-  // Routes already named as the SDK would name them keep that name; a renamed
-  // route whose new name is taken keeps its contract name (contract names are unique).
-  for (const r of resolved) if (r.wanted === r.contract) taken.add(r.contract);
-  for (const r of resolved) {
-    let name = r.wanted;
-    if (name !== r.contract) {
-      if (taken.has(name)) name = r.contract;
-      taken.add(name);
-    }
-    out.set(r.contract, { name, alias: name === r.contract ? null : r.contract });
   }
-  // An alias must not shadow a real name.
-  for (const v of out.values()) if (v.alias && taken.has(v.alias)) v.alias = null;
+  const out = new Map<string, SdkName>();
+  for (const p of planned) {
+    const name = final.get(p.name)!;
+    // An alias must not shadow a real name.
+    out.set(p.name, { name, alias: name === p.name || taken.has(p.name) ? null : p.name });
+  }
   return out;
 }

@@ -16,12 +16,16 @@ describe('SDK method names', () => {
       'refunds.list': 'refunds.list',
       'refunds.get': 'refunds.retrieve (alias refunds.get)',
       'customers.get': 'customers.retrieve (alias customers.get)',
-      'webhooks.getEndpoint': 'webhookEndpoints.retrieve (alias webhooks.getEndpoint)',
-      'webhooks.putEndpoint': 'webhookEndpoints.update (alias webhooks.putEndpoint)',
-      'webhooks.rotateSecret': 'webhookEndpoints.rotateSecret (alias webhooks.rotateSecret)',
       'webhooks.listDeliveries': 'webhookDeliveries.list (alias webhooks.listDeliveries)',
       'webhooks.getDelivery': 'webhookDeliveries.retrieve (alias webhooks.getDelivery)',
       'webhooks.sendTest': 'webhooks.sendTest',
+      // The contract's own endpoint collection wins the names; the single-endpoint routes keep theirs.
+      'webhookEndpoints.get': 'webhookEndpoints.retrieve (alias webhookEndpoints.get)',
+      'webhookEndpoints.delete': 'webhookEndpoints.del (alias webhookEndpoints.delete)',
+      'webhookEndpoints.rotateSecret': 'webhookEndpoints.rotateSecret',
+      'webhooks.getEndpoint': 'webhooks.getEndpoint',
+      'webhooks.putEndpoint': 'webhooks.putEndpoint',
+      'webhooks.rotateSecret': 'webhooks.rotateSecret',
     });
   });
 
@@ -36,7 +40,7 @@ describe('SDK method names', () => {
     });
   });
 
-  it('routes added later get names with no SDK change: a collection of endpoints, a payment action', () => {
+  it('routes added later get names with no SDK change: a moved collection and its action, a payment action', () => {
     expect(
       names([
         r('payments.list', 'GET', '/api/v1/payments'),
@@ -47,6 +51,7 @@ describe('SDK method names', () => {
         r('webhooks.updateEndpoint', 'PATCH', '/api/v1/webhooks/endpoints/:id'),
         r('webhooks.deleteEndpoint', 'DELETE', '/api/v1/webhooks/endpoints/:id'),
         r('webhooks.sendEndpointTest', 'POST', '/api/v1/webhooks/endpoints/:id/tests'),
+        r('webhooks.rotateEndpointSecret', 'POST', '/api/v1/webhooks/endpoints/:id/secret-rotations'),
       ]),
     ).toEqual({
       'payments.list': 'payments.list',
@@ -57,6 +62,7 @@ describe('SDK method names', () => {
       'webhooks.updateEndpoint': 'webhookEndpoints.update (alias webhooks.updateEndpoint)',
       'webhooks.deleteEndpoint': 'webhookEndpoints.del (alias webhooks.deleteEndpoint)',
       'webhooks.sendEndpointTest': 'webhookEndpoints.sendEndpointTest (alias webhooks.sendEndpointTest)',
+      'webhooks.rotateEndpointSecret': 'webhookEndpoints.rotateEndpointSecret (alias webhooks.rotateEndpointSecret)',
     });
   });
 
