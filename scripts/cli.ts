@@ -14,6 +14,7 @@ import { deviceCommands } from './cli/commands/devices.ts';
 import { gatewayCommands } from './cli/commands/gateways.ts';
 import { operationCommands } from './cli/commands/operations.ts';
 import { paymentCommands } from './cli/commands/payments.ts';
+import { recoveryCommands } from './cli/commands/recovery.ts';
 import { listen } from './cli/listen.ts';
 
 export interface Io {
@@ -26,7 +27,7 @@ export const EXIT = { ok: 0, api: 1, usage: 64, config: 78 } as const;
 
 const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
 
-export const commands: Commands = { ...brandCommands, ...gatewayCommands, ...deviceCommands, ...paymentCommands, ...operationCommands };
+export const commands: Commands = { ...brandCommands, ...gatewayCommands, ...deviceCommands, ...paymentCommands, ...operationCommands, ...recoveryCommands };
 
 const globalOptions: Options = {
   'base-url': { type: 'string' },
