@@ -58,7 +58,7 @@ export async function deliverAlert(deps: Pick<AppDeps, 'orm' | 'config' | 'logge
     await em.execute(`UPDATE alerts SET last_error = ?, status = ?, updated_at = now() WHERE id = ?`, [reason, last ? 'failed' : 'pending', alertId]);
     deps.logger.warn({ ...log, error: reason, final: last }, 'alert delivery failed');
     if (last) return;
-    throw new Error(`alert delivery failed: ${reason}`);
+    throw new Error(`alert delivery failed: ${reason}`, { cause: err });
   }
   await em.execute("UPDATE alerts SET status = 'delivered', delivered_at = now(), last_error = NULL, updated_at = now() WHERE id = ?", [alertId]);
   deps.logger.info(log, 'alert delivered');
@@ -77,7 +77,8 @@ export function deliverAlertRegistration(): JobRegistration {
       notify: true,
     },
     async start(deps) {
-      await deps.boss.work(DELIVER_ALERT_QUEUE, { pollingIntervalSeconds: 2 }, async (jobs: Job<unknown>[]) => {
+      // Retries wait out their backoff unannounced; only polling finds them.
+      await deps.boss.work(DELIVER_ALERT_QUEUE, { pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2 }, async (jobs: Job<unknown>[]) => {
         for (const job of jobs) await deliverAlert(deps, job.data);
       });
       return { stop: () => deps.boss.offWork(DELIVER_ALERT_QUEUE, { wait: true }) };
