@@ -94,6 +94,15 @@ const envSchema = z.object({
   BLIND_INDEX_KEY: z.string().optional(),
   PII_ENCRYPTION_KEYS: z.string().optional(),
   SANDBOX_CALLBACK_SECRET: secret.optional(),
+  /** Operator alerts by e-mail: smtp:// or smtps:// URL (user and password in it); unset = no e-mail. */
+  SMTP_URL: z.string().refine((v) => /^smtps?:\/\/[^/]/.test(v), 'must be an smtp:// or smtps:// URL').optional(),
+  ALERT_EMAIL_FROM: z.email({ error: 'must be an e-mail address' }).default('alerts@localhost'),
+  /** Comma-separated operator addresses that receive every alert. */
+  ALERT_EMAIL_TO: z
+    .string()
+    .transform((v) => v.split(',').map((a) => a.trim()).filter(Boolean))
+    .pipe(z.array(z.email({ error: 'must be comma-separated e-mail addresses' })))
+    .optional(),
   ...rateLimitEnvShape,
 });
 

@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { adminAuditLogContract } from './audit-log.ts';
+import { adminAlertsContract } from './alerts.ts';
 import { adminBrandsContract } from './brands.ts';
 import { adminDevicesContract } from './devices.ts';
 import { adminExchangeRatesContract } from './exchange-rates.ts';
@@ -34,4 +35,5 @@ export const adminContract = c.router({
   settings: adminSettingsContract,
   auditLog: adminAuditLogContract,
   recovery: adminRecoveryContract,
+  alerts: adminAlertsContract,
 });

@@ -20,6 +20,8 @@ const fields = {
     .describe("Seconds an SMS may look older than its payment (phone clock skew left after the phone's offset is corrected) and still prove it when id and amount agree (default 300)."),
   match_window_minutes: z.number().int('Must be a whole number of minutes').min(1).max(43_200).describe('How long before an SMS a transaction may have been created and still match it (default 1440).'),
   device_offline_minutes: z.number().int('Must be a whole number of minutes').min(1).max(10_080).describe('A device silent for longer is offline and its brand gets `device.offline` (default 60).'),
+  battery_low_percent: z.number().int('Must be a whole percentage').min(1).max(99).describe('A heartbeat reporting a battery below this percentage, not charging, raises one `battery_low` operator alert per episode (default 15).'),
+  review_waiting_minutes: z.number().int('Must be a whole number of minutes').min(1).max(10_080).describe('A payment awaiting verification longer than this raises one `review_waiting` operator alert (default 30).'),
 };
 
 export const adminSettingsSchema = z.object(fields).meta({ id: 'AdminSettings' });
@@ -31,6 +33,8 @@ export const updateSettingsBodySchema = z
     match_window_minutes: fields.match_window_minutes.optional(),
     match_clock_grace_seconds: fields.match_clock_grace_seconds.optional(),
     device_offline_minutes: fields.device_offline_minutes.optional(),
+    battery_low_percent: fields.battery_low_percent.optional(),
+    review_waiting_minutes: fields.review_waiting_minutes.optional(),
   })
   .refine((b) => Object.keys(b).length > 0, 'Give at least one setting to change')
   .meta({ id: 'AdminUpdateSettingsRequest' });

@@ -72,7 +72,7 @@ describe('the CLI over the admin API, as a child process', () => {
     const viaFlag = await cli(['brand:create', '--name', 'Flag', '--admin-token', adminToken(t), '--actor', 'alice', '--json'], { DATA_DIR: '/nonexistent' });
     expect(viaFlag.code, viaFlag.stderr).toBe(0);
     const viaEnv = await cli(['settings:get', '--json'], { DATA_DIR: '/nonexistent', ADMIN_TOKEN: adminToken(t) });
-    expect(viaEnv.json()).toEqual({ intent_expiry_minutes: 60, match_threshold: 0.8, match_window_minutes: 1440, match_clock_grace_seconds: 300, device_offline_minutes: 60 });
+    expect(viaEnv.json()).toEqual({ intent_expiry_minutes: 60, match_threshold: 0.8, match_window_minutes: 1440, match_clock_grace_seconds: 300, device_offline_minutes: 60, battery_low_percent: 15, review_waiting_minutes: 30 });
     const [row] = await t.sql<{ actor: string }>("SELECT actor FROM audit_log WHERE action = 'brand.create' AND target_id = $1", [String(viaFlag.json().id)]);
     expect(row!.actor).toBe('admin:alice');
   });

@@ -109,6 +109,11 @@ describe('failed deliveries', () => {
     expect(await t.sql('SELECT count(*)::int AS n FROM webhook_events WHERE brand_id = $1', [brandId])).toEqual([{ n: 2 }]);
     expect(await deliveriesOf(t, brandId)).toHaveLength(1);
     expect(receiver.requests).toHaveLength(1);
+    // The operators hear of it once, without the endpoint's URL (it can carry the merchant's tokens).
+    const alerts = await t.sql<{ type: string; details: Record<string, unknown>; subject: string }>('SELECT type, details, subject FROM alerts WHERE brand_id = $1', [brandId]);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ type: 'webhook_endpoint_disabled', details: { reason: 'gone', endpoint_id: expect.any(Number) } });
+    expect(JSON.stringify(alerts)).not.toContain(receiver.url);
   });
 
   it('a delivery queued before its endpoint was disabled becomes dead_letter without an attempt', async () => {

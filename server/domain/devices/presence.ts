@@ -3,6 +3,7 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { getSetting } from '../settings/service.ts';
 import { requestBackfill } from '../recovery/backfill.ts';
+import { raiseAlert } from '../alerts/raise.ts';
 
 /** Devices moved per transaction; a large fleet is handled over several. */
 export const PRESENCE_BATCH = 200;
@@ -15,11 +16,12 @@ interface TransitionRow {
   name: string;
   last_seen_at: Date | null;
   last_heartbeat_at: Date | null;
+  offline_since: Date | null;
   /** Coming back online only: when it was marked offline. */
   was_offline_since?: Date | null;
 }
 
-const RETURNING = 'RETURNING d.id, d.uuid, d.brand_id, d.mode, d.name, d.last_seen_at, d.last_heartbeat_at';
+const RETURNING = 'RETURNING d.id, d.uuid, d.brand_id, d.mode, d.name, d.last_seen_at, d.last_heartbeat_at, d.offline_since';
 
 function eventData(row: TransitionRow, status: 'offline' | 'online') {
   return {
@@ -29,6 +31,18 @@ function eventData(row: TransitionRow, status: 'offline' | 'online') {
     last_seen_at: row.last_seen_at ? new Date(row.last_seen_at).toISOString() : null,
     last_heartbeat_at: row.last_heartbeat_at ? new Date(row.last_heartbeat_at).toISOString() : null,
   };
+}
+
+/** One alert per offline episode: the episode is named by the moment the device went offline. */
+async function raiseOfflineAlert(tx: EntityManager, row: TransitionRow): Promise<void> {
+  const since = row.offline_since ? new Date(row.offline_since).toISOString() : 'unknown';
+  await raiseAlert(tx, {
+    brandId: Number(row.brand_id),
+    type: 'device_offline',
+    dedupeKey: `device:${row.id}:offline:${since}`,
+    subject: `Device "${row.name}" is offline`,
+    details: { device_uuid: row.uuid, device_name: row.name, mode: row.mode, offline_since: since, last_seen_at: row.last_seen_at ? new Date(row.last_seen_at).toISOString() : null },
+  });
 }
 
 /**
@@ -54,6 +68,7 @@ export async function detectOfflineDevices(em: EntityManager): Promise<{ wentOff
             const silentFrom = new Date(new Date(row.was_offline_since).getTime() - minutes * 60_000);
             await requestBackfill(tx, { deviceId: Number(row.id), from: silentFrom, to: new Date(), reason: 'offline' });
           }
+          if (status === 'offline') await raiseOfflineAlert(tx, row);
         }
         return rows.length;
       });

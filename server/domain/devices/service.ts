@@ -2,6 +2,8 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { requestBackfill } from '../recovery/backfill.ts';
+import { raiseAlert } from '../alerts/raise.ts';
+import { getSetting } from '../settings/service.ts';
 
 /**
  * `last_seen_at` is refreshed at most this often: presence is minutes-grained
@@ -44,6 +46,25 @@ export async function authenticateDevice(em: EntityManager, deviceUuid: string):
 /** Heartbeats further apart than this ask the phone to re-send what it received meanwhile (docs/recovery.md). */
 export const HEARTBEAT_GAP_MINUTES = 15;
 
+/**
+ * One `battery_low` alert per episode: raised when a heartbeat takes the level
+ * from at or above the threshold (or unknown) to below it while not charging;
+ * the episode ends when a heartbeat reports the level back at or above it.
+ */
+async function raiseBatteryAlert(tx: EntityManager, row: { id: string; brand_id: string; uuid: string; name: string; mode: string; battery_level: number | null; is_charging: boolean | null; old_level: number | null }): Promise<void> {
+  if (row.battery_level === null || row.is_charging === true) return;
+  const threshold = await getSetting(tx, 'battery_low_percent');
+  if (row.battery_level >= threshold || (row.old_level !== null && row.old_level < threshold)) return;
+  const at = new Date().toISOString();
+  await raiseAlert(tx, {
+    brandId: Number(row.brand_id),
+    type: 'battery_low',
+    dedupeKey: `device:${row.id}:battery:${at}`,
+    subject: `Device "${row.name}" battery is low (${row.battery_level}%)`,
+    details: { device_uuid: row.uuid, device_name: row.name, mode: row.mode, battery_level: row.battery_level, threshold },
+  });
+}
+
 export interface HeartbeatInput {
   batteryLevel?: number | null;
   isCharging?: boolean | null;
@@ -56,28 +77,38 @@ export interface HeartbeatInput {
  * not send keep their previous value rather than being wiped.
  */
 export async function recordHeartbeat(em: EntityManager, deviceId: number, input: HeartbeatInput = {}): Promise<{ serverTime: Date }> {
-  // The previous heartbeat is read in the same statement: a long gap means SMS may have been missed meanwhile.
-  const rows = await em.execute<Array<{ id: string; previous_heartbeat_at: Date | null }>>(
-    `WITH prev AS (SELECT id, last_heartbeat_at FROM devices WHERE id = ? AND status = 'active' FOR UPDATE)
-     UPDATE devices d SET
-        last_heartbeat_at = now(),
-        last_seen_at = now(),
-        battery_level = COALESCE(?, battery_level),
-        is_charging = COALESCE(?, is_charging),
-        network = COALESCE(?, network),
-        app_version = COALESCE(?, app_version),
-        updated_at = now()
-       FROM prev WHERE d.id = prev.id
-      RETURNING d.id, prev.last_heartbeat_at AS previous_heartbeat_at`,
-    [deviceId, input.batteryLevel ?? null, input.isCharging ?? null, input.network ?? null, input.appVersion ?? null],
-  );
-  // Revoked between authentication and here: answer as authentication would have.
-  if (!rows[0]) throw new AppError('UNAUTHORIZED');
-  const previous = rows[0].previous_heartbeat_at ? new Date(rows[0].previous_heartbeat_at) : null;
-  const now = new Date();
-  if (previous && now.getTime() - previous.getTime() > HEARTBEAT_GAP_MINUTES * 60_000) {
-    await requestBackfill(em, { deviceId, from: previous, to: now, reason: 'heartbeat_gap' });
-  }
+  const now = await em.transactional(async (tx) => {
+    // The row is locked and its previous level and heartbeat read in the same statement, so two
+    // heartbeats racing across the battery threshold see one crossing between them, and a long
+    // gap since the previous heartbeat (SMS may have been missed meanwhile) is seen once.
+    const rows = await tx.execute<Array<{
+      id: string; brand_id: string; uuid: string; name: string; mode: string; battery_level: number | null; is_charging: boolean | null;
+      old_level: number | null; previous_heartbeat_at: Date | null;
+    }>>(
+      `UPDATE devices d SET
+          last_heartbeat_at = now(),
+          last_seen_at = now(),
+          battery_level = COALESCE(?, d.battery_level),
+          is_charging = COALESCE(?, d.is_charging),
+          network = COALESCE(?, d.network),
+          app_version = COALESCE(?, d.app_version),
+          updated_at = now()
+        FROM (SELECT id, battery_level AS old_level, last_heartbeat_at AS previous_heartbeat_at FROM devices WHERE id = ? FOR UPDATE) o
+        WHERE d.id = o.id AND d.status = 'active'
+        RETURNING d.id, d.brand_id, d.uuid, d.name, d.mode, d.battery_level, d.is_charging, o.old_level, o.previous_heartbeat_at`,
+      [input.batteryLevel ?? null, input.isCharging ?? null, input.network ?? null, input.appVersion ?? null, deviceId],
+    );
+    // Revoked between authentication and here: answer as authentication would have.
+    const row = rows[0];
+    if (!row) throw new AppError('UNAUTHORIZED');
+    await raiseBatteryAlert(tx, row);
+    const at = new Date();
+    const previous = row.previous_heartbeat_at ? new Date(row.previous_heartbeat_at) : null;
+    if (previous && at.getTime() - previous.getTime() > HEARTBEAT_GAP_MINUTES * 60_000) {
+      await requestBackfill(tx, { deviceId, from: previous, to: at, reason: 'heartbeat_gap' });
+    }
+    return at;
+  });
   return { serverTime: now };
 }
 

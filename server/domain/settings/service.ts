@@ -23,6 +23,10 @@ export const settingDefinitions = {
   match_clock_grace_seconds: { schema: z.number().int().min(0).max(3600), default: 300 },
   /** A device silent for longer than this is offline. */
   device_offline_minutes: { schema: z.number().int().min(1).max(10_080), default: 60 },
+  /** A heartbeat reporting a battery below this percentage (not charging) raises one `battery_low` alert per episode. */
+  battery_low_percent: { schema: z.number().int().min(1).max(99), default: 15 },
+  /** A payment awaiting verification longer than this raises one `review_waiting` alert. */
+  review_waiting_minutes: { schema: z.number().int().min(1).max(10_080), default: 30 },
 } as const satisfies Record<string, { schema: z.ZodType; default: unknown }>;
 
 export type SettingKey = keyof typeof settingDefinitions;

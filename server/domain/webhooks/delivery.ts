@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { raiseAlert } from '../alerts/raise.ts';
 import { pgIdArray } from '../../infra/database/pg-array.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
@@ -382,13 +383,24 @@ export async function finishAttempt(
 }
 
 async function disableEndpoint(tx: EntityManager, endpointId: string, reason: 'gone' | 'failing', noSuccessSince: string | null): Promise<boolean> {
-  const rows = await tx.execute(
+  const rows = await tx.execute<Array<{ id: string; brand_id: string; disabled_at: Date }>>(
     `UPDATE webhook_endpoints SET enabled = false, disabled_reason = ?, disabled_at = now(), updated_at = now()
       WHERE id = ? AND enabled AND (?::timestamptz IS NULL OR last_success_at IS NULL OR last_success_at < ?::timestamptz)
-      RETURNING id`,
+      RETURNING id, brand_id, disabled_at`,
     [reason, endpointId, noSuccessSince, noSuccessSince],
   );
-  return rows.length > 0;
+  const row = rows[0];
+  if (!row) return false;
+  // The endpoint's URL stays out of the alert: it can carry the merchant's tokens.
+  const at = new Date(row.disabled_at).toISOString();
+  await raiseAlert(tx, {
+    brandId: Number(row.brand_id),
+    type: 'webhook_endpoint_disabled',
+    dedupeKey: `endpoint:${row.id}:disabled:${at}`,
+    subject: `Webhook endpoint ${row.id} was disabled`,
+    details: { endpoint_id: Number(row.id), reason, disabled_at: at },
+  });
+  return true;
 }
 
 function cut(body: string | null): string | null {

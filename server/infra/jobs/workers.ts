@@ -10,6 +10,8 @@ import { expireIntentsRegistration } from '../../domain/payments/expire-intents.
 import { purgeIdempotencyKeysRegistration } from '../../domain/idempotency/purge-idempotency-keys.job.ts';
 import { matchPendingSmsRegistration } from '../../domain/sms/match-pending-sms.job.ts';
 import { retryBackfillRegistration } from '../../domain/recovery/retry-backfill.job.ts';
+import { deliverAlertRegistration } from '../../domain/alerts/deliver-alert.job.ts';
+import { reviewWaitingRegistration } from '../../domain/alerts/review-waiting.job.ts';
 
 /**
  * Background work. Every area adds its entry to `registrations()`:
@@ -26,7 +28,7 @@ export interface JobRegistration {
 // A function, not a top-level array: job modules import enqueueInTransaction from
 // here, and reading the list lazily keeps that import cycle harmless.
 function registrations(): JobRegistration[] {
-  return [deliverWebhookRegistration(), detectOfflineDevicesRegistration(), sweepOutboundSmsRegistration(), expireIntentsRegistration(), purgeIdempotencyKeysRegistration(), sendSandboxCallbackRegistration(), completeSandboxRefundRegistration(), matchPendingSmsRegistration(), retryBackfillRegistration()];
+  return [deliverWebhookRegistration(), detectOfflineDevicesRegistration(), sweepOutboundSmsRegistration(), expireIntentsRegistration(), purgeIdempotencyKeysRegistration(), sendSandboxCallbackRegistration(), completeSandboxRefundRegistration(), matchPendingSmsRegistration(), retryBackfillRegistration(), deliverAlertRegistration(), reviewWaitingRegistration()];
 }
 
 // Keyed by the ORM's configuration, which every fork of one ORM shares: code that

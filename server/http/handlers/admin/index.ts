@@ -3,6 +3,7 @@ import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
 import { adminBrandHandlers } from './brands.ts';
 import { adminAuditLogHandlers } from './audit-log.ts';
+import { adminAlertsHandlers } from './alerts.ts';
 import { adminFilterRuleHandlers } from './filter-rules.ts';
 import { adminSettingHandlers } from './settings.ts';
 import { adminDeviceHandlers } from './devices.ts';
@@ -37,5 +38,6 @@ export function adminHandlers(deps: AppDeps) {
     settings: adminSettingHandlers,
     auditLog: adminAuditLogHandlers,
     recovery: adminRecoveryHandlers(deps),
+    alerts: adminAlertsHandlers,
   });
 }

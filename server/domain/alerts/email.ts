@@ -1,0 +1,42 @@
+import nodemailer from 'nodemailer';
+
+export interface AlertMail {
+  id: number;
+  brandId: number;
+  type: string;
+  subject: string;
+  details: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/**
+ * The mail an operator gets: the subject and the alert's details, which hold
+ * only ids, counts, names and timestamps (see raise.ts), so no SMS text,
+ * customer data or secrets can reach a mail box through here.
+ */
+export function renderAlertMail(alert: AlertMail): { subject: string; text: string } {
+  const lines = [
+    alert.subject,
+    '',
+    `Alert: ${alert.type} (#${alert.id})`,
+    `Brand: ${alert.brandId}`,
+    `Raised at: ${alert.createdAt.toISOString()}`,
+    ...Object.entries(alert.details).map(([k, v]) => `${k}: ${v === null ? '-' : String(v)}`),
+  ];
+  return { subject: `[Paycollect alert] ${alert.subject}`, text: `${lines.join('\n')}\n` };
+}
+
+/**
+ * Sends through nodemailer's SMTP transport: a maintained client that handles
+ * STARTTLS, authentication and the protocol's edge cases we would otherwise
+ * hand-write. Short timeouts keep a dead server from holding a worker.
+ */
+export async function sendAlertMail(opts: { smtpUrl: string; from: string; to: string[]; mail: AlertMail }): Promise<void> {
+  const transport = nodemailer.createTransport({ url: opts.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as never);
+  try {
+    const { subject, text } = renderAlertMail(opts.mail);
+    await transport.sendMail({ from: opts.from, to: opts.to, subject, text });
+  } finally {
+    transport.close();
+  }
+}

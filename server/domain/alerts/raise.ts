@@ -1,0 +1,50 @@
+import type { EntityManager } from '../../infra/database/orm.ts';
+import { enqueueInTransaction } from '../../infra/jobs/workers.ts';
+
+export const ALERT_TYPES = ['device_offline', 'battery_low', 'review_waiting', 'webhook_endpoint_disabled', 'sms_format_alarm'] as const;
+export type AlertType = (typeof ALERT_TYPES)[number];
+
+export const DELIVER_ALERT_QUEUE = 'alert-deliver';
+
+/**
+ * What an alert says. `details` must hold ids, counts, names and timestamps
+ * only: it goes into operators' mail boxes and chats, so never SMS text,
+ * customer data or secrets.
+ */
+export interface AlertInput {
+  brandId: number;
+  type: AlertType;
+  /** One episode: the same key for the same brand and type raises nothing new (e.g. `device:12:since:<iso>`). */
+  dedupeKey: string;
+  subject: string;
+  details: Record<string, string | number | boolean | null>;
+}
+
+export type RaiseResult = { raised: true; alertId: number } | { raised: false; reason: 'duplicate' | 'switched_off' };
+
+/**
+ * Records an alert and enqueues its delivery inside the caller's transaction
+ * (outbox): the alert exists exactly when the change that caused it commits.
+ * A type the brand switched off is not recorded at all; a repeat of an episode
+ * (same brand, type and dedupe key) is dropped by the unique key, so a flapping
+ * source cannot storm the operators.
+ */
+export async function raiseAlert(tx: EntityManager, input: AlertInput): Promise<RaiseResult> {
+  if (!tx.isInTransaction()) throw new Error('raiseAlert must run inside em.transactional()');
+  const off = await tx.execute<Array<{ off: boolean }>>(
+    'SELECT ? = ANY(disabled_types) AS off FROM alert_brand_settings WHERE brand_id = ?',
+    [input.type, input.brandId],
+  );
+  if (off[0]?.off) return { raised: false, reason: 'switched_off' };
+  const rows = await tx.execute<Array<{ id: string }>>(
+    `INSERT INTO alerts (brand_id, type, dedupe_key, subject, details)
+     VALUES (?, ?, ?, ?, ?::jsonb)
+     ON CONFLICT (brand_id, type, dedupe_key) DO NOTHING
+     RETURNING id`,
+    [input.brandId, input.type, input.dedupeKey.slice(0, 200), input.subject.slice(0, 200), JSON.stringify(input.details)],
+  );
+  if (rows.length === 0) return { raised: false, reason: 'duplicate' };
+  const alertId = Number(rows[0]!.id);
+  await enqueueInTransaction(tx, DELIVER_ALERT_QUEUE, { alertId }, { singletonKey: `alert:${alertId}` });
+  return { raised: true, alertId };
+}
