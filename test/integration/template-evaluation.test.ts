@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { forwardSms, newGatewayTrxId, officialSender, seedPayment, smsBodies, smsScene, transactionRow, type SmsScene } from '../support/sms-matching.ts';
-import { adminRequest, auditRows } from './admin-support.ts';
+import { adminRequest, auditRows, runCli } from './admin-support.ts';
 
 /** Template evaluation before it goes live, and the regression guard on saving (admin API). */
 
@@ -138,5 +138,39 @@ describe('saving templates that stop parsing today\'s messages', () => {
     const scene = await smsScene(t);
     const res = await adminRequest(t, 'PATCH', `/gateways/${scene.gateway.code}`, { confirm_regressions: true });
     expect(res.status).toBe(400);
+  });
+});
+
+describe('the CLI', () => {
+  it('gateway:test-template evaluates templates and samples; gateway:update --confirm-regressions saves a regression', async () => {
+    const scene = await smsScene(t);
+    const trxId = newGatewayTrxId();
+    const [unparsed] = await forwardSms(t, scene.device, [{ sender: officialSender.bkash, body: newWording('80.00', trxId) }]);
+    const code = scene.gateway.code;
+
+    const json = await runCli(t, ['gateway:test-template', '--code', code, '--template', newTemplate.pattern, '--sample', newWording('90.00', 'SAMPLE1234'), '--days', '2', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const r = json.json();
+    expect(r.days).toBe(2);
+    expect(r.messages).toContainEqual(expect.objectContaining({ sms_record_id: unparsed!.id, change: 'newly_parsed' }));
+    expect(r.samples[0]).toMatchObject({ change: 'newly_parsed', proposed: { amount: '90.00', trx_id: 'SAMPLE1234' } });
+    expect(r.counts.stops_parsing).toBeGreaterThanOrEqual(0);
+
+    const text = await runCli(t, ['gateway:test-template', '--code', code, '--sample', newWording('90.00', 'SAMPLE1234')]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('sample 1: unchanged: not parsed -> not parsed');
+    expect(text.stdout).not.toContain('Cash In Tk');
+
+    const bad = await runCli(t, ['gateway:test-template', '--code', code, '--days', '0']);
+    expect(bad.code).not.toBe(0);
+
+    // The bKash wording forwarded earlier in this file parses today; replacing the templates loses it.
+    await forwardSms(t, scene.device, [{ sender: officialSender.bkash, body: smsBodies.bkash('60.00', newGatewayTrxId()) }]);
+    const refused = await runCli(t, ['gateway:update', '--code', code, '--template', newTemplate.pattern]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('TEMPLATE_REGRESSION');
+    const saved = await runCli(t, ['gateway:update', '--code', code, '--template', newTemplate.pattern, '--confirm-regressions', '--json']);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.json().sms_templates).toHaveLength(1);
   });
 });
