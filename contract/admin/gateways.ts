@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { amountSchema, currencySchema, errorEnvelopeSchema, ok, timestampSchema } from '../common/index.ts';
-import { adminMeta, adminRouterOptions } from './shared.ts';
+import { adminMeta, adminRouterOptions, brandFilter } from './shared.ts';
 
 const c = initContract();
 
@@ -201,6 +201,23 @@ export const templateEvaluationSchema = z
   })
   .meta({ id: 'AdminTemplateEvaluation' });
 
+export const smsFormatAlarmSchema = z
+  .object({
+    id: z.number().int(),
+    brand_id: z.number().int(),
+    mode: z.enum(['live', 'test']),
+    gateway: z.string().describe('Code of the gateway whose official sender it is.'),
+    sender: z.string().describe('The official sender id as configured.'),
+    window_minutes: z.number().int(),
+    unparsed: z.number().int().describe('Messages of the recent window no template parsed.'),
+    total: z.number().int().describe('Messages of the recent window from this sender.'),
+    share: z.string().describe('unparsed / total when raised, e.g. "0.8000".'),
+    baseline_share: z.string().describe('The same share over the day before the window.'),
+    raised_at: timestampSchema,
+    cleared_at: timestampSchema.nullable().describe('When the messages parsed again; null while the episode is open.'),
+  })
+  .meta({ id: 'AdminSmsFormatAlarm' });
+
 const codePath = z.object({ code: z.string().max(50).describe('Gateway code.') });
 
 export const adminGatewaysContract = c.router(
@@ -250,6 +267,16 @@ export const adminGatewaysContract = c.router(
       body: updateGatewayBodySchema,
       responses: { 200: ok(adminGatewaySchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema, 422: errorEnvelopeSchema },
       metadata: adminMeta('Gateways', ['GATEWAY_NOT_FOUND', 'INVALID_SMS_TEMPLATE', 'TEMPLATE_REGRESSION']),
+    },
+    listFormatAlarms: {
+      method: 'GET',
+      path: '/sms-format-alarms',
+      summary: 'List format-change alarms',
+      description:
+        "An alarm is raised (once per episode) when the share of an official sender's messages to a brand that no template parses rises sharply over the recent window (settings `sms_alarm_window_minutes`, `sms_alarm_min_messages`, `sms_alarm_rise`); the brand also gets a `gateway.sms_unparsed` webhook event. Cleared when the messages parse again. Newest first, at most 200.",
+      query: z.object({ brand_id: brandFilter, open: z.enum(['true', 'false']).optional().describe('`true`: open episodes only; `false`: cleared ones only.') }),
+      responses: { 200: ok(z.array(smsFormatAlarmSchema)) },
+      metadata: adminMeta('Gateways'),
     },
     evaluateTemplates: {
       method: 'POST',

@@ -5,6 +5,7 @@ import { getGateway, listGateways, type GatewayView } from '../../../domain/gate
 import { GATEWAY_PRESETS } from '../../../domain/sms/presets/index.ts';
 import type { AppDeps } from '../../../deps.ts';
 import { evaluateTemplates } from '../../../domain/sms/template-evaluation.ts';
+import { listFormatAlarms } from '../../../domain/sms/format-alarm.ts';
 import { adminActor } from './actor.ts';
 
 const s = initServer();
@@ -52,6 +53,10 @@ export const adminGatewayHandlers = (deps: AppDeps) => s.router(contract.admin.g
     const { confirm_regressions: confirmRegressions, ...patch } = body;
     const g = await updateGatewayAudited(req.em, adminActor(req), params.code, patch, { cipher: deps.crypto.pii, confirmRegressions });
     return { status: 200, body: { success: true, data: gatewayBody(g) } };
+  },
+  listFormatAlarms: async ({ req, query }) => {
+    const open = query.open === undefined ? undefined : query.open === 'true';
+    return { status: 200, body: { success: true, data: await listFormatAlarms(req.em, { brandId: query.brand_id, open }) } };
   },
   evaluateTemplates: async ({ req, params, body }) => {
     return { status: 200, body: { success: true, data: await evaluateTemplates(req.em, deps.crypto.pii, params.code, body) } };
