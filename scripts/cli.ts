@@ -14,6 +14,7 @@ import { deviceCommands } from './cli/commands/devices.ts';
 import { gatewayCommands } from './cli/commands/gateways.ts';
 import { operationCommands } from './cli/commands/operations.ts';
 import { paymentCommands } from './cli/commands/payments.ts';
+import { listen } from './cli/listen.ts';
 
 export interface Io {
   out(text: string): void;
@@ -59,6 +60,9 @@ function mainHelp(): string {
     globalHelp,
     '',
     'Run `npm run cli -- <command> --help` for a command’s own options.',
+    '',
+    'With a brand\'s API key instead of the admin token:',
+    '  listen  Forward the brand\'s events, signed, to a local URL (like `stripe listen`); see `listen --help`',
   ].join('\n');
 }
 
@@ -99,6 +103,19 @@ export async function run(argv: string[], io: Io = { out: (s) => console.log(s),
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.out(mainHelp());
     return name ? EXIT.ok : EXIT.usage;
+  }
+  if (name === 'listen') {
+    // Long-running and authenticated by a merchant key, so outside the admin commands.
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      return await listen(rest, io, env, stop.signal);
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
   }
   const command = commands[name];
   if (!command) {

@@ -1,8 +1,10 @@
 import { initContract } from '@ts-rest/core';
 import { brandContract } from './brand.ts';
 import { customersContract } from './customers.ts';
+import { eventsContract } from './events.ts';
 import { paymentsContract } from './payments.ts';
 import { refundsContract } from './refunds.ts';
+import { webhookEndpointsContract } from './webhook-endpoints.ts';
 import { webhooksContract } from './webhooks.ts';
 
 const c = initContract();
@@ -14,4 +16,6 @@ export const merchantContract = c.router({
   refunds: refundsContract,
   customers: customersContract,
   webhooks: webhooksContract,
+  webhookEndpoints: webhookEndpointsContract,
+  events: eventsContract,
 });

@@ -3,8 +3,10 @@ import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
 import { merchantBrandHandlers } from './brand.ts';
 import { merchantCustomerHandlers } from './customers.ts';
+import { merchantEventHandlers } from './events.ts';
 import { merchantPaymentHandlers } from './payments.ts';
 import { merchantRefundHandlers } from './refunds.ts';
+import { merchantWebhookEndpointHandlers } from './webhook-endpoints.ts';
 import { merchantWebhookHandlers } from './webhooks.ts';
 
 const s = initServer();
@@ -17,5 +19,7 @@ export function merchantHandlers(deps: AppDeps) {
     refunds: merchantRefundHandlers,
     customers: merchantCustomerHandlers(deps),
     webhooks: merchantWebhookHandlers(deps),
+    webhookEndpoints: merchantWebhookEndpointHandlers(deps),
+    events: merchantEventHandlers,
   });
 }

@@ -30,14 +30,14 @@ export class Migration0020SmsFormatAlarms extends Migration {
     this.addSql('CREATE INDEX sms_format_alarms_raised_idx ON sms_format_alarms (raised_at DESC)');
     this.addSql('ALTER TABLE webhook_events DROP CONSTRAINT webhook_events_event_check');
     this.addSql(`ALTER TABLE webhook_events ADD CONSTRAINT webhook_events_event_check CHECK (event IN ('payment.completed', 'payment.failed', 'payment.expired',
-      'refund.completed', 'refund.failed', 'device.offline', 'device.online', 'gateway.sms_unparsed'))`);
+      'payment.canceled', 'refund.completed', 'refund.failed', 'device.offline', 'device.online', 'gateway.sms_unparsed'))`);
   }
 
   override down(): void {
     this.addSql("DELETE FROM webhook_events WHERE event = 'gateway.sms_unparsed'");
     this.addSql('ALTER TABLE webhook_events DROP CONSTRAINT webhook_events_event_check');
     this.addSql(`ALTER TABLE webhook_events ADD CONSTRAINT webhook_events_event_check CHECK (event IN ('payment.completed', 'payment.failed', 'payment.expired',
-      'refund.completed', 'refund.failed', 'device.offline', 'device.online'))`);
+      'payment.canceled', 'refund.completed', 'refund.failed', 'device.offline', 'device.online'))`);
     this.addSql('DROP TABLE sms_format_alarms');
   }
 }
