@@ -20,6 +20,7 @@ export const webhookEventNames = [
   'refund.failed',
   'device.offline',
   'device.online',
+  'gateway.sms_unparsed',
 ] as const;
 
 export const webhookEventNameSchema = z.enum(webhookEventNames).describe('Webhook event name.');
@@ -88,6 +89,21 @@ const envelope = <E extends WebhookEventName, D extends z.ZodType>(event: E, dat
     })
     .meta({ id });
 
+/** Data of `gateway.sms_unparsed`: a wallet's official messages stopped parsing (its wording probably changed). */
+export const smsUnparsedEventDataSchema = z
+  .looseObject({
+    alarm_id: z.number().int().describe('The alarm (one per episode; raised once until the messages parse again).'),
+    gateway: z.string().describe('Gateway code whose official sender it is.'),
+    sender: z.string().describe('The official sender id, as configured on the gateway (`bKash`).'),
+    window_minutes: z.number().int().describe('Length of the recent window.'),
+    unparsed: z.number().int().describe("Messages of the window no template parsed."),
+    total: z.number().int().describe('Messages of the window from this sender.'),
+    share: z.string().describe('unparsed / total, e.g. "0.8000".'),
+    baseline_share: z.string().describe('The same share over the baseline window before it.'),
+    raised_at: timestampSchema,
+  })
+  .meta({ id: 'SmsUnparsedEventData' });
+
 export const webhookEventSchemas = {
   'payment.completed': envelope('payment.completed', paymentWithTransactionSchema, 'PaymentCompletedEvent'),
   'payment.failed': envelope('payment.failed', paymentWithTransactionSchema, 'PaymentFailedEvent'),
@@ -98,6 +114,7 @@ export const webhookEventSchemas = {
   'refund.failed': envelope('refund.failed', refundEventDataSchema, 'RefundFailedEvent'),
   'device.offline': envelope('device.offline', deviceEventDataSchema, 'DeviceOfflineEvent'),
   'device.online': envelope('device.online', deviceEventDataSchema, 'DeviceOnlineEvent'),
+  'gateway.sms_unparsed': envelope('gateway.sms_unparsed', smsUnparsedEventDataSchema, 'GatewaySmsUnparsedEvent'),
 } as const satisfies Record<WebhookEventName, z.ZodType>;
 
 /** Any webhook body, discriminated by `event`. */
@@ -111,6 +128,7 @@ export const webhookEventSchema = z
     webhookEventSchemas['refund.failed'],
     webhookEventSchemas['device.offline'],
     webhookEventSchemas['device.online'],
+    webhookEventSchemas['gateway.sms_unparsed'],
   ])
   .meta({ id: 'WebhookEvent' });
 

@@ -293,7 +293,7 @@ export interface WebhookEndpoint {
   /** Your own label for it; may be empty. */
   description: string;
   /** Events delivered to this endpoint. */
-  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online")[];
+  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed")[];
   /** False: events are recorded but not delivered, and queued deliveries become `dead_letter`. */
   enabled: boolean;
   /** Why the endpoint is disabled: `merchant` (you disabled it), `gone` (it answered 410), `failing` (every attempt of a delivery failed over its whole retry window with no success in between). Null while enabled. Enable it again with `PUT` once fixed, then ask for a replay of what was missed. */
@@ -324,7 +324,7 @@ export interface WebhookEndpointCreated {
   /** Your own label for it; may be empty. */
   description: string;
   /** Events delivered to this endpoint. */
-  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online")[];
+  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed")[];
   /** False: events are recorded but not delivered, and queued deliveries become `dead_letter`. */
   enabled: boolean;
   /** Why the endpoint is disabled: `merchant` (you disabled it), `gone` (it answered 410), `failing` (every attempt of a delivery failed over its whole retry window with no success in between). Null while enabled. Enable it again with `PUT` once fixed, then ask for a replay of what was missed. */
@@ -351,7 +351,7 @@ export interface PutWebhookEndpointRequest {
   /** Receiver URL. Must resolve to public addresses only (private, loopback, link-local and metadata addresses are refused), checked now and again at every delivery. Redirects are not followed. */
   url: string;
   /** Events to deliver. */
-  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online")[];
+  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed")[];
   /** Default true. Enabling clears an automatic disable. */
   enabled?: boolean | undefined;
 }
@@ -376,7 +376,7 @@ export interface WebhookDelivery {
   /** Internal transaction id, or null for events without one (device events). */
   transaction_id: number | null;
   /** Webhook event name. */
-  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online";
+  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed";
   /** Target URL of the latest attempt. */
   url: string;
   /** The JSON body sent, serialised as a string (byte for byte what was signed). */
@@ -404,7 +404,7 @@ export interface WebhookDelivery {
 
 export interface SendWebhookTestRequest {
   /** Which event to send, with a realistic sample `data` body of that event. */
-  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online";
+  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed";
 }
 
 export interface WebhookDeliveryDetail {
@@ -416,7 +416,7 @@ export interface WebhookDeliveryDetail {
   /** Internal transaction id, or null for events without one (device events). */
   transaction_id: number | null;
   /** Webhook event name. */
-  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online";
+  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed";
   /** Target URL of the latest attempt. */
   url: string;
   /** The JSON body sent, serialised as a string (byte for byte what was signed). */
@@ -459,7 +459,7 @@ export interface CreateWebhookEndpointRequest {
   /** Receiver URL. Must resolve to public addresses only (private, loopback, link-local and metadata addresses are refused), checked now and again at every delivery. Redirects are not followed. */
   url: string;
   /** Events to deliver. */
-  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online")[];
+  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed")[];
   description?: string | undefined;
   /** Default true. */
   enabled?: boolean | undefined;
@@ -467,7 +467,7 @@ export interface CreateWebhookEndpointRequest {
 
 export interface UpdateWebhookEndpointRequest {
   url?: string | undefined;
-  events?: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online")[] | undefined;
+  events?: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed")[] | undefined;
   description?: string | undefined;
   /** Enabling clears an automatic disable (`gone`, `failing`) and the failure count; disabling records `merchant`. */
   enabled?: boolean | undefined;
@@ -485,7 +485,7 @@ export interface Event {
   /** Event id (`evt_…`): the body `id` and the `X-Webhook-Id` header of its deliveries. */
   id: string;
   /** Webhook event name. */
-  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online";
+  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed";
   /** ISO 8601 UTC timestamp. */
   created_at: string;
   /** True for a live-mode object, false for a test-mode one (created with a `sk_test_` key, paid on the sandbox or verified by a test device). */
@@ -699,6 +699,28 @@ export interface DeviceOnlineEvent {
   };
 }
 
+export interface GatewaySmsUnparsedEvent {
+  /** Event id (`evt_…`); also sent as `X-Webhook-Id`, stable across retries. Deduplicate on it. */
+  id: string;
+  event: "gateway.sms_unparsed";
+  /** When the event happened. */
+  created_at: string;
+  /** False for an event of a test-mode object (or a test event sent with a test key); the same endpoint receives both modes. */
+  livemode: boolean;
+  data: {
+    [x: string]: unknown;
+    alarm_id: number;
+    gateway: string;
+    sender: string;
+    window_minutes: number;
+    unparsed: number;
+    total: number;
+    share: string;
+    baseline_share: string;
+    raised_at: string;
+  };
+}
+
 /** Every webhook event body, discriminated by `event`: `if (e.event === 'payment.completed') e.data.amount`. */
 export type WebhookEvent =
   | PaymentCompletedEvent
@@ -708,7 +730,8 @@ export type WebhookEvent =
   | RefundCompletedEvent
   | RefundFailedEvent
   | DeviceOfflineEvent
-  | DeviceOnlineEvent;
+  | DeviceOnlineEvent
+  | GatewaySmsUnparsedEvent;
 
 /** The `event` names a webhook can carry. */
 export type WebhookEventName = WebhookEvent['event'];

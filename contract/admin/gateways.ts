@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { amountSchema, currencySchema, errorEnvelopeSchema, ok, timestampSchema } from '../common/index.ts';
-import { adminMeta, adminRouterOptions } from './shared.ts';
+import { adminMeta, adminRouterOptions, brandFilter } from './shared.ts';
 
 const c = initContract();
 
@@ -79,10 +79,18 @@ export const createGatewayBodySchema = z
   .meta({ id: 'AdminCreateGatewayRequest' });
 
 export const updateGatewayBodySchema = z
-  .strictObject(Object.fromEntries(Object.entries(gatewayFields).map(([k, s]) => [k, s.optional()])) as {
-    [K in keyof typeof gatewayFields]: z.ZodOptional<(typeof gatewayFields)[K]>;
+  .strictObject({
+    ...(Object.fromEntries(Object.entries(gatewayFields).map(([k, s]) => [k, s.optional()])) as {
+      [K in keyof typeof gatewayFields]: z.ZodOptional<(typeof gatewayFields)[K]>;
+    }),
+    confirm_regressions: z
+      .boolean()
+      .optional()
+      .describe(
+        'Save templates or senders even though they stop parsing stored SMS that parse today (otherwise 409 `TEMPLATE_REGRESSION`). Recorded in the audit log with the number of messages.',
+      ),
   })
-  .refine((b) => Object.keys(b).length > 0, 'Give at least one field to change')
+  .refine((b) => Object.keys(b).some((k) => k !== 'confirm_regressions'), 'Give at least one field to change')
   .meta({ id: 'AdminUpdateGatewayRequest' });
 
 export const adminGatewaySchema = z
@@ -125,6 +133,90 @@ export const gatewayPresetSchema = z
     ),
   })
   .meta({ id: 'AdminGatewayPreset' });
+
+const parseViewSchema = z
+  .object({
+    direction: z.enum(['in', 'out']),
+    kind: z.string().nullable(),
+    amount: amountSchema,
+    trx_id: z.string().nullable(),
+    sender_number: z.string().nullable(),
+    balance: z.string().nullable(),
+    fee: z.string().nullable(),
+    template_index: z.number().int().describe('Index of the template that read it.'),
+  })
+  .meta({ id: 'AdminTemplateParse' });
+
+const parseChange = z.enum(['unchanged', 'newly_parsed', 'stops_parsing', 'changed']);
+const paymentEffectSchema = z.object({ transaction_id: z.number().int(), brand_id: z.number().int(), sms_record_id: z.number().int() });
+
+export const templateEvaluationBodySchema = z
+  .strictObject({
+    sms_templates: gatewayFields.sms_templates.optional().describe('Proposed templates (replace the current ones). Absent: the current ones.'),
+    sms_senders: gatewayFields.sms_senders.optional().describe('Proposed official senders. Absent: the current ones.'),
+    preset: gatewayFields.preset.optional().describe('Evaluate a wallet preset (its senders and templates, then any given).'),
+    days: z.number().int().min(1).max(30).optional().describe('Stored SMS of the last N days (default 7, at most 30).'),
+    limit: z.number().int().min(1).max(5000).optional().describe('At most this many stored records are read, newest first (default 1000, at most 5000).'),
+    samples: z
+      .array(z.strictObject({ sender: z.string().trim().min(1).max(64).optional().describe("Default: the gateway's first official sender."), body: z.string().min(1).max(2000) }))
+      .max(20)
+      .optional()
+      .describe('Pasted messages, parsed in memory and never stored.'),
+  })
+  .meta({ id: 'AdminTemplateEvaluationRequest' });
+
+export const templateEvaluationSchema = z
+  .object({
+    gateway: z.string(),
+    days: z.number().int(),
+    limit: z.number().int(),
+    since: timestampSchema,
+    scanned: z.number().int().describe('Stored records read (all senders).'),
+    truncated: z.boolean().describe('True when `limit` cut the window short.'),
+    counts: z.object({
+      evaluated: z.number().int().describe("Records from the gateway's official senders (current or proposed)."),
+      unchanged: z.number().int(),
+      newly_parsed: z.number().int(),
+      stops_parsing: z.number().int(),
+      changed: z.number().int(),
+    }),
+    messages: z
+      .array(
+        z.object({
+          sms_record_id: z.number().int(),
+          brand_id: z.number().int(),
+          sms_time: timestampSchema,
+          change: parseChange.exclude(['unchanged']),
+          changed_fields: z.array(z.string()),
+          current: parseViewSchema.nullable(),
+          proposed: parseViewSchema.nullable(),
+        }),
+      )
+      .describe('Only the messages read differently, newest first. Bodies are never returned.'),
+    samples: z.array(z.object({ index: z.number().int(), change: parseChange, changed_fields: z.array(z.string()), current: parseViewSchema.nullable(), proposed: parseViewSchema.nullable() })),
+    payments: z.object({
+      would_complete: z.array(paymentEffectSchema).describe('Open payments the proposed reading would complete under the matching rules and the current one does not.'),
+      would_stop_completing: z.array(paymentEffectSchema).describe('Open payments the current reading would complete and the proposed one no longer does.'),
+    }),
+  })
+  .meta({ id: 'AdminTemplateEvaluation' });
+
+export const smsFormatAlarmSchema = z
+  .object({
+    id: z.number().int(),
+    brand_id: z.number().int(),
+    mode: z.enum(['live', 'test']),
+    gateway: z.string().describe('Code of the gateway whose official sender it is.'),
+    sender: z.string().describe('The official sender id as configured.'),
+    window_minutes: z.number().int(),
+    unparsed: z.number().int().describe('Messages of the recent window no template parsed.'),
+    total: z.number().int().describe('Messages of the recent window from this sender.'),
+    share: z.string().describe('unparsed / total when raised, e.g. "0.8000".'),
+    baseline_share: z.string().describe('The same share over the day before the window.'),
+    raised_at: timestampSchema,
+    cleared_at: timestampSchema.nullable().describe('When the messages parsed again; null while the episode is open.'),
+  })
+  .meta({ id: 'AdminSmsFormatAlarm' });
 
 const codePath = z.object({ code: z.string().max(50).describe('Gateway code.') });
 
@@ -173,7 +265,28 @@ export const adminGatewaysContract = c.router(
         'Changes the given fields only: senders, templates, currencies, limits, fees, enabled. `max_amount` may not go below `min_amount`. Transactions already started keep the amount and fee they were created with. Recorded in the audit log.',
       pathParams: codePath,
       body: updateGatewayBodySchema,
-      responses: { 200: ok(adminGatewaySchema), 404: errorEnvelopeSchema, 422: errorEnvelopeSchema },
+      responses: { 200: ok(adminGatewaySchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema, 422: errorEnvelopeSchema },
+      metadata: adminMeta('Gateways', ['GATEWAY_NOT_FOUND', 'INVALID_SMS_TEMPLATE', 'TEMPLATE_REGRESSION']),
+    },
+    listFormatAlarms: {
+      method: 'GET',
+      path: '/sms-format-alarms',
+      summary: 'List format-change alarms',
+      description:
+        "An alarm is raised (once per episode) when the share of an official sender's messages to a brand that no template parses rises sharply over the recent window (settings `sms_alarm_window_minutes`, `sms_alarm_min_messages`, `sms_alarm_rise`); the brand also gets a `gateway.sms_unparsed` webhook event. Cleared when the messages parse again. Newest first, at most 200.",
+      query: z.object({ brand_id: brandFilter, open: z.enum(['true', 'false']).optional().describe('`true`: open episodes only; `false`: cleared ones only.') }),
+      responses: { 200: ok(z.array(smsFormatAlarmSchema)) },
+      metadata: adminMeta('Gateways'),
+    },
+    evaluateTemplates: {
+      method: 'POST',
+      path: '/gateways/:code/template-evaluations',
+      summary: 'Test templates before they go live',
+      description:
+        "Parses the gateway's stored SMS of the last `days` days (and pasted `samples`) with the current and the proposed templates or preset, and answers what would parse differently and which open payments would complete or stop completing under the matching rules. Writes nothing; pasted samples are not stored.",
+      pathParams: codePath,
+      body: templateEvaluationBodySchema,
+      responses: { 200: ok(templateEvaluationSchema), 404: errorEnvelopeSchema, 422: errorEnvelopeSchema },
       metadata: adminMeta('Gateways', ['GATEWAY_NOT_FOUND', 'INVALID_SMS_TEMPLATE']),
     },
   },

@@ -22,6 +22,9 @@ const fields = {
   device_offline_minutes: z.number().int('Must be a whole number of minutes').min(1).max(10_080).describe('A device silent for longer is offline and its brand gets `device.offline` (default 60).'),
   battery_low_percent: z.number().int('Must be a whole percentage').min(1).max(99).describe('A heartbeat reporting a battery below this percentage, not charging, raises one `battery_low` operator alert per episode (default 15).'),
   review_waiting_minutes: z.number().int('Must be a whole number of minutes').min(1).max(10_080).describe('A payment awaiting verification longer than this raises one `review_waiting` operator alert (default 30).'),
+  sms_alarm_window_minutes: z.number().int('Must be a whole number of minutes').min(5).max(1440).describe("Format-change alarm: the recent window whose share of unparsed official-sender SMS is compared with the day before it (default 60)."),
+  sms_alarm_min_messages: z.number().int('Must be a whole number').min(1).max(10_000).describe('Format-change alarm: the fewest official-sender SMS in the recent window before it can raise (default 5).'),
+  sms_alarm_rise: z.number().min(0.05).max(1).describe('Format-change alarm: how much the unparsed share must rise over the baseline day to raise `gateway.sms_unparsed` (default 0.5).'),
 };
 
 export const adminSettingsSchema = z.object(fields).meta({ id: 'AdminSettings' });
@@ -35,6 +38,9 @@ export const updateSettingsBodySchema = z
     device_offline_minutes: fields.device_offline_minutes.optional(),
     battery_low_percent: fields.battery_low_percent.optional(),
     review_waiting_minutes: fields.review_waiting_minutes.optional(),
+    sms_alarm_window_minutes: fields.sms_alarm_window_minutes.optional(),
+    sms_alarm_min_messages: fields.sms_alarm_min_messages.optional(),
+    sms_alarm_rise: fields.sms_alarm_rise.optional(),
   })
   .refine((b) => Object.keys(b).length > 0, 'Give at least one setting to change')
   .meta({ id: 'AdminUpdateSettingsRequest' });

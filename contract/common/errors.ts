@@ -35,6 +35,7 @@ export const errorCodes = [
   'BRAND_DISABLED',
   'SUBMISSION_LIMIT_REACHED',
   'SMS_EVIDENCE_MISMATCH',
+  'TEMPLATE_REGRESSION',
   'TRANSACTION_NOT_REFUNDABLE',
   'REFUND_EXCEEDS_AVAILABLE',
   'PAYMENT_EXPIRED',
@@ -190,6 +191,12 @@ export const errorRegistry = {
     status: 409,
     message: 'The SMS record does not fit this transaction',
     description: "Manual verification named an SMS record as proof, but it says another amount or gateway transaction id than the transaction, or comes from another gateway's sender.",
+  },
+  TEMPLATE_REGRESSION: {
+    status: 409,
+    message: 'The new SMS templates stop parsing messages that parse today',
+    description:
+      'Saving these templates or senders would stop parsing stored SMS of the last days that the current ones parse (the message gives the counts; `POST /gateways/{code}/template-evaluations` lists them). Send the same request with `confirm_regressions: true` to save anyway.',
   },
   TRANSACTION_NOT_REFUNDABLE: {
     status: 409,

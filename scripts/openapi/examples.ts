@@ -82,6 +82,7 @@ const byName: Array<[RegExp, string[]]> = [
   [/gateway|^method$/, ['bkash']],
   [/^mode$/, ['test']],
   [/flags/, ['i']],
+  [/^types$/, ['payment.completed,refund.completed']],
   [/date|^from$|^to$/, ['2026-11-21']],
   [/code$/, ['bkash']],
 ];

@@ -203,10 +203,10 @@ describe('SMS filter rules', () => {
 
 describe('settings', () => {
   it('get shows the effective values; update changes only the given ones, all or nothing, audited', async () => {
-    expect((await adminRequest(t, 'GET', '/settings')).body.data).toEqual({ intent_expiry_minutes: 60, match_threshold: 0.8, match_window_minutes: 1440, match_clock_grace_seconds: 300, device_offline_minutes: 60, battery_low_percent: 15, review_waiting_minutes: 30 });
+    expect((await adminRequest(t, 'GET', '/settings')).body.data).toEqual({ intent_expiry_minutes: 60, match_threshold: 0.8, match_window_minutes: 1440, match_clock_grace_seconds: 300, device_offline_minutes: 60, battery_low_percent: 15, review_waiting_minutes: 30, sms_alarm_window_minutes: 60, sms_alarm_min_messages: 5, sms_alarm_rise: 0.5 });
     const res = await adminRequest(t, 'PATCH', '/settings', { intent_expiry_minutes: 30, match_threshold: 0.9 });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ intent_expiry_minutes: 30, match_threshold: 0.9, match_window_minutes: 1440, match_clock_grace_seconds: 300, device_offline_minutes: 60, battery_low_percent: 15, review_waiting_minutes: 30 });
+    expect(res.body.data).toEqual({ intent_expiry_minutes: 30, match_threshold: 0.9, match_window_minutes: 1440, match_clock_grace_seconds: 300, device_offline_minutes: 60, battery_low_percent: 15, review_waiting_minutes: 30, sms_alarm_window_minutes: 60, sms_alarm_min_messages: 5, sms_alarm_rise: 0.5 });
     expect((await auditRows(t, 'settings.update')).map((r) => [r.before, r.after])).toEqual([
       [{ intent_expiry_minutes: 60, match_threshold: 0.8 }, { intent_expiry_minutes: 30, match_threshold: 0.9 }],
     ]);

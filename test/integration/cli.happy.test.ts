@@ -72,7 +72,7 @@ describe('the CLI over the admin API, as a child process', () => {
     const viaFlag = await cli(['brand:create', '--name', 'Flag', '--admin-token', adminToken(t), '--actor', 'alice', '--json'], { DATA_DIR: '/nonexistent' });
     expect(viaFlag.code, viaFlag.stderr).toBe(0);
     const viaEnv = await cli(['settings:get', '--json'], { DATA_DIR: '/nonexistent', ADMIN_TOKEN: adminToken(t) });
-    expect(viaEnv.json()).toEqual({ intent_expiry_minutes: 60, match_threshold: 0.8, match_window_minutes: 1440, match_clock_grace_seconds: 300, device_offline_minutes: 60, battery_low_percent: 15, review_waiting_minutes: 30 });
+    expect(viaEnv.json()).toEqual({ intent_expiry_minutes: 60, match_threshold: 0.8, match_window_minutes: 1440, match_clock_grace_seconds: 300, device_offline_minutes: 60, battery_low_percent: 15, review_waiting_minutes: 30, sms_alarm_window_minutes: 60, sms_alarm_min_messages: 5, sms_alarm_rise: 0.5 });
     const [row] = await t.sql<{ actor: string }>("SELECT actor FROM audit_log WHERE action = 'brand.create' AND target_id = $1", [String(viaFlag.json().id)]);
     expect(row!.actor).toBe('admin:alice');
   });
@@ -88,6 +88,6 @@ describe('the CLI over the admin API, as a child process', () => {
     expect(one.stdout.split('\n')[0]).toBe('Usage: npm run cli -- refund:fail --refund <id> --reason <why>');
     expect(one.stdout).toContain('--admin-token <token>');
     const { commands } = await import('../../scripts/cli.ts');
-    expect(Object.keys(commands)).toHaveLength(43);
+    expect(Object.keys(commands)).toHaveLength(44);
   });
 });

@@ -156,7 +156,7 @@ describe('gateway quotes', () => {
 
 describe('settings', () => {
   it('defaults without rows, stored values once set, validation on write', async () => {
-    expect(await getSettings(em())).toEqual({ intent_expiry_minutes: 60, match_threshold: 0.8, match_window_minutes: 1440, match_clock_grace_seconds: 300, device_offline_minutes: 60, battery_low_percent: 15, review_waiting_minutes: 30 });
+    expect(await getSettings(em())).toEqual({ intent_expiry_minutes: 60, match_threshold: 0.8, match_window_minutes: 1440, match_clock_grace_seconds: 300, device_offline_minutes: 60, battery_low_percent: 15, review_waiting_minutes: 30, sms_alarm_window_minutes: 60, sms_alarm_min_messages: 5, sms_alarm_rise: 0.5 });
     expect(await setSetting(em(), 'match_threshold', 0.95)).toBe(0.95);
     expect(await getSetting(em(), 'match_threshold')).toBe(0.95);
     await rejects(setSetting(em(), 'match_threshold', 1.5), 'VALIDATION_ERROR', 'match_threshold');

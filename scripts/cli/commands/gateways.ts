@@ -1,5 +1,5 @@
 import { GATEWAY_PRESETS } from '../../../server/domain/sms/presets/index.ts';
-import { UsageError, defined, list, need, oneOf, opt, toggle, type Options, type Values } from '../args.ts';
+import { UsageError, defined, list, need, oneOf, opt, positiveInt, toggle, type Options, type Values } from '../args.ts';
 import type { Commands } from '../command.ts';
 import { block, table } from '../output.ts';
 
@@ -112,14 +112,55 @@ export const gatewayCommands: Commands = {
   'gateway:update': {
     summary: "Change a gateway's senders, templates, currencies, limits, fees or enabled flag",
     usage: `--code <code> [--name <name>] [--type manual|automatic] [--methods <m,...>] [--currencies <C,...>]\n      ${gatewayUsage}`,
-    options: { code: { type: 'string' }, ...gatewayOptions },
-    notes: gatewayNotes,
+    options: { code: { type: 'string' }, ...gatewayOptions, 'confirm-regressions': { type: 'boolean' } },
+    notes: [
+      ...gatewayNotes,
+      'Templates or senders that stop parsing stored SMS that parse today are refused (TEMPLATE_REGRESSION); try them first with gateway:test-template, and give --confirm-regressions to save anyway (audited).',
+    ],
     async run(ctx, v) {
       const code = need(v, 'code');
       const fields = gatewayFields(v);
       if (Object.keys(fields).length === 0) throw new UsageError('give at least one field to change');
-      const gateway = await ctx.admin().gateways.update(code, fields);
+      const confirm = v['confirm-regressions'] === true ? { confirm_regressions: true } : {};
+      const gateway = await ctx.admin().gateways.update(code, { ...fields, ...confirm });
       return { json: gateway, text: block(gateway) };
+    },
+  },
+  'gateway:test-template': {
+    summary: 'Test templates or a preset against pasted samples and the stored SMS of the last days, writing nothing',
+    usage: `--code <code> [--template <regex> ...] [--template-flags i] [--senders bKash,...] [--sms-preset ${presets.join('|')}]
+      [--sample <message text> ...] [--days 7] [--limit 1000]`,
+    options: {
+      code: { type: 'string' },
+      template: { type: 'string', multiple: true },
+      'template-flags': { type: 'string' },
+      senders: { type: 'string' },
+      'sms-preset': { type: 'string' },
+      sample: { type: 'string', multiple: true },
+      days: { type: 'string' },
+      limit: { type: 'string' },
+    },
+    notes: [
+      'Without --template/--sms-preset the current templates are evaluated (useful with --sample).',
+      'Lists the stored messages that would parse differently (newly parsed, stop parsing, read differently) and the open payments that would complete or stop completing. Message texts are never printed.',
+    ],
+    async run(ctx, v) {
+      const { sms_templates, sms_senders, preset } = gatewayFields(v);
+      const samples = (v.sample as string[] | undefined)?.map((body) => ({ body }));
+      const r = await ctx.admin().gateways.evaluateTemplates(need(v, 'code'), defined({ sms_templates, sms_senders, preset, samples, days: positiveInt(v, 'days'), limit: positiveInt(v, 'limit') }));
+      const c = r.counts;
+      const lines = [
+        `Gateway ${r.gateway}: ${c.evaluated} stored SMS of the last ${r.days} days from its senders${r.truncated ? ` (limit ${r.limit} reached: older ones not read)` : ''}`,
+        `unchanged ${c.unchanged}, newly parsed ${c.newly_parsed}, stop parsing ${c.stops_parsing}, read differently ${c.changed}`,
+      ];
+      const reading = (p: { amount: string; trx_id: string | null; direction: string } | null) => (p ? `${p.direction} ${p.amount} ${p.trx_id ?? '-'}` : 'not parsed');
+      if (r.messages.length) {
+        lines.push('', table(r.messages.map((m) => ({ sms_record_id: m.sms_record_id, brand_id: m.brand_id, sms_time: m.sms_time, change: m.change, current: reading(m.current), proposed: reading(m.proposed) })), ['sms_record_id', 'brand_id', 'sms_time', 'change', 'current', 'proposed']));
+      }
+      for (const s of r.samples) lines.push(`sample ${s.index + 1}: ${s.change}: ${reading(s.current)} -> ${reading(s.proposed)}`);
+      for (const p of r.payments.would_complete) lines.push(`would complete transaction ${p.transaction_id} (brand ${p.brand_id}, SMS ${p.sms_record_id})`);
+      for (const p of r.payments.would_stop_completing) lines.push(`would STOP completing transaction ${p.transaction_id} (brand ${p.brand_id}, SMS ${p.sms_record_id})`);
+      return { json: r, text: lines.join('\n') };
     },
   },
   'rate:set': {

@@ -2,6 +2,8 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { withAudit, type AuditActor, type AuditState } from '../audit/service.ts';
 import { createGateway, getGateway, updateGateway, type GatewayInput, type GatewayPatch, type GatewayView } from '../gateways/service.ts';
+import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
+import { currentConfig, evaluateConfigs } from '../sms/template-evaluation.ts';
 import { deleteExchangeRate, listExchangeRates, setExchangeRate, type ExchangeRateView } from '../fx/service.ts';
 
 /**
@@ -33,19 +35,48 @@ export async function createGatewayAudited(em: EntityManager, who: AuditActor, i
   });
 }
 
+/** Patch fields that change which SMS the gateway parses: they go through the regression guard. */
+const PARSE_FIELDS = ['sms_templates', 'sms_senders', 'preset'] as const;
+
 /**
  * Updates a gateway with the row locked, so concurrent admin edits apply one
  * after the other and each audit row's `before` is what that edit replaced.
  * Recorded when an audited field (limits, fees, currencies, senders, templates,
  * enabled) changed.
+ *
+ * A change of templates or senders that stops parsing stored SMS that parse
+ * today (last EVALUATION_DEFAULT_DAYS days) is refused with TEMPLATE_REGRESSION
+ * unless `confirmRegressions`: a wallet's wording drifts, and an admin fixing
+ * one template must not silently lose another. The update is applied in the
+ * transaction first (so the proposed lists are exactly what would be stored)
+ * and rolled back when refused.
  */
-export async function updateGatewayAudited(em: EntityManager, who: AuditActor, code: string, patch: GatewayPatch): Promise<GatewayView> {
+export async function updateGatewayAudited(
+  em: EntityManager,
+  who: AuditActor,
+  code: string,
+  patch: GatewayPatch,
+  guard?: { cipher: PiiCipher; confirmRegressions?: boolean },
+): Promise<GatewayView> {
   return withAudit(em, who, async (tx) => {
     const locked = await tx.execute('SELECT id FROM gateways WHERE code = ? FOR UPDATE', [code]);
     if (locked.length === 0) throw new AppError('GATEWAY_NOT_FOUND');
-    const before = gatewayAuditState(await getGateway(tx, code));
+    const old = await getGateway(tx, code);
+    const before = gatewayAuditState(old);
     const g = await updateGateway(tx, code, patch);
-    const after = gatewayAuditState(g);
+    const after: AuditState = gatewayAuditState(g);
+    if (guard && PARSE_FIELDS.some((k) => k in patch)) {
+      const evaluation = await evaluateConfigs(tx, guard.cipher, old, currentConfig(old), currentConfig(g), {});
+      const lost = evaluation.counts.stops_parsing;
+      if (lost > 0 && guard.confirmRegressions !== true) {
+        throw new AppError(
+          'TEMPLATE_REGRESSION',
+          `Saving would stop parsing ${lost} stored SMS of the last ${evaluation.days} days that parse today (${evaluation.counts.newly_parsed} newly parsed, ${evaluation.counts.changed} read differently, ${evaluation.payments.would_stop_completing.length} open payment(s) would stop completing); send confirm_regressions: true to save anyway`,
+          { field: 'sms_templates' },
+        );
+      }
+      if (lost > 0) after.regressions_confirmed = lost;
+    }
     return { result: g, audit: sameState(before, after) ? null : { action: 'gateway.update', targetType: 'gateway', targetId: code, before, after } };
   });
 }

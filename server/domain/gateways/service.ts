@@ -86,7 +86,7 @@ function fail(error: z.ZodError): never {
  * naming the index), and a money-in template must not read any wallet's own
  * money-out message as a credit (VALIDATION_ERROR naming the index).
  */
-function checkTemplates(templates: StoredSmsTemplate[]): void {
+export function checkTemplates(templates: StoredSmsTemplate[]): void {
   templates.forEach((t, i) => {
     try {
       compileTemplate(t.pattern, t.flags, t.direction ?? 'in');
@@ -99,7 +99,7 @@ function checkTemplates(templates: StoredSmsTemplate[]): void {
 }
 
 /** A sender that can equal nothing (non-ASCII, control characters) would silently never verify. */
-function checkSenders(senders: readonly string[]): void {
+export function checkSenders(senders: readonly string[]): void {
   senders.forEach((s, i) => {
     if (senderKey(s) === null) {
       throw new AppError('VALIDATION_ERROR', 'SMS sender ids are printable ASCII names or phone numbers', { field: `sms_senders.${i}` });

@@ -27,6 +27,10 @@ export const settingDefinitions = {
   battery_low_percent: { schema: z.number().int().min(1).max(99), default: 15 },
   /** A payment awaiting verification longer than this raises one `review_waiting` alert. */
   review_waiting_minutes: { schema: z.number().int().min(1).max(10_080), default: 30 },
+  /** Format-change alarm (docs/sms-presets.md): the recent window, the least messages in it, and the rise of the unparsed share over the baseline day that raises it. */
+  sms_alarm_window_minutes: { schema: z.number().int().min(5).max(1440), default: 60 },
+  sms_alarm_min_messages: { schema: z.number().int().min(1).max(10_000), default: 5 },
+  sms_alarm_rise: { schema: z.number().min(0.05).max(1), default: 0.5 },
 } as const satisfies Record<string, { schema: z.ZodType; default: unknown }>;
 
 export type SettingKey = keyof typeof settingDefinitions;

@@ -70,6 +70,8 @@ export function sampleEventData(event: WebhookEventName, now = new Date()): Reco
       return { ...device, status: 'offline' };
     case 'device.online':
       return { ...device, status: 'online', last_seen_at: at };
+    case 'gateway.sms_unparsed':
+      return { alarm_id: 0, gateway: 'bkash', sender: 'bKash', window_minutes: 60, unparsed: 8, total: 10, share: '0.8000', baseline_share: '0.0000', raised_at: at };
   }
 }
 

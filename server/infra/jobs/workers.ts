@@ -1,3 +1,4 @@
+import { smsFormatAlarmRegistration } from '../../domain/sms/format-alarm.job.ts';
 import { fromKysely, type PgBoss, type Queue, type SendOptions } from 'pg-boss';
 import type { AppDeps } from '../../deps.ts';
 import type { EntityManager, Orm } from '../database/orm.ts';
@@ -28,7 +29,7 @@ export interface JobRegistration {
 // A function, not a top-level array: job modules import enqueueInTransaction from
 // here, and reading the list lazily keeps that import cycle harmless.
 function registrations(): JobRegistration[] {
-  return [deliverWebhookRegistration(), detectOfflineDevicesRegistration(), sweepOutboundSmsRegistration(), expireIntentsRegistration(), purgeIdempotencyKeysRegistration(), sendSandboxCallbackRegistration(), completeSandboxRefundRegistration(), matchPendingSmsRegistration(), retryBackfillRegistration(), deliverAlertRegistration(), reviewWaitingRegistration()];
+  return [deliverWebhookRegistration(), detectOfflineDevicesRegistration(), sweepOutboundSmsRegistration(), expireIntentsRegistration(), purgeIdempotencyKeysRegistration(), sendSandboxCallbackRegistration(), completeSandboxRefundRegistration(), matchPendingSmsRegistration(), retryBackfillRegistration(), deliverAlertRegistration(), reviewWaitingRegistration(), smsFormatAlarmRegistration()];
 }
 
 // Keyed by the ORM's configuration, which every fork of one ORM shares: code that

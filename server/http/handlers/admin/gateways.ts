@@ -3,6 +3,9 @@ import { contract } from '../../../../contract/index.ts';
 import { createGatewayAudited, updateGatewayAudited } from '../../../domain/admin/gateways.ts';
 import { getGateway, listGateways, type GatewayView } from '../../../domain/gateways/service.ts';
 import { GATEWAY_PRESETS } from '../../../domain/sms/presets/index.ts';
+import type { AppDeps } from '../../../deps.ts';
+import { evaluateTemplates } from '../../../domain/sms/template-evaluation.ts';
+import { listFormatAlarms } from '../../../domain/sms/format-alarm.ts';
 import { adminActor } from './actor.ts';
 
 const s = initServer();
@@ -31,7 +34,7 @@ export function gatewayBody(g: GatewayView) {
   };
 }
 
-export const adminGatewayHandlers = s.router(contract.admin.gateways, {
+export const adminGatewayHandlers = (deps: AppDeps) => s.router(contract.admin.gateways, {
   create: async ({ req, body }) => {
     const g = await createGatewayAudited(req.em, adminActor(req), body);
     return { status: 201, body: { success: true, data: gatewayBody(g) } };
@@ -47,7 +50,15 @@ export const adminGatewayHandlers = s.router(contract.admin.gateways, {
     return { status: 200, body: { success: true, data: gatewayBody(await getGateway(req.em, params.code)) } };
   },
   update: async ({ req, params, body }) => {
-    const g = await updateGatewayAudited(req.em, adminActor(req), params.code, body);
+    const { confirm_regressions: confirmRegressions, ...patch } = body;
+    const g = await updateGatewayAudited(req.em, adminActor(req), params.code, patch, { cipher: deps.crypto.pii, confirmRegressions });
     return { status: 200, body: { success: true, data: gatewayBody(g) } };
+  },
+  listFormatAlarms: async ({ req, query }) => {
+    const open = query.open === undefined ? undefined : query.open === 'true';
+    return { status: 200, body: { success: true, data: await listFormatAlarms(req.em, { brandId: query.brand_id, open }) } };
+  },
+  evaluateTemplates: async ({ req, params, body }) => {
+    return { status: 200, body: { success: true, data: await evaluateTemplates(req.em, deps.crypto.pii, params.code, body) } };
   },
 });

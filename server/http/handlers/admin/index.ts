@@ -24,7 +24,7 @@ const s = initServer();
 export function adminHandlers(deps: AppDeps) {
   return s.router(contract.admin, {
     brands: adminBrandHandlers,
-    gateways: adminGatewayHandlers,
+    gateways: adminGatewayHandlers(deps),
     exchangeRates: adminExchangeRateHandlers,
     filterRules: adminFilterRuleHandlers,
     devices: adminDeviceHandlers,

@@ -17,6 +17,7 @@ import { Migration0014SmsPresets } from './0014-sms-presets.ts';
 import { Migration0016MerchantPayments } from './0016-merchant-payments.ts';
 import { Migration0017WebhookEndpoints } from './0017-webhook-endpoints.ts';
 import { Migration0019SmsRecovery } from './0019-sms-recovery.ts';
+import { Migration0020SmsFormatAlarms } from './0020-sms-format-alarms.ts';
 import { Migration0021Alerts } from './0021-alerts.ts';
 
 /**
@@ -42,5 +43,6 @@ export const migrationsList: MigrationObject[] = [
   { name: '0016-merchant-payments', class: Migration0016MerchantPayments },
   { name: '0017-webhook-endpoints', class: Migration0017WebhookEndpoints },
   { name: '0019-sms-recovery', class: Migration0019SmsRecovery },
+  { name: '0020-sms-format-alarms', class: Migration0020SmsFormatAlarms },
   { name: '0021-alerts', class: Migration0021Alerts },
 ];
