@@ -65,8 +65,8 @@ export function checkoutPages(deps: AppDeps): Router {
     '/checkout/:payment_id',
     page(deps, async (req, res) => {
       try {
-        const { view, cancelUrl } = await loadCheckout(req.em, param(req, 'payment_id'), links);
-        sendPage(res, 200, renderCheckoutPage(view, { cancelUrl }));
+        const { view, cancelUrl, timeZone } = await loadCheckout(req.em, param(req, 'payment_id'), links);
+        sendPage(res, 200, renderCheckoutPage(view, { cancelUrl, timeZone }));
       } catch (err) {
         if (err instanceof AppError && err.code === 'PAYMENT_NOT_FOUND') return sendPage(res, 404, notFoundPage());
         if (err instanceof AppError && err.code === 'BRAND_DISABLED') return sendPage(res, 403, brandDisabledPage());

@@ -1,6 +1,6 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { convertWith, loadRates, type RateRow } from '../fx/service.ts';
-import { compareMoney, computeFee } from '../money/decimal.ts';
+import { addMoney, compareMoney, computeFee } from '../money/decimal.ts';
 import { listGateways, type GatewayView } from './service.ts';
 
 export type QuoteRefusal = 'CURRENCY_CONVERSION_FAILED' | 'AMOUNT_BELOW_MINIMUM' | 'AMOUNT_EXCEEDS_MAXIMUM';
@@ -14,6 +14,11 @@ export interface GatewayQuote {
   amount: string | null;
   currency: string;
   fee: string | null;
+  /**
+   * The one number the customer sends and the wallet SMS must carry: the amount
+   * when the merchant pays the fee, amount + fee when the customer does.
+   */
+  toSend: string | null;
   /** Rate used (target per source unit), null without conversion. */
   exchangeRate: string | null;
   converted: boolean;
@@ -33,18 +38,20 @@ export function quoteGateway(gateway: GatewayView, amount: string, currency: str
   const target = chargeCurrency(gateway, currency);
   const conversion = convertWith(rates, amount, currency, target);
   if (!conversion) {
-    return { gateway, refusal: 'CURRENCY_CONVERSION_FAILED', amount: null, currency: target, fee: null, exchangeRate: null, converted: true };
+    return { gateway, refusal: 'CURRENCY_CONVERSION_FAILED', amount: null, currency: target, fee: null, toSend: null, exchangeRate: null, converted: true };
   }
   const charged = conversion.amount;
   let refusal: QuoteRefusal | null = null;
   if (compareMoney(charged, gateway.minAmount) < 0) refusal = 'AMOUNT_BELOW_MINIMUM';
   else if (gateway.maxAmount !== null && compareMoney(charged, gateway.maxAmount) > 0) refusal = 'AMOUNT_EXCEEDS_MAXIMUM';
+  const fee = computeFee(charged, gateway.feePercent, gateway.feeFixed);
   return {
     gateway,
     refusal,
     amount: charged,
     currency: target,
-    fee: computeFee(charged, gateway.feePercent, gateway.feeFixed),
+    fee,
+    toSend: gateway.feePayer === 'customer' ? addMoney(charged, fee) : charged,
     exchangeRate: conversion.rate,
     converted: conversion.direction !== 'none',
   };

@@ -14,6 +14,7 @@ import { Migration0011PiiBinding } from './0011-pii-binding.ts';
 import { Migration0012CheckoutSubmissions } from './0012-checkout-submissions.ts';
 import { Migration0013SmsEvidence } from './0013-sms-evidence.ts';
 import { Migration0014SmsPresets } from './0014-sms-presets.ts';
+import { Migration0018CheckoutFeePayer } from './0018-checkout-fee-payer.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -35,4 +36,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0012-checkout-submissions', class: Migration0012CheckoutSubmissions },
   { name: '0013-sms-evidence', class: Migration0013SmsEvidence },
   { name: '0014-sms-presets', class: Migration0014SmsPresets },
+  { name: '0018-checkout-fee-payer', class: Migration0018CheckoutFeePayer },
 ];
