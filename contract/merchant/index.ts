@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { brandContract } from './brand.ts';
 import { customersContract } from './customers.ts';
+import { paymentLinksContract } from './payment-links.ts';
 import { paymentsContract } from './payments.ts';
 import { refundsContract } from './refunds.ts';
 import { webhooksContract } from './webhooks.ts';
@@ -14,4 +15,5 @@ export const merchantContract = c.router({
   refunds: refundsContract,
   customers: customersContract,
   webhooks: webhooksContract,
+  paymentLinks: paymentLinksContract,
 });

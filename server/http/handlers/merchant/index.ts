@@ -4,6 +4,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { merchantBrandHandlers } from './brand.ts';
 import { merchantCustomerHandlers } from './customers.ts';
 import { merchantPaymentHandlers } from './payments.ts';
+import { merchantPaymentLinkHandlers } from './payment-links.ts';
 import { merchantRefundHandlers } from './refunds.ts';
 import { merchantWebhookHandlers } from './webhooks.ts';
 
@@ -17,5 +18,6 @@ export function merchantHandlers(deps: AppDeps) {
     refunds: merchantRefundHandlers,
     customers: merchantCustomerHandlers(deps),
     webhooks: merchantWebhookHandlers(deps),
+    paymentLinks: merchantPaymentLinkHandlers(deps),
   });
 }
