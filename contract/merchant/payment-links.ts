@@ -23,8 +23,6 @@ const redirectUrl = (what: string) =>
     .max(2048, 'URLs are at most 2048 characters')
     .describe(what);
 
-/** Public id of a payment link: `plink_` and 24 random hex digits (96 bits: unguessable, it is the link's only credential). */
-export const paymentLinkIdSchema = z.string().regex(/^plink_[0-9a-f]{24}$/, 'Must be a payment link id (plink_ and 24 hex digits)');
 
 export const createPaymentLinkBodySchema = z
   .strictObject({
@@ -43,7 +41,7 @@ export const createPaymentLinkBodySchema = z
 
 export const paymentLinkSchema = z
   .object({
-    id: paymentLinkIdSchema,
+    id: z.string().describe('Public id of the link: `plink_` and 24 random hex digits (96 bits: unguessable, it is the link\'s only credential).'),
     url: z.string().describe('Public URL of the link: print it or share it.'),
     qr_svg_url: z.string().describe('QR code of `url`, SVG.'),
     qr_png_url: z.string().describe('QR code of `url`, PNG.'),
