@@ -22,7 +22,7 @@ export function renderLinkPage(link: PublicLink, opts: { error?: string; amount?
       ${link.description ? html`<p class="reference">${link.description}</p>` : null}
     </div>
   </header>
-  <form class="link-form" method="post" action="/pay/${link.publicId}">
+  <form class="pay-form link-form" method="post" action="/pay/${link.publicId}">
     ${fixed
       ? html`<section class="due" aria-label="Amount due">
       <p class="label">Amount due</p>
