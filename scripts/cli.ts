@@ -16,6 +16,7 @@ import { operationCommands } from './cli/commands/operations.ts';
 import { paymentCommands } from './cli/commands/payments.ts';
 import { paymentLinkCommands } from './cli/commands/payment-links.ts';
 import { PaycollectMerchant } from '../clients/merchant/index.ts';
+import { listen } from './cli/listen.ts';
 
 export interface Io {
   out(text: string): void;
@@ -61,6 +62,9 @@ function mainHelp(): string {
     globalHelp,
     '',
     'Run `npm run cli -- <command> --help` for a command’s own options.',
+    '',
+    'With a brand\'s API key instead of the admin token:',
+    '  listen  Forward the brand\'s events, signed, to a local URL (like `stripe listen`); see `listen --help`',
   ].join('\n');
 }
 
@@ -101,6 +105,19 @@ export async function run(argv: string[], io: Io = { out: (s) => console.log(s),
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.out(mainHelp());
     return name ? EXIT.ok : EXIT.usage;
+  }
+  if (name === 'listen') {
+    // Long-running and authenticated by a merchant key, so outside the admin commands.
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      return await listen(rest, io, env, stop.signal);
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
   }
   const command = commands[name];
   if (!command) {

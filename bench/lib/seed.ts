@@ -240,7 +240,7 @@ export async function seedWebhookEndpoint(orm: Orm, keys: PersonalDataKeys, bran
   const { secret } = await putEndpoint(
     orm.em.fork(),
     keys.pii,
-    brandId,
+    { brandId, mode: 'live' },
     { url, events: ['payment.completed', 'payment.failed', 'payment.expired', 'refund.completed', 'refund.failed'], enabled: true },
     { allowPrivate: true },
   );

@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { amountSchema, currencySchema, dateQuery, errorEnvelopeSchema, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
-import { paymentStatuses } from '../merchant/payments.ts';
+import { transactionStatuses } from '../merchant/payments.ts';
 import { smsMatchStatusSchema } from '../device/sms-messages.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
 
@@ -25,7 +25,7 @@ export const adminTransactionSchema = z
     requested_amount: amountSchema.describe('The intent amount, in the intent currency.'),
     requested_currency: currencySchema,
     reference: z.string().nullable().describe("The merchant's own reference."),
-    status: z.enum(paymentStatuses),
+    status: z.enum(transactionStatuses),
     failure_reason: z.string().nullable(),
     completion_source: z.string().nullable().describe('What completed it: `sms`, `admin`, `gateway_callback`, `sandbox`.'),
     created_at: timestampSchema,
@@ -54,7 +54,7 @@ export const transactionListQuerySchema = z
     ...pageQuerySchema.shape,
     brand_id: brandFilter,
     mode: modeFilter,
-    status: z.enum(paymentStatuses).optional().describe('Only transactions in this status.'),
+    status: z.enum(transactionStatuses).optional().describe('Only transactions in this status.'),
     gateway: z.string().min(1).max(50).optional().describe('Only transactions on this gateway (code).'),
     trx_id: z.string().min(1).max(100).optional().describe('Only the transaction with this service reference, or those with this gateway reference.'),
     from: dateQuery('Created on or after this UTC date (YYYY-MM-DD, inclusive).').optional(),

@@ -10,7 +10,7 @@ import {
   timestampSchema,
   uuidSchema,
 } from '../common/index.ts';
-import { paymentStatuses } from '../merchant/payments.ts';
+import { paymentStatuses, transactionStatuses } from '../merchant/payments.ts';
 
 const c = initContract();
 
@@ -44,7 +44,7 @@ export const checkoutTransactionSchema = z
     gateway_name: z.string().describe('Gateway name to show.'),
     gateway_type: z.enum(['manual', 'automatic']),
     method: z.string(),
-    status: z.enum(paymentStatuses).describe('Transaction status.'),
+    status: z.enum(transactionStatuses).describe('Transaction status.'),
     amount: amountSchema.describe("Amount charged, in the gateway's currency."),
     currency: currencySchema,
     fee: amountSchema.describe('Gateway fee the customer pays on top of `amount`: "0.00" when the merchant pays the fee.'),
@@ -78,8 +78,8 @@ export const checkoutPaymentSchema = z
     reference: z.string().nullable().describe("The merchant's reference (order number)."),
     status: z
       .enum(paymentStatuses)
-      .describe('`pending` (nothing paid yet), the latest transaction\'s status while it is open or after it failed, `completed`, or `expired`.'),
-    payable: z.boolean().describe('True when a new transaction can be started now (status `pending` or `failed`, not expired).'),
+      .describe('`pending` (nothing paid yet), the latest transaction\'s status while it is open or after it failed, `completed`, `expired`, or `canceled` (by the merchant).'),
+    payable: z.boolean().describe('True when a new transaction can be started now (status `pending` or `failed`, not expired, and some gateway can take it).'),
     expires_at: timestampSchema.describe('When the payment link expires.'),
     gateways: z
       .array(checkoutGatewaySchema)
@@ -88,7 +88,13 @@ export const checkoutPaymentSchema = z
     redirect_url: z
       .string()
       .nullable()
-      .describe("Once the payment is completed: the merchant's success URL to send the customer to (null when the merchant gave none, or before completion)."),
+      .describe(
+        "Once the payment is completed: the merchant's success URL to send the customer to, carrying the payment id (`{PAYMENT_ID}` replaced, else `payment_id` appended); null when the merchant gave none, or before completion.",
+      ),
+    not_payable_reason: z
+      .string()
+      .nullable()
+      .describe('Set when the payment is open but no gateway can take it (currency without a rate, amount outside every limit): why, in words for the customer. `payable` is then false.'),
   })
   .meta({ id: 'CheckoutPayment' });
 
@@ -183,6 +189,7 @@ export const checkoutPaymentsContract = c.router(
           'PAYMENT_NOT_FOUND',
           'PAYMENT_EXPIRED',
           'PAYMENT_ALREADY_STARTED',
+          'INVALID_STATE',
           'GATEWAY_UNAVAILABLE',
           'AMOUNT_BELOW_MINIMUM',
           'AMOUNT_EXCEEDS_MAXIMUM',

@@ -31,6 +31,7 @@ export const errorCodes = [
   'IDEMPOTENCY_REQUEST_IN_PROGRESS',
   'INVALID_STATE',
   'PAYMENT_ALREADY_STARTED',
+  'PAYMENT_NOT_CANCELABLE',
   'GATEWAY_TRX_ID_TAKEN',
   'BRAND_DISABLED',
   'SUBMISSION_LIMIT_REACHED',
@@ -49,6 +50,7 @@ export const errorCodes = [
   'GATEWAY_UNAVAILABLE',
   'INVALID_SMS_TEMPLATE',
   'WEBHOOK_URL_NOT_ALLOWED',
+  'WEBHOOK_ENDPOINT_LIMIT_REACHED',
   'INVALID_SIGNATURE',
   'RATE_LIMITED',
   'INTERNAL_ERROR',
@@ -131,8 +133,8 @@ export const errorRegistry = {
   },
   WEBHOOK_ENDPOINT_NOT_FOUND: {
     status: 404,
-    message: 'Webhook endpoint not configured',
-    description: 'The brand has no webhook endpoint yet.',
+    message: 'Webhook endpoint not found',
+    description: 'No webhook endpoint of the brand with this id exists for the calling key\'s mode, or (singular routes) the brand has no webhook endpoint yet.',
   },
   DELIVERY_NOT_FOUND: { status: 404, message: 'Webhook delivery not found', description: 'No webhook delivery with this id exists.' },
   EXCHANGE_RATE_NOT_FOUND: { status: 404, message: 'Exchange rate not found', description: 'No exchange rate for this currency pair.' },
@@ -160,6 +162,14 @@ export const errorRegistry = {
     status: 409,
     message: 'Payment already has a transaction',
     description: 'The payment intent already has a transaction in progress or completed.',
+  },
+  PAYMENT_NOT_CANCELABLE: {
+    status: 409,
+    message: 'Payment cannot be canceled',
+    description:
+      'Only an open payment can be canceled: no transaction yet, or one the customer has not paid on (`pending`, or `failed` so a retry is possible). ' +
+      'Refused once the customer has reported paying (`awaiting_verification`: money may already have moved, so an operator verifies or rejects it first), ' +
+      'while an automatic gateway is `processing`, and for `completed` (refund it instead) or `expired` payments.',
   },
   GATEWAY_TRX_ID_TAKEN: {
     status: 409,
@@ -252,6 +262,11 @@ export const errorRegistry = {
     status: 422,
     message: 'Webhook URL is not allowed',
     description: 'The URL is not https/http, or resolves to a private, loopback, link-local or metadata address.',
+  },
+  WEBHOOK_ENDPOINT_LIMIT_REACHED: {
+    status: 409,
+    message: 'Webhook endpoint limit reached',
+    description: 'The brand already has the most webhook endpoints allowed (16, both modes together); delete one first.',
   },
   INVALID_SIGNATURE: {
     status: 401,

@@ -2,8 +2,10 @@ import { initContract } from '@ts-rest/core';
 import { brandContract } from './brand.ts';
 import { customersContract } from './customers.ts';
 import { paymentLinksContract } from './payment-links.ts';
+import { eventsContract } from './events.ts';
 import { paymentsContract } from './payments.ts';
 import { refundsContract } from './refunds.ts';
+import { webhookEndpointsContract } from './webhook-endpoints.ts';
 import { webhooksContract } from './webhooks.ts';
 
 const c = initContract();
@@ -16,4 +18,6 @@ export const merchantContract = c.router({
   customers: customersContract,
   webhooks: webhooksContract,
   paymentLinks: paymentLinksContract,
+  webhookEndpoints: webhookEndpointsContract,
+  events: eventsContract,
 });

@@ -2,6 +2,10 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import {
   amountInputSchema,
+  dateQuery,
+  okList,
+  pageMetaWithPagesSchema,
+  pageQuerySchema,
   amountSchema,
   commonErrorResponses,
   currencySchema,
@@ -15,7 +19,10 @@ import {
 
 const c = initContract();
 
-export const paymentStatuses = ['pending', 'processing', 'awaiting_verification', 'completed', 'failed', 'expired'] as const;
+/** Statuses of one transaction (one attempt on one gateway). */
+export const transactionStatuses = ['pending', 'processing', 'awaiting_verification', 'completed', 'failed', 'expired'] as const;
+/** Statuses a payment shows: its latest transaction's, or its intent's; `canceled` when the merchant canceled it. */
+export const paymentStatuses = [...transactionStatuses, 'canceled'] as const;
 
 export const METADATA_MAX_KEYS = 50;
 export const METADATA_MAX_BYTES = 8192;
@@ -60,7 +67,10 @@ export const createPaymentBodySchema = z
       .optional()
       .describe('Seconds until the payment link expires. Default: the `intent_expiry_minutes` setting (60 minutes).'),
     expires_at: timestampSchema.optional().describe('When the payment link expires (at least 60 seconds and at most 30 days ahead). Give this or `expires_in`, not both.'),
-    success_url: redirectUrl('Where the customer is sent after paying.').optional(),
+    success_url: redirectUrl(
+      'Where the customer is sent after paying. The payment id rides along so your page can look the payment up: a `{PAYMENT_ID}` placeholder ' +
+        'in the URL is replaced by it (`https://shop.example/thanks?pid={PAYMENT_ID}`); without a placeholder `payment_id=<id>` is appended to the query.',
+    ).optional(),
     cancel_url: redirectUrl('Where the customer is sent on cancelling.').optional(),
   })
   .refine((b) => b.expires_in === undefined || b.expires_at === undefined, {
@@ -106,7 +116,7 @@ export const paymentSchema = z
     amount: amountSchema.describe('Amount charged on the gateway (after currency conversion); the intent amount in the intent form.'),
     currency: currencySchema,
     fee: amountSchema.nullable().describe('Gateway fee on `amount`.'),
-    status: z.enum(paymentStatuses).describe('Transaction status, or `pending`/`expired` in the intent form.'),
+    status: z.enum(paymentStatuses).describe('Transaction status, or `pending`/`expired` in the intent form; `canceled` once you canceled the payment.'),
     gateway: z.string().nullable().describe('Gateway code.'),
     method: z.string().nullable().describe('Payment method of the gateway.'),
     reference: z.string().nullable().describe('Your own reference.'),
@@ -127,6 +137,45 @@ export const paymentSchema = z
   .meta({ id: 'Payment' });
 
 export type PaymentResource = z.infer<typeof paymentSchema>;
+
+/** A payment in a list: like `Payment`, with the customer's contact details masked. */
+export const paymentListItemSchema = paymentSchema
+  .omit({ customer: true })
+  .extend({
+    customer: z
+      .object({
+        name: z.string().nullable(),
+        email_masked: z.string().nullable().describe('Masked email, e.g. `j***@example.com`.'),
+        phone_masked: z.string().nullable().describe('Masked phone, e.g. `+88017*****678`.'),
+      })
+      .nullable()
+      .describe('The customer with masked email and phone (as the customer list shows it), or null.'),
+  })
+  .meta({ id: 'PaymentListItem' });
+
+export type PaymentListItemResource = z.infer<typeof paymentListItemSchema>;
+
+export const paymentListQuerySchema = z
+  .strictObject({
+    ...pageQuerySchema.shape,
+    status: z.enum(paymentStatuses).optional().describe('Only payments in this status (the status `GET /api/v1/payments/{payment_id}` shows).'),
+    gateway: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'Must be a gateway code (lower-case letters, digits, _ or -)')
+      .optional()
+      .describe("Only payments whose latest transaction is on this gateway (its code)."),
+    reference: z.string().min(1).max(100).optional().describe('Only payments with exactly this reference of yours.'),
+    customer_email: z
+      .string()
+      .min(3)
+      .max(254)
+      .optional()
+      .describe("Only payments of the customer with this email (matched on the normalised address's keyed hash; nothing is decrypted to search)."),
+    customer_phone: z.string().min(3).max(32).optional().describe('Only payments of the customer with this phone number (E.164 or national; keyed hash).'),
+    from: dateQuery('Created on or after this UTC date (YYYY-MM-DD, inclusive).').optional(),
+    to: dateQuery('Created on or before this UTC date (YYYY-MM-DD, inclusive).').optional(),
+  })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'Must not be before `from`', path: ['to'] });
 export type PaymentCreatedResource = z.infer<typeof paymentCreatedSchema>;
 
 export const paymentsContract = c.router(
@@ -145,6 +194,36 @@ export const paymentsContract = c.router(
         tag: 'Payments',
         idempotent: true,
         errors: ['AMOUNT_EXCEEDS_MAXIMUM', 'AMOUNT_BELOW_MINIMUM', 'CURRENCY_NOT_SUPPORTED', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_REQUEST_IN_PROGRESS'],
+      }),
+    },
+    list: {
+      method: 'GET',
+      path: '/payments',
+      summary: 'List and search payments',
+      description:
+        'Payments of the calling brand in the key\'s mode, newest first, each as `GET /api/v1/payments/{payment_id}` shows it but with the customer\'s ' +
+        'email and phone masked. Filters combine (AND). Out-of-range or malformed filters are a 400 naming the parameter.',
+      query: paymentListQuerySchema,
+      responses: { 200: okList(paymentListItemSchema, pageMetaWithPagesSchema) },
+      metadata: meta({ auth: 'merchant', tag: 'Payments' }),
+    },
+    cancel: {
+      method: 'POST',
+      path: '/payments/:payment_id/cancel',
+      summary: 'Cancel a payment',
+      description:
+        'Cancels an open payment: its checkout link stops taking payments, a `pending` transaction (the customer chose a gateway but reported no payment) ' +
+        'fails, and `payment.canceled` is sent. Canceling a canceled payment answers the same payment again and sends nothing. ' +
+        '`PAYMENT_NOT_CANCELABLE` once the customer has reported paying (`awaiting_verification`: money may already have moved; an operator verifies or rejects it), ' +
+        'while an automatic gateway is `processing`, and for `completed` or `expired` payments. Honours `Idempotency-Key`.',
+      pathParams: z.object({ payment_id: z.string().describe('The payment id (UUID) returned when the payment was created.') }),
+      body: z.strictObject({}).optional(),
+      responses: { 200: ok(paymentSchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      metadata: meta({
+        auth: 'merchant',
+        tag: 'Payments',
+        idempotent: true,
+        errors: ['PAYMENT_NOT_FOUND', 'PAYMENT_NOT_CANCELABLE', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_REQUEST_IN_PROGRESS'],
       }),
     },
     get: {

@@ -42,10 +42,15 @@ export const refundSchema = z
 
 export const createRefundBodySchema = z
   .strictObject({
-    trx_id: z.string().trim().min(1).max(100).describe('Service (or gateway) reference of a completed transaction.'),
+    trx_id: z.string().trim().min(1).max(100).optional().describe('Service (or gateway) reference of a completed transaction. Give this or `payment_id`.'),
+    payment_id: uuidSchema
+      .optional()
+      .describe('The payment id (UUID) of a completed payment, as `POST /api/v1/payments` returned it: its completed transaction is refunded. Give this or `trx_id`.'),
     amount: amountInputSchema.describe('Amount to refund, in the transaction currency; at most what is left after earlier non-failed refunds.'),
     reason: z.string().trim().max(500).optional().describe('Free text.'),
   })
+  .refine((b) => b.trx_id !== undefined || b.payment_id !== undefined, { message: 'Give trx_id or payment_id', path: ['trx_id'] })
+  .refine((b) => b.trx_id === undefined || b.payment_id === undefined, { message: 'Give trx_id or payment_id, not both', path: ['payment_id'] })
   .meta({ id: 'CreateRefundRequest' });
 
 export const refundListQuerySchema = z
@@ -66,7 +71,7 @@ export const refundsContract = c.router(
       path: '/refunds',
       summary: 'Refund a transaction',
       description:
-        'Creates a `pending` refund of a completed transaction. The sum of its non-failed refunds never exceeds its amount, also when requests race. Honours `Idempotency-Key`.',
+        'Creates a `pending` refund of a completed transaction, named by its `trx_id` or by the `payment_id` of its payment (exactly one of them). The sum of its non-failed refunds never exceeds its amount, also when requests race. Honours `Idempotency-Key`.',
       body: createRefundBodySchema,
       responses: { 201: ok(refundSchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema, 422: errorEnvelopeSchema },
       metadata: meta({

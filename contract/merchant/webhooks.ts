@@ -7,10 +7,19 @@ const c = initContract();
 
 export const deliveryStatuses = ['pending', 'retrying', 'success', 'dead_letter'] as const;
 
-/** The brand's webhook endpoint. The signing secret is never shown here (only once, when issued). */
+/**
+ * A webhook endpoint of the brand (a brand has up to 16). The signing secret is
+ * never shown here (only once, when issued).
+ */
 export const webhookEndpointSchema = z
   .object({
+    id: z.number().int().describe('Endpoint id (`/api/v1/webhooks/endpoints/{id}`).'),
+    mode: z
+      .enum(['live', 'test'])
+      .nullable()
+      .describe("The only mode whose events it receives: the mode of the key that created it. Null: both modes (the endpoint set through the singular `PUT /api/v1/webhooks/endpoint`); the body's `livemode` tells them apart."),
     url: z.string().describe('Where deliveries are POSTed.'),
+    description: z.string().describe('Your own label for it; may be empty.'),
     events: z.array(webhookEventNameSchema).describe('Events delivered to this endpoint.'),
     enabled: z.boolean().describe('False: events are recorded but not delivered, and queued deliveries become `dead_letter`.'),
     disabled_reason: z
@@ -20,6 +29,8 @@ export const webhookEndpointSchema = z
     disabled_at: timestampSchema.nullable(),
     failing_since: timestampSchema.nullable().describe('First failed attempt since the last success, or null when the last attempt succeeded.'),
     last_success_at: timestampSchema.nullable(),
+    last_failure_at: timestampSchema.nullable().describe('When the latest failed attempt to it ended.'),
+    consecutive_failures: z.number().int().min(0).describe('Failed attempts since the last success (0 after a success, or when it is enabled again).'),
     previous_secret_expires_at: timestampSchema
       .nullable()
       .describe('While a rotated-out secret still signs (24 hours after a rotation), when it stops; null otherwise.'),
@@ -33,6 +44,38 @@ const secretSchema = z
   .describe('The signing secret (`whsec_…`). Shown only now; store it to verify `X-Webhook-Signature`.');
 
 export const webhookEndpointCreatedSchema = webhookEndpointSchema.extend({ secret: secretSchema }).meta({ id: 'WebhookEndpointCreated' });
+
+const endpointUrlSchema = z
+  .url({ protocol: /^https?$/, error: 'Must be an absolute http(s) URL' })
+  .max(2048, 'URLs are at most 2048 characters')
+  .describe('Receiver URL. Must resolve to public addresses only (private, loopback, link-local and metadata addresses are refused), checked now and again at every delivery. Redirects are not followed.');
+
+const endpointEventsSchema = z
+  .array(webhookEventNameSchema)
+  .min(1, 'Subscribe to at least one event')
+  .refine((e) => new Set(e).size === e.length, 'Events must not repeat')
+  .describe('Events to deliver.');
+
+const descriptionSchema = z.string().max(200, 'At most 200 characters').describe('Your own label for the endpoint.');
+
+export const createWebhookEndpointBodySchema = z
+  .strictObject({
+    url: endpointUrlSchema,
+    events: endpointEventsSchema,
+    description: descriptionSchema.optional(),
+    enabled: z.boolean().optional().default(true).describe('Default true.'),
+  })
+  .meta({ id: 'CreateWebhookEndpointRequest' });
+
+export const updateWebhookEndpointBodySchema = z
+  .strictObject({
+    url: endpointUrlSchema.optional(),
+    events: endpointEventsSchema.optional(),
+    description: descriptionSchema.optional(),
+    enabled: z.boolean().optional().describe('Enabling clears an automatic disable (`gone`, `failing`) and the failure count; disabling records `merchant`.'),
+  })
+  .refine((b) => Object.keys(b).length > 0, 'Give at least one of url, events, description, enabled')
+  .meta({ id: 'UpdateWebhookEndpointRequest' });
 
 export const putWebhookEndpointBodySchema = z
   .strictObject({
@@ -60,6 +103,7 @@ export const secretRotationSchema = z
 export const webhookDeliverySchema = z
   .object({
     id: z.number().int(),
+    endpoint_id: z.number().int().nullable().describe('The endpoint it goes to; null once that endpoint was deleted.'),
     event_id: z.string().describe('Event id (`evt_…`): the body `id` and the `X-Webhook-Id` header.'),
     transaction_id: z.number().int().nullable().describe('Internal transaction id, or null for events without one (device events).'),
     event: webhookEventNameSchema,
@@ -113,17 +157,18 @@ export const webhooksContract = c.router(
     getEndpoint: {
       method: 'GET',
       path: '/webhooks/endpoint',
-      summary: 'Webhook endpoint',
-      description: 'The configured endpoint and its health (disabled reason, failing since). The secret is not shown.',
+      summary: 'Default webhook endpoint',
+      description:
+        "The brand's default endpoint (the first one, lowest id, that the calling key's mode sees) and its health. The secret is not shown. Kept as an alias: with several endpoints use `GET /api/v1/webhooks/endpoints`.",
       responses: { 200: ok(webhookEndpointSchema), 404: errorEnvelopeSchema },
       metadata: endpointMeta(['WEBHOOK_ENDPOINT_NOT_FOUND']),
     },
     putEndpoint: {
       method: 'PUT',
       path: '/webhooks/endpoint',
-      summary: 'Set the webhook endpoint',
+      summary: 'Set the default webhook endpoint',
       description:
-        'Creates the endpoint (201, with its signing secret shown once) or replaces its URL, events and enabled flag (200; the secret is kept). Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}">`, `X-Webhook-Id` (the event id, stable across retries and replays: deduplicate on it), `X-Webhook-Event` and `X-Webhook-Attempt`; only a 2xx answer within the attempt timeout counts as delivered, redirects are not followed, and 410 disables the endpoint.',
+        'An alias of the default endpoint (the first one the calling key sees): creates it when there is none, receiving both modes (201, with its signing secret shown once), or replaces its URL, events and enabled flag (200; the secret is kept). Prefer `POST /api/v1/webhooks/endpoints` for new integrations. Creates the endpoint (201, with its signing secret shown once) or replaces its URL, events and enabled flag (200; the secret is kept). Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}">`, `X-Webhook-Id` (the event id, stable across retries and replays: deduplicate on it), `X-Webhook-Event` and `X-Webhook-Attempt`; only a 2xx answer within the attempt timeout counts as delivered, redirects are not followed, and 410 disables the endpoint.',
       body: putWebhookEndpointBodySchema,
       responses: { 200: ok(webhookEndpointSchema), 201: ok(webhookEndpointCreatedSchema), 422: errorEnvelopeSchema },
       metadata: endpointMeta(['WEBHOOK_URL_NOT_ALLOWED']),
@@ -131,9 +176,9 @@ export const webhooksContract = c.router(
     rotateSecret: {
       method: 'POST',
       path: '/webhooks/endpoint/secret-rotations',
-      summary: 'Rotate the signing secret',
+      summary: 'Rotate the default endpoint\'s signing secret',
       description:
-        'Issues a new signing secret, shown once. The previous secret keeps signing for 24 hours (each delivery then has one `v1` per secret), so receivers can switch without missing a delivery. Rotating again within the 24 hours keeps the older secrets signing until their own expiry.',
+        'Alias of `POST /api/v1/webhooks/endpoints/{id}/secret-rotations` for the default endpoint. Issues a new signing secret, shown once. The previous secret keeps signing for 24 hours (each delivery then has one `v1` per secret), so receivers can switch without missing a delivery. Rotating again within the 24 hours keeps the older secrets signing until their own expiry.',
       body: z.strictObject({}).optional().describe('No body (an empty object is accepted).'),
       responses: { 201: ok(secretRotationSchema), 404: errorEnvelopeSchema },
       metadata: endpointMeta(['WEBHOOK_ENDPOINT_NOT_FOUND']),
@@ -151,7 +196,7 @@ export const webhooksContract = c.router(
       path: '/webhooks/tests',
       summary: 'Send a test event',
       description:
-        "Sends a signed sample event of the chosen type to the brand's endpoint, through the same delivery pipeline as real events (retries, delivery log): " +
+        "Alias of `POST /api/v1/webhooks/endpoints/{id}/tests` for the default endpoint. Sends a signed sample event of the chosen type to the brand's default endpoint, through the same delivery pipeline as real events (retries, delivery log): " +
         'nothing changes anywhere: the body carries `livemode` of the calling key, and its `data` is a realistic sample valid against the event schema whose ids name no real object. ' +
         'The delivery is returned and listed by `GET /api/v1/webhooks/deliveries`. No endpoint: `WEBHOOK_ENDPOINT_NOT_FOUND`; a disabled endpoint: `INVALID_STATE` (enable it first).',
       body: sendTestEventBodySchema,

@@ -6,6 +6,7 @@ import { errorCodes, errorRegistry, type ErrorCode } from '../../contract/common
 import type { AuthKind, RouteMeta } from '../../contract/common/meta.ts';
 import { webhookEventSchemas } from '../../contract/events.ts';
 import { exampleFor } from './examples.ts';
+import { curlSample, nodeSample, webhookVerificationMarkdown } from './snippets.ts';
 
 /**
  * Builds openapi/openapi.json from the contract alone: paths, parameters,
@@ -52,6 +53,9 @@ class SchemaCollector {
           if (k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')) {
             const id = v.slice('#/$defs/'.length);
             out[k] = `#/components/schemas/${rename[id] ?? id}`;
+          } else if ((k === 'minimum' && v === Number.MIN_SAFE_INTEGER) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER)) {
+            // zod's int() bounds to the safe-integer range; published, they only leak into examples as -9007199254740991.
+            continue;
           } else if (k === 'pattern' && obj.format === 'date-time') {
             // zod's datetime regex is exact but unreadable; `format` says the same to a reader.
             continue;
@@ -75,6 +79,20 @@ class SchemaCollector {
     for (const [id, def] of Object.entries(defs)) this.components[rename[id]!] = rewrite(def) as SchemaObject;
     return rewrite(json) as SchemaObject;
   }
+}
+
+/**
+ * A query value is text on the wire, but a whole-number one (`page`, `per_page`)
+ * is published as the integer it parses to, with its range and default.
+ */
+function querySchema(collector: SchemaCollector, s: z.ZodType): SchemaObject {
+  const input = collector.convert(s, 'input') as Json;
+  if (input.type !== 'string' || typeof input.pattern !== 'string' || !/^\^\[0-9\]/.test(input.pattern)) return input as SchemaObject;
+  const output = collector.convert(s, 'output') as Json;
+  if (output.type !== 'integer') return input as SchemaObject;
+  const out: Json = { ...output };
+  if (input.default !== undefined) out.default = Number(input.default);
+  return out as SchemaObject;
 }
 
 function objectProperties(schema: unknown): Record<string, z.ZodType> {
@@ -153,7 +171,8 @@ export function buildOpenApiDocument(): OpenAPIObject {
       ].join('\n'),
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: 'http://localhost:3000', description: 'Local development (npm start)' }],
+    // Relative: "Try it" calls whatever address the document was loaded from.
+    servers: [{ url: '/', description: 'This service (the address this document was loaded from)' }],
     paths: {},
     components: {},
   });
@@ -163,6 +182,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
   }
 
   const tags = new Set<string>();
+  const operations: Array<{ op: OperationObject; key: string[]; auth: AuthKind; method: string; path: string }> = [];
   walk(contract, [], (route, key) => {
     const m = (route.metadata ?? {}) as RouteMeta;
     const auth = m.auth ?? 'none';
@@ -175,7 +195,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
       params.push({ name, in: 'path', required: true, schema: s ? collector.convert(s, 'input') : { type: 'string' }, ...(s?.description ? { description: s.description } : {}) });
     }
     for (const [name, s] of Object.entries(objectProperties(route.query))) {
-      params.push({ name, in: 'query', required: !isOptional(s), schema: collector.convert(s, 'input'), ...(s.description ? { description: s.description } : {}) });
+      params.push({ name, in: 'query', required: !isOptional(s), schema: querySchema(collector, s), ...(s.description ? { description: s.description } : {}) });
     }
     for (const [name, s] of Object.entries(objectProperties(route.headers))) {
       if (name.toLowerCase() === 'authorization') continue;
@@ -218,6 +238,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
       });
     }
     tags.add(op.tags![0]!);
+    operations.push({ op, key, auth, method: route.method.toLowerCase(), path: oasPath });
     builder.addPath(oasPath, { ...(builder.getSpec().paths?.[oasPath] ?? {}), [route.method.toLowerCase()]: op });
   });
 
@@ -246,34 +267,112 @@ export function buildOpenApiDocument(): OpenAPIObject {
   tags.add('Webhooks');
 
   for (const [name, schema] of Object.entries(collector.components)) builder.addSchema(name, schema);
-  addExamples(builder.getSpec().paths ?? {}, collector.components);
-  for (const t of [...tags].sort()) builder.addTag({ name: t, description: tagDescriptions[t] ?? `${t} operations.` });
-  return JSON.parse(JSON.stringify({ ...builder.getSpec(), webhooks })) as OpenAPIObject;
+  const shared = addExamples(builder.getSpec().paths ?? {}, collector.components);
+  for (const item of Object.values(webhooks) as Json[]) {
+    const post = item.post as Json;
+    const media = ((post.requestBody as Json).content as Json)['application/json'] as Json;
+    media.example = exampleFor(media.schema as Json, collector.components);
+  }
+  for (const { op, key, auth, method, path: p } of operations) addCodeSamples(op, key, auth, method, p);
+  const groups = tagGroups(operations, tags);
+  const spec = builder.getSpec();
+  const webhooksTag = tagDescriptions.Webhooks + '\n\n## Verifying a delivery\n\n' + webhookVerificationMarkdown();
+  const orderedTags = groups.flatMap((g) => g.tags).map((t) => ({ name: t, description: t === 'Webhooks' ? webhooksTag : (tagDescriptions[t] ?? `${t} operations.`) }));
+  return JSON.parse(
+    JSON.stringify({
+      ...spec,
+      tags: orderedTags,
+      'x-tagGroups': groups,
+      components: { ...spec.components, responses: shared.responses, examples: shared.examples },
+      webhooks,
+    }),
+  ) as OpenAPIObject;
+}
+
+/** Who reads a tag, by the surface its operations live on; merchants first. */
+const audiences: Array<{ name: string; prefix: string }> = [
+  { name: 'Merchant API', prefix: '/api/v1/' },
+  { name: 'Hosted checkout', prefix: '/api/checkout/' },
+  { name: 'Companion device', prefix: '/api/mobile/' },
+  { name: 'Admin', prefix: '/api/admin/' },
+];
+/** Within the merchant group, the order an integration meets them in. */
+const preferredOrder = ['Payments', 'Refunds', 'Customers', 'Webhooks', 'Brand'];
+
+function tagGroups(operations: Array<{ op: OperationObject; path: string }>, tags: Set<string>): Array<{ name: string; tags: string[] }> {
+  const audienceOf = new Map<string, number>();
+  for (const { op, path: p } of operations) {
+    const tag = op.tags![0]!;
+    const i = audiences.findIndex((a) => p.startsWith(a.prefix));
+    const idx = i === -1 ? audiences.length : i;
+    audienceOf.set(tag, Math.min(audienceOf.get(tag) ?? idx, idx));
+  }
+  audienceOf.set('Webhooks', 0);
+  const rank = (t: string) => (preferredOrder.includes(t) ? preferredOrder.indexOf(t) : preferredOrder.length);
+  const groups = [...audiences.map((a) => a.name), 'Operations'].map((name, i) => ({
+    name,
+    tags: [...tags].filter((t) => (audienceOf.get(t) ?? audiences.length) === i).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)),
+  }));
+  return groups.filter((g) => g.tags.length);
+}
+
+function addCodeSamples(op: OperationObject, key: string[], auth: AuthKind, method: string, oasPath: string): void {
+  const media = ((op.requestBody as Json | undefined)?.content as Json | undefined)?.['application/json'] as Json | undefined;
+  const body = media?.example as unknown;
+  const samples = [{ lang: 'Shell', label: 'curl', source: curlSample(method, oasPath, op as Json, auth, body) }];
+  if (key[0] === 'merchant') samples.push({ lang: 'JavaScript', label: 'Node SDK', source: nodeSample(key.slice(1), op as Json, method === 'get' ? undefined : body) });
+  (op as Json)['x-codeSamples'] = samples;
 }
 
 /**
  * A concrete example beside every JSON body; error responses show the envelope
  * with the first code their description lists for that status.
  */
-function addExamples(paths: Record<string, any>, components: Record<string, any>): void {
+function addExamples(paths: Record<string, any>, components: Record<string, any>): { examples: Record<string, unknown>; responses: Record<string, unknown> } {
+  // One shared example per error code, referenced from every response that can carry it.
+  const errorExamples: Record<string, unknown> = {};
+  // Error responses repeat across routes: each distinct one is published once in components.responses.
+  const errorResponses: Record<string, unknown> = {};
+  const responseNames = new Map<string, string>();
   for (const item of Object.values(paths)) {
     for (const op of Object.values(item as Record<string, any>)) {
+      for (const param of op.parameters ?? []) {
+        if (param.schema && param.example === undefined) param.example = exampleFor(param.schema, components, 0, param.name, 'request');
+      }
       const body = op.requestBody?.content?.['application/json'];
-      if (body?.schema) body.example = exampleFor(body.schema, components);
+      if (body?.schema) body.example = exampleFor(body.schema, components, 0, '', 'request');
       for (const [status, response] of Object.entries(op.responses ?? {}) as Array<[string, any]>) {
         const media = response.content?.['application/json'];
         if (!media?.schema) continue;
         if (Number(status) >= 400) {
           const code = /`([A-Z_]+)`/.exec(response.description ?? '')?.[1] ?? 'INTERNAL_ERROR';
           const message = errorRegistry[code as ErrorCode]?.message ?? 'Error';
-          media.example = { success: false, error: message, errors: [{ code, message, field: code === 'VALIDATION_ERROR' ? 'amount' : null }], request_id: 'req_0f1e2d3c4b5a69788796a5b4c3d2e1f0' };
+          errorExamples[code] ??= {
+            summary: code,
+            value: { success: false, error: message, errors: [{ code, message, field: code === 'VALIDATION_ERROR' ? 'amount' : null }], request_id: 'req_0f1e2d3c4b5a69788796a5b4c3d2e1f0' },
+          };
+          media.examples = { [code]: { $ref: `#/components/examples/${code}` } };
+          const codes = [...(response.description as string).matchAll(/^`([A-Z_]+)`/gm)].map((m) => m[1]!);
+          const text = JSON.stringify(response);
+          let refName = responseNames.get(text);
+          if (!refName) {
+            const base = codes.length ? codes.map(pascal).join('Or') : `Error${status}`;
+            refName = base;
+            for (let i = 2; errorResponses[refName]; i++) refName = `${base}${i}`;
+            errorResponses[refName] = response;
+            responseNames.set(text, refName);
+          }
+          op.responses[status] = { $ref: `#/components/responses/${refName}` };
         } else {
           media.example = exampleFor(media.schema, components);
         }
       }
     }
   }
+  return { examples: errorExamples, responses: errorResponses };
 }
+
+const pascal = (code: string) => code.toLowerCase().split('_').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 
 export function renderOpenApi(): string {
   return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;

@@ -127,16 +127,29 @@ function expiredSection(p: CheckoutPayment, cancelUrl: string | null): SafeHtml 
   </section>`;
 }
 
+/** Canceled by the merchant, or open but no gateway can take it: nothing to pay here, and no gateway buttons. */
+function closedSection(p: CheckoutPayment, cancelUrl: string | null, title: string, text: string): SafeHtml {
+  const back = safeHttpUrl(cancelUrl);
+  return html`<section class="status expired">
+    <div class="status-icon warn" aria-hidden="true">!</div>
+    <h2 class="status-title">${title}</h2>
+    <p>${text} Please contact ${p.brand.name}.</p>
+    ${back ? html`<a class="button secondary" href="${back}">Back to ${p.brand.name}</a>` : null}
+  </section>`;
+}
+
 function stateSection(p: CheckoutPayment, cancelUrl: string | null): SafeHtml {
   if (p.status === 'completed') return completedSection(p);
   if (p.status === 'expired') return expiredSection(p, cancelUrl);
+  if (p.status === 'canceled') return closedSection(p, cancelUrl, 'Payment canceled', `${p.brand.name} canceled this payment; it can no longer be paid.`);
+  if (p.not_payable_reason) return closedSection(p, cancelUrl, 'This payment cannot be paid here', p.not_payable_reason);
   if (p.payable) return payableSection(p);
   return waitingSection(p.transaction!);
 }
 
 /** The hosted checkout page: server-rendered for the payment's current state; checkout.js submits, polls and redirects. */
 export function renderCheckoutPage(p: CheckoutPayment, opts: { cancelUrl: string | null; timeZone?: string | null }): string {
-  const cancellable = p.status !== 'completed' && p.status !== 'expired';
+  const cancellable = p.status !== 'completed' && p.status !== 'expired' && p.status !== 'canceled';
   const body = html`<main class="sheet" id="checkout"
   data-api="${CHECKOUT_PATH_PREFIX}/payments/${p.payment_id}"
   data-status="${p.status}"
@@ -153,7 +166,7 @@ export function renderCheckoutPage(p: CheckoutPayment, opts: { cancelUrl: string
   <section class="due" aria-label="Amount due">
     <p class="label">${p.status === 'completed' ? 'Amount paid' : 'Amount due'}</p>
     <p class="amount"><span class="amount-value">${formatAmount(p.amount)}</span> <span class="amount-currency">${p.currency}</span></p>
-    ${p.status === 'completed' || p.status === 'expired'
+    ${p.status === 'completed' || p.status === 'expired' || p.status === 'canceled'
       ? null
       : html`<p class="expires">Pay before <time datetime="${p.expires_at}">${formatDeadline(p.expires_at, opts.timeZone ?? null)}</time></p>`}
   </section>

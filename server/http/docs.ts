@@ -2,11 +2,14 @@ import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type RequestHandler, type Router } from 'express';
-import { createRequire } from 'node:module';
 import { sendCode } from './errors.ts';
+import { CompressedBody } from './docs-compress.ts';
 
-// swagger-ui-dist ships no type declarations; resolve its folder directly.
-const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+// The renderer is the standalone browser build of @scalar/api-reference, served
+// from node_modules (no CDN: the machine may be offline). Chosen over Swagger UI
+// because it renders x-tagGroups (merchant API first), x-codeSamples and has search.
+// The package exports no package.json: its main entry is dist/index.js, one level below the root.
+const scalarDir = path.resolve(path.dirname(fileURLToPath(import.meta.resolve('@scalar/api-reference'))), '..');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const openapiFile = path.join(root, 'openapi', 'openapi.json');
 
@@ -16,32 +19,44 @@ const page = `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Payment collection API reference</title>
-  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+  <link rel="icon" href="data:,">
 </head>
 <body>
-  <div id="swagger-ui"></div>
-  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <!-- Not id="api-reference": the bundle auto-mounts a second, unconfigured copy on that id. -->
+  <div id="reference"></div>
+  <script src="/docs/assets/scalar.js"></script>
   <script src="/docs/init.js"></script>
 </body>
 </html>`;
 
-const init = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, tryItOutEnabled: false });`;
+// Everything that would reach the internet is off: default web fonts, telemetry,
+// the hosted client and proxy. "Try it" calls this origin (the document's server is '/').
+const init = `Scalar.createApiReference('#reference', ${JSON.stringify({
+  sources: [{ url: '/openapi.json', slug: 'api', title: 'Payment collection API', default: true }],
+  withDefaultFonts: false,
+  telemetry: false,
+  hideClientButton: true,
+  showDeveloperTools: 'never',
+  persistAuth: false,
+  documentDownloadType: 'json',
+  defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
+  agent: { disabled: true },
+})});\n`;
 
 /**
- * Only what the page loads. The package's folder also holds a stock index.html
- * (which loads an internet demo document and may be framed), an OAuth redirect
- * page and source maps: none of it is served.
+ * Only what the page loads. The package also holds source maps, an ES module
+ * build and other files: none of it is served.
  */
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
+const ASSETS: Record<string, { file: string; type: string }> = {
+  'scalar.js': { file: 'dist/browser/standalone.js', type: 'application/javascript; charset=utf-8' },
 };
 
 /**
  * Scripts only from this origin (the bundle and init.js, no inline script, no
- * eval); the page fetches only /openapi.json; it may not be framed (no
- * clickjacking of "Try it out"). Inline styles are allowed because Swagger UI
- * sets style attributes in the markup it renders; styles cannot run script.
+ * eval); the page fetches only this origin (/openapi.json and "Try it" calls);
+ * it may not be framed (no clickjacking of "Try it"). Inline styles are allowed
+ * because the renderer injects its stylesheet as a <style> element and sets
+ * style attributes; styles cannot run script.
  */
 export const DOCS_CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -65,25 +80,38 @@ const docsHeaders: RequestHandler = (_req, res, next) => {
 };
 
 /**
- * The published OpenAPI document and an interactive reference page served from
- * the swagger-ui-dist package (no CDN: the machine may be offline).
+ * The published OpenAPI document and an interactive reference page, both sent
+ * brotli/gzip-compressed when the client accepts it.
  */
 export function docsRouter(): Router {
   const router = express.Router();
   // Read once: the document is generated and committed, it does not change while running.
-  const document = existsSync(openapiFile) ? readFileSync(openapiFile, 'utf8') : null;
-  router.get('/openapi.json', (req, res) => {
+  // Served without the committed file's indentation (a third smaller before compression).
+  const document = existsSync(openapiFile) ? new CompressedBody(JSON.stringify(JSON.parse(readFileSync(openapiFile, 'utf8'))), 'application/json; charset=utf-8') : null;
+  const assets = new Map<string, CompressedBody>();
+  const asset = (name: string) => {
+    let body = assets.get(name);
+    if (!body) {
+      const a = ASSETS[name]!;
+      body = new CompressedBody(readFileSync(path.join(scalarDir, a.file)), a.type);
+      assets.set(name, body);
+    }
+    return body;
+  };
+  const html = new CompressedBody(page, 'text/html; charset=utf-8');
+  const initJs = new CompressedBody(init, 'application/javascript; charset=utf-8');
+
+  router.get('/openapi.json', (req, res, next) => {
     if (!document) return sendCode(req, res, 'SERVICE_UNAVAILABLE', 'OpenAPI document not generated; run npm run openapi');
-    res.type('application/json').send(document);
+    document.send(req, res, 'no-cache').catch(next);
   });
   router.use('/docs', docsHeaders);
-  router.get('/docs', (_req, res) => res.type('html').send(page));
-  router.get('/docs/init.js', (_req, res) => res.type('application/javascript').send(init));
+  router.get('/docs', (req, res, next) => void html.send(req, res, 'no-cache').catch(next));
+  router.get('/docs/init.js', (req, res, next) => void initJs.send(req, res, 'no-cache').catch(next));
   router.get('/docs/assets/:file', (req, res, next) => {
     const file = String(req.params.file);
-    const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
-    if (!type) return next();
-    res.sendFile(path.join(swaggerUiDir, file), { maxAge: '1h', headers: { 'Content-Type': type } }, (err) => err && next(err));
+    if (!Object.hasOwn(ASSETS, file)) return next();
+    asset(file).send(req, res, 'public, max-age=3600').catch(next);
   });
   return router;
 }

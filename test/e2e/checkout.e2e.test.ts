@@ -121,7 +121,7 @@ describe('paying with a manual gateway', () => {
     await page.waitForSelector('main[data-status="completed"]', { timeout: 15_000 });
     expect(await text('.status-title')).toBe('Payment received');
     await page.screenshot({ path: path.join(RESULTS, 'checkout-mobile-completed.png') });
-    await page.waitForURL(`${site.url}/thanks?order=${p.order}`, { timeout: 15_000 });
+    await page.waitForURL(`${site.url}/thanks?order=${p.order}&payment_id=${p.id}`, { timeout: 15_000 });
     expect(await text('h1')).toBe('Thanks for your order');
     expect(errors).toEqual([]);
   });
@@ -158,7 +158,7 @@ describe('paying with the sandbox gateway', () => {
     expect(await text('.amount')).toBe('20.00 USD');
     await page.screenshot({ path: path.join(RESULTS, 'checkout-mobile-sandbox.png') });
     await page.click('#approve');
-    await page.waitForURL(`${site.url}/thanks?order=${p.order}`, { timeout: 20_000 });
+    await page.waitForURL(`${site.url}/thanks?order=${p.order}&payment_id=${p.id}`, { timeout: 20_000 });
     expect(await latest(p.id)).toMatchObject({ status: 'completed', completion_source: 'gateway_callback' });
     expect((await latest(p.id))!.gateway_trx_id).toMatch(/^SBX/);
     expect(errors).toEqual([]);

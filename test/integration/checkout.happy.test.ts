@@ -169,13 +169,14 @@ describe('paying with a manual gateway', () => {
     await completeTransaction(em(), trx.id, { source: 'admin' });
 
     const view = (await t.request('GET', api(id))).body.data;
-    expect(view).toMatchObject({ status: 'completed', payable: false, redirect_url: 'https://shop.example/thanks?order=1001' });
+    // The payment id rides along so the merchant's page can look the payment up.
+    expect(view).toMatchObject({ status: 'completed', payable: false, redirect_url: `https://shop.example/thanks?order=1001&payment_id=${id}` });
     expect(view.transaction).toMatchObject({ status: 'completed', gateway_trx_id: 'DONE000001' });
     expect(view.transaction.completed_at).toMatch(/Z$/);
 
     const page = await fetch(`${t.baseUrl}/checkout/${id}`).then((r) => r.text());
     expect(page).toContain('Payment received');
-    expect(page).toContain('data-redirect-url="https://shop.example/thanks?order=1001"');
+    expect(page).toContain(`data-redirect-url="https://shop.example/thanks?order=1001&amp;payment_id=${id}"`);
     expect(page).not.toContain('id="cancel"');
   });
 

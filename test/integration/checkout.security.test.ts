@@ -106,7 +106,7 @@ describe('HTML escaping', () => {
     await t.sql(`UPDATE transactions SET status = 'completed', completed_at = now() WHERE intent_id = (SELECT id FROM payment_intents WHERE uuid = $1)`, [id]);
     await t.sql(`UPDATE payment_intents SET status = 'completed', completed_at = now() WHERE uuid = $1`, [id]);
     const done = await page(`/checkout/${id}`);
-    expect(done.text).toContain('data-redirect-url="https://shop.example/ok?a=1&amp;b=%222%22"');
+    expect(done.text).toContain(`data-redirect-url="https://shop.example/ok?a=1&amp;b=%222%22&amp;payment_id=${id}"`);
     // Stored directly (bypassing the API's validation): a javascript: URL never becomes a link.
     await t.sql(`UPDATE payment_intents SET success_url = 'javascript:alert(1)' WHERE uuid = $1`, [id]);
     const evil = await page(`/checkout/${id}`);

@@ -90,7 +90,7 @@ describe('offline detector', () => {
     await putEndpoint(
       t.runtime.deps.orm.em.fork(),
       t.runtime.deps.crypto.pii,
-      d.brandId,
+      { brandId: d.brandId, mode: 'live' },
       { url: 'http://127.0.0.1:9/hooks', events: ['device.offline', 'device.online'], enabled: true },
       { allowPrivate: true },
     );

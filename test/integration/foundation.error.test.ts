@@ -171,9 +171,9 @@ describe('health, readiness, docs', () => {
     expect(doc.body.openapi).toMatch(/^3\.1\./);
     const page = await fetch(`${t.baseUrl}/docs`);
     const html = await page.text();
-    expect(html).toContain('/docs/assets/swagger-ui-bundle.js');
+    expect(html).toContain('/docs/assets/scalar.js');
     expect(html).not.toMatch(/https?:\/\/(?!localhost)/);
-    const asset = await fetch(`${t.baseUrl}/docs/assets/swagger-ui-bundle.js`);
+    const asset = await fetch(`${t.baseUrl}/docs/assets/scalar.js`);
     expect(asset.status).toBe(200);
   });
 });

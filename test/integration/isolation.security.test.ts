@@ -29,7 +29,10 @@ const a = {} as {
   trxId: string;
   gatewayTrxId: string;
   transactionId: number;
+  completedPaymentId: string;
+  gatewayCode: string;
   deliveryId: number;
+  endpointId: number;
   notificationId: number;
   outboundId: number;
   awaiting: { id: number; amount: string; gatewayTrxId: string };
@@ -45,10 +48,11 @@ beforeAll(async () => {
 
   const hook = await t.request('PUT', '/api/v1/webhooks/endpoint', { token: A.key, body: { url: 'http://127.0.0.1:9/a-hook', events: ['payment.completed', 'refund.completed'] } });
   expect(hook.status).toBe(201);
+  a.endpointId = hook.body.data.id;
   const gateway = await seedGateway(t, 'bkash');
   a.paymentId = (await createPayment(t, A.key, { customer: { name: 'Alice', email: 'alice@example.com', phone: '+8801711111111' } })).payment_id;
-  const { transaction } = await seedCompletedTransaction(t, { apiKey: A.key, gateway, amount: '500.00', customer: { email: 'alice@example.com' } });
-  Object.assign(a, { trxId: transaction.trxId, gatewayTrxId: transaction.gatewayTrxId, transactionId: transaction.id });
+  const { transaction, paymentId: paymentIdOfCompleted } = await seedCompletedTransaction(t, { apiKey: A.key, gateway, amount: '500.00', customer: { email: 'alice@example.com' } });
+  Object.assign(a, { trxId: transaction.trxId, gatewayTrxId: transaction.gatewayTrxId, transactionId: transaction.id, completedPaymentId: paymentIdOfCompleted, gatewayCode: gateway.code });
   expect((await t.request('POST', '/api/v1/refunds', { token: A.key, body: { trx_id: a.trxId, amount: '10.00' } })).status).toBe(201);
   const [delivery] = await t.sql<{ id: string }>('SELECT id FROM webhook_deliveries WHERE brand_id = $1 LIMIT 1', [A.brandId]);
   a.deliveryId = Number(delivery!.id);
@@ -98,8 +102,23 @@ const checks: Record<string, () => Promise<void>> = {
     expect((await t.request('GET', `/api/v1/payments/${a.paymentId}`, { token: A.key })).status).toBe(200);
     sameAnswer(await asB('GET', `/api/v1/payments/${a.paymentId}`), await asB('GET', `/api/v1/payments/${randomUUID()}`));
   },
+  'merchant.payments.list': async () => {
+    for (const q of ['', '?customer_email=alice@example.com', '?customer_phone=%2B8801711111111', `?gateway=${a.gatewayCode}`, '?status=completed']) {
+      const res = await asB('GET', `/api/v1/payments${q}`);
+      expect(res.status).toBe(200);
+      expect(res.body.data.filter((p: { reference: string | null }) => p.reference !== 'same-ref')).toEqual([]);
+      expect(JSON.stringify(res.body)).not.toMatch(/Alice|a\*\*\*/);
+    }
+    expect((await t.request('GET', '/api/v1/payments?customer_email=alice@example.com', { token: A.key })).body.meta.total).toBe(2);
+  },
+  'merchant.payments.cancel': async () => {
+    await unchanged(async () => {
+      sameAnswer(await asB('POST', `/api/v1/payments/${a.paymentId}/cancel`), await asB('POST', `/api/v1/payments/${randomUUID()}/cancel`));
+    });
+  },
   'merchant.refunds.create': async () => {
     await unchanged(async () => {
+      sameAnswer(await asB('POST', '/api/v1/refunds', { payment_id: a.completedPaymentId, amount: '1.00' }), await asB('POST', '/api/v1/refunds', { payment_id: randomUUID(), amount: '1.00' }));
       sameAnswer(await asB('POST', '/api/v1/refunds', { trx_id: a.trxId, amount: '1.00' }), await asB('POST', '/api/v1/refunds', { trx_id: 'TRX-NOPE-0001', amount: '1.00' }));
       sameAnswer(await asB('POST', '/api/v1/refunds', { trx_id: a.gatewayTrxId, amount: '1.00' }), await asB('POST', '/api/v1/refunds', { trx_id: 'TRX-NOPE-0001', amount: '1.00' }));
     });
@@ -157,6 +176,54 @@ const checks: Record<string, () => Promise<void>> = {
   },
   'merchant.webhooks.getDelivery': async () => {
     sameAnswer(await asB('GET', `/api/v1/webhooks/deliveries/${a.deliveryId}`), await asB('GET', '/api/v1/webhooks/deliveries/999999999'));
+  },
+  'merchant.webhookEndpoints.list': async () => {
+    const res = await asB('GET', '/api/v1/webhooks/endpoints');
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((e: { id: number }) => e.id)).not.toContain(a.endpointId);
+  },
+  'merchant.webhookEndpoints.create': async () => {
+    const before = await t.sql('SELECT * FROM webhook_endpoints WHERE brand_id = $1', [A.brandId]);
+    const res = await asB('POST', '/api/v1/webhooks/endpoints', { url: 'http://127.0.0.1:9/b-extra', events: ['payment.completed'] });
+    expect(res.status).toBe(201);
+    const [row] = await t.sql<{ brand_id: string }>('SELECT brand_id FROM webhook_endpoints WHERE id = $1', [res.body.data.id]);
+    expect(Number(row!.brand_id)).toBe(B.brandId);
+    expect(await t.sql('SELECT * FROM webhook_endpoints WHERE brand_id = $1', [A.brandId])).toEqual(before);
+  },
+  'merchant.webhookEndpoints.get': async () => {
+    sameAnswer(await asB('GET', `/api/v1/webhooks/endpoints/${a.endpointId}`), await asB('GET', '/api/v1/webhooks/endpoints/999999999'));
+  },
+  'merchant.webhookEndpoints.update': async () => {
+    await unchanged(async () => {
+      const patch = { url: 'http://127.0.0.1:9/stolen', enabled: false };
+      sameAnswer(await asB('PATCH', `/api/v1/webhooks/endpoints/${a.endpointId}`, patch), await asB('PATCH', '/api/v1/webhooks/endpoints/999999999', patch));
+    });
+  },
+  'merchant.webhookEndpoints.delete': async () => {
+    await unchanged(async () => {
+      sameAnswer(await asB('DELETE', `/api/v1/webhooks/endpoints/${a.endpointId}`), await asB('DELETE', '/api/v1/webhooks/endpoints/999999999'));
+    });
+  },
+  'merchant.webhookEndpoints.rotateSecret': async () => {
+    await unchanged(async () => {
+      sameAnswer(await asB('POST', `/api/v1/webhooks/endpoints/${a.endpointId}/secret-rotations`), await asB('POST', '/api/v1/webhooks/endpoints/999999999/secret-rotations'));
+    });
+  },
+  'merchant.webhookEndpoints.sendTest': async () => {
+    await unchanged(async () => {
+      const body = { event: 'payment.completed' };
+      sameAnswer(await asB('POST', `/api/v1/webhooks/endpoints/${a.endpointId}/tests`, body), await asB('POST', '/api/v1/webhooks/endpoints/999999999/tests', body));
+    });
+  },
+  'merchant.events.list': async () => {
+    const mine = await t.sql<{ public_id: string }>('SELECT public_id FROM webhook_events WHERE brand_id = $1', [A.brandId]);
+    expect(mine.length).toBeGreaterThan(0);
+    for (const query of ['', '?after=0&limit=100']) {
+      const res = await asB('GET', `/api/v1/events${query}`);
+      expect(res.status).toBe(200);
+      const seen = res.body.data.map((e: { id: string }) => e.id);
+      expect(seen.filter((id: string) => mine.some((m) => m.public_id === id))).toEqual([]);
+    }
   },
   'device.devices.pair': async () => {
     const res = await t.request('POST', `${DEVICE_API}/devices/pairings`, { token: await newPairingCode(t, B.brandId), body: { fingerprint: newFingerprint(), device_name: 'B phone' } });

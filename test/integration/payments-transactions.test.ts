@@ -100,7 +100,7 @@ describe('currency conversion when starting a transaction', () => {
     await seedGateway(t, 'sandbox', { currencies: ['GBP'] });
     const p = await createPayment(t, apiKey, { amount: '10.00', currency: 'GBP' });
     const err = await rejects(startTransaction(em(), keys(), { paymentId: p.payment_id, gatewayCode: bkash.code, gatewayTrxId: 'NORATE123' }), 'CURRENCY_CONVERSION_FAILED');
-    expect(err.message).toBe('No exchange rate between GBP and BDT');
+    expect(err.message).toBe('No exchange rate converts GBP into BDT');
     expect(await transactionCount(p.payment_id)).toBe(0);
     const claimed = await t.sql("SELECT 1 FROM transactions WHERE gateway_trx_id = 'NORATE123'");
     expect(claimed).toHaveLength(0);

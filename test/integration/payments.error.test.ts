@@ -74,7 +74,7 @@ describe('amount validation', () => {
 
   it('a currency no gateway takes and no rate converts: 422 CURRENCY_NOT_SUPPORTED', async () => {
     const res = await post({ amount: '10.00', currency: 'JPY' });
-    expectError(res, 422, 'CURRENCY_NOT_SUPPORTED', 'currency', 'No gateway takes JPY and no exchange rate converts it');
+    expectError(res, 422, 'CURRENCY_NOT_SUPPORTED', 'currency', 'No gateway takes JPY, and no exchange rate converts JPY into BDT');
   });
 });
 

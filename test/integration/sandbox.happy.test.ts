@@ -88,7 +88,7 @@ describe('approving on the sandbox page', () => {
     expect(proxy.seen.filter((r) => r.path === CALLBACK)).toEqual([{ method: 'POST', path: CALLBACK, status: 200 }]);
 
     const view = (await t.request('GET', `/api/checkout/v1/payments/${paymentId}`)).body.data;
-    expect(view).toMatchObject({ status: 'completed', redirect_url: 'https://shop.example/ok' });
+    expect(view).toMatchObject({ status: 'completed', redirect_url: `https://shop.example/ok?payment_id=${paymentId}` });
 
     // A second click (or the back button) changes nothing and sends nothing.
     expect(await decide(payPath, 'decline')).toEqual({ status: 303, location: `/checkout/${paymentId}` });

@@ -33,6 +33,18 @@ describe('merchant SDK against the live service', () => {
     expect(payment.customer).toEqual({ name: null, email: 'rahim@example.com' });
   });
 
+  it('payments.list() searches, payments.cancel(id) cancels, refunds.create() takes a payment_id', async () => {
+    const created = await client.payments.create({ amount: '70.00', currency: 'BDT', reference: 'sdk-list-1', customer: { email: 'sdk-list@example.com' } });
+    const page = await client.payments.list({ customer_email: 'sdk-list@example.com' });
+    expect(page.data.map((p) => p.payment_id)).toEqual([created.payment_id]);
+    expect(page.data[0]!.customer).toMatchObject({ email_masked: expect.stringContaining('*') });
+    const canceled = await client.payments.cancel(created.payment_id);
+    expect(canceled).toMatchObject({ payment_id: created.payment_id, status: 'canceled' });
+    const { paymentId } = await seedCompletedTransaction(t, { apiKey, gateway: await seedGateway(t, 'bkash'), amount: '80.00' });
+    const refund = await client.refunds.create({ payment_id: paymentId, amount: '5.00' });
+    expect(refund).toMatchObject({ amount: '5.00', status: 'pending' });
+  });
+
   it('the same Idempotency-Key replays the first payment instead of creating a second', async () => {
     const body = { amount: '99.00', currency: 'BDT', reference: 'idem-1' };
     const first = await client.payments.create(body, { idempotencyKey: 'sdk-order-77' });

@@ -27,26 +27,27 @@ describe('/docs', () => {
     expect(res.headers.get('x-frame-options')).toBe('DENY');
   });
 
-  it('serves the two files the page loads, with their types', async () => {
-    const js = await get('/docs/assets/swagger-ui-bundle.js');
+  it('serves the two scripts the page loads, with their types', async () => {
+    const js = await get('/docs/assets/scalar.js');
     expect(js.status).toBe(200);
     expect(js.headers.get('content-type')).toMatch(/^application\/javascript/);
     expect(js.headers.get('x-content-type-options')).toBe('nosniff');
-    const css = await get('/docs/assets/swagger-ui.css');
-    expect(css.status).toBe(200);
-    expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+    await js.arrayBuffer();
     const init = await get('/docs/init.js');
     expect(init.status).toBe(200);
+    expect(init.headers.get('content-type')).toMatch(/^application\/javascript/);
+    await init.arrayBuffer();
   });
 
   it.each([
     '/docs/index.html',
     '/docs/assets/index.html',
-    '/docs/assets/swagger-initializer.js',
-    '/docs/assets/oauth2-redirect.html',
-    '/docs/assets/swagger-ui-bundle.js.map',
+    '/docs/assets/standalone.js',
+    '/docs/assets/standalone.js.map',
+    '/docs/assets/scalar.js.map',
+    '/docs/assets/standalone.esm.js',
+    '/docs/assets/style.css',
     '/docs/assets/package.json',
-    '/docs/assets/swagger-ui.js',
     '/docs/assets/%2e%2e%2fpackage.json',
   ])('the stock file %s is not served', async (path) => {
     const res = await get(path);

@@ -90,6 +90,48 @@ describe('sender number: a payer number that contradicts the customer\'s never c
   });
 });
 
+describe("sender number: without a declared number, the payment's customer phone counts", () => {
+  async function submit(scene: SmsScene, amount: string, trxId: string, customerPhone: string) {
+    const payment = await createPayment(t, scene.apiKey, { amount, currency: 'BDT', customer: { name: 'Rahim', phone: customerPhone } });
+    const res = await t.request('POST', `/api/checkout/v1/payments/${payment.payment_id}/transactions`, {
+      body: { gateway: scene.gateway.code, gateway_trx_id: trxId },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const [{ id }] = await t.sql<{ id: string }>('SELECT id FROM transactions WHERE trx_id = $1', [res.body.data.trx_id]);
+    return Number(id);
+  }
+
+  it("an SMS from another payer than the customer's phone: review (sender_number_mismatch), not completed", async () => {
+    const scene = await smsScene(t);
+    const trxId = newGatewayTrxId();
+    const id = await submit(scene, '740.00', trxId, '01912000111');
+    const [answer] = await forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash('740.00', trxId, '01712345515') }]);
+    expect(answer).toMatchObject({ match_status: 'low_confidence', trx_id: null });
+    expect(await smsRow(t, answer!.id)).toMatchObject({ reason_code: 'sender_number_mismatch', transaction_id: null });
+    expect((await transactionRow(t, id)).status).toBe('awaiting_verification');
+    expect(await eventsOf(t, id)).toEqual([]);
+  });
+
+  it("the SMS first, then the customer submits its id: the customer's phone contradicts it, not completed", async () => {
+    const scene = await smsScene(t);
+    const trxId = newGatewayTrxId();
+    const [stored] = await forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash('750.00', trxId, '01712345515') }]);
+    expect(stored!.match_status).toBe('no_candidate');
+    const id = await submit(scene, '750.00', trxId, '01912000111');
+    expect((await transactionRow(t, id)).status).toBe('awaiting_verification');
+    expect(await smsRow(t, stored!.id)).toMatchObject({ match_status: 'low_confidence', reason_code: 'sender_number_mismatch' });
+  });
+
+  it("an SMS from the customer's own phone (another form of it): completes", async () => {
+    const scene = await smsScene(t);
+    const trxId = newGatewayTrxId();
+    const id = await submit(scene, '760.00', trxId, '+8801712345515');
+    const [answer] = await forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash('760.00', trxId, '01712345515') }]);
+    expect(answer!.match_status).toBe('matched');
+    expect((await transactionRow(t, id)).status).toBe('completed');
+  });
+});
+
 describe('balance chain, per phone and wallet', () => {
   it('a forged "received Tk 20,000 ... Balance Tk 1.00" never completes the payment claiming its id', async () => {
     const scene = await chainScene();

@@ -67,8 +67,10 @@ describe('webhook delivery', () => {
     const list = await t.request('GET', '/api/v1/webhooks/deliveries', { token: apiKey });
     expect(list.status).toBe(200);
     const item = list.body.data.find((d: { id: number }) => d.id === Number(deliveryId));
+    const [endpoint] = await t.sql<{ id: string }>('SELECT id FROM webhook_endpoints WHERE brand_id = $1', [brandId]);
     expect(item).toEqual({
       id: Number(deliveryId),
+      endpoint_id: Number(endpoint!.id),
       event_id: event.id,
       transaction_id: n,
       event: 'payment.completed',

@@ -39,6 +39,7 @@ function page(t: CheckoutTransaction): string {
     gateways: [],
     transaction: t,
     redirect_url: null,
+    not_payable_reason: null,
   };
   return renderCheckoutPage(p, { cancelUrl: null });
 }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { checkoutState } from '../../server/domain/checkout/state.ts';
+import { checkoutState, type CheckoutStatus } from '../../server/domain/checkout/state.ts';
 import type { IntentStatus, TransactionStatus } from '../../server/domain/payments/entities.ts';
 
 describe('checkoutState: what the checkout shows and whether it takes a new attempt', () => {
-  const cases: Array<[IntentStatus, boolean, TransactionStatus | null, TransactionStatus, boolean]> = [
+  const cases: Array<[IntentStatus, boolean, TransactionStatus | null, CheckoutStatus, boolean]> = [
     // intent, past expiry, latest transaction -> status, payable
     ['pending', false, null, 'pending', true],
     ['pending', false, 'failed', 'failed', true],
@@ -22,6 +22,10 @@ describe('checkoutState: what the checkout shows and whether it takes a new atte
     ['expired', false, null, 'expired', false],
     ['expired', true, 'expired', 'expired', false],
     ['pending', false, 'expired', 'expired', false],
+    // Canceled by the merchant: closed, also before expiry and with the failed transaction it left.
+    ['canceled', false, null, 'canceled', false],
+    ['canceled', false, 'failed', 'canceled', false],
+    ['canceled', true, null, 'canceled', false],
   ];
   it.each(cases)('intent %s, past expiry %s, transaction %s -> %s (payable %s)', (intentStatus, pastExpiry, transactionStatus, status, payable) => {
     expect(checkoutState({ intentStatus, pastExpiry, transactionStatus })).toEqual({ status, payable });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chargeCurrency, intentRefusal, quoteGateway, type GatewayQuote } from '../../server/domain/gateways/quote.ts';
+import { chargeCurrency, noRateMessage, intentRefusal, quoteGateway, type GatewayQuote } from '../../server/domain/gateways/quote.ts';
 import { convertWith, type RateRow } from '../../server/domain/fx/service.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 
@@ -51,8 +51,14 @@ describe('convertWith', () => {
 
 describe('quoteGateway', () => {
   it('charges in the intent currency when the gateway takes it, else in its first currency', () => {
-    expect(chargeCurrency(gateway({ currencies: ['BDT', 'USD'] }), 'USD')).toBe('USD');
-    expect(chargeCurrency(gateway({ currencies: ['BDT', 'USD'] }), 'EUR')).toBe('BDT');
+    expect(chargeCurrency(gateway({ currencies: ['BDT', 'USD'] }), 'USD', [])).toBe('USD');
+    expect(chargeCurrency(gateway({ currencies: ['BDT', 'USD'] }), 'EUR', [])).toBeNull();
+    // Every currency the gateway takes is tried: a EUR->USD rate reaches its second currency.
+    expect(chargeCurrency(gateway({ currencies: ['BDT', 'USD'] }), 'EUR', [rate('EUR', 'USD', '1.08')])).toBe('USD');
+    // A direct rate beats an inverse one for an earlier currency; among equals the listed order decides.
+    expect(chargeCurrency(gateway({ currencies: ['BDT', 'USD'] }), 'EUR', [rate('BDT', 'EUR', '0.0077'), rate('EUR', 'USD', '1.08')])).toBe('USD');
+    expect(chargeCurrency(gateway({ currencies: ['BDT', 'USD'] }), 'EUR', [rate('EUR', 'USD', '1.08'), rate('EUR', 'BDT', '130')])).toBe('BDT');
+    expect(chargeCurrency(gateway({ currencies: ['BDT', 'USD'] }), 'EUR', [rate('USD', 'EUR', '0.92')])).toBe('USD');
   });
 
   it.each([
@@ -79,6 +85,12 @@ describe('quoteGateway', () => {
     const converted = quoteGateway(gateway({ feePayer: 'customer', feePercent: '2.5', feeFixed: '0.30' }), '90.90', 'USD', [rate('USD', 'BDT', '275')]);
     expect(converted).toMatchObject({ amount: '24997.50', fee: '625.24', toSend: '25622.74' });
     expect(quoteGateway(gateway({ feePayer: 'customer' }), '1.00', 'USD', [])).toMatchObject({ toSend: null });
+  });
+
+  it("converts into a gateway's second currency when only that one has a rate", () => {
+    const g = gateway({ currencies: ['BDT', 'USD'], minAmount: '1.00' });
+    expect(quoteGateway(g, '100.00', 'EUR', [rate('EUR', 'USD', '1.08')])).toMatchObject({ refusal: null, amount: '108.00', currency: 'USD', converted: true, exchangeRate: '1.08' });
+    expect(noRateMessage('EUR', [g])).toBe('No exchange rate converts EUR into any of BDT, USD');
   });
 
   it('no rate: CURRENCY_CONVERSION_FAILED with no amount', () => {

@@ -11,6 +11,8 @@ import { getAdminBrand } from './brands.ts';
 export interface AdminDelivery {
   id: number;
   brand_id: number;
+  /** Null once the endpoint was deleted. */
+  endpoint_id: number | null;
   event_id: string;
   transaction_id: number | null;
   event: WebhookEventName;
@@ -38,7 +40,7 @@ type Row = Record<string, any>;
 const iso = (v: string | Date | null) => pgDateOrNull(v)?.toISOString() ?? null;
 
 const SELECT = `
-  SELECT d.id, d.brand_id, e.public_id, e.transaction_id, e.event, d.url, e.payload, d.response_status, d.response_body, d.attempts,
+  SELECT d.id, d.brand_id, d.endpoint_id, e.public_id, e.transaction_id, e.event, d.url, e.payload, d.response_status, d.response_body, d.attempts,
          d.status, d.last_error, d.next_attempt_at, d.last_attempt_at, d.delivered_at, d.dead_lettered_at, d.created_at,
          e.mode, e.is_test
     FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id`;
@@ -47,6 +49,7 @@ function toDelivery(r: Row): AdminDelivery {
   return {
     id: Number(r.id),
     brand_id: Number(r.brand_id),
+    endpoint_id: r.endpoint_id === null ? null : Number(r.endpoint_id),
     event_id: r.public_id,
     transaction_id: r.transaction_id === null ? null : Number(r.transaction_id),
     event: r.event,

@@ -2,13 +2,14 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { CheckoutGateway, CheckoutPayment, CheckoutTransaction } from '../../../contract/checkout/payments.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { quoteGateways, type GatewayQuote } from '../gateways/quote.ts';
+import { intentRefusal, quoteGateways, type GatewayQuote } from '../gateways/quote.ts';
 import { subMoney } from '../money/decimal.ts';
 import type { IntentStatus, TransactionStatus } from '../payments/entities.ts';
 import { pgDate, pgDateOrNull } from '../payments/pg.ts';
 import { isUuid } from '../payments/view.ts';
 import { gatewayServesMode, isSandboxDriven } from '../sandbox/gateway.ts';
 import { sandboxPayUrl } from '../sandbox/sessions.ts';
+import { successRedirectUrl } from '../payments/redirect.ts';
 import { MAX_SUBMISSION_REPLACEMENTS, MAX_TAKEN_ANSWERS } from './limits.ts';
 import { checkoutState } from './state.ts';
 
@@ -121,6 +122,15 @@ function toTransaction(r: Row, links: CheckoutLinks): CheckoutTransaction | null
   };
 }
 
+/** Pure: why no gateway can take the payment, in words for the customer. */
+export function notPayableReasonOf(quotes: readonly GatewayQuote[], currency: string): string {
+  const refusal = intentRefusal(quotes);
+  if (refusal === 'CURRENCY_CONVERSION_FAILED') return `No payment method here takes ${currency}.`;
+  if (refusal === 'AMOUNT_EXCEEDS_MAXIMUM') return 'The amount is above what every payment method here takes.';
+  if (refusal === 'AMOUNT_BELOW_MINIMUM') return 'The amount is below what every payment method here takes.';
+  return 'No payment method is available right now.';
+}
+
 /** Replacing the submitted id (replace.ts) is offered while it could succeed: an open manual submission, before expiry, within the bounds. */
 function changesLeft(r: Row): number | null {
   if (r.status !== 'awaiting_verification' || r.gateway_type !== 'manual' || r.past_expiry || r.intent_status !== 'pending') return null;
@@ -144,6 +154,9 @@ export async function loadCheckout(em: EntityManager, paymentId: string, links: 
   const { status, payable } = checkoutState({ intentStatus: r.intent_status, pastExpiry: r.past_expiry, transactionStatus: r.status });
   // A live payment is never offered the sandbox (startTransaction refuses it too).
   const quotes = payable ? (await quoteGateways(em, r.amount, r.currency)).filter((q) => gatewayServesMode(q.gateway, r.mode)) : [];
+  const gateways = quotes.filter((q) => q.refusal === null).map(toGateway);
+  // No gateway can take it: not payable (no buttons), with the reason, rather than an open page nobody can pay.
+  const notPayableReason = payable && gateways.length === 0 ? notPayableReasonOf(quotes, r.currency) : null;
   const view: CheckoutPayment = {
     payment_id: r.payment_id,
     brand: { name: r.brand_name },
@@ -151,11 +164,12 @@ export async function loadCheckout(em: EntityManager, paymentId: string, links: 
     currency: r.currency,
     reference: r.reference,
     status,
-    payable,
+    payable: payable && notPayableReason === null,
     expires_at: pgDate(r.expires_at).toISOString(),
-    gateways: quotes.filter((q) => q.refusal === null).map(toGateway),
+    gateways,
     transaction: toTransaction(r, links),
-    redirect_url: status === 'completed' ? r.success_url : null,
+    redirect_url: status === 'completed' && r.success_url ? successRedirectUrl(r.success_url, r.payment_id) : null,
+    not_payable_reason: notPayableReason,
   };
   return { view, cancelUrl: r.cancel_url, intentId: Number(r.intent_id), timeZone: r.brand_timezone };
 }

@@ -12,6 +12,7 @@ export interface GatewayQuote {
   refusal: QuoteRefusal | null;
   /** Amount charged on the gateway (converted when needed); null when no rate exists. */
   amount: string | null;
+  /** The currency charged; when no rate exists, the gateway's first (for display only). */
   currency: string;
   fee: string | null;
   /**
@@ -24,21 +25,35 @@ export interface GatewayQuote {
   converted: boolean;
 }
 
-/** The currency a gateway charges in: the intent's when it takes it, else its first. */
-export function chargeCurrency(gateway: Pick<GatewayView, 'currencies'>, currency: string): string {
-  return gateway.currencies.includes(currency) ? currency : gateway.currencies[0]!;
+/**
+ * Pure: the currency a gateway charges an intent in, among every currency it
+ * takes: the intent's own when it takes it; else the first (in the gateway's
+ * listed order) with a direct rate from the intent's currency; else the first
+ * with an inverse rate; null when no rate reaches any of them. Deterministic:
+ * the same gateway, currency and rates always give the same answer.
+ */
+export function chargeCurrency(gateway: Pick<GatewayView, 'currencies'>, currency: string, rates: readonly RateRow[]): string | null {
+  if (gateway.currencies.includes(currency)) return currency;
+  const direct = gateway.currencies.find((c) => rates.some((r) => r.base === currency && r.quote === c));
+  if (direct) return direct;
+  return gateway.currencies.find((c) => rates.some((r) => r.base === c && r.quote === currency)) ?? null;
+}
+
+/** Every currency these gateways take: the targets a conversion from the intent's currency may need. */
+export function currenciesOf(gateways: ReadonlyArray<Pick<GatewayView, 'currencies'>>): string[] {
+  return [...new Set(gateways.flatMap((g) => g.currencies))];
 }
 
 /**
- * Pure: converts into the gateway's currency (direct rate, else inverse, rounded
- * half-up once), then checks the gateway's limits on the converted amount and
- * computes the fee (percent plus fixed) on it.
+ * Pure: converts into the gateway's charge currency (direct rate, else inverse,
+ * rounded half-up once), then checks the gateway's limits on the converted
+ * amount and computes the fee (percent plus fixed) on it.
  */
 export function quoteGateway(gateway: GatewayView, amount: string, currency: string, rates: readonly RateRow[]): GatewayQuote {
-  const target = chargeCurrency(gateway, currency);
-  const conversion = convertWith(rates, amount, currency, target);
+  const target = chargeCurrency(gateway, currency, rates);
+  const conversion = target === null ? null : convertWith(rates, amount, currency, target);
   if (!conversion) {
-    return { gateway, refusal: 'CURRENCY_CONVERSION_FAILED', amount: null, currency: target, fee: null, toSend: null, exchangeRate: null, converted: true };
+    return { gateway, refusal: 'CURRENCY_CONVERSION_FAILED', amount: null, currency: gateway.currencies[0]!, fee: null, toSend: null, exchangeRate: null, converted: true };
   }
   const charged = conversion.amount;
   let refusal: QuoteRefusal | null = null;
@@ -49,12 +64,20 @@ export function quoteGateway(gateway: GatewayView, amount: string, currency: str
     gateway,
     refusal,
     amount: charged,
-    currency: target,
+    currency: conversion.currency,
     fee,
     toSend: gateway.feePayer === 'customer' ? addMoney(charged, fee) : charged,
     exchangeRate: conversion.rate,
     converted: conversion.direction !== 'none',
   };
+}
+
+/** The honest reason no rate reaches a gateway: names every currency it takes. */
+export function noRateMessage(currency: string, gateways: ReadonlyArray<Pick<GatewayView, 'currencies'>>): string {
+  const targets = currenciesOf(gateways);
+  return targets.length === 1
+    ? `No exchange rate converts ${currency} into ${targets[0]}`
+    : `No exchange rate converts ${currency} into any of ${targets.join(', ')}`;
 }
 
 /** Quotes for every enabled gateway, in display order (what the checkout page shows). */
@@ -64,7 +87,8 @@ export async function quoteGateways(em: EntityManager, amount: string, currency:
 
 /** Quotes for these gateways (already loaded: `listGateways(em, { enabledOnly: true })`); reads exchange rates only when a conversion is needed. */
 export async function quoteGatewaysOf(em: EntityManager, gateways: readonly GatewayView[], amount: string, currency: string): Promise<GatewayQuote[]> {
-  const rates = await loadRates(em, currency, [...new Set(gateways.map((g) => chargeCurrency(g, currency)))]);
+  const needRates = gateways.filter((g) => !g.currencies.includes(currency));
+  const rates = needRates.length ? await loadRates(em, currency, currenciesOf(needRates)) : [];
   return gateways.map((g) => quoteGateway(g, amount, currency, rates));
 }
 

@@ -3,7 +3,7 @@ import { Brand } from '../brands/entities.ts';
 import { Customer } from '../customers/entities.ts';
 import { Gateway } from '../gateways/entities.ts';
 
-export const intentStatuses = ['pending', 'completed', 'expired'] as const;
+export const intentStatuses = ['pending', 'completed', 'expired', 'canceled'] as const;
 export type IntentStatus = (typeof intentStatuses)[number];
 
 export const transactionStatuses = ['pending', 'processing', 'awaiting_verification', 'completed', 'failed', 'expired'] as const;
@@ -31,6 +31,7 @@ export const PaymentIntent = defineEntity({
     expiresAt: p.datetime(),
     completedAt: p.datetime().nullable(),
     expiredAt: p.datetime().nullable(),
+    canceledAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

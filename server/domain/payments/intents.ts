@@ -8,7 +8,7 @@ import type { PersonalDataKeys } from '../customers/keys.ts';
 import { findOrCreateCustomer, type CustomerInput } from '../customers/service.ts';
 import { grouped } from '../../infra/database/grouped.ts';
 import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
-import { intentRefusal, quoteGatewaysOf } from '../gateways/quote.ts';
+import { intentRefusal, noRateMessage, quoteGatewaysOf } from '../gateways/quote.ts';
 import { gatewaysOfMode } from '../sandbox/gateway.ts';
 import { COLUMNS as GATEWAY_COLUMNS, toGatewayView, type GatewayRow, type GatewayView } from '../gateways/service.ts';
 import { parseStored } from '../settings/service.ts';
@@ -102,7 +102,10 @@ async function checkSomeGatewayTakes(em: EntityManager, config: IntentConfig, am
     throw new AppError('AMOUNT_BELOW_MINIMUM', `${errorRegistry.AMOUNT_BELOW_MINIMUM.message} of every gateway that takes ${currency}`, { field: 'amount' });
   }
   if (refusal === 'CURRENCY_CONVERSION_FAILED') {
-    throw new AppError('CURRENCY_NOT_SUPPORTED', `No gateway takes ${currency} and no exchange rate converts it`, { field: 'currency' });
+    // Every gateway was tried in every currency it takes (quote.ts chargeCurrency), so this is true as said.
+    throw new AppError('CURRENCY_NOT_SUPPORTED', `No gateway takes ${currency}, and ${noRateMessage(currency, config.gateways).replace(/^No/, 'no')}`, {
+      field: 'currency',
+    });
   }
 }
 
@@ -175,7 +178,7 @@ export interface IntentRecord {
   mode: Mode;
   amount: string;
   currency: string;
-  status: 'pending' | 'completed' | 'expired';
+  status: 'pending' | 'completed' | 'expired' | 'canceled';
   expiresAt: Date;
   successUrl: string | null;
   cancelUrl: string | null;

@@ -6,7 +6,7 @@ import type { PersonalDataKeys } from '../customers/keys.ts';
 import type { PiiBinding } from '../../infra/crypto/pii-cipher.ts';
 import { normalizePhone } from '../customers/normalize.ts';
 import { loadRates } from '../fx/service.ts';
-import { chargeCurrency, quoteGateway } from '../gateways/quote.ts';
+import { currenciesOf, noRateMessage, quoteGateway } from '../gateways/quote.ts';
 import { getGateway } from '../gateways/service.ts';
 import { gatewayServesMode } from '../sandbox/gateway.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
@@ -201,7 +201,7 @@ export interface StartTransactionInput {
  * (direct rate, else inverse, half-up), checks its limits, computes the fee.
  * Manual gateway: `awaiting_verification` with a gateway trx id, else `pending`;
  * automatic gateway: `processing` (waiting for its callback).
- * Errors (nothing is created): PAYMENT_NOT_FOUND, PAYMENT_EXPIRED,
+ * Errors (nothing is created): PAYMENT_NOT_FOUND, PAYMENT_EXPIRED, INVALID_STATE (canceled),
  * PAYMENT_ALREADY_STARTED, GATEWAY_NOT_FOUND, GATEWAY_UNAVAILABLE,
  * CURRENCY_CONVERSION_FAILED, AMOUNT_BELOW_MINIMUM, AMOUNT_EXCEEDS_MAXIMUM,
  * GATEWAY_TRX_ID_TAKEN, VALIDATION_ERROR.
@@ -215,6 +215,7 @@ export async function startTransaction(em: EntityManager, keys: PersonalDataKeys
       const intent = await loadIntent(tx, ref, { forUpdate: true });
       if (!intent) throw new AppError('PAYMENT_NOT_FOUND');
       if (intent.status === 'completed') throw new AppError('PAYMENT_ALREADY_STARTED', 'Payment is already completed');
+      if (intent.status === 'canceled') throw new AppError('INVALID_STATE', 'Payment was canceled by the merchant');
       if (intent.status === 'expired' || intent.expiresAt.getTime() <= Date.now()) throw new AppError('PAYMENT_EXPIRED');
       const live = await tx.execute<Array<{ id: string }>>('SELECT id FROM transactions WHERE intent_id = ? AND status IN (?) LIMIT 1', [
         intent.id,
@@ -231,10 +232,10 @@ export async function startTransaction(em: EntityManager, keys: PersonalDataKeys
       if (!gateway.methods.includes(method)) {
         throw new AppError('VALIDATION_ERROR', `Gateway ${gateway.code} offers ${gateway.methods.join(', ')}`, { field: 'method' });
       }
-      const rates = await loadRates(tx, intent.currency, [chargeCurrency(gateway, intent.currency)]);
+      const rates = gateway.currencies.includes(intent.currency) ? [] : await loadRates(tx, intent.currency, currenciesOf([gateway]));
       const quote = quoteGateway(gateway, intent.amount, intent.currency, rates);
       if (quote.refusal === 'CURRENCY_CONVERSION_FAILED') {
-        throw new AppError('CURRENCY_CONVERSION_FAILED', `No exchange rate between ${intent.currency} and ${quote.currency}`);
+        throw new AppError('CURRENCY_CONVERSION_FAILED', noRateMessage(intent.currency, [gateway]));
       }
       if (quote.refusal) throw new AppError(quote.refusal, undefined, { field: 'amount' });
 

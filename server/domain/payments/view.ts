@@ -26,7 +26,7 @@ export interface PaymentRow {
   intent_currency: string;
   reference: string | null;
   metadata: Record<string, unknown>;
-  intent_status: 'pending' | 'completed' | 'expired';
+  intent_status: 'pending' | 'completed' | 'expired' | 'canceled';
   expires_at: string | Date;
   intent_created_at: string | Date;
   customer_id: string | null;
@@ -45,13 +45,13 @@ export interface PaymentRow {
   completed_at: string | Date | null;
 }
 
-const PAYMENT_COLUMNS = `
+export const PAYMENT_COLUMNS = `
          i.id AS intent_id, i.uuid AS payment_id, i.brand_id, i.amount::text AS intent_amount, i.currency AS intent_currency,
          i.reference, i.metadata, i.status AS intent_status, i.expires_at, i.created_at AS intent_created_at, i.customer_id,
          t.id AS transaction_id, t.trx_id, t.gateway_trx_id, t.amount::text AS amount, t.currency, t.fee::text AS fee,
          t.exchange_rate::text AS exchange_rate, t.status, g.code AS gateway, t.method, t.failure_reason, t.created_at, t.completed_at`;
 
-const PAYMENT_FROM = `
+export const PAYMENT_FROM = `
     FROM payment_intents i
     LEFT JOIN LATERAL (
       SELECT * FROM transactions tt WHERE tt.intent_id = i.id ORDER BY tt.created_at DESC, tt.id DESC LIMIT 1
@@ -88,6 +88,8 @@ export function toPaymentResource(r: PaymentRow, customer: PaymentResource['cust
     customer,
     metadata: r.metadata,
   };
+  // A canceled payment shows `canceled` in both forms: its pending transaction failed only as a consequence.
+  const canceled = r.intent_status === 'canceled';
   if (r.transaction_id === null) {
     const expired = r.intent_status === 'expired' || pgDate(r.expires_at).getTime() <= now.getTime();
     return {
@@ -99,7 +101,7 @@ export function toPaymentResource(r: PaymentRow, customer: PaymentResource['cust
       amount: r.intent_amount,
       currency: r.intent_currency,
       fee: null,
-      status: expired ? 'expired' : 'pending',
+      status: canceled ? 'canceled' : expired ? 'expired' : 'pending',
       gateway: null,
       method: null,
       exchange_rate: null,
@@ -118,7 +120,7 @@ export function toPaymentResource(r: PaymentRow, customer: PaymentResource['cust
     amount: r.amount!,
     currency: r.currency!,
     fee: r.fee,
-    status: r.status!,
+    status: canceled ? 'canceled' : r.status!,
     gateway: r.gateway,
     method: r.method,
     exchange_rate: trimDecimal(r.exchange_rate),

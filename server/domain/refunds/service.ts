@@ -93,6 +93,26 @@ async function findTransactions(em: EntityManager, brandId: number, mode: Mode, 
 }
 
 /**
+ * The transaction a payment id names for a refund: its completed one when it has
+ * it (at most one per payment, a database constraint), else its latest, which
+ * createRefund then refuses as not refundable. An unknown payment, another
+ * brand's or mode's, or one without any transaction: none.
+ */
+async function findPaymentTransaction(em: EntityManager, brandId: number, mode: Mode, paymentId: string): Promise<TransactionRef[]> {
+  const rows = await em.execute<Array<{ id: string; status: string; amount: string; currency: string; intent_id: string }>>(
+    `SELECT i.id AS intent_id, t.id, t.status, t.amount::text AS amount, t.currency
+       FROM payment_intents i LEFT JOIN transactions t ON t.intent_id = i.id
+      WHERE i.uuid = ? AND i.brand_id = ? AND i.mode = ?
+      ORDER BY (t.status = 'completed') DESC NULLS LAST, t.created_at DESC, t.id DESC LIMIT 1`,
+    [paymentId.toLowerCase(), brandId, mode],
+  );
+  const r = rows[0];
+  if (!r) return [];
+  if (r.id === null) throw new AppError('TRANSACTION_NOT_REFUNDABLE', 'The payment has not been paid: nothing to refund', { field: 'payment_id' });
+  return [{ id: Number(r.id), status: r.status, amount: r.amount, currency: r.currency }];
+}
+
+/**
  * The latest refund of the transaction a reference names (service or gateway
  * reference). Unknown transaction (or another brand's): PAYMENT_NOT_FOUND; known
  * without refunds: REFUND_NOT_FOUND.
@@ -185,21 +205,23 @@ export async function listRefunds(em: EntityManager, brandId: number, mode: Mode
 }
 
 /**
- * Creates a pending refund of a completed transaction. The transaction row is
+ * Creates a pending refund of a completed transaction, named by its reference
+ * (`trxId`) or by its payment's public id (`paymentId`). The transaction row is
  * locked FOR UPDATE while the non-failed refunds are summed and the new one is
  * inserted, so concurrent requests are serialised and the sum never exceeds the
- * transaction amount. Errors: PAYMENT_NOT_FOUND (unknown reference),
+ * transaction amount. Errors (on the field that named the transaction): PAYMENT_NOT_FOUND (unknown reference or payment),
  * TRANSACTION_NOT_REFUNDABLE (not completed), REFUND_EXCEEDS_AVAILABLE.
  */
 export async function createRefund(
   em: EntityManager,
   brandId: number,
   mode: Mode,
-  input: { trxId: string; amount: string; reason?: string | null },
+  input: ({ trxId: string } | { paymentId: string }) & { amount: string; reason?: string | null },
 ): Promise<RefundResource> {
+  const field = 'paymentId' in input ? 'payment_id' : 'trx_id';
   return em.transactional(async (tx) => {
-    const txs = await findTransactions(tx, brandId, mode, input.trxId);
-    if (txs.length === 0) throw new AppError('PAYMENT_NOT_FOUND', undefined, { field: 'trx_id' });
+    const txs = 'paymentId' in input ? await findPaymentTransaction(tx, brandId, mode, input.paymentId) : await findTransactions(tx, brandId, mode, input.trxId);
+    if (txs.length === 0) throw new AppError('PAYMENT_NOT_FOUND', undefined, { field });
     if (txs.length > 1) {
       throw new AppError('VALIDATION_ERROR', 'Several transactions carry this gateway reference; use the service trx_id', { field: 'trx_id' });
     }
@@ -207,7 +229,7 @@ export async function createRefund(
       'SELECT status, amount::text AS amount, currency FROM transactions WHERE id = ? FOR UPDATE',
       [txs[0]!.id],
     );
-    if (locked!.status !== 'completed') throw new AppError('TRANSACTION_NOT_REFUNDABLE', undefined, { field: 'trx_id' });
+    if (locked!.status !== 'completed') throw new AppError('TRANSACTION_NOT_REFUNDABLE', undefined, { field });
     const [sum] = await tx.execute<Array<{ refunded: string }>>(
       `SELECT COALESCE(sum(amount), 0)::numeric(14,2)::text AS refunded FROM refunds WHERE transaction_id = ? AND status <> 'failed'`,
       [txs[0]!.id],

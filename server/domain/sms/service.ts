@@ -9,6 +9,7 @@ import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
 import { isOfficialSender, loadCandidates, lockOpenCandidates, toGatewaySmsConfig, type CandidateRow, type GatewaySmsConfig, type LockedCandidate } from './candidates.ts';
 import { checkBalanceChain, walletKey } from './balance-chain.ts';
 import { chooseMatch, type MatchResult, type ReasonCode } from './matcher.ts';
+import { customerPhonesOfIntents } from './expected-payer.ts';
 import { parseSms, type ParsedSms } from './parser.ts';
 import { claimPendingRecord, SMS_BODY_CONTEXT, storeOutcome, type PendingSmsRecord, type SmsOutcome } from './records.ts';
 
@@ -154,14 +155,25 @@ async function decide(
   // Every loaded row can decide the outcome (a claimer of the trx id, or open with the exact amount): lock the open ones.
   const fresh = await lockOpenCandidates(tx, loaded.flat());
 
+  // A claimer without a number declared at checkout is compared with its customer's phone, when the payment has one.
+  const claimsOf = (c: CandidateRow, i: number) => c.gatewayTrxId?.toUpperCase() === ins[i]!.parsed.trxId;
+  const undeclared = ins.flatMap((_, i) =>
+    loaded[i]!.map((c) => fresh.get(c.id) ?? c).filter((c) => c.brandId === rec.brandId && c.mode === rec.mode && claimsOf(c, i) && !c.payerNumberEncrypted),
+  );
+  const customerPhones = await customerPhonesOfIntents(tx, deps.cipher, undeclared.map((c) => c.intentId));
+
   const outcomes = ins.map((reading, i) => {
     const trxId = reading.parsed.trxId!;
     const rows = loaded[i]!.map((c) => fresh.get(c.id) ?? c);
     // Only the brand's payments of the SMS's mode can be proved by it; a claimer of the other mode is a conflict for a person.
-    // Only a claimer's declared number is compared; it is decrypted only then.
+    // Only a claimer's number is compared (declared at checkout, else its customer's phone); it is decrypted only then.
     const own = rows
       .filter((c) => c.brandId === rec.brandId && c.mode === rec.mode)
-      .map((c) => (c.gatewayTrxId?.toUpperCase() === trxId && c.payerNumberEncrypted ? { ...c, payerNumber: declaredPayerNumber(deps.cipher, c) } : c));
+      .map((c) => {
+        if (!claimsOf(c, i)) return c;
+        const payerNumber = c.payerNumberEncrypted ? declaredPayerNumber(deps.cipher, c) : (customerPhones.get(c.intentId) ?? null);
+        return payerNumber === null ? c : { ...c, payerNumber };
+      });
     const foreign = rows.filter((c) => !(c.brandId === rec.brandId && c.mode === rec.mode));
     const result = chooseMatch({
       sms: { amount: reading.parsed.amount, trxId, senderNumber: reading.parsed.senderNumber, time: rec.smsTime, chainState: verdict.state },

@@ -8,6 +8,7 @@ import { CERTAIN_CONFIDENCE, matchSubmittedTrxId, type MatchStatus } from './mat
 import { pgIdArray } from '../../infra/database/pg-array.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { lockEvidenceByTrxId, SMS_SENDER_NUMBER_CONTEXT } from './records.ts';
+import { customerPhonesOfIntents } from './expected-payer.ts';
 import { declaredPayerNumber, loadMatchSettings, type MatchSettings } from './service.ts';
 
 export interface SubmissionMatch {
@@ -53,16 +54,20 @@ export async function matchSubmittedGatewayTrxId(
     await lockTransactionRows(tx, before.intentId, transactionId);
     const t = await getTransaction(tx, transactionId);
     // The timing rule compares the SMS with the payment's creation (see candidates.ts).
-    const [intent] = await tx.execute<Array<{ created_at: string | Date; payer: string | null }>>(
-      'SELECT i.created_at, t.sender_number_encrypted AS payer FROM payment_intents i JOIN transactions t ON t.intent_id = i.id WHERE t.id = ?',
+    const [intent] = await tx.execute<Array<{ id: string; created_at: string | Date; payer: string | null; customer_phone: string | null }>>(
+      `SELECT i.id, i.created_at, t.sender_number_encrypted AS payer, c.phone_encrypted AS customer_phone
+         FROM payment_intents i JOIN transactions t ON t.intent_id = i.id LEFT JOIN customers c ON c.id = i.customer_id
+        WHERE t.id = ?`,
       [t.id],
     );
     const configs = await loadGatewaySmsConfigs(tx);
     const gatewayIds = gatewaysSharingSenders(configs, t.gatewayId);
     const evidence = await lockEvidenceByTrxId(tx, t.brandId, t.mode, gatewayIds, t.gatewayTrxId!);
     const declared = intent!.payer;
+    // Without a number declared at checkout, the payment's customer phone is the number the SMS's payer must agree with.
+    const expected = declared ?? intent!.customer_phone;
     // Numbers are compared only when both sides have one; without the cipher that comparison cannot be made, so nothing completes.
-    if (declared !== null && !cipher && evidence.some((e) => e.senderNumberEncrypted !== null)) {
+    if (expected !== null && !cipher && evidence.some((e) => e.senderNumberEncrypted !== null)) {
       return { status: 'low_confidence', smsRecordId: null, reason: 'the payer numbers cannot be compared here; the SMS waits for review' };
     }
     const reviewAbove = configs.find((g) => g.id === t.gatewayId)?.reviewAbove ?? null;
@@ -74,14 +79,18 @@ export async function matchSubmittedGatewayTrxId(
         gatewayTrxId: t.gatewayTrxId!,
         createdAt: pgDate(intent!.created_at),
         status: t.status,
-        payerNumber: cipher ? declaredPayerNumber(cipher, { brandId: t.brandId, trxId: t.trxId, payerNumberEncrypted: declared }) : null,
+        payerNumber: !cipher
+          ? null
+          : declared !== null
+            ? declaredPayerNumber(cipher, { brandId: t.brandId, trxId: t.trxId, payerNumberEncrypted: declared })
+            : ((await customerPhonesOfIntents(tx, cipher, [Number(intent!.id)])).get(Number(intent!.id)) ?? null),
       },
       storedSms: evidence.map((e) => ({
         id: e.id,
         amount: e.amount,
         trxId: e.trxId,
         time: e.smsTime,
-        senderNumber: e.senderNumberEncrypted !== null && declared !== null && cipher ? cipher.decrypt(e.senderNumberEncrypted, SMS_SENDER_NUMBER_CONTEXT, e.binding) : null,
+        senderNumber: e.senderNumberEncrypted !== null && expected !== null && cipher ? cipher.decrypt(e.senderNumberEncrypted, SMS_SENDER_NUMBER_CONTEXT, e.binding) : null,
         chainState: e.chainState,
         matchStatus: e.matchStatus,
       })),

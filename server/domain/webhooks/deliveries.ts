@@ -11,6 +11,8 @@ export const RECENT_DELIVERIES_LIMIT = 50;
 
 export interface DeliveryView {
   id: number;
+  /** The endpoint it goes to; null once that endpoint was deleted. */
+  endpointId: number | null;
   eventId: string;
   transactionId: number | null;
   event: WebhookEventName;
@@ -74,7 +76,7 @@ export function toAttemptResource(a: AttemptView): AttemptResource {
 }
 
 const SELECT_DELIVERY = `
-  SELECT d.id, e.public_id, e.transaction_id, e.event, d.url, e.payload, d.response_status, d.response_body, d.attempts,
+  SELECT d.id, d.endpoint_id, e.public_id, e.transaction_id, e.event, d.url, e.payload, d.response_status, d.response_body, d.attempts,
          d.status, d.last_error, d.next_attempt_at, d.last_attempt_at, d.delivered_at, d.dead_lettered_at, d.created_at,
          e.mode, e.is_test
     FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id`;
@@ -84,6 +86,7 @@ type DeliveryRow = Record<string, any>;
 function toView(r: DeliveryRow): DeliveryView {
   return {
     id: Number(r.id),
+    endpointId: r.endpoint_id === null ? null : Number(r.endpoint_id),
     eventId: r.public_id,
     transactionId: r.transaction_id === null ? null : Number(r.transaction_id),
     event: r.event,
@@ -158,8 +161,8 @@ const REPLAY = `
    WHERE ep.id = d.endpoint_id AND ep.enabled AND d.status = 'dead_letter'`;
 
 /**
- * Replays one dead letter (admin). INVALID_STATE when it is not a dead letter or
- * its endpoint is disabled: re-enable the endpoint first, or the replay would
+ * Replays one dead letter (admin). INVALID_STATE when it is not a dead letter, its
+ * endpoint was deleted, or its endpoint is disabled: re-enable the endpoint first, or the replay would
  * dead-letter again at once.
  */
 export async function replayDeadLetter(em: EntityManager, deliveryId: number, opts: { brandId?: number } = {}): Promise<DeliveryView> {
@@ -173,7 +176,11 @@ export async function replayDeadLetter(em: EntityManager, deliveryId: number, op
       const current = await getDelivery(tx, opts.brandId ?? null, deliveryId);
       throw new AppError(
         'INVALID_STATE',
-        current.status === 'dead_letter' ? 'The webhook endpoint is disabled; enable it before replaying' : `Only dead letters can be replayed; this delivery is ${current.status}`,
+        current.status !== 'dead_letter'
+          ? `Only dead letters can be replayed; this delivery is ${current.status}`
+          : current.endpointId === null
+            ? 'The webhook endpoint of this delivery was deleted; it cannot be replayed'
+            : 'The webhook endpoint is disabled; enable it before replaying',
       );
     }
     await enqueueDelivery(tx, deliveryId);

@@ -298,7 +298,7 @@ export async function finishSuccesses(em: EntityManager, items: ReadonlyArray<{ 
           AND (failing_since IS NOT NULL OR last_success_at IS NULL OR last_success_at < now() - interval '1 second')
         ORDER BY id FOR UPDATE
      ), noted AS (
-       UPDATE webhook_endpoints SET last_success_at = now(), failing_since = NULL WHERE id IN (SELECT id FROM due)
+       UPDATE webhook_endpoints SET last_success_at = now(), failing_since = NULL, consecutive_failures = 0 WHERE id IN (SELECT id FROM due)
      )
      SELECT id FROM d`,
     [
@@ -363,7 +363,10 @@ export async function finishAttempt(
 
     let endpointDisabled: FinishedAttempt['endpointDisabled'] = null;
     // Successes are finished by finishSuccess; this path is a failed attempt.
-    await tx.execute('UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, now()) WHERE id = ?', [delivery.endpoint_id]);
+    await tx.execute(
+      'UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, now()), last_failure_at = now(), consecutive_failures = consecutive_failures + 1 WHERE id = ?',
+      [delivery.endpoint_id],
+    );
     if (decision.status === 'retrying') await enqueueDelivery(tx, claim.deliveryId, toDateStrict(delivery.next_attempt_at));
     if (decision.status === 'dead_letter' && decision.disable === 'gone') {
       endpointDisabled = (await disableEndpoint(tx, delivery.endpoint_id, 'gone', null)) ? 'gone' : null;

@@ -2,7 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { Brand } from '../brands/entities.ts';
 
 /**
- * Mirrors migrations/0002-webhooks.ts. The delivery engine itself works in SQL
+ * Mirrors migrations/0002-webhooks.ts and 0017-webhook-endpoints.ts. The delivery engine itself works in SQL
  * (conditional updates, row locks) and reads these tables with em.execute; the
  * entities are for simple reads and for other areas' queries.
  */
@@ -12,8 +12,11 @@ export const WebhookEndpoint = defineEntity({
   tableName: 'webhook_endpoints',
   properties: {
     id: p.bigint('number').primary().autoincrement(),
-    brand: () => p.manyToOne(Brand).unique(),
+    brand: () => p.manyToOne(Brand),
+    /** Null: receives both modes (set through the singular route). */
+    mode: p.enum(['live', 'test'] as const).nullable(),
     url: p.text(),
+    description: p.text().default(''),
     events: p.array(),
     enabled: p.boolean().default(true),
     /** PII-cipher token; never clear text. */
@@ -24,6 +27,8 @@ export const WebhookEndpoint = defineEntity({
     disabledAt: p.datetime().nullable(),
     failingSince: p.datetime().nullable(),
     lastSuccessAt: p.datetime().nullable(),
+    lastFailureAt: p.datetime().nullable(),
+    consecutiveFailures: p.integer().default(0),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
@@ -52,7 +57,8 @@ export const WebhookDelivery = defineEntity({
   properties: {
     id: p.bigint('number').primary().autoincrement(),
     event: () => p.manyToOne(WebhookEvent),
-    endpoint: () => p.manyToOne(WebhookEndpoint),
+    /** Null once the endpoint was deleted (the log stays). */
+    endpoint: () => p.manyToOne(WebhookEndpoint).nullable(),
     brand: () => p.manyToOne(Brand),
     url: p.text(),
     status: p.enum(deliveryStatuses).default('pending'),

@@ -12,23 +12,32 @@ type Row = Record<string, unknown>;
  * Call inside the caller's em.transactional(): records the event, its delivery
  * row(s) and their pg-boss job(s) in that same transaction.
  *
- * The event is always stored, also when the brand has no endpoint, the endpoint
- * is disabled or not subscribed to this event (then without a delivery), so it
- * can be inspected or replayed later. `data` is checked against contract/events.ts:
+ * The event is always stored, also when no endpoint of the brand takes it (then
+ * without a delivery), so it can be inspected, listed by `GET /api/v1/events`
+ * (and so reach `listen`) or replayed later. `data` is checked against contract/events.ts:
  * a payload that breaks the published contract fails the caller's transaction
  * here rather than reaching merchants.
  */
 export async function recordEvent(
   em: EntityManager,
-  input: { brandId: number; mode: Mode; event: WebhookEventName; data: Record<string, unknown>; transactionId?: number | null; test?: boolean },
-): Promise<{ eventId: number; deliveryId: number | null }> {
+  input: {
+    brandId: number;
+    mode: Mode;
+    event: WebhookEventName;
+    data: Record<string, unknown>;
+    transactionId?: number | null;
+    /** A test event: delivered to `endpointId` only. */
+    test?: boolean;
+    endpointId?: number;
+  },
+): Promise<{ eventId: number; deliveryId: number | null; deliveryIds: number[] }> {
   if (!em.isInTransaction()) throw new Error('recordEvent must run inside em.transactional()');
   const createdAt = new Date();
   const publicId = `evt_${randomUUID().replaceAll('-', '')}`;
   const schema = webhookEventSchemas[input.event];
   if (!schema) throw new Error(`unknown webhook event ${String(input.event)}`);
-  // `livemode` in the body (like Stripe): one endpoint receives both modes, and
-  // a receiver must be able to tell a test event from a live one.
+  // `livemode` in the body (like Stripe): an endpoint set through the singular
+  // route receives both modes, and a receiver must tell a test event from a live one.
   const parsed = schema.safeParse({ id: publicId, event: input.event, created_at: createdAt.toISOString(), livemode: input.mode === 'live', data: input.data });
   if (!parsed.success) {
     const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
@@ -47,23 +56,34 @@ export async function recordEvent(
   if (eventRow!.mode !== input.mode) throw new Error(`${input.event} recorded as ${input.mode} for a ${String(eventRow!.mode)} transaction`);
   const eventId = Number(eventRow!.id);
 
-  // FOR SHARE: an endpoint change (PUT) committing between this read and our
-  // insert would otherwise leave a delivery for a URL or event set that was just
-  // replaced; the lock orders the two transactions instead.
-  // A test event goes to the endpoint whatever it subscribed to: the merchant asked for it.
-  const [endpoint] = await em.execute<Row[]>(
+  // Fan-out: one delivery per enabled endpoint of the brand that takes this
+  // event's mode (its own mode, or NULL: both) and subscribed to the event, each
+  // later signed with that endpoint's own secret. A test event goes only to the
+  // endpoint it was sent to, whatever that one subscribed to: the merchant asked.
+  // FOR SHARE: an endpoint change committing between this read and our inserts
+  // would otherwise leave a delivery for a URL or event set that was just
+  // replaced; the lock orders the two transactions instead (id order: no deadlock).
+  const target = input.test === true ? (input.endpointId ?? null) : null;
+  if (input.test === true && target === null) throw new Error('a test event names the endpoint it is sent to');
+  const endpoints = await em.execute<Row[]>(
     `SELECT id, url FROM webhook_endpoints
-      WHERE brand_id = ? AND enabled AND (? OR ? = ANY(events))
+      WHERE brand_id = ? AND enabled AND (mode IS NULL OR mode = ?)
+        AND (CASE WHEN ?::bigint IS NULL THEN ? = ANY(events) ELSE id = ?::bigint END)
+      ORDER BY id
       FOR SHARE`,
-    [input.brandId, input.test === true, input.event],
+    [input.brandId, input.mode, target, input.event, target],
   );
-  if (!endpoint) return { eventId, deliveryId: null };
+  if (endpoints.length === 0) return { eventId, deliveryId: null, deliveryIds: [] };
 
-  const [delivery] = await em.execute<Row[]>(
+  const deliveries = await em.execute<Row[]>(
     `INSERT INTO webhook_deliveries (event_id, endpoint_id, brand_id, url, status, next_attempt_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, 'pending', ?, ?, ?) RETURNING id`,
-    [eventId, Number(endpoint.id), input.brandId, endpoint.url, createdAt, createdAt, createdAt],
+     SELECT ?, ep.id, ?, ep.url, 'pending', ?, ?, ?
+       FROM json_to_recordset(?::json) AS ep(id bigint, url text)
+     ORDER BY ep.id
+     RETURNING id`,
+    [eventId, input.brandId, createdAt, createdAt, createdAt, JSON.stringify(endpoints.map((e) => ({ id: Number(e.id), url: e.url })))],
   );
-  await enqueueDelivery(em, Number(delivery!.id));
-  return { eventId, deliveryId: Number(delivery!.id) };
+  const deliveryIds = deliveries.map((d) => Number(d.id)).sort((a, b) => a - b);
+  for (const id of deliveryIds) await enqueueDelivery(em, id);
+  return { eventId, deliveryId: deliveryIds[0] ?? null, deliveryIds };
 }

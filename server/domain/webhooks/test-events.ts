@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { WebhookEventName } from '../../../contract/events.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { getDelivery, type DeliveryView } from './deliveries.ts';
+import { endpointForTest } from './endpoints.ts';
 import { recordEvent } from './outbox.ts';
 
 /**
@@ -59,6 +59,9 @@ export function sampleEventData(event: WebhookEventName, now = new Date()): Reco
     case 'payment.expired':
       // An intent that expired before the customer chose a gateway: the intent form.
       return { ...payment, object: 'payment_intent', transaction_id: null, trx_id: null, gateway_trx_id: null, fee: null, gateway: null, method: null, status: 'expired' };
+    case 'payment.canceled':
+      // The merchant canceled before the customer paid: the intent form.
+      return { ...payment, object: 'payment_intent', transaction_id: null, trx_id: null, gateway_trx_id: null, fee: null, gateway: null, method: null, status: 'canceled' };
     case 'refund.completed':
       return { ...refund, status: 'completed', processed_at: at };
     case 'refund.failed':
@@ -71,19 +74,19 @@ export function sampleEventData(event: WebhookEventName, now = new Date()): Reco
 }
 
 /**
- * Sends a signed sample event to the brand's endpoint through the ordinary
- * outbox (one delivery row, the same worker, retries and log), marked as a
- * test event, with `livemode` of the caller's mode. Nothing else changes.
+ * Sends a signed sample event to one endpoint (`endpointId`, or null: the brand's
+ * default endpoint, for the singular route) through the ordinary outbox (one
+ * delivery row, the same worker, retries and log), marked as a test event, with
+ * `livemode` of the caller's mode. Nothing else changes.
  * No endpoint: WEBHOOK_ENDPOINT_NOT_FOUND; a disabled one: INVALID_STATE.
  */
-export async function sendTestEvent(em: EntityManager, input: { brandId: number; mode: Mode; event: WebhookEventName }): Promise<DeliveryView> {
-  const deliveryId = await em.transactional(async (tx) => {
-    const [endpoint] = await tx.execute<Array<{ enabled: boolean }>>('SELECT enabled FROM webhook_endpoints WHERE brand_id = ? FOR SHARE', [input.brandId]);
-    if (!endpoint) throw new AppError('WEBHOOK_ENDPOINT_NOT_FOUND', 'No webhook endpoint is configured: set one with PUT /api/v1/webhooks/endpoint');
-    if (!endpoint.enabled) throw new AppError('INVALID_STATE', 'The webhook endpoint is disabled: enable it with PUT /api/v1/webhooks/endpoint first');
-    const recorded = await recordEvent(tx, { brandId: input.brandId, mode: input.mode, event: input.event, data: sampleEventData(input.event), test: true });
-    return recorded.deliveryId!;
+export async function sendTestEvent(em: EntityManager, input: { brandId: number; mode: Mode; event: WebhookEventName; endpointId?: number | null }): Promise<DeliveryView> {
+  // Read back inside the transaction: the answer is the delivery as created
+  // (pending, no attempt), not whatever a fast worker already made of it.
+  return em.transactional(async (tx) => {
+    const endpointId = await endpointForTest(tx, input, input.endpointId ?? null);
+    const recorded = await recordEvent(tx, { brandId: input.brandId, mode: input.mode, event: input.event, data: sampleEventData(input.event), test: true, endpointId });
+    const { attemptLog: _attempts, ...delivery } = await getDelivery(tx, input.brandId, recorded.deliveryId!);
+    return delivery;
   });
-  const { attemptLog: _attempts, ...delivery } = await getDelivery(em, input.brandId, deliveryId);
-  return delivery;
 }

@@ -3,9 +3,11 @@ import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
 import { merchantBrandHandlers } from './brand.ts';
 import { merchantCustomerHandlers } from './customers.ts';
+import { merchantEventHandlers } from './events.ts';
 import { merchantPaymentHandlers } from './payments.ts';
 import { merchantPaymentLinkHandlers } from './payment-links.ts';
 import { merchantRefundHandlers } from './refunds.ts';
+import { merchantWebhookEndpointHandlers } from './webhook-endpoints.ts';
 import { merchantWebhookHandlers } from './webhooks.ts';
 
 const s = initServer();
@@ -19,5 +21,7 @@ export function merchantHandlers(deps: AppDeps) {
     customers: merchantCustomerHandlers(deps),
     webhooks: merchantWebhookHandlers(deps),
     paymentLinks: merchantPaymentLinkHandlers(deps),
+    webhookEndpoints: merchantWebhookEndpointHandlers(deps),
+    events: merchantEventHandlers,
   });
 }

@@ -8,7 +8,8 @@ const s = initServer();
 export const merchantRefundHandlers = s.router(contract.merchant.refunds, {
   create: async ({ req, body }) => {
     const { brandId, mode } = merchantOf(req);
-    const refund = await createRefund(req.em, brandId, mode, { trxId: body.trx_id, amount: body.amount, reason: body.reason });
+    const target = body.payment_id !== undefined ? { paymentId: body.payment_id } : { trxId: body.trx_id! };
+    const refund = await createRefund(req.em, brandId, mode, { ...target, amount: body.amount, reason: body.reason });
     return { status: 201, body: { success: true, data: { ...refund, livemode: mode === 'live' } } };
   },
   list: async ({ req, query }) => {

@@ -8,26 +8,32 @@ import { merchantOf } from '../../context.ts';
 
 const s = initServer();
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
+export const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-function endpointBody(e: EndpointView) {
+export function endpointBody(e: EndpointView) {
   return {
+    id: e.id,
+    mode: e.mode,
     url: e.url,
+    description: e.description,
     events: e.events,
     enabled: e.enabled,
     disabled_reason: e.disabledReason,
     disabled_at: iso(e.disabledAt),
     failing_since: iso(e.failingSince),
     last_success_at: iso(e.lastSuccessAt),
+    last_failure_at: iso(e.lastFailureAt),
+    consecutive_failures: e.consecutiveFailures,
     previous_secret_expires_at: iso(e.previousSecretExpiresAt),
     created_at: e.createdAt.toISOString(),
     updated_at: e.updatedAt.toISOString(),
   };
 }
 
-function deliveryBody(d: DeliveryView) {
+export function deliveryBody(d: DeliveryView) {
   return {
     id: d.id,
+    endpoint_id: d.endpointId,
     event_id: d.eventId,
     transaction_id: d.transactionId,
     event: d.event,
@@ -50,11 +56,12 @@ function deliveryBody(d: DeliveryView) {
 export function merchantWebhookHandlers(deps: AppDeps) {
   return s.router(contract.merchant.webhooks, {
     getEndpoint: async ({ req }) => {
-      const endpoint = await getEndpoint(req.em, merchantOf(req).brandId);
+      const { brandId, mode } = merchantOf(req);
+      const endpoint = await getEndpoint(req.em, brandId, mode);
       return { status: 200, body: { success: true, data: endpointBody(endpoint) } };
     },
     putEndpoint: async ({ req, body }) => {
-      const result = await putEndpoint(req.em, deps.crypto.pii, merchantOf(req).brandId, body, {
+      const result = await putEndpoint(req.em, deps.crypto.pii, merchantOf(req), body, {
         allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_URLS,
       });
       if (result.created) {
@@ -63,7 +70,7 @@ export function merchantWebhookHandlers(deps: AppDeps) {
       return { status: 200, body: { success: true, data: endpointBody(result.endpoint) } };
     },
     rotateSecret: async ({ req }) => {
-      const rotated = await rotateSecret(req.em, deps.crypto.pii, merchantOf(req).brandId);
+      const rotated = await rotateSecret(req.em, deps.crypto.pii, merchantOf(req));
       return {
         status: 201,
         body: { success: true, data: { secret: rotated.secret, previous_secret_expires_at: rotated.previousSecretExpiresAt.toISOString() } },

@@ -14,6 +14,8 @@ import { Migration0011PiiBinding } from './0011-pii-binding.ts';
 import { Migration0012CheckoutSubmissions } from './0012-checkout-submissions.ts';
 import { Migration0013SmsEvidence } from './0013-sms-evidence.ts';
 import { Migration0014SmsPresets } from './0014-sms-presets.ts';
+import { Migration0016MerchantPayments } from './0016-merchant-payments.ts';
+import { Migration0017WebhookEndpoints } from './0017-webhook-endpoints.ts';
 import { Migration0018CheckoutFeePayer } from './0018-checkout-fee-payer.ts';
 
 /**
@@ -36,5 +38,7 @@ export const migrationsList: MigrationObject[] = [
   { name: '0012-checkout-submissions', class: Migration0012CheckoutSubmissions },
   { name: '0013-sms-evidence', class: Migration0013SmsEvidence },
   { name: '0014-sms-presets', class: Migration0014SmsPresets },
+  { name: '0016-merchant-payments', class: Migration0016MerchantPayments },
+  { name: '0017-webhook-endpoints', class: Migration0017WebhookEndpoints },
   { name: '0018-checkout-fee-payer', class: Migration0018CheckoutFeePayer },
 ];

@@ -1,0 +1,66 @@
+import { AppError } from '../../../contract/common/errors.ts';
+import type { Mode } from '../../../contract/common/mode.ts';
+import type { PaymentResource } from '../../../contract/merchant/payments.ts';
+import type { EntityManager } from '../../infra/database/orm.ts';
+import type { PersonalDataKeys } from '../customers/keys.ts';
+import { recordEvent } from '../webhooks/outbox.ts';
+import { getPaymentView, isUuid, paymentEventData } from './view.ts';
+
+export const CANCELED_REASON = 'Payment canceled by the merchant';
+
+/**
+ * The merchant cancels an open payment. Takes the same locks in the same order as
+ * every other state change of a payment (the intent row first, then its
+ * transactions), so an SMS completing the payment at the same moment either
+ * completes it first (then this refuses: completed) or waits and finds the
+ * transaction failed (then it completes nothing).
+ *
+ * Cancelable: an intent still `pending` whose latest transaction is absent,
+ * `pending` (a gateway chosen, no payment reported: it fails with the intent) or
+ * `failed`. Refused with PAYMENT_NOT_CANCELABLE: `awaiting_verification` (the
+ * customer reports having sent money; canceling would hide money that may have
+ * moved, so an operator verifies or rejects it first), `processing` (an
+ * automatic gateway may be taking the money), completed and expired payments.
+ * A pending transaction carries no gateway transaction id, so no claim on one
+ * is left behind. Canceling again answers the canceled payment, with no second
+ * event. `payment.canceled` is recorded in the same database transaction.
+ */
+export async function cancelPayment(em: EntityManager, keys: PersonalDataKeys, brandId: number, mode: Mode, paymentId: string): Promise<PaymentResource> {
+  if (!isUuid(paymentId)) throw new AppError('PAYMENT_NOT_FOUND');
+  await em.transactional(async (tx) => {
+    const [intent] = await tx.execute<Array<{ id: string; status: string; past_expiry: boolean }>>(
+      `SELECT id, status, (expires_at <= now()) AS past_expiry FROM payment_intents
+        WHERE uuid = ? AND brand_id = ? AND mode = ? FOR UPDATE`,
+      [paymentId.toLowerCase(), brandId, mode],
+    );
+    if (!intent) throw new AppError('PAYMENT_NOT_FOUND');
+    if (intent.status === 'canceled') return;
+    if (intent.status === 'completed') throw new AppError('PAYMENT_NOT_CANCELABLE', 'Payment is completed; refund it instead');
+    if (intent.status === 'expired' || intent.past_expiry) throw new AppError('PAYMENT_NOT_CANCELABLE', 'Payment has expired');
+    const intentId = Number(intent.id);
+    const open = await tx.execute<Array<{ id: string; status: string }>>(
+      `SELECT id, status FROM transactions WHERE intent_id = ? AND status IN ('pending', 'processing', 'awaiting_verification', 'completed')
+        ORDER BY id FOR UPDATE`,
+      [intentId],
+    );
+    const blocking = open.find((t) => t.status !== 'pending');
+    if (blocking?.status === 'completed') throw new AppError('PAYMENT_NOT_CANCELABLE', 'Payment is completed; refund it instead');
+    if (blocking?.status === 'awaiting_verification') {
+      throw new AppError(
+        'PAYMENT_NOT_CANCELABLE',
+        'The customer has reported paying (awaiting verification); money may already have moved, so it must be verified or rejected first',
+      );
+    }
+    if (blocking) throw new AppError('PAYMENT_NOT_CANCELABLE', 'The gateway is processing the payment; wait for its result');
+    if (open.length > 0) {
+      await tx.execute(`UPDATE transactions SET status = 'failed', failure_reason = ?, updated_at = now() WHERE id IN (?) AND status = 'pending'`, [
+        CANCELED_REASON,
+        open.map((t) => Number(t.id)),
+      ]);
+    }
+    await tx.execute(`UPDATE payment_intents SET status = 'canceled', canceled_at = now(), updated_at = now() WHERE id = ? AND status = 'pending'`, [intentId]);
+    const data = await paymentEventData(tx, intentId);
+    await recordEvent(tx, { brandId, mode, event: 'payment.canceled', data, transactionId: (data.transaction_id as number | null) ?? null });
+  });
+  return getPaymentView(em, keys, brandId, mode, paymentId);
+}

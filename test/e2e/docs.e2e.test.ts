@@ -1,0 +1,80 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestContext } from '../support/harness.ts';
+import { collectPageErrors, launchChromium } from './support/browser.ts';
+
+/**
+ * The API reference in a real Chromium, under the page's own CSP: it renders the
+ * merchant operations first, with code samples and search, loads nothing from
+ * outside this origin (it must work offline), and logs no console error (a CSP
+ * violation is one).
+ */
+
+const RESULTS = path.resolve('test-results');
+
+let t: TestContext;
+let browser: Browser;
+let ctx: BrowserContext;
+let page: Page;
+let errors: string[];
+const foreign: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(RESULTS, { recursive: true });
+  t = await startTestServer({ WORKERS_ENABLED: 'false' });
+  browser = await launchChromium();
+  ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  page = await ctx.newPage();
+  errors = collectPageErrors(page);
+  page.on('response', (r) => {
+    if (r.status() >= 400) errors.push(`${r.status()} ${r.url()}`);
+  });
+  page.on('request', (r) => {
+    if (!r.url().startsWith(t.baseUrl) && !r.url().startsWith('data:')) foreign.push(r.url());
+  });
+});
+afterAll(async () => {
+  await ctx?.close();
+  await browser?.close();
+  await t?.close();
+});
+
+describe('/docs in Chromium', () => {
+  it('renders the merchant API first, with its operations and code samples, offline and without CSP errors', async () => {
+    const res = await page.goto(`${t.baseUrl}/docs#tag/payments/POST/api/v1/payments`, { waitUntil: 'networkidle' });
+    expect(res?.status()).toBe(200);
+    await page.getByText('Create a payment').first().waitFor({ timeout: 30_000 }).catch(async (e: unknown) => {
+      await page.screenshot({ path: path.join(RESULTS, 'docs-failure.png') });
+      throw new Error(`${String(e)}\n${(await page.locator('body').innerText()).slice(0, 2000)}\n${errors.join('\n')}`);
+    });
+    const text = await page.locator('body').innerText();
+    const merchant = text.indexOf('Merchant API');
+    const admin = text.indexOf('Admin: Brands');
+    expect(merchant).toBeGreaterThanOrEqual(0);
+    expect(admin).toBeGreaterThan(merchant);
+    expect(text.indexOf('Payments')).toBeLessThan(admin);
+    // The create-payment request sample shows the example body, sent to this very address.
+    await expect.poll(async () => (await page.locator('body').innerText()).includes('ORDER-1001'), { timeout: 15_000 }).toBe(true);
+    expect(await page.locator('body').innerText()).toContain(`${t.baseUrl}/api/v1/payments`);
+    await page.screenshot({ path: path.join(RESULTS, 'docs-reference.png') });
+    // The operation's own samples (x-codeSamples) are offered beside the generated clients.
+    await page.locator('button', { hasText: 'Shell Curl' }).nth(1).click();
+    await page.keyboard.type('SDK');
+    await page.getByText('Node SDK').first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Escape');
+    expect(errors).toEqual([]);
+    expect(foreign).toEqual([]);
+  });
+
+  it('has search', async () => {
+    await page.keyboard.press('Control+k');
+    const search = page.getByRole('combobox').or(page.getByPlaceholder(/search/i)).first();
+    await search.waitFor({ timeout: 10_000 });
+    await search.fill('refund');
+    await expect.poll(async () => (await page.locator('body').innerText()).toLowerCase().includes('refund'), { timeout: 10_000 }).toBe(true);
+    await page.screenshot({ path: path.join(RESULTS, 'docs-search.png') });
+    expect(errors).toEqual([]);
+  });
+});
