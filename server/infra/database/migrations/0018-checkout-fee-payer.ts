@@ -24,6 +24,14 @@ export class Migration0018CheckoutFeePayer extends Migration {
     this.addSql('ALTER TABLE transactions ADD COLUMN sms_amount numeric(14,2)');
     this.addSql('UPDATE transactions SET sms_amount = amount');
     this.addSql('ALTER TABLE transactions ALTER COLUMN sms_amount SET NOT NULL');
+    // A writer that does not know the column (seeding scripts, older code during
+    // a rolling deploy) inserts what was true before: the customer sends the amount.
+    this.addSql(`CREATE FUNCTION transactions_default_sms_amount() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.sms_amount IS NULL THEN NEW.sms_amount := NEW.amount; END IF;
+        RETURN NEW;
+      END $$`);
+    this.addSql('CREATE TRIGGER transactions_default_sms_amount BEFORE INSERT ON transactions FOR EACH ROW EXECUTE FUNCTION transactions_default_sms_amount()');
     this.addSql('ALTER TABLE transactions ADD CONSTRAINT transactions_sms_amount_check CHECK (sms_amount = amount OR sms_amount = amount + fee)');
     this.addSql('DROP INDEX transactions_open_by_amount_idx');
     this.addSql(`CREATE TABLE payment_links (
@@ -59,6 +67,8 @@ export class Migration0018CheckoutFeePayer extends Migration {
     this.addSql('DROP TABLE payment_links');
     this.addSql('DROP INDEX transactions_open_by_sms_amount_idx');
     this.addSql("CREATE INDEX transactions_open_by_amount_idx ON transactions (brand_id, amount) WHERE status IN ('pending', 'awaiting_verification')");
+    this.addSql('DROP TRIGGER transactions_default_sms_amount ON transactions');
+    this.addSql('DROP FUNCTION transactions_default_sms_amount()');
     this.addSql('ALTER TABLE transactions DROP COLUMN sms_amount');
     this.addSql('ALTER TABLE gateways DROP COLUMN fee_payer');
   }
