@@ -50,7 +50,30 @@ export function buildPackage(name: SdkPackage): string {
     if (/from ['"][^'"]*\/server\//.test(text)) throw new Error(`${path.relative(root, file)} imports server code; the contract must stay server-free`);
     if (file.endsWith('.d.ts')) writeFileSync(file, rewriteDeclarationImports(text));
   }
+  const leaks = libraryTypesInDeclarations(path.join(dist, 'clients', name, 'index.d.ts'));
+  if (leaks.length) throw new Error(`the published declarations name library types (a strict project without skipLibCheck would check them):\n${leaks.join('\n')}`);
   return dist;
+}
+
+/**
+ * Declarations reachable from the entry point that import ts-rest or zod: the SDK
+ * ships its own types (api.generated.ts), so a consumer's compiler checks ours only.
+ */
+export function libraryTypesInDeclarations(entry: string): string[] {
+  const seen = new Set<string>();
+  const leaks: string[] = [];
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)) {
+      const spec = m[1]!;
+      if (spec.startsWith('.')) visit(path.resolve(path.dirname(file), spec.replace(/\.js$/, '.d.ts')));
+      else if (!spec.startsWith('node:')) leaks.push(`${path.relative(root, file)} imports ${spec}`);
+    }
+  };
+  visit(entry);
+  return leaks;
 }
 
 /** Packs a built package; returns the absolute path of the tarball. */

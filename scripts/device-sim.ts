@@ -201,7 +201,7 @@ const commands: Record<string, Command> = {
         ? readSmsFile(v.file as string)
         : [{ sender: need(v, 'from'), body: need(v, 'body'), received_at: v['received-at'] as string | undefined, device_message_id: v.id as string | undefined, sim_slot: intOption(v, 'sim', 0, 7) }];
       const device = ctx.device();
-      const rules = v['no-filter'] ? null : await device.filterRules.get();
+      const rules = v['no-filter'] ? null : await device.filterRules.retrieve();
       const results: Array<Record<string, unknown>> = [];
       const toSend = [];
       for (const sms of inputs) {
@@ -240,7 +240,7 @@ const commands: Record<string, Command> = {
     usage: 'dashboard',
     options: {},
     async run(ctx) {
-      const d = await ctx.device().dashboard.get();
+      const d = await ctx.device().dashboard.retrieve();
       ctx.print(JSON.stringify(d, null, 2));
       return d;
     },
@@ -250,7 +250,7 @@ const commands: Record<string, Command> = {
     usage: 'rules',
     options: {},
     async run(ctx) {
-      const r = await ctx.device().filterRules.get();
+      const r = await ctx.device().filterRules.retrieve();
       ctx.print(`version ${r.version} (re-check every ${r.check_interval_hours} h)\n  senders: ${r.allowed_senders.join(', ') || '(any)'}\n  must contain one of: ${r.positive_keywords.join(', ') || '(anything)'}\n  never forward: ${r.negative_keywords.join(', ')}`);
       return r;
     },

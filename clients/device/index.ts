@@ -1,19 +1,25 @@
-import type { AppRoute, FlattenAppRouter } from '@ts-rest/core';
+import type { AppRoute } from '@ts-rest/core';
 import { deviceContract } from '../../contract/device/index.ts';
 import type { RouteMeta } from '../../contract/common/meta.ts';
 import { AuthenticationError, PaycollectError } from '../shared/errors.ts';
 import { HttpCore, type ClientOptions, type RequestOptions } from '../shared/http.ts';
-import { buildResources, listRoutes, schemaKeys, unwrapEnvelope, type Invoker, type Resources, type RouteCall, type RouteParams, type RouteResult } from '../shared/resources.ts';
+import { buildNamedResources, listRoutes, schemaKeys, unwrapEnvelope, type Invoker, type RouteCall } from '../shared/resources.ts';
+import type { ResponseMeta, WithResponse } from '../shared/response-meta.ts';
+import type { DevicePairingRequest, DeviceResources, DeviceTokenPair } from './api.generated.ts';
 import { isTokenExpired, pairingRequired, tokensFromData, type DeviceTokens } from './tokens.ts';
 import { SDK_NAME, SDK_VERSION } from './version.ts';
 
+/*
+ * The public declarations name only this package's own types (api.generated.ts is
+ * generated from the contract): no ts-rest or zod type reaches a consumer's compiler.
+ */
+export type * from './api.generated.ts';
 export * from '../shared/errors.ts';
 export { PairingRequiredError, jwtExpiryMs, type DeviceTokens } from './tokens.ts';
 export { screenSms, containsKeyword, senderKey, sameSender, type SmsFilterRules, type ScreenResult, type ScreenReason } from './sms-filter.ts';
 export type { ClientOptions, RequestOptions, FetchLike } from '../shared/http.ts';
 export type { Page, PageMetaLike } from '../shared/pagination.ts';
-export type { RouteResult, RouteParams, RouteArgs, Resources } from '../shared/resources.ts';
-export { deviceContract };
+export type { ResponseMeta, RateLimitInfo, RateLimitQuota, WithResponse } from '../shared/response-meta.ts';
 export { SDK_VERSION as VERSION };
 
 /** The header the service reads the fingerprint from when it is not in the body. */
@@ -39,23 +45,9 @@ export interface DeviceRequestOptions extends RequestOptions {
   pairingCode?: string;
 }
 
-type DeviceContract = typeof deviceContract;
-type DeviceRoute = FlattenAppRouter<DeviceContract>;
-
-/** The pairing route, found by shape: it returns a token pair and takes no refresh token. */
-type PairingRoute<R = DeviceRoute> = R extends AppRoute
-  ? RouteResult<R> extends { access_token: string; refresh_token: string }
-    ? 'refresh_token' extends keyof RouteParams<R>
-      ? never
-      : R
-    : never
-  : never;
-
 /** What `pair()` needs besides the code (the SDK adds the fingerprint). */
-export type PairDetails = [PairingRoute] extends [never] ? Record<string, unknown> : Omit<RouteParams<PairingRoute>, 'fingerprint'>;
-export type PairResult = [PairingRoute] extends [never]
-  ? { access_token: string; refresh_token: string; expires_in: number; server_time: string }
-  : RouteResult<PairingRoute>;
+export type PairDetails = Omit<DevicePairingRequest, 'fingerprint'>;
+export type PairResult = WithResponse<DeviceTokenPair>;
 
 interface DeviceSession {
   readonly baseUrl: string;
@@ -70,10 +62,12 @@ interface DeviceSession {
   refresh(): Promise<DeviceTokens>;
   getTokens(): DeviceTokens | null;
   setTokens(tokens: DeviceTokens | null): void;
+  /** Metadata of the last call that succeeded on this client (request id, rate limits). */
+  readonly lastResponse: ResponseMeta | null;
 }
 
 /** One namespace per resource of the device contract, plus pairing and token handling. */
-export type PaycollectDevice = Resources<DeviceContract, DeviceRequestOptions> & DeviceSession;
+export type PaycollectDevice = DeviceResources<DeviceRequestOptions> & DeviceSession;
 
 function authOf(route: AppRoute): RouteMeta['auth'] | undefined {
   return (route.metadata as RouteMeta | undefined)?.auth;
@@ -105,7 +99,11 @@ class DeviceClient {
     this.#pairingRoute = routes.find((r) => authOf(r.route) === 'pairing')?.route;
     this.#refreshRoute = routes.find((r) => authOf(r.route) === 'device-refresh')?.route;
     const invoke: Invoker<DeviceRequestOptions> = (call) => this.#invoke(call);
-    Object.assign(this, buildResources(deviceContract, invoke));
+    Object.assign(this, buildNamedResources(deviceContract, invoke));
+  }
+
+  get lastResponse(): ResponseMeta | null {
+    return this.#core.lastResponse;
   }
 
   getTokens(): DeviceTokens | null {

@@ -1,4 +1,3 @@
-import type { AppRoute } from '@ts-rest/core';
 import {
   ConnectionError,
   PaycollectError,
@@ -6,6 +5,7 @@ import {
   errorFromResponse,
   parseRetryAfterMs,
 } from './errors.ts';
+import { RESPONSE_META, responseMeta, type ResponseMeta } from './response-meta.ts';
 import { DEFAULT_RETRY_DELAY, retryDelayMs, type AttemptOutcome, type RetryDelayConfig } from './retry.ts';
 
 /** The part of `fetch` the SDK uses, so any WHATWG-compatible fetch can be passed in. */
@@ -48,8 +48,15 @@ export interface SdkIdentity {
   version: string;
 }
 
+/** The part of a contract route the transport reads (kept structural so declarations need no ts-rest types). */
+export interface RouteInfo {
+  method: string;
+  path: string;
+  metadata?: unknown;
+}
+
 export interface HttpRequest {
-  route: AppRoute;
+  route: RouteInfo;
   /** Path with parameters filled in. */
   path: string;
   query?: Record<string, unknown>;
@@ -66,6 +73,7 @@ export interface HttpResponse {
   /** Parsed JSON, or undefined for an empty body. */
   body: unknown;
   requestId: string | null;
+  meta: ResponseMeta;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -146,6 +154,8 @@ export class HttpCore {
   readonly retryDelay: RetryDelayConfig;
   private readonly fetchImpl: FetchLike;
   private readonly defaultHeaders: Record<string, string>;
+  /** Metadata of the last successful call made through this transport. */
+  lastResponse: ResponseMeta | null = null;
 
   constructor(options: ClientOptions, identity: SdkIdentity) {
     if (typeof options?.baseUrl !== 'string' || !/^https?:\/\//i.test(options.baseUrl)) {
@@ -195,7 +205,13 @@ export class HttpCore {
 
     for (let retries = 0; ; retries++) {
       const attempt = await this.attempt(url, { method, headers, body: payload }, timeoutMs, options.signal);
-      if ('response' in attempt) return attempt.response;
+      if ('response' in attempt) {
+        const res = attempt.response;
+        this.lastResponse = res.meta;
+        // Travels with the body through the SDK's invoker to the method, which puts it on the result.
+        if (typeof res.body === 'object' && res.body !== null) Object.defineProperty(res.body, RESPONSE_META, { value: res.meta, enumerable: false });
+        return res;
+      }
       const delay = retryDelayMs({ outcome: attempt.outcome, retriesSoFar: retries, maxRetries, safeToRepeat, config: this.retryDelay });
       if (delay === null) throw attempt.error;
       await sleep(delay, options.signal);
@@ -253,7 +269,7 @@ export class HttpCore {
     const requestId = headers.get('x-request-id');
     const success = status >= 200 && status < 300;
     if (success && parsed && (status === 204 || (body as { success?: unknown })?.success === true)) {
-      return { response: { status, headers, body, requestId } };
+      return { response: { status, headers, body, requestId, meta: responseMeta(status, headers, init.headers['idempotency-key'] ?? null) } };
     }
     const error = errorFromResponse(status, headers, body);
     return {

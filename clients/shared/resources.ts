@@ -1,6 +1,8 @@
 import { ContractNoBody, isAppRoute, type AppRoute, type AppRouter, type SchemaInputOrType, type SchemaOutputOrType } from '@ts-rest/core';
 import type { HttpCore, RequestOptions } from './http.ts';
+import { sdkNames } from './naming.ts';
 import { paginate, type Page, type PageMetaLike } from './pagination.ts';
+import { RESPONSE_META, withMeta, type ResponseMeta } from './response-meta.ts';
 
 /*
  * Turns a ts-rest router into SDK namespaces: every route becomes a method, at
@@ -137,13 +139,14 @@ function takesParams(route: AppRoute): boolean {
   return route.method === 'GET' ? route.query !== undefined && route.query !== null : takesBody(route);
 }
 
+/** `data` (or `{ data, meta }` for lists), carrying the response metadata as `lastResponse` when it is an object. */
 export function unwrapEnvelope(body: unknown): unknown {
   if (typeof body !== 'object' || body === null || (body as { success?: unknown }).success !== true) return body;
-  const env = body as { data?: unknown; meta?: unknown };
-  return 'meta' in env ? { data: env.data, meta: env.meta } : env.data;
+  const env = body as { data?: unknown; meta?: unknown; [RESPONSE_META]?: ResponseMeta };
+  return withMeta('meta' in env ? { data: env.data, meta: env.meta } : env.data, env[RESPONSE_META]);
 }
 
-function makeMethod<O>(route: AppRoute, name: string, invoke: Invoker<O>) {
+export function makeMethod<O>(route: AppRoute, name: string, invoke: Invoker<O>) {
   const names = pathParamNames(route.path);
   const hasParams = takesParams(route);
   const call = (args: unknown[]): Promise<unknown> => {
@@ -201,6 +204,31 @@ export function buildResources<T extends AppRouter, O = RequestOptions>(router: 
     out[key] = isAppRoute(value) ? makeMethod(value, name, invoke) : buildResources(value as AppRouter, invoke, name);
   }
   return out as Resources<T, O>;
+}
+
+/**
+ * The namespaces under the SDK's names (`naming.ts`): `payments.retrieve`,
+ * `webhookEndpoints.update`, with each differing contract name kept as an alias
+ * pointing at the same method.
+ */
+export function buildNamedResources<O = RequestOptions>(router: AppRouter, invoke: Invoker<O>): Record<string, Record<string, unknown>> {
+  const routes = listRoutes(router);
+  const names = sdkNames(routes);
+  const out: Record<string, Record<string, unknown>> = {};
+  const put = (dotted: string, value: unknown) => {
+    const parts = dotted.split('.');
+    const key = parts.pop()!;
+    let node: Record<string, unknown> = out;
+    for (const p of parts) node = (node[p] ??= {}) as Record<string, unknown>;
+    node[key] = value;
+  };
+  for (const { name, route } of routes) {
+    const sdk = names.get(name)!;
+    const method = makeMethod(route, sdk.name, invoke);
+    put(sdk.name, method);
+    if (sdk.alias) put(sdk.alias, method);
+  }
+  return out;
 }
 
 /** Every route of a router with its dotted name, for SDKs that look routes up by metadata. */

@@ -15,6 +15,7 @@ export type WebhookSignatureErrorReason =
   | 'timestamp_outside_tolerance'
   | 'no_matching_signature'
   | 'invalid_payload'
+  | 'unknown_event'
   | 'no_secret';
 
 export class WebhookSignatureError extends Error {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { seedCompletedTransaction, seedGateway } from '../support/seed.ts';
 import { PaycollectMerchant, VERSION, constructEvent, webhooks, WebhookSignatureError } from '../../clients/merchant/index.ts';
@@ -120,7 +120,14 @@ describe('merchant SDK against the live service', () => {
 
 describe('webhooks.constructEvent', () => {
   const secret = 'whsec_test_secret_value_0123456789';
-  const raw = JSON.stringify({ id: 'evt_1', event: 'payment.completed', created_at: '2026-11-21T10:00:00.000Z', data: { trx_id: 'T1', amount: '10.00' } });
+  const sample = {
+    id: 'evt_1',
+    event: 'payment.completed',
+    created_at: '2026-11-21T10:00:00.000Z',
+    livemode: false,
+    data: { payment_id: '5d3c2a4e-8f1b-4c3d-9e2f-1a2b3c4d5e6f', trx_id: 'T1', amount: '10.00', currency: 'BDT', status: 'completed' },
+  } as const;
+  const raw = JSON.stringify(sample);
 
   it('verifies a delivery signed by the service and returns the event', () => {
     const now = Math.floor(Date.now() / 1000);
@@ -138,5 +145,29 @@ describe('webhooks.constructEvent', () => {
     const old = { 'x-webhook-signature': signatureHeader([secret], now - 301, raw) };
     expect(() => client.webhooks.constructEvent(raw, old, secret)).toThrow('outside the tolerance');
     expect(client.webhooks.constructEvent(raw, old, secret, 600).id).toBe('evt_1');
+  });
+
+  it('validates the body against the event schemas: a signed but malformed event and an unknown event name are refused by reason', () => {
+    const now = Math.floor(Date.now() / 1000);
+    const signed = (body: string) => ({ 'x-webhook-signature': signatureHeader([secret], now, body) });
+    const noAmount = JSON.stringify({ ...sample, data: { ...sample.data, amount: undefined } });
+    expect(() => constructEvent(noAmount, signed(noAmount), secret)).toThrow(expect.objectContaining({ reason: 'invalid_payload', message: expect.stringContaining('data.amount') }));
+    const future = JSON.stringify({ ...sample, event: 'gateway.future_event' });
+    expect(() => constructEvent(future, signed(future), secret)).toThrow(expect.objectContaining({ reason: 'unknown_event' }));
+    // Members the service adds later are kept.
+    const extra = JSON.stringify({ ...sample, data: { ...sample.data, new_member: 1 } });
+    expect(constructEvent(extra, signed(extra), secret).data).toMatchObject({ new_member: 1 });
+  });
+
+  it('signTestPayload signs like the service: the service-side verifier and constructEvent accept it', () => {
+    const { body, headers } = webhooks.signTestPayload(sample, secret, { timestamp: 1_800_000_000 });
+    expect(body).toBe(raw);
+    expect(headers['x-webhook-signature']).toBe(signatureHeader([secret], 1_800_000_000, raw));
+    expect(headers).toMatchObject({ 'content-type': 'application/json', 'x-webhook-id': 'evt_1', 'x-webhook-event': 'payment.completed' });
+    const event = constructEvent(body, headers, secret, 300, 1_800_000_000 * 1000);
+    if (event.event !== 'payment.completed') throw new Error('narrowing');
+    expectTypeOf(event.data.amount).toEqualTypeOf<string>();
+    expect(event.data.amount).toBe('10.00');
+    expect(webhooks.generateTestHeaderString(raw, secret, { timestamp: 1_800_000_000 })).toBe(headers['x-webhook-signature']);
   });
 });
