@@ -47,7 +47,8 @@ export const paymentLinkCommands: Commands = {
           cancel_url: opt(v, 'cancel-url'),
         }),
       );
-      return { json: link, text: block(link) };
+      const { lastResponse: _meta, ...shown } = link;
+      return { json: shown, text: block(shown) };
     },
   },
   'payment-links:list': {
@@ -56,7 +57,8 @@ export const paymentLinkCommands: Commands = {
     options: { ...keyOption, ...pageOptions },
     async run(ctx, v) {
       const page = await merchant(ctx, v).paymentLinks.list(pageQuery(v));
-      return { json: page, text: table(page.data, LINK_COLUMNS, page.meta) };
+      const rows = page.data.map((l) => ({ ...l }));
+      return { json: { data: rows, meta: page.meta }, text: table(rows, LINK_COLUMNS, page.meta) };
     },
   },
   'payment-links:deactivate': {
@@ -64,8 +66,8 @@ export const paymentLinkCommands: Commands = {
     usage: '--api-key <sk_...> --link <plink_...>',
     options: { ...keyOption, link: { type: 'string' } },
     async run(ctx, v) {
-      const link = await merchant(ctx, v).paymentLinks.deactivate(need(v, 'link'));
-      return { json: link, text: block(link) };
+      const { lastResponse: _meta, ...shown } = await merchant(ctx, v).paymentLinks.deactivate(need(v, 'link'));
+      return { json: shown, text: block(shown) };
     },
   },
 };
