@@ -16,6 +16,7 @@ import { operationCommands } from './cli/commands/operations.ts';
 import { paymentCommands } from './cli/commands/payments.ts';
 import { paymentLinkCommands } from './cli/commands/payment-links.ts';
 import { PaycollectMerchant } from '../clients/merchant/index.ts';
+import { recoveryCommands } from './cli/commands/recovery.ts';
 import { listen } from './cli/listen.ts';
 
 export interface Io {
@@ -28,7 +29,7 @@ export const EXIT = { ok: 0, api: 1, usage: 64, config: 78 } as const;
 
 const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
 
-export const commands: Commands = { ...brandCommands, ...gatewayCommands, ...deviceCommands, ...paymentCommands, ...paymentLinkCommands, ...operationCommands };
+export const commands: Commands = { ...brandCommands, ...gatewayCommands, ...deviceCommands, ...paymentCommands, ...paymentLinkCommands, ...operationCommands, ...recoveryCommands };
 
 const globalOptions: Options = {
   'base-url': { type: 'string' },

@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { PaycollectDevice, PaycollectError, PairingRequiredError, VERSION, screenSms, type DeviceTokens } from '../clients/device/index.ts';
+import { PaycollectDevice, PaycollectError, PairingRequiredError, VERSION, answerBackfillRequests, screenSms, type DeviceTokens } from '../clients/device/index.ts';
 
 interface State {
   baseUrl: string;
@@ -15,6 +15,24 @@ interface State {
   deviceName?: string;
   pairedAt?: string;
   tokens: DeviceTokens | null;
+  /** Every SMS the simulated phone received (forwarded or missed), for backfill requests. */
+  inbox?: InboxSms[];
+}
+
+interface InboxSms {
+  device_message_id: string;
+  sender: string;
+  body: string;
+  received_at: string;
+  sim_slot?: number | null;
+}
+
+/** Adds messages to the state file's inbox (re-read first: a token refresh may have rewritten the file). */
+function addToInbox(file: string, messages: InboxSms[]): void {
+  const current = loadState(file);
+  if (!current) return;
+  const known = new Set((current.inbox ?? []).map((m) => m.device_message_id));
+  saveState(file, { ...current, inbox: [...(current.inbox ?? []), ...messages.filter((m) => !known.has(m.device_message_id))] });
 }
 
 interface Io {
@@ -186,8 +204,9 @@ const commands: Record<string, Command> = {
   },
   sms: {
     summary: 'Forward SMS (screened by the filter rules first, as the app does)',
-    usage: 'sms --from <sender> --body <text> [--received-at <ISO time>] [--id <message id>] [--sim <slot>] | sms --file <messages.json> [--no-filter]',
+    usage: 'sms --from <sender> --body <text> [--received-at <ISO time>] [--id <message id>] [--sim <slot>] | sms --file <messages.json> [--no-filter] [--miss]',
     options: {
+      miss: { type: 'boolean' },
       from: { type: 'string' },
       body: { type: 'string' },
       'received-at': { type: 'string' },
@@ -219,6 +238,12 @@ const commands: Record<string, Command> = {
           ...(sms.sim_slot === undefined ? {} : { sim_slot: sms.sim_slot }),
         });
       }
+      // The phone keeps every SMS it received; `--miss` receives without forwarding (the app was killed, the phone offline).
+      addToInbox(ctx.statePath, toSend);
+      if (v.miss) {
+        for (const m of toSend) ctx.print(`${m.device_message_id}: received, not forwarded (missed)`);
+        return { rules_version: rules?.version ?? null, results: toSend.map((m) => ({ device_message_id: m.device_message_id, forwarded: false, reason: 'missed' })) };
+      }
       for (let i = 0; i < toSend.length; i += SMS_BATCH) {
         const batch = toSend.slice(i, i + SMS_BATCH);
         // The service stores each message once by its device_message_id, so repeating a batch is safe.
@@ -233,6 +258,31 @@ const commands: Record<string, Command> = {
         }
       }
       return { rules_version: rules?.version ?? null, results };
+    },
+  },
+  backfill: {
+    summary: "Answer the service's backfill requests: re-send the inbox SMS of each requested window",
+    usage: 'backfill',
+    options: {},
+    async run(ctx) {
+      const device = ctx.device();
+      const rules = await device.filterRules.get();
+      const inbox = loadState(ctx.statePath)?.inbox ?? [];
+      const answered = await answerBackfillRequests(device, async (w) => {
+        const window = inbox.filter((m) => {
+          const at = Date.parse(m.received_at);
+          return at >= w.from.getTime() && at <= w.to.getTime() && screenSms(rules, m).forward;
+        });
+        for (let i = 0; i < window.length; i += SMS_BATCH) {
+          const batch = window.slice(i, i + SMS_BATCH);
+          // Original message ids: what the service already has is answered as stored, never counted twice.
+          await device.smsMessages.forward({ messages: batch, device_time: new Date().toISOString() }, { idempotencyKey: `sim-backfill-${w.id}-${i}` });
+        }
+        ctx.print(`backfill ${w.id} (${w.reason}): re-sent ${window.length} SMS received ${w.from.toISOString()} .. ${w.to.toISOString()}`);
+        return window.length;
+      });
+      if (answered.length === 0) ctx.print('no backfill requests');
+      return { answered: answered.map((w) => ({ id: w.id, reason: w.reason, from: w.from.toISOString(), to: w.to.toISOString() })) };
     },
   },
   dashboard: {

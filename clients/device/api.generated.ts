@@ -179,6 +179,43 @@ export interface ForwardSmsRequest {
   device_time?: string | undefined;
 }
 
+export interface DeviceCommand {
+  /** Command id; complete it with this id. */
+  id: number;
+  /** `backfill_sms`: re-forward, through `POST /sms-messages`, every SMS of an allowed sender the phone received between `from` and `to`, then complete the command. */
+  type: "backfill_sms";
+  /** ISO 8601 UTC timestamp. */
+  from: string;
+  /** ISO 8601 UTC timestamp. */
+  to: string;
+  /** Why the service asks (informative). */
+  reason: "manual" | "offline" | "heartbeat_gap" | "balance_chain_break";
+  /** ISO 8601 UTC timestamp. */
+  created_at: string;
+}
+
+export interface CommandsCompleteResult {
+  /** Command id; complete it with this id. */
+  id: number;
+  /** `backfill_sms`: re-forward, through `POST /sms-messages`, every SMS of an allowed sender the phone received between `from` and `to`, then complete the command. */
+  type: "backfill_sms";
+  /** ISO 8601 UTC timestamp. */
+  from: string;
+  /** ISO 8601 UTC timestamp. */
+  to: string;
+  /** Why the service asks (informative). */
+  reason: "manual" | "offline" | "heartbeat_gap" | "balance_chain_break";
+  /** ISO 8601 UTC timestamp. */
+  created_at: string;
+  status: "answered";
+  resent_count: number;
+}
+
+export interface DeviceCommandCompletion {
+  /** How many SMS of the window the phone re-forwarded (0 when it had none). */
+  resent_count: number;
+}
+
 export interface DevicesResource<O = RequestOptions> {
   /**
    * Pair a device
@@ -297,6 +334,25 @@ export interface SmsMessagesResource<O = RequestOptions> {
   forward(params: ForwardSmsRequest, options?: O): Promise<WithResponse<ForwardedSmsResult[]>>;
 }
 
+export interface CommandsResource<O = RequestOptions> {
+  /**
+   * Open commands
+   *
+   * The calling device's open commands, oldest first. The app polls this on start, after every push notification and periodically; a command stays listed until completed. Re-sent SMS are stored once by their `device_message_id`, so answering a command twice is harmless.
+   *
+   * `GET /api/mobile/v1/commands`
+   */
+  list(options?: O): Promise<WithResponse<DeviceCommand[]>>;
+  /**
+   * Complete a command
+   *
+   * Reports a command done. Another device's or an unknown id is 404 `NOT_FOUND`; completing twice keeps the first answer.
+   *
+   * `POST /api/mobile/v1/commands/:command_id/complete`
+   */
+  complete(commandId: string | number, params: DeviceCommandCompletion, options?: O): Promise<WithResponse<CommandsCompleteResult>>;
+}
+
 /** One namespace per resource of the API. */
 export interface DeviceResources<O = RequestOptions> {
   devices: DevicesResource<O>;
@@ -305,4 +361,5 @@ export interface DeviceResources<O = RequestOptions> {
   notifications: NotificationsResource<O>;
   smsQueue: SmsQueueResource<O>;
   smsMessages: SmsMessagesResource<O>;
+  commands: CommandsResource<O>;
 }

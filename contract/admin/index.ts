@@ -8,6 +8,7 @@ import { adminGatewaysContract } from './gateways.ts';
 import { adminNotificationsContract } from './notifications.ts';
 import { adminOutboundSmsContract } from './outbound-sms.ts';
 import { adminPairingCodesContract } from './pairing-codes.ts';
+import { adminRecoveryContract } from './recovery.ts';
 import { adminRefundsContract } from './refunds.ts';
 import { adminSettingsContract } from './settings.ts';
 import { adminSmsRecordsContract } from './sms-records.ts';
@@ -32,4 +33,5 @@ export const adminContract = c.router({
   webhookDeliveries: adminWebhookDeliveriesContract,
   settings: adminSettingsContract,
   auditLog: adminAuditLogContract,
+  recovery: adminRecoveryContract,
 });

@@ -1,4 +1,5 @@
 import { initContract } from '@ts-rest/core';
+import { commandsContract } from './commands.ts';
 import { dashboardContract } from './dashboard.ts';
 import { devicesContract } from './devices.ts';
 import { filterRulesContract } from './filter-rules.ts';
@@ -19,4 +20,5 @@ export const deviceContract = c.router({
   notifications: notificationsContract,
   smsQueue: smsQueueContract,
   smsMessages: smsMessagesContract,
+  commands: commandsContract,
 });

@@ -32,6 +32,7 @@ export const listEventsQuerySchema = z.strictObject({
   types: z
     .string()
     .regex(new RegExp(`^(${webhookEventNames.map((n) => n.replace('.', '\\.')).join('|')})(,(${webhookEventNames.map((n) => n.replace('.', '\\.')).join('|')}))*$`), 'Must be event names separated by commas')
+    .meta({ examples: ['payment.completed,refund.completed'] })
     .optional()
     .describe('Only these events, comma separated (e.g. `payment.completed,refund.completed`).'),
 });

@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { contract } from '../../contract/index.ts';
+import { sdkNames } from '../../clients/shared/naming.ts';
+import { listRoutes } from '../../clients/shared/resources.ts';
 
 /**
  * Code samples for the reference: `x-codeSamples` per operation (curl, and the
@@ -45,7 +48,11 @@ export function curlSample(method: string, oasPath: string, op: Json, auth: stri
  * The merchant SDK mirrors the contract: `client.<resource>.<operation>(...pathParams, bodyOrQuery?, options?)`,
  * so the call is derived from the contract key the same way.
  */
+// The merchant SDK's method names (payments.retrieve, webhookEndpoints.update...), derived as the SDK derives them.
+const merchantSdkNames = sdkNames(listRoutes(contract.merchant));
+
 export function nodeSample(key: string[], op: Json, body: unknown): string {
+  const method = merchantSdkNames.get(key.join('.'))?.name ?? key.join('.');
   const params = (op.parameters ?? []) as Json[];
   const pathArgs = params.filter((p) => p.in === 'path').map((p) => JSON.stringify(p.example ?? p.schema?.examples?.[0] ?? p.name));
   const args = [...pathArgs];
@@ -56,7 +63,7 @@ export function nodeSample(key: string[], op: Json, body: unknown): string {
     "import { PaycollectMerchant } from '@paycollect/merchant';",
     '',
     'const paycollect = new PaycollectMerchant({ apiKey: process.env.PAYCOLLECT_API_KEY!, baseUrl: process.env.PAYCOLLECT_URL! });',
-    `const result = await paycollect.${key.join('.')}(${args.join(', ')});`,
+    `const result = await paycollect.${method}(${args.join(', ')});`,
   ].join('\n');
 }
 

@@ -73,6 +73,8 @@ export const DEVICE_ROUTES: ReadonlyArray<{ method: string; path: string; body?:
   { method: 'POST', path: '/sms/queues/1/reports', body: { status: 'sent' } },
   { method: 'GET', path: '/notifications' },
   { method: 'POST', path: '/notifications/acknowledgements', body: { ids: [1] } },
+  { method: 'GET', path: '/commands' },
+  { method: 'POST', path: '/commands/1/complete', body: { resent_count: 0 } },
   {
     method: 'POST',
     path: '/sms/messages',

@@ -2,6 +2,7 @@ import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { getSetting } from '../settings/service.ts';
+import { requestBackfill } from '../recovery/backfill.ts';
 
 /** Devices moved per transaction; a large fleet is handled over several. */
 export const PRESENCE_BATCH = 200;
@@ -14,6 +15,8 @@ interface TransitionRow {
   name: string;
   last_seen_at: Date | null;
   last_heartbeat_at: Date | null;
+  /** Coming back online only: when it was marked offline. */
+  was_offline_since?: Date | null;
 }
 
 const RETURNING = 'RETURNING d.id, d.uuid, d.brand_id, d.mode, d.name, d.last_seen_at, d.last_heartbeat_at';
@@ -46,6 +49,11 @@ export async function detectOfflineDevices(em: EntityManager): Promise<{ wentOff
         const rows = await tx.execute<TransitionRow[]>(sql, [minutes, PRESENCE_BATCH]);
         for (const row of rows) {
           await recordEvent(tx, { brandId: Number(row.brand_id), mode: row.mode, event: status === 'offline' ? 'device.offline' : 'device.online', data: eventData(row, status) });
+          // Back online: whatever arrived while it was silent may never have been forwarded (docs/recovery.md).
+          if (status === 'online' && row.was_offline_since) {
+            const silentFrom = new Date(new Date(row.was_offline_since).getTime() - minutes * 60_000);
+            await requestBackfill(tx, { deviceId: Number(row.id), from: silentFrom, to: new Date(), reason: 'offline' });
+          }
         }
         return rows.length;
       });
@@ -68,7 +76,7 @@ export async function detectOfflineDevices(em: EntityManager): Promise<{ wentOff
   );
   const cameOnline = await flip(
     `WITH back AS (
-       SELECT id FROM devices
+       SELECT id, offline_since FROM devices
         WHERE status = 'active' AND NOT online
           AND last_seen_at >= now() - make_interval(mins => ?)
         ORDER BY id LIMIT ?
@@ -76,7 +84,7 @@ export async function detectOfflineDevices(em: EntityManager): Promise<{ wentOff
      )
      UPDATE devices d SET online = true, offline_since = NULL, updated_at = now()
        FROM back WHERE d.id = back.id AND NOT d.online
-     ${RETURNING}`,
+     ${RETURNING}, back.offline_since AS was_offline_since`,
     'online',
   );
   return { wentOffline, cameOnline };

@@ -1,6 +1,7 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { requestBackfill } from '../recovery/backfill.ts';
 
 /**
  * `last_seen_at` is refreshed at most this often: presence is minutes-grained
@@ -40,6 +41,9 @@ export async function authenticateDevice(em: EntityManager, deviceUuid: string):
   return row ? { deviceId: Number(row.id), brandId: Number(row.brand_id), mode: row.mode } : null;
 }
 
+/** Heartbeats further apart than this ask the phone to re-send what it received meanwhile (docs/recovery.md). */
+export const HEARTBEAT_GAP_MINUTES = 15;
+
 export interface HeartbeatInput {
   batteryLevel?: number | null;
   isCharging?: boolean | null;
@@ -52,8 +56,10 @@ export interface HeartbeatInput {
  * not send keep their previous value rather than being wiped.
  */
 export async function recordHeartbeat(em: EntityManager, deviceId: number, input: HeartbeatInput = {}): Promise<{ serverTime: Date }> {
-  const rows = await em.execute<Array<{ id: string }>>(
-    `UPDATE devices SET
+  // The previous heartbeat is read in the same statement: a long gap means SMS may have been missed meanwhile.
+  const rows = await em.execute<Array<{ id: string; previous_heartbeat_at: Date | null }>>(
+    `WITH prev AS (SELECT id, last_heartbeat_at FROM devices WHERE id = ? AND status = 'active' FOR UPDATE)
+     UPDATE devices d SET
         last_heartbeat_at = now(),
         last_seen_at = now(),
         battery_level = COALESCE(?, battery_level),
@@ -61,13 +67,18 @@ export async function recordHeartbeat(em: EntityManager, deviceId: number, input
         network = COALESCE(?, network),
         app_version = COALESCE(?, app_version),
         updated_at = now()
-      WHERE id = ? AND status = 'active'
-      RETURNING id`,
-    [input.batteryLevel ?? null, input.isCharging ?? null, input.network ?? null, input.appVersion ?? null, deviceId],
+       FROM prev WHERE d.id = prev.id
+      RETURNING d.id, prev.last_heartbeat_at AS previous_heartbeat_at`,
+    [deviceId, input.batteryLevel ?? null, input.isCharging ?? null, input.network ?? null, input.appVersion ?? null],
   );
   // Revoked between authentication and here: answer as authentication would have.
   if (!rows[0]) throw new AppError('UNAUTHORIZED');
-  return { serverTime: new Date() };
+  const previous = rows[0].previous_heartbeat_at ? new Date(rows[0].previous_heartbeat_at) : null;
+  const now = new Date();
+  if (previous && now.getTime() - previous.getTime() > HEARTBEAT_GAP_MINUTES * 60_000) {
+    await requestBackfill(em, { deviceId, from: previous, to: now, reason: 'heartbeat_gap' });
+  }
+  return { serverTime: now };
 }
 
 /**

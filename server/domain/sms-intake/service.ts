@@ -11,6 +11,8 @@ export interface ForwardedSms {
   body: string;
   receivedAt: Date;
   simSlot: number | null;
+  /** Set for an SMS an operator pasted by hand (recovery/paste.ts); absent for the phone's own. */
+  pasted?: { enteredBy: string; operatorName: string | null };
 }
 
 export interface IntakeResult {
@@ -39,8 +41,8 @@ interface Sealed {
 
 async function insertRecord(tx: EntityManager, caller: Caller, sms: ForwardedSms, hash: string, encrypted: Sealed, duplicateOf: number | null): Promise<number | null> {
   const rows = await tx.execute<Array<{ id: string }>>(
-    `INSERT INTO sms_records (brand_id, device_id, device_message_id, content_hash, sender, body_encrypted, received_at, sim_slot, match_status, duplicate_of_id, reason, reason_code)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO sms_records (brand_id, device_id, device_message_id, content_hash, sender, body_encrypted, received_at, sim_slot, match_status, duplicate_of_id, reason, reason_code, entry, entered_by, operator_name)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT DO NOTHING
      RETURNING id`,
     [
@@ -48,6 +50,7 @@ async function insertRecord(tx: EntityManager, caller: Caller, sms: ForwardedSms
       duplicateOf === null ? 'pending' : 'duplicate', duplicateOf,
       duplicateOf === null ? null : `same sender and text as SMS record ${duplicateOf}, forwarded before`,
       duplicateOf === null ? null : 'duplicate_content',
+      sms.pasted ? 'pasted' : 'forwarded', sms.pasted?.enteredBy ?? null, sms.pasted?.operatorName ?? null,
     ],
   );
   return rows[0] ? Number(rows[0].id) : null;

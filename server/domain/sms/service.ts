@@ -11,6 +11,7 @@ import { checkBalanceChain, walletKey } from './balance-chain.ts';
 import { chooseMatch, type MatchResult, type ReasonCode } from './matcher.ts';
 import { customerPhonesOfIntents } from './expected-payer.ts';
 import { parseSms, type ParsedSms } from './parser.ts';
+import { requestBackfillForChainBreak } from '../recovery/backfill.ts';
 import { claimPendingRecord, SMS_BODY_CONTEXT, storeOutcome, type PendingSmsRecord, type SmsOutcome } from './records.ts';
 
 /**
@@ -265,6 +266,10 @@ async function matchRecord(em: EntityManager, deps: SmsMatchDeps, recordId: numb
     if (outcome.status === 'matched') ({ outcome, trxId } = await complete(tx, outcome, decided.locked));
     if (outcome.status === 'duplicate') outcome = await explainDuplicate(tx, outcome);
     await storeOutcome(tx, deps.cipher, rec, outcome);
+    // A missed SMS is the usual cause of a break: ask the phone to re-send the gap (docs/recovery.md).
+    if (outcome.chain?.state === 'mismatch' && outcome.chain.previousId !== null) {
+      await requestBackfillForChainBreak(tx, { deviceId: rec.deviceId, previousId: outcome.chain.previousId, smsTime: outcome.chain.smsTime });
+    }
     return { outcome, trxId };
   });
 }

@@ -9,6 +9,7 @@ import { completeSandboxRefundRegistration } from '../../domain/sandbox/complete
 import { expireIntentsRegistration } from '../../domain/payments/expire-intents.job.ts';
 import { purgeIdempotencyKeysRegistration } from '../../domain/idempotency/purge-idempotency-keys.job.ts';
 import { matchPendingSmsRegistration } from '../../domain/sms/match-pending-sms.job.ts';
+import { retryBackfillRegistration } from '../../domain/recovery/retry-backfill.job.ts';
 
 /**
  * Background work. Every area adds its entry to `registrations()`:
@@ -25,7 +26,7 @@ export interface JobRegistration {
 // A function, not a top-level array: job modules import enqueueInTransaction from
 // here, and reading the list lazily keeps that import cycle harmless.
 function registrations(): JobRegistration[] {
-  return [deliverWebhookRegistration(), detectOfflineDevicesRegistration(), sweepOutboundSmsRegistration(), expireIntentsRegistration(), purgeIdempotencyKeysRegistration(), sendSandboxCallbackRegistration(), completeSandboxRefundRegistration(), matchPendingSmsRegistration()];
+  return [deliverWebhookRegistration(), detectOfflineDevicesRegistration(), sweepOutboundSmsRegistration(), expireIntentsRegistration(), purgeIdempotencyKeysRegistration(), sendSandboxCallbackRegistration(), completeSandboxRefundRegistration(), matchPendingSmsRegistration(), retryBackfillRegistration()];
 }
 
 // Keyed by the ORM's configuration, which every fork of one ORM shares: code that

@@ -11,6 +11,7 @@ import { adminOutboundSmsHandlers } from './outbound-sms.ts';
 import { adminPairingCodeHandlers } from './pairing-codes.ts';
 import { adminExchangeRateHandlers } from './exchange-rates.ts';
 import { adminGatewayHandlers } from './gateways.ts';
+import { adminRecoveryHandlers } from './recovery.ts';
 import { adminRefundHandlers } from './refunds.ts';
 import { adminSmsRecordHandlers } from './sms-records.ts';
 import { adminTransactionHandlers } from './transactions.ts';
@@ -35,5 +36,6 @@ export function adminHandlers(deps: AppDeps) {
     webhookDeliveries: adminWebhookDeliveryHandlers,
     settings: adminSettingHandlers,
     auditLog: adminAuditLogHandlers,
+    recovery: adminRecoveryHandlers(deps),
   });
 }

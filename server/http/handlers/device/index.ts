@@ -1,6 +1,7 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
+import { deviceCommandsHandlers } from './commands.ts';
 import { deviceDashboardHandlers } from './dashboard.ts';
 import { deviceDevicesHandlers } from './devices.ts';
 import { deviceFilterRulesHandlers } from './filter-rules.ts';
@@ -20,5 +21,6 @@ export function deviceHandlers(deps: AppDeps) {
     notifications: deviceNotificationsHandlers(deps),
     smsQueue: deviceSmsQueueHandlers(deps),
     smsMessages: deviceSmsMessagesHandlers(deps, createSmsMatcher({ cipher: deps.crypto.pii })),
+    commands: deviceCommandsHandlers,
   });
 }

@@ -17,6 +17,7 @@ import { Migration0014SmsPresets } from './0014-sms-presets.ts';
 import { Migration0016MerchantPayments } from './0016-merchant-payments.ts';
 import { Migration0017WebhookEndpoints } from './0017-webhook-endpoints.ts';
 import { Migration0018CheckoutFeePayer } from './0018-checkout-fee-payer.ts';
+import { Migration0019SmsRecovery } from './0019-sms-recovery.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -41,4 +42,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0016-merchant-payments', class: Migration0016MerchantPayments },
   { name: '0017-webhook-endpoints', class: Migration0017WebhookEndpoints },
   { name: '0018-checkout-fee-payer', class: Migration0018CheckoutFeePayer },
+  { name: '0019-sms-recovery', class: Migration0019SmsRecovery },
 ];

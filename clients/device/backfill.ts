@@ -1,0 +1,51 @@
+/**
+ * Backfill commands: the service asks the phone to re-send the SMS of a time
+ * window it may have missed (app killed, phone offline, a message in a spam
+ * folder). The app polls its open commands (on start, after every push
+ * notification, periodically); for each backfill it re-forwards, through the
+ * ordinary `smsMessages.forward` with the messages' original
+ * `device_message_id`s, the SMS of the window that the filter rules allow, then
+ * reports how many. Messages already stored are answered as they are, so
+ * re-sending too much is harmless.
+ */
+
+export interface BackfillWindow {
+  /** Command id. */
+  id: number;
+  from: Date;
+  to: Date;
+  reason: 'manual' | 'offline' | 'heartbeat_gap' | 'balance_chain_break';
+}
+
+/** What the helper needs of the device client: its `commands` namespace. */
+export interface CommandsApi {
+  commands: {
+    list(): Promise<Array<{ id: number; type: 'backfill_sms'; from: string; to: string; reason: BackfillWindow['reason'] }>>;
+    complete(commandId: number | string, body: { resent_count: number }): Promise<unknown>;
+  };
+}
+
+/**
+ * Fetches the open backfill commands and answers each: `onBackfillRequest`
+ * re-sends the window and returns how many SMS it re-sent. A callback that
+ * throws leaves its command open (the service asks again later) and the
+ * error is rethrown after the other commands were answered. Returns the
+ * windows answered.
+ */
+export async function answerBackfillRequests(device: CommandsApi, onBackfillRequest: (window: BackfillWindow) => Promise<number>): Promise<BackfillWindow[]> {
+  const answered: BackfillWindow[] = [];
+  let firstError: unknown = null;
+  for (const c of await device.commands.list()) {
+    if (c.type !== 'backfill_sms') continue;
+    const window: BackfillWindow = { id: c.id, from: new Date(c.from), to: new Date(c.to), reason: c.reason };
+    try {
+      const resent = await onBackfillRequest(window);
+      await device.commands.complete(c.id, { resent_count: resent });
+      answered.push(window);
+    } catch (err) {
+      firstError ??= err;
+    }
+  }
+  if (firstError !== null) throw firstError;
+  return answered;
+}

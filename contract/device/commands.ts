@@ -1,0 +1,48 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { commonErrorResponses, errorEnvelopeSchema, meta, ok, timestampSchema } from '../common/index.ts';
+import { DEVICE_PATH_PREFIX, idPathParam } from './shared.ts';
+
+const c = initContract();
+
+export const deviceCommandSchema = z
+  .object({
+    id: z.number().int().describe('Command id; complete it with this id.'),
+    type: z.literal('backfill_sms').describe('`backfill_sms`: re-forward, through `POST /sms-messages`, every SMS of an allowed sender the phone received between `from` and `to`, then complete the command.'),
+    from: timestampSchema,
+    to: timestampSchema,
+    reason: z.enum(['manual', 'offline', 'heartbeat_gap', 'balance_chain_break']).describe('Why the service asks (informative).'),
+    created_at: timestampSchema,
+  })
+  .meta({ id: 'DeviceCommand' });
+
+export const commandCompletionSchema = z
+  .strictObject({
+    resent_count: z.number().int().min(0).max(100_000).describe('How many SMS of the window the phone re-forwarded (0 when it had none).'),
+  })
+  .meta({ id: 'DeviceCommandCompletion' });
+
+export const commandsContract = c.router(
+  {
+    list: {
+      method: 'GET',
+      path: '/commands',
+      summary: 'Open commands',
+      description:
+        "The calling device's open commands, oldest first. The app polls this on start, after every push notification and periodically; a command stays listed until completed. Re-sent SMS are stored once by their `device_message_id`, so answering a command twice is harmless.",
+      responses: { 200: ok(z.array(deviceCommandSchema)) },
+      metadata: meta({ auth: 'device', tag: 'Device commands' }),
+    },
+    complete: {
+      method: 'POST',
+      path: '/commands/:command_id/complete',
+      summary: 'Complete a command',
+      description: "Reports a command done. Another device's or an unknown id is 404 `NOT_FOUND`; completing twice keeps the first answer.",
+      pathParams: z.object({ command_id: idPathParam('command') }),
+      body: commandCompletionSchema,
+      responses: { 200: ok(deviceCommandSchema.extend({ status: z.enum(['answered']), resent_count: z.number().int() })), 404: errorEnvelopeSchema },
+      metadata: meta({ auth: 'device', tag: 'Device commands', errors: ['NOT_FOUND'] }),
+    },
+  },
+  { pathPrefix: DEVICE_PATH_PREFIX, strictStatusCodes: true, commonResponses: commonErrorResponses },
+);
