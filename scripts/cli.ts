@@ -14,6 +14,8 @@ import { deviceCommands } from './cli/commands/devices.ts';
 import { gatewayCommands } from './cli/commands/gateways.ts';
 import { operationCommands } from './cli/commands/operations.ts';
 import { paymentCommands } from './cli/commands/payments.ts';
+import { paymentLinkCommands } from './cli/commands/payment-links.ts';
+import { PaycollectMerchant } from '../clients/merchant/index.ts';
 import { recoveryCommands } from './cli/commands/recovery.ts';
 import { listen } from './cli/listen.ts';
 
@@ -27,7 +29,7 @@ export const EXIT = { ok: 0, api: 1, usage: 64, config: 78 } as const;
 
 const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
 
-export const commands: Commands = { ...brandCommands, ...gatewayCommands, ...deviceCommands, ...paymentCommands, ...operationCommands, ...recoveryCommands };
+export const commands: Commands = { ...brandCommands, ...gatewayCommands, ...deviceCommands, ...paymentCommands, ...paymentLinkCommands, ...operationCommands, ...recoveryCommands };
 
 const globalOptions: Options = {
   'base-url': { type: 'string' },
@@ -146,6 +148,9 @@ export async function run(argv: string[], io: Io = { out: (s) => console.log(s),
         timeoutMs: 30_000,
       });
       return client;
+    },
+    merchant(apiKey) {
+      return new PaycollectMerchant({ baseUrl, apiKey, timeoutMs: 30_000 });
     },
   };
   try {

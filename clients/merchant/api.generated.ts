@@ -455,6 +455,65 @@ export interface WebhookDeliveryDetail {
   }[];
 }
 
+export interface PaymentLink {
+  /** Public id of the link: `plink_` and 24 random hex digits (96 bits: unguessable, it is the link's only credential). */
+  id: string;
+  /** Public URL of the link: print it or share it. */
+  url: string;
+  /** QR code of `url`, SVG. */
+  qr_svg_url: string;
+  /** QR code of `url`, PNG. */
+  qr_png_url: string;
+  /** Fixed amount, or null when the customer enters it. */
+  amount: string | null;
+  min_amount: string | null;
+  max_amount: string | null;
+  /** ISO 4217 currency code. */
+  currency: string;
+  single_use: boolean;
+  expires_at: string | null;
+  reference: string | null;
+  description: string | null;
+  success_url: string | null;
+  cancel_url: string | null;
+  /** False once deactivated. */
+  active: boolean;
+  /** `active`: visits create payments; `used`: a single-use link whose payment is open or paid; `expired`; `inactive`: deactivated. */
+  status: "expired" | "active" | "used" | "inactive";
+  /** Payments created through the link. */
+  payments_created: number;
+  /** ISO 8601 UTC timestamp. */
+  created_at: string;
+  /** True for a live-mode object, false for a test-mode one (created with a `sk_test_` key, paid on the sandbox or verified by a test device). */
+  livemode: boolean;
+}
+
+export interface CreatePaymentLinkRequest {
+  /** ISO 4217 currency code. */
+  currency: string;
+  /** Fixed amount. Leave it out for a customer-entered amount (then `min_amount`/`max_amount` bound it). */
+  amount?: string | undefined;
+  /** Customer-entered amount: the smallest accepted. Default "0.01". */
+  min_amount?: string | undefined;
+  /** Customer-entered amount: the largest accepted. Default no bound (the gateways still apply theirs). */
+  max_amount?: string | undefined;
+  /** True: one payment only (the first visit that creates a payment uses the link; further visits are refused while that payment is open or paid). Default false (reusable). */
+  single_use?: boolean | undefined;
+  /** When the link stops creating payments. Default never. */
+  expires_at?: string | undefined;
+  /** Copied to every payment the link creates. */
+  reference?: string | undefined;
+  /** Shown to the customer on the link page. */
+  description?: string | undefined;
+  success_url?: string | undefined;
+  cancel_url?: string | undefined;
+}
+
+export interface PaymentLinksListParams {
+  page?: string | number | undefined;
+  per_page?: string | number | undefined;
+}
+
 export interface CreateWebhookEndpointRequest {
   /** Receiver URL. Must resolve to public addresses only (private, loopback, link-local and metadata addresses are refused), checked now and again at every delivery. Redirects are not followed. */
   url: string;
@@ -960,6 +1019,53 @@ export interface WebhookDeliveriesResource<O = RequestOptions> {
   retrieve(id: string | number, options?: O): Promise<WithResponse<WebhookDeliveryDetail>>;
 }
 
+export interface PaymentLinksResource<O = RequestOptions> {
+  /**
+   * Create a payment link
+   *
+   * A link with a fixed or customer-entered amount, single use or reusable, optionally expiring, with its public URL and QR codes. Each visit creates a payment and continues on the normal checkout.
+   *
+   * `POST /api/v1/payment-links`
+   */
+  create(params: CreatePaymentLinkRequest, options?: O): Promise<WithResponse<PaymentLink>>;
+  /**
+   * List payment links
+   *
+   * Payment links of the calling brand and mode, newest first.
+   *
+   * `GET /api/v1/payment-links`
+   */
+  list: {
+    (params?: PaymentLinksListParams, options?: O): Promise<WithResponse<Page<PaymentLink, PageMetaWithPages>>>;
+    /** Every page from `params.page` (default 1) to the last, fetched as you iterate. */
+    pages(params?: PaymentLinksListParams, options?: O): AsyncIterable<WithResponse<Page<PaymentLink, PageMetaWithPages>>>;
+    /** Every item of every page, a page at a time. */
+    items(params?: PaymentLinksListParams, options?: O): AsyncIterable<PaymentLink>;
+  };
+  /**
+   * Get a payment link
+   *
+   * `GET /api/v1/payment-links/:id`
+   */
+  retrieve(id: string | number, options?: O): Promise<WithResponse<PaymentLink>>;
+  /**
+   * Get a payment link
+   *
+   * `GET /api/v1/payment-links/:id`
+   *
+   * @deprecated Use `paymentLinks.retrieve` (same call).
+   */
+  get(id: string | number, options?: O): Promise<WithResponse<PaymentLink>>;
+  /**
+   * Deactivate a payment link
+   *
+   * The link stops creating payments (its page says so); payments it already created are unaffected. Repeating it is harmless.
+   *
+   * `POST /api/v1/payment-links/:id/deactivate`
+   */
+  deactivate(id: string | number, options?: O): Promise<WithResponse<PaymentLink>>;
+}
+
 export interface WebhookEndpointsResource<O = RequestOptions> {
   /**
    * List webhook endpoints
@@ -1054,6 +1160,7 @@ export interface MerchantResources<O = RequestOptions> {
   customers: CustomersResource<O>;
   webhooks: WebhooksResource<O>;
   webhookDeliveries: WebhookDeliveriesResource<O>;
+  paymentLinks: PaymentLinksResource<O>;
   webhookEndpoints: WebhookEndpointsResource<O>;
   events: EventsResource<O>;
 }

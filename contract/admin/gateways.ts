@@ -44,6 +44,9 @@ const gatewayFields = {
     .regex(/^(?:0|[1-9]\d?)(?:\.\d{1,4})?$/, 'Must be a percentage from 0 to 99.9999 with at most 4 decimal places')
     .describe('Percent fee, as a decimal string ("1.85" for 1.85 %).'),
   fee_fixed: money.describe('Fixed fee added to the percent fee.'),
+  fee_payer: z
+    .enum(['merchant', 'customer'])
+    .describe('Who pays the fee. `merchant`: the customer sends the amount and the fee is not shown to them. `customer`: the checkout shows one number, amount + fee, and the wallet SMS must carry exactly that.'),
   receiving_account: z.string().trim().min(1).max(100).nullable().describe('Manual gateways: the account number customers send money to.'),
   instructions: z.string().trim().min(1).max(2000).nullable().describe('Shown on the checkout page.'),
   enabled: z.boolean().describe('Disabled gateways are not offered and refuse new transactions.'),
@@ -68,6 +71,7 @@ export const createGatewayBodySchema = z
     review_above: gatewayFields.review_above.optional(),
     fee_percent: gatewayFields.fee_percent.optional().describe('Default "0".'),
     fee_fixed: gatewayFields.fee_fixed.optional().describe('Default "0.00".'),
+    fee_payer: gatewayFields.fee_payer.optional().describe('Default `merchant`.'),
     receiving_account: gatewayFields.receiving_account.optional(),
     instructions: gatewayFields.instructions.optional(),
     enabled: gatewayFields.enabled.optional().describe('Default true.'),
@@ -106,6 +110,7 @@ export const adminGatewaySchema = z
     review_above: amountSchema.nullable().describe('SMS matching: amounts above it always go to review.'),
     fee_percent: z.string().describe('Percent, e.g. "1.85".'),
     fee_fixed: amountSchema,
+    fee_payer: z.enum(['merchant', 'customer']).describe('Who pays the fee: `customer` sends amount + fee.'),
     receiving_account: z.string().nullable(),
     instructions: z.string().nullable(),
     enabled: z.boolean(),

@@ -13,6 +13,7 @@ export const errorCodes = [
   'FORBIDDEN',
   'NOT_FOUND',
   'PAYMENT_NOT_FOUND',
+  'PAYMENT_LINK_NOT_FOUND',
   'REFUND_NOT_FOUND',
   'CUSTOMER_NOT_FOUND',
   'TRANSACTION_NOT_FOUND',
@@ -100,6 +101,7 @@ export const errorRegistry = {
     message: 'Route not found',
     description: 'No route matches the method and path.',
   },
+  PAYMENT_LINK_NOT_FOUND: { status: 404, message: 'Payment link not found', description: 'No payment link with this id exists for the calling brand and mode.' },
   PAYMENT_NOT_FOUND: {
     status: 404,
     message: 'Payment not found',

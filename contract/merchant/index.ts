@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { brandContract } from './brand.ts';
 import { customersContract } from './customers.ts';
+import { paymentLinksContract } from './payment-links.ts';
 import { eventsContract } from './events.ts';
 import { paymentsContract } from './payments.ts';
 import { refundsContract } from './refunds.ts';
@@ -16,6 +17,7 @@ export const merchantContract = c.router({
   refunds: refundsContract,
   customers: customersContract,
   webhooks: webhooksContract,
+  paymentLinks: paymentLinksContract,
   webhookEndpoints: webhookEndpointsContract,
   events: eventsContract,
 });

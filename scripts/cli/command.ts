@@ -1,9 +1,12 @@
 import type { PaycollectAdmin } from '../../clients/admin/index.ts';
+import type { PaycollectMerchant } from '../../clients/merchant/index.ts';
 import type { Options, Values } from './args.ts';
 
 export interface Ctx {
   /** The admin client; created on first use, so option mistakes are reported before a missing token. */
   admin(): PaycollectAdmin;
+  /** A merchant-API client for this brand API key (its brand and mode scope what it sees). */
+  merchant(apiKey: string): PaycollectMerchant;
 }
 
 export interface Result {

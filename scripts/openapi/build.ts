@@ -129,6 +129,7 @@ const tagDescriptions: Record<string, string> = {
   Brand: 'The brand (merchant account) behind an API key.',
   Payments: 'Payment intents and the transactions that pay them.',
   Refunds: 'Refunds of completed transactions.',
+  'Payment links': 'Shareable links (with QR codes) that create a payment per visit and continue on the hosted checkout.',
   Customers: "The brand's customers; personal data is encrypted at rest and looked up by keyed hashes.",
   Webhooks: 'Webhook endpoint configuration, delivery log, and the events the service sends.',
   Checkout: "JSON calls of the hosted checkout page; the unguessable payment id is the only credential. Includes the sandbox gateway's signed callback.",

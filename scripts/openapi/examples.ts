@@ -20,7 +20,7 @@ export function exampleFor(schema: Schema | undefined, components: Record<string
   // A shared timestamp schema carries one example date; a deadline must still lie ahead of the reader.
   if (schema.format === 'date-time' && FUTURE.test(name)) return FUTURE_TIMESTAMP;
   // The shared money schema's example is an amount; a fee beside it should not equal it.
-  if (/fee/.test(name) && schema.type === 'string' && (schema.pattern === undefined || new RegExp(schema.pattern, 'u').test('18.50'))) return '18.50';
+  if (/fee/.test(name) && schema.type === 'string' && !Array.isArray(schema.enum) && (schema.pattern === undefined || new RegExp(schema.pattern, 'u').test('18.50'))) return '18.50';
   if (Array.isArray(schema.examples) && schema.examples.length) return schema.examples[0];
   if (schema.example !== undefined) return schema.example;
   if (schema.default !== undefined) return schema.default;

@@ -1,5 +1,5 @@
 import { CHECKOUT_PATH_PREFIX, type CheckoutGateway, type CheckoutPayment, type CheckoutTransaction } from '../../contract/checkout/payments.ts';
-import { formatAmount, formatUtc, initialOf } from './format.ts';
+import { formatAmount, formatDeadline, initialOf } from './format.ts';
 import { html, safeHttpUrl, type SafeHtml } from './html.ts';
 import { layout } from './layout.ts';
 
@@ -10,19 +10,23 @@ function gatewayPanel(p: CheckoutPayment, g: CheckoutGateway, index: number, onl
   const conversion = g.converted
     ? html`<p class="conversion">Converted from ${money(p.amount, p.currency)}${g.exchange_rate ? html` at 1&nbsp;${p.currency} = ${g.exchange_rate}&nbsp;${g.currency}` : null}</p>`
     : null;
-  const costs = html`<dl class="costs">
-        <div><dt>Amount to pay</dt><dd>${money(g.amount, g.currency)}</dd></div>
-        <div><dt>Gateway fee</dt><dd>${money(g.fee, g.currency)}</dd></div>
-      </dl>`;
+  // One number to send: amount + fee when the customer pays the fee, the amount
+  // when the merchant does (the merchant's fee is not the customer's business).
+  const feeNote = g.fee !== '0.00' ? html`<p class="fee-note">Includes the ${g.name} fee of ${money(g.fee, g.currency)}.</p>` : null;
   const body =
     g.type === 'manual'
-      ? html`<ol class="steps">
-        <li>Send exactly <strong>${money(g.amount, g.currency)}</strong>${g.receiving_account ? html` to <strong class="account">${g.receiving_account}</strong>` : null} with ${g.name}.</li>
-        ${g.instructions ? html`<li class="instructions">${g.instructions}</li>` : null}
-        <li>Enter the transaction ID from ${g.name}'s confirmation below.</li>
-      </ol>
+      ? html`<dl class="send">
+        <div><dt>Send exactly</dt><dd><strong class="send-amount">${money(g.amount_to_send, g.currency)}</strong>
+          <button type="button" class="copy" data-copy="${g.amount_to_send}" aria-label="Copy amount">Copy</button></dd></div>
+        ${g.receiving_account
+          ? html`<div><dt>To ${g.name} account</dt><dd><strong class="account mono">${g.receiving_account}</strong>
+          <button type="button" class="copy" data-copy="${g.receiving_account}" aria-label="Copy account number">Copy</button></dd></div>`
+          : null}
+      </dl>
+      ${feeNote}
+      ${g.instructions ? html`<p class="instructions">${g.instructions}</p>` : null}
       <form class="pay-form" data-gateway="${g.code}" novalidate>
-        <label for="${id}-trx">Transaction ID</label>
+        <label for="${id}-trx">Transaction ID from ${g.name}'s confirmation</label>
         <input id="${id}-trx" name="gateway_trx_id" required maxlength="100" autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="e.g. 8N7A6D5C4B">
         <label for="${id}-sender">Number you sent from <span class="optional">(optional)</span></label>
         <input id="${id}-sender" name="sender_number" type="tel" maxlength="32" autocomplete="tel" inputmode="tel">
@@ -30,15 +34,15 @@ function gatewayPanel(p: CheckoutPayment, g: CheckoutGateway, index: number, onl
         <button type="submit" class="button primary">I have sent the money</button>
       </form>`
       : html`<p class="hint">You will be taken to ${g.name} to finish paying.</p>
+      ${feeNote}
       <form class="pay-form" data-gateway="${g.code}" novalidate>
         <p class="form-error" role="alert" hidden></p>
-        <button type="submit" class="button primary">Pay ${money(g.amount, g.currency)}</button>
+        <button type="submit" class="button primary">Pay ${money(g.amount_to_send, g.currency)}</button>
       </form>`;
   return html`<details class="gateway" name="gateway" data-gateway="${g.code}"${only ? html` open` : null}>
-    <summary><span class="gateway-name">${g.name}</span><span class="gateway-amount">${money(g.amount, g.currency)}</span></summary>
+    <summary><span class="gateway-name">${g.name}</span><span class="gateway-amount">${money(g.amount_to_send, g.currency)}</span></summary>
     <div class="gateway-body">
       ${conversion}
-      ${costs}
       ${body}
     </div>
   </details>`;
@@ -88,9 +92,9 @@ function waitingSection(t: CheckoutTransaction): SafeHtml {
   const text =
     t.status === 'awaiting_verification'
       ? html`<h2 class="status-title">Waiting for verification</h2>
-    <p>We received your transaction ID <strong class="mono">${t.gateway_trx_id}</strong> for ${money(t.amount, t.currency)} sent with ${t.gateway_name}.</p>`
+    <p>We received your transaction ID <strong class="mono">${t.gateway_trx_id}</strong> for ${money(t.amount_to_send, t.currency)} sent with ${t.gateway_name}.</p>`
       : html`<h2 class="status-title">Waiting for ${t.gateway_name}</h2>
-    <p>${t.gateway_name} has not confirmed your payment of ${money(t.amount, t.currency)} yet.</p>`;
+    <p>${t.gateway_name} has not confirmed your payment of ${money(t.amount_to_send, t.currency)} yet.</p>`;
   return html`<section class="status waiting" aria-live="polite">
     <div class="spinner" aria-hidden="true"></div>
     ${text}
@@ -106,7 +110,7 @@ function completedSection(p: CheckoutPayment): SafeHtml {
   return html`<section class="status done" aria-live="polite">
     <div class="status-icon ok" aria-hidden="true">✓</div>
     <h2 class="status-title">Payment received</h2>
-    ${t ? html`<p>${money(t.amount, t.currency)} paid with ${t.gateway_name}. Reference <span class="mono">${t.trx_id}</span></p>` : null}
+    ${t ? html`<p>${money(t.amount_to_send, t.currency)} paid with ${t.gateway_name}. Reference <span class="mono">${t.trx_id}</span></p>` : null}
     ${next
       ? html`<p class="fine">Taking you back to ${p.brand.name}…</p><a class="button primary" id="continue" href="${next}">Return to ${p.brand.name}</a>`
       : html`<p class="fine">You can close this page.</p>`}
@@ -144,7 +148,7 @@ function stateSection(p: CheckoutPayment, cancelUrl: string | null): SafeHtml {
 }
 
 /** The hosted checkout page: server-rendered for the payment's current state; checkout.js submits, polls and redirects. */
-export function renderCheckoutPage(p: CheckoutPayment, opts: { cancelUrl: string | null }): string {
+export function renderCheckoutPage(p: CheckoutPayment, opts: { cancelUrl: string | null; timeZone?: string | null }): string {
   const cancellable = p.status !== 'completed' && p.status !== 'expired' && p.status !== 'canceled';
   const body = html`<main class="sheet" id="checkout"
   data-api="${CHECKOUT_PATH_PREFIX}/payments/${p.payment_id}"
@@ -164,7 +168,7 @@ export function renderCheckoutPage(p: CheckoutPayment, opts: { cancelUrl: string
     <p class="amount"><span class="amount-value">${formatAmount(p.amount)}</span> <span class="amount-currency">${p.currency}</span></p>
     ${p.status === 'completed' || p.status === 'expired' || p.status === 'canceled'
       ? null
-      : html`<p class="expires">Pay before <time datetime="${p.expires_at}">${formatUtc(p.expires_at)}</time></p>`}
+      : html`<p class="expires">Pay before <time datetime="${p.expires_at}">${formatDeadline(p.expires_at, opts.timeZone ?? null)}</time></p>`}
   </section>
   ${stateSection(p, opts.cancelUrl)}
   <footer class="foot">

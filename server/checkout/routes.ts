@@ -8,6 +8,7 @@ import { decideSandboxSession, findSandboxSession, type SandboxDecision } from '
 import { ASSETS_PATH, brandDisabledPage, errorPage, notFoundPage } from './layout.ts';
 import { renderCheckoutPage } from './page.ts';
 import { renderSandboxPage } from './sandbox-page.ts';
+import { paymentLinkPages } from './link-routes.ts';
 
 const assetsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
 
@@ -58,15 +59,15 @@ const param = (req: Request, name: string): string => String(req.params[name] ??
 export function checkoutPages(deps: AppDeps): Router {
   const links: CheckoutLinks = { publicBaseUrl: deps.config.PUBLIC_BASE_URL, sandboxSecret: deps.secrets.sandboxCallbackSecret };
   const router = express.Router();
-  router.use(['/checkout', '/sandbox'], securityHeaders);
+  router.use(['/checkout', '/sandbox', '/pay'], securityHeaders);
   router.use(ASSETS_PATH, express.static(assetsDir, { index: false, fallthrough: true, maxAge: '1h', dotfiles: 'deny' }));
 
   router.get(
     '/checkout/:payment_id',
     page(deps, async (req, res) => {
       try {
-        const { view, cancelUrl } = await loadCheckout(req.em, param(req, 'payment_id'), links);
-        sendPage(res, 200, renderCheckoutPage(view, { cancelUrl }));
+        const { view, cancelUrl, timeZone } = await loadCheckout(req.em, param(req, 'payment_id'), links);
+        sendPage(res, 200, renderCheckoutPage(view, { cancelUrl, timeZone }));
       } catch (err) {
         if (err instanceof AppError && err.code === 'PAYMENT_NOT_FOUND') return sendPage(res, 404, notFoundPage());
         if (err instanceof AppError && err.code === 'BRAND_DISABLED') return sendPage(res, 403, brandDisabledPage());
@@ -101,6 +102,8 @@ export function checkoutPages(deps: AppDeps): Router {
   router.post('/sandbox/pay/:token/approve', decide({ outcome: 'approved' }));
   router.post('/sandbox/pay/:token/decline', decide({ outcome: 'declined', reason: 'The customer declined on the sandbox page' }));
 
-  router.use(['/checkout', '/sandbox'], (_req, res) => sendPage(res, 404, notFoundPage()));
+  paymentLinkPages(deps, router, { page, sendPage });
+
+  router.use(['/checkout', '/sandbox', '/pay'], (_req, res) => sendPage(res, 404, notFoundPage()));
   return router;
 }

@@ -34,8 +34,8 @@ describe('gateways', () => {
     expect((await adminRequest(t, 'GET', '/gateways/bkash')).body.data).toEqual(created.body.data);
     expect((await adminRequest(t, 'GET', '/gateways')).body.data.map((g: { code: string }) => g.code)).toEqual(['sandbox', 'bkash']);
     expect((await auditRows(t, 'gateway.create')).map((r) => [r.target_id, r.after])).toEqual([
-      ['bkash', { enabled: true, type: 'manual', currencies: ['BDT'], min_amount: '10.00', max_amount: '25000.00', review_above: null, fee_percent: '1.85', fee_fixed: '0.00', sms_senders: ['bKash'], sms_templates: gatewayPresets.bkash().sms_templates!.length }],
-      ['sandbox', { enabled: true, type: 'automatic', currencies: ['BDT', 'USD'], min_amount: '1.00', max_amount: null, review_above: null, fee_percent: '2.5', fee_fixed: '0.30', sms_senders: [], sms_templates: 0 }],
+      ['bkash', { enabled: true, type: 'manual', currencies: ['BDT'], min_amount: '10.00', max_amount: '25000.00', review_above: null, fee_percent: '1.85', fee_fixed: '0.00', fee_payer: 'merchant', sms_senders: ['bKash'], sms_templates: gatewayPresets.bkash().sms_templates!.length }],
+      ['sandbox', { enabled: true, type: 'automatic', currencies: ['BDT', 'USD'], min_amount: '1.00', max_amount: null, review_above: null, fee_percent: '2.5', fee_fixed: '0.30', fee_payer: 'merchant', sms_senders: [], sms_templates: 0 }],
     ]);
   });
 

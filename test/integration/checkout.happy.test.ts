@@ -25,7 +25,8 @@ beforeAll(async () => {
   t = await startTestServer({ WORKERS_ENABLED: 'false' });
   ({ apiKey } = await t.createBrand('Corner Shop', { mode: 'test' }));
   bkash = await seedGateway(t, 'bkash', { sort_order: 1 });
-  sandbox = await seedGateway(t, 'sandbox', { sort_order: 2 });
+  // The customer pays the sandbox's fee, the merchant bKash's: both ways show one number to send.
+  sandbox = await seedGateway(t, 'sandbox', { sort_order: 2, fee_payer: 'customer' });
   await seedRate(t, 'USD', 'BDT', '110.5');
 });
 afterAll(() => t?.close());
@@ -72,7 +73,8 @@ describe('GET /api/checkout/v1/payments/{id}', () => {
         methods: ['send_money'],
         amount: '500.00',
         currency: 'BDT',
-        fee: '9.25',
+        fee: '0.00',
+        amount_to_send: '500.00',
         converted: false,
         exchange_rate: null,
         min_amount: '10.00',
@@ -88,6 +90,7 @@ describe('GET /api/checkout/v1/payments/{id}', () => {
         amount: '500.00',
         currency: 'BDT',
         fee: '12.80',
+        amount_to_send: '512.80',
         converted: false,
         exchange_rate: null,
         min_amount: '1.00',
@@ -104,14 +107,14 @@ describe('GET /api/checkout/v1/payments/{id}', () => {
     const id = await createPayment({ amount: '5.00', currency: 'USD' });
     const view = (await t.request('GET', api(id))).body.data;
     const quote = view.gateways.find((g: any) => g.code === bkash.code);
-    // 5.00 USD x 110.5 = 552.50 BDT; 1.85 % of it = 10.22125 -> 10.22 (half-up, once).
-    expect(quote).toMatchObject({ amount: '552.50', currency: 'BDT', fee: '10.22', converted: true, exchange_rate: '110.5' });
+    // 5.00 USD x 110.5 = 552.50 BDT; the merchant pays bKash's fee, so the customer sees none.
+    expect(quote).toMatchObject({ amount: '552.50', currency: 'BDT', fee: '0.00', amount_to_send: '552.50', converted: true, exchange_rate: '110.5' });
     // The sandbox takes USD itself: no conversion; 2.5 % + 0.30 of 5.00 = 0.425 -> 0.43.
-    expect(view.gateways.find((g: any) => g.code === sandbox.code)).toMatchObject({ amount: '5.00', currency: 'USD', fee: '0.43', converted: false });
+    expect(view.gateways.find((g: any) => g.code === sandbox.code)).toMatchObject({ amount: '5.00', currency: 'USD', fee: '0.43', amount_to_send: '5.43', converted: false });
 
     const res = await t.request('POST', `${api(id)}/transactions`, { body: { gateway: bkash.code, gateway_trx_id: 'CNV552USD1' } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body.data).toMatchObject({ amount: '552.50', currency: 'BDT', fee: '10.22', status: 'awaiting_verification' });
+    expect(res.body.data).toMatchObject({ amount: '552.50', currency: 'BDT', fee: '0.00', amount_to_send: '552.50', status: 'awaiting_verification' });
     const [row] = await t.sql<{ amount: string; currency: string; fee: string; exchange_rate: string }>(
       'SELECT amount::text, currency, fee::text, exchange_rate::text FROM transactions WHERE trx_id = $1',
       [res.body.data.trx_id],
@@ -135,7 +138,8 @@ describe('paying with a manual gateway', () => {
       status: 'awaiting_verification',
       amount: '500.00',
       currency: 'BDT',
-      fee: '9.25',
+      fee: '0.00',
+      amount_to_send: '500.00',
       gateway_trx_id: '8N7A6D5C4B',
       failure_reason: null,
       completed_at: null,
@@ -198,7 +202,7 @@ describe('paying with the sandbox (automatic) gateway', () => {
     const id = await createPayment();
     const res = await t.request('POST', `${api(id)}/transactions`, { body: { gateway: sandbox.code } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body.data).toMatchObject({ gateway_type: 'automatic', status: 'processing', amount: '500.00', fee: '12.80', gateway_trx_id: null });
+    expect(res.body.data).toMatchObject({ gateway_type: 'automatic', status: 'processing', amount: '500.00', fee: '12.80', amount_to_send: '512.80', gateway_trx_id: null });
     const redirect: string = res.body.data.redirect_url;
     const base = t.config.PUBLIC_BASE_URL;
     expect(redirect.startsWith(`${base}/sandbox/pay/`)).toBe(true);

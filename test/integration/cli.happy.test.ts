@@ -80,7 +80,7 @@ describe('the CLI over the admin API, as a child process', () => {
   it('--help on the top level and on every command', async () => {
     const top = await cli(['--help']);
     expect(top.code).toBe(0);
-    for (const name of ['brand:create', 'api-key:revoke', 'gateway:update', 'rate:set', 'filter-rules:set', 'device:revoke', 'pairing-code:create', 'transaction:verify', 'sms:list', 'refund:fail', 'delivery:replay-dead', 'webhooks:test', 'outbound-sms:enqueue', 'notification:send', 'settings:set', 'audit:list', 'sms:paste', 'device:backfill', 'backfill:list']) {
+    for (const name of ['brand:create', 'api-key:revoke', 'gateway:update', 'rate:set', 'filter-rules:set', 'device:revoke', 'pairing-code:create', 'transaction:verify', 'sms:list', 'refund:fail', 'delivery:replay-dead', 'webhooks:test', 'outbound-sms:enqueue', 'notification:send', 'settings:set', 'audit:list', 'sms:paste', 'device:backfill', 'backfill:list', 'payment-links:create', 'payment-links:deactivate']) {
       expect(top.stdout).toContain(`  ${name} `);
     }
     const one = await cli(['refund:fail', '--help']);
@@ -88,6 +88,6 @@ describe('the CLI over the admin API, as a child process', () => {
     expect(one.stdout.split('\n')[0]).toBe('Usage: npm run cli -- refund:fail --refund <id> --reason <why>');
     expect(one.stdout).toContain('--admin-token <token>');
     const { commands } = await import('../../scripts/cli.ts');
-    expect(Object.keys(commands)).toHaveLength(44);
+    expect(Object.keys(commands)).toHaveLength(47);
   });
 });

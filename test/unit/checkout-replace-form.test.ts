@@ -15,6 +15,7 @@ function transaction(over: Partial<CheckoutTransaction>): CheckoutTransaction {
     amount: '500.00',
     currency: 'BDT',
     fee: '0.00',
+    amount_to_send: '500.00',
     gateway_trx_id: 'WRONG00001',
     failure_reason: null,
     created_at: '2026-11-24T10:00:00.000Z',

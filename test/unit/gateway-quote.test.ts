@@ -16,6 +16,7 @@ function gateway(over: Partial<GatewayView> = {}): GatewayView {
     reviewAbove: null,
     feePercent: '1.85',
     feeFixed: '0.00',
+    feePayer: 'merchant',
     receivingAccount: null,
     instructions: null,
     enabled: true,
@@ -76,6 +77,14 @@ describe('quoteGateway', () => {
     // 90.91 * 275 = 25000.25 > 25000.00
     expect(q).toMatchObject({ refusal: 'AMOUNT_EXCEEDS_MAXIMUM', amount: '25000.25', currency: 'BDT', converted: true });
     expect(quoteGateway(g, '90.90', 'USD', [rate('USD', 'BDT', '275')])).toMatchObject({ refusal: null, amount: '24997.50', fee: '625.24' });
+  });
+
+  it('one number to send: the amount when the merchant pays the fee, amount + fee when the customer does', () => {
+    expect(quoteGateway(gateway(), '500.00', 'BDT', [])).toMatchObject({ amount: '500.00', fee: '9.25', toSend: '500.00' });
+    expect(quoteGateway(gateway({ feePayer: 'customer' }), '500.00', 'BDT', [])).toMatchObject({ amount: '500.00', fee: '9.25', toSend: '509.25' });
+    const converted = quoteGateway(gateway({ feePayer: 'customer', feePercent: '2.5', feeFixed: '0.30' }), '90.90', 'USD', [rate('USD', 'BDT', '275')]);
+    expect(converted).toMatchObject({ amount: '24997.50', fee: '625.24', toSend: '25622.74' });
+    expect(quoteGateway(gateway({ feePayer: 'customer' }), '1.00', 'USD', [])).toMatchObject({ toSend: null });
   });
 
   it("converts into a gateway's second currency when only that one has a rate", () => {

@@ -3,7 +3,7 @@ import { UsageError, defined, list, need, oneOf, opt, positiveInt, toggle, type 
 import type { Commands } from '../command.ts';
 import { block, table } from '../output.ts';
 
-const GATEWAY_COLUMNS = ['code', 'name', 'type', 'enabled', 'currencies', 'min_amount', 'max_amount', 'fee_percent', 'fee_fixed', 'sms_senders'];
+const GATEWAY_COLUMNS = ['code', 'name', 'type', 'enabled', 'currencies', 'min_amount', 'max_amount', 'fee_percent', 'fee_fixed', 'fee_payer', 'sms_senders'];
 const presets = GATEWAY_PRESETS.map((p) => p.code);
 
 const gatewayOptions: Options = {
@@ -15,6 +15,7 @@ const gatewayOptions: Options = {
   'max-amount': { type: 'string' },
   'fee-percent': { type: 'string' },
   'fee-fixed': { type: 'string' },
+  'fee-payer': { type: 'string' },
   account: { type: 'string' },
   instructions: { type: 'string' },
   senders: { type: 'string' },
@@ -27,12 +28,14 @@ const gatewayOptions: Options = {
 };
 
 const gatewayUsage = `[--min-amount 10.00] [--max-amount 25000.00|none]
-      [--fee-percent 1.85] [--fee-fixed 0.00] [--account <receiving account>|none] [--instructions <text>|none]
+      [--fee-percent 1.85] [--fee-fixed 0.00] [--fee-payer merchant|customer]
+      [--account <receiving account>|none] [--instructions <text>|none]
       [--senders bKash,...] [--template <regex> ...] [--template-flags i] [--sms-preset ${presets.join('|')}]
       [--enable|--disable] [--sort-order <n>]`;
 
 const gatewayNotes = [
   'Amounts are decimal strings with two places ("25000.00"); the fee percent is a decimal string ("1.85").',
+  '--fee-payer customer: the customer sends amount + fee, the one number the checkout shows and the SMS must carry; merchant (default): the customer sends the amount.',
   '--template may be repeated; templates need the named groups amount and trx_id (INVALID_SMS_TEMPLATE otherwise).',
   `--sms-preset sets the wallet's official senders and its money-in and money-out templates (${presets.join(', ')}); --senders and --template given too are added after them.`,
 ];
@@ -65,6 +68,7 @@ function gatewayFields(v: Values) {
     max_amount: nullable(v, 'max-amount'),
     fee_percent: opt(v, 'fee-percent'),
     fee_fixed: opt(v, 'fee-fixed'),
+    fee_payer: oneOf(v, 'fee-payer', ['merchant', 'customer'] as const),
     receiving_account: nullable(v, 'account'),
     instructions: nullable(v, 'instructions'),
     sms_senders: list(v, 'senders'),

@@ -41,11 +41,35 @@
     el.hidden = !message;
   }
 
-  // Local time for the expiry (the server only knows UTC).
-  var time = root.querySelector('.expires time');
-  if (time && !isNaN(expiresAt)) {
-    time.textContent = new Date(expiresAt).toLocaleString([], { hour: '2-digit', minute: '2-digit', day: 'numeric', month: 'short' });
+  // Copy buttons (account number, amount): the clipboard API where the browser
+  // allows it, else a hidden textarea and execCommand('copy').
+  function copyText(text) {
+    var clip = window.navigator && window.navigator.clipboard;
+    if (clip && window.isSecureContext) return clip.writeText(text);
+    return new Promise(function (resolve, reject) {
+      var area = document.createElement('textarea');
+      area.value = text;
+      area.setAttribute('readonly', '');
+      area.style.position = 'fixed';
+      area.style.opacity = '0';
+      document.body.appendChild(area);
+      area.select();
+      var done;
+      try { done = document.execCommand('copy'); } catch { done = false; }
+      document.body.removeChild(area);
+      if (done) resolve(); else reject(new Error('copy refused'));
+    });
   }
+  Array.prototype.forEach.call(root.querySelectorAll('button.copy'), function (button) {
+    var label = button.textContent;
+    button.addEventListener('click', function () {
+      copyText(button.getAttribute('data-copy') || '').then(
+        function () { button.textContent = 'Copied'; button.classList.add('copied'); },
+        function () { button.textContent = 'Select and copy'; }
+      );
+      window.setTimeout(function () { button.textContent = label; button.classList.remove('copied'); }, 2000);
+    });
+  });
 
   // The page turns into "Payment link has expired" by itself when the time comes.
   if ((status === 'pending' || status === 'failed' || status === 'processing' || status === 'awaiting_verification') && !isNaN(expiresAt)) {

@@ -21,6 +21,7 @@ export function gatewayAuditState(g: GatewayView): AuditState {
     review_above: g.reviewAbove,
     fee_percent: g.feePercent,
     fee_fixed: g.feeFixed,
+    fee_payer: g.feePayer,
     sms_senders: g.smsSenders,
     sms_templates: g.smsTemplates.length,
   };

@@ -3,6 +3,7 @@ import type { Mode } from '../../../contract/common/mode.ts';
 import type { CheckoutGateway, CheckoutPayment, CheckoutTransaction } from '../../../contract/checkout/payments.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { intentRefusal, quoteGateways, type GatewayQuote } from '../gateways/quote.ts';
+import { subMoney } from '../money/decimal.ts';
 import type { IntentStatus, TransactionStatus } from '../payments/entities.ts';
 import { pgDate, pgDateOrNull } from '../payments/pg.ts';
 import { isUuid } from '../payments/view.ts';
@@ -23,6 +24,8 @@ export interface CheckoutPage {
   /** The merchant's cancel URL (the expired page links back with it). */
   cancelUrl: string | null;
   intentId: number;
+  /** The brand's IANA time zone: the page shows the deadline in it. */
+  timeZone: string;
 }
 
 interface Row {
@@ -38,6 +41,7 @@ interface Row {
   success_url: string | null;
   cancel_url: string | null;
   brand_name: string;
+  brand_timezone: string;
   brand_status: 'active' | 'disabled';
   replacements: number | null;
   taken_answers: number | null;
@@ -50,6 +54,7 @@ interface Row {
   t_amount: string | null;
   t_currency: string | null;
   fee: string | null;
+  sms_amount: string | null;
   gateway_trx_id: string | null;
   failure_reason: string | null;
   created_at: string | Date | null;
@@ -59,9 +64,9 @@ interface Row {
 // Expiry is judged by the database clock, like the expiry job and the intent's own expires_at.
 const SELECT = `
   SELECT i.id AS intent_id, i.uuid AS payment_id, i.amount::text AS amount, i.currency, i.reference, i.status AS intent_status, i.mode,
-         i.expires_at, (i.expires_at <= now()) AS past_expiry, i.success_url, i.cancel_url, b.name AS brand_name,
+         i.expires_at, (i.expires_at <= now()) AS past_expiry, i.success_url, i.cancel_url, b.name AS brand_name, b.timezone AS brand_timezone,
          b.status AS brand_status, c.replacements, c.taken_answers, t.trx_id, g.code AS gateway_code, g.name AS gateway_name, g.type AS gateway_type, t.method, t.status,
-         t.amount::text AS t_amount, t.currency AS t_currency, t.fee::text AS fee, t.gateway_trx_id, t.failure_reason,
+         t.amount::text AS t_amount, t.currency AS t_currency, t.fee::text AS fee, t.sms_amount::text AS sms_amount, t.gateway_trx_id, t.failure_reason,
          t.created_at, t.completed_at
     FROM payment_intents i
     JOIN brands b ON b.id = i.brand_id
@@ -81,7 +86,9 @@ function toGateway(q: GatewayQuote): CheckoutGateway {
     methods: g.methods,
     amount: q.amount!,
     currency: q.currency,
-    fee: q.fee!,
+    // The merchant's fee is the merchant's business: the customer sees only what they pay.
+    fee: q.gateway.feePayer === 'customer' ? q.fee! : '0.00',
+    amount_to_send: q.toSend!,
     converted: q.converted,
     exchange_rate: q.exchangeRate,
     min_amount: g.minAmount,
@@ -104,7 +111,8 @@ function toTransaction(r: Row, links: CheckoutLinks): CheckoutTransaction | null
     status: r.status!,
     amount: r.t_amount!,
     currency: r.t_currency!,
-    fee: r.fee!,
+    fee: subMoney(r.sms_amount!, r.t_amount!),
+    amount_to_send: r.sms_amount!,
     gateway_trx_id: r.gateway_trx_id,
     failure_reason: r.failure_reason,
     created_at: pgDate(r.created_at!).toISOString(),
@@ -163,7 +171,7 @@ export async function loadCheckout(em: EntityManager, paymentId: string, links: 
     redirect_url: status === 'completed' && r.success_url ? successRedirectUrl(r.success_url, r.payment_id) : null,
     not_payable_reason: notPayableReason,
   };
-  return { view, cancelUrl: r.cancel_url, intentId: Number(r.intent_id) };
+  return { view, cancelUrl: r.cancel_url, intentId: Number(r.intent_id), timeZone: r.brand_timezone };
 }
 
 /**

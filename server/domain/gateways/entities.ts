@@ -3,6 +3,10 @@ import { defineEntity, p } from '@mikro-orm/core';
 export const gatewayTypes = ['manual', 'automatic'] as const;
 export type GatewayType = (typeof gatewayTypes)[number];
 
+/** Who pays the gateway fee: the merchant (the customer sends the amount) or the customer (sends amount + fee). */
+export const feePayers = ['merchant', 'customer'] as const;
+export type FeePayer = (typeof feePayers)[number];
+
 /** A stored SMS template; validated with `compileTemplate` before it is saved. */
 export interface StoredSmsTemplate {
   pattern: string;
@@ -33,6 +37,7 @@ export const Gateway = defineEntity({
     reviewAbove: p.decimal().precision(14).scale(2).nullable(),
     feePercent: p.decimal().precision(7).scale(4),
     feeFixed: p.decimal().precision(14).scale(2),
+    feePayer: p.enum(feePayers).default('merchant'),
     receivingAccount: p.string().length(100).nullable(),
     instructions: p.text().nullable(),
     enabled: p.boolean().default(true),

@@ -1,6 +1,6 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { convertWith, loadRates, type RateRow } from '../fx/service.ts';
-import { compareMoney, computeFee } from '../money/decimal.ts';
+import { addMoney, compareMoney, computeFee } from '../money/decimal.ts';
 import { listGateways, type GatewayView } from './service.ts';
 
 export type QuoteRefusal = 'CURRENCY_CONVERSION_FAILED' | 'AMOUNT_BELOW_MINIMUM' | 'AMOUNT_EXCEEDS_MAXIMUM';
@@ -15,6 +15,11 @@ export interface GatewayQuote {
   /** The currency charged; when no rate exists, the gateway's first (for display only). */
   currency: string;
   fee: string | null;
+  /**
+   * The one number the customer sends and the wallet SMS must carry: the amount
+   * when the merchant pays the fee, amount + fee when the customer does.
+   */
+  toSend: string | null;
   /** Rate used (target per source unit), null without conversion. */
   exchangeRate: string | null;
   converted: boolean;
@@ -48,18 +53,20 @@ export function quoteGateway(gateway: GatewayView, amount: string, currency: str
   const target = chargeCurrency(gateway, currency, rates);
   const conversion = target === null ? null : convertWith(rates, amount, currency, target);
   if (!conversion) {
-    return { gateway, refusal: 'CURRENCY_CONVERSION_FAILED', amount: null, currency: gateway.currencies[0]!, fee: null, exchangeRate: null, converted: true };
+    return { gateway, refusal: 'CURRENCY_CONVERSION_FAILED', amount: null, currency: gateway.currencies[0]!, fee: null, toSend: null, exchangeRate: null, converted: true };
   }
   const charged = conversion.amount;
   let refusal: QuoteRefusal | null = null;
   if (compareMoney(charged, gateway.minAmount) < 0) refusal = 'AMOUNT_BELOW_MINIMUM';
   else if (gateway.maxAmount !== null && compareMoney(charged, gateway.maxAmount) > 0) refusal = 'AMOUNT_EXCEEDS_MAXIMUM';
+  const fee = computeFee(charged, gateway.feePercent, gateway.feeFixed);
   return {
     gateway,
     refusal,
     amount: charged,
     currency: conversion.currency,
-    fee: computeFee(charged, gateway.feePercent, gateway.feeFixed),
+    fee,
+    toSend: gateway.feePayer === 'customer' ? addMoney(charged, fee) : charged,
     exchangeRate: conversion.rate,
     converted: conversion.direction !== 'none',
   };

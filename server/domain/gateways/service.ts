@@ -7,7 +7,7 @@ import { checkAgainstMoneyOut, expandPreset } from '../sms/presets/gateway-input
 import { senderKey } from '../sms/senders.ts';
 import { compileTemplate, TEMPLATE_DIRECTIONS } from '../sms/template.ts';
 import { bumpSenderEpoch } from '../filter-rules/sender-epoch.ts';
-import { gatewayTypes, type GatewayType, type StoredSmsTemplate } from './entities.ts';
+import { feePayers, gatewayTypes, type FeePayer, type GatewayType, type StoredSmsTemplate } from './entities.ts';
 
 /**
  * Gateways are global: one list for the whole service, every enabled gateway is
@@ -28,6 +28,8 @@ export interface GatewayView {
   /** Percent, e.g. "1.85" for 1.85 %. */
   feePercent: string;
   feeFixed: string;
+  /** Who pays the fee: `customer` sends amount + fee, `merchant` absorbs it (the customer sends the amount). */
+  feePayer: FeePayer;
   receivingAccount: string | null;
   instructions: string | null;
   enabled: boolean;
@@ -61,6 +63,8 @@ export const gatewayInputSchema = z.strictObject({
   review_above: positiveMoney.nullable().default(null),
   fee_percent: z.string().regex(/^(?:0|[1-9]\d?)(?:\.\d{1,4})?$/, 'Must be a percentage from 0 to 99.9999 with at most 4 decimal places').default('0'),
   fee_fixed: money.default('0.00'),
+  /** Who pays the fee: `merchant` (the customer sends the amount) or `customer` (sends amount + fee, the amount the SMS must carry). */
+  fee_payer: z.enum(feePayers).default('merchant'),
   receiving_account: z.string().trim().min(1).max(100).nullable().default(null),
   instructions: z.string().trim().min(1).max(2000).nullable().default(null),
   enabled: z.boolean().default(true),
@@ -125,6 +129,7 @@ export interface GatewayRow {
   review_above: string | null;
   fee_percent: string;
   fee_fixed: string;
+  fee_payer: FeePayer;
   receiving_account: string | null;
   instructions: string | null;
   enabled: boolean;
@@ -137,7 +142,7 @@ export interface GatewayRow {
 
 /** The columns `toGatewayView` reads. */
 export const COLUMNS = `id, code, name, type, methods, currencies, min_amount::text AS min_amount, max_amount::text AS max_amount,
-  review_above::text AS review_above, fee_percent::text AS fee_percent, fee_fixed::text AS fee_fixed, receiving_account, instructions, enabled,
+  review_above::text AS review_above, fee_percent::text AS fee_percent, fee_fixed::text AS fee_fixed, fee_payer, receiving_account, instructions, enabled,
   sms_senders, sms_templates, sort_order, created_at, updated_at`;
 
 /** "1.8500" -> "1.85", "2.0000" -> "2". */
@@ -158,6 +163,7 @@ export function toGatewayView(r: GatewayRow): GatewayView {
     reviewAbove: r.review_above ?? null,
     feePercent: trimPercent(r.fee_percent),
     feeFixed: r.fee_fixed,
+    feePayer: r.fee_payer,
     receivingAccount: r.receiving_account,
     instructions: r.instructions,
     enabled: r.enabled,
@@ -182,12 +188,12 @@ export async function createGateway(em: EntityManager, input: GatewayInput): Pro
     if (g.enabled && g.sms_senders.length > 0) await bumpSenderEpoch(em);
     const rows = await em.execute<GatewayRow[]>(
       `INSERT INTO gateways (code, name, type, methods, currencies, min_amount, max_amount, fee_percent, fee_fixed,
-         receiving_account, instructions, enabled, sms_senders, sms_templates, sort_order, review_above)
-       VALUES (?, ?, ?, ?::text[], ?::text[], ?, ?, ?, ?, ?, ?, ?, ?::text[], ?::jsonb, ?, ?)
+         receiving_account, instructions, enabled, sms_senders, sms_templates, sort_order, review_above, fee_payer)
+       VALUES (?, ?, ?, ?::text[], ?::text[], ?, ?, ?, ?, ?, ?, ?, ?::text[], ?::jsonb, ?, ?, ?)
        RETURNING ${COLUMNS}`,
       [
         g.code, g.name, g.type, textArray(g.methods), textArray(g.currencies), g.min_amount, g.max_amount, g.fee_percent, g.fee_fixed,
-        g.receiving_account, g.instructions, g.enabled, textArray(g.sms_senders), JSON.stringify(g.sms_templates), g.sort_order, g.review_above,
+        g.receiving_account, g.instructions, g.enabled, textArray(g.sms_senders), JSON.stringify(g.sms_templates), g.sort_order, g.review_above, g.fee_payer,
       ],
     );
     return toGatewayView(rows[0]!);
@@ -209,6 +215,7 @@ const patchColumns: Record<keyof z.output<typeof gatewayPatchSchema>, string> = 
   review_above: 'review_above = ?',
   fee_percent: 'fee_percent = ?',
   fee_fixed: 'fee_fixed = ?',
+  fee_payer: 'fee_payer = ?',
   receiving_account: 'receiving_account = ?',
   instructions: 'instructions = ?',
   enabled: 'enabled = ?',

@@ -55,6 +55,8 @@ export const Transaction = defineEntity({
     amount: p.decimal().precision(14).scale(2),
     currency: p.string().length(3),
     fee: p.decimal().precision(14).scale(2),
+    /** What the wallet SMS must carry: the amount, or amount + fee when the gateway's customer pays the fee (fixed at start). */
+    smsAmount: p.decimal().precision(14).scale(2),
     exchangeRate: p.decimal().precision(20).scale(10).nullable(),
     status: p.enum(transactionStatuses),
     senderNumberEncrypted: p.text().nullable(),

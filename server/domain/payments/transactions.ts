@@ -32,6 +32,8 @@ export interface TransactionRecord {
   amount: string;
   currency: string;
   fee: string;
+  /** What the wallet SMS must carry: `amount`, or amount + fee when the gateway's customer pays the fee. */
+  smsAmount: string;
   exchangeRate: string | null;
   status: TransactionStatus;
   failureReason: string | null;
@@ -65,6 +67,7 @@ export interface TransactionRow {
   amount: string;
   currency: string;
   fee: string;
+  sms_amount: string;
   exchange_rate: string | null;
   status: TransactionStatus;
   failure_reason: string | null;
@@ -75,7 +78,7 @@ export interface TransactionRow {
 
 /** The columns of a TransactionRecord, over TRANSACTION_FROM (`t`, `i`, `g`). */
 export const TRANSACTION_COLUMNS = `t.id, t.trx_id, t.brand_id, t.mode, t.intent_id, i.uuid AS payment_id, t.gateway_id, g.code AS gateway_code, g.type AS gateway_type,
-         t.method, t.gateway_trx_id, t.amount::text AS amount, t.currency, t.fee::text AS fee, t.exchange_rate::text AS exchange_rate,
+         t.method, t.gateway_trx_id, t.amount::text AS amount, t.currency, t.fee::text AS fee, t.sms_amount::text AS sms_amount, t.exchange_rate::text AS exchange_rate,
          t.status, t.failure_reason, t.completion_source, t.created_at, t.completed_at`;
 export const TRANSACTION_FROM = `FROM transactions t JOIN payment_intents i ON i.id = t.intent_id JOIN gateways g ON g.id = t.gateway_id`;
 
@@ -99,6 +102,7 @@ export function toTransactionRecord(r: TransactionRow): TransactionRecord {
     amount: r.amount,
     currency: r.currency,
     fee: r.fee,
+    smsAmount: r.sms_amount,
     exchangeRate: trimDecimal(r.exchange_rate),
     status: r.status,
     failureReason: r.failure_reason,
@@ -238,11 +242,11 @@ export async function startTransaction(em: EntityManager, keys: PersonalDataKeys
       const status: TransactionStatus = gateway.type === 'automatic' ? 'processing' : gatewayTrxId ? 'awaiting_verification' : 'pending';
       const trxId = newTrxId();
       const rows = await tx.execute<Array<{ id: string }>>(
-        `INSERT INTO transactions (brand_id, intent_id, trx_id, gateway_id, method, gateway_trx_id, amount, currency, fee, exchange_rate,
+        `INSERT INTO transactions (brand_id, intent_id, trx_id, gateway_id, method, gateway_trx_id, amount, currency, fee, sms_amount, exchange_rate,
                                    status, sender_number_encrypted)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
         [
-          intent.brandId, intent.id, trxId, gateway.id, method, gatewayTrxId, quote.amount, quote.currency, quote.fee, quote.exchangeRate, status,
+          intent.brandId, intent.id, trxId, gateway.id, method, gatewayTrxId, quote.amount, quote.currency, quote.fee, quote.toSend, quote.exchangeRate, status,
           encryptSender(keys, senderPhone, intent.brandId, trxId),
         ],
       );

@@ -57,6 +57,8 @@ export function gatewaysSharingSenders(configs: readonly GatewaySmsConfig[], gat
  * rule stops).
  */
 export interface CandidateRow extends MatchCandidate {
+  // `amount` (from MatchCandidate) is the transaction's sms_amount: what the
+  // customer was told to send, amount + fee when the customer pays the fee.
   brandId: number;
   mode: Mode;
   intentId: number;
@@ -81,7 +83,7 @@ interface Row {
   trx_id: string;
 }
 
-const COLUMNS = `t.id, t.brand_id, t.mode, t.intent_id, t.gateway_id, t.amount::text AS amount, t.gateway_trx_id, i.created_at, t.status, t.sender_number_encrypted, t.trx_id`;
+const COLUMNS = `t.id, t.brand_id, t.mode, t.intent_id, t.gateway_id, t.sms_amount::text AS amount, t.gateway_trx_id, i.created_at, t.status, t.sender_number_encrypted, t.trx_id`;
 
 function toCandidate(r: Row): CandidateRow {
   return {
@@ -116,7 +118,7 @@ export async function loadCandidates(
   const rows = await tx.execute<Row[]>(
     `SELECT ${COLUMNS} FROM transactions t JOIN payment_intents i ON i.id = t.intent_id
       WHERE t.gateway_id = ANY(?::bigint[])
-        AND ((t.brand_id = ? AND t.mode = ? AND t.status IN (?) AND t.amount = ?::numeric
+        AND ((t.brand_id = ? AND t.mode = ? AND t.status IN (?) AND t.sms_amount = ?::numeric
               AND i.created_at >= ?::timestamptz - make_interval(mins => ?) AND i.created_at <= ?::timestamptz)
              OR (t.gateway_trx_id IS NOT NULL AND upper(t.gateway_trx_id) = upper(?)))
       ORDER BY t.id`,
@@ -158,7 +160,7 @@ export async function lockOpenCandidates(tx: EntityManager, rows: readonly Candi
       mode: record.mode,
       intentId: record.intentId,
       gatewayId: record.gatewayId,
-      amount: record.amount,
+      amount: record.smsAmount,
       gatewayTrxId: record.gatewayTrxId,
       createdAt: pgDate(r.intent_created_at),
       status: record.status,

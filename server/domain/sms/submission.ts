@@ -74,7 +74,8 @@ export async function matchSubmittedGatewayTrxId(
     const r = matchSubmittedTrxId({
       transaction: {
         id: t.id,
-        amount: t.amount,
+        // What the customer was told to send (amount + fee when the customer pays the fee): the SMS must carry exactly that.
+        amount: t.smsAmount,
         gatewayTrxId: t.gatewayTrxId!,
         createdAt: pgDate(intent!.created_at),
         status: t.status,

@@ -23,6 +23,7 @@ export function gatewayBody(g: GatewayView) {
     review_above: g.reviewAbove,
     fee_percent: g.feePercent,
     fee_fixed: g.feeFixed,
+    fee_payer: g.feePayer,
     receiving_account: g.receivingAccount,
     instructions: g.instructions,
     enabled: g.enabled,

@@ -5,6 +5,7 @@ import { merchantBrandHandlers } from './brand.ts';
 import { merchantCustomerHandlers } from './customers.ts';
 import { merchantEventHandlers } from './events.ts';
 import { merchantPaymentHandlers } from './payments.ts';
+import { merchantPaymentLinkHandlers } from './payment-links.ts';
 import { merchantRefundHandlers } from './refunds.ts';
 import { merchantWebhookEndpointHandlers } from './webhook-endpoints.ts';
 import { merchantWebhookHandlers } from './webhooks.ts';
@@ -19,6 +20,7 @@ export function merchantHandlers(deps: AppDeps) {
     refunds: merchantRefundHandlers,
     customers: merchantCustomerHandlers(deps),
     webhooks: merchantWebhookHandlers(deps),
+    paymentLinks: merchantPaymentLinkHandlers(deps),
     webhookEndpoints: merchantWebhookEndpointHandlers(deps),
     events: merchantEventHandlers,
   });

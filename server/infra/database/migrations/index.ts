@@ -16,6 +16,7 @@ import { Migration0013SmsEvidence } from './0013-sms-evidence.ts';
 import { Migration0014SmsPresets } from './0014-sms-presets.ts';
 import { Migration0016MerchantPayments } from './0016-merchant-payments.ts';
 import { Migration0017WebhookEndpoints } from './0017-webhook-endpoints.ts';
+import { Migration0018CheckoutFeePayer } from './0018-checkout-fee-payer.ts';
 import { Migration0019SmsRecovery } from './0019-sms-recovery.ts';
 import { Migration0020SmsFormatAlarms } from './0020-sms-format-alarms.ts';
 import { Migration0021Alerts } from './0021-alerts.ts';
@@ -42,6 +43,7 @@ export const migrationsList: MigrationObject[] = [
   { name: '0014-sms-presets', class: Migration0014SmsPresets },
   { name: '0016-merchant-payments', class: Migration0016MerchantPayments },
   { name: '0017-webhook-endpoints', class: Migration0017WebhookEndpoints },
+  { name: '0018-checkout-fee-payer', class: Migration0018CheckoutFeePayer },
   { name: '0019-sms-recovery', class: Migration0019SmsRecovery },
   { name: '0020-sms-format-alarms', class: Migration0020SmsFormatAlarms },
   { name: '0021-alerts', class: Migration0021Alerts },
