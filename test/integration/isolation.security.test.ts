@@ -36,6 +36,8 @@ const a = {} as {
   notificationId: number;
   outboundId: number;
   awaiting: { id: number; amount: string; gatewayTrxId: string };
+  linkId: string;
+  commandId: number;
 };
 const admin = () => ({ authorization: `Bearer ${t.runtime.deps.secrets.adminToken}` });
 
@@ -64,6 +66,13 @@ beforeAll(async () => {
   const sms = await t.request('POST', `/api/admin/v1/brands/${A.brandId}/outbound-sms`, { headers: admin(), body: { phone: '+8801711111111', message: 'For A only' } });
   a.outboundId = sms.body.data.id;
   expect((await t.request('PATCH', `/api/admin/v1/brands/${A.brandId}/filter-rules`, { headers: admin(), body: { extra_senders: ['AONLYSENDER'] } })).status).toBe(200);
+  const link = await t.request('POST', '/api/v1/payment-links', { token: A.key, body: { amount: '250.00', currency: 'BDT', reference: 'A-LINK' } });
+  expect(link.status).toBe(201);
+  a.linkId = link.body.data.id;
+  const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+  const backfill = await t.request('POST', `/api/admin/v1/devices/${A.device.deviceId}/backfill-requests`, { headers: admin(), body: { from: hourAgo, to: new Date().toISOString() } });
+  expect(backfill.status).toBe(201);
+  a.commandId = backfill.body.data.id;
 });
 afterAll(() => t?.close());
 
@@ -224,6 +233,39 @@ const checks: Record<string, () => Promise<void>> = {
       const seen = res.body.data.map((e: { id: string }) => e.id);
       expect(seen.filter((id: string) => mine.some((m) => m.public_id === id))).toEqual([]);
     }
+  },
+  'merchant.paymentLinks.create': async () => {
+    const res = await asB('POST', '/api/v1/payment-links', { amount: '250.00', currency: 'BDT', reference: 'B-LINK' });
+    expect(res.status).toBe(201);
+    const [row] = await t.sql<{ brand_id: string }>('SELECT brand_id FROM payment_links WHERE public_id = $1', [res.body.data.id]);
+    expect(Number(row!.brand_id)).toBe(B.brandId);
+  },
+  'merchant.paymentLinks.list': async () => {
+    const res = await asB('GET', '/api/v1/payment-links');
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((l: { id: string }) => l.id)).not.toContain(a.linkId);
+    expect(JSON.stringify(res.body)).not.toContain('A-LINK');
+  },
+  'merchant.paymentLinks.get': async () => {
+    expect((await t.request('GET', `/api/v1/payment-links/${a.linkId}`, { token: A.key })).status).toBe(200);
+    sameAnswer(await asB('GET', `/api/v1/payment-links/${a.linkId}`), await asB('GET', `/api/v1/payment-links/plink_${'0'.repeat(24)}`));
+  },
+  'merchant.paymentLinks.deactivate': async () => {
+    await unchanged(async () => {
+      sameAnswer(await asB('POST', `/api/v1/payment-links/${a.linkId}/deactivate`), await asB('POST', `/api/v1/payment-links/plink_${'0'.repeat(24)}/deactivate`));
+    });
+  },
+  'device.commands.list': async () => {
+    const res = await asBDevice('GET', '/commands');
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((c: { id: number }) => c.id)).not.toContain(a.commandId);
+    const mine = await t.request('GET', `${DEVICE_API}/commands`, { token: A.device.accessToken });
+    expect(mine.body.data.map((c: { id: number }) => c.id)).toContain(a.commandId);
+  },
+  'device.commands.complete': async () => {
+    await unchanged(async () => {
+      sameAnswer(await asBDevice('POST', `/commands/${a.commandId}/complete`, { resent_count: 0 }), await asBDevice('POST', '/commands/999999999/complete', { resent_count: 0 }));
+    });
   },
   'device.devices.pair': async () => {
     const res = await t.request('POST', `${DEVICE_API}/devices/pairings`, { token: await newPairingCode(t, B.brandId), body: { fingerprint: newFingerprint(), device_name: 'B phone' } });
