@@ -290,7 +290,8 @@ export const adminGatewaysContract = c.router(
       description:
         "Parses the gateway's stored SMS of the last `days` days (and pasted `samples`) with the current and the proposed templates or preset, and answers what would parse differently and which open payments would complete or stop completing under the matching rules. Writes nothing; pasted samples are not stored.",
       pathParams: codePath,
-      body: templateEvaluationBodySchema,
+      // No body evaluates the current configuration over the default window.
+      body: templateEvaluationBodySchema.optional(),
       responses: { 200: ok(templateEvaluationSchema), 404: errorEnvelopeSchema, 422: errorEnvelopeSchema },
       metadata: adminMeta('Gateways', ['GATEWAY_NOT_FOUND', 'INVALID_SMS_TEMPLATE']),
     },

@@ -60,6 +60,6 @@ export const adminGatewayHandlers = (deps: AppDeps) => s.router(contract.admin.g
     return { status: 200, body: { success: true, data: await listFormatAlarms(req.em, { brandId: query.brand_id, open }) } };
   },
   evaluateTemplates: async ({ req, params, body }) => {
-    return { status: 200, body: { success: true, data: await evaluateTemplates(req.em, deps.crypto.pii, params.code, body) } };
+    return { status: 200, body: { success: true, data: await evaluateTemplates(req.em, deps.crypto.pii, params.code, body ?? {}) } };
   },
 });
