@@ -14,15 +14,9 @@ import {
   pageQuerySchema,
   timestampSchema,
 } from '../common/index.ts';
+import { redirectUrl } from './payments.ts';
 
 const c = initContract();
-
-const redirectUrl = (what: string) =>
-  z
-    .url({ protocol: /^https?$/, error: 'Must be an absolute http(s) URL' })
-    .max(2048, 'URLs are at most 2048 characters')
-    .describe(what);
-
 
 export const createPaymentLinkBodySchema = z
   .strictObject({

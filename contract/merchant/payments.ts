@@ -37,7 +37,8 @@ export const metadataSchema = z
   .refine((m) => new TextEncoder().encode(JSON.stringify(m)).length <= METADATA_MAX_BYTES, `Metadata is at most ${METADATA_MAX_BYTES} bytes as JSON`)
   .describe(`Your own key/value pairs (at most ${METADATA_MAX_KEYS} keys of up to 40 characters; values are strings of up to 500 characters, numbers, booleans or null). Returned as given. Do not put personal data here: it is stored as sent.`);
 
-const redirectUrl = (what: string) =>
+/** A success or cancel URL the customer is sent to (payments and payment links). */
+export const redirectUrl = (what: string) =>
   z
     .url({ protocol: /^https?$/, error: 'Must be an absolute http(s) URL' })
     .max(2048, 'URLs are at most 2048 characters')
