@@ -10,6 +10,7 @@ import type { Logger } from './infra/logger.ts';
 import { loadSecrets } from './infra/secrets.ts';
 import { loadPersonalDataKeys } from './domain/customers/keys.ts';
 import { reencryptPersonalData } from './domain/pii/reencrypt.ts';
+import { entities } from './domain/entities.ts';
 
 export interface Runtime {
   deps: AppDeps;
@@ -47,7 +48,7 @@ export async function bootstrap(config: Config, logger: Logger, opts: { startJob
   }
   const cleanup: Array<() => Promise<unknown>> = [];
   try {
-    const orm = await createOrm({ url, poolMax: config.DATABASE_POOL_MAX, logger });
+    const orm = await createOrm({ url, entities, poolMax: config.DATABASE_POOL_MAX, logger });
     cleanup.push(() => orm.close());
     // Rows written before personal data was bound to row and brand are rewritten before anything serves them.
     const migrations = await migrate(orm, [async (o) => void (await reencryptPersonalData(o, crypto, logger))]);

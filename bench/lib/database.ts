@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../../server/infra/database/embedded.ts';
 import { createOrm, migrate, type Orm } from '../../server/infra/database/orm.ts';
+import { entities } from '../../server/domain/entities.ts';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -50,7 +51,7 @@ export async function startBenchDatabase(opts: { statements?: boolean } = {}): P
   });
   let orm: Orm | undefined;
   try {
-    orm = await createOrm({ url: cluster.url, poolMax: 4 });
+    orm = await createOrm({ url: cluster.url, entities, poolMax: 4 });
     await migrate(orm);
     if (opts.statements) await orm.em.getConnection().execute('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     const [{ server_version: version }] = (await orm.em.getConnection().execute('SHOW server_version')) as [{ server_version: string }];

@@ -12,6 +12,7 @@ import { createLogger } from '../../server/infra/logger.ts';
 import { loadSecrets } from '../../server/infra/secrets.ts';
 import { createApiKey, createBrand } from '../../server/domain/brands/service.ts';
 import { freePort } from '../support/global-setup.ts';
+import { entities } from '../../server/domain/entities.ts';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -79,7 +80,7 @@ describe('the embedded default connects as a least-privilege owner role', () => 
     // What older versions did: connect as the superuser, migrate, install pg-boss, store data.
     const { secrets } = loadSecrets(config);
     const old = await startEmbeddedPostgres({ dataDir: config.DATA_DIR, port: config.EMBEDDED_DB_PORT, password: secrets.embeddedDbPassword, database: 'paycollect' });
-    const orm = await createOrm({ url: old.url, poolMax: 2 });
+    const orm = await createOrm({ url: old.url, entities, poolMax: 2 });
     await migrate(orm);
     await orm.close();
     const boss = await startBoss({ url: old.url, logger });

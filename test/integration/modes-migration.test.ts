@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { authenticateApiKeyHashes } from '../../server/domain/brands/service.ts';
 import { createOrm, type Orm } from '../../server/infra/database/orm.ts';
+import { entities } from '../../server/domain/entities.ts';
 
 /**
  * Migration 0010 on a database that already holds data: every row gets a mode,
@@ -31,7 +32,7 @@ beforeAll(async () => {
   const u = new URL(inject('adminUrl'));
   u.pathname = `/${name}`;
   url = u.toString();
-  orm = await createOrm({ url, poolMax: 2 });
+  orm = await createOrm({ url, entities, poolMax: 2 });
   await orm.migrator.up({ to: '0009-sms-candidates-index' });
   db = new pg.Client({ connectionString: url });
   await db.connect();

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createOrm, type Orm } from '../../server/infra/database/orm.ts';
+import { entities } from '../../server/domain/entities.ts';
 
 /**
  * Migration 0017 on a database that already holds a brand's single endpoint and
@@ -25,7 +26,7 @@ beforeAll(async () => {
   await admin.end();
   const u = new URL(inject('adminUrl'));
   u.pathname = `/${name}`;
-  orm = await createOrm({ url: u.toString(), poolMax: 2 });
+  orm = await createOrm({ url: u.toString(), entities, poolMax: 2 });
   await orm.migrator.up({ to: '0014-sms-presets' });
   db = new pg.Client({ connectionString: u.toString() });
   await db.connect();

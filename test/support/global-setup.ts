@@ -9,6 +9,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../server/infra
 import { createOrm, migrate } from '../../server/infra/database/orm.ts';
 import { startBoss } from '../../server/infra/jobs/boss.ts';
 import { createLogger } from '../../server/infra/logger.ts';
+import { entities } from '../../server/domain/entities.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -68,7 +69,7 @@ export default async function setup(project: TestProject) {
   await admin.query(`CREATE DATABASE "${templateDb}"`);
   const templateUrl = withDatabase(adminUrl, templateDb);
   const logger = createLogger({ level: 'silent' });
-  const orm = await createOrm({ url: templateUrl, poolMax: 2 });
+  const orm = await createOrm({ url: templateUrl, entities, poolMax: 2 });
   await migrate(orm);
   await orm.close();
   // Install pg-boss's schema into the template too, so files do not each pay for it.

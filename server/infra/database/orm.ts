@@ -1,7 +1,6 @@
-import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
+import { MikroORM, type EntityManager, type EntitySchema } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../logger.ts';
-import { entities } from './entities.ts';
 import { migrationsList } from './migrations/index.ts';
 import { reclaimDeadClients } from './pool-guard.ts';
 
@@ -13,6 +12,8 @@ export const POOL_ACQUIRE_TIMEOUT_MS = 5000;
 
 export interface OrmOptions {
   url: string;
+  /** Every entity of the schema (`server/domain/entities.ts`); passed in so infra does not import the domain. */
+  entities: readonly EntitySchema[];
   poolMax: number;
   logger?: Logger;
   debug?: boolean;
@@ -21,7 +22,7 @@ export interface OrmOptions {
 export async function createOrm(opts: OrmOptions): Promise<Orm> {
   return MikroORM.init({
     clientUrl: opts.url,
-    entities,
+    entities: [...opts.entities],
     extensions: [Migrator],
     migrations: {
       migrationsList,

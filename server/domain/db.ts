@@ -1,0 +1,25 @@
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { EntityManager } from '../infra/database/orm.ts';
+import type { entities } from './entities.ts';
+
+/**
+ * The database as Kysely sees it, typed from the entities (table and column
+ * names in snake_case, as stored). The entities are the schema: a column the
+ * entities do not declare is not in this type.
+ */
+export type DB = InferKyselyDB<(typeof entities)[number]>;
+
+/**
+ * A typed query builder bound to `em`: inside `em.transactional(...)` it runs on
+ * that transaction's connection, otherwise on the pool. For set-based and
+ * hot-path statements (CTEs, `FOR UPDATE SKIP LOCKED`, `ON CONFLICT`, batch
+ * claims); plain reads and writes go through the EntityManager.
+ */
+export function db(em: EntityManager) {
+  // convertValues: rows come back as the entities' types (Date for timestamptz,
+  // number for bigint ids, parsed JSON), and Date/JSON parameters are converted
+  // on the way in: this is the one way the application reads timestamps. Without
+  // it the driver hands back PostgreSQL's text ('2026-11-25 02:44:40.83+00') and
+  // ids as strings (checked against MikroORM 7.2's plugin/transformer.js).
+  return em.getKysely<DB>({ convertValues: true });
+}

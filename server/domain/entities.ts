@@ -1,0 +1,17 @@
+import { ApiKey, Brand } from './brands/entities.ts';
+import { Customer } from './customers/entities.ts';
+import { ExchangeRate } from './fx/entities.ts';
+import { Gateway } from './gateways/entities.ts';
+import { IdempotencyKey } from './idempotency/entities.ts';
+import { PaymentIntent, Transaction } from './payments/entities.ts';
+import { Refund } from './refunds/entities.ts';
+import { Device, DeviceRefreshTokenRotation, PairingCode } from './devices/entities.ts';
+import { SmsFilterRules, SmsSenderEpoch } from './filter-rules/entities.ts';
+import { Notification } from './notifications/entities.ts';
+import { OutboundSms } from './outbound-sms/entities.ts';
+import { SmsRecord } from './sms-intake/entities.ts';
+import { webhookEntities } from './webhooks/entities.ts';
+import { AuditLog } from './audit/entities.ts';
+
+/** Every entity the ORM knows; each domain area adds its own here. */
+export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, IdempotencyKey, Device, DeviceRefreshTokenRotation, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, ...webhookEntities, AuditLog];
