@@ -5,6 +5,9 @@ import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFil
 
 const c = initContract();
 
+/** A device is `active` until revoked (by an admin, a re-pairing or a reused refresh token). */
+export const deviceStatuses = ['active', 'revoked'] as const;
+export type DeviceStatus = (typeof deviceStatuses)[number];
 export const devicePresences = ['online', 'offline', 'revoked'] as const;
 
 export const adminDeviceSchema = z
@@ -14,7 +17,7 @@ export const adminDeviceSchema = z
     brand_id: z.number().int(),
     mode: modeField.describe('The mode of the pairing code it paired with: it verifies only payments of this mode.'),
     name: z.string(),
-    status: z.enum(['active', 'revoked']),
+    status: z.enum(deviceStatuses),
     presence: z
       .enum(devicePresences)
       .describe('Now: `online` when the device made an authenticated call within the offline threshold (setting `device_offline_minutes`), `offline` when it has been silent longer, `revoked` when it can no longer call.'),

@@ -1,13 +1,20 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { amountSchema, currencySchema, errorEnvelopeSchema, ok, timestampSchema } from '../common/index.ts';
+import { amountSchema, currencySchema, errorEnvelopeSchema, modes, MONEY_PATTERN, ok, timestampSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, brandFilter } from './shared.ts';
 
 const c = initContract();
 
 export const gatewayTypes = ['manual', 'automatic'] as const;
+export type GatewayType = (typeof gatewayTypes)[number];
+/** Who pays the gateway fee: the merchant (the customer sends the amount) or the customer (sends amount + fee). */
+export const feePayers = ['merchant', 'customer'] as const;
+export type FeePayer = (typeof feePayers)[number];
+/** Which way an SMS moves money: `in` a credit that may pay a payment, `out` a debit (balance chain evidence only). */
+export const smsDirections = ['in', 'out'] as const;
+export type SmsDirection = (typeof smsDirections)[number];
 
-const money = z.string().regex(/^(?:0|[1-9]\d{0,11})\.\d{2}$/, 'Must be a decimal string with exactly two decimal places, e.g. "1250.00"');
+const money = z.string().regex(MONEY_PATTERN, 'Must be a decimal string with exactly two decimal places, e.g. "1250.00"');
 const positiveMoney = money.refine((s) => /[1-9]/.test(s), 'Must be greater than zero');
 
 export const smsTemplateSchema = z
@@ -19,16 +26,16 @@ export const smsTemplateSchema = z
       .describe(
         'JavaScript regular expression with the named groups `amount` and (money in) `trx_id`, optionally `sender_number`, `balance`, `fee`, `time` (docs/matching.md). Checked when saved: it must compile, must not nest unbounded quantifiers, and a money-in template must not match any wallet\'s own money-out messages (400 naming the template).',
       ),
-    flags: z.string().max(4).optional().describe('Any of `i`, `m`, `s`, `u`. Default none.'),
+    flags: z.string().max(4).default('').describe('Any of `i`, `m`, `s`, `u`. Default none.'),
     direction: z
-      .enum(['in', 'out'])
-      .optional()
+      .enum(smsDirections)
+      .default('in')
       .describe('`in` (default): a credit that may pay a payment. `out`: the wallet\'s Send Money, Cash Out, Payment, bill pay or recharge message, recognised and never matched: it only feeds the balance chain (docs/matching.md).'),
     kind: z.string().regex(/^[a-z0-9_]{1,40}$/, 'Must be 1-40 characters of a-z 0-9 _').optional().describe('What the message reports: `received`, `cash_in`, `send_money`, ...'),
   })
   .meta({ id: 'AdminSmsTemplate' });
 
-/** Every field an admin sets on a gateway (the gateways service validates the same rules again). */
+/** Every field an admin sets on a gateway. */
 const gatewayFields = {
   name: z.string().trim().min(1).max(100).describe('Shown to paying customers.'),
   type: z.enum(gatewayTypes).describe('`manual`: the customer pays outside and enters the gateway transaction id, verified by SMS. `automatic`: redirect and callback (the sandbox).'),
@@ -45,7 +52,7 @@ const gatewayFields = {
     .describe('Percent fee, as a decimal string ("1.85" for 1.85 %).'),
   fee_fixed: money.describe('Fixed fee added to the percent fee.'),
   fee_payer: z
-    .enum(['merchant', 'customer'])
+    .enum(feePayers)
     .describe('Who pays the fee. `merchant`: the customer sends the amount and the fee is not shown to them. `customer`: the checkout shows one number, amount + fee, and the wallet SMS must carry exactly that.'),
   receiving_account: z.string().trim().min(1).max(100).nullable().describe('Manual gateways: the account number customers send money to.'),
   instructions: z.string().trim().min(1).max(2000).nullable().describe('Shown on the checkout page.'),
@@ -66,21 +73,29 @@ export const createGatewayBodySchema = z
     type: gatewayFields.type,
     methods: gatewayFields.methods,
     currencies: gatewayFields.currencies,
-    min_amount: gatewayFields.min_amount.optional(),
-    max_amount: gatewayFields.max_amount.optional(),
-    review_above: gatewayFields.review_above.optional(),
-    fee_percent: gatewayFields.fee_percent.optional().describe('Default "0".'),
-    fee_fixed: gatewayFields.fee_fixed.optional().describe('Default "0.00".'),
-    fee_payer: gatewayFields.fee_payer.optional().describe('Default `merchant`.'),
-    receiving_account: gatewayFields.receiving_account.optional(),
-    instructions: gatewayFields.instructions.optional(),
-    enabled: gatewayFields.enabled.optional().describe('Default true.'),
-    sms_senders: gatewayFields.sms_senders.optional(),
-    sms_templates: gatewayFields.sms_templates.optional(),
-    sort_order: gatewayFields.sort_order.optional(),
+    min_amount: gatewayFields.min_amount.default('0.01'),
+    max_amount: gatewayFields.max_amount.default(null),
+    review_above: gatewayFields.review_above.default(null),
+    fee_percent: gatewayFields.fee_percent.default('0').describe('Default "0".'),
+    fee_fixed: gatewayFields.fee_fixed.default('0.00').describe('Default "0.00".'),
+    fee_payer: gatewayFields.fee_payer.default('merchant').describe('Default `merchant`.'),
+    receiving_account: gatewayFields.receiving_account.default(null),
+    instructions: gatewayFields.instructions.default(null),
+    enabled: gatewayFields.enabled.default(true).describe('Default true.'),
+    sms_senders: gatewayFields.sms_senders.default([]),
+    sms_templates: gatewayFields.sms_templates.default([]),
+    sort_order: gatewayFields.sort_order.default(0),
     preset: gatewayFields.preset.optional(),
   })
   .meta({ id: 'AdminCreateGatewayRequest' });
+
+/**
+ * The gateway fields as the gateways service takes them (the admin routes, the
+ * demo seed, the sandbox gateway): the create request with its defaults, and a
+ * patch of any of its fields but the code.
+ */
+export const gatewayInputSchema = createGatewayBodySchema;
+export const gatewayPatchSchema = createGatewayBodySchema.omit({ code: true }).partial();
 
 export const updateGatewayBodySchema = z
   .strictObject({
@@ -110,12 +125,12 @@ export const adminGatewaySchema = z
     review_above: amountSchema.nullable().describe('SMS matching: amounts above it always go to review.'),
     fee_percent: z.string().describe('Percent, e.g. "1.85".'),
     fee_fixed: amountSchema,
-    fee_payer: z.enum(['merchant', 'customer']).describe('Who pays the fee: `customer` sends amount + fee.'),
+    fee_payer: z.enum(feePayers).describe('Who pays the fee: `customer` sends amount + fee.'),
     receiving_account: z.string().nullable(),
     instructions: z.string().nullable(),
     enabled: z.boolean(),
     sms_senders: z.array(z.string()),
-    sms_templates: z.array(z.object({ pattern: z.string(), flags: z.string(), direction: z.enum(['in', 'out']), kind: z.string().nullable() })),
+    sms_templates: z.array(z.object({ pattern: z.string(), flags: z.string(), direction: z.enum(smsDirections), kind: z.string().nullable() })),
     sort_order: z.number().int(),
     created_at: timestampSchema,
     updated_at: timestampSchema,
@@ -131,7 +146,7 @@ export const gatewayPresetSchema = z
       z.object({
         pattern: z.string(),
         flags: z.string(),
-        direction: z.enum(['in', 'out']),
+        direction: z.enum(smsDirections),
         kind: z.string(),
         verified: z.boolean().describe('False: no public source showed this wording; a conservative guess.'),
       }),
@@ -141,7 +156,7 @@ export const gatewayPresetSchema = z
 
 const parseViewSchema = z
   .object({
-    direction: z.enum(['in', 'out']),
+    direction: z.enum(smsDirections),
     kind: z.string().nullable(),
     amount: amountSchema,
     trx_id: z.string().nullable(),
@@ -210,7 +225,7 @@ export const smsFormatAlarmSchema = z
   .object({
     id: z.number().int(),
     brand_id: z.number().int(),
-    mode: z.enum(['live', 'test']),
+    mode: z.enum(modes),
     gateway: z.string().describe('Code of the gateway whose official sender it is.'),
     sender: z.string().describe('The official sender id as configured.'),
     window_minutes: z.number().int(),

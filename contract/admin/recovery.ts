@@ -3,17 +3,21 @@ import { z } from 'zod';
 import { errorEnvelopeSchema, intQuery, ok, timestampSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam } from './shared.ts';
 import { adminSmsRecordSchema } from './sms-records.ts';
+import { backfillReasons } from '../device/commands.ts';
 
 const c = initContract();
 
-/** Longest backfill window an operator may ask for (server/domain/recovery/backfill.ts). */
+/** Longest window one backfill may ask for: a phone re-sending weeks of SMS is a different job (an export). */
 export const MAX_BACKFILL_WINDOW_DAYS = 7;
 
+export const backfillStatuses = ['pending', 'delivered', 'answered', 'failed'] as const;
+export type BackfillStatus = (typeof backfillStatuses)[number];
+
 export const backfillReasonSchema = z
-  .enum(['manual', 'offline', 'heartbeat_gap', 'balance_chain_break'])
+  .enum(backfillReasons)
   .describe('Why it was asked: `manual` by an operator; else by the service on a gap (the phone was offline, its heartbeats stopped, or its balance chain broke).');
 export const backfillStatusSchema = z
-  .enum(['pending', 'delivered', 'answered', 'failed'])
+  .enum(backfillStatuses)
   .describe('`pending` not yet polled by the phone; `delivered` the phone has fetched it; `answered` the phone re-sent the window; `failed` unanswered after every retry (reported to operators).');
 
 export const backfillRequestSchema = z

@@ -5,7 +5,12 @@ import { adminMeta, adminRouterOptions } from './shared.ts';
 
 const c = initContract();
 
-const fields = {
+/**
+ * Service-wide settings, the one declaration of them: each key's allowed range
+ * (here) and default (`settingDefaults`). The settings service stores and reads
+ * them with these schemas; a missing or invalid stored value reads as the default.
+ */
+export const settingFields = {
   intent_expiry_minutes: z.number().int('Must be a whole number of minutes').min(1).max(43_200).describe('Lifetime of a payment intent when the merchant gives none (default 60).'),
   match_threshold: z
     .number()
@@ -27,21 +32,26 @@ const fields = {
   sms_alarm_rise: z.number().min(0.05).max(1).describe('Format-change alarm: how much the unparsed share must rise over the baseline day to raise `gateway.sms_unparsed` (default 0.5).'),
 };
 
+/** The value of each setting while none is stored. */
+export const settingDefaults = {
+  intent_expiry_minutes: 60,
+  match_threshold: 0.8,
+  match_clock_grace_seconds: 300,
+  match_window_minutes: 1440,
+  device_offline_minutes: 60,
+  battery_low_percent: 15,
+  review_waiting_minutes: 30,
+  sms_alarm_window_minutes: 60,
+  sms_alarm_min_messages: 5,
+  sms_alarm_rise: 0.5,
+} as const satisfies { [K in keyof typeof settingFields]: z.output<(typeof settingFields)[K]> };
+
+const fields = settingFields;
+
 export const adminSettingsSchema = z.object(fields).meta({ id: 'AdminSettings' });
 
 export const updateSettingsBodySchema = z
-  .strictObject({
-    intent_expiry_minutes: fields.intent_expiry_minutes.optional(),
-    match_threshold: fields.match_threshold.optional(),
-    match_window_minutes: fields.match_window_minutes.optional(),
-    match_clock_grace_seconds: fields.match_clock_grace_seconds.optional(),
-    device_offline_minutes: fields.device_offline_minutes.optional(),
-    battery_low_percent: fields.battery_low_percent.optional(),
-    review_waiting_minutes: fields.review_waiting_minutes.optional(),
-    sms_alarm_window_minutes: fields.sms_alarm_window_minutes.optional(),
-    sms_alarm_min_messages: fields.sms_alarm_min_messages.optional(),
-    sms_alarm_rise: fields.sms_alarm_rise.optional(),
-  })
+  .strictObject(adminSettingsSchema.partial().shape)
   .refine((b) => Object.keys(b).length > 0, 'Give at least one setting to change')
   .meta({ id: 'AdminUpdateSettingsRequest' });
 

@@ -2,9 +2,15 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { amountSchema, dateQuery, errorEnvelopeSchema, intQuery, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema } from '../common/index.ts';
 import { smsMatchStatusSchema } from '../device/sms-messages.ts';
+import { smsDirections } from './gateways.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
 
 const c = initContract();
+
+/** A record's place in its phone's balance chain for one wallet (docs/matching.md). */
+export const balanceChainStates = ['first', 'follows', 'after_break', 'mismatch', 'impossible', 'unreadable'] as const;
+/** How an admin resolved a record left for review. */
+export const smsResolutions = ['verified', 'rejected'] as const;
 
 const includeBody = z
   .enum(['body'])
@@ -47,7 +53,7 @@ export const adminSmsRecordSchema = z
         }),
       )
       .describe('For records left for review: the transactions it may belong to, best first.'),
-    direction: z.enum(['in', 'out']).nullable().describe('`in` money received (may pay a payment), `out` money sent from the wallet (balance chain evidence only).'),
+    direction: z.enum(smsDirections).nullable().describe('`in` money received (may pay a payment), `out` money sent from the wallet (balance chain evidence only).'),
     kind: z.string().nullable().describe('The movement the template reads (`received`, `send_money`, `cash_out`...), when it names one.'),
     parsed_balance: amountSchema.nullable().describe('Balance after the movement, as the SMS reports it.'),
     parsed_fee: amountSchema.nullable(),
@@ -56,7 +62,7 @@ export const adminSmsRecordSchema = z
     balance_chain: z
       .object({
         state: z
-          .enum(['first', 'follows', 'after_break', 'mismatch', 'impossible', 'unreadable'])
+          .enum(balanceChainStates)
           .nullable()
           .describe('`first` no earlier balance of this phone and wallet; `follows` agrees with the previous one; `mismatch` does not (a forged or missed SMS); `after_break` follows a message that broke the chain; `impossible` lower than the credit itself; `unreadable` not a number; null: the SMS reports no balance.'),
         previous_id: z.number().int().nullable().describe('The record whose balance it was checked against.'),
@@ -64,7 +70,7 @@ export const adminSmsRecordSchema = z
       })
       .describe("Its place in the phone's balance chain for this wallet."),
     matched_at: timestampSchema.nullable(),
-    resolution: z.enum(['verified', 'rejected']).nullable().describe('How an admin resolved a record left for review, or null.'),
+    resolution: z.enum(smsResolutions).nullable().describe('How an admin resolved a record left for review, or null.'),
     resolved_by: z.string().nullable().describe('The admin actor who resolved it.'),
     resolved_at: timestampSchema.nullable(),
     resolution_note: z.string().nullable(),

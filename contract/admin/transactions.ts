@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { amountSchema, currencySchema, dateQuery, errorEnvelopeSchema, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
 import { transactionStatuses } from '../merchant/payments.ts';
+import { gatewayTypes } from './gateways.ts';
 import { smsMatchStatusSchema } from '../device/sms-messages.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
 
@@ -15,7 +16,7 @@ export const adminTransactionSchema = z
     brand_id: z.number().int(),
     mode: modeField,
     gateway: z.string().describe('Gateway code.'),
-    gateway_type: z.enum(['manual', 'automatic']),
+    gateway_type: z.enum(gatewayTypes),
     method: z.string(),
     gateway_trx_id: z.string().nullable(),
     amount: amountSchema.describe('Charged on the gateway (after conversion).'),

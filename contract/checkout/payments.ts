@@ -11,6 +11,7 @@ import {
   uuidSchema,
 } from '../common/index.ts';
 import { paymentStatuses, transactionStatuses } from '../merchant/payments.ts';
+import { gatewayTypes } from '../admin/gateways.ts';
 
 const c = initContract();
 
@@ -21,7 +22,7 @@ export const checkoutGatewaySchema = z
   .object({
     code: z.string().describe('Gateway code: send it as `gateway` to start paying.'),
     name: z.string().describe('Name to show.'),
-    type: z.enum(['manual', 'automatic']).describe('`manual`: the customer sends money and enters the gateway transaction id; `automatic`: the customer is redirected to the gateway.'),
+    type: z.enum(gatewayTypes).describe('`manual`: the customer sends money and enters the gateway transaction id; `automatic`: the customer is redirected to the gateway.'),
     methods: z.array(z.string()).describe('Payment methods; the first is the default.'),
     amount: amountSchema.describe("Amount to pay on this gateway, in the gateway's currency (converted when it differs from the payment's)."),
     currency: currencySchema.describe("The gateway's currency for this payment."),
@@ -42,7 +43,7 @@ export const checkoutTransactionSchema = z
     trx_id: z.string().describe('Service transaction reference (show it to the customer for support).'),
     gateway: z.string().describe('Gateway code.'),
     gateway_name: z.string().describe('Gateway name to show.'),
-    gateway_type: z.enum(['manual', 'automatic']),
+    gateway_type: z.enum(gatewayTypes),
     method: z.string(),
     status: z.enum(transactionStatuses).describe('Transaction status.'),
     amount: amountSchema.describe("Amount charged, in the gateway's currency."),

@@ -27,6 +27,12 @@ export const amountSchema = z
   .describe('Decimal amount as a string with exactly two decimal places.')
   .meta({ examples: ['1250.00'] });
 
+/**
+ * A stored money value as configuration takes it (gateway limits and fees):
+ * zero or more, at most 12 integer digits, exactly two decimals, no leading zeros.
+ */
+export const MONEY_PATTERN = /^(?:0|[1-9]\d{0,11})\.\d{2}$/;
+
 /** ISO 4217 code, upper case. */
 export const currencySchema = z
   .string()

@@ -5,13 +5,16 @@ import { DEVICE_PATH_PREFIX, idPathParam } from './shared.ts';
 
 const c = initContract();
 
+/** Why a backfill of a phone's inbox is asked: by an operator, or by the service on a gap. */
+export const backfillReasons = ['manual', 'offline', 'heartbeat_gap', 'balance_chain_break'] as const;
+
 export const deviceCommandSchema = z
   .object({
     id: z.number().int().describe('Command id; complete it with this id.'),
     type: z.literal('backfill_sms').describe('`backfill_sms`: re-forward, through `POST /sms-messages`, every SMS of an allowed sender the phone received between `from` and `to`, then complete the command.'),
     from: timestampSchema,
     to: timestampSchema,
-    reason: z.enum(['manual', 'offline', 'heartbeat_gap', 'balance_chain_break']).describe('Why the service asks (informative).'),
+    reason: z.enum(backfillReasons).describe('Why the service asks (informative).'),
     created_at: timestampSchema,
   })
   .meta({ id: 'DeviceCommand' });

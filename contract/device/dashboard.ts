@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { amountSchema, commonErrorResponses, currencySchema, meta, ok, timestampSchema } from '../common/index.ts';
+import { transactionStatuses } from '../merchant/payments.ts';
 import { DEVICE_PATH_PREFIX } from './shared.ts';
 
 const c = initContract();
@@ -26,7 +27,7 @@ export const dashboardSchema = z
           trx_id: z.string(),
           amount: amountSchema,
           currency: currencySchema,
-          status: z.enum(['pending', 'processing', 'awaiting_verification', 'completed', 'failed', 'expired']),
+          status: z.enum(transactionStatuses),
           gateway: z.string().describe('Gateway code.'),
           created_at: timestampSchema,
         }),

@@ -39,8 +39,12 @@ export const forwardRequestSchema = z
   })
   .meta({ id: 'ForwardSmsRequest' });
 
+/** Statuses of a stored SMS record: `pending` until matching decides, then how it was decided. */
+export const smsRecordStatuses = ['pending', 'matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate', 'balance_mismatch', 'money_out'] as const;
+export type SmsRecordStatus = (typeof smsRecordStatuses)[number];
+
 export const smsMatchStatusSchema = z
-  .enum(['pending', 'matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate', 'balance_mismatch', 'money_out'])
+  .enum(smsRecordStatuses)
   .describe(
     '`pending` stored, not decided yet; `matched` it completed a payment (`trx_id`): only certain evidence does; `no_match` not from an official sender or no gateway template read it; `no_candidate` parsed, but no payment claims its id and none has its amount; `low_confidence` left for review (see the record\'s `reason_code` and `suggestions`); `balance_mismatch` the reported balance contradicts the phone\'s balance chain, left for review; `money_out` a debit of the wallet (Send Money, Cash Out...): balance chain evidence, never a match; `duplicate` the same SMS was forwarded before (see `duplicate_of`). The rules: docs/matching.md.',
   );

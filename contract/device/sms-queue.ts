@@ -19,8 +19,11 @@ export const outboundSmsItemSchema = z
   })
   .meta({ id: 'OutboundSmsQueueItem' });
 
+export const outboundSmsStatuses = ['pending', 'leased', 'sent', 'failed', 'delivered', 'expired'] as const;
+export type OutboundSmsStatus = (typeof outboundSmsStatuses)[number];
+
 export const outboundSmsStatusSchema = z
-  .enum(['pending', 'leased', 'sent', 'failed', 'delivered', 'expired'])
+  .enum(outboundSmsStatuses)
   .describe('`pending` waiting, `leased` handed to a device, `sent`/`failed` as the device reported, `delivered` on a delivery report, `expired` past its time to live.');
 
 export const outboundSmsReportRequestSchema = z

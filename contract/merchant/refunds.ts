@@ -21,6 +21,7 @@ import {
 const c = initContract();
 
 export const refundStatuses = ['pending', 'completed', 'failed'] as const;
+export type RefundStatus = (typeof refundStatuses)[number];
 
 export const refundSchema = z
   .object({

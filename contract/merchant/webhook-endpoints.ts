@@ -1,8 +1,9 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { commonErrorResponses, errorEnvelopeSchema, meta, ok } from '../common/index.ts';
+import { commonErrorResponses, errorEnvelopeSchema, ok } from '../common/index.ts';
 import {
   createWebhookEndpointBodySchema,
+  endpointMeta,
   secretRotationSchema,
   sendTestEventBodySchema,
   updateWebhookEndpointBodySchema,
@@ -12,8 +13,6 @@ import {
 } from './webhooks.ts';
 
 const c = initContract();
-
-const endpointMeta = (errors: Parameters<typeof meta>[0]['errors'] = []) => meta({ auth: 'merchant', tag: 'Webhooks', errors });
 
 const idParams = z.object({
   id: z.string().regex(/^[1-9][0-9]{0,17}$/, 'Must be a webhook endpoint id').transform(Number).describe('Webhook endpoint id.'),

@@ -1,11 +1,16 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { commonErrorResponses, errorEnvelopeSchema, livemodeSchema, meta, ok, timestampSchema } from '../common/index.ts';
+import { commonErrorResponses, errorEnvelopeSchema, livemodeSchema, meta, modes, ok, timestampSchema } from '../common/index.ts';
 import { webhookEventNameSchema } from '../events.ts';
 
 const c = initContract();
 
 export const deliveryStatuses = ['pending', 'retrying', 'success', 'dead_letter'] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
+/** How one delivery attempt ended. */
+export const deliveryAttemptOutcomes = ['success', 'failure', 'abandoned'] as const;
+/** Why an endpoint is disabled: by the merchant, answered 410, or failed over a whole retry window. */
+export const endpointDisabledReasons = ['merchant', 'gone', 'failing'] as const;
 
 /**
  * A webhook endpoint of the brand (a brand has up to 16). The signing secret is
@@ -15,7 +20,7 @@ export const webhookEndpointSchema = z
   .object({
     id: z.number().int().describe('Endpoint id (`/api/v1/webhooks/endpoints/{id}`).'),
     mode: z
-      .enum(['live', 'test'])
+      .enum(modes)
       .nullable()
       .describe("The only mode whose events it receives: the mode of the key that created it. Null: both modes (the endpoint set through the singular `PUT /api/v1/webhooks/endpoint`); the body's `livemode` tells them apart."),
     url: z.string().describe('Where deliveries are POSTed.'),
@@ -23,7 +28,7 @@ export const webhookEndpointSchema = z
     events: z.array(webhookEventNameSchema).describe('Events delivered to this endpoint.'),
     enabled: z.boolean().describe('False: events are recorded but not delivered, and queued deliveries become `dead_letter`.'),
     disabled_reason: z
-      .enum(['merchant', 'gone', 'failing'])
+      .enum(endpointDisabledReasons)
       .nullable()
       .describe('Why the endpoint is disabled: `merchant` (you disabled it), `gone` (it answered 410), `failing` (every attempt of a delivery failed over its whole retry window with no success in between). Null while enabled. Enable it again with `PUT` once fixed, then ask for a replay of what was missed.'),
     disabled_at: timestampSchema.nullable(),
@@ -79,15 +84,8 @@ export const updateWebhookEndpointBodySchema = z
 
 export const putWebhookEndpointBodySchema = z
   .strictObject({
-    url: z
-      .url({ protocol: /^https?$/, error: 'Must be an absolute http(s) URL' })
-      .max(2048, 'URLs are at most 2048 characters')
-      .describe('Receiver URL. Must resolve to public addresses only (private, loopback, link-local and metadata addresses are refused), checked now and again at every delivery. Redirects are not followed.'),
-    events: z
-      .array(webhookEventNameSchema)
-      .min(1, 'Subscribe to at least one event')
-      .refine((e) => new Set(e).size === e.length, 'Events must not repeat')
-      .describe('Events to deliver.'),
+    url: endpointUrlSchema,
+    events: endpointEventsSchema,
     enabled: z.boolean().optional().default(true).describe('Default true. Enabling clears an automatic disable.'),
   })
   .meta({ id: 'PutWebhookEndpointRequest' });
@@ -135,7 +133,7 @@ export const webhookAttemptSchema = z
   .object({
     attempt: z.number().int().min(1),
     url: z.string(),
-    outcome: z.enum(['success', 'failure', 'abandoned']).describe('`abandoned`: the worker stopped mid-attempt; the receiver may have got it.'),
+    outcome: z.enum(deliveryAttemptOutcomes).describe('`abandoned`: the worker stopped mid-attempt; the receiver may have got it.'),
     requested_at: timestampSchema,
     duration_ms: z.number().int().nullable(),
     response_status: z.number().int().nullable(),
@@ -150,7 +148,7 @@ export const webhookDeliveryDetailSchema = webhookDeliverySchema
   .extend({ attempt_log: z.array(webhookAttemptSchema).describe('Every attempt, oldest first.') })
   .meta({ id: 'WebhookDeliveryDetail' });
 
-const endpointMeta = (errors: Parameters<typeof meta>[0]['errors'] = []) => meta({ auth: 'merchant', tag: 'Webhooks', errors });
+export const endpointMeta = (errors: Parameters<typeof meta>[0]['errors'] = []) => meta({ auth: 'merchant', tag: 'Webhooks', errors });
 
 export const webhooksContract = c.router(
   {

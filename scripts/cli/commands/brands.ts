@@ -1,3 +1,5 @@
+import { modes } from '../../../contract/common/mode.ts';
+import { brandStatuses } from '../../../contract/admin/brands.ts';
 import { defined, need, oneOf, opt, pageHelp, pageOptions, pageQuery, positiveInt } from '../args.ts';
 import type { Commands } from '../command.ts';
 import { block, table } from '../output.ts';
@@ -21,7 +23,7 @@ export const brandCommands: Commands = {
     usage: `[--status active|disabled] ${pageHelp}`,
     options: { status: { type: 'string' }, ...pageOptions },
     async run(ctx, v) {
-      const page = await ctx.admin().brands.list(defined({ status: oneOf(v, 'status', ['active', 'disabled'] as const), ...pageQuery(v) }));
+      const page = await ctx.admin().brands.list(defined({ status: oneOf(v, 'status', brandStatuses), ...pageQuery(v) }));
       return { json: page, text: table(page.data, BRAND_COLUMNS, page.meta) };
     },
   },
@@ -40,7 +42,7 @@ export const brandCommands: Commands = {
     options: { brand: { type: 'string' }, name: { type: 'string' }, timezone: { type: 'string' }, status: { type: 'string' } },
     async run(ctx, v) {
       const id = positiveInt(v, 'brand', true);
-      const body = defined({ name: opt(v, 'name'), timezone: opt(v, 'timezone'), status: oneOf(v, 'status', ['active', 'disabled'] as const) });
+      const body = defined({ name: opt(v, 'name'), timezone: opt(v, 'timezone'), status: oneOf(v, 'status', brandStatuses) });
       const brand = await ctx.admin().brands.update(id, body);
       return { json: brand, text: block(brand) };
     },
@@ -51,7 +53,7 @@ export const brandCommands: Commands = {
     options: { brand: { type: 'string' }, name: { type: 'string' }, mode: { type: 'string' } },
     async run(ctx, v) {
       const id = positiveInt(v, 'brand', true);
-      const body = defined({ name: need(v, 'name'), mode: oneOf(v, 'mode', ['live', 'test'] as const) });
+      const body = defined({ name: need(v, 'name'), mode: oneOf(v, 'mode', modes) });
       const key = await ctx.admin().brands.createApiKey(id, body);
       return { json: key, text: `${block(key)}\nStore the key now: it cannot be shown again.` };
     },

@@ -1,3 +1,5 @@
+import { modes } from '../../../contract/common/mode.ts';
+import { devicePresences } from '../../../contract/admin/devices.ts';
 import { UsageError, defined, list, need, oneOf, pageHelp, pageOptions, pageQuery, positiveInt } from '../args.ts';
 import type { Commands } from '../command.ts';
 import { block, table } from '../output.ts';
@@ -10,7 +12,7 @@ export const deviceCommands: Commands = {
     usage: `[--brand <id>] [--mode live|test] [--presence online|offline|revoked] ${pageHelp}`,
     options: { brand: { type: 'string' }, mode: { type: 'string' }, presence: { type: 'string' }, ...pageOptions },
     async run(ctx, v) {
-      const query = defined({ brand_id: positiveInt(v, 'brand'), mode: oneOf(v, 'mode', ['live', 'test'] as const), presence: oneOf(v, 'presence', ['online', 'offline', 'revoked'] as const), ...pageQuery(v) });
+      const query = defined({ brand_id: positiveInt(v, 'brand'), mode: oneOf(v, 'mode', modes), presence: oneOf(v, 'presence', devicePresences), ...pageQuery(v) });
       const page = await ctx.admin().devices.list(query);
       return { json: page, text: table(page.data, DEVICE_COLUMNS, page.meta) };
     },
@@ -40,7 +42,7 @@ export const deviceCommands: Commands = {
     async run(ctx, v) {
       const brand = positiveInt(v, 'brand', true);
       const ttl = positiveInt(v, 'ttl-minutes');
-      const code = await ctx.admin().pairingCodes.create(brand, defined({ ttl_minutes: ttl, mode: oneOf(v, 'mode', ['live', 'test'] as const) }));
+      const code = await ctx.admin().pairingCodes.create(brand, defined({ ttl_minutes: ttl, mode: oneOf(v, 'mode', modes) }));
       const text = [
         `Pairing code: ${code.code}`,
         `Brand:        ${code.brand_id}`,

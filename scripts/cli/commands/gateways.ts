@@ -1,3 +1,4 @@
+import { feePayers, gatewayTypes } from '../../../contract/admin/gateways.ts';
 import { GATEWAY_PRESETS } from '../../../server/domain/sms/presets/index.ts';
 import { UsageError, defined, list, need, oneOf, opt, positiveInt, toggle, type Options, type Values } from '../args.ts';
 import type { Commands } from '../command.ts';
@@ -61,14 +62,14 @@ function gatewayFields(v: Values) {
   const templates = patterns ? patterns.map((pattern) => defined({ pattern, flags })) : undefined;
   return defined({
     name: opt(v, 'name'),
-    type: oneOf(v, 'type', ['manual', 'automatic'] as const),
+    type: oneOf(v, 'type', gatewayTypes),
     methods: list(v, 'methods'),
     currencies: list(v, 'currencies'),
     min_amount: opt(v, 'min-amount'),
     max_amount: nullable(v, 'max-amount'),
     fee_percent: opt(v, 'fee-percent'),
     fee_fixed: opt(v, 'fee-fixed'),
-    fee_payer: oneOf(v, 'fee-payer', ['merchant', 'customer'] as const),
+    fee_payer: oneOf(v, 'fee-payer', feePayers),
     receiving_account: nullable(v, 'account'),
     instructions: nullable(v, 'instructions'),
     sms_senders: list(v, 'senders'),
@@ -87,7 +88,7 @@ export const gatewayCommands: Commands = {
     notes: gatewayNotes,
     async run(ctx, v) {
       const fields = gatewayFields(v);
-      const type = oneOf(v, 'type', ['manual', 'automatic'] as const);
+      const type = oneOf(v, 'type', gatewayTypes);
       if (!type) throw new UsageError('--type is required (manual or automatic)');
       if (!fields.methods) throw new UsageError('--methods is required');
       if (!fields.currencies) throw new UsageError('--currencies is required');

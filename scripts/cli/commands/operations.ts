@@ -1,10 +1,11 @@
+import { modes } from '../../../contract/common/mode.ts';
+import { deliveryStatuses } from '../../../contract/merchant/webhooks.ts';
 import { webhookEventNames } from '../../../contract/events.ts';
 import { UsageError, decimalNumber, defined, need, oneOf, opt, pageHelp, pageOptions, pageQuery, positiveInt } from '../args.ts';
 import type { Commands } from '../command.ts';
 import { block, table } from '../output.ts';
 
 const DELIVERY_COLUMNS = ['id', 'brand_id', 'event', 'status', 'attempts', 'response_status', 'last_error', 'created_at'];
-const deliveryStatuses = ['pending', 'retrying', 'success', 'dead_letter'] as const;
 
 export const operationCommands: Commands = {
   'delivery:list': {
@@ -14,7 +15,7 @@ export const operationCommands: Commands = {
     async run(ctx, v) {
       const query = defined({
         brand_id: positiveInt(v, 'brand'),
-        mode: oneOf(v, 'mode', ['live', 'test'] as const),
+        mode: oneOf(v, 'mode', modes),
         status: oneOf(v, 'status', deliveryStatuses),
         event: oneOf(v, 'event', webhookEventNames),
         from: opt(v, 'from'),

@@ -1,3 +1,7 @@
+import { modes } from '../../../contract/common/mode.ts';
+import { smsRecordStatuses } from '../../../contract/device/sms-messages.ts';
+import { transactionStatuses } from '../../../contract/merchant/payments.ts';
+import { refundStatuses } from '../../../contract/merchant/refunds.ts';
 import { defined, need, oneOf, opt, pageHelp, pageOptions, pageQuery, positiveInt } from '../args.ts';
 import type { Commands } from '../command.ts';
 import { block, table } from '../output.ts';
@@ -6,21 +10,18 @@ const TX_COLUMNS = ['id', 'trx_id', 'brand_id', 'gateway', 'amount', 'currency',
 const SMS_COLUMNS = ['id', 'brand_id', 'device_id', 'sender', 'match_status', 'parsed_amount', 'parsed_trx_id', 'confidence', 'candidate_ids', 'trx_id'];
 const REFUND_COLUMNS = ['id', 'brand_id', 'trx_id', 'amount', 'currency', 'status', 'created_at', 'processed_at'];
 
-const txStatuses = ['pending', 'processing', 'awaiting_verification', 'completed', 'failed', 'expired'] as const;
-const matchStatuses = ['pending', 'matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate', 'balance_mismatch', 'money_out'] as const;
-const refundStatuses = ['pending', 'completed', 'failed'] as const;
 const dateHelp = '[--from YYYY-MM-DD] [--to YYYY-MM-DD]';
 
 export const paymentCommands: Commands = {
   'transaction:list': {
     summary: 'List transactions of every brand, or one, newest first',
-    usage: `[--brand <id>] [--mode live|test] [--status <${txStatuses.join('|')}>] [--gateway <code>] [--trx-id <ref>] ${dateHelp} ${pageHelp}`,
+    usage: `[--brand <id>] [--mode live|test] [--status <${transactionStatuses.join('|')}>] [--gateway <code>] [--trx-id <ref>] ${dateHelp} ${pageHelp}`,
     options: { brand: { type: 'string' }, mode: { type: 'string' }, status: { type: 'string' }, gateway: { type: 'string' }, 'trx-id': { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, ...pageOptions },
     async run(ctx, v) {
       const query = defined({
         brand_id: positiveInt(v, 'brand'),
-        mode: oneOf(v, 'mode', ['live', 'test'] as const),
-        status: oneOf(v, 'status', txStatuses),
+        mode: oneOf(v, 'mode', modes),
+        status: oneOf(v, 'status', transactionStatuses),
         gateway: opt(v, 'gateway'),
         trx_id: opt(v, 'trx-id'),
         from: opt(v, 'from'),
@@ -63,14 +64,14 @@ export const paymentCommands: Commands = {
   },
   'sms:list': {
     summary: 'List forwarded SMS records with their match status (text only with --include-body)',
-    usage: `[--brand <id>] [--mode live|test] [--match-status <${matchStatuses.join('|')}>] [--device <id>] ${dateHelp} [--include-body] ${pageHelp}`,
+    usage: `[--brand <id>] [--mode live|test] [--match-status <${smsRecordStatuses.join('|')}>] [--device <id>] ${dateHelp} [--include-body] ${pageHelp}`,
     options: { brand: { type: 'string' }, mode: { type: 'string' }, 'match-status': { type: 'string' }, device: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, 'include-body': { type: 'boolean' }, ...pageOptions },
     notes: ['--include-body decrypts the SMS text (personal data); each such read is recorded in the audit log.'],
     async run(ctx, v) {
       const query = defined({
         brand_id: positiveInt(v, 'brand'),
-        mode: oneOf(v, 'mode', ['live', 'test'] as const),
-        match_status: oneOf(v, 'match-status', matchStatuses),
+        mode: oneOf(v, 'mode', modes),
+        match_status: oneOf(v, 'match-status', smsRecordStatuses),
         device_id: positiveInt(v, 'device'),
         from: opt(v, 'from'),
         to: opt(v, 'to'),
@@ -98,7 +99,7 @@ export const paymentCommands: Commands = {
     async run(ctx, v) {
       const query = defined({
         brand_id: positiveInt(v, 'brand'),
-        mode: oneOf(v, 'mode', ['live', 'test'] as const),
+        mode: oneOf(v, 'mode', modes),
         status: oneOf(v, 'status', refundStatuses),
         trx_id: opt(v, 'trx-id'),
         transaction_id: positiveInt(v, 'transaction'),

@@ -1,5 +1,6 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
+import type { devicePresences } from '../../../contract/admin/devices.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { createPairingCode } from '../devices/pairing.ts';
@@ -10,7 +11,7 @@ import { pgDate, pgDateOrNull } from '../payments/pg.ts';
 import { getSetting } from '../settings/service.ts';
 import { getAdminBrand } from './brands.ts';
 
-export type DevicePresence = 'online' | 'offline' | 'revoked';
+export type DevicePresence = (typeof devicePresences)[number];
 
 export interface AdminDevice {
   id: number;

@@ -1,4 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { modes } from '../../../contract/common/mode.ts';
+import { brandStatuses } from '../../../contract/admin/brands.ts';
 
 export const Brand = defineEntity({
   name: 'Brand',
@@ -9,7 +11,7 @@ export const Brand = defineEntity({
     name: p.string().length(200),
     /** IANA time zone used for "today" on the device dashboard. */
     timezone: p.string().length(64).default('UTC'),
-    status: p.enum(['active', 'disabled'] as const).default('active'),
+    status: p.enum(brandStatuses).default('active'),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
@@ -27,7 +29,7 @@ export const ApiKey = defineEntity({
     /** SHA-256 of the whole key; the key itself is never stored. */
     keyHash: p.string().length(64).unique(),
     /** Which objects the key sees and creates (see contract/common/mode.ts). */
-    mode: p.enum(['live', 'test'] as const),
+    mode: p.enum(modes),
     createdAt: p.datetime().onCreate(() => new Date()),
     lastUsedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),

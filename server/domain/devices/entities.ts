@@ -1,8 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Brand } from '../brands/entities.ts';
-
-export const deviceStatuses = ['active', 'revoked'] as const;
-export type DeviceStatus = (typeof deviceStatuses)[number];
+import { deviceStatuses } from '../../../contract/admin/devices.ts';
+export type { DeviceStatus } from '../../../contract/admin/devices.ts';
 
 /** A paired companion phone. Hot paths (auth, refresh, presence) use SQL directly; this maps the row for everything else. */
 export const Device = defineEntity({

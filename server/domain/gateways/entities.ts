@@ -1,18 +1,13 @@
 import { defineEntity, p } from '@mikro-orm/core';
-
-export const gatewayTypes = ['manual', 'automatic'] as const;
-export type GatewayType = (typeof gatewayTypes)[number];
-
-/** Who pays the gateway fee: the merchant (the customer sends the amount) or the customer (sends amount + fee). */
-export const feePayers = ['merchant', 'customer'] as const;
-export type FeePayer = (typeof feePayers)[number];
+import { feePayers, gatewayTypes, type SmsDirection } from '../../../contract/admin/gateways.ts';
+export type { FeePayer, GatewayType } from '../../../contract/admin/gateways.ts';
 
 /** A stored SMS template; validated with `compileTemplate` before it is saved. */
 export interface StoredSmsTemplate {
   pattern: string;
   flags: string;
   /** Money in (default, also for templates saved before directions existed) or out: a money-out template only feeds the balance chain (docs/matching.md). */
-  direction?: 'in' | 'out';
+  direction?: SmsDirection;
   kind?: string;
 }
 

@@ -5,9 +5,10 @@ import { pgDate } from '../payments/pg.ts';
 import { compareMoney } from '../money/decimal.ts';
 import { checkAgainstMoneyOut, expandPreset } from '../sms/presets/gateway-input.ts';
 import { senderKey } from '../sms/senders.ts';
-import { compileTemplate, TEMPLATE_DIRECTIONS } from '../sms/template.ts';
+import { compileTemplate } from '../sms/template.ts';
 import { bumpSenderEpoch } from '../filter-rules/sender-epoch.ts';
-import { feePayers, gatewayTypes, type FeePayer, type GatewayType, type StoredSmsTemplate } from './entities.ts';
+import { gatewayInputSchema, gatewayPatchSchema } from '../../../contract/admin/gateways.ts';
+import type { FeePayer, GatewayType, StoredSmsTemplate } from './entities.ts';
 
 /**
  * Gateways are global: one list for the whole service, every enabled gateway is
@@ -40,43 +41,7 @@ export interface GatewayView {
   updatedAt: Date;
 }
 
-const money = z.string().regex(/^(?:0|[1-9]\d{0,11})\.\d{2}$/, 'Must be a decimal string with exactly two decimal places, e.g. "1250.00"');
-const positiveMoney = money.refine((s) => /[1-9]/.test(s), 'Must be greater than zero');
-const currency = z.string().regex(/^[A-Z]{3}$/, 'Must be a three-letter ISO 4217 code in upper case');
-const templateSchema = z.strictObject({
-  pattern: z.string().min(1).max(1000),
-  flags: z.string().max(4).default(''),
-  direction: z.enum(TEMPLATE_DIRECTIONS).default('in'),
-  kind: z.string().regex(/^[a-z0-9_]{1,40}$/, 'Must be 1-40 characters of a-z 0-9 _').optional(),
-});
-
-/** What an admin may set on a gateway; the admin contract reuses it. */
-export const gatewayInputSchema = z.strictObject({
-  code: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'Must be 1-50 characters of a-z 0-9 _ -, starting with a letter or digit'),
-  name: z.string().trim().min(1).max(100),
-  type: z.enum(gatewayTypes),
-  methods: z.array(z.string().regex(/^[a-z0-9_]{1,50}$/, 'Must be 1-50 characters of a-z 0-9 _')).min(1).max(20),
-  currencies: z.array(currency).min(1).max(20),
-  min_amount: positiveMoney.default('0.01'),
-  max_amount: positiveMoney.nullable().default(null),
-  /** SMS matching: an amount above it always goes to review, even on certain evidence (docs/matching.md). */
-  review_above: positiveMoney.nullable().default(null),
-  fee_percent: z.string().regex(/^(?:0|[1-9]\d?)(?:\.\d{1,4})?$/, 'Must be a percentage from 0 to 99.9999 with at most 4 decimal places').default('0'),
-  fee_fixed: money.default('0.00'),
-  /** Who pays the fee: `merchant` (the customer sends the amount) or `customer` (sends amount + fee, the amount the SMS must carry). */
-  fee_payer: z.enum(feePayers).default('merchant'),
-  receiving_account: z.string().trim().min(1).max(100).nullable().default(null),
-  instructions: z.string().trim().min(1).max(2000).nullable().default(null),
-  enabled: z.boolean().default(true),
-  sms_senders: z.array(z.string().trim().min(1).max(20)).max(20).default([]),
-  sms_templates: z.array(templateSchema).max(20).default([]),
-  sort_order: z.number().int().min(-1000).max(1000).default(0),
-  /** A wallet preset (presets/index.ts): its senders and templates, before any the admin gives. */
-  preset: z.string().max(50).optional(),
-});
-
 export type GatewayInput = z.input<typeof gatewayInputSchema>;
-export const gatewayPatchSchema = gatewayInputSchema.omit({ code: true }).partial();
 export type GatewayPatch = z.input<typeof gatewayPatchSchema>;
 
 function fail(error: z.ZodError): never {

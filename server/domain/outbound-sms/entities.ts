@@ -1,9 +1,8 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Brand } from '../brands/entities.ts';
 import { Device } from '../devices/entities.ts';
-
-export const outboundSmsStatuses = ['pending', 'leased', 'sent', 'failed', 'delivered', 'expired'] as const;
-export type OutboundSmsStatus = (typeof outboundSmsStatuses)[number];
+import { outboundSmsStatuses } from '../../../contract/device/sms-queue.ts';
+export type { OutboundSmsStatus } from '../../../contract/device/sms-queue.ts';
 
 /**
  * An SMS queued by the merchant panel for a device to send through its SIM.

@@ -2,12 +2,8 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { Brand } from '../brands/entities.ts';
 import { Customer } from '../customers/entities.ts';
 import { Gateway } from '../gateways/entities.ts';
-
-export const intentStatuses = ['pending', 'completed', 'expired', 'canceled'] as const;
-export type IntentStatus = (typeof intentStatuses)[number];
-
-export const transactionStatuses = ['pending', 'processing', 'awaiting_verification', 'completed', 'failed', 'expired'] as const;
-export type TransactionStatus = (typeof transactionStatuses)[number];
+import { intentStatuses, transactionStatuses } from '../../../contract/merchant/payments.ts';
+export type { IntentStatus, TransactionStatus } from '../../../contract/merchant/payments.ts';
 
 /** Statuses from which a transaction can still complete, fail or expire. */
 export const OPEN_TRANSACTION_STATUSES = ['pending', 'processing', 'awaiting_verification'] as const;

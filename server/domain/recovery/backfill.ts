@@ -1,5 +1,7 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { MAX_BACKFILL_WINDOW_DAYS, type BackfillStatus } from '../../../contract/admin/recovery.ts';
+import type { backfillReasons } from '../../../contract/device/commands.ts';
 
 /**
  * Backfill: the service asks a phone to re-send the official-sender SMS of a
@@ -11,13 +13,8 @@ import type { EntityManager } from '../../infra/database/orm.ts';
  * silently dropped.
  */
 
-export const backfillReasons = ['manual', 'offline', 'heartbeat_gap', 'balance_chain_break'] as const;
-export type BackfillReason = (typeof backfillReasons)[number];
-export const backfillStatuses = ['pending', 'delivered', 'answered', 'failed'] as const;
-export type BackfillStatus = (typeof backfillStatuses)[number];
+type BackfillReason = (typeof backfillReasons)[number];
 
-/** Longest window one request may ask for: a phone re-sending weeks of SMS is a different job (an export). */
-export const MAX_BACKFILL_WINDOW_DAYS = 7;
 /** Nudges before a request is given up as `failed`. */
 export const MAX_BACKFILL_ATTEMPTS = 5;
 /** First wait before a nudge; doubles each attempt (2, 4, 8, 16, 32 min). */

@@ -1,9 +1,8 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Brand } from '../brands/entities.ts';
 import { Transaction } from '../payments/entities.ts';
-
-export const refundStatuses = ['pending', 'completed', 'failed'] as const;
-export type RefundStatus = (typeof refundStatuses)[number];
+import { refundStatuses } from '../../../contract/merchant/refunds.ts';
+export type { RefundStatus } from '../../../contract/merchant/refunds.ts';
 
 /** Money returned on a completed transaction, in the transaction's currency. */
 export const Refund = defineEntity({

@@ -1,37 +1,19 @@
 import { z } from 'zod';
 import { AppError } from '../../../contract/common/errors.ts';
+import { settingDefaults, settingFields } from '../../../contract/admin/settings.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 
 /**
- * Service-wide settings: the `settings` table maps a key to a jsonb value, and
- * every key has a schema and a default here, so a missing row is never an error
- * and a bad stored value never reaches a caller (it falls back to the default).
- * Add a key by adding an entry; its schema documents the allowed range.
+ * Service-wide settings: the `settings` table maps a key to a jsonb value. The
+ * admin contract declares every key with its schema and default
+ * (contract/admin/settings.ts), so a missing row is never an error and a bad
+ * stored value never reaches a caller (it falls back to the default). Add a key
+ * there. `match_threshold` is retired: only certain SMS evidence completes a
+ * payment, so matching ignores it; it stays accepted so existing clients do.
  */
-export const settingDefinitions = {
-  /** Lifetime of a new payment intent when the merchant does not give one. */
-  intent_expiry_minutes: { schema: z.number().int().min(1).max(43_200), default: 60 },
-  /**
-   * Retired: only certain SMS evidence completes a payment (confidence 1), so no
-   * threshold can let anything less through. Still accepted and stored so the
-   * settings API and existing clients stay valid; matching ignores it.
-   */
-  match_threshold: { schema: z.number().min(0).max(1), default: 0.8 },
-  /** How long before an SMS a transaction may have been created and still match it. */
-  match_window_minutes: { schema: z.number().int().min(1).max(43_200), default: 1440 },
-  /** Clock skew tolerated by the timing rule after a phone's offset is corrected (docs/matching.md). */
-  match_clock_grace_seconds: { schema: z.number().int().min(0).max(3600), default: 300 },
-  /** A device silent for longer than this is offline. */
-  device_offline_minutes: { schema: z.number().int().min(1).max(10_080), default: 60 },
-  /** A heartbeat reporting a battery below this percentage (not charging) raises one `battery_low` alert per episode. */
-  battery_low_percent: { schema: z.number().int().min(1).max(99), default: 15 },
-  /** A payment awaiting verification longer than this raises one `review_waiting` alert. */
-  review_waiting_minutes: { schema: z.number().int().min(1).max(10_080), default: 30 },
-  /** Format-change alarm (docs/sms-presets.md): the recent window, the least messages in it, and the rise of the unparsed share over the baseline day that raises it. */
-  sms_alarm_window_minutes: { schema: z.number().int().min(5).max(1440), default: 60 },
-  sms_alarm_min_messages: { schema: z.number().int().min(1).max(10_000), default: 5 },
-  sms_alarm_rise: { schema: z.number().min(0.05).max(1), default: 0.5 },
-} as const satisfies Record<string, { schema: z.ZodType; default: unknown }>;
+export const settingDefinitions = Object.fromEntries(
+  Object.entries(settingFields).map(([key, schema]) => [key, { schema, default: settingDefaults[key as keyof typeof settingFields] }]),
+) as { [K in keyof typeof settingFields]: { schema: (typeof settingFields)[K]; default: (typeof settingDefaults)[K] } };
 
 export type SettingKey = keyof typeof settingDefinitions;
 export type SettingValue<K extends SettingKey> = z.output<(typeof settingDefinitions)[K]['schema']>;

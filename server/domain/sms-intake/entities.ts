@@ -1,9 +1,10 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Brand } from '../brands/entities.ts';
 import { Device } from '../devices/entities.ts';
-
-export const smsRecordStatuses = ['pending', 'matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate', 'balance_mismatch', 'money_out'] as const;
-export type SmsRecordStatus = (typeof smsRecordStatuses)[number];
+import { smsRecordStatuses } from '../../../contract/device/sms-messages.ts';
+import { balanceChainStates, smsResolutions } from '../../../contract/admin/sms-records.ts';
+import { smsDirections } from '../../../contract/admin/gateways.ts';
+export type { SmsRecordStatus } from '../../../contract/device/sms-messages.ts';
 
 /**
  * A forwarded SMS ("SMS data record"). The sender, the body and
@@ -41,19 +42,19 @@ export const SmsRecord = defineEntity({
     /** What matching read and decided beyond the above (docs/matching.md). */
     reasonCode: p.string().length(40).nullable(),
     suggestions: p.json<Array<{ transaction_id: number; why: string; distance: number | null }>>().default('[]'),
-    direction: p.enum(['in', 'out'] as const).nullable(),
+    direction: p.enum(smsDirections).nullable(),
     kind: p.string().length(40).nullable(),
     parsedBalance: p.decimal('string').precision(16).scale(2).nullable(),
     parsedFee: p.decimal('string').precision(14).scale(2).nullable(),
     walletKey: p.string().length(64).nullable(),
     /** The SMS time matching used: the device clock corrected by its offset, capped at the server's receipt. */
     smsTime: p.datetime().nullable(),
-    chainState: p.enum(['first', 'follows', 'mismatch', 'impossible', 'unreadable', 'after_break'] as const).nullable(),
+    chainState: p.enum(balanceChainStates).nullable(),
     chainPreviousId: p.bigint('number').nullable(),
     chainExpectedBalance: p.decimal('string').precision(16).scale(2).nullable(),
     matchedAt: p.datetime().nullable(),
     /** Set when an admin decided a record left for review (sms/review.ts). */
-    resolution: p.enum(['verified', 'rejected'] as const).nullable(),
+    resolution: p.enum(smsResolutions).nullable(),
     resolvedBy: p.string().length(100).nullable(),
     resolvedAt: p.datetime().nullable(),
     resolutionNote: p.string().length(500).nullable(),

@@ -1,3 +1,4 @@
+import type { SmsRecordStatus } from '../../../contract/device/sms-messages.ts';
 import { compareMoney } from '../money/decimal.ts';
 import { comparePayerNumbers } from './payer-number.ts';
 import { rankByIdCloseness } from './typo.ts';
@@ -16,8 +17,8 @@ import { rankByIdCloseness } from './typo.ts';
  * ranked suggestions. Confidence is 1 for `matched`, 0 for everything else.
  */
 
-export const matchStatuses = ['matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate', 'balance_mismatch', 'money_out'] as const;
-export type MatchStatus = (typeof matchStatuses)[number];
+/** What matching decides for a record: every record status but `pending`. */
+export type MatchStatus = Exclude<SmsRecordStatus, 'pending'>;
 
 export const CERTAIN_CONFIDENCE = 1;
 

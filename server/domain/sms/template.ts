@@ -1,4 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
+import type { SmsDirection } from '../../../contract/admin/gateways.ts';
 
 /**
  * Templates are admin-supplied regexes run against SMS bodies that customers partly
@@ -18,8 +19,7 @@ export const REQUIRED_OUT_GROUPS = ['amount'] as const;
 export const OPTIONAL_GROUPS = ['sender_number', 'balance', 'fee', 'time'] as const;
 const KNOWN_GROUPS: ReadonlySet<string> = new Set([...REQUIRED_GROUPS, ...OPTIONAL_GROUPS]);
 
-export const TEMPLATE_DIRECTIONS = ['in', 'out'] as const;
-export type TemplateDirection = (typeof TEMPLATE_DIRECTIONS)[number];
+export type TemplateDirection = SmsDirection;
 
 export interface SmsTemplateSource {
   pattern: string;

@@ -1,5 +1,8 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Brand } from '../brands/entities.ts';
+import { modes } from '../../../contract/common/mode.ts';
+import { deliveryAttemptOutcomes, deliveryStatuses, endpointDisabledReasons } from '../../../contract/merchant/webhooks.ts';
+export type { DeliveryStatus } from '../../../contract/merchant/webhooks.ts';
 
 /**
  * Mirrors migrations/0002-webhooks.ts and 0017-webhook-endpoints.ts. The delivery engine itself works in SQL
@@ -14,7 +17,7 @@ export const WebhookEndpoint = defineEntity({
     id: p.bigint('number').primary().autoincrement(),
     brand: () => p.manyToOne(Brand),
     /** Null: receives both modes (set through the singular route). */
-    mode: p.enum(['live', 'test'] as const).nullable(),
+    mode: p.enum(modes).nullable(),
     url: p.text(),
     description: p.text().default(''),
     events: p.array(),
@@ -23,7 +26,7 @@ export const WebhookEndpoint = defineEntity({
     secretEncrypted: p.text(),
     /** Rotated-out secrets still signing: [{ secret: token, expires_at: ISO }]. */
     previousSecrets: p.json<Array<{ secret: string; expires_at: string }>>(),
-    disabledReason: p.enum(['merchant', 'gone', 'failing'] as const).nullable(),
+    disabledReason: p.enum(endpointDisabledReasons).nullable(),
     disabledAt: p.datetime().nullable(),
     failingSince: p.datetime().nullable(),
     lastSuccessAt: p.datetime().nullable(),
@@ -47,9 +50,6 @@ export const WebhookEvent = defineEntity({
     createdAt: p.datetime(),
   },
 });
-
-export const deliveryStatuses = ['pending', 'retrying', 'success', 'dead_letter'] as const;
-export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
 export const WebhookDelivery = defineEntity({
   name: 'WebhookDelivery',
@@ -87,7 +87,7 @@ export const WebhookAttempt = defineEntity({
     delivery: () => p.manyToOne(WebhookDelivery),
     attempt: p.integer(),
     url: p.text(),
-    outcome: p.enum(['success', 'failure', 'abandoned'] as const),
+    outcome: p.enum(deliveryAttemptOutcomes),
     requestedAt: p.datetime(),
     durationMs: p.integer().nullable(),
     responseStatus: p.integer().nullable(),
