@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { errorEnvelopeSchema, meta, timestampSchema } from './common/index.ts';
+import { errorEnvelopeFor, meta, probeSurfaceCodes, timestampSchema, withErrorResponses } from './common/index.ts';
 
 const c = initContract();
 
@@ -19,29 +19,32 @@ export const readinessSchema = z
   .meta({ id: 'Readiness' });
 
 /** Liveness and readiness probes for orchestrators and load balancers. */
-export const systemContract = c.router(
-  {
-    health: {
-      method: 'GET',
-      path: '/healthz',
-      summary: 'Liveness probe',
-      description: 'Answers 200 while the process is up and serving HTTP. Checks nothing else.',
-      responses: {
-        200: z.object({ success: z.literal(true), data: z.object({ status: z.literal('ok'), server_time: timestampSchema }) }),
+export const systemContract = withErrorResponses(
+  c.router(
+    {
+      health: {
+        method: 'GET',
+        path: '/healthz',
+        summary: 'Liveness probe',
+        description: 'Answers 200 while the process is up and serving HTTP. Checks nothing else.',
+        responses: {
+          200: z.object({ success: z.literal(true), data: z.object({ status: z.literal('ok'), server_time: timestampSchema }) }),
+        },
+        metadata: meta({ auth: 'none', tag: 'System' }),
       },
-      metadata: meta({ auth: 'none', tag: 'System' }),
-    },
-    ready: {
-      method: 'GET',
-      path: '/readyz',
-      summary: 'Readiness probe',
-      description: 'Checks the database and the job queue. 200 when both answer, otherwise 503 with the same body shape so a person can see which check failed.',
-      responses: {
-        200: z.object({ success: z.literal(true), data: readinessSchema }),
-        503: z.union([z.object({ success: z.literal(true), data: readinessSchema }), errorEnvelopeSchema]),
+      ready: {
+        method: 'GET',
+        path: '/readyz',
+        summary: 'Readiness probe',
+        description: 'Checks the database and the job queue. 200 when both answer, otherwise 503 with the same body shape so a person can see which check failed.',
+        responses: {
+          200: z.object({ success: z.literal(true), data: readinessSchema }),
+          503: z.union([z.object({ success: z.literal(true), data: readinessSchema }), errorEnvelopeFor(['SERVICE_UNAVAILABLE'])]),
+        },
+        metadata: meta({ auth: 'none', tag: 'System' }),
       },
-      metadata: meta({ auth: 'none', tag: 'System' }),
     },
-  },
-  { strictStatusCodes: true },
+    { strictStatusCodes: true },
+  ),
+  probeSurfaceCodes,
 );

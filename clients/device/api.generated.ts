@@ -353,6 +353,136 @@ export interface CommandsResource<O = RequestOptions> {
   complete(commandId: string | number, params: DeviceCommandCompletion, options?: O): Promise<WithResponse<CommandsCompleteResult>>;
 }
 
+/**
+ * The error codes each call can answer, by HTTP status, as the contract declares them:
+ * `catch (e) { if (e instanceof PaycollectError && e.code === 'PAYMENT_NOT_FOUND') … }`.
+ */
+export interface DeviceErrorCodes {
+  /** `POST /api/mobile/v1/devices/pairings` */
+  'devices.pair': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "INVALID_PAIRING_CODE";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/mobile/v1/devices/token-refreshes` */
+  'devices.refreshTokens': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "INVALID_PAIRING_CODE";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/mobile/v1/devices/heartbeats` */
+  'devices.heartbeat': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/mobile/v1/dashboard` */
+  'dashboard.retrieve': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/mobile/v1/config/filter-rules` */
+  'filterRules.retrieve': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/mobile/v1/notifications` */
+  'notifications.listUnread': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/mobile/v1/notifications/acknowledgements` */
+  'notifications.acknowledge': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/mobile/v1/sms/queues` */
+  'smsQueue.lease': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/mobile/v1/sms/queues/:id/reports` */
+  'smsQueue.report': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    404: "SMS_QUEUE_ITEM_NOT_FOUND";
+    409: "INVALID_STATE";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/mobile/v1/sms/messages` */
+  'smsMessages.forward': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/mobile/v1/commands` */
+  'commands.list': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/mobile/v1/commands/:command_id/complete` */
+  'commands.complete': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    404: "NOT_FOUND";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+}
+
 /** One namespace per resource of the API. */
 export interface DeviceResources<O = RequestOptions> {
   devices: DevicesResource<O>;

@@ -1152,6 +1152,321 @@ export interface EventsResource<O = RequestOptions> {
   list(params?: EventsListParams, options?: O): Promise<WithResponse<Page<Event, EventsListMeta>>>;
 }
 
+/**
+ * The error codes each call can answer, by HTTP status, as the contract declares them:
+ * `catch (e) { if (e instanceof PaycollectError && e.code === 'PAYMENT_NOT_FOUND') … }`.
+ */
+export interface MerchantErrorCodes {
+  /** `GET /api/v1/brand` */
+  'brand.retrieve': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/v1/payments` */
+  'payments.create': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    409: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    422: "AMOUNT_EXCEEDS_MAXIMUM" | "AMOUNT_BELOW_MINIMUM" | "CURRENCY_NOT_SUPPORTED";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/v1/payments` */
+  'payments.list': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/v1/payments/:payment_id/cancel` */
+  'payments.cancel': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    404: "PAYMENT_NOT_FOUND";
+    409: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PAYMENT_NOT_CANCELABLE";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/v1/payments/:payment_id` */
+  'payments.retrieve': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    404: "PAYMENT_NOT_FOUND";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/v1/refunds` */
+  'refunds.create': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    404: "PAYMENT_NOT_FOUND";
+    409: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "TRANSACTION_NOT_REFUNDABLE";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    422: "REFUND_EXCEEDS_AVAILABLE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/v1/refunds` */
+  'refunds.list': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/v1/refunds/:trx_id` */
+  'refunds.retrieve': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    404: "PAYMENT_NOT_FOUND" | "REFUND_NOT_FOUND";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/v1/customers` */
+  'customers.list': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/v1/customers/:identifier` */
+  'customers.retrieve': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    404: "CUSTOMER_NOT_FOUND";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/v1/webhooks/endpoint` */
+  'webhooks.getEndpoint': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    404: "WEBHOOK_ENDPOINT_NOT_FOUND";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `PUT /api/v1/webhooks/endpoint` */
+  'webhooks.putEndpoint': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    422: "WEBHOOK_URL_NOT_ALLOWED";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/v1/webhooks/endpoint/secret-rotations` */
+  'webhooks.rotateSecret': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    404: "WEBHOOK_ENDPOINT_NOT_FOUND";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/v1/webhooks/deliveries` */
+  'webhookDeliveries.list': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/v1/webhooks/tests` */
+  'webhooks.sendTest': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    404: "WEBHOOK_ENDPOINT_NOT_FOUND";
+    409: "INVALID_STATE";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/v1/webhooks/deliveries/:id` */
+  'webhookDeliveries.retrieve': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    404: "DELIVERY_NOT_FOUND";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/v1/payment-links` */
+  'paymentLinks.create': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    422: "CURRENCY_NOT_SUPPORTED";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/v1/payment-links` */
+  'paymentLinks.list': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/v1/payment-links/:id` */
+  'paymentLinks.retrieve': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    404: "PAYMENT_LINK_NOT_FOUND";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/v1/payment-links/:id/deactivate` */
+  'paymentLinks.deactivate': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    404: "PAYMENT_LINK_NOT_FOUND";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/v1/webhooks/endpoints` */
+  'webhookEndpoints.list': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/v1/webhooks/endpoints` */
+  'webhookEndpoints.create': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    409: "WEBHOOK_ENDPOINT_LIMIT_REACHED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    422: "WEBHOOK_URL_NOT_ALLOWED";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/v1/webhooks/endpoints/:id` */
+  'webhookEndpoints.retrieve': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    404: "WEBHOOK_ENDPOINT_NOT_FOUND";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `PATCH /api/v1/webhooks/endpoints/:id` */
+  'webhookEndpoints.update': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    404: "WEBHOOK_ENDPOINT_NOT_FOUND";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    422: "WEBHOOK_URL_NOT_ALLOWED";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `DELETE /api/v1/webhooks/endpoints/:id` */
+  'webhookEndpoints.del': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    404: "WEBHOOK_ENDPOINT_NOT_FOUND";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/v1/webhooks/endpoints/:id/secret-rotations` */
+  'webhookEndpoints.rotateSecret': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    404: "WEBHOOK_ENDPOINT_NOT_FOUND";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/v1/webhooks/endpoints/:id/tests` */
+  'webhookEndpoints.sendTest': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    404: "WEBHOOK_ENDPOINT_NOT_FOUND";
+    409: "INVALID_STATE";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/v1/events` */
+  'events.list': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+}
+
 /** One namespace per resource of the API. */
 export interface MerchantResources<O = RequestOptions> {
   brand: BrandResource<O>;

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { errorEnvelopeSchema, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema } from '../common/index.ts';
+import { ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam } from './shared.ts';
 
 const c = initContract();
@@ -53,7 +53,7 @@ export const adminAlertsContract = c.router(
       path: '/brands/:brand_id/alert-settings',
       summary: "A brand's alert switches",
       pathParams: brandPath,
-      responses: { 200: ok(adminAlertSettingsSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(adminAlertSettingsSchema) },
       metadata: adminMeta('Alerts', ['BRAND_NOT_FOUND']),
     },
     putSettings: {
@@ -63,7 +63,7 @@ export const adminAlertsContract = c.router(
       description: 'Replaces the list of alert types switched off for the brand. Recorded in the audit log.',
       pathParams: brandPath,
       body: z.strictObject({ disabled_types: z.array(z.enum(alertTypes)).max(alertTypes.length) }),
-      responses: { 200: ok(adminAlertSettingsSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(adminAlertSettingsSchema) },
       metadata: adminMeta('Alerts', ['BRAND_NOT_FOUND']),
     },
   },

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { errorEnvelopeSchema, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema, modeSchema } from '../common/index.ts';
+import { ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema, modeSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, idParam } from './shared.ts';
 
 const c = initContract();
@@ -104,7 +104,7 @@ export const adminBrandsContract = c.router(
       path: '/brands/:brand_id',
       summary: 'Get a brand',
       pathParams: brandPath,
-      responses: { 200: ok(adminBrandSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(adminBrandSchema) },
       metadata: adminMeta('Brands', ['BRAND_NOT_FOUND']),
     },
     update: {
@@ -114,7 +114,7 @@ export const adminBrandsContract = c.router(
       description: 'Changes the given fields only. Status and time zone changes are recorded in the audit log.',
       pathParams: brandPath,
       body: updateBrandBodySchema,
-      responses: { 200: ok(adminBrandSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(adminBrandSchema) },
       metadata: adminMeta('Brands', ['BRAND_NOT_FOUND']),
     },
     createApiKey: {
@@ -124,7 +124,7 @@ export const adminBrandsContract = c.router(
       description: 'The key is in this response only; store it now. Recorded in the audit log (without the key).',
       pathParams: brandPath,
       body: createApiKeyBodySchema,
-      responses: { 201: ok(apiKeyCreatedSchema), 404: errorEnvelopeSchema },
+      responses: { 201: ok(apiKeyCreatedSchema) },
       metadata: adminMeta('Brands', ['BRAND_NOT_FOUND']),
     },
     listApiKeys: {
@@ -133,7 +133,7 @@ export const adminBrandsContract = c.router(
       summary: "List a brand's API keys",
       description: 'Newest first, revoked ones included. Never the key itself.',
       pathParams: brandPath,
-      responses: { 200: ok(z.array(apiKeySchema)), 404: errorEnvelopeSchema },
+      responses: { 200: ok(z.array(apiKeySchema)) },
       metadata: adminMeta('Brands', ['BRAND_NOT_FOUND']),
     },
     revokeApiKey: {
@@ -143,7 +143,7 @@ export const adminBrandsContract = c.router(
       description: 'The key stops working at once. Revoking a revoked key changes nothing and answers it as it is. Recorded in the audit log.',
       pathParams: z.object({ brand_id: idParam('brand'), key_id: idParam('API key') }),
       body: z.strictObject({}).optional().describe('No body (an empty object is accepted).'),
-      responses: { 200: ok(apiKeySchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(apiKeySchema) },
       metadata: adminMeta('Brands', ['BRAND_NOT_FOUND', 'API_KEY_NOT_FOUND']),
     },
   },

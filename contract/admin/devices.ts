@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { errorEnvelopeSchema, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
+import { ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
 
 const c = initContract();
@@ -59,7 +59,7 @@ export const adminDevicesContract = c.router(
       path: '/devices/:device_id',
       summary: 'Get a device',
       pathParams: devicePath,
-      responses: { 200: ok(adminDeviceSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(adminDeviceSchema) },
       metadata: adminMeta('Devices', ['DEVICE_NOT_FOUND']),
     },
     revoke: {
@@ -70,7 +70,7 @@ export const adminDevicesContract = c.router(
         'Its access token is refused on its next call and its refresh token can no longer be exchanged; the phone must be paired again. Revoking a revoked device changes nothing. Recorded in the audit log.',
       pathParams: devicePath,
       body: z.strictObject({}).optional().describe('No body (an empty object is accepted).'),
-      responses: { 200: ok(adminDeviceSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(adminDeviceSchema) },
       metadata: adminMeta('Devices', ['DEVICE_NOT_FOUND']),
     },
   },

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { currencySchema, errorEnvelopeSchema, ok, timestampSchema } from '../common/index.ts';
+import { currencySchema, ok, timestampSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions } from './shared.ts';
 
 const c = initContract();
@@ -55,7 +55,7 @@ export const adminExchangeRatesContract = c.router(
       summary: 'Delete an exchange rate',
       description: 'Payments needing this conversion are refused afterwards (`CURRENCY_CONVERSION_FAILED`) unless the inverse pair exists. Recorded in the audit log.',
       pathParams: pairPath,
-      responses: { 200: ok(exchangeRateSchema.describe('The rate as it was before deletion.')), 404: errorEnvelopeSchema },
+      responses: { 200: ok(exchangeRateSchema.describe('The rate as it was before deletion.')) },
       metadata: adminMeta('Exchange rates', ['EXCHANGE_RATE_NOT_FOUND']),
     },
   },

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { errorEnvelopeSchema, ok } from '../common/index.ts';
+import { ok } from '../common/index.ts';
 import { filterRulesSchema } from '../device/filter-rules.ts';
 
 export const adminFilterRulesSchema = filterRulesSchema
@@ -41,7 +41,7 @@ export const adminFilterRulesContract = c.router(
       summary: "A brand's SMS filter rules",
       description: 'What the brand’s phones use to screen SMS before forwarding them (the defaults until changed).',
       pathParams: brandPath,
-      responses: { 200: ok(adminFilterRulesSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(adminFilterRulesSchema) },
       metadata: adminMeta('SMS filter rules', ['BRAND_NOT_FOUND']),
     },
     update: {
@@ -52,7 +52,7 @@ export const adminFilterRulesContract = c.router(
         "Changes the given lists only. The allowed senders are always the enabled gateways' official senders plus `extra_senders`. `version` goes up when anything actually changed (never otherwise), and also whenever a gateway's senders change or a gateway is enabled or disabled, so phones holding an older version fetch the new rules. Recorded in the audit log.",
       pathParams: brandPath,
       body: updateFilterRulesBodySchema,
-      responses: { 200: ok(adminFilterRulesSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(adminFilterRulesSchema) },
       metadata: adminMeta('SMS filter rules', ['BRAND_NOT_FOUND']),
     },
   },

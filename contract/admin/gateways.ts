@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { amountSchema, currencySchema, errorEnvelopeSchema, modes, MONEY_PATTERN, ok, timestampSchema } from '../common/index.ts';
+import { amountSchema, currencySchema, modes, MONEY_PATTERN, ok, timestampSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, brandFilter } from './shared.ts';
 
 const c = initContract();
@@ -249,7 +249,7 @@ export const adminGatewaysContract = c.router(
       description:
         'Gateways are global: every enabled gateway is offered to every brand. Templates are validated (`INVALID_SMS_TEMPLATE` naming the template). Recorded in the audit log.',
       body: createGatewayBodySchema,
-      responses: { 201: ok(adminGatewaySchema), 409: errorEnvelopeSchema, 422: errorEnvelopeSchema },
+      responses: { 201: ok(adminGatewaySchema) },
       metadata: adminMeta('Gateways', ['CONFLICT', 'INVALID_SMS_TEMPLATE']),
     },
     presets: {
@@ -274,7 +274,7 @@ export const adminGatewaysContract = c.router(
       path: '/gateways/:code',
       summary: 'Get a gateway',
       pathParams: codePath,
-      responses: { 200: ok(adminGatewaySchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(adminGatewaySchema) },
       metadata: adminMeta('Gateways', ['GATEWAY_NOT_FOUND']),
     },
     update: {
@@ -285,7 +285,7 @@ export const adminGatewaysContract = c.router(
         'Changes the given fields only: senders, templates, currencies, limits, fees, enabled. `max_amount` may not go below `min_amount`. Transactions already started keep the amount and fee they were created with. Recorded in the audit log.',
       pathParams: codePath,
       body: updateGatewayBodySchema,
-      responses: { 200: ok(adminGatewaySchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema, 422: errorEnvelopeSchema },
+      responses: { 200: ok(adminGatewaySchema) },
       metadata: adminMeta('Gateways', ['GATEWAY_NOT_FOUND', 'INVALID_SMS_TEMPLATE', 'TEMPLATE_REGRESSION']),
     },
     listFormatAlarms: {
@@ -307,7 +307,7 @@ export const adminGatewaysContract = c.router(
       pathParams: codePath,
       // No body evaluates the current configuration over the default window.
       body: templateEvaluationBodySchema.optional(),
-      responses: { 200: ok(templateEvaluationSchema), 404: errorEnvelopeSchema, 422: errorEnvelopeSchema },
+      responses: { 200: ok(templateEvaluationSchema) },
       metadata: adminMeta('Gateways', ['GATEWAY_NOT_FOUND', 'INVALID_SMS_TEMPLATE']),
     },
   },

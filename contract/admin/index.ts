@@ -1,4 +1,5 @@
 import { initContract } from '@ts-rest/core';
+import { apiSurfaceCodes, withErrorResponses } from '../common/responses.ts';
 import { adminAuditLogContract } from './audit-log.ts';
 import { adminAlertsContract } from './alerts.ts';
 import { adminBrandsContract } from './brands.ts';
@@ -19,21 +20,24 @@ import { adminWebhookDeliveriesContract } from './webhook-deliveries.ts';
 const c = initContract();
 
 /** The admin API (`/api/admin/v1`), called by the admin panel and the CLI with the admin token. */
-export const adminContract = c.router({
-  brands: adminBrandsContract,
-  gateways: adminGatewaysContract,
-  exchangeRates: adminExchangeRatesContract,
-  filterRules: adminFilterRulesContract,
-  devices: adminDevicesContract,
-  pairingCodes: adminPairingCodesContract,
-  notifications: adminNotificationsContract,
-  outboundSms: adminOutboundSmsContract,
-  transactions: adminTransactionsContract,
-  smsRecords: adminSmsRecordsContract,
-  refunds: adminRefundsContract,
-  webhookDeliveries: adminWebhookDeliveriesContract,
-  settings: adminSettingsContract,
-  auditLog: adminAuditLogContract,
-  recovery: adminRecoveryContract,
-  alerts: adminAlertsContract,
-});
+export const adminContract = withErrorResponses(
+  c.router({
+    brands: adminBrandsContract,
+    gateways: adminGatewaysContract,
+    exchangeRates: adminExchangeRatesContract,
+    filterRules: adminFilterRulesContract,
+    devices: adminDevicesContract,
+    pairingCodes: adminPairingCodesContract,
+    notifications: adminNotificationsContract,
+    outboundSms: adminOutboundSmsContract,
+    transactions: adminTransactionsContract,
+    smsRecords: adminSmsRecordsContract,
+    refunds: adminRefundsContract,
+    webhookDeliveries: adminWebhookDeliveriesContract,
+    settings: adminSettingsContract,
+    auditLog: adminAuditLogContract,
+    recovery: adminRecoveryContract,
+    alerts: adminAlertsContract,
+  }),
+  apiSurfaceCodes,
+);

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { errorEnvelopeSchema, ok, timestampSchema } from '../common/index.ts';
+import { ok, timestampSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, idParam } from './shared.ts';
 
 const c = initContract();
@@ -29,7 +29,7 @@ export const adminNotificationsContract = c.router(
           body: z.string().trim().min(1, 'body is required').max(2000),
         })
         .meta({ id: 'AdminSendNotificationRequest' }),
-      responses: { 201: ok(adminNotificationSchema), 404: errorEnvelopeSchema },
+      responses: { 201: ok(adminNotificationSchema) },
       metadata: adminMeta('Devices', ['DEVICE_NOT_FOUND']),
     },
   },

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { errorEnvelopeSchema, ok, timestampSchema } from '../common/index.ts';
+import { ok, timestampSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, idParam } from './shared.ts';
 
 const c = initContract();
@@ -34,7 +34,7 @@ export const adminOutboundSmsContract = c.router(
         'The next phone of the brand (or the given device) that polls `GET /api/mobile/v1/sms/queues` receives it and sends it through its SIM. Two phones polling at once never both get it. Recorded in the audit log (without the number or text).',
       pathParams: z.object({ brand_id: idParam('brand') }),
       body: enqueueOutboundSmsBodySchema,
-      responses: { 201: ok(outboundSmsQueuedSchema), 404: errorEnvelopeSchema },
+      responses: { 201: ok(outboundSmsQueuedSchema) },
       metadata: adminMeta('Devices', ['BRAND_NOT_FOUND', 'DEVICE_NOT_FOUND']),
     },
   },

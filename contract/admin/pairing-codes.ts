@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { errorEnvelopeSchema, modeSchema, ok, timestampSchema } from '../common/index.ts';
+import { modeSchema, ok, timestampSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, idParam } from './shared.ts';
 
 const c = initContract();
@@ -30,7 +30,7 @@ export const adminPairingCodesContract = c.router(
         })
         .optional()
         .describe('Optional; an empty body takes the defaults.'),
-      responses: { 201: ok(pairingCodeSchema), 404: errorEnvelopeSchema },
+      responses: { 201: ok(pairingCodeSchema) },
       metadata: adminMeta('Devices', ['BRAND_NOT_FOUND']),
     },
   },

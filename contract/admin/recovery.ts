@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { errorEnvelopeSchema, intQuery, ok, timestampSchema } from '../common/index.ts';
+import { intQuery, ok, timestampSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam } from './shared.ts';
 import { adminSmsRecordSchema } from './sms-records.ts';
 import { backfillReasons } from '../device/commands.ts';
@@ -74,7 +74,7 @@ export const adminRecoveryContract = c.router(
       description:
         'Stores an SMS the phone never forwarded, entered by hand. It goes through exactly the parsing, duplicate and matching rules of a forwarded SMS: it can complete the payment it proves; the same message forwarded later by the phone is a `duplicate`, never a second match. A text with no readable amount or id is stored as `no_match` with the reason. Marked `pasted` with the actor and recorded in the audit log (`sms_record.paste`).',
       body: pastedSmsRequestSchema,
-      responses: { 201: ok(pastedSmsRecordSchema), 404: errorEnvelopeSchema },
+      responses: { 201: ok(pastedSmsRecordSchema) },
       metadata: adminMeta('SMS records', ['DEVICE_NOT_FOUND']),
     },
     requestBackfill: {
@@ -85,7 +85,7 @@ export const adminRecoveryContract = c.router(
         'The phone fetches the request as a command (`GET /api/mobile/v1/commands`), re-forwards the official-sender SMS it received in the window and answers with how many. Unanswered, it is nudged by push notification with backoff and ends `failed` (listed here, reported to operators).',
       pathParams: z.object({ device_id: idParam('device') }),
       body: backfillWindowRequestSchema,
-      responses: { 201: ok(backfillRequestSchema), 404: errorEnvelopeSchema },
+      responses: { 201: ok(backfillRequestSchema) },
       metadata: adminMeta('Devices', ['DEVICE_NOT_FOUND']),
     },
     listBackfillRequests: {

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { errorEnvelopeSchema, ok, okList, pageMetaWithPagesSchema } from '../common/index.ts';
+import { ok, okList, pageMetaWithPagesSchema } from '../common/index.ts';
 import { refundListQuerySchema, refundSchema } from '../merchant/refunds.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
 
@@ -36,7 +36,7 @@ export const adminRefundsContract = c.router(
       path: '/refunds/:refund_id',
       summary: 'Get a refund',
       pathParams: refundPath,
-      responses: { 200: ok(adminRefundSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(adminRefundSchema) },
       metadata: adminMeta('Refunds', ['REFUND_NOT_FOUND']),
     },
     complete: {
@@ -47,7 +47,7 @@ export const adminRefundsContract = c.router(
         'For a refund paid out by hand: `pending` → `completed`, and the merchant gets `refund.completed`. Completing a completed refund changes nothing; a failed one is `INVALID_STATE`. Recorded in the audit log with the change, in one database transaction.',
       pathParams: refundPath,
       body: z.strictObject({}).optional().describe('No body (an empty object is accepted).'),
-      responses: { 200: ok(adminRefundSchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      responses: { 200: ok(adminRefundSchema) },
       metadata: adminMeta('Refunds', ['REFUND_NOT_FOUND', 'INVALID_STATE']),
     },
     fail: {
@@ -58,7 +58,7 @@ export const adminRefundsContract = c.router(
         '`pending` → `failed`, and the merchant gets `refund.failed`; the amount becomes refundable again. Failing a failed refund changes nothing; a completed one is `INVALID_STATE`. Recorded in the audit log with the change, in one database transaction.',
       pathParams: refundPath,
       body: failRefundBodySchema,
-      responses: { 200: ok(adminRefundSchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      responses: { 200: ok(adminRefundSchema) },
       metadata: adminMeta('Refunds', ['REFUND_NOT_FOUND', 'INVALID_STATE']),
     },
   },

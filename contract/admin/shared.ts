@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonErrorResponses, intQuery, meta, modeSchema, type ErrorCode } from '../common/index.ts';
+import { intQuery, meta, modeSchema, type ErrorCode } from '../common/index.ts';
 
 /** Every admin route lives under this prefix. */
 export const ADMIN_PATH_PREFIX = '/api/admin/v1';
@@ -24,12 +24,12 @@ export const adminHeaders = z.object({
 export const adminRouterOptions = {
   pathPrefix: ADMIN_PATH_PREFIX,
   strictStatusCodes: true,
-  commonResponses: commonErrorResponses,
   baseHeaders: adminHeaders,
 } as const;
 
-/** Route metadata of an admin route. */
-export const adminMeta = (tag: string, errors: readonly ErrorCode[] = []) => meta({ auth: 'admin', tag: `Admin: ${tag}`, errors });
+/** Route metadata of an admin route; `errors` keeps its literal codes, which type the route's error responses. */
+export const adminMeta = <const E extends readonly ErrorCode[] = readonly []>(tag: string, errors: E = [] as unknown as E) =>
+  meta({ auth: 'admin', tag: `Admin: ${tag}`, errors });
 
 /** A positive integer id in a path, e.g. `/brands/12`. */
 export const idParam = (what: string) =>

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { amountSchema, dateQuery, errorEnvelopeSchema, intQuery, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema } from '../common/index.ts';
+import { amountSchema, dateQuery, intQuery, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema } from '../common/index.ts';
 import { smsMatchStatusSchema } from '../device/sms-messages.ts';
 import { smsDirections } from './gateways.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
@@ -109,7 +109,7 @@ export const adminSmsRecordsContract = c.router(
       summary: 'Get a forwarded SMS data record',
       pathParams: z.object({ sms_record_id: idParam('SMS record') }),
       query: z.strictObject({ include: includeBody }),
-      responses: { 200: ok(adminSmsRecordSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(adminSmsRecordSchema) },
       metadata: adminMeta('SMS records', ['SMS_RECORD_NOT_FOUND']),
     },
   },

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { amountSchema, currencySchema, dateQuery, errorEnvelopeSchema, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
+import { amountSchema, currencySchema, dateQuery, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
 import { transactionStatuses } from '../merchant/payments.ts';
 import { gatewayTypes } from './gateways.ts';
 import { smsMatchStatusSchema } from '../device/sms-messages.ts';
@@ -94,7 +94,7 @@ export const adminTransactionsContract = c.router(
       path: '/transactions/:transaction_id',
       summary: 'Get a transaction with its SMS evidence',
       pathParams: txPath,
-      responses: { 200: ok(adminTransactionDetailSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(adminTransactionDetailSchema) },
       metadata: adminMeta('Transactions', ['TRANSACTION_NOT_FOUND']),
     },
     verify: {
@@ -105,7 +105,7 @@ export const adminTransactionsContract = c.router(
         'Completes a `pending`, `processing` or `awaiting_verification` transaction on the admin’s word (the merchant gets `payment.completed`): for payments the matcher left to review (`low_confidence`, `no_candidate`, `balance_mismatch`). Naming the SMS record that proves it marks that record `matched` and gives the transaction its gateway trx id; the SMS must be unmatched, forwarded by a device of the transaction’s mode, and say the same amount, gateway and trx id (`SMS_EVIDENCE_MISMATCH` otherwise). A transaction that is no longer open is `INVALID_STATE`. Recorded in the audit log with the change, in one database transaction.',
       pathParams: txPath,
       body: verifyTransactionBodySchema,
-      responses: { 200: ok(adminTransactionSchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      responses: { 200: ok(adminTransactionSchema) },
       metadata: adminMeta('Transactions', ['TRANSACTION_NOT_FOUND', 'SMS_RECORD_NOT_FOUND', 'INVALID_STATE', 'SMS_EVIDENCE_MISMATCH', 'GATEWAY_TRX_ID_TAKEN']),
     },
     reject: {
@@ -116,7 +116,7 @@ export const adminTransactionsContract = c.router(
         'Fails an open transaction (the merchant gets `payment.failed`); the customer may pay the intent again until it expires. The gateway trx id it claimed is released, so the genuine payment can still be matched; SMS records whose only candidate it was are marked resolved. A transaction that is no longer open is `INVALID_STATE`. Recorded in the audit log with the change, in one database transaction.',
       pathParams: txPath,
       body: rejectTransactionBodySchema,
-      responses: { 200: ok(adminTransactionSchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      responses: { 200: ok(adminTransactionSchema) },
       metadata: adminMeta('Transactions', ['TRANSACTION_NOT_FOUND', 'INVALID_STATE']),
     },
   },

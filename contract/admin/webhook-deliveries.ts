@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { dateQuery, errorEnvelopeSchema, modeSchema, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema } from '../common/index.ts';
+import { dateQuery, modeSchema, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema } from '../common/index.ts';
 import { webhookEventNameSchema } from '../events.ts';
 import { deliveryStatuses, webhookAttemptSchema, webhookDeliverySchema } from '../merchant/webhooks.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
@@ -73,7 +73,7 @@ export const adminWebhookDeliveriesContract = c.router(
       path: '/webhook-deliveries/:delivery_id',
       summary: 'Get a delivery with every attempt',
       pathParams: deliveryPath,
-      responses: { 200: ok(adminDeliveryDetailSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(adminDeliveryDetailSchema) },
       metadata: adminMeta('Webhook deliveries', ['DELIVERY_NOT_FOUND']),
     },
     replay: {
@@ -84,7 +84,7 @@ export const adminWebhookDeliveriesContract = c.router(
         'Puts a `dead_letter` delivery back to `pending`, due now, keeping its id, event id (`X-Webhook-Id`) and body; attempts keep counting. `INVALID_STATE` when it is not a dead letter or its endpoint is disabled. Recorded in the audit log.',
       pathParams: deliveryPath,
       body: z.strictObject({}).optional().describe('No body (an empty object is accepted).'),
-      responses: { 200: ok(adminDeliverySchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      responses: { 200: ok(adminDeliverySchema) },
       metadata: adminMeta('Webhook deliveries', ['DELIVERY_NOT_FOUND', 'INVALID_STATE']),
     },
     sendTest: {
@@ -94,7 +94,7 @@ export const adminWebhookDeliveriesContract = c.router(
       description:
         'What `POST /api/v1/webhooks/tests` does for the merchant: a signed sample event, delivered and logged like any other, changing nothing else. `WEBHOOK_ENDPOINT_NOT_FOUND` when the brand has no endpoint, `INVALID_STATE` when it is disabled. Recorded in the audit log.',
       body: adminSendTestEventBodySchema,
-      responses: { 201: ok(adminDeliverySchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      responses: { 201: ok(adminDeliverySchema) },
       metadata: adminMeta('Webhook deliveries', ['BRAND_NOT_FOUND', 'WEBHOOK_ENDPOINT_NOT_FOUND', 'INVALID_STATE']),
     },
     replayDeadLetters: {
@@ -103,7 +103,7 @@ export const adminWebhookDeliveriesContract = c.router(
       summary: 'Replay every dead letter since a time',
       description: 'Like replaying each one (up to 1000 per call: call again while `replayed` is 1000). Recorded in the audit log as one row with the counts.',
       body: replayDeadLettersBodySchema,
-      responses: { 200: ok(replayDeadLettersResultSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(replayDeadLettersResultSchema) },
       metadata: adminMeta('Webhook deliveries', ['BRAND_NOT_FOUND']),
     },
   },

@@ -3,10 +3,8 @@ import { z } from 'zod';
 import {
   amountSchema,
   currencySchema,
-  errorEnvelopeSchema,
   meta,
   ok,
-  publicErrorResponses,
   timestampSchema,
   uuidSchema,
 } from '../common/index.ts';
@@ -156,7 +154,7 @@ export const checkoutPaymentsContract = c.router(
         'What the hosted checkout page shows: the merchant, the amount, the gateways that can take it (converted amount and fee per gateway) and the latest transaction. ' +
         'An unknown or malformed id is `PAYMENT_NOT_FOUND`; a payment of a disabled brand is `BRAND_DISABLED`. An expired payment answers 200 with status `expired` (the page shows `Payment link has expired`).',
       pathParams: paymentIdParams,
-      responses: { 200: ok(checkoutPaymentSchema), 403: errorEnvelopeSchema, 404: errorEnvelopeSchema },
+      responses: { 200: ok(checkoutPaymentSchema) },
       metadata: meta({ auth: 'checkout', tag: 'Checkout', errors: ['PAYMENT_NOT_FOUND', 'BRAND_DISABLED'] }),
     },
     startTransaction: {
@@ -177,11 +175,6 @@ export const checkoutPaymentsContract = c.router(
       body: startCheckoutTransactionBodySchema,
       responses: {
         201: ok(checkoutTransactionSchema),
-        403: errorEnvelopeSchema,
-        404: errorEnvelopeSchema,
-        409: errorEnvelopeSchema,
-        410: errorEnvelopeSchema,
-        422: errorEnvelopeSchema,
       },
       metadata: meta({
         auth: 'checkout',
@@ -216,10 +209,6 @@ export const checkoutPaymentsContract = c.router(
       body: replaceCheckoutSubmissionBodySchema,
       responses: {
         200: ok(checkoutTransactionSchema),
-        403: errorEnvelopeSchema,
-        404: errorEnvelopeSchema,
-        409: errorEnvelopeSchema,
-        410: errorEnvelopeSchema,
       },
       metadata: meta({
         auth: 'checkout',
@@ -245,11 +234,11 @@ export const checkoutPaymentsContract = c.router(
         'A completed payment cannot be cancelled (`PAYMENT_ALREADY_STARTED`).',
       pathParams: paymentIdParams,
       body: z.strictObject({}).optional(),
-      responses: { 200: ok(checkoutCancellationSchema), 403: errorEnvelopeSchema, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      responses: { 200: ok(checkoutCancellationSchema) },
       metadata: meta({ auth: 'checkout', tag: 'Checkout', errors: ['PAYMENT_NOT_FOUND', 'BRAND_DISABLED', 'PAYMENT_ALREADY_STARTED'] }),
     },
   },
-  { pathPrefix: CHECKOUT_PATH_PREFIX, strictStatusCodes: true, commonResponses: publicErrorResponses },
+  { pathPrefix: CHECKOUT_PATH_PREFIX, strictStatusCodes: true },
 );
 
 export type CheckoutPayment = z.infer<typeof checkoutPaymentSchema>;

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { amountSchema, currencySchema, errorEnvelopeSchema, meta, ok, publicErrorResponses, timestampSchema } from '../common/index.ts';
+import { amountSchema, currencySchema, meta, ok, timestampSchema } from '../common/index.ts';
 import { paymentStatuses } from '../merchant/payments.ts';
 import { CHECKOUT_PATH_PREFIX } from './payments.ts';
 
@@ -49,11 +49,11 @@ export const sandboxContract = c.router(
         'x-sandbox-signature': z.string().optional().describe('`t=<unix seconds>,v1=<hex>` (required; checked before anything else).'),
       }),
       body: sandboxCallbackSchema,
-      responses: { 200: ok(sandboxCallbackResultSchema), 401: errorEnvelopeSchema, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      responses: { 200: ok(sandboxCallbackResultSchema) },
       metadata: meta({ auth: 'none', tag: 'Checkout', errors: ['INVALID_SIGNATURE', 'TRANSACTION_NOT_FOUND', 'INVALID_STATE', 'GATEWAY_TRX_ID_TAKEN'] }),
     },
   },
-  { pathPrefix: CHECKOUT_PATH_PREFIX, strictStatusCodes: true, commonResponses: publicErrorResponses },
+  { pathPrefix: CHECKOUT_PATH_PREFIX, strictStatusCodes: true },
 );
 
 export type SandboxCallback = z.infer<typeof sandboxCallbackSchema>;

@@ -29,7 +29,12 @@ export interface RouteMeta {
    * none are not limited). `false`: never limited.
    */
   rateLimit?: RateLimitKind | false;
-  /** Error codes the route can answer with, beyond the surface's common ones. */
+  /**
+   * Error codes the route can answer with, beyond those of its surface, credential
+   * and rate limit: declared once, here. Its error responses, one per status, are
+   * built from them (responses.ts), so the server, the OpenAPI document and the
+   * SDK types all know exactly which codes each status can carry.
+   */
   errors?: readonly ErrorCode[];
   /** POST routes that honour `Idempotency-Key`. */
   idempotent?: boolean;

@@ -1,25 +1,134 @@
+import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
+import { z } from 'zod';
+import { errorRegistry, type ErrorCode } from './errors.ts';
 import { errorEnvelopeSchema } from './envelope.ts';
+import type { RouteMeta } from './meta.ts';
 
 /**
- * Error responses every route of a surface can return. Routes add the ones
- * that are theirs (404, 409, 422...) in their own `responses`.
+ * Per-status error responses, built from the codes a route declares (Unkey's
+ * per-status error schemas): a route lists the codes of its own in
+ * `meta({ errors })`, once; the codes every route of its surface can answer are
+ * added here; and each HTTP status gets an error envelope whose `code` is the
+ * enum of exactly that route's codes for that status. The server checks its
+ * answers against these schemas, and the OpenAPI document and the SDK types
+ * show them, so a code a route does not declare is caught rather than published.
  */
-export const commonErrorResponses = {
-  400: errorEnvelopeSchema,
-  401: errorEnvelopeSchema,
-  413: errorEnvelopeSchema,
-  415: errorEnvelopeSchema,
-  429: errorEnvelopeSchema,
-  500: errorEnvelopeSchema,
-  503: errorEnvelopeSchema,
-} as const;
 
-/** Public routes take no credential, so they never answer 401. */
-export const publicErrorResponses = {
-  400: errorEnvelopeSchema,
-  413: errorEnvelopeSchema,
-  415: errorEnvelopeSchema,
-  429: errorEnvelopeSchema,
-  500: errorEnvelopeSchema,
-  503: errorEnvelopeSchema,
-} as const;
+type Registry = typeof errorRegistry;
+/** The HTTP status of a code, from the registry. */
+export type StatusOf<C extends ErrorCode> = Registry[C]['status'];
+type CodesWithStatus<C extends ErrorCode, S> = C extends ErrorCode ? (StatusOf<C> extends S ? C : never) : never;
+
+/**
+ * Codes every JSON route under `/api` can answer whatever it does: the body
+ * parser runs before routing (malformed, too large, not JSON, unreadable), and
+ * anything unexpected or a database outage.
+ */
+export const apiSurfaceCodes = ['VALIDATION_ERROR', 'MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
+/** The probes outside `/api` read no body; readiness answers its own 503. */
+export const probeSurfaceCodes = ['INTERNAL_ERROR'] as const;
+
+const authenticated = new Set<string>(['merchant', 'device', 'admin']);
+const limitedByDefault = new Set<string>(['merchant', 'device', 'pairing', 'device-refresh', 'checkout']);
+
+type AuthCodes<M> = M extends { auth: 'merchant' | 'device' | 'admin' } ? 'UNAUTHORIZED' : never;
+/** Rate limited unless `rateLimit: false`; by default every credential kind but admin and none (meta.ts). */
+type LimitCodes<M> = M extends { rateLimit: false }
+  ? never
+  : M extends { rateLimit: string }
+    ? 'RATE_LIMITED'
+    : M extends { auth: 'merchant' | 'device' | 'pairing' | 'device-refresh' | 'checkout' }
+      ? 'RATE_LIMITED'
+      : never;
+type DeclaredCodes<M> = M extends { errors: readonly (infer C)[] } ? Extract<C, ErrorCode> : never;
+/** Every code a route can answer: its surface's, its credential's and rate limit's, and its own. */
+export type RouteErrorCodes<M, Base extends ErrorCode> = Base | AuthCodes<M> | LimitCodes<M> | DeclaredCodes<M>;
+
+/** The codes of a route, in the order they are listed (surface, credential, limit, its own). */
+export function routeErrorCodes(meta: RouteMeta | undefined, base: readonly ErrorCode[]): ErrorCode[] {
+  const m = meta ?? { auth: 'none' };
+  const codes: ErrorCode[] = [...base];
+  if (authenticated.has(m.auth)) codes.push('UNAUTHORIZED');
+  if (m.rateLimit !== false && (m.rateLimit !== undefined || limitedByDefault.has(m.auth))) codes.push('RATE_LIMITED');
+  codes.push(...(m.errors ?? []));
+  return [...new Set(codes)];
+}
+
+const itemShape = errorEnvelopeSchema.shape.errors.element.shape;
+
+/** The error envelope whose items carry one of `codes` (all of one HTTP status). */
+function buildEnvelope<C extends ErrorCode>(codes: readonly C[]) {
+  return z.object({
+    ...errorEnvelopeSchema.shape,
+    errors: z
+      .array(z.object({ ...itemShape, code: z.enum(codes as readonly [C, ...C[]]).describe('Machine-readable error code: one of those this operation answers with this status.') }))
+      .min(1),
+  });
+}
+export type ErrorEnvelopeSchema<C extends ErrorCode> = ReturnType<typeof buildEnvelope<C>>;
+
+const envelopes = new Map<string, z.ZodType>();
+const codesOfEnvelope = new WeakMap<object, readonly ErrorCode[]>();
+
+/** The (shared) envelope schema for exactly these codes. */
+export function errorEnvelopeFor<C extends ErrorCode>(codes: readonly C[]): ErrorEnvelopeSchema<C> {
+  const key = [...codes].sort().join(',');
+  let schema = envelopes.get(key);
+  if (!schema) {
+    schema = buildEnvelope(codes);
+    envelopes.set(key, schema);
+    codesOfEnvelope.set(schema, codes);
+  }
+  return schema as ErrorEnvelopeSchema<C>;
+}
+
+/** The codes an error response schema (or a union holding one) admits, or null for a schema of another kind. */
+export function declaredErrorCodes(schema: unknown): readonly ErrorCode[] | null {
+  if (!schema || typeof schema !== 'object') return null;
+  const own = codesOfEnvelope.get(schema);
+  if (own) return own;
+  const options = (schema as { _zod?: { def?: { type?: string; options?: unknown[] } } })._zod?.def;
+  if (options?.type !== 'union') return null;
+  const found = (options.options ?? []).flatMap((o) => declaredErrorCodes(o) ?? []);
+  return found.length ? found : null;
+}
+
+type ErrorResponses<C extends ErrorCode> = { [S in StatusOf<C>]: ErrorEnvelopeSchema<CodesWithStatus<C, S>> };
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+type RouteWithErrors<T extends AppRoute, Base extends ErrorCode> = Simplify<
+  Omit<T, 'responses'> & {
+    responses: Simplify<Omit<T['responses'], StatusOf<RouteErrorCodes<T['metadata'], Base>>> & ErrorResponses<RouteErrorCodes<T['metadata'], Base>>>;
+  }
+>;
+export type WithErrorResponses<R, Base extends ErrorCode> = {
+  [K in keyof R]: R[K] extends AppRoute ? RouteWithErrors<R[K], Base> : R[K] extends AppRouter ? WithErrorResponses<R[K], Base> : R[K];
+};
+
+/**
+ * Gives every route of a surface its error responses, one per status its codes
+ * have. A route writes only its success responses (and a status whose body is
+ * not just the envelope, like readiness's 503); the broad `errorEnvelopeSchema`
+ * written by hand for a status none of its codes has is refused, since the
+ * route could never answer it.
+ */
+export function withErrorResponses<R extends AppRouter, const Base extends readonly ErrorCode[]>(router: R, base: Base): WithErrorResponses<R, Base[number]> {
+  const walk = (node: AppRouter | AppRoute, name: string): unknown => {
+    if (!isAppRoute(node)) return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v, name ? `${name}.${k}` : k)]));
+    const codes = routeErrorCodes(node.metadata as RouteMeta | undefined, base);
+    const byStatus = new Map<number, ErrorCode[]>();
+    for (const code of codes) {
+      const status = errorRegistry[code].status;
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    }
+    const responses: Record<number, unknown> = {};
+    for (const [status, schema] of Object.entries(node.responses)) {
+      if (Number(status) >= 400 && schema === errorEnvelopeSchema && !byStatus.has(Number(status))) {
+        throw new Error(`${name} lists an error response ${status} that none of its codes has: declare the code in meta({ errors })`);
+      }
+      if (!byStatus.has(Number(status))) responses[Number(status)] = schema;
+    }
+    for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) responses[status] = errorEnvelopeFor(list);
+    return { ...node, responses };
+  };
+  return walk(router, '') as WithErrorResponses<R, Base[number]>;
+}

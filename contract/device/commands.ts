@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { commonErrorResponses, errorEnvelopeSchema, meta, ok, timestampSchema } from '../common/index.ts';
+import { meta, ok, timestampSchema } from '../common/index.ts';
 import { DEVICE_PATH_PREFIX, idPathParam } from './shared.ts';
 
 const c = initContract();
@@ -43,9 +43,9 @@ export const commandsContract = c.router(
       description: "Reports a command done. Another device's or an unknown id is 404 `NOT_FOUND`; completing twice keeps the first answer.",
       pathParams: z.object({ command_id: idPathParam('command') }),
       body: commandCompletionSchema,
-      responses: { 200: ok(deviceCommandSchema.extend({ status: z.enum(['answered']), resent_count: z.number().int() })), 404: errorEnvelopeSchema },
+      responses: { 200: ok(deviceCommandSchema.extend({ status: z.enum(['answered']), resent_count: z.number().int() })) },
       metadata: meta({ auth: 'device', tag: 'Device commands', errors: ['NOT_FOUND'] }),
     },
   },
-  { pathPrefix: DEVICE_PATH_PREFIX, strictStatusCodes: true, commonResponses: commonErrorResponses },
+  { pathPrefix: DEVICE_PATH_PREFIX, strictStatusCodes: true },
 );

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { amountSchema, commonErrorResponses, currencySchema, meta, ok, timestampSchema } from '../common/index.ts';
+import { amountSchema, currencySchema, meta, ok, timestampSchema } from '../common/index.ts';
 import { transactionStatuses } from '../merchant/payments.ts';
 import { DEVICE_PATH_PREFIX } from './shared.ts';
 
@@ -50,5 +50,5 @@ export const dashboardContract = c.router(
       metadata: meta({ auth: 'device', tag: 'Device dashboard' }),
     },
   },
-  { pathPrefix: DEVICE_PATH_PREFIX, strictStatusCodes: true, commonResponses: commonErrorResponses },
+  { pathPrefix: DEVICE_PATH_PREFIX, strictStatusCodes: true },
 );

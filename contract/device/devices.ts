@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { commonErrorResponses, meta, ok, timestampSchema, uuidSchema } from '../common/index.ts';
+import { meta, ok, timestampSchema, uuidSchema } from '../common/index.ts';
 import { DEVICE_PATH_PREFIX, fingerprintHeaders, fingerprintSchema } from './shared.ts';
 
 const c = initContract();
@@ -94,5 +94,5 @@ export const devicesContract = c.router(
       metadata: meta({ auth: 'device', tag: 'Device session' }),
     },
   },
-  { pathPrefix: DEVICE_PATH_PREFIX, strictStatusCodes: true, commonResponses: commonErrorResponses },
+  { pathPrefix: DEVICE_PATH_PREFIX, strictStatusCodes: true },
 );

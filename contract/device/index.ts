@@ -1,4 +1,5 @@
 import { initContract } from '@ts-rest/core';
+import { apiSurfaceCodes, withErrorResponses } from '../common/responses.ts';
 import { commandsContract } from './commands.ts';
 import { dashboardContract } from './dashboard.ts';
 import { devicesContract } from './devices.ts';
@@ -13,12 +14,15 @@ const c = initContract();
  * The companion device API (`/api/mobile/v1`), called by the paired phone with
  * its access JWT. Each resource file sets the `/api/mobile/v1` prefix itself.
  */
-export const deviceContract = c.router({
-  devices: devicesContract,
-  dashboard: dashboardContract,
-  filterRules: filterRulesContract,
-  notifications: notificationsContract,
-  smsQueue: smsQueueContract,
-  smsMessages: smsMessagesContract,
-  commands: commandsContract,
-});
+export const deviceContract = withErrorResponses(
+  c.router({
+    devices: devicesContract,
+    dashboard: dashboardContract,
+    filterRules: filterRulesContract,
+    notifications: notificationsContract,
+    smsQueue: smsQueueContract,
+    smsMessages: smsMessagesContract,
+    commands: commandsContract,
+  }),
+  apiSurfaceCodes,
+);

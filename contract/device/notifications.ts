@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { commonErrorResponses, meta, ok, timestampSchema } from '../common/index.ts';
+import { meta, ok, timestampSchema } from '../common/index.ts';
 import { DEVICE_PATH_PREFIX } from './shared.ts';
 
 const c = initContract();
@@ -58,5 +58,5 @@ export const notificationsContract = c.router(
       metadata: meta({ auth: 'device', tag: 'Device notifications' }),
     },
   },
-  { pathPrefix: DEVICE_PATH_PREFIX, strictStatusCodes: true, commonResponses: commonErrorResponses },
+  { pathPrefix: DEVICE_PATH_PREFIX, strictStatusCodes: true },
 );

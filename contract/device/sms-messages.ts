@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { commonErrorResponses, meta, ok } from '../common/index.ts';
+import { meta, ok } from '../common/index.ts';
 import { DEVICE_PATH_PREFIX } from './shared.ts';
 
 const c = initContract();
@@ -86,5 +86,5 @@ export const smsMessagesContract = c.router(
       metadata: meta({ auth: 'device', tag: 'SMS forwarding' }),
     },
   },
-  { pathPrefix: DEVICE_PATH_PREFIX, strictStatusCodes: true, commonResponses: commonErrorResponses },
+  { pathPrefix: DEVICE_PATH_PREFIX, strictStatusCodes: true },
 );

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { commonErrorResponses, errorEnvelopeSchema, meta, ok, timestampSchema } from '../common/index.ts';
+import { meta, ok, timestampSchema } from '../common/index.ts';
 import { DEVICE_PATH_PREFIX, idPathParam } from './shared.ts';
 
 const c = initContract();
@@ -72,9 +72,9 @@ export const smsQueueContract = c.router(
         'Records `sent`, `failed` (with a reason) or `delivered` for an item this device holds or held last. Repeating a report answers the current state; a report that contradicts it (for example `delivered` after `failed`) is `INVALID_STATE`. An item that is not this device\'s is `SMS_QUEUE_ITEM_NOT_FOUND`.',
       pathParams: z.object({ id: idPathParam('outbound SMS queue item') }),
       body: outboundSmsReportRequestSchema,
-      responses: { 200: ok(outboundSmsStateSchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      responses: { 200: ok(outboundSmsStateSchema) },
       metadata: meta({ auth: 'device', errors: ['SMS_QUEUE_ITEM_NOT_FOUND', 'INVALID_STATE'], tag: 'Outbound SMS' }),
     },
   },
-  { pathPrefix: DEVICE_PATH_PREFIX, strictStatusCodes: true, commonResponses: commonErrorResponses },
+  { pathPrefix: DEVICE_PATH_PREFIX, strictStatusCodes: true },
 );

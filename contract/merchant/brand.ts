@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { commonErrorResponses, meta, ok, timestampSchema, uuidSchema } from '../common/index.ts';
+import { meta, ok, timestampSchema, uuidSchema } from '../common/index.ts';
 
 const c = initContract();
 
@@ -26,5 +26,5 @@ export const brandContract = c.router(
       metadata: meta({ auth: 'merchant', tag: 'Brand' }),
     },
   },
-  { pathPrefix: '/api/v1', strictStatusCodes: true, commonResponses: commonErrorResponses },
+  { pathPrefix: '/api/v1', strictStatusCodes: true },
 );

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { commonErrorResponses, errorEnvelopeSchema, livemodeSchema, meta, ok, okList, pageMetaSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
+import { livemodeSchema, meta, ok, okList, pageMetaSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
 
 const c = initContract();
 
@@ -48,9 +48,9 @@ export const customersContract = c.router(
       description:
         'An identifier containing `@` is looked up as an email, anything else as a phone number (E.164 or national), through keyed hashes of the normalised value. Personal data in clear. `CUSTOMER_NOT_FOUND` when no customer of the calling brand matches.',
       pathParams: z.object({ identifier: z.string().describe('URL-encoded email address or phone number.') }),
-      responses: { 200: ok(customerSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(customerSchema) },
       metadata: meta({ auth: 'merchant', tag: 'Customers', errors: ['CUSTOMER_NOT_FOUND'] }),
     },
   },
-  { pathPrefix: '/api/v1', strictStatusCodes: true, commonResponses: commonErrorResponses },
+  { pathPrefix: '/api/v1', strictStatusCodes: true },
 );

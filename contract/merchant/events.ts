@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { commonErrorResponses, intQuery, livemodeSchema, meta, timestampSchema } from '../common/index.ts';
+import { intQuery, livemodeSchema, meta, timestampSchema } from '../common/index.ts';
 import { webhookEventNameSchema, webhookEventNames } from '../events.ts';
 
 const c = initContract();
@@ -56,5 +56,5 @@ export const eventsContract = c.router(
       metadata: meta({ auth: 'merchant', tag: 'Webhooks', errors: [] }),
     },
   },
-  { pathPrefix: '/api/v1', strictStatusCodes: true, commonResponses: commonErrorResponses },
+  { pathPrefix: '/api/v1', strictStatusCodes: true },
 );

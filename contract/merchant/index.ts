@@ -1,4 +1,5 @@
 import { initContract } from '@ts-rest/core';
+import { apiSurfaceCodes, withErrorResponses } from '../common/responses.ts';
 import { brandContract } from './brand.ts';
 import { customersContract } from './customers.ts';
 import { paymentLinksContract } from './payment-links.ts';
@@ -11,13 +12,16 @@ import { webhooksContract } from './webhooks.ts';
 const c = initContract();
 
 /** The merchant API (`/api/v1`), called server to server with a brand API key. */
-export const merchantContract = c.router({
-  brand: brandContract,
-  payments: paymentsContract,
-  refunds: refundsContract,
-  customers: customersContract,
-  webhooks: webhooksContract,
-  paymentLinks: paymentLinksContract,
-  webhookEndpoints: webhookEndpointsContract,
-  events: eventsContract,
-});
+export const merchantContract = withErrorResponses(
+  c.router({
+    brand: brandContract,
+    payments: paymentsContract,
+    refunds: refundsContract,
+    customers: customersContract,
+    webhooks: webhooksContract,
+    paymentLinks: paymentLinksContract,
+    webhookEndpoints: webhookEndpointsContract,
+    events: eventsContract,
+  }),
+  apiSurfaceCodes,
+);

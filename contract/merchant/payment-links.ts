@@ -3,9 +3,7 @@ import { z } from 'zod';
 import {
   amountInputSchema,
   amountSchema,
-  commonErrorResponses,
   currencySchema,
-  errorEnvelopeSchema,
   livemodeSchema,
   meta,
   ok,
@@ -68,7 +66,7 @@ export const paymentLinksContract = c.router(
       description:
         'A link with a fixed or customer-entered amount, single use or reusable, optionally expiring, with its public URL and QR codes. Each visit creates a payment and continues on the normal checkout.',
       body: createPaymentLinkBodySchema,
-      responses: { 201: ok(paymentLinkSchema), 422: errorEnvelopeSchema },
+      responses: { 201: ok(paymentLinkSchema) },
       metadata: meta({ auth: 'merchant', tag: 'Payment links', errors: ['CURRENCY_NOT_SUPPORTED'] }),
     },
     list: {
@@ -85,7 +83,7 @@ export const paymentLinksContract = c.router(
       path: '/payment-links/:id',
       summary: 'Get a payment link',
       pathParams: z.object({ id: z.string().describe('Payment link id (`plink_...`).') }),
-      responses: { 200: ok(paymentLinkSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(paymentLinkSchema) },
       metadata: meta({ auth: 'merchant', tag: 'Payment links', errors: ['PAYMENT_LINK_NOT_FOUND'] }),
     },
     deactivate: {
@@ -95,9 +93,9 @@ export const paymentLinksContract = c.router(
       description: 'The link stops creating payments (its page says so); payments it already created are unaffected. Repeating it is harmless.',
       pathParams: z.object({ id: z.string().describe('Payment link id (`plink_...`).') }),
       body: c.noBody(),
-      responses: { 200: ok(paymentLinkSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(paymentLinkSchema) },
       metadata: meta({ auth: 'merchant', tag: 'Payment links', errors: ['PAYMENT_LINK_NOT_FOUND'] }),
     },
   },
-  { pathPrefix: '/api/v1', strictStatusCodes: true, commonResponses: commonErrorResponses },
+  { pathPrefix: '/api/v1', strictStatusCodes: true },
 );

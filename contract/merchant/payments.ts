@@ -7,9 +7,7 @@ import {
   pageMetaWithPagesSchema,
   pageQuerySchema,
   amountSchema,
-  commonErrorResponses,
   currencySchema,
-  errorEnvelopeSchema,
   livemodeSchema,
   meta,
   ok,
@@ -193,7 +191,7 @@ export const paymentsContract = c.router(
         'Creates a payment intent and returns its `payment_id` and `checkout_url`. Amounts are decimal strings with two places. ' +
         'Refused when no enabled gateway could ever take the amount (`Amount exceeds maximum`). Honours `Idempotency-Key`.',
       body: createPaymentBodySchema,
-      responses: { 201: ok(paymentCreatedSchema), 409: errorEnvelopeSchema, 422: errorEnvelopeSchema },
+      responses: { 201: ok(paymentCreatedSchema) },
       metadata: meta({
         auth: 'merchant',
         tag: 'Payments',
@@ -223,7 +221,7 @@ export const paymentsContract = c.router(
         'while an automatic gateway is `processing`, and for `completed` or `expired` payments. Honours `Idempotency-Key`.',
       pathParams: z.object({ payment_id: z.string().describe('The payment id (UUID) returned when the payment was created.') }),
       body: z.strictObject({}).optional(),
-      responses: { 200: ok(paymentSchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      responses: { 200: ok(paymentSchema) },
       metadata: meta({
         auth: 'merchant',
         tag: 'Payments',
@@ -238,9 +236,9 @@ export const paymentsContract = c.router(
       description:
         "The payment's latest transaction when one exists, else the intent. `PAYMENT_NOT_FOUND` for an unknown id, another brand's payment, a payment of the other mode (a test key sees only test payments, a live key only live ones) or a malformed id.",
       pathParams: z.object({ payment_id: z.string().describe('The payment id (UUID) returned when the payment was created.') }),
-      responses: { 200: ok(paymentSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(paymentSchema) },
       metadata: meta({ auth: 'merchant', tag: 'Payments', errors: ['PAYMENT_NOT_FOUND'] }),
     },
   },
-  { pathPrefix: '/api/v1', strictStatusCodes: true, commonResponses: commonErrorResponses },
+  { pathPrefix: '/api/v1', strictStatusCodes: true },
 );

@@ -3,10 +3,8 @@ import { z } from 'zod';
 import {
   amountInputSchema,
   amountSchema,
-  commonErrorResponses,
   currencySchema,
   dateQuery,
-  errorEnvelopeSchema,
   intQuery,
   livemodeSchema,
   meta,
@@ -74,7 +72,7 @@ export const refundsContract = c.router(
       description:
         'Creates a `pending` refund of a completed transaction, named by its `trx_id` or by the `payment_id` of its payment (exactly one of them). The sum of its non-failed refunds never exceeds its amount, also when requests race. Honours `Idempotency-Key`.',
       body: createRefundBodySchema,
-      responses: { 201: ok(refundSchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema, 422: errorEnvelopeSchema },
+      responses: { 201: ok(refundSchema) },
       metadata: meta({
         auth: 'merchant',
         tag: 'Refunds',
@@ -98,9 +96,9 @@ export const refundsContract = c.router(
       description:
         "The latest refund of the transaction with this service or gateway reference. Unknown transaction (or another brand's): `PAYMENT_NOT_FOUND`; a transaction without refunds: `REFUND_NOT_FOUND`.",
       pathParams: z.object({ trx_id: z.string().describe('Service transaction reference or gateway transaction reference.') }),
-      responses: { 200: ok(refundSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(refundSchema) },
       metadata: meta({ auth: 'merchant', tag: 'Refunds', errors: ['PAYMENT_NOT_FOUND', 'REFUND_NOT_FOUND'] }),
     },
   },
-  { pathPrefix: '/api/v1', strictStatusCodes: true, commonResponses: commonErrorResponses },
+  { pathPrefix: '/api/v1', strictStatusCodes: true },
 );

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { commonErrorResponses, errorEnvelopeSchema, ok } from '../common/index.ts';
+import { ok } from '../common/index.ts';
 import {
   createWebhookEndpointBodySchema,
   endpointMeta,
@@ -42,7 +42,7 @@ export const webhookEndpointsContract = c.router(
       description:
         'Adds an endpoint receiving the events of the calling key\'s mode only (a test key\'s endpoint gets test events, a live key\'s live events). Its signing secret is in the answer, shown this once. A brand has at most 16 endpoints (`WEBHOOK_ENDPOINT_LIMIT_REACHED`).',
       body: createWebhookEndpointBodySchema,
-      responses: { 201: ok(webhookEndpointCreatedSchema), 409: errorEnvelopeSchema, 422: errorEnvelopeSchema },
+      responses: { 201: ok(webhookEndpointCreatedSchema) },
       metadata: endpointMeta(['WEBHOOK_URL_NOT_ALLOWED', 'WEBHOOK_ENDPOINT_LIMIT_REACHED']),
     },
     get: {
@@ -50,7 +50,7 @@ export const webhookEndpointsContract = c.router(
       path: '/webhooks/endpoints/:id',
       summary: 'One webhook endpoint',
       pathParams: idParams,
-      responses: { 200: ok(webhookEndpointSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(webhookEndpointSchema) },
       metadata: endpointMeta(['WEBHOOK_ENDPOINT_NOT_FOUND']),
     },
     update: {
@@ -60,7 +60,7 @@ export const webhookEndpointsContract = c.router(
       description: 'Changes the given fields only; the secret is kept. Enable an automatically disabled endpoint here once it is fixed, then ask for a replay of what it missed.',
       pathParams: idParams,
       body: updateWebhookEndpointBodySchema,
-      responses: { 200: ok(webhookEndpointSchema), 404: errorEnvelopeSchema, 422: errorEnvelopeSchema },
+      responses: { 200: ok(webhookEndpointSchema) },
       metadata: endpointMeta(['WEBHOOK_ENDPOINT_NOT_FOUND', 'WEBHOOK_URL_NOT_ALLOWED']),
     },
     delete: {
@@ -70,7 +70,7 @@ export const webhookEndpointsContract = c.router(
       description: 'Deletes the endpoint and answers with it as it was. Its delivery log stays (`endpoint_id` becomes null); deliveries not finished yet become `dead_letter` with `endpoint deleted`.',
       pathParams: idParams,
       body: z.strictObject({}).optional().describe('No body.'),
-      responses: { 200: ok(webhookEndpointSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(webhookEndpointSchema) },
       metadata: endpointMeta(['WEBHOOK_ENDPOINT_NOT_FOUND']),
     },
     rotateSecret: {
@@ -80,7 +80,7 @@ export const webhookEndpointsContract = c.router(
       description: 'Issues a new signing secret for this endpoint, shown once. The previous one keeps signing for 24 hours (one `v1` per secret).',
       pathParams: idParams,
       body: z.strictObject({}).optional().describe('No body (an empty object is accepted).'),
-      responses: { 201: ok(secretRotationSchema), 404: errorEnvelopeSchema },
+      responses: { 201: ok(secretRotationSchema) },
       metadata: endpointMeta(['WEBHOOK_ENDPOINT_NOT_FOUND']),
     },
     sendTest: {
@@ -91,9 +91,9 @@ export const webhookEndpointsContract = c.router(
         'Sends a signed sample event of the chosen type to this endpoint only, whatever events it subscribed to, through the ordinary delivery pipeline; nothing else changes. The body carries `livemode` of the calling key. A disabled endpoint: `INVALID_STATE` (enable it first).',
       pathParams: idParams,
       body: sendTestEventBodySchema,
-      responses: { 201: ok(webhookDeliverySchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      responses: { 201: ok(webhookDeliverySchema) },
       metadata: endpointMeta(['WEBHOOK_ENDPOINT_NOT_FOUND', 'INVALID_STATE']),
     },
   },
-  { pathPrefix: '/api/v1', strictStatusCodes: true, commonResponses: commonErrorResponses },
+  { pathPrefix: '/api/v1', strictStatusCodes: true },
 );

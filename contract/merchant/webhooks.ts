@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { commonErrorResponses, errorEnvelopeSchema, livemodeSchema, meta, modes, ok, timestampSchema } from '../common/index.ts';
+import { livemodeSchema, meta, modes, ok, timestampSchema, type ErrorCode } from '../common/index.ts';
 import { webhookEventNameSchema } from '../events.ts';
 
 const c = initContract();
@@ -148,7 +148,7 @@ export const webhookDeliveryDetailSchema = webhookDeliverySchema
   .extend({ attempt_log: z.array(webhookAttemptSchema).describe('Every attempt, oldest first.') })
   .meta({ id: 'WebhookDeliveryDetail' });
 
-export const endpointMeta = (errors: Parameters<typeof meta>[0]['errors'] = []) => meta({ auth: 'merchant', tag: 'Webhooks', errors });
+export const endpointMeta = <const E extends readonly ErrorCode[] = readonly []>(errors: E = [] as unknown as E) => meta({ auth: 'merchant', tag: 'Webhooks', errors });
 
 export const webhooksContract = c.router(
   {
@@ -158,7 +158,7 @@ export const webhooksContract = c.router(
       summary: 'Default webhook endpoint',
       description:
         "The brand's default endpoint (the first one, lowest id, that the calling key's mode sees) and its health. The secret is not shown. Kept as an alias: with several endpoints use `GET /api/v1/webhooks/endpoints`.",
-      responses: { 200: ok(webhookEndpointSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(webhookEndpointSchema) },
       metadata: endpointMeta(['WEBHOOK_ENDPOINT_NOT_FOUND']),
     },
     putEndpoint: {
@@ -168,7 +168,7 @@ export const webhooksContract = c.router(
       description:
         'An alias of the default endpoint (the first one the calling key sees): creates it when there is none, receiving both modes (201, with its signing secret shown once), or replaces its URL, events and enabled flag (200; the secret is kept). Prefer `POST /api/v1/webhooks/endpoints` for new integrations. Creates the endpoint (201, with its signing secret shown once) or replaces its URL, events and enabled flag (200; the secret is kept). Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}">`, `X-Webhook-Id` (the event id, stable across retries and replays: deduplicate on it), `X-Webhook-Event` and `X-Webhook-Attempt`; only a 2xx answer within the attempt timeout counts as delivered, redirects are not followed, and 410 disables the endpoint.',
       body: putWebhookEndpointBodySchema,
-      responses: { 200: ok(webhookEndpointSchema), 201: ok(webhookEndpointCreatedSchema), 422: errorEnvelopeSchema },
+      responses: { 200: ok(webhookEndpointSchema), 201: ok(webhookEndpointCreatedSchema) },
       metadata: endpointMeta(['WEBHOOK_URL_NOT_ALLOWED']),
     },
     rotateSecret: {
@@ -178,7 +178,7 @@ export const webhooksContract = c.router(
       description:
         'Alias of `POST /api/v1/webhooks/endpoints/{id}/secret-rotations` for the default endpoint. Issues a new signing secret, shown once. The previous secret keeps signing for 24 hours (each delivery then has one `v1` per secret), so receivers can switch without missing a delivery. Rotating again within the 24 hours keeps the older secrets signing until their own expiry.',
       body: z.strictObject({}).optional().describe('No body (an empty object is accepted).'),
-      responses: { 201: ok(secretRotationSchema), 404: errorEnvelopeSchema },
+      responses: { 201: ok(secretRotationSchema) },
       metadata: endpointMeta(['WEBHOOK_ENDPOINT_NOT_FOUND']),
     },
     listDeliveries: {
@@ -198,7 +198,7 @@ export const webhooksContract = c.router(
         'nothing changes anywhere: the body carries `livemode` of the calling key, and its `data` is a realistic sample valid against the event schema whose ids name no real object. ' +
         'The delivery is returned and listed by `GET /api/v1/webhooks/deliveries`. No endpoint: `WEBHOOK_ENDPOINT_NOT_FOUND`; a disabled endpoint: `INVALID_STATE` (enable it first).',
       body: sendTestEventBodySchema,
-      responses: { 201: ok(webhookDeliverySchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      responses: { 201: ok(webhookDeliverySchema) },
       metadata: endpointMeta(['WEBHOOK_ENDPOINT_NOT_FOUND', 'INVALID_STATE']),
     },
     getDelivery: {
@@ -207,9 +207,9 @@ export const webhooksContract = c.router(
       summary: 'One webhook delivery with its attempts',
       description: 'Every attempt with its request time, duration, response status, response body (cut to 4 KB) and error.',
       pathParams: z.object({ id: z.string().regex(/^[1-9][0-9]{0,17}$/, 'Must be a delivery id').transform(Number).describe('Delivery id.') }),
-      responses: { 200: ok(webhookDeliveryDetailSchema), 404: errorEnvelopeSchema },
+      responses: { 200: ok(webhookDeliveryDetailSchema) },
       metadata: endpointMeta(['DELIVERY_NOT_FOUND']),
     },
   },
-  { pathPrefix: '/api/v1', strictStatusCodes: true, commonResponses: commonErrorResponses },
+  { pathPrefix: '/api/v1', strictStatusCodes: true },
 );

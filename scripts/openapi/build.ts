@@ -3,6 +3,7 @@ import { OpenApiBuilder, type OpenAPIObject, type OperationObject, type Paramete
 import { z } from 'zod';
 import { contract } from '../../contract/index.ts';
 import { errorCodes, errorRegistry, type ErrorCode } from '../../contract/common/errors.ts';
+import { declaredErrorCodes } from '../../contract/common/responses.ts';
 import type { AuthKind, RouteMeta } from '../../contract/common/meta.ts';
 import { webhookEventSchemas } from '../../contract/events.ts';
 import { exampleFor } from './examples.ts';
@@ -25,14 +26,6 @@ const securitySchemes: Record<Exclude<AuthKind, 'none' | 'checkout' | 'device-re
 };
 
 const schemeName = (kind: string) => `${kind}Auth`;
-
-/** Codes any route of a given credential kind can answer with, by status. */
-function baseCodes(auth: AuthKind, hasInput: boolean): ErrorCode[] {
-  const codes: ErrorCode[] = ['INTERNAL_ERROR', 'SERVICE_UNAVAILABLE', 'RATE_LIMITED'];
-  if (hasInput) codes.push('VALIDATION_ERROR', 'MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
-  if (auth === 'merchant' || auth === 'device' || auth === 'admin') codes.push('UNAUTHORIZED');
-  return codes;
-}
 
 class SchemaCollector {
   readonly components: Record<string, SchemaObject> = {};
@@ -204,13 +197,12 @@ export function buildOpenApiDocument(): OpenAPIObject {
     const body = 'body' in route ? route.body : undefined;
     // ts-rest's c.noBody() is a symbol, not a schema: such a route takes no body.
     const hasBody = body !== undefined && body !== null && !isAppRouteNoBody(body as never);
-    const hasInput = hasBody || params.length > 0;
-    const codes = [...baseCodes(auth, hasInput), ...(m.errors ?? [])];
     const responses: ResponsesObject = {};
     for (const [status, schema] of Object.entries(route.responses)) {
       const st = Number(status);
       const isError = st >= 400;
-      const description = isError ? errorDescription(st, codes) : st === 201 ? 'Created' : st === 204 ? 'No content' : 'OK';
+      // Each error response's schema carries the codes the route declares for its status (contract/common/responses.ts).
+      const description = isError ? errorDescription(st, [...(declaredErrorCodes(schema) ?? [])]) : st === 201 ? 'Created' : st === 204 ? 'No content' : 'OK';
       responses[status] = isAppRouteNoBody(schema as never)
         ? { description }
         : { description, content: { 'application/json': { schema: collector.convert(schema as z.ZodType, 'output') } } };

@@ -121,6 +121,10 @@ function probeSource(input: SdkTypesInput, list: RouteSpec[], fromDir: string): 
     lines.push(
       `export type PO_${s.index} = undefined extends RouteParams<${r}> ? 'optional' : Partial<RouteParams<${r}>> extends RouteParams<${r}> ? 'optional' : 'required';`,
     );
+    // The codes each error status can carry, as the contract declares them per route (contract/common/responses.ts).
+    lines.push(
+      `export type ERR_${s.index} = { [S in keyof ${r}['responses'] as S extends number ? (\`\${S}\` extends \`4\${string}\` | \`5\${string}\` ? S : never) : never]: Extract<z.output<${r}['responses'][S]>, { success: false }> extends { errors: Array<{ code: infer C }> } ? C : never };`,
+    );
     for (const ok of s.successes) {
       const out = `z.output<${r}['responses'][${ok.status}]>`;
       if (ok.kind === 'object') lines.push(`export type D_${s.index}_${ok.status} = ${out}['data'];`);
@@ -285,6 +289,13 @@ export function renderSdkTypes(input: SdkTypesInput, outFile: string): string {
     }
   }
 
+  const byStatus = (text: string) => {
+    const members = text.split('\n').filter((l) => /^\s+\d{3}: /.test(l));
+    members.sort((a, b) => Number(a.trim().slice(0, 3)) - Number(b.trim().slice(0, 3)));
+    return members.length ? `{\n${members.map((l) => `  ${l}`).join('\n')}\n  }` : '{}';
+  };
+  const errorCodes = list.map((s) => `${doc([`\`${s.route.method} ${s.route.path}\``], '  ')}  '${s.sdkName}': ${byStatus(get(`ERR_${s.index}`).text)};`);
+
   const namespaces = new Map<string, Method[]>();
   for (const m of methods) {
     const key = m.ns.join('.');
@@ -314,6 +325,9 @@ export function renderSdkTypes(input: SdkTypesInput, outFile: string): string {
     out.push(`export interface ${iface}<O = RequestOptions> {\n${ms.map((m) => m.text).join('\n')}\n}\n`);
     top.push(`  ${ns.split('.')[0]}: ${iface}<O>;`);
   }
+  out.push(
+    `/**\n * The error codes each call can answer, by HTTP status, as the contract declares them:\n * \`catch (e) { if (e instanceof PaycollectError && e.code === 'PAYMENT_NOT_FOUND') … }\`.\n */\nexport interface ${input.prefix}ErrorCodes {\n${errorCodes.join('\n')}\n}\n`,
+  );
   const rootMethods = namespaces.get('') ?? [];
   out.push(`/** One namespace per resource of the API. */\nexport interface ${input.prefix}Resources<O = RequestOptions> {\n${[...top, ...rootMethods.map((m) => m.text)].join('\n')}\n}\n`);
   const text = out.join('\n');

@@ -7,6 +7,27 @@ import { validationItems } from './validation.ts';
 
 type Item = ErrorEnvelope['errors'][number];
 
+/** The log message of an error answer its route's contract does not declare. */
+export const UNDECLARED_ERROR_LOG = 'error answer not declared by the route';
+
+type Checkable = { safeParse(v: unknown): { success: boolean } };
+
+/**
+ * ts-rest validates what a handler returns, but errors reach the client through
+ * here. An answer that the matched route's contract does not describe (a code
+ * it does not declare for this status) is sent unchanged, so the wire stays as
+ * it was, and logged as an error: the contract, the OpenAPI document and the
+ * SDK types would be wrong about it. Tests fail on that log line.
+ */
+export function undeclaredError(req: Request, status: number, items: Item[]): string | null {
+  const route = (req as Request & { tsRestRoute?: { path: string; method: string; responses: Record<number, unknown> } }).tsRestRoute;
+  if (!route) return null;
+  const schema = route.responses[status] as Checkable | undefined;
+  const body: ErrorEnvelope = { success: false, error: items[0]?.message ?? 'Error', errors: items, request_id: req.requestId };
+  if (schema?.safeParse(body).success) return null;
+  return `${route.method} ${route.path} answered ${status} ${items.map((e) => e.code).join(',')}, which its contract does not declare`;
+}
+
 export function sendError(req: Request, res: Response, status: number, items: Item[], headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
@@ -69,28 +90,35 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 }
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
+  const answer = (req: Request, res: Response, status: number, items: Item[], headers: Record<string, string> = {}) => {
+    const undeclared = undeclaredError(req, status, items);
+    if (undeclared) logger.error({ request_id: req.requestId }, `${UNDECLARED_ERROR_LOG}: ${undeclared}`);
+    sendError(req, res, status, items, headers);
+  };
+  const answerCode = (req: Request, res: Response, code: ErrorCode, message?: string) =>
+    answer(req, res, errorRegistry[code].status, [{ code, message: message ?? errorRegistry[code].message, field: null }]);
   return (err, req, res, _next) => {
     if (err instanceof AppError) {
-      return sendError(req, res, err.status, [...err.details], err.headers);
+      return answer(req, res, err.status, [...err.details], err.headers);
     }
     if (err instanceof RequestValidationError) {
-      return sendError(req, res, 400, validationItems(err));
+      return answer(req, res, 400, validationItems(err));
     }
     const type = (err as { type?: unknown })?.type;
     if (typeof type === 'string' && type in bodyParserErrors) {
       const code = bodyParserErrors[type]!;
-      return sendCode(req, res, code, clientErrorMessages[type]);
+      return answerCode(req, res, code, clientErrorMessages[type]);
     }
     const client = clientError(err);
-    if (client) return sendCode(req, res, client.code, client.message);
+    if (client) return answerCode(req, res, client.code, client.message);
     if (isDatabaseUnavailable(err)) {
       logger.warn({ request_id: req.requestId, err: { message: String((err as Error)?.message ?? err) } }, 'database unavailable');
-      return sendError(req, res, 503, [{ code: 'SERVICE_UNAVAILABLE', message: errorRegistry.SERVICE_UNAVAILABLE.message, field: null }], {
+      return answer(req, res, 503, [{ code: 'SERVICE_UNAVAILABLE', message: errorRegistry.SERVICE_UNAVAILABLE.message, field: null }], {
         'Retry-After': '1',
       });
     }
     logger.error({ request_id: req.requestId, err }, 'unhandled error');
-    return sendCode(req, res, 'INTERNAL_ERROR');
+    return answerCode(req, res, 'INTERNAL_ERROR');
   };
 }
 

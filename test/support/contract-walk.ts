@@ -20,6 +20,8 @@ export interface ContractRoute {
   /** ts-rest path with `:params`. */
   path: string;
   meta: RouteMeta;
+  /** Response schemas by status: each error status admits exactly the codes the route declares for it. */
+  responses: Record<number, Zod>;
   pathParamNames: string[];
   body?: Zod;
   query?: Zod;
@@ -39,6 +41,7 @@ export function contractRoutes(router: AppRouter = contract): ContractRoute[] {
         method: route.method as Method,
         path: route.path,
         meta: (route.metadata ?? { auth: 'none' }) as RouteMeta,
+        responses: route.responses as Record<number, Zod>,
         pathParamNames: [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]!),
         body: isZod(route.body) ? route.body : undefined,
         query: isZod(route.query) ? route.query : undefined,

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { createApp } from '../../server/app.ts';
 import { answerClientErrors } from '../../server/http/client-errors.ts';
+import { UNDECLARED_ERROR_LOG } from '../../server/http/errors.ts';
 import { bootstrap, type Runtime } from '../../server/bootstrap.ts';
 import { loadConfig, type Config } from '../../server/config.ts';
 import { createLogger } from '../../server/infra/logger.ts';
@@ -143,12 +144,16 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       return { status: res.status, headers: res.headers, body: parsed };
     },
     async close() {
+      // An error answer the route's contract does not declare is logged by the error
+      // handler (server/http/errors.ts): any test that provoked one fails here.
+      const undeclared = logs.filter((l) => l.includes(UNDECLARED_ERROR_LOG));
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
       await pool.end();
       await runtime.close();
       await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
+      if (undeclared.length) throw new Error(`error answers not declared by their routes:\n${undeclared.join('\n')}`);
     },
   };
   return ctx;

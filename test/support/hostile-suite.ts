@@ -68,7 +68,7 @@ export function defineHostileSuite(suite: string, filter: (r: ContractRoute) => 
     it('refuses hostile path, query and body input with a 4xx envelope and changes nothing', async () => {
       const base = baselineFor(route, fixtures);
       const credential = auth[route.meta.auth] ?? {};
-      const inputs = [...pathParamInputs(route, base, credential), ...queryInputs(route, base, credential), ...bodyInputs(route, base, credential)];
+      const inputs = [...pathParamInputs(route, base, credential), ...queryInputs(route, base, credential), ...bodyInputs(route, base, credential)].map((i) => ({ ...i, route }));
       const refused = inputs.filter((i) => i.mustFail);
       accepted.push({ route, inputs: inputs.filter((i) => !i.mustFail) });
       const before = await dbChecksum(t);

@@ -17,6 +17,8 @@ export interface HostileInput {
   body?: string | Buffer;
   /** False: the schema accepts it, so success is a valid answer. */
   mustFail: boolean;
+  /** The route the input is aimed at: a refusal must carry a code it declares for the status. */
+  route?: ContractRoute;
 }
 
 /** Strings that have broken parsers, queries and databases. */
@@ -299,7 +301,20 @@ export function judge(input: HostileInput, answer: Awaited<ReturnType<typeof sen
   const envelope = errorEnvelopeSchema.safeParse(body);
   if (!envelope.success) return `not the error envelope: ${answer.text.slice(0, 200)}`;
   if (envelope.data.request_id !== answer.requestIdHeader) return 'request_id differs from X-Request-Id';
-  return null;
+  return input.route ? undeclaredAnswer(input, input.route, answer.status, body) : null;
+}
+
+/**
+ * Why a refusal is not one the route declares, or null. The route's schema for
+ * the status admits exactly the codes it declares there; a path mangled into no
+ * route at all (`..`, an encoded slash) is the router's `NOT_FOUND`, not the route's.
+ */
+export function undeclaredAnswer(input: HostileInput, route: ContractRoute, status: number, body: unknown): string | null {
+  const codes = (body as { errors: Array<{ code: string }> }).errors.map((e) => e.code);
+  if (input.label.startsWith('path ') && status === 404 && codes.every((c) => c === 'NOT_FOUND')) return null;
+  const schema = route.responses[status];
+  if (schema?.safeParse(body).success) return null;
+  return `${status} ${codes.join(',')} is not declared for ${route.name} (add the code to its meta({ errors }))`;
 }
 
 /** Sends inputs a few at a time; returns the failures as readable lines. */

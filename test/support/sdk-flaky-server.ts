@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { commonErrorResponses, meta, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, type RouteMeta } from '../../contract/common/index.ts';
+import { apiSurfaceCodes, meta, withErrorResponses, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, type RouteMeta } from '../../contract/common/index.ts';
 import { HttpCore, type ClientOptions, type RequestOptions } from '../../clients/shared/http.ts';
 import { buildResources, routeInvoker } from '../../clients/shared/resources.ts';
 
@@ -13,7 +13,8 @@ import { buildResources, routeInvoker } from '../../clients/shared/resources.ts'
 const c = initContract();
 const thing = z.object({ id: z.number().int(), name: z.string() });
 
-export const testContract = c.router(
+// Declared apart from the wrapper so ts-rest infers each path as a literal.
+const testRoutes = c.router(
   {
     list: {
       method: 'GET',
@@ -39,8 +40,10 @@ export const testContract = c.router(
     },
     ping: { method: 'POST', path: '/ping', body: c.noBody(), responses: { 204: c.noBody() }, metadata: meta({ auth: 'none' }) },
   },
-  { pathPrefix: '/api/test', strictStatusCodes: true, commonResponses: commonErrorResponses },
+  { pathPrefix: '/api/test', strictStatusCodes: true },
 );
+
+export const testContract = withErrorResponses(testRoutes, apiSurfaceCodes);
 
 export interface SeenRequest {
   method: string;
