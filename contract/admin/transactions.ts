@@ -85,6 +85,26 @@ export const rejectTransactionBodySchema = z
   })
   .meta({ id: 'AdminRejectTransactionRequest' });
 
+export const timelineKinds = ['created', 'sms', 'completed', 'failed', 'expired', 'webhook', 'refund', 'action'] as const;
+
+export const timelineEntrySchema = z
+  .object({
+    at: timestampSchema,
+    kind: z
+      .enum(timelineKinds)
+      .describe(
+        '`created` the transaction started; `sms` a forwarded SMS matched it or named it as a candidate; `completed`, `failed`, `expired` its outcome; `webhook` a delivery of one of its events; `refund` a refund of it; `action` a recorded change to it (a person verifying or rejecting, a customer replacing the trx id).',
+      ),
+    title: z.string().describe('One line for people, without personal data.'),
+    status: z.string().nullable().describe('The status of the thing named (the SMS match status, delivery status, refund status), when it has one.'),
+    actor: z.string().nullable().describe('Who acted, for `action` entries.'),
+    ref: z
+      .object({ type: z.enum(['sms_record', 'webhook_delivery', 'refund', 'audit_entry']), id: z.number().int() })
+      .nullable()
+      .describe('The object behind the entry, to open it.'),
+  })
+  .meta({ id: 'AdminTimelineEntry' });
+
 export const adminTransactionsContract = c.router(
   {
     list: {
@@ -102,6 +122,16 @@ export const adminTransactionsContract = c.router(
       summary: 'Get a transaction with its SMS evidence',
       pathParams: txPath,
       responses: { 200: ok(adminTransactionDetailSchema), 404: errorEnvelopeSchema },
+      metadata: adminMeta('Transactions', ['TRANSACTION_NOT_FOUND']),
+    },
+    timeline: {
+      method: 'GET',
+      path: '/transactions/:transaction_id/timeline',
+      summary: 'The story of a transaction',
+      description:
+        'Everything that happened to it, oldest first: started, each SMS that matched it or named it as a candidate, the outcome, each webhook delivery of its events with its status, its refunds, and every recorded change (who verified or rejected it, trx id replacements). No SMS text and no personal data.',
+      pathParams: txPath,
+      responses: { 200: ok(z.array(timelineEntrySchema)), 404: errorEnvelopeSchema },
       metadata: adminMeta('Transactions', ['TRANSACTION_NOT_FOUND']),
     },
     verify: {

@@ -149,3 +149,29 @@ describe('the CLI', () => {
     expect(await waiting(scene.brandId)).toEqual([]);
   });
 });
+
+describe('a transaction’s timeline', () => {
+  it('started, the candidate SMS, the person’s verification and the completion, oldest first, without SMS text; 404 for an unknown id', async () => {
+    const scene = await smsScene(t);
+    const trx = newGatewayTrxId();
+    const { transaction } = await seedPayment(t, scene, { amount: '500.00', status: 'awaiting_verification', gatewayTrxId: trx });
+    const [sms] = await forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash('495.00', trx) }]);
+    await adminRequest(t, 'POST', `/transactions/${transaction.id}/verifications`, { sms_record_id: sms!.id, accept_amount_difference: true, note: 'accepted' }, { 'x-admin-actor': 'nadia' });
+
+    const res = await adminRequest(t, 'GET', `/transactions/${transaction.id}/timeline`);
+    expect(res.status).toBe(200);
+    const kinds = res.body.data.map((e: { kind: string }) => e.kind);
+    expect(kinds[0]).toBe('created');
+    expect(kinds).toEqual(expect.arrayContaining(['sms', 'action', 'completed']));
+    const at = res.body.data.map((e: { at: string }) => e.at);
+    expect(at).toEqual([...at].sort());
+    expect(res.body.data.find((e: { kind: string }) => e.kind === 'sms')).toMatchObject({ status: 'matched', ref: { type: 'sms_record', id: sms!.id } });
+    expect(res.body.data.find((e: { kind: string }) => e.kind === 'action')).toMatchObject({ title: 'Verified by hand', actor: 'admin:nadia' });
+    expect(res.body.data.find((e: { kind: string }) => e.kind === 'completed')).toMatchObject({ title: 'Completed by admin' });
+    expect(JSON.stringify(res.body.data)).not.toContain('You have received');
+
+    const unknown = await adminRequest(t, 'GET', '/transactions/999999999/timeline');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.errors[0]).toMatchObject({ code: 'TRANSACTION_NOT_FOUND' });
+  });
+});
