@@ -1,5 +1,5 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { pgDate } from '../payments/pg.ts';
+import { pgDate } from '../../infra/database/pg-date.ts';
 
 /** Who asked for a change, as the admin surface knows it. */
 export interface AuditActor {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { pgDate } from '../payments/pg.ts';
+import { pgDate } from '../../infra/database/pg-date.ts';
 import { compareMoney } from '../money/decimal.ts';
 import { checkAgainstMoneyOut, expandPreset } from '../sms/presets/gateway-input.ts';
 import { senderKey } from '../sms/senders.ts';

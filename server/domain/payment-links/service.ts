@@ -6,7 +6,7 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import { intentRefusal, quoteGatewaysOf } from '../gateways/quote.ts';
 import { listGateways } from '../gateways/service.ts';
 import { compareMoney } from '../money/decimal.ts';
-import { pgDate, pgDateOrNull } from '../payments/pg.ts';
+import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
 import { gatewaysOfMode } from '../sandbox/gateway.ts';
 
 /**

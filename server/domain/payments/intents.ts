@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, errorRegistry } from '../../../contract/common/errors.ts';
+import { isUuid } from '../../../contract/common/ids.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import { AMOUNT_MAXIMUM_MESSAGE } from '../../../contract/common/money.ts';
 import type { PaymentCreatedResource } from '../../../contract/merchant/payments.ts';
@@ -14,7 +15,7 @@ import { COLUMNS as GATEWAY_COLUMNS, toGatewayView, type GatewayRow, type Gatewa
 import { parseStored } from '../settings/service.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES } from './entities.ts';
-import { pgDate } from './pg.ts';
+import { pgDate } from '../../infra/database/pg-date.ts';
 import { paymentEventData } from './view.ts';
 
 export const MIN_EXPIRY_SECONDS = 60;
@@ -229,7 +230,7 @@ export async function loadIntent(
     const rows = await em.execute<IntentRow[]>(`SELECT ${INTENT_COLUMNS} FROM payment_intents WHERE id = ?${lock}`, [ref.intentId]);
     return rows[0] ? toIntent(rows[0]) : null;
   }
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref.paymentId)) return null;
+  if (!isUuid(ref.paymentId)) return null;
   const rows = await em.execute<IntentRow[]>(`SELECT ${INTENT_COLUMNS} FROM payment_intents WHERE uuid = ?${lock}`, [ref.paymentId.toLowerCase()]);
   return rows[0] ? toIntent(rows[0]) : null;
 }

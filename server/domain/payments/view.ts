@@ -1,17 +1,12 @@
 import { AppError } from '../../../contract/common/errors.ts';
+import { isUuid } from '../../../contract/common/ids.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { PaymentResource } from '../../../contract/merchant/payments.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { decryptNameAndEmail } from '../customers/service.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import type { TransactionStatus } from './entities.ts';
-import { pgDate } from './pg.ts';
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(s: string): boolean {
-  return UUID_RE.test(s);
-}
+import { pgDate } from '../../infra/database/pg-date.ts';
 
 /** Drops the zeros numeric(20,10) pads with. */
 export function trimDecimal(s: string | null): string | null {

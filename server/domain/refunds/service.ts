@@ -5,7 +5,7 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import { compareMoney, subMoney } from '../money/decimal.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import type { RefundStatus } from './entities.ts';
-import { pgDate } from '../payments/pg.ts';
+import { pgDate } from '../../infra/database/pg-date.ts';
 import { handRefundToGateway } from '../sandbox/refunds.ts';
 
 /** A refund in the API's shape (also the data of `refund.*` webhook events). */

@@ -5,7 +5,7 @@ import { checkSenders, checkTemplates, getGateway, type GatewayView } from '../g
 import type { StoredSmsTemplate } from '../gateways/entities.ts';
 import { getSettings } from '../settings/service.ts';
 import { decryptSmsBody, decryptSmsSender, smsRowBinding } from '../sms-intake/record-cipher.ts';
-import { pgDate } from '../payments/pg.ts';
+import { pgDate } from '../../infra/database/pg-date.ts';
 import { loadCandidates } from './candidates.ts';
 import { chooseMatch, type ChainState, type MatchRules } from './matcher.ts';
 import { parseSms, type GatewayParseConfig, type ParsedSms } from './parser.ts';
