@@ -68,8 +68,8 @@ const PAYMENT_VIEW_SELECT = `
     LEFT JOIN customers c ON c.id = i.customer_id`;
 
 /**
- * The API shape of a payment (design.md: the transaction when one exists, else
- * the intent with the same field names). An intent past its expiry shows
+ * The API shape of a payment: the latest transaction when one exists, else the
+ * intent, with the same field names (README.md, Merchant API). An intent past its expiry shows
  * `expired` even before the expiry job has moved it.
  */
 /** Without `livemode`: the caller knows the mode it read (getPaymentView), and event bodies carry it on the envelope. */
