@@ -77,7 +77,7 @@ function toTransaction(r: Row): AdminTransaction {
   };
 }
 
-export async function getAdminTransaction(em: EntityManager, transactionId: number): Promise<AdminTransaction> {
+async function getAdminTransaction(em: EntityManager, transactionId: number): Promise<AdminTransaction> {
   const [row] = await em.execute<Row[]>(`${SELECT} WHERE t.id = ?`, [transactionId]);
   if (!row) throw new AppError('TRANSACTION_NOT_FOUND');
   return toTransaction(row);

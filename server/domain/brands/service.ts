@@ -45,7 +45,7 @@ export async function revokeApiKey(em: EntityManager, brandId: number, apiKeyId:
  * `last_used_at` is written at most this often: the admin list shows it to the
  * minute, and a call that finds it fresh stays one read-only statement.
  */
-export const API_KEY_LAST_USED_RESOLUTION_SECONDS = 60;
+const API_KEY_LAST_USED_RESOLUTION_SECONDS = 60;
 
 export interface ApiKeyPrincipal {
   brandId: number;

@@ -123,7 +123,7 @@ function toTransaction(r: Row, links: CheckoutLinks): CheckoutTransaction | null
 }
 
 /** Pure: why no gateway can take the payment, in words for the customer. */
-export function notPayableReasonOf(quotes: readonly GatewayQuote[], currency: string): string {
+function notPayableReasonOf(quotes: readonly GatewayQuote[], currency: string): string {
   const refusal = intentRefusal(quotes);
   if (refusal === 'CURRENCY_CONVERSION_FAILED') return `No payment method here takes ${currency}.`;
   if (refusal === 'AMOUNT_EXCEEDS_MAXIMUM') return 'The amount is above what every payment method here takes.';

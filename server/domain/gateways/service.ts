@@ -273,12 +273,6 @@ export async function getGateway(em: EntityManager, code: string): Promise<Gatew
   return toGatewayView(rows[0]!);
 }
 
-export async function getGatewayById(em: EntityManager, id: number): Promise<GatewayView> {
-  const rows = await em.execute<GatewayRow[]>(`SELECT ${COLUMNS} FROM gateways WHERE id = ?`, [id]);
-  if (rows.length === 0) throw new AppError('GATEWAY_NOT_FOUND');
-  return toGatewayView(rows[0]!);
-}
-
 /** In display order (sort_order, then id). */
 export async function listGateways(em: EntityManager, opts: { enabledOnly?: boolean } = {}): Promise<GatewayView[]> {
   const rows = await em.execute<GatewayRow[]>(

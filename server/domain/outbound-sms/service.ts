@@ -6,14 +6,14 @@ import type { OutboundSmsStatus } from './entities.ts';
 import { REPORT_FROM, decideReport, type OutboundSmsReport } from './transitions.ts';
 
 /** The spec's cap on one queue read. */
-export const MAX_LEASED_PER_READ = 20;
+const MAX_LEASED_PER_READ = 20;
 /** How long a device has to report an item before it goes back to `pending`. */
-export const DEFAULT_LEASE_MINUTES = 10;
+const DEFAULT_LEASE_MINUTES = 10;
 /** How long an item may wait to be sent before it becomes `expired`. */
-export const DEFAULT_TTL_MINUTES = 24 * 60;
-export const MAX_TTL_MINUTES = 7 * 24 * 60;
-export const MAX_MESSAGE_LENGTH = 1000;
-export const MAX_FAILURE_REASON_LENGTH = 500;
+const DEFAULT_TTL_MINUTES = 24 * 60;
+const MAX_TTL_MINUTES = 7 * 24 * 60;
+const MAX_MESSAGE_LENGTH = 1000;
+const MAX_FAILURE_REASON_LENGTH = 500;
 
 export const OUTBOUND_PHONE_CONTEXT = 'outbound_sms.phone';
 export const OUTBOUND_MESSAGE_CONTEXT = 'outbound_sms.message';

@@ -7,7 +7,7 @@ import { recordEvent } from '../webhooks/outbox.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
 import { getPaymentView, paymentEventData } from './view.ts';
 
-export const CANCELED_REASON = 'Payment canceled by the merchant';
+const CANCELED_REASON = 'Payment canceled by the merchant';
 
 /**
  * The merchant cancels an open payment. Takes the same locks in the same order as

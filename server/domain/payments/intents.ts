@@ -18,8 +18,8 @@ import { OPEN_TRANSACTION_STATUSES } from './entities.ts';
 import { pgDate } from '../../infra/database/pg-date.ts';
 import { paymentEventData } from './view.ts';
 
-export const MIN_EXPIRY_SECONDS = 60;
-export const MAX_EXPIRY_SECONDS = 30 * 24 * 3600;
+const MIN_EXPIRY_SECONDS = 60;
+const MAX_EXPIRY_SECONDS = 30 * 24 * 3600;
 
 export interface CreateIntentInput {
   amount: string;
@@ -34,7 +34,7 @@ export interface CreateIntentInput {
   cancelUrl?: string | null;
 }
 
-export function checkoutUrl(publicBaseUrl: string, paymentId: string): string {
+function checkoutUrl(publicBaseUrl: string, paymentId: string): string {
   return `${publicBaseUrl.replace(/\/+$/, '')}/checkout/${paymentId}`;
 }
 
@@ -45,7 +45,7 @@ export interface IntentConfig {
 }
 
 /** Both in one statement: the setting rides on every gateway row (one row of nulls when no gateway is enabled). */
-export async function loadIntentConfig(em: EntityManager): Promise<IntentConfig> {
+async function loadIntentConfig(em: EntityManager): Promise<IntentConfig> {
   const rows = await em.execute<Array<GatewayRow & { expiry_setting: unknown }>>(
     `SELECT s.value AS expiry_setting, g.*
        FROM (SELECT (SELECT value FROM settings WHERE key = 'intent_expiry_minutes') AS value) s
@@ -271,14 +271,3 @@ export async function expireDueIntents(em: EntityManager, opts: { limit?: number
   });
 }
 
-/** Expires one intent if it is due; true when this call expired it. */
-export async function expireIntent(em: EntityManager, intentId: number): Promise<boolean> {
-  return em.transactional(async (tx) => {
-    const rows = await tx.execute<Array<{ id: string }>>(
-      `SELECT id FROM payment_intents WHERE id = ? AND status = 'pending' AND expires_at <= now() FOR UPDATE`,
-      [intentId],
-    );
-    await expireLocked(tx, rows.map((r) => Number(r.id)));
-    return rows.length === 1;
-  });
-}

@@ -125,7 +125,7 @@ export async function getTransactionByTrxId(em: EntityManager, trxId: string): P
 }
 
 /** Service reference: `TRX` and 16 hex digits (64 random bits; the unique index catches the odd clash). */
-export function newTrxId(): string {
+function newTrxId(): string {
   return `TRX${randomBytes(8).toString('hex').toUpperCase()}`;
 }
 
@@ -159,10 +159,6 @@ function cleanSender(senderNumber: string): string {
 
 function encryptSender(keys: PersonalDataKeys, phone: string | null, brandId: number, trxId: string): string | null {
   return phone === null ? null : keys.pii.encrypt(phone, TRANSACTION_SENDER_CONTEXT, transactionBinding(brandId, trxId));
-}
-
-export function decryptSenderNumber(keys: PersonalDataKeys, token: string | null, t: { brandId: number; trxId: string }): string | null {
-  return token === null ? null : keys.pii.decrypt(token, TRANSACTION_SENDER_CONTEXT, transactionBinding(t.brandId, t.trxId));
 }
 
 /** Maps the unique indexes that guard payments to their error codes. */

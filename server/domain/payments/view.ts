@@ -54,7 +54,7 @@ export const PAYMENT_FROM = `
     LEFT JOIN gateways g ON g.id = t.gateway_id`;
 
 /** The intent with its latest transaction (if any); append a WHERE on `i`. */
-export const PAYMENT_SELECT = `SELECT ${PAYMENT_COLUMNS} ${PAYMENT_FROM}`;
+const PAYMENT_SELECT = `SELECT ${PAYMENT_COLUMNS} ${PAYMENT_FROM}`;
 
 /**
  * The same with the customer's encrypted name and email joined in. One round

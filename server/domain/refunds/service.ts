@@ -46,7 +46,7 @@ const SELECT = `
          r.status, r.failure_reason, r.processed_at, r.created_at
     FROM refunds r JOIN transactions t ON t.id = r.transaction_id`;
 
-export function toRefundResource(r: RefundRow): RefundResource {
+function toRefundResource(r: RefundRow): RefundResource {
   return {
     id: Number(r.id),
     uuid: r.uuid,

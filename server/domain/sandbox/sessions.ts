@@ -8,7 +8,7 @@ import { SANDBOX_TOKEN_RE, sandboxSessionToken, sandboxTokenHash } from './signa
 
 export const SEND_SANDBOX_CALLBACK_QUEUE = 'send-sandbox-callback';
 
-export type SandboxSessionStatus = 'open' | 'approved' | 'declined';
+type SandboxSessionStatus = 'open' | 'approved' | 'declined';
 
 /** One payment the sandbox gateway was asked to collect, as its page shows it. */
 export interface SandboxSession {
@@ -92,7 +92,7 @@ function toSession(r: SessionRow): SandboxSession {
   };
 }
 
-export function sandboxPayPath(token: string): string {
+function sandboxPayPath(token: string): string {
   return `/sandbox/pay/${token}`;
 }
 

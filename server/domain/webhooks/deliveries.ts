@@ -7,7 +7,7 @@ import { enqueueDelivery } from './queue.ts';
 import { toDate, toDateStrict } from './rows.ts';
 
 /** The spec's delivery log reads return this many, newest first. */
-export const RECENT_DELIVERIES_LIMIT = 50;
+const RECENT_DELIVERIES_LIMIT = 50;
 
 export interface DeliveryView {
   id: number;

@@ -27,7 +27,7 @@ import type { WebhookSettings } from './settings.ts';
  */
 
 /** Time past the attempt timeout a worker has to record the result before its lease lapses. */
-export const LEASE_MARGIN_MS = 5_000;
+const LEASE_MARGIN_MS = 5_000;
 
 export interface ClaimedAttempt {
   deliveryId: number;

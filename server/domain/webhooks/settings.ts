@@ -10,7 +10,7 @@ import { defaultSchedule } from './backoff.ts';
  * Read on every batch: attempts, backoff and timeout. Read when workers start:
  * batch size, concurrency, polling and sweep intervals (they shape pg-boss workers).
  */
-export const webhookSettingDefinitions = {
+const webhookSettingDefinitions = {
   /** Attempts before a delivery becomes `dead_letter` (first one included). */
   webhook_max_attempts: { schema: z.number().int().min(1).max(50), default: defaultSchedule.attempts },
   /** Ceiling of the first retry's delay; later ones grow ×4 with jitter. */
