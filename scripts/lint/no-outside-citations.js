@@ -12,6 +12,8 @@ const outsideDocs = [
   { re: /\bdesign\.md\b/i, what: 'design.md, which is not in the repository' },
   { re: /\bservice-spec(\.md)?\b/i, what: 'service-spec.md, which is not in the repository' },
   { re: /\bconventions\.md\b/i, what: 'conventions.md, which is not in the repository' },
+  { re: /\bthe spec('s)?\b/i, what: 'the service spec, which is not in the repository' },
+  { re: /\bthe issue's\b/i, what: 'an issue' },
   { re: /\b(issues?|tickets?|bugs?)\s*#?\d+\b/i, what: 'an issue number' },
   { re: /(^|[^\w/#&])#\d+\b/, what: 'an issue number' },
 ];

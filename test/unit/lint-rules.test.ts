@@ -40,6 +40,7 @@ const files: Record<string, string> = {
   'server/domain/cites-hash.ts': '/** See #16 for the reason. */\nexport const two = 2;\n',
   'server/domain/cites-design.ts': '// The payment shape follows design.md.\nexport const three = 3;\n',
   'server/domain/cites-shared.ts': '// Layout: see ../shared/conventions.md.\nexport const four = 4;\n',
+  'server/domain/cites-spec.ts': "/** Refused with the spec's message. */\nexport const five = 5;\n",
   'server/domain/cites-repo-docs.ts':
     "// The payment shape: README.md, Merchant API; matching: docs/matching.md. Upstream bug: kysely-org/kysely#1990.\nexport const s = '#16 issue 16 design.md';\n",
 };
@@ -95,7 +96,7 @@ describe('lint: layers', () => {
 });
 
 describe('lint: comments stand alone', () => {
-  it.each([['server/domain/cites-issue.ts'], ['server/domain/cites-hash.ts'], ['server/domain/cites-design.ts'], ['server/domain/cites-shared.ts']])('%s is refused', (f) => {
+  it.each([['server/domain/cites-issue.ts'], ['server/domain/cites-hash.ts'], ['server/domain/cites-design.ts'], ['server/domain/cites-shared.ts'], ['server/domain/cites-spec.ts']])('%s is refused', (f) => {
     expect(rulesOf(f)).toEqual(['local/no-outside-citations']);
   });
 

@@ -3,7 +3,7 @@ import { isUuid } from '../../../contract/common/ids.ts';
 import { randomToken, sha256Hex, timingSafeEqualString } from '../../infra/crypto/tokens.ts';
 import { secretKeyObject } from '../../infra/crypto/key-object.ts';
 
-/** Access JWT lifetime (the spec's `expires_in`). */
+/** Access JWT lifetime (the token pair's `expires_in`). */
 export const ACCESS_TOKEN_TTL_SECONDS = 86_400;
 /** Refresh JWT lifetime: 30 days. */
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 86_400;

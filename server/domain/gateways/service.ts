@@ -12,7 +12,7 @@ import { feePayers, gatewayTypes, type FeePayer, type GatewayType, type StoredSm
 /**
  * Gateways are global: one list for the whole service, every enabled gateway is
  * offered to every brand. (Per-brand gateways would need per-brand receiving
- * accounts and SMS senders; nothing in the spec asks for that yet.)
+ * accounts and SMS senders; README.md, Merchant API: gateways are global.)
  */
 export interface GatewayView {
   id: number;

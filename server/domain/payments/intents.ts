@@ -95,7 +95,7 @@ function resolveExpiry(config: IntentConfig, input: CreateIntentInput, now: Date
   return { at: null, seconds: input.expiresIn ?? config.expiryMinutes * 60 };
 }
 
-/** Refuses an intent no enabled gateway could ever take, with the spec's messages. */
+/** Refuses an intent no enabled gateway could ever take, with the messages the error registry documents. */
 async function checkSomeGatewayTakes(em: EntityManager, config: IntentConfig, amount: string, currency: string): Promise<void> {
   const refusal = intentRefusal(await quoteGatewaysOf(em, config.gateways, amount, currency));
   if (refusal === 'AMOUNT_EXCEEDS_MAXIMUM') throw new AppError('AMOUNT_EXCEEDS_MAXIMUM', AMOUNT_MAXIMUM_MESSAGE, { field: 'amount' });
