@@ -68,7 +68,15 @@ export const verifyTransactionBodySchema = z
   .strictObject({
     sms_record_id: z.number().int().min(1).optional().describe('The forwarded SMS that proves the payment (recorded as resolved by this verification).'),
     note: z.string().trim().min(1).max(500).optional().describe('Why it was verified by hand; kept with the SMS record, not in the audit log.'),
+    accept_amount_difference: z
+      .boolean()
+      .optional()
+      .describe(
+        "`true`: the named SMS proves the payment although its amount differs from the transaction's (the customer sent a little more or less and the merchant accepts it). Needs `sms_record_id` and a `note`; the gateway, trx id and mode must still agree. Both amounts are kept in the audit log; the transaction keeps its own amount.",
+      ),
   })
+  .refine((b) => !b.accept_amount_difference || b.sms_record_id !== undefined, { message: 'accept_amount_difference needs sms_record_id', path: ['sms_record_id'] })
+  .refine((b) => !b.accept_amount_difference || b.note !== undefined, { message: 'accept_amount_difference needs a note saying why', path: ['note'] })
   .meta({ id: 'AdminVerifyTransactionRequest' });
 
 export const rejectTransactionBodySchema = z

@@ -160,11 +160,17 @@ export async function verifyTransactionAudited(
   em: EntityManager,
   who: AuditActor,
   transactionId: number,
-  input: { smsRecordId?: number; note?: string },
+  input: { smsRecordId?: number; note?: string; acceptAmountDifference?: boolean },
 ): Promise<AdminTransaction> {
   return withAudit(em, who, async (tx) => {
     const before = await getTransaction(tx, transactionId);
-    const { transaction, smsRecordId } = await verifyTransactionManually(tx, { transactionId, smsRecordId: input.smsRecordId ?? null, actor: who.actor, note: input.note ?? null });
+    const { transaction, smsRecordId, smsAmountAccepted } = await verifyTransactionManually(tx, {
+      transactionId,
+      smsRecordId: input.smsRecordId ?? null,
+      actor: who.actor,
+      note: input.note ?? null,
+      acceptAmountDifference: input.acceptAmountDifference,
+    });
     return {
       result: await getAdminTransaction(tx, transactionId),
       audit: {
@@ -173,7 +179,7 @@ export async function verifyTransactionAudited(
         targetId: transactionId,
         brandId: transaction.brandId,
         before: txState(before),
-        after: { ...txState(transaction), sms_record_id: smsRecordId },
+        after: { ...txState(transaction), sms_record_id: smsRecordId, ...(smsAmountAccepted === null ? {} : { sms_amount_accepted: smsAmountAccepted, note: input.note }) },
       },
     };
   });

@@ -29,7 +29,7 @@ export const adminTransactionHandlers = s.router(contract.admin.transactions, {
     return { status: 200, body: { success: true, data: await getAdminTransactionDetail(req.em, params.transaction_id) } };
   },
   verify: async ({ req, params, body }) => {
-    const t = await verifyTransactionAudited(req.em, adminActor(req), params.transaction_id, { smsRecordId: body.sms_record_id, note: body.note });
+    const t = await verifyTransactionAudited(req.em, adminActor(req), params.transaction_id, { smsRecordId: body.sms_record_id, note: body.note, acceptAmountDifference: body.accept_amount_difference });
     return { status: 200, body: { success: true, data: t } };
   },
   reject: async ({ req, params, body }) => {
