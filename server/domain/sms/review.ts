@@ -15,7 +15,7 @@ import { pgIdArray } from '../../infra/database/pg-array.ts';
  * records concerned. The admin API wraps them in its audit log.
  */
 
-const MAX_ACTOR_LENGTH = 100;
+export const MAX_ACTOR_LENGTH = 100;
 
 /**
  * Records left for a person (docs/matching.md): an admin may name one as the
@@ -23,7 +23,7 @@ const MAX_ACTOR_LENGTH = 100;
  * can see a missed SMS in the phone's inbox, which the service cannot).
  */
 const REVIEWABLE = ['no_candidate', 'low_confidence', 'balance_mismatch'] as const;
-const MAX_NOTE_LENGTH = 500;
+export const MAX_NOTE_LENGTH = 500;
 
 function text(value: string | null | undefined, field: string, opts: { required: boolean; max: number }): string | null {
   const v = (value ?? '').trim();
