@@ -3,7 +3,7 @@ import { smsResolutions, smsReviewStatuses } from '../../../contract/admin/sms-r
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { recordAudit, type AuditActor } from '../audit/service.ts';
-import { pgDate, pgDateOrNull } from '../payments/pg.ts';
+import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
 import { trimDecimal } from '../payments/view.ts';
 import type { SmsRecordStatus } from '../sms-intake/entities.ts';
 import { decryptSmsBody, decryptSmsSender, SMS_RECORD_CONTEXT, smsRowBinding } from '../sms-intake/record-cipher.ts';

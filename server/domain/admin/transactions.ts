@@ -2,7 +2,7 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import type { SmsRecordStatus } from '../sms-intake/entities.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { pgDate, pgDateOrNull } from '../payments/pg.ts';
+import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
 import { getTransaction, type TransactionRecord } from '../payments/transactions.ts';
 import { trimDecimal } from '../payments/view.ts';
 import { rejectTransaction, verifyTransactionManually } from '../sms/review.ts';
@@ -77,7 +77,7 @@ function toTransaction(r: Row): AdminTransaction {
   };
 }
 
-export async function getAdminTransaction(em: EntityManager, transactionId: number): Promise<AdminTransaction> {
+async function getAdminTransaction(em: EntityManager, transactionId: number): Promise<AdminTransaction> {
   const [row] = await em.execute<Row[]>(`${SELECT} WHERE t.id = ?`, [transactionId]);
   if (!row) throw new AppError('TRANSACTION_NOT_FOUND');
   return toTransaction(row);
