@@ -28,7 +28,7 @@ export function undeclaredError(req: Request, status: number, items: Item[]): st
   return `${route.method} ${route.path} answered ${status} ${items.map((e) => e.code).join(',')}, which its contract does not declare`;
 }
 
-export function sendError(req: Request, res: Response, status: number, items: Item[], headers: Record<string, string> = {}): void {
+function sendError(req: Request, res: Response, status: number, items: Item[], headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   const body: ErrorEnvelope = {

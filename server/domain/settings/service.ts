@@ -11,7 +11,7 @@ import type { EntityManager } from '../../infra/database/orm.ts';
  * there. `match_threshold` is retired: only certain SMS evidence completes a
  * payment, so matching ignores it; it stays accepted so existing clients do.
  */
-export const settingDefinitions = Object.fromEntries(
+const settingDefinitions = Object.fromEntries(
   Object.entries(settingFields).map(([key, schema]) => [key, { schema, default: settingDefaults[key as keyof typeof settingFields] }]),
 ) as { [K in keyof typeof settingFields]: { schema: (typeof settingFields)[K]; default: (typeof settingDefaults)[K] } };
 
