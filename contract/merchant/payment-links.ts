@@ -67,7 +67,7 @@ export const paymentLinksContract = c.router(
         'A link with a fixed or customer-entered amount, single use or reusable, optionally expiring, with its public URL and QR codes. Each visit creates a payment and continues on the normal checkout.',
       body: createPaymentLinkBodySchema,
       responses: { 201: ok(paymentLinkSchema) },
-      metadata: meta({ auth: 'merchant', tag: 'Payment links', errors: ['CURRENCY_NOT_SUPPORTED'] }),
+      metadata: meta({ auth: 'merchant', tag: 'Payment links', errors: ['CURRENCY_NOT_SUPPORTED', 'AMOUNT_EXCEEDS_MAXIMUM'] }),
     },
     list: {
       method: 'GET',
