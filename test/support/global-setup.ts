@@ -9,6 +9,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../server/infra
 import { createOrm, migrate } from '../../server/infra/database/orm.ts';
 import { startBoss } from '../../server/infra/jobs/boss.ts';
 import { prepareJobs, unbindJobs } from '../../server/infra/jobs/workers.ts';
+import { jobRegistrations } from '../../server/domain/jobs.ts';
 import { createLogger } from '../../server/infra/logger.ts';
 import { entities } from '../../server/domain/entities.ts';
 
@@ -75,7 +76,7 @@ export default async function setup(project: TestProject) {
   // Install pg-boss's schema and the service's queues into the template too, so
   // files do not each pay for them (the server's own start finds them there).
   const boss = await startBoss({ url: templateUrl, logger });
-  await prepareJobs({ orm, boss });
+  await prepareJobs({ orm, boss }, jobRegistrations());
   unbindJobs(orm);
   await boss.stop({ graceful: false, close: true });
   await orm.close();
