@@ -8,8 +8,6 @@ import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../server/infra/database/embedded.ts';
 import { createOrm, migrate } from '../../server/infra/database/orm.ts';
 import { startBoss } from '../../server/infra/jobs/boss.ts';
-import { prepareJobs, unbindJobs } from '../../server/infra/jobs/workers.ts';
-import { jobRegistrations } from '../../server/domain/jobs.ts';
 import { createLogger } from '../../server/infra/logger.ts';
 import { entities } from '../../server/domain/entities.ts';
 
@@ -73,13 +71,10 @@ export default async function setup(project: TestProject) {
   const logger = createLogger({ level: 'silent' });
   const orm = await createOrm({ url: templateUrl, entities, poolMax: 2 });
   await migrate(orm);
-  // Install pg-boss's schema and the service's queues into the template too, so
-  // files do not each pay for them (the server's own start finds them there).
-  const boss = await startBoss({ url: templateUrl, logger });
-  await prepareJobs({ orm, boss }, jobRegistrations());
-  unbindJobs(orm);
-  await boss.stop({ graceful: false, close: true });
   await orm.close();
+  // Install pg-boss's schema into the template too, so files do not each pay for it.
+  const boss = await startBoss({ url: templateUrl, logger });
+  await boss.stop({ graceful: false, close: true });
 
   project.provide('adminUrl', adminUrl);
   project.provide('templateDb', templateDb);
