@@ -23,6 +23,12 @@ export const bkash: GatewayPreset = {
       flags: 'i', direction: 'in', kind: 'received', verified: true,
     },
     {
+      // From another wallet through the interbank switch, the payer's number masked by the wallet:
+      // You have received Tk 100.00 from Nagad  0131XXX4677 through NPSB. Fee Tk 0.00.\nBalance Tk 175.32. TrxID ... at 14/08/2026 19:25.
+      pattern: String.raw`^\s*You\s+have\s+received\s+${CUR}\s*${AMOUNT}\s+from\s+Nagad\s+${SENDER_NUMBER}\s+through\s+NPSB\.\s*${bkashTail}`,
+      flags: 'i', direction: 'in', kind: 'received_npsb', verified: true,
+    },
+    {
       // You have received payment Tk 500.00 from 01783110247. Fee Tk 0.00. Balance Tk 9,452.20. TrxID DAM6CTT7RW at 22/01/2026 01:54
       pattern: String.raw`^\s*You\s+have\s+received\s+payment\s+${CUR}\s*${AMOUNT}\s+from\s+${SENDER_NUMBER}\b${GAP}${bkashTail}`,
       flags: 'i', direction: 'in', kind: 'merchant_payment_received', verified: true,
@@ -143,6 +149,9 @@ export const nagad: GatewayPreset = {
   ],
 };
 
+/** Rocket's ids are digits only, and in some messages run straight into the next word ("TxnId:1111111111Date"). */
+const ROCKET_TRX = String.raw`(?<trx_id>\d{6,16})(?!\d)`;
+
 export const rocket: GatewayPreset = {
   code: 'rocket',
   name: 'Rocket',
@@ -158,6 +167,31 @@ export const rocket: GatewayPreset = {
       pattern: String.raw`^\s*${CUR}\s*${AMOUNT}\s+credited\s+from\s+card\s+${SENDER_NUMBER}\.?\s*Fee\s*:\s*${CUR}\s*${FEE}\s*NetBal\s*:\s*${CUR}\s*${BALANCE}\s*TxnId\s*:\s*${trx('\\d', 6, 16)}`,
       flags: 'i', direction: 'in', kind: 'card_credit', verified: true,
     },
+    {
+      // Cash-In from A/C: ***106 Tk1,000.00 Fee: Tk.00, Your A/C Balance: Tk1,003.95.TxnId:6903714260 Date:02-SEP-26 11:17:23 am. Download ...
+      // The id runs straight into "Date" in some messages, so it ends where the digits end.
+      pattern: String.raw`^\s*Cash-In\s+from\s+A/C\s*:\s*${SENDER_NUMBER}\s*${CUR}\s*${AMOUNT}\s*Fee\s*:\s*${CUR}\s*${FEE},?\s*Your\s+A/C\s+Balance\s*:\s*${CUR}\s*${BALANCE}\.?\s*TxnId\s*:\s*${ROCKET_TRX}`,
+      flags: 'i', direction: 'in', kind: 'cash_in', verified: true,
+    },
+    {
+      // Tk1,000.00 trf to Mob:***978 Fee:Tk.00 NetBal:Tk3.95 TxnId:6903815976  Date:02-SEP-26 11:58:14 am. Pls tell recipient to open acc to rcv money.
+      pattern: String.raw`^\s*${CUR}\s*${AMOUNT}\s+trf\s+to\s+Mob\s*:\s*${SENDER_NUMBER}\s*Fee\s*:\s*${CUR}\s*${FEE},?\s*NetBal\s*:\s*${CUR}\s*${BALANCE}\.?\s*TxnId\s*:\s*${ROCKET_TRX}`,
+      flags: 'i', direction: 'out', kind: 'send_money', verified: true,
+    },
+    {
+      // Tk1,000.00 paid to DPDC Id 1011 Bill No 32205988 TxnId:6818559471 Fee: Tk.00 Date:08-AUG-26 11:55:56 am.
+      pattern: String.raw`^\s*${CUR}\s*${AMOUNT}\s+paid\s+to\s+[^\n]{1,120}?\s+TxnId\s*:\s*${ROCKET_TRX}(?:\s*Fee\s*:\s*${CUR}\s*(?:${FEE})?)?`,
+      flags: 'i', direction: 'out', kind: 'bill_pay', verified: true,
+    },
+    {
+      // Tk120.00 debited to recharge mobile 01700000011, Your A/C Balance:Tk3.95 TxnId: 6728015850 Date:11-JUL-26 01:11:18 pm. Pls download ...
+      pattern: String.raw`^\s*${CUR}\s*${AMOUNT}\s+debited\s+to\s+recharge\s+mobile\s+\+?\d{10,15},?\s*Your\s+A/C\s+Balance\s*:\s*${CUR}\s*${BALANCE}\.?\s*TxnId\s*:\s*${ROCKET_TRX}`,
+      flags: 'i', direction: 'out', kind: 'recharge', verified: true,
+    },
   ],
-  outSamples: [],
+  outSamples: [
+    'Tk1,000.00 trf to Mob:***978 Fee:Tk.00 NetBal:Tk3.95 TxnId:6903815970  Date:02-SEP-26 11:58:14 am. Pls tell recipient to open acc to rcv money.',
+    'Tk1,000.00 paid to DPDC Id 1011 Bill No 12345678 TxnId:6818559470 Fee: Tk.00 Date:08-AUG-26 11:55:56 am.',
+    'Tk120.00 debited to recharge mobile 01700000011, Your A/C Balance:Tk3.95 TxnId: 6728015850 Date:11-JUL-26 01:11:18 pm. Pls download https://bit.ly/nexuspay',
+  ],
 };
