@@ -11,10 +11,9 @@ import type { EntityManager } from '../../infra/database/orm.ts';
  * silently dropped.
  */
 
-export const backfillReasons = ['manual', 'offline', 'heartbeat_gap', 'balance_chain_break'] as const;
-export type BackfillReason = (typeof backfillReasons)[number];
-export const backfillStatuses = ['pending', 'delivered', 'answered', 'failed'] as const;
-export type BackfillStatus = (typeof backfillStatuses)[number];
+import { backfillReasons, backfillStatuses, type BackfillReason, type BackfillStatus } from './entities.ts';
+
+export { backfillReasons, backfillStatuses, type BackfillReason, type BackfillStatus };
 
 /** Longest window one request may ask for: a phone re-sending weeks of SMS is a different job (an export). */
 export const MAX_BACKFILL_WINDOW_DAYS = 7;
