@@ -26,8 +26,8 @@ export async function recordDeviceClock(em: EntityManager, deviceId: number, dev
     .set({
       // Raw: the smoothing reads the stored offset in the same statement (no read-modify-write race).
       clock_offset_ms: sql<number>`CASE
-          WHEN clock_offset_ms IS NULL OR abs(${sample}::integer - clock_offset_ms) > ${CLOCK_JUMP_MS} THEN ${sample}::integer
-          ELSE round(clock_offset_ms + ${CLOCK_SMOOTHING} * (${sample}::integer - clock_offset_ms))::integer END`,
+          WHEN clock_offset_ms IS NULL OR abs(${sample}::integer - clock_offset_ms) > ${CLOCK_JUMP_MS}::integer THEN ${sample}::integer
+          ELSE round(clock_offset_ms + ${CLOCK_SMOOTHING}::numeric * (${sample}::integer - clock_offset_ms))::integer END`,
       clock_offset_at: sql<Date>`now()`,
     })
     .where('id', '=', deviceId)

@@ -93,7 +93,7 @@ export async function getDashboard(em: EntityManager, caller: { brandId: number;
   const recent = await k
     .selectFrom('transactions as t')
     .innerJoin('gateways as g', 'g.id', 't.gateway_id')
-    .select(['t.trx_id', 't.amount', 't.currency', 't.status', 'g.code as gateway', 't.created_at'])
+    .select(['t.trx_id', 't.amount', 't.currency', 't.status', 'g.code', 't.created_at'])
     .where('t.brand_id', '=', caller.brandId)
     .where(sql.ref('t.mode'), '=', caller.mode)
     .orderBy('t.created_at', 'desc')
@@ -120,7 +120,7 @@ export async function getDashboard(em: EntityManager, caller: { brandId: number;
       amount: toMoney(r.amount),
       currency: r.currency,
       status: r.status,
-      gateway: r.gateway,
+      gateway: r.code,
       createdAt: r.created_at,
     })),
     unreadNotifications: await countUnreadNotifications(em, caller.deviceId),

@@ -166,12 +166,12 @@ export async function listFormatAlarms(em: EntityManager, filter: { brandId?: nu
   let q = db(em)
     .selectFrom('sms_format_alarms as a')
     .innerJoin('gateways as g', 'g.id', 'a.gateway_id')
-    .select(['a.id', 'a.brand_id', 'a.mode', 'g.code as gateway', 'a.sender', 'a.window_minutes', 'a.unparsed', 'a.total', 'a.share', 'a.baseline_share', 'a.raised_at', 'a.cleared_at'])
+    .select(['a.id', 'a.brand_id', 'a.mode', 'g.code', 'a.sender', 'a.window_minutes', 'a.unparsed', 'a.total', 'a.share', 'a.baseline_share', 'a.raised_at', 'a.cleared_at'])
     .orderBy('a.raised_at', 'desc')
     .orderBy('a.id', 'desc')
     .limit(200);
   if (filter.brandId !== undefined) q = q.where('a.brand_id', '=', filter.brandId);
   if (filter.open !== undefined) q = q.where('a.cleared_at', filter.open ? 'is' : 'is not', null);
   const rows = await q.execute();
-  return rows.map((r) => ({ ...r, raised_at: r.raised_at.toISOString(), cleared_at: r.cleared_at?.toISOString() ?? null }));
+  return rows.map(({ code, ...r }) => ({ ...r, gateway: code, raised_at: r.raised_at.toISOString(), cleared_at: r.cleared_at?.toISOString() ?? null }));
 }
