@@ -127,8 +127,6 @@ export function compareParses(a: ParseView | null, b: ParseView | null): { chang
   return { change: fields.length ? 'changed' : 'unchanged', fields };
 }
 
-type RecordRow = Awaited<ReturnType<typeof loadRecords>>[number];
-
 /**
  * Records of the window, newest first, originals only. Every sender: the sender
  * is encrypted, so whether it is one of the gateway's official ones is decided
