@@ -18,11 +18,11 @@ import { backfillReasons, backfillStatuses, type BackfillReason, type BackfillSt
 export { backfillReasons, backfillStatuses, type BackfillReason, type BackfillStatus };
 
 /** Longest window one request may ask for: a phone re-sending weeks of SMS is a different job (an export). */
-export const MAX_BACKFILL_WINDOW_DAYS = 7;
+const MAX_BACKFILL_WINDOW_DAYS = 7;
 /** Nudges before a request is given up as `failed`. */
 export const MAX_BACKFILL_ATTEMPTS = 5;
 /** First wait before a nudge; doubles each attempt (2, 4, 8, 16, 32 min). */
-export const BACKFILL_BACKOFF_BASE_MS = 2 * 60_000;
+const BACKFILL_BACKOFF_BASE_MS = 2 * 60_000;
 
 export interface BackfillRequestView {
   id: number;
@@ -85,7 +85,7 @@ export function validateWindow(from: Date, to: Date, now = new Date()): void {
  */
 export async function requestBackfill(
   em: EntityManager,
-  q: { deviceId: number; brandId?: number; from: Date; to: Date; reason: BackfillReason; requestedBy?: string | null },
+  q: { deviceId: number; from: Date; to: Date; reason: BackfillReason; requestedBy?: string | null },
 ): Promise<BackfillRequestView | null> {
   let from = q.from;
   const to = q.to;
@@ -119,7 +119,7 @@ export async function requestBackfill(
       .execute();
     if (merged[0]) return null;
   }
-  // Only for an active device (of the brand, when one is named): one INSERT ... SELECT.
+  // Only for an active device: one INSERT ... SELECT.
   const rows = await db(em)
     .insertInto('backfill_requests')
     .columns(['brand_id', 'device_id', 'window_from', 'window_to', 'reason', 'requested_by'])
@@ -134,8 +134,7 @@ export async function requestBackfill(
           sql<string | null>`${q.requestedBy ?? null}::varchar`.as('requested_by'),
         ])
         .where('id', '=', q.deviceId)
-        .where('status', '=', 'active')
-        .$if(q.brandId !== undefined, (qb) => qb.where('brand_id', '=', q.brandId!)),
+        .where('status', '=', 'active'),
     )
     .returning(COLUMNS)
     .execute();

@@ -1,3 +1,4 @@
+import { smsResolutions } from '../../../contract/admin/sms-records.ts';
 import { defineEntity, p } from '@mikro-orm/core';
 import { modes } from '../../../contract/common/mode.ts';
 import { Brand } from '../brands/entities.ts';
@@ -52,7 +53,7 @@ export const SmsRecord = defineEntity({
     createdAt: p.datetime().defaultRaw('now()'),
     updatedAt: p.datetime().defaultRaw('now()'),
     /** Set when an admin decided a record left for review (sms/review.ts). */
-    resolution: p.enum(['verified', 'rejected'] as const).nullable(),
+    resolution: p.enum(smsResolutions).nullable(),
     resolvedBy: p.string().length(100).nullable(),
     resolvedAt: p.datetime().nullable(),
     resolutionNote: p.string().length(500).nullable(),

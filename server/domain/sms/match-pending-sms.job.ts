@@ -5,7 +5,7 @@ import { loadMatchSettings, matchSmsRecord } from './service.ts';
 import { sql } from 'kysely';
 import { db } from '../db.ts';
 
-export const MATCH_PENDING_SMS_QUEUE = 'sms-match-pending';
+const MATCH_PENDING_SMS_QUEUE = 'sms-match-pending';
 
 const PAGE = 100;
 const MAX_PER_RUN = 2_000;

@@ -25,16 +25,13 @@ import { declaredPayerNumber } from './service.ts';
  * returned: the answer carries what the parser read, not the text.
  */
 
-/** Bounds of one evaluation: each decrypts and parses every record it scans. */
-export const EVALUATION_MAX_DAYS = 30;
-export const EVALUATION_MAX_MESSAGES = 5000;
-export const EVALUATION_DEFAULT_DAYS = 7;
-export const EVALUATION_DEFAULT_MESSAGES = 1000;
-export const EVALUATION_MAX_SAMPLES = 20;
+/** Defaults of one evaluation (the contract bounds both): each decrypts and parses every record it scans. */
+const EVALUATION_DEFAULT_DAYS = 7;
+const EVALUATION_DEFAULT_MESSAGES = 1000;
 
-export type ParseChange = 'unchanged' | 'newly_parsed' | 'stops_parsing' | 'changed';
+type ParseChange = 'unchanged' | 'newly_parsed' | 'stops_parsing' | 'changed';
 
-export interface ParseView {
+interface ParseView {
   direction: 'in' | 'out';
   kind: string | null;
   amount: string;
@@ -45,7 +42,7 @@ export interface ParseView {
   template_index: number;
 }
 
-export interface MessageEvaluation {
+interface MessageEvaluation {
   sms_record_id: number;
   brand_id: number;
   sms_time: string;
@@ -56,7 +53,7 @@ export interface MessageEvaluation {
   proposed: ParseView | null;
 }
 
-export interface SampleEvaluation {
+interface SampleEvaluation {
   index: number;
   change: ParseChange;
   changed_fields: string[];
@@ -64,7 +61,7 @@ export interface SampleEvaluation {
   proposed: ParseView | null;
 }
 
-export interface PaymentEffect {
+interface PaymentEffect {
   transaction_id: number;
   brand_id: number;
   sms_record_id: number;
@@ -85,14 +82,14 @@ export interface TemplateEvaluation {
   payments: { would_complete: PaymentEffect[]; would_stop_completing: PaymentEffect[] };
 }
 
-export interface TemplateProposal {
+interface TemplateProposal {
   sms_senders?: string[];
   sms_templates?: SmsTemplateSource[];
   preset?: string;
 }
 
 /** The gateway's parse configuration after `p` (same rules as a PATCH: a preset replaces both lists). */
-export function proposedConfig(current: GatewayView, p: TemplateProposal): GatewayParseConfig {
+function proposedConfig(current: GatewayView, p: TemplateProposal): GatewayParseConfig {
   const normalized = (p.sms_templates ?? []).map((t) => ({ pattern: t.pattern, flags: t.flags ?? '', direction: t.direction ?? ('in' as const), ...(t.kind ? { kind: t.kind } : {}) }));
   if (p.preset !== undefined) {
     const e = expandPreset(p.preset, p.sms_senders ?? [], normalized);
@@ -119,7 +116,7 @@ function view(p: ParsedSms | null): ParseView | null {
 const COMPARED: Array<keyof ParseView> = ['direction', 'kind', 'amount', 'trx_id', 'sender_number', 'balance', 'fee'];
 
 /** How the proposed reading differs from the current one (the template index alone is no change). */
-export function compareParses(a: ParseView | null, b: ParseView | null): { change: ParseChange; fields: string[] } {
+function compareParses(a: ParseView | null, b: ParseView | null): { change: ParseChange; fields: string[] } {
   if (!a && !b) return { change: 'unchanged', fields: [] };
   if (!a) return { change: 'newly_parsed', fields: [] };
   if (!b) return { change: 'stops_parsing', fields: [] };
