@@ -15,11 +15,19 @@ import { adminSettingsContract } from './settings.ts';
 import { adminSmsRecordsContract } from './sms-records.ts';
 import { adminTransactionsContract } from './transactions.ts';
 import { adminWebhookDeliveriesContract } from './webhook-deliveries.ts';
+import { adminSessionContract } from './session.ts';
+import { adminOperatorsContract } from './operators.ts';
+import { adminPermissions, withPermissions } from './permissions.ts';
 
 const c = initContract();
 
-/** The admin API (`/api/admin/v1`), called by the admin panel and the CLI with the admin token. */
-export const adminContract = c.router({
+/**
+ * The admin API (`/api/admin/v1`), called by the console (session cookie) and the
+ * CLI (admin token). Every route carries the permission the caller's role needs.
+ */
+export const adminContract = c.router(
+  withPermissions(
+    {
   brands: adminBrandsContract,
   gateways: adminGatewaysContract,
   exchangeRates: adminExchangeRatesContract,
@@ -36,4 +44,9 @@ export const adminContract = c.router({
   auditLog: adminAuditLogContract,
   recovery: adminRecoveryContract,
   alerts: adminAlertsContract,
-});
+  session: adminSessionContract,
+  operators: adminOperatorsContract,
+    },
+    adminPermissions,
+  ),
+);
