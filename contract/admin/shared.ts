@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonErrorResponses, intQuery, meta, modeSchema, type ErrorCode } from '../common/index.ts';
+import { commonErrorResponses, errorEnvelopeSchema, intQuery, meta, modeSchema, type ErrorCode } from '../common/index.ts';
 
 /** Every admin route lives under this prefix. */
 export const ADMIN_PATH_PREFIX = '/api/admin/v1';
@@ -20,15 +20,19 @@ export const adminHeaders = z.object({
     .describe('Who is acting (an operator name, `cli`, `panel`): recorded in the audit log as `admin:<label>`. Default: `admin`.'),
 });
 
-/** Router options shared by every admin resource. */
+/**
+ * Router options shared by every admin resource. Every admin route may answer
+ * 403: a console operator whose role lacks the route's permission
+ * (`FORBIDDEN`), or a session request without its CSRF token.
+ */
 export const adminRouterOptions = {
   pathPrefix: ADMIN_PATH_PREFIX,
   strictStatusCodes: true,
-  commonResponses: commonErrorResponses,
+  commonResponses: { ...commonErrorResponses, 403: errorEnvelopeSchema },
   baseHeaders: adminHeaders,
 } as const;
 
-/** Route metadata of an admin route. */
+/** Route metadata of an admin route (its `permission` comes from permissions.ts). */
 export const adminMeta = (tag: string, errors: readonly ErrorCode[] = []) => meta({ auth: 'admin', tag: `Admin: ${tag}`, errors });
 
 /** A positive integer id in a path, e.g. `/brands/12`. */

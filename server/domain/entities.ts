@@ -15,6 +15,7 @@ import { AuditLog } from './audit/entities.ts';
 import { SmsBalanceChain, SmsFormatAlarm } from './sms/entities.ts';
 import { BackfillRequest } from './recovery/entities.ts';
 import { RateLimit } from './rate-limit/entities.ts';
+import { Operator, OperatorSession } from './operators/entities.ts';
 
 /** Every entity the ORM knows; each domain area adds its own here. */
-export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, IdempotencyKey, Device, DeviceRefreshTokenRotation, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, RateLimit, ...webhookEntities, AuditLog];
+export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, IdempotencyKey, Device, DeviceRefreshTokenRotation, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, RateLimit, ...webhookEntities, AuditLog, Operator, OperatorSession];

@@ -25,7 +25,11 @@ const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 // Every route of the contract under the admin prefix, whatever its metadata says:
 // a route there that forgot `auth: 'admin'` is in this list and fails the 401s below.
 const inContract = contractRoutes(contract).filter((r) => r.path.startsWith(ADMIN_PREFIX));
-const adminRoutes = inContract.map(({ name, method, path }) => ({
+// The console's own session routes live under the prefix too: signing in (no
+// credential: it is how a session starts) and the signed-in operator's routes
+// (session cookie only); every other route takes the admin token or a session.
+const sessionRoutes = inContract.filter((r) => r.name.startsWith('admin.session.'));
+const adminRoutes = inContract.filter((r) => r.meta.auth !== 'none').map(({ name, method, path }) => ({
   name,
   method,
   path: path.replace(/:([a-z_]+)/g, (_m, p: string) => sample[p] ?? '1'),
@@ -48,7 +52,8 @@ describe('every admin route refuses anything but the admin token', () => {
     expect(new Set(adminRoutes.map(key)).size).toBe(adminRoutes.length);
     // The admin router holds exactly the admin paths, and each of them takes the admin token.
     expect(listRoutes(contract.admin).map(({ route }) => key(route)).sort()).toEqual(inContract.map(key).sort());
-    expect(inContract.filter((r) => r.meta.auth !== 'admin').map(key)).toEqual([]);
+    expect(inContract.filter((r) => r.meta.auth !== 'admin').map(key).sort()).toEqual(sessionRoutes.map(key).sort());
+    expect(sessionRoutes.filter((r) => r.meta.auth !== 'operator').map(key)).toEqual(['POST /api/admin/v1/session']);
     expect(contractRoutes(contract).filter((r) => r.meta.auth === 'admin' && !r.path.startsWith(ADMIN_PREFIX)).map(key)).toEqual([]);
     // No admin route reaches the app around the contract (and so around its auth metadata).
     expect([...new Set(servedAdminRoutes())].sort()).toEqual(inContract.map(key).sort());

@@ -71,6 +71,7 @@ export const testRateLimits: Record<string, string> = {
   RATE_LIMIT_PAIRING_GLOBAL: '100000/60',
   RATE_LIMIT_TOKEN_REFRESH: '100000/60',
   RATE_LIMIT_CHECKOUT: '100000/60',
+  RATE_LIMIT_LOGIN: '100000/60',
 };
 
 /**
