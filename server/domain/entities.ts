@@ -12,6 +12,8 @@ import { OutboundSms } from './outbound-sms/entities.ts';
 import { SmsRecord } from './sms-intake/entities.ts';
 import { webhookEntities } from './webhooks/entities.ts';
 import { AuditLog } from './audit/entities.ts';
+import { Setting } from './settings/entities.ts';
+import { Alert, AlertBrandSettings } from './alerts/entities.ts';
 
 /** Every entity the ORM knows; each domain area adds its own here. */
-export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, IdempotencyKey, Device, DeviceRefreshTokenRotation, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, ...webhookEntities, AuditLog];
+export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, IdempotencyKey, Device, DeviceRefreshTokenRotation, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, ...webhookEntities, AuditLog, Setting, Alert, AlertBrandSettings];

@@ -1,8 +1,9 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { enqueueInTransaction } from '../../infra/jobs/workers.ts';
 
-export const ALERT_TYPES = ['device_offline', 'battery_low', 'review_waiting', 'webhook_endpoint_disabled', 'sms_format_alarm'] as const;
-export type AlertType = (typeof ALERT_TYPES)[number];
+import type { AlertType } from './entities.ts';
+
+export { ALERT_TYPES, type AlertType } from './entities.ts';
 
 export const DELIVER_ALERT_QUEUE = 'alert-deliver';
 

@@ -34,17 +34,6 @@ export const TABLES_NOT_YET_MATCHING: readonly string[] = [
   'sms_format_alarms',
   'sms_records',
   'sms_sender_epoch',
-  // webhooks, admin, audit, alerts, settings, brands
-  'alert_brand_settings',
-  'alerts',
-  'api_keys',
-  'audit_log',
-  'brands',
-  'settings',
-  'webhook_attempts',
-  'webhook_deliveries',
-  'webhook_endpoints',
-  'webhook_events',
 ];
 
 export interface SchemaDrift {
