@@ -7,17 +7,17 @@ import { DELIVER_ALERT_QUEUE } from './raise.ts';
 import { sendAlertMail } from './email.ts';
 import { db } from '../db.ts';
 
-export const deliverAlertPayload = z.object({ alertId: z.number().int().positive() });
+const deliverAlertPayload = z.object({ alertId: z.number().int().positive() });
 
 /** Attempts before an alert is marked failed; pg-boss spaces them with exponential backoff. */
-export const ALERT_MAX_ATTEMPTS = 6;
+const ALERT_MAX_ATTEMPTS = 6;
 
 /**
  * One attempt: counts it on the row first (so a crash mid-send still shows),
  * sends, records the outcome. A failure throws so pg-boss retries with backoff,
  * until the last attempt marks the alert `failed` for the admin API to show.
  */
-export async function deliverAlert(deps: Pick<AppDeps, 'orm' | 'config' | 'logger'>, data: unknown): Promise<void> {
+async function deliverAlert(deps: Pick<AppDeps, 'orm' | 'config' | 'logger'>, data: unknown): Promise<void> {
   const { alertId } = deliverAlertPayload.parse(data);
   const em = deps.orm.em.fork();
   const now = sql<Date>`now()`;
