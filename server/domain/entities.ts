@@ -16,6 +16,8 @@ import { SmsBalanceChain, SmsFormatAlarm } from './sms/entities.ts';
 import { BackfillRequest } from './recovery/entities.ts';
 import { RateLimit } from './rate-limit/entities.ts';
 import { Operator, OperatorSession } from './operators/entities.ts';
+import { Setting } from './settings/entities.ts';
+import { Alert, AlertBrandSettings } from './alerts/entities.ts';
 
 /** Every entity the ORM knows; each domain area adds its own here. */
-export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, IdempotencyKey, Device, DeviceRefreshTokenRotation, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, RateLimit, ...webhookEntities, AuditLog, Operator, OperatorSession];
+export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, IdempotencyKey, Device, DeviceRefreshTokenRotation, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, RateLimit, ...webhookEntities, AuditLog, Setting, Alert, AlertBrandSettings, Operator, OperatorSession];
