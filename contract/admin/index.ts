@@ -8,6 +8,7 @@ import { adminFilterRulesContract } from './filter-rules.ts';
 import { adminGatewaysContract } from './gateways.ts';
 import { adminNotificationsContract } from './notifications.ts';
 import { adminOutboundSmsContract } from './outbound-sms.ts';
+import { adminOverviewContract } from './overview.ts';
 import { adminPairingCodesContract } from './pairing-codes.ts';
 import { adminRecoveryContract } from './recovery.ts';
 import { adminRefundsContract } from './refunds.ts';
@@ -20,6 +21,7 @@ const c = initContract();
 
 /** The admin API (`/api/admin/v1`), called by the admin panel and the CLI with the admin token. */
 export const adminContract = c.router({
+  overview: adminOverviewContract,
   brands: adminBrandsContract,
   gateways: adminGatewaysContract,
   exchangeRates: adminExchangeRatesContract,

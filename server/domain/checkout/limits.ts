@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { db } from '../db.ts';
-import { isUuid } from '../payments/view.ts';
+import { isUuid } from '../../../contract/common/ids.ts';
 
 /**
  * How often one payment's customer may replace a submitted gateway transaction

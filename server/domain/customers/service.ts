@@ -58,7 +58,7 @@ function decryptOrNull(keys: PersonalDataKeys, token: string | null, context: st
   return token === null ? null : keys.pii.decrypt(token, context, binding);
 }
 
-export function toCustomerView(keys: PersonalDataKeys, r: CustomerRow): CustomerView {
+function toCustomerView(keys: PersonalDataKeys, r: CustomerRow): CustomerView {
   const b = customerBinding(r.brand_id, r.uuid);
   return {
     id: r.id,
@@ -91,7 +91,7 @@ interface Normalised {
  * Normalises and hashes the contact details; a bad email or phone is a
  * VALIDATION_ERROR naming `<fieldPrefix>.email` / `.phone`.
  */
-export function normaliseCustomer(keys: PersonalDataKeys, brandId: number, input: CustomerInput, fieldPrefix = 'customer'): Normalised {
+function normaliseCustomer(keys: PersonalDataKeys, brandId: number, input: CustomerInput, fieldPrefix = 'customer'): Normalised {
   const name = input.name?.trim() || null;
   let email: string | null = null;
   let phone: string | null = null;
@@ -214,12 +214,6 @@ export async function getCustomerByIdentifier(em: EntityManager, keys: PersonalD
     .where('mode', '=', mode)
     .where(byEmail ? 'email_hash' : 'phone_hash', '=', hash)
     .executeTakeFirst();
-  if (!row) throw new AppError('CUSTOMER_NOT_FOUND');
-  return toCustomerView(keys, row);
-}
-
-export async function getCustomerById(em: EntityManager, keys: PersonalDataKeys, customerId: number): Promise<CustomerView> {
-  const row = await db(em).selectFrom('customers').select(COLUMNS).where('id', '=', customerId).executeTakeFirst();
   if (!row) throw new AppError('CUSTOMER_NOT_FOUND');
   return toCustomerView(keys, row);
 }

@@ -13,7 +13,7 @@ import { feePayers, gatewayTypes, type FeePayer, type GatewayType, type StoredSm
 /**
  * Gateways are global: one list for the whole service, every enabled gateway is
  * offered to every brand. (Per-brand gateways would need per-brand receiving
- * accounts and SMS senders; nothing in the spec asks for that yet.)
+ * accounts and SMS senders; README.md, Merchant API: gateways are global.)
  */
 export interface GatewayView {
   id: number;
@@ -224,12 +224,6 @@ export async function updateGateway(em: EntityManager, code: string, patch: Gate
 
 export async function getGateway(em: EntityManager, code: string): Promise<GatewayView> {
   const row = await db(em).selectFrom('gateways').selectAll().where('code', '=', code).executeTakeFirst();
-  if (!row) throw new AppError('GATEWAY_NOT_FOUND');
-  return toGatewayView(row);
-}
-
-export async function getGatewayById(em: EntityManager, id: number): Promise<GatewayView> {
-  const row = await db(em).selectFrom('gateways').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row) throw new AppError('GATEWAY_NOT_FOUND');
   return toGatewayView(row);
 }

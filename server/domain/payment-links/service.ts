@@ -75,7 +75,7 @@ export function paymentLinkUrls(publicBaseUrl: string, publicId: string) {
   return { url, qr_svg_url: `${url}/qr.svg`, qr_png_url: `${url}/qr.png` };
 }
 
-export function toPaymentLinkResource(r: PaymentLinkRow, publicBaseUrl: string): PaymentLinkResource {
+function toPaymentLinkResource(r: PaymentLinkRow, publicBaseUrl: string): PaymentLinkResource {
   return {
     id: r.public_id,
     ...paymentLinkUrls(publicBaseUrl, r.public_id),
@@ -98,7 +98,7 @@ export function toPaymentLinkResource(r: PaymentLinkRow, publicBaseUrl: string):
 }
 
 /** 96 random bits: the id in the public URL is the link's only credential. */
-export function newPaymentLinkId(): string {
+function newPaymentLinkId(): string {
   return `plink_${randomBytes(12).toString('hex')}`;
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import { AppError, errorRegistry } from '../../../contract/common/errors.ts';
+import { isUuid } from '../../../contract/common/ids.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import { AMOUNT_MAXIMUM_MESSAGE } from '../../../contract/common/money.ts';
 import type { PaymentCreatedResource } from '../../../contract/merchant/payments.ts';
@@ -18,8 +19,8 @@ import { OPEN_TRANSACTION_STATUSES } from './entities.ts';
 import { db, type DB } from '../db.ts';
 import { paymentEventData } from './view.ts';
 
-export const MIN_EXPIRY_SECONDS = 60;
-export const MAX_EXPIRY_SECONDS = 30 * 24 * 3600;
+const MIN_EXPIRY_SECONDS = 60;
+const MAX_EXPIRY_SECONDS = 30 * 24 * 3600;
 
 export interface CreateIntentInput {
   amount: string;
@@ -34,7 +35,7 @@ export interface CreateIntentInput {
   cancelUrl?: string | null;
 }
 
-export function checkoutUrl(publicBaseUrl: string, paymentId: string): string {
+function checkoutUrl(publicBaseUrl: string, paymentId: string): string {
   return `${publicBaseUrl.replace(/\/+$/, '')}/checkout/${paymentId}`;
 }
 
@@ -45,7 +46,7 @@ export interface IntentConfig {
 }
 
 /** Both in one statement: the setting rides on every gateway row (one row of nulls when no gateway is enabled). */
-export async function loadIntentConfig(em: EntityManager): Promise<IntentConfig> {
+async function loadIntentConfig(em: EntityManager): Promise<IntentConfig> {
   // The setting comes from a one-row subquery (settings has no entity in this
   // area), so a service with no enabled gateway still reads it.
   const rows = await db(em)
@@ -100,7 +101,7 @@ function resolveExpiry(config: IntentConfig, input: CreateIntentInput, now: Date
   return { at: null, seconds: input.expiresIn ?? config.expiryMinutes * 60 };
 }
 
-/** Refuses an intent no enabled gateway could ever take, with the spec's messages. */
+/** Refuses an intent no enabled gateway could ever take, with the messages the error registry documents. */
 async function checkSomeGatewayTakes(em: EntityManager, config: IntentConfig, amount: string, currency: string): Promise<void> {
   const refusal = intentRefusal(await quoteGatewaysOf(em, config.gateways, amount, currency));
   if (refusal === 'AMOUNT_EXCEEDS_MAXIMUM') throw new AppError('AMOUNT_EXCEEDS_MAXIMUM', AMOUNT_MAXIMUM_MESSAGE, { field: 'amount' });
@@ -215,7 +216,7 @@ export async function loadIntent(
   ref: { intentId: number } | { paymentId: string },
   opts: { forUpdate?: boolean } = {},
 ): Promise<IntentRecord | null> {
-  if (!('intentId' in ref) && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref.paymentId)) return null;
+  if (!('intentId' in ref) && !isUuid(ref.paymentId)) return null;
   const q = db(em).selectFrom('payment_intents').select(INTENT_COLUMNS);
   const row = await ('intentId' in ref ? q.where('id', '=', ref.intentId) : q.where('uuid', '=', ref.paymentId.toLowerCase()))
     .$if(opts.forUpdate === true, (b) => b.forUpdate())
@@ -269,18 +270,3 @@ export async function expireDueIntents(em: EntityManager, opts: { limit?: number
   });
 }
 
-/** Expires one intent if it is due; true when this call expired it. */
-export async function expireIntent(em: EntityManager, intentId: number): Promise<boolean> {
-  return em.transactional(async (tx) => {
-    const rows = await db(tx)
-      .selectFrom('payment_intents')
-      .select('id')
-      .where('id', '=', intentId)
-      .where('status', '=', 'pending')
-      .where('expires_at', '<=', sql<Date>`now()`)
-      .forUpdate()
-      .execute();
-    await expireLocked(tx, rows.map((r) => r.id));
-    return rows.length === 1;
-  });
-}

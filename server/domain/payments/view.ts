@@ -1,16 +1,11 @@
 import { AppError } from '../../../contract/common/errors.ts';
+import { isUuid } from '../../../contract/common/ids.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { PaymentResource } from '../../../contract/merchant/payments.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { decryptNameAndEmail } from '../customers/service.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { db } from '../db.ts';
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(s: string): boolean {
-  return UUID_RE.test(s);
-}
 
 /** Drops the zeros numeric(20,10) pads with. */
 export function trimDecimal(s: string | null): string | null {
@@ -55,8 +50,8 @@ export function paymentQuery(em: EntityManager) {
 export type PaymentRow = Awaited<ReturnType<ReturnType<typeof paymentQuery>['executeTakeFirstOrThrow']>>;
 
 /**
- * The API shape of a payment (design.md: the transaction when one exists, else
- * the intent with the same field names). An intent past its expiry shows
+ * The API shape of a payment: the latest transaction when one exists, else the
+ * intent, with the same field names (README.md, Merchant API). An intent past its expiry shows
  * `expired` even before the expiry job has moved it.
  */
 /** Without `livemode`: the caller knows the mode it read (getPaymentView), and event bodies carry it on the envelope. */

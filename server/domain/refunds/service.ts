@@ -38,7 +38,7 @@ function refundQuery(em: EntityManager) {
 
 type RefundRow = Awaited<ReturnType<ReturnType<typeof refundQuery>['executeTakeFirstOrThrow']>>;
 
-export function toRefundResource(r: RefundRow): RefundResource {
+function toRefundResource(r: RefundRow): RefundResource {
   return {
     id: r.id,
     uuid: r.uuid,

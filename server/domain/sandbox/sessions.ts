@@ -79,7 +79,7 @@ function toSession(r: SessionRow): SandboxSession {
   };
 }
 
-export function sandboxPayPath(token: string): string {
+function sandboxPayPath(token: string): string {
   return `/sandbox/pay/${token}`;
 }
 

@@ -10,7 +10,7 @@ import { adminActor } from './actor.ts';
 
 const s = initServer();
 
-export function gatewayBody(g: GatewayView) {
+function gatewayBody(g: GatewayView) {
   return {
     id: g.id,
     code: g.code,

@@ -11,7 +11,7 @@ import { adminActor } from './actor.ts';
 
 const s = initServer();
 
-export function backfillJson(r: BackfillRequestView) {
+function backfillJson(r: BackfillRequestView) {
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
   return {
     id: r.id,
