@@ -5,6 +5,9 @@ import { Gateway } from './gateways/entities.ts';
 import { IdempotencyKey } from './idempotency/entities.ts';
 import { PaymentIntent, Transaction } from './payments/entities.ts';
 import { Refund } from './refunds/entities.ts';
+import { PaymentLink } from './payment-links/entities.ts';
+import { SandboxSession } from './sandbox/entities.ts';
+import { CheckoutSubmissionCount } from './checkout/entities.ts';
 import { Device, DeviceRefreshTokenRotation, PairingCode } from './devices/entities.ts';
 import { SmsFilterRules, SmsSenderEpoch } from './filter-rules/entities.ts';
 import { Notification } from './notifications/entities.ts';
@@ -20,4 +23,4 @@ import { Setting } from './settings/entities.ts';
 import { Alert, AlertBrandSettings } from './alerts/entities.ts';
 
 /** Every entity the ORM knows; each domain area adds its own here. */
-export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, IdempotencyKey, Device, DeviceRefreshTokenRotation, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, RateLimit, ...webhookEntities, AuditLog, Setting, Alert, AlertBrandSettings, Operator, OperatorSession];
+export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, PaymentLink, SandboxSession, CheckoutSubmissionCount, IdempotencyKey, Device, DeviceRefreshTokenRotation, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, RateLimit, ...webhookEntities, AuditLog, Setting, Alert, AlertBrandSettings, Operator, OperatorSession];
