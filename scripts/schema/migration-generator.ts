@@ -7,7 +7,7 @@ import { TSMigrationGenerator } from '@mikro-orm/migrations';
  * a generated migration never takes one of them. Drop an entry once its
  * migration is in `migrations/`.
  */
-export const RESERVED_MIGRATION_NUMBERS: readonly number[] = [22, 23];
+export const RESERVED_MIGRATION_NUMBERS: readonly number[] = [];
 
 /** `add-payout-table` -> `AddPayoutTable`. */
 function pascal(name: string): string {
