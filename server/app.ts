@@ -7,7 +7,10 @@ import { baseSecurityHeaders } from './http/security-headers.ts';
 import { jsonBody } from './http/body.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
 import { groupedApiKeyLookup } from './domain/brands/service.ts';
-import { adminAuthenticator, authMiddleware, merchantAuthenticator } from './http/auth.ts';
+import { adminAuthenticator, authMiddleware, merchantAuthenticator, sessionAuthenticator } from './http/auth.ts';
+import { csrfTokenizer } from './domain/operators/service.ts';
+import { sessionPolicy } from './http/handlers/admin/session.ts';
+import { brandScopeGuard } from './http/brand-scope.ts';
 import { deviceAuthenticator } from './http/device-auth.ts';
 import { deviceTokenKeys } from './domain/devices/tokens.ts';
 import { docsRouter } from './http/docs.ts';
@@ -42,6 +45,12 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api', ...jsonBody(deps.config.BODY_LIMIT_BYTES));
   app.use(docsRouter());
 
+  const consoleSession = sessionAuthenticator({
+    fork: () => deps.orm.em.fork(),
+    policy: sessionPolicy(deps.config),
+    csrfToken: csrfTokenizer(Buffer.from(deps.secrets.blindIndexKey, 'hex')),
+  });
+
   const router = s.router(contract, {
     system: systemHandlers(deps),
     merchant: merchantHandlers(deps),
@@ -62,9 +71,12 @@ export function createApp(deps: AppDeps): Express {
       // different statuses (200 vs 201); this middleware never writes a body.
       authMiddleware({
         merchant: merchantAuthenticator(groupedApiKeyLookup(() => deps.orm.em.fork())),
-        admin: adminAuthenticator(deps.secrets.adminToken),
+        admin: adminAuthenticator(deps.secrets.adminToken, consoleSession),
+        operator: consoleSession,
         device: deviceAuthenticator(deviceTokenKeys(deps.secrets)),
       }) as never,
+      // After auth: an operator limited to some brands gets a 404 for another brand's object.
+      brandScopeGuard(() => deps.orm.em.fork()) as never,
       // After auth: the credential (or the caller's address) is the bucket; before
       // idempotency, so a refused request claims no key.
       rateLimit(deps) as never,

@@ -103,6 +103,12 @@ const envSchema = z.object({
     .transform((v) => v.split(',').map((a) => a.trim()).filter(Boolean))
     .pipe(z.array(z.email({ error: 'must be comma-separated e-mail addresses' })))
     .optional(),
+  /** Console sessions end after this many minutes without a request (sliding). */
+  CONSOLE_SESSION_IDLE_MINUTES: positiveInt('minutes').default(30),
+  /** ...and at the latest this many hours after login. */
+  CONSOLE_SESSION_MAX_HOURS: positiveInt('hours').default(12),
+  /** E-mail of the console owner created on the first run. */
+  CONSOLE_OWNER_EMAIL: z.string().regex(/^[^\s@]+@[^\s@]+$/, 'must be an e-mail address').default('owner@localhost'),
   ...rateLimitEnvShape,
 });
 

@@ -3,6 +3,7 @@ import type { Runtime } from './bootstrap.ts';
 import { seedDemo, type DemoSeed } from './domain/admin/demo.ts';
 import type { Logger } from './infra/logger.ts';
 import { writePrivateFile } from './infra/private-file.ts';
+import { ensureFirstOwner } from './domain/operators/service.ts';
 
 /** Where the first run's banner goes when stdout is not a terminal. */
 const FIRST_RUN_FILE = 'first-run.txt';
@@ -12,13 +13,28 @@ function runningBaseUrl(publicBaseUrl: string, port: number): string {
   return publicBaseUrl.replace(/:\d+$/, `:${port}`);
 }
 
+/** The console's first owner login, shown once. */
+export interface ConsoleOwner {
+  email: string;
+  password: string;
+}
+
+/** The lines that hand over the console's first owner login. */
+export function consoleOwnerLines(owner: ConsoleOwner, base: string): string[] {
+  return [
+    `  Console:            ${base}/admin`,
+    `  Console login:      ${owner.email} / ${owner.password} (owner; change the password after logging in)`,
+  ];
+}
+
 /** What the first run prints: everything a new user needs, once. */
-export function firstRunBanner(seed: DemoSeed, adminToken: string, base: string): string {
+export function firstRunBanner(seed: DemoSeed, adminToken: string, base: string, owner: ConsoleOwner | null = null): string {
   const manual = seed.gateways.find((g) => g.type === 'manual');
   return [
     '',
     'First run: a demo brand was created. Keep these; they are shown once.',
     `  Admin token:        ${adminToken}`,
+    ...(owner ? consoleOwnerLines(owner, base) : []),
     `  Demo brand API key: ${seed.apiKey} (test mode: the demo payment, the pairing code and the sandbox)`,
     `  Live API key:       ${seed.liveApiKey} (live mode: sees no test object, never offered the sandbox)`,
     `  Pairing code:       ${seed.pairingCode} (one use, valid until ${seed.pairingCodeExpiresAt.toISOString()})`,
@@ -61,15 +77,17 @@ export function deliverFirstRunBanner(
  * over what a new user needs, once, never through the structured log.
  */
 export async function firstRunSetup(runtime: Runtime, port: number): Promise<void> {
-  if (!runtime.embedded) return;
   const { deps } = runtime;
   const base = runningBaseUrl(deps.config.PUBLIC_BASE_URL, port);
-  const seed = await seedDemo(deps.orm.em.fork(), deps.crypto, { publicBaseUrl: base });
-  if (!seed) return;
-  deliverFirstRunBanner(firstRunBanner(seed, deps.secrets.adminToken, base), {
+  // Any database without operators gets its first owner (also with DATABASE_URL, and on upgrade).
+  const owner = await ensureFirstOwner(deps.orm.em, deps.config.CONSOLE_OWNER_EMAIL);
+  const seed = runtime.embedded ? await seedDemo(deps.orm.em.fork(), deps.crypto, { publicBaseUrl: base }) : null;
+  const out = {
     isTTY: process.stdout.isTTY === true,
-    write: (text) => process.stdout.write(text),
+    write: (text: string) => process.stdout.write(text),
     dataDir: deps.config.DATA_DIR,
     logger: deps.logger,
-  });
+  };
+  if (seed) deliverFirstRunBanner(firstRunBanner(seed, deps.secrets.adminToken, base, owner), out);
+  else if (owner) deliverFirstRunBanner(['', 'The admin console has its first owner. Keep this; it is shown once.', ...consoleOwnerLines(owner, base), ''].join('\n'), out);
 }

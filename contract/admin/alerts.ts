@@ -5,8 +5,12 @@ import { adminMeta, adminRouterOptions, brandFilter, idParam } from './shared.ts
 
 const c = initContract();
 
-const alertTypes = ['device_offline', 'battery_low', 'review_waiting', 'webhook_endpoint_disabled', 'sms_format_alarm'] as const;
-const alertStatuses = ['pending', 'delivered', 'failed', 'suppressed'] as const;
+/** What raises an operator alert (server/domain/alerts/raise.ts). */
+export const alertTypes = ['device_offline', 'battery_low', 'review_waiting', 'webhook_endpoint_disabled', 'sms_format_alarm'] as const;
+export type AlertType = (typeof alertTypes)[number];
+/** An alert's delivery state. */
+export const alertStatuses = ['pending', 'delivered', 'failed', 'suppressed'] as const;
+export type AlertStatus = (typeof alertStatuses)[number];
 
 export const adminAlertSchema = z
   .object({

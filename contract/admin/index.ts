@@ -17,29 +17,43 @@ import { adminSettingsContract } from './settings.ts';
 import { adminSmsRecordsContract } from './sms-records.ts';
 import { adminTransactionsContract } from './transactions.ts';
 import { adminWebhookDeliveriesContract } from './webhook-deliveries.ts';
+import { adminSessionContract } from './session.ts';
+import { adminOperatorsContract } from './operators.ts';
+import { adminPermissions, withPermissions } from './permissions.ts';
 
 const c = initContract();
 
-/** The admin API (`/api/admin/v1`), called by the admin panel and the CLI with the admin token. */
+/**
+ * The admin API (`/api/admin/v1`), called by the console (session cookie) and the
+ * CLI (admin token). Every route carries the permission the caller's role needs
+ * (set before the error responses are built, which read it for `FORBIDDEN`).
+ */
 export const adminContract = withErrorResponses(
-  c.router({
-    overview: adminOverviewContract,
-    brands: adminBrandsContract,
-    gateways: adminGatewaysContract,
-    exchangeRates: adminExchangeRatesContract,
-    filterRules: adminFilterRulesContract,
-    devices: adminDevicesContract,
-    pairingCodes: adminPairingCodesContract,
-    notifications: adminNotificationsContract,
-    outboundSms: adminOutboundSmsContract,
-    transactions: adminTransactionsContract,
-    smsRecords: adminSmsRecordsContract,
-    refunds: adminRefundsContract,
-    webhookDeliveries: adminWebhookDeliveriesContract,
-    settings: adminSettingsContract,
-    auditLog: adminAuditLogContract,
-    recovery: adminRecoveryContract,
-    alerts: adminAlertsContract,
-  }),
+  c.router(
+    withPermissions(
+      {
+        overview: adminOverviewContract,
+        brands: adminBrandsContract,
+        gateways: adminGatewaysContract,
+        exchangeRates: adminExchangeRatesContract,
+        filterRules: adminFilterRulesContract,
+        devices: adminDevicesContract,
+        pairingCodes: adminPairingCodesContract,
+        notifications: adminNotificationsContract,
+        outboundSms: adminOutboundSmsContract,
+        transactions: adminTransactionsContract,
+        smsRecords: adminSmsRecordsContract,
+        refunds: adminRefundsContract,
+        webhookDeliveries: adminWebhookDeliveriesContract,
+        settings: adminSettingsContract,
+        auditLog: adminAuditLogContract,
+        recovery: adminRecoveryContract,
+        alerts: adminAlertsContract,
+        session: adminSessionContract,
+        operators: adminOperatorsContract,
+      },
+      adminPermissions,
+    ),
+  ),
   apiSurfaceCodes,
 );

@@ -20,14 +20,22 @@ export const adminHeaders = z.object({
     .describe('Who is acting (an operator name, `cli`, `panel`): recorded in the audit log as `admin:<label>`. Default: `admin`.'),
 });
 
-/** Router options shared by every admin resource. */
+/**
+ * Router options shared by every admin resource. Every admin route may answer
+ * 403: a console operator whose role lacks the route's permission
+ * (`FORBIDDEN`), or a session request without its CSRF token on a method other
+ * than GET/HEAD (`CSRF_TOKEN_INVALID`); responses.ts adds those codes.
+ */
 export const adminRouterOptions = {
   pathPrefix: ADMIN_PATH_PREFIX,
   strictStatusCodes: true,
   baseHeaders: adminHeaders,
 } as const;
 
-/** Route metadata of an admin route; `errors` keeps its literal codes, which type the route's error responses. */
+/**
+ * Route metadata of an admin route; `errors` keeps its literal codes, which type
+ * the route's error responses. Its `permission` comes from permissions.ts.
+ */
 export const adminMeta = <const E extends readonly ErrorCode[] = readonly []>(tag: string, errors: E = [] as unknown as E) =>
   meta({ auth: 'admin', tag: `Admin: ${tag}`, errors });
 

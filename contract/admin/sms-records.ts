@@ -7,8 +7,11 @@ import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFil
 
 const c = initContract();
 
-/** A record's place in its phone's balance chain for one wallet (docs/matching.md). */
-export const balanceChainStates = ['first', 'follows', 'after_break', 'mismatch', 'impossible', 'unreadable'] as const;
+/**
+ * A record's place in its phone's balance chain for one wallet (docs/matching.md).
+ * In the order of the database's check constraint, which the entity's enum must reproduce.
+ */
+export const balanceChainStates = ['first', 'follows', 'mismatch', 'impossible', 'unreadable', 'after_break'] as const;
 /** How a person resolved a record left for review. */
 export const smsResolutions = ['verified', 'rejected', 'dismissed'] as const;
 

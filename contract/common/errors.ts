@@ -11,7 +11,12 @@ export const errorCodes = [
   'UNAUTHORIZED',
   'INVALID_PAIRING_CODE',
   'FORBIDDEN',
+  'INVALID_CREDENTIALS',
+  'TOTP_REQUIRED',
+  'CSRF_TOKEN_INVALID',
+  'ACCOUNT_LOCKED',
   'NOT_FOUND',
+  'OPERATOR_NOT_FOUND',
   'PAYMENT_NOT_FOUND',
   'PAYMENT_LINK_NOT_FOUND',
   'REFUND_NOT_FOUND',
@@ -30,6 +35,8 @@ export const errorCodes = [
   'IDEMPOTENCY_KEY_REUSED',
   'IDEMPOTENCY_REQUEST_IN_PROGRESS',
   'INVALID_STATE',
+  'OPERATOR_EMAIL_TAKEN',
+  'LAST_OWNER',
   'PAYMENT_ALREADY_STARTED',
   'PAYMENT_NOT_CANCELABLE',
   'GATEWAY_TRX_ID_TAKEN',
@@ -96,6 +103,26 @@ export const errorRegistry = {
     message: 'Not allowed',
     description: 'The credential is valid but may not perform this operation.',
   },
+  INVALID_CREDENTIALS: {
+    status: 401,
+    message: 'Wrong e-mail, password or code',
+    description: 'Console login (or a password/TOTP change) was refused: unknown e-mail, wrong password, wrong TOTP code, or a disabled operator. The answer is the same for each, so it does not tell which e-mails are operators.',
+  },
+  TOTP_REQUIRED: {
+    status: 401,
+    message: 'A TOTP code is required',
+    description: 'The e-mail and password are right but the operator has two-factor authentication on: send `totp_code` with them.',
+  },
+  CSRF_TOKEN_INVALID: {
+    status: 403,
+    message: 'Missing or wrong CSRF token',
+    description: 'A console request other than GET/HEAD authenticated by the session cookie lacks the `X-CSRF-Token` header, or it is not the session\'s token. Nothing was changed.',
+  },
+  ACCOUNT_LOCKED: {
+    status: 429,
+    message: 'Too many failed logins: the account is locked for a while',
+    description: 'Five failed logins for one operator within 15 minutes lock it for 15 minutes; `Retry-After` says how long. Refused even with the right password.',
+  },
   NOT_FOUND: {
     status: 404,
     message: 'Route not found',
@@ -116,6 +143,11 @@ export const errorRegistry = {
     status: 404,
     message: 'Customer not found',
     description: 'No customer of the calling brand has this email or phone number.',
+  },
+  OPERATOR_NOT_FOUND: {
+    status: 404,
+    message: 'Operator not found',
+    description: 'No console operator has this id.',
   },
   TRANSACTION_NOT_FOUND: {
     status: 404,
@@ -153,6 +185,16 @@ export const errorRegistry = {
     status: 409,
     message: 'A request with this idempotency key is still in progress',
     description: 'Another request with the same `Idempotency-Key` has not finished yet; retry later.',
+  },
+  OPERATOR_EMAIL_TAKEN: {
+    status: 409,
+    message: 'An operator with this e-mail exists',
+    description: 'Operator e-mails are unique (compared lower-cased).',
+  },
+  LAST_OWNER: {
+    status: 409,
+    message: 'The last active owner cannot be demoted or disabled',
+    description: 'Demoting or disabling this operator would leave the console without an active owner.',
   },
   INVALID_STATE: {
     status: 409,

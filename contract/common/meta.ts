@@ -5,21 +5,33 @@ import type { ErrorCode } from './errors.ts';
  * both read this; nothing branches on URL strings.
  * - `merchant`: `Authorization: Bearer <API key>` of one brand
  * - `device`: `Authorization: Bearer <access JWT>` of one paired device
- * - `admin`: `Authorization: Bearer <admin token>`
+ * - `admin`: `Authorization: Bearer <admin token>`, or a console session cookie
+ *   (`pc_admin_session`, plus `X-CSRF-Token` on every method but GET/HEAD)
+ * - `operator`: a console session cookie only (the operator's own account:
+ *   session, password, TOTP); the admin token names no operator
  * - `pairing`: `Authorization: Bearer <one-time pairing code>` (checked by the handler)
  * - `device-refresh`: refresh JWT in the body (checked by the handler)
  * - `checkout`: no credential; the unguessable payment id is the capability
  * - `none`: public (health, docs)
  */
-export type AuthKind = 'merchant' | 'device' | 'admin' | 'pairing' | 'device-refresh' | 'checkout' | 'none';
+export type AuthKind = 'merchant' | 'device' | 'admin' | 'operator' | 'pairing' | 'device-refresh' | 'checkout' | 'none';
 
 /**
  * Which rate limit a route spends (server/http/rate-limit.ts; quotas are
  * configuration): `api-key` per API key, `device` per paired device, `pairing`
  * per client address plus the failed attempts of all addresses together,
- * `token-refresh` and `checkout` per client address.
+ * `token-refresh`, `checkout` and `login` (console login) per client address.
  */
-export type RateLimitKind = 'api-key' | 'device' | 'pairing' | 'token-refresh' | 'checkout';
+export type RateLimitKind = 'api-key' | 'device' | 'pairing' | 'token-refresh' | 'checkout' | 'login';
+
+/**
+ * What an admin route needs of the caller's role (console operators; the admin
+ * token is an owner): `read` viewer and up, `operate` operator and up (day-to-day
+ * work on payments, SMS, devices, deliveries, refunds), `own` owner only
+ * (configuration, credentials, operators), `self` any signed-in operator acting
+ * on their own account.
+ */
+export type Permission = 'read' | 'operate' | 'own' | 'self';
 
 export interface RouteMeta {
   auth: AuthKind;
@@ -38,6 +50,8 @@ export interface RouteMeta {
   errors?: readonly ErrorCode[];
   /** POST routes that honour `Idempotency-Key`. */
   idempotent?: boolean;
+  /** Admin routes: the role the caller needs (see `Permission`); set for every admin route in contract/admin/permissions.ts. */
+  permission?: Permission;
   /** OpenAPI tag. */
   tag?: string;
 }

@@ -28,10 +28,27 @@ export const apiSurfaceCodes = ['VALIDATION_ERROR', 'MALFORMED_JSON', 'PAYLOAD_T
 /** The probes outside `/api` read no body; readiness answers its own 503. */
 export const probeSurfaceCodes = ['INTERNAL_ERROR'] as const;
 
-const authenticated = new Set<string>(['merchant', 'device', 'admin']);
+const authenticated = new Set<string>(['merchant', 'device', 'admin', 'operator']);
+/** Credentials a console session cookie can carry; it needs its CSRF token on every method but these. */
+const sessionCredential = new Set<string>(['admin', 'operator']);
+const safeMethods = new Set(['GET', 'HEAD']);
 const limitedByDefault = new Set<string>(['merchant', 'device', 'pairing', 'device-refresh', 'checkout']);
 
-type AuthCodes<M> = M extends { auth: 'merchant' | 'device' | 'admin' } ? 'UNAUTHORIZED' : never;
+/** A mutating method: a console session must send its CSRF token with it. */
+type Mutating<Method> = Method extends 'GET' | 'HEAD' ? false : true;
+/**
+ * The credential's codes: any credential can be missing or wrong; an admin route
+ * (every one has a permission, permissions.ts) refuses a role without it; a
+ * console session calling a mutating method needs its CSRF token. Session
+ * routes (`operator`) name no permission a signed-in operator lacks.
+ */
+type AuthCodes<M, Method> = M extends { auth: 'merchant' | 'device' }
+  ? 'UNAUTHORIZED'
+  : M extends { auth: 'admin' }
+    ? 'UNAUTHORIZED' | 'FORBIDDEN' | (Mutating<Method> extends true ? 'CSRF_TOKEN_INVALID' : never)
+    : M extends { auth: 'operator' }
+      ? 'UNAUTHORIZED' | (Mutating<Method> extends true ? 'CSRF_TOKEN_INVALID' : never)
+      : never;
 /** Rate limited unless `rateLimit: false`; by default every credential kind but admin and none (meta.ts). */
 type LimitCodes<M> = M extends { rateLimit: false }
   ? never
@@ -42,13 +59,15 @@ type LimitCodes<M> = M extends { rateLimit: false }
       : never;
 type DeclaredCodes<M> = M extends { errors: readonly (infer C)[] } ? Extract<C, ErrorCode> : never;
 /** Every code a route can answer: its surface's, its credential's and rate limit's, and its own. */
-export type RouteErrorCodes<M, Base extends ErrorCode> = Base | AuthCodes<M> | LimitCodes<M> | DeclaredCodes<M>;
+export type RouteErrorCodes<M, Base extends ErrorCode, Method = string> = Base | AuthCodes<M, Method> | LimitCodes<M> | DeclaredCodes<M>;
 
 /** The codes of a route, in the order they are listed (surface, credential, limit, its own). */
-export function routeErrorCodes(meta: RouteMeta | undefined, base: readonly ErrorCode[]): ErrorCode[] {
+export function routeErrorCodes(meta: RouteMeta | undefined, base: readonly ErrorCode[], method = 'GET'): ErrorCode[] {
   const m = meta ?? { auth: 'none' };
   const codes: ErrorCode[] = [...base];
   if (authenticated.has(m.auth)) codes.push('UNAUTHORIZED');
+  if (m.auth === 'admin' && m.permission !== undefined) codes.push('FORBIDDEN');
+  if (sessionCredential.has(m.auth) && !safeMethods.has(method.toUpperCase())) codes.push('CSRF_TOKEN_INVALID');
   if (m.rateLimit !== false && (m.rateLimit !== undefined || limitedByDefault.has(m.auth))) codes.push('RATE_LIMITED');
   codes.push(...(m.errors ?? []));
   return [...new Set(codes)];
@@ -97,7 +116,9 @@ type ErrorResponses<C extends ErrorCode> = { [S in StatusOf<C>]: ErrorEnvelopeSc
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 type RouteWithErrors<T extends AppRoute, Base extends ErrorCode> = Simplify<
   Omit<T, 'responses'> & {
-    responses: Simplify<Omit<T['responses'], StatusOf<RouteErrorCodes<T['metadata'], Base>>> & ErrorResponses<RouteErrorCodes<T['metadata'], Base>>>;
+    responses: Simplify<
+      Omit<T['responses'], StatusOf<RouteErrorCodes<T['metadata'], Base, T['method']>>> & ErrorResponses<RouteErrorCodes<T['metadata'], Base, T['method']>>
+    >;
   }
 >;
 export type WithErrorResponses<R, Base extends ErrorCode> = {
@@ -114,7 +135,7 @@ export type WithErrorResponses<R, Base extends ErrorCode> = {
 export function withErrorResponses<R extends AppRouter, const Base extends readonly ErrorCode[]>(router: R, base: Base): WithErrorResponses<R, Base[number]> {
   const walk = (node: AppRouter | AppRoute, name: string): unknown => {
     if (!isAppRoute(node)) return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v, name ? `${name}.${k}` : k)]));
-    const codes = routeErrorCodes(node.metadata as RouteMeta | undefined, base);
+    const codes = routeErrorCodes(node.metadata as RouteMeta | undefined, base, node.method);
     const byStatus = new Map<number, ErrorCode[]>();
     for (const code of codes) {
       const status = errorRegistry[code].status;

@@ -21,11 +21,16 @@ type Json = Record<string, unknown>;
 const securitySchemes: Record<Exclude<AuthKind, 'none' | 'checkout' | 'device-refresh'>, { description: string; bearerFormat?: string }> = {
   merchant: { description: 'Brand secret API key: `Authorization: Bearer sk_live_…` or `sk_test_…` (keys issued before as `pk_live_…`/`pk_test_…` keep working). Data is scoped to the brand that owns the key and to the key\'s mode: a test key sees and creates only test objects, a live key only live ones.' },
   device: { description: "Device access JWT from pairing or refresh: `Authorization: Bearer <access token>`. Valid 24 hours.", bearerFormat: 'JWT' },
-  admin: { description: 'Admin token from configuration (`ADMIN_TOKEN`, printed on the first embedded run).' },
+  admin: { description: 'Admin token from configuration (`ADMIN_TOKEN`, printed on the first embedded run); acts as an owner over every brand. The console uses a session cookie instead (`consoleSession`).' },
+  operator: { description: 'Console session cookie `pc_admin_session` from `POST /api/admin/v1/session`; every method but GET/HEAD also needs `X-CSRF-Token`.' },
   pairing: { description: 'One-time pairing code created by an admin: `Authorization: Bearer <pairing code>`.' },
 };
 
-const schemeName = (kind: string) => `${kind}Auth`;
+const CONSOLE_SCHEME = 'consoleSession';
+const schemeName = (kind: string) => (kind === 'operator' ? CONSOLE_SCHEME : `${kind}Auth`);
+/** Admin routes take the admin token or a console session; either is enough. */
+const securityOf = (auth: AuthKind) =>
+  auth === 'admin' ? [{ [schemeName('admin')]: [] }, { [CONSOLE_SCHEME]: [] }] : auth in securitySchemes ? [{ [schemeName(auth)]: [] }] : [];
 
 class SchemaCollector {
   readonly components: Record<string, SchemaObject> = {};
@@ -171,7 +176,9 @@ export function buildOpenApiDocument(): OpenAPIObject {
   });
 
   for (const [kind, s] of Object.entries(securitySchemes)) {
-    builder.addSecurityScheme(schemeName(kind), { type: 'http', scheme: 'bearer', description: s.description, ...(s.bearerFormat ? { bearerFormat: s.bearerFormat } : {}) });
+    // The console session is a cookie, not a bearer credential.
+    if (kind === 'operator') builder.addSecurityScheme(CONSOLE_SCHEME, { type: 'apiKey', in: 'cookie', name: 'pc_admin_session', description: s.description });
+    else builder.addSecurityScheme(schemeName(kind), { type: 'http', scheme: 'bearer', description: s.description, ...(s.bearerFormat ? { bearerFormat: s.bearerFormat } : {}) });
   }
 
   const tags = new Set<string>();
@@ -214,7 +221,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
       tags: [m.tag ?? key[0]!],
       parameters: params.length ? params : undefined,
       responses,
-      security: auth in securitySchemes ? [{ [schemeName(auth)]: [] }] : [],
+      security: securityOf(auth),
     };
     if (hasBody) {
       const schema = body as z.ZodType;

@@ -1,9 +1,12 @@
 import type { Request, RequestHandler } from 'express';
-import type { AuthKind, RouteMeta } from '../../contract/common/meta.ts';
+import type { AuthKind, Permission, RouteMeta } from '../../contract/common/meta.ts';
 import { AppError } from '../../contract/common/errors.ts';
+import { CSRF_HEADER, SESSION_COOKIE, type OperatorRole } from '../../contract/admin/session.ts';
 import { timingSafeEqualString } from '../infra/crypto/tokens.ts';
 import type { ApiKeyPrincipal } from '../domain/brands/service.ts';
-import type { Principal } from './context.ts';
+import type { EntityManager } from '../infra/database/orm.ts';
+import { csrfMatches, findSession, purgeExpiredSessions, type SessionPolicy } from '../domain/operators/service.ts';
+import type { AdminPrincipal, Principal } from './context.ts';
 
 /** Checks one kind of credential; returns the principal or throws AppError. */
 export type Authenticator = (req: Request, token: string | null) => Promise<Principal>;
@@ -13,6 +16,20 @@ export function bearerToken(req: Request): string | null {
   if (!header) return null;
   const m = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
   return m ? m[1]! : null;
+}
+
+/** The value of one cookie of the request (no cookie-parser: this is the only cookie the service reads). */
+export function cookieValue(req: Request, name: string): string | null {
+  const header = req.get('cookie');
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      const value = part.slice(eq + 1).trim();
+      return /^[A-Za-z0-9_-]{16,128}$/.test(value) ? value : null;
+    }
+  }
+  return null;
 }
 
 const unauthorized = () => new AppError('UNAUTHORIZED');
@@ -27,17 +44,75 @@ export function merchantAuthenticator(lookup: (presented: string) => Promise<Api
   };
 }
 
-export function adminAuthenticator(adminToken: string): Authenticator {
-  return async (_req, token) => {
-    if (!token || !timingSafeEqualString(token, adminToken)) throw unauthorized();
-    return { kind: 'admin' };
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+/** Expired sessions are purged by whichever process sees console traffic, at most this often. */
+const PURGE_EVERY_MS = 60_000;
+
+export interface ConsoleAuth {
+  fork: () => EntityManager;
+  policy: SessionPolicy;
+  csrfToken: (sessionToken: string) => string;
+}
+
+/**
+ * The console session of the request's cookie: live, and on every method but
+ * GET/HEAD carrying its CSRF token (`X-CSRF-Token`); a cross-site page can make
+ * the browser send the cookie (SameSite=Strict aside) but cannot read the token.
+ */
+export function sessionAuthenticator(consoleAuth: ConsoleAuth): Authenticator {
+  let lastPurge = 0;
+  return async (req) => {
+    const token = cookieValue(req, SESSION_COOKIE);
+    if (!token) throw unauthorized();
+    const em = consoleAuth.fork();
+    if (Date.now() - lastPurge > PURGE_EVERY_MS) {
+      lastPurge = Date.now();
+      void purgeExpiredSessions(consoleAuth.fork(), consoleAuth.policy).catch(() => undefined);
+    }
+    const found = await findSession(em, token, consoleAuth.policy);
+    if (!found) throw unauthorized();
+    if (!SAFE_METHODS.has(req.method) && !csrfMatches(consoleAuth.csrfToken(token), req.get(CSRF_HEADER))) throw new AppError('CSRF_TOKEN_INVALID');
+    const op = found.operator;
+    return {
+      kind: 'admin',
+      role: op.role,
+      brandIds: op.role === 'owner' ? null : (op.brandIds ?? null),
+      operator: { id: op.id, email: op.email, sessionId: found.sessionId },
+    } satisfies AdminPrincipal;
   };
+}
+
+/**
+ * Admin routes: the admin token (automation and the CLI: an owner over every
+ * brand) when an `Authorization` header is sent, otherwise the console session.
+ */
+export function adminAuthenticator(adminToken: string, session?: Authenticator): Authenticator {
+  return async (req, token) => {
+    if (token || req.get('authorization') || !session) {
+      if (!token || !timingSafeEqualString(token, adminToken)) throw unauthorized();
+      return { kind: 'admin', role: 'owner', brandIds: null, operator: null } satisfies AdminPrincipal;
+    }
+    return session(req, token);
+  };
+}
+
+const granted: Record<OperatorRole, ReadonlySet<Permission>> = {
+  viewer: new Set(['read', 'self']),
+  operator: new Set(['read', 'operate', 'self']),
+  owner: new Set(['read', 'operate', 'own', 'self']),
+};
+
+/** Whether the principal's role covers the route's permission (only admin principals have a role). */
+export function permits(principal: Principal, permission: Permission | undefined): boolean {
+  if (principal.kind !== 'admin' || permission === undefined) return true;
+  return granted[principal.role].has(permission);
 }
 
 const anonymous: Authenticator = async () => ({ kind: 'anonymous' });
 
 /**
- * Authenticates by the route's metadata (`meta({ auth })`), never by URL.
+ * Authenticates by the route's metadata (`meta({ auth })`), never by URL, then
+ * checks the route's `permission` against an admin caller's role.
  * Kinds whose credential is checked inside the handler (pairing code, refresh
  * token) and public routes pass through as anonymous.
  */
@@ -50,6 +125,7 @@ export function authMiddleware(authenticators: Partial<Record<AuthKind, Authenti
     if (!authenticate) return next(unauthorized());
     authenticate(req, bearerToken(req)).then(
       (principal) => {
+        if (!permits(principal, route?.metadata?.permission)) return next(new AppError('FORBIDDEN', 'Your role may not do this'));
         req.principal = principal;
         next();
       },

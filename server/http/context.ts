@@ -1,12 +1,25 @@
 import type { Mode } from '../../contract/common/mode.ts';
+import type { OperatorRole } from '../../contract/admin/session.ts';
 import type { EntityManager } from '../infra/database/orm.ts';
 
 /** Who is calling, as established by the auth middleware from route metadata. */
 export type Principal =
   | { kind: 'merchant'; brandId: number; apiKeyId: number; mode: Mode }
   | { kind: 'device'; deviceId: number; deviceUuid: string; brandId: number; mode: Mode }
-  | { kind: 'admin' }
+  | AdminPrincipal
   | { kind: 'anonymous' };
+
+/**
+ * An admin caller: the admin token (an owner over every brand, `operator`
+ * null) or a console operator's session (their role and brands).
+ */
+export interface AdminPrincipal {
+  kind: 'admin';
+  role: OperatorRole;
+  /** Brands in scope; null: every brand. */
+  brandIds: number[] | null;
+  operator: { id: string; email: string; sessionId: number } | null;
+}
 
 declare global {
   // Express's Request type is extended by declaration merging; this is the

@@ -72,6 +72,7 @@ export const testRateLimits: Record<string, string> = {
   RATE_LIMIT_PAIRING_GLOBAL: '100000/60',
   RATE_LIMIT_TOKEN_REFRESH: '100000/60',
   RATE_LIMIT_CHECKOUT: '100000/60',
+  RATE_LIMIT_LOGIN: '100000/60',
 };
 
 /**
@@ -157,4 +158,13 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
   };
   return ctx;
+}
+
+/**
+ * For child processes started with an environment of their own: keeps Node's
+ * compile cache (vitest.config.ts sets it for the run), so every CLI or server
+ * child does not parse and strip the same TypeScript again.
+ */
+export function compileCacheEnv(): Record<string, string> {
+  return process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {};
 }

@@ -6,6 +6,7 @@ import { pairDevice } from './device.ts';
 import { createPayment, seedCompletedTransaction, seedGateway } from './seed.ts';
 import { baselineFor, bodyInputs, pathParamInputs, queryInputs, runInputs, type HostileInput } from './hostile.ts';
 import { recordReliability } from './reliability-summary.ts';
+import { createOperator } from '../../server/domain/operators/service.ts';
 
 /**
  * Defines the hostile-input suite for the contract routes `filter` selects:
@@ -34,12 +35,18 @@ export function defineHostileSuite(suite: string, filter: (r: ContractRoute) => 
     const gateway = await seedGateway(t, 'bkash');
     const payment = await createPayment(t, apiKey, { customer: { email: 'hostile@example.com', phone: '+8801712345678' } });
     const { transaction } = await seedCompletedTransaction(t, { apiKey, gateway });
+    // A console operator with a session, for the self-service routes (cookie plus CSRF token).
+    const password = 'hostile suite password';
+    const { operator } = await createOperator(t.runtime.deps.orm.em.fork(), { actor: 'test', requestId: null }, { email: 'hostile-owner@example.com', name: 'Hostile', role: 'owner', password });
+    const login = await fetch(`${t.baseUrl}/api/admin/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: operator.email, password }) });
+    const consoleSession = { cookie: login.headers.getSetCookie()[0]!.split(';')[0]!, 'x-csrf-token': ((await login.json()) as { data: { csrf_token: string } }).data.csrf_token };
     auth = {
       merchant: { authorization: `Bearer ${apiKey}` },
       device: { authorization: `Bearer ${device.accessToken}` },
       admin: { authorization: `Bearer ${t.runtime.deps.secrets.adminToken}` },
       // Checked by the handler after validation: a well-formed code that was never issued.
       pairing: { authorization: 'Bearer ZZZZZ-ZZZZZ' },
+      operator: consoleSession,
     };
     fixtures = {
       payment_id: payment.payment_id,
@@ -51,6 +58,7 @@ export function defineHostileSuite(suite: string, filter: (r: ContractRoute) => 
       base: 'USD',
       quote: 'BDT',
       transaction_id: String(transaction.id),
+      operator_id: operator.id,
     };
   });
 
@@ -88,7 +96,8 @@ export function defineHostileSuite(suite: string, filter: (r: ContractRoute) => 
     report('accepted inputs', failures);
     expect(failures).toEqual([]);
     expect(Object.prototype).not.toHaveProperty('polluted');
-  });
+    // Console logins and new operators each hash a password with scrypt on purpose (tens of ms, more on a loaded machine).
+  }, 180_000);
 
   it('answers every method a path does not have with a 404 envelope, changing nothing', async () => {
     const byPath = new Map<string, Set<string>>();

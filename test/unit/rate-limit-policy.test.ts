@@ -11,6 +11,7 @@ const settings: RateLimitSettings = {
   RATE_LIMIT_PAIRING_GLOBAL: { limit: 300, windowSeconds: 900 },
   RATE_LIMIT_TOKEN_REFRESH: { limit: 30, windowSeconds: 900 },
   RATE_LIMIT_CHECKOUT: null,
+  RATE_LIMIT_LOGIN: { limit: 30, windowSeconds: 900 },
 };
 
 describe('parseQuota', () => {

@@ -20,7 +20,7 @@ export interface Quota {
 }
 
 /** The quotas the service enforces; each is a `RateLimit-Policy` item name. */
-export const quotaNames = ['api-key', 'device', 'pairing', 'pairing-global', 'token-refresh', 'checkout'] as const;
+export const quotaNames = ['api-key', 'device', 'pairing', 'pairing-global', 'token-refresh', 'checkout', 'login'] as const;
 type QuotaName = (typeof quotaNames)[number];
 
 const QUOTA_RE = /^([0-9]{1,9})\/([0-9]{1,7})$/;
@@ -67,6 +67,8 @@ export const rateLimitEnvShape = {
   RATE_LIMIT_TOKEN_REFRESH: quotaVar('30/900'),
   /** Per client address, the public checkout JSON routes. */
   RATE_LIMIT_CHECKOUT: quotaVar('120/60'),
+  /** Per client address, console login attempts (each account also locks after 5 failures in 15 minutes). */
+  RATE_LIMIT_LOGIN: quotaVar('30/900'),
 };
 
 export type RateLimitSettings = { RATE_LIMIT_ENABLED: boolean } & {
@@ -80,6 +82,7 @@ const settingOf: Record<QuotaName, Exclude<keyof RateLimitSettings, 'RATE_LIMIT_
   'pairing-global': 'RATE_LIMIT_PAIRING_GLOBAL',
   'token-refresh': 'RATE_LIMIT_TOKEN_REFRESH',
   checkout: 'RATE_LIMIT_CHECKOUT',
+  login: 'RATE_LIMIT_LOGIN',
 };
 
 /** Which limit a route takes when its metadata names none: follows who may call it. */
@@ -139,6 +142,8 @@ export function bucketsFor(kind: RateLimitKind, caller: Caller, settings: RateLi
       return make('token-refresh', `token-refresh:${caller.addressKey}`);
     case 'checkout':
       return make('checkout', `checkout:${caller.addressKey}`);
+    case 'login':
+      return make('login', `login:${caller.addressKey}`);
   }
 }
 

@@ -2,13 +2,19 @@ import type { Request } from 'express';
 import { ADMIN_ACTOR_HEADER } from '../../../../contract/admin/shared.ts';
 import type { AuditActor } from '../../../domain/audit/service.ts';
 
+/** The audit column holds 100 characters; the operator's uuid is the identity, the e-mail a reading aid. */
+const MAX_ACTOR = 100;
+
 /**
- * Who the audit log names for this request. The admin token is one shared
- * credential; the optional `X-Admin-Actor` label (checked by the contract) says
- * which operator or tool used it.
+ * Who the audit log names for this request: a console operator as
+ * `operator:<uuid> <email>` (the `X-Admin-Actor` label is ignored: the session
+ * already says who it is); the admin token, one shared credential, as `admin`
+ * or `admin:<label>` from the optional `X-Admin-Actor` (checked by the contract).
  */
 export function adminActor(req: Express.Request & Pick<Request, 'get'>): AuditActor {
   if (req.principal.kind !== 'admin') throw new Error('route is not an admin route');
+  const op = req.principal.operator;
+  if (op) return { actor: `operator:${op.id} ${op.email}`.slice(0, MAX_ACTOR), requestId: req.requestId };
   const label = req.get(ADMIN_ACTOR_HEADER);
   return { actor: label ? `admin:${label}` : 'admin', requestId: req.requestId };
 }

@@ -18,6 +18,8 @@ import { adminRefundHandlers } from './refunds.ts';
 import { adminSmsRecordHandlers } from './sms-records.ts';
 import { adminTransactionHandlers } from './transactions.ts';
 import { adminWebhookDeliveryHandlers } from './webhook-deliveries.ts';
+import { adminSessionHandlers } from './session.ts';
+import { adminOperatorHandlers } from './operators.ts';
 
 const s = initServer();
 
@@ -41,5 +43,7 @@ export function adminHandlers(deps: AppDeps) {
     auditLog: adminAuditLogHandlers,
     recovery: adminRecoveryHandlers(deps),
     alerts: adminAlertsHandlers,
+    session: adminSessionHandlers(deps),
+    operators: adminOperatorHandlers,
   });
 }

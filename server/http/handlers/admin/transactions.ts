@@ -8,6 +8,7 @@ import {
 } from '../../../domain/admin/transactions.ts';
 import { getTransactionTimeline } from '../../../domain/admin/timeline.ts';
 import { adminActor, pageMeta } from './actor.ts';
+import { brandScopeOf } from '../../brand-scope.ts';
 
 const s = initServer();
 
@@ -17,6 +18,7 @@ export const adminTransactionHandlers = s.router(contract.admin.transactions, {
       page: query.page,
       perPage: query.per_page,
       brandId: query.brand_id,
+      brandIds: brandScopeOf(req.principal),
       mode: query.mode,
       status: query.status,
       gateway: query.gateway,

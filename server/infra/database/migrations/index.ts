@@ -20,6 +20,7 @@ import { Migration0018CheckoutFeePayer } from './0018-checkout-fee-payer.ts';
 import { Migration0019SmsRecovery } from './0019-sms-recovery.ts';
 import { Migration0020SmsFormatAlarms } from './0020-sms-format-alarms.ts';
 import { Migration0021Alerts } from './0021-alerts.ts';
+import { Migration0022Operators } from './0022-operators.ts';
 import { Migration0024SmsDismissals } from './0024-sms-dismissals.ts';
 
 /**
@@ -48,5 +49,6 @@ export const migrationsList: MigrationObject[] = [
   { name: '0019-sms-recovery', class: Migration0019SmsRecovery },
   { name: '0020-sms-format-alarms', class: Migration0020SmsFormatAlarms },
   { name: '0021-alerts', class: Migration0021Alerts },
+  { name: '0022-operators', class: Migration0022Operators },
   { name: '0024-sms-dismissals', class: Migration0024SmsDismissals },
 ];

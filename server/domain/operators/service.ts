@@ -1,0 +1,282 @@
+import { createHmac, createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { AppError } from '../../../contract/common/errors.ts';
+import type { OperatorRole } from '../../../contract/admin/session.ts';
+import type { EntityManager } from '../../infra/database/orm.ts';
+import { randomToken, sha256Hex, timingSafeEqualString } from '../../infra/crypto/tokens.ts';
+import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
+import { withAudit, type AuditActor } from '../audit/service.ts';
+import { Operator, OperatorSession, type OperatorEntity } from './entities.ts';
+import { dummyPasswordHash, generatePassword, hashPassword, verifyPassword } from './password.ts';
+import { checkTotp } from './totp.ts';
+
+/** Failed logins that lock an account, the window they are counted in, and how long the lock lasts. */
+export const LOCKOUT = { failures: 5, windowMs: 15 * 60_000, lockMs: 15 * 60_000 } as const;
+
+export interface SessionPolicy {
+  idleMs: number;
+  absoluteMs: number;
+}
+
+/** The operator as the admin API shows it (no hash, no secret). */
+export interface OperatorView {
+  id: string;
+  email: string;
+  name: string;
+  role: OperatorRole;
+  brand_ids: number[] | null;
+  totp_enabled: boolean;
+  disabled: boolean;
+  created_at: string;
+  last_login_at: string | null;
+}
+
+export function operatorView(op: OperatorEntity): OperatorView {
+  return {
+    id: op.id,
+    email: op.email,
+    name: op.name,
+    role: op.role,
+    brand_ids: op.role === 'owner' ? null : (op.brandIds ?? null),
+    totp_enabled: op.totpSecret !== null && op.totpSecret !== undefined,
+    disabled: op.disabled,
+    created_at: op.createdAt.toISOString(),
+    last_login_at: op.lastLoginAt ? op.lastLoginAt.toISOString() : null,
+  };
+}
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+/**
+ * The CSRF token of a session: an HMAC of the session token under a key derived
+ * from the service's blind-index key. Derived rather than stored so the console
+ * gets the same token back from `GET /session` after a reload; only a holder of
+ * the cookie's token (which page scripts cannot read: HttpOnly) and the server
+ * key can compute it.
+ */
+export function csrfTokenizer(blindIndexKey: Buffer): (sessionToken: string) => string {
+  const key: KeyObject = createSecretKey(createHmac('sha256', blindIndexKey).update('pc.console.csrf.v1').digest());
+  return (sessionToken) => createHmac('sha256', key).update(sessionToken).digest('base64url');
+}
+
+export function csrfMatches(expected: string, presented: string | undefined): boolean {
+  return typeof presented === 'string' && presented.length > 0 && timingSafeEqualString(presented, expected);
+}
+
+export interface NewSession {
+  operator: OperatorView;
+  token: string;
+}
+
+async function startSession(tx: EntityManager, op: OperatorEntity, policy: SessionPolicy): Promise<string> {
+  const token = randomToken(32);
+  const now = new Date();
+  tx.create(OperatorSession, { operator: op, tokenHash: sha256Hex(token), lastSeenAt: now, expiresAt: new Date(now.getTime() + policy.absoluteMs) });
+  return token;
+}
+
+type LoginOutcome = { ok: true; session: NewSession } | { ok: false; error: AppError };
+
+/**
+ * Checks e-mail, password and TOTP code and starts a session. Failures are
+ * counted on the operator's row (locked for update, so concurrent guesses count
+ * exactly) and committed even though the login is refused.
+ */
+export async function login(
+  em: EntityManager,
+  pii: PiiCipher,
+  policy: SessionPolicy,
+  input: { email: string; password: string; totpCode?: string },
+): Promise<NewSession> {
+  const outcome = await em.transactional(async (tx): Promise<LoginOutcome> => {
+    const op = await tx.findOne(Operator, { email: normalizeEmail(input.email) }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const invalid = { ok: false as const, error: new AppError('INVALID_CREDENTIALS') };
+    if (!op) {
+      await verifyPassword(input.password, await dummyPasswordHash());
+      return invalid;
+    }
+    const now = Date.now();
+    if (op.lockedUntil && op.lockedUntil.getTime() > now) {
+      const retry = String(Math.ceil((op.lockedUntil.getTime() - now) / 1000));
+      return { ok: false, error: new AppError('ACCOUNT_LOCKED', undefined, { headers: { 'Retry-After': retry } }) };
+    }
+    const fail = () => {
+      const fresh = !op.failedLoginsSince || now - op.failedLoginsSince.getTime() > LOCKOUT.windowMs;
+      op.failedLogins = fresh ? 1 : op.failedLogins + 1;
+      if (fresh) op.failedLoginsSince = new Date(now);
+      if (op.failedLogins >= LOCKOUT.failures) op.lockedUntil = new Date(now + LOCKOUT.lockMs);
+      return invalid;
+    };
+    if (!(await verifyPassword(input.password, op.passwordHash))) return fail();
+    if (op.disabled) return invalid;
+    if (op.totpSecret) {
+      if (!input.totpCode) return { ok: false, error: new AppError('TOTP_REQUIRED') };
+      const step = checkTotp(pii, op, op.totpSecret, input.totpCode);
+      if (step === null) return fail();
+      op.totpLastStep = step;
+    }
+    op.failedLogins = 0;
+    op.failedLoginsSince = null;
+    op.lockedUntil = null;
+    op.lastLoginAt = new Date(now);
+    const token = await startSession(tx, op, policy);
+    return { ok: true, session: { operator: operatorView(op), token } };
+  });
+  if (!outcome.ok) throw outcome.error;
+  return outcome.session;
+}
+
+export interface SessionOperator {
+  sessionId: number;
+  operator: OperatorEntity;
+}
+
+/**
+ * The live session of a cookie token, sliding its idle timeout; null when the
+ * token is unknown, idle too long, past its absolute end, or its operator is
+ * disabled (the dead row is deleted on the way).
+ */
+export async function findSession(em: EntityManager, token: string, policy: SessionPolicy): Promise<SessionOperator | null> {
+  const session = await em.findOne(OperatorSession, { tokenHash: sha256Hex(token) }, { populate: ['operator'] });
+  if (!session) return null;
+  const now = Date.now();
+  const op = session.operator;
+  if (session.expiresAt.getTime() <= now || session.lastSeenAt.getTime() + policy.idleMs <= now || op.disabled) {
+    await em.nativeDelete(OperatorSession, { id: session.id });
+    return null;
+  }
+  // Written at most once a minute per session: the idle timeout does not need
+  // the exact second, and every console request would otherwise be a write.
+  if (now - session.lastSeenAt.getTime() > 60_000) await em.nativeUpdate(OperatorSession, { id: session.id }, { lastSeenAt: new Date(now) });
+  return { sessionId: session.id, operator: op };
+}
+
+export async function endSession(em: EntityManager, sessionId: number): Promise<void> {
+  await em.nativeDelete(OperatorSession, { id: sessionId });
+}
+
+/** Deletes sessions past their absolute end or idle timeout (run periodically). */
+export async function purgeExpiredSessions(em: EntityManager, policy: SessionPolicy): Promise<number> {
+  const now = Date.now();
+  return em.nativeDelete(OperatorSession, { $or: [{ expiresAt: { $lte: new Date(now) } }, { lastSeenAt: { $lte: new Date(now - policy.idleMs) } }] });
+}
+
+export async function getOperator(em: EntityManager, id: string): Promise<OperatorEntity> {
+  const op = await em.findOne(Operator, { id });
+  if (!op) throw new AppError('OPERATOR_NOT_FOUND');
+  return op;
+}
+
+export async function changeOwnPassword(em: EntityManager, operatorId: string, keepSessionId: number, current: string, next: string): Promise<void> {
+  await em.transactional(async (tx) => {
+    const op = await tx.findOneOrFail(Operator, { id: operatorId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!(await verifyPassword(current, op.passwordHash))) throw new AppError('INVALID_CREDENTIALS', 'The current password is wrong');
+    op.passwordHash = await hashPassword(next);
+    // Another session may be someone who learnt the old password.
+    await tx.nativeDelete(OperatorSession, { operator: op.id, id: { $ne: keepSessionId } });
+  });
+}
+
+function auditState(op: OperatorEntity) {
+  return { email: op.email, role: op.role, brand_ids: op.brandIds ?? null, disabled: op.disabled };
+}
+
+/** Creates an operator with a generated password (returned once). */
+export async function createOperator(
+  em: EntityManager,
+  who: AuditActor,
+  input: { email: string; name: string; role: OperatorRole; brandIds?: number[] | null; password?: string },
+): Promise<{ operator: OperatorView; password: string }> {
+  const password = input.password ?? generatePassword();
+  const passwordHash = await hashPassword(password);
+  const email = normalizeEmail(input.email);
+  return withAudit(em, who, async (tx) => {
+    if (await tx.count(Operator, { email })) throw new AppError('OPERATOR_EMAIL_TAKEN');
+    const op = tx.create(Operator, {
+      id: randomUUID(),
+      email,
+      name: input.name,
+      role: input.role,
+      brandIds: input.role === 'owner' ? null : (input.brandIds ?? null),
+      passwordHash,
+    });
+    await tx.flush();
+    return {
+      result: { operator: operatorView(op), password },
+      audit: { action: 'operator.create', targetType: 'operator', targetId: op.id, after: auditState(op) },
+    };
+  });
+}
+
+export async function listOperators(em: EntityManager): Promise<OperatorView[]> {
+  return (await em.find(Operator, {}, { orderBy: { createdAt: 'asc', id: 'asc' } })).map(operatorView);
+}
+
+async function otherActiveOwners(tx: EntityManager, id: string): Promise<number> {
+  // Every owner row is locked so two owners demoting each other at once cannot both succeed.
+  const owners = await tx.find(Operator, { role: 'owner' }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  return owners.filter((o) => o.id !== id && !o.disabled).length;
+}
+
+export async function updateOperator(
+  em: EntityManager,
+  who: AuditActor,
+  id: string,
+  patch: { name?: string; role?: OperatorRole; brandIds?: number[] | null; disabled?: boolean },
+): Promise<OperatorView> {
+  return withAudit(em, who, async (tx) => {
+    const op = await tx.findOne(Operator, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!op) throw new AppError('OPERATOR_NOT_FOUND');
+    const before = auditState(op);
+    const demoted = op.role === 'owner' && ((patch.role !== undefined && patch.role !== 'owner') || (patch.disabled === true && !op.disabled));
+    if (demoted && (await otherActiveOwners(tx, op.id)) === 0) throw new AppError('LAST_OWNER');
+    const access = (patch.role !== undefined && patch.role !== op.role) || patch.brandIds !== undefined || (patch.disabled === true && !op.disabled);
+    if (patch.name !== undefined) op.name = patch.name;
+    if (patch.role !== undefined) op.role = patch.role;
+    if (patch.brandIds !== undefined) op.brandIds = patch.brandIds;
+    if (op.role === 'owner') op.brandIds = null;
+    if (patch.disabled !== undefined) op.disabled = patch.disabled;
+    await tx.flush();
+    // A session carries the access it was opened with: changed access starts over.
+    if (access) await tx.nativeDelete(OperatorSession, { operator: op.id });
+    return { result: operatorView(op), audit: { action: 'operator.update', targetType: 'operator', targetId: op.id, before, after: auditState(op) } };
+  });
+}
+
+export async function resetOperatorPassword(em: EntityManager, who: AuditActor, id: string): Promise<{ operator: OperatorView; password: string }> {
+  const password = generatePassword();
+  const passwordHash = await hashPassword(password);
+  return withAudit(em, who, async (tx) => {
+    const op = await tx.findOne(Operator, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!op) throw new AppError('OPERATOR_NOT_FOUND');
+    op.passwordHash = passwordHash;
+    op.failedLogins = 0;
+    op.failedLoginsSince = null;
+    op.lockedUntil = null;
+    await tx.flush();
+    await tx.nativeDelete(OperatorSession, { operator: op.id });
+    return { result: { operator: operatorView(op), password }, audit: { action: 'operator.password_reset', targetType: 'operator', targetId: op.id } };
+  });
+}
+
+export async function findOperatorByEmail(em: EntityManager, email: string): Promise<OperatorEntity | null> {
+  return em.findOne(Operator, { email: normalizeEmail(email) });
+}
+
+/**
+ * The console's first owner, when there is no operator at all (a new install,
+ * or an upgrade from before the console): created with a generated password
+ * that is shown once. Null when operators exist, or when another process
+ * starting at the same moment created it first.
+ */
+export async function ensureFirstOwner(em: EntityManager, email: string): Promise<{ email: string; password: string } | null> {
+  if (await em.fork().count(Operator, {})) return null;
+  try {
+    const { operator, password } = await createOperator(em.fork(), { actor: 'system:first-run', requestId: null }, { email, name: 'Owner', role: 'owner' });
+    return { email: operator.email, password };
+  } catch (err) {
+    // Another process starting at the same moment got there first.
+    if (err instanceof UniqueConstraintViolationException || (err instanceof AppError && err.code === 'OPERATOR_EMAIL_TAKEN')) return null;
+    throw err;
+  }
+}

@@ -1,0 +1,65 @@
+import { initServer } from '@ts-rest/express';
+import type { Request, Response } from 'express';
+import { contract } from '../../../../contract/index.ts';
+import { SESSION_COOKIE } from '../../../../contract/admin/session.ts';
+import type { AppDeps } from '../../../deps.ts';
+import { changeOwnPassword, csrfTokenizer, endSession, getOperator, login, operatorView, type SessionPolicy } from '../../../domain/operators/service.ts';
+import { confirmTotpEnrolment, disableTotp, startTotpEnrolment } from '../../../domain/operators/totp.ts';
+import { cookieValue } from '../../auth.ts';
+
+const s = initServer();
+
+export function sessionPolicy(config: AppDeps['config']): SessionPolicy {
+  return { idleMs: config.CONSOLE_SESSION_IDLE_MINUTES * 60_000, absoluteMs: config.CONSOLE_SESSION_MAX_HOURS * 3_600_000 };
+}
+
+/**
+ * HttpOnly (page scripts never see it), SameSite=Strict (no other site's page
+ * makes the browser send it), Path=/ and Secure when the request came over TLS
+ * (`req.secure`, which honours TRUST_PROXY's X-Forwarded-Proto).
+ */
+function cookieOptions(req: Request, maxAgeMs?: number) {
+  return { httpOnly: true, sameSite: 'strict' as const, secure: req.secure, path: '/', ...(maxAgeMs ? { maxAge: maxAgeMs } : {}) };
+}
+
+function sessionOf(req: Express.Request) {
+  const p = req.principal;
+  if (p.kind !== 'admin' || !p.operator) throw new Error('route needs a console session');
+  return p.operator;
+}
+
+export function adminSessionHandlers(deps: AppDeps) {
+  const policy = sessionPolicy(deps.config);
+  const csrf = csrfTokenizer(Buffer.from(deps.secrets.blindIndexKey, 'hex'));
+  const pii = deps.crypto.pii;
+  return s.router(contract.admin.session, {
+    login: async ({ req, res, body }) => {
+      const session = await login(req.em, pii, policy, { email: body.email, password: body.password, totpCode: body.totp_code });
+      (res as Response).cookie(SESSION_COOKIE, session.token, cookieOptions(req, policy.absoluteMs));
+      return { status: 200, body: { success: true, data: { operator: session.operator, csrf_token: csrf(session.token) } } };
+    },
+    get: async ({ req }) => {
+      const op = await getOperator(req.em, sessionOf(req).id);
+      return { status: 200, body: { success: true, data: { operator: operatorView(op), csrf_token: csrf(cookieValue(req, SESSION_COOKIE)!) } } };
+    },
+    logout: async ({ req, res }) => {
+      await endSession(req.em, sessionOf(req).sessionId);
+      (res as Response).clearCookie(SESSION_COOKIE, cookieOptions(req));
+      return { status: 204, body: undefined };
+    },
+    changePassword: async ({ req, body }) => {
+      const me = sessionOf(req);
+      await changeOwnPassword(req.em, me.id, me.sessionId, body.current_password, body.new_password);
+      return { status: 204, body: undefined };
+    },
+    startTotp: async ({ req }) => {
+      return { status: 200, body: { success: true, data: await startTotpEnrolment(req.em, pii, sessionOf(req).id) } };
+    },
+    confirmTotp: async ({ req, body }) => {
+      return { status: 200, body: { success: true, data: operatorView(await confirmTotpEnrolment(req.em, pii, sessionOf(req).id, body.code)) } };
+    },
+    disableTotp: async ({ req, body }) => {
+      return { status: 200, body: { success: true, data: operatorView(await disableTotp(req.em, pii, sessionOf(req).id, body.code)) } };
+    },
+  });
+}
