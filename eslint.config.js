@@ -1,8 +1,9 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'clients/*/dist/**', '.data/**', 'openapi/**', 'tmp/**', 'bench/results/**', 'test-results/**'] },
+  { ignores: ['node_modules/**', 'clients/*/dist/**', '.data/**', 'openapi/**', 'tmp/**', 'bench/results/**', 'test-results/**', 'admin-ui/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -13,6 +14,12 @@ export default tseslint.config(
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
       'no-console': 'error',
     },
+  },
+  {
+    // The console (React): hooks called in a stable order, with the dependencies they read.
+    files: ['admin-ui/src/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'warn' },
   },
   {
     files: ['scripts/**', 'bench/**', 'test/**'],
