@@ -62,7 +62,7 @@ export function ModeBadge({ mode }: { mode: 'live' | 'test' }) {
 
 export function Card({ title, actions, children, className }: { title?: ReactNode; actions?: ReactNode; children: ReactNode; className?: string }) {
   return (
-    <section className={cx('rounded-lg bg-white shadow-sm ring-1 ring-slate-200', className)}>
+    <section className={cx('min-w-0 rounded-lg bg-white shadow-sm ring-1 ring-slate-200', className)}>
       {title || actions ? (
         <header className="flex flex-wrap items-center justify-between gap-2 border-b border-slate-200 px-4 py-2.5">
           {title ? <h2 className="text-sm font-semibold text-slate-900">{title}</h2> : <span />}
