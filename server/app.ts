@@ -10,6 +10,7 @@ import { groupedApiKeyLookup } from './domain/brands/service.ts';
 import { adminAuthenticator, authMiddleware, merchantAuthenticator, sessionAuthenticator } from './http/auth.ts';
 import { csrfTokenizer } from './domain/operators/service.ts';
 import { sessionPolicy } from './http/handlers/admin/session.ts';
+import { brandScopeGuard } from './http/brand-scope.ts';
 import { deviceAuthenticator } from './http/device-auth.ts';
 import { deviceTokenKeys } from './domain/devices/tokens.ts';
 import { docsRouter } from './http/docs.ts';
@@ -75,6 +76,8 @@ export function createApp(deps: AppDeps): Express {
         operator: consoleSession,
         device: deviceAuthenticator(deviceTokenKeys(deps.secrets)),
       }) as never,
+      // After auth: an operator limited to some brands gets a 404 for another brand's object.
+      brandScopeGuard(() => deps.orm.em.fork()) as never,
       // After auth: the credential (or the caller's address) is the bucket; before
       // idempotency, so a refused request claims no key.
       rateLimit(deps) as never,

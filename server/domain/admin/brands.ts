@@ -4,6 +4,7 @@ import type { ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { createApiKey, createBrand, revokeApiKey } from '../brands/service.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { pgDate, pgDateOrNull } from '../payments/pg.ts';
+import { scopeParam } from '../brands/scope.ts';
 
 /** A brand as the admin surface shows it. */
 export interface AdminBrand {
@@ -81,10 +82,19 @@ export async function getAdminBrand(em: EntityManager, brandId: number, opts: { 
 /** Oldest first. */
 export async function listBrands(
   em: EntityManager,
-  f: { page: number; perPage: number; status?: 'active' | 'disabled' },
+  f: { page: number; perPage: number; status?: 'active' | 'disabled'; brandIds?: number[] | null },
 ): Promise<{ items: AdminBrand[]; total: number }> {
-  const where = f.status ? 'WHERE status = ?' : '';
-  const params = f.status ? [f.status] : [];
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  if (f.status) {
+    conditions.push('status = ?');
+    params.push(f.status);
+  }
+  if (f.brandIds) {
+    conditions.push('id IN (?)');
+    params.push(scopeParam(f.brandIds));
+  }
+  const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
   const [count] = await em.execute<Array<{ n: string }>>(`SELECT count(*) AS n FROM brands ${where}`, params);
   const rows = await em.execute<BrandRow[]>(`SELECT ${BRAND_COLUMNS} FROM brands ${where} ORDER BY id LIMIT ? OFFSET ?`, [
     ...params,

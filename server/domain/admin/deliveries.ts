@@ -7,6 +7,7 @@ import type { DeliveryStatus } from '../webhooks/entities.ts';
 import { getDelivery, replayDeadLetter, replayDeadLetters, toAttemptResource, type AttemptResource } from '../webhooks/deliveries.ts';
 import { sendTestEvent } from '../webhooks/test-events.ts';
 import { getAdminBrand } from './brands.ts';
+import { scopeParam } from '../brands/scope.ts';
 
 export interface AdminDelivery {
   id: number;
@@ -81,6 +82,8 @@ export interface DeliveryFilter {
   page: number;
   perPage: number;
   brandId?: number;
+  /** A console operator's brands; absent or null: every brand. */
+  brandIds?: number[] | null;
   mode?: 'live' | 'test';
   status?: DeliveryStatus;
   event?: WebhookEventName;
@@ -98,6 +101,7 @@ export async function listAdminDeliveries(em: EntityManager, f: DeliveryFilter):
     params.push(value);
   };
   if (f.brandId !== undefined) add('d.brand_id = ?', f.brandId);
+  if (f.brandIds) add('d.brand_id IN (?)', scopeParam(f.brandIds));
   if (f.mode) add('d.mode = ?', f.mode);
   if (f.status) add('d.status = ?', f.status);
   if (f.event) add('e.event = ?', f.event);

@@ -9,6 +9,7 @@ import { enqueueOutboundSms } from '../outbound-sms/service.ts';
 import { pgDate, pgDateOrNull } from '../payments/pg.ts';
 import { getSetting } from '../settings/service.ts';
 import { getAdminBrand } from './brands.ts';
+import { scopeParam } from '../brands/scope.ts';
 
 export type DevicePresence = 'online' | 'offline' | 'revoked';
 
@@ -97,7 +98,7 @@ export async function getAdminDevice(em: EntityManager, deviceId: number): Promi
 /** Newest pairing first. */
 export async function listAdminDevices(
   em: EntityManager,
-  f: { page: number; perPage: number; brandId?: number; mode?: 'live' | 'test'; presence?: DevicePresence },
+  f: { page: number; perPage: number; brandId?: number; brandIds?: number[] | null; mode?: 'live' | 'test'; presence?: DevicePresence },
 ): Promise<{ items: AdminDevice[]; total: number }> {
   const minutes = await getSetting(em, 'device_offline_minutes');
   const where: string[] = [];
@@ -105,6 +106,10 @@ export async function listAdminDevices(
   if (f.brandId !== undefined) {
     where.push('d.brand_id = ?');
     params.push(f.brandId);
+  }
+  if (f.brandIds) {
+    where.push('d.brand_id IN (?)');
+    params.push(scopeParam(f.brandIds));
   }
   if (f.mode) {
     where.push('d.mode = ?');

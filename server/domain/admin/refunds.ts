@@ -15,7 +15,7 @@ export async function getAdminRefund(em: EntityManager, refundId: number): Promi
  * Refunds of every brand, or of one, newest first, with the merchant list's
  * filters (same meaning, same inclusive UTC dates).
  */
-export async function listAdminRefunds(em: EntityManager, f: RefundListFilter & { brandId?: number; mode?: Mode }): Promise<{ items: AdminRefund[]; total: number }> {
+export async function listAdminRefunds(em: EntityManager, f: RefundListFilter & { brandId?: number; brandIds?: number[] | null; mode?: Mode }): Promise<{ items: AdminRefund[]; total: number }> {
   const { items, total } = await searchRefunds(em, f);
   return { items: items.map(({ brandId, mode, ...refund }) => ({ ...refund, brand_id: brandId, mode, livemode: mode === 'live' })), total };
 }

@@ -7,6 +7,7 @@ import { trimDecimal } from '../payments/view.ts';
 import type { SmsRecordStatus } from '../sms-intake/entities.ts';
 import { decryptSmsBody, decryptSmsSender, SMS_RECORD_CONTEXT, smsRowBinding } from '../sms-intake/record-cipher.ts';
 import type { ChainState } from '../sms/matcher.ts';
+import { scopeParam } from '../brands/scope.ts';
 
 export interface AdminSmsRecord {
   id: number;
@@ -134,6 +135,8 @@ export interface SmsRecordFilter {
   page: number;
   perPage: number;
   brandId?: number;
+  /** A console operator's brands; absent or null: every brand. */
+  brandIds?: number[] | null;
   mode?: 'live' | 'test';
   matchStatus?: SmsRecordStatus;
   deviceId?: number;
@@ -155,6 +158,7 @@ export async function listAdminSmsRecords(
     params.push(value);
   };
   if (f.brandId !== undefined) add('r.brand_id = ?', f.brandId);
+  if (f.brandIds) add('r.brand_id IN (?)', scopeParam(f.brandIds));
   if (f.mode) add('r.mode = ?', f.mode);
   if (f.matchStatus) add('r.match_status = ?', f.matchStatus);
   if (f.deviceId !== undefined) add('r.device_id = ?', f.deviceId);

@@ -7,6 +7,7 @@ import { getTransaction, type TransactionRecord } from '../payments/transactions
 import { trimDecimal } from '../payments/view.ts';
 import { rejectTransaction, verifyTransactionManually } from '../sms/review.ts';
 import { AppError } from '../../../contract/common/errors.ts';
+import { scopeParam } from '../brands/scope.ts';
 
 export interface AdminTransaction {
   id: number;
@@ -87,6 +88,8 @@ export interface TransactionFilter {
   page: number;
   perPage: number;
   brandId?: number;
+  /** A console operator's brands; absent or null: every brand. */
+  brandIds?: number[] | null;
   mode?: 'live' | 'test';
   status?: TransactionStatus;
   gateway?: string;
@@ -106,6 +109,7 @@ export async function listAdminTransactions(em: EntityManager, f: TransactionFil
     params.push(...values);
   };
   if (f.brandId !== undefined) add('t.brand_id = ?', f.brandId);
+  if (f.brandIds) add('t.brand_id IN (?)', scopeParam(f.brandIds));
   if (f.mode) add('t.mode = ?', f.mode);
   if (f.status) add('t.status = ?', f.status);
   if (f.gateway) add('g.code = ?', f.gateway);

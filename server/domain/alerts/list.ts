@@ -1,4 +1,5 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { scopeParam } from '../brands/scope.ts';
 
 interface AlertListRow {
   id: string;
@@ -13,9 +14,13 @@ interface AlertListRow {
   created_at: Date;
 }
 
-export async function listAlerts(em: EntityManager, f: { page: number; perPage: number; brandId?: number; type?: string; status?: string }) {
+export async function listAlerts(em: EntityManager, f: { page: number; perPage: number; brandId?: number; brandIds?: number[] | null; type?: string; status?: string }) {
   const where: string[] = [];
   const params: unknown[] = [];
+  if (f.brandIds) {
+    where.push('brand_id IN (?)');
+    params.push(scopeParam(f.brandIds));
+  }
   for (const [col, v] of [['brand_id', f.brandId], ['type', f.type], ['status', f.status]] as const) {
     if (v === undefined) continue;
     where.push(`${col} = ?`);

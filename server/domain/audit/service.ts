@@ -1,5 +1,6 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { pgDate } from '../payments/pg.ts';
+import { scopeParam } from '../brands/scope.ts';
 
 /** Who asked for a change, as the admin surface knows it. */
 export interface AuditActor {
@@ -99,6 +100,8 @@ export interface AuditFilter {
   targetType?: string;
   targetId?: string;
   brandId?: number;
+  /** A console operator's brands; absent or null: every brand. */
+  brandIds?: number[] | null;
 }
 
 interface AuditRow {
@@ -133,6 +136,11 @@ export async function listAudit(em: EntityManager, f: AuditFilter): Promise<{ it
   if (f.brandId !== undefined) {
     where.push('brand_id = ?');
     params.push(f.brandId);
+  }
+  // A console operator limited to some brands sees their brands' rows only (not service-wide changes).
+  if (f.brandIds) {
+    where.push('brand_id IN (?)');
+    params.push(scopeParam(f.brandIds));
   }
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const [count] = await em.execute<Array<{ n: string }>>(`SELECT count(*) AS n FROM audit_log ${clause}`, params);

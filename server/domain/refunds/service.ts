@@ -7,6 +7,7 @@ import { recordEvent } from '../webhooks/outbox.ts';
 import type { RefundStatus } from './entities.ts';
 import { pgDate } from '../payments/pg.ts';
 import { handRefundToGateway } from '../sandbox/refunds.ts';
+import { scopeParam } from '../brands/scope.ts';
 
 /** A refund in the API's shape (also the data of `refund.*` webhook events). */
 export interface RefundResource {
@@ -152,13 +153,17 @@ export interface RefundListFilter {
  */
 export async function searchRefunds(
   em: EntityManager,
-  f: RefundListFilter & { brandId?: number; mode?: Mode },
+  f: RefundListFilter & { brandId?: number; brandIds?: number[] | null; mode?: Mode },
 ): Promise<{ items: Array<RefundResource & { brandId: number; mode: Mode }>; total: number }> {
   const where: string[] = [];
   const params: unknown[] = [];
   if (f.brandId !== undefined) {
     where.push('r.brand_id = ?');
     params.push(f.brandId);
+  }
+  if (f.brandIds) {
+    where.push('r.brand_id IN (?)');
+    params.push(scopeParam(f.brandIds));
   }
   if (f.mode !== undefined) {
     where.push('r.mode = ?');

@@ -3,12 +3,13 @@ import { contract } from '../../../../contract/index.ts';
 import { listAlerts } from '../../../domain/alerts/list.ts';
 import { getAlertSettings, putAlertSettings } from '../../../domain/alerts/settings.ts';
 import { adminActor, pageMeta } from './actor.ts';
+import { brandScopeOf } from '../../brand-scope.ts';
 
 const s = initServer();
 
 export const adminAlertsHandlers = s.router(contract.admin.alerts, {
   list: async ({ req, query }) => {
-    const { rows, total } = await listAlerts(req.em, { page: query.page, perPage: query.per_page, brandId: query.brand_id, type: query.type, status: query.status });
+    const { rows, total } = await listAlerts(req.em, { page: query.page, perPage: query.per_page, brandId: query.brand_id, brandIds: brandScopeOf(req.principal), type: query.type, status: query.status });
     const data = rows.map((r) => ({
       id: Number(r.id),
       brand_id: Number(r.brand_id),

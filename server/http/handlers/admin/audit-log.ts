@@ -2,6 +2,7 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import { listAudit } from '../../../domain/audit/service.ts';
 import { pageMeta } from './actor.ts';
+import { brandScopeOf } from '../../brand-scope.ts';
 
 const s = initServer();
 
@@ -11,6 +12,7 @@ export const adminAuditLogHandlers = s.router(contract.admin.auditLog, {
       page: query.page,
       perPage: query.per_page,
       brandId: query.brand_id,
+      brandIds: brandScopeOf(req.principal),
       action: query.action,
       targetType: query.target_type,
       targetId: query.target_id,

@@ -10,6 +10,7 @@ import {
   updateBrand,
 } from '../../../domain/admin/brands.ts';
 import { adminActor, pageMeta } from './actor.ts';
+import { brandScopeOf } from '../../brand-scope.ts';
 
 const s = initServer();
 
@@ -19,7 +20,7 @@ export const adminBrandHandlers = s.router(contract.admin.brands, {
     return { status: 201, body: { success: true, data: brand } };
   },
   list: async ({ req, query }) => {
-    const { items, total } = await listBrands(req.em, { page: query.page, perPage: query.per_page, status: query.status });
+    const { items, total } = await listBrands(req.em, { page: query.page, perPage: query.per_page, status: query.status, brandIds: brandScopeOf(req.principal) });
     return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
   },
   get: async ({ req, params }) => {

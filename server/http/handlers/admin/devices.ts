@@ -2,12 +2,13 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import { getAdminDevice, listAdminDevices, revokeDeviceAudited } from '../../../domain/admin/devices.ts';
 import { adminActor, pageMeta } from './actor.ts';
+import { brandScopeOf } from '../../brand-scope.ts';
 
 const s = initServer();
 
 export const adminDeviceHandlers = s.router(contract.admin.devices, {
   list: async ({ req, query }) => {
-    const { items, total } = await listAdminDevices(req.em, { page: query.page, perPage: query.per_page, brandId: query.brand_id, mode: query.mode, presence: query.presence });
+    const { items, total } = await listAdminDevices(req.em, { page: query.page, perPage: query.per_page, brandId: query.brand_id, brandIds: brandScopeOf(req.principal), mode: query.mode, presence: query.presence });
     return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
   },
   get: async ({ req, params }) => {

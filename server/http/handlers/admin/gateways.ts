@@ -7,6 +7,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { evaluateTemplates } from '../../../domain/sms/template-evaluation.ts';
 import { listFormatAlarms } from '../../../domain/sms/format-alarm.ts';
 import { adminActor } from './actor.ts';
+import { brandScopeOf, inScope } from '../../brand-scope.ts';
 
 const s = initServer();
 
@@ -57,7 +58,9 @@ export const adminGatewayHandlers = (deps: AppDeps) => s.router(contract.admin.g
   },
   listFormatAlarms: async ({ req, query }) => {
     const open = query.open === undefined ? undefined : query.open === 'true';
-    return { status: 200, body: { success: true, data: await listFormatAlarms(req.em, { brandId: query.brand_id, open }) } };
+    const scope = brandScopeOf(req.principal);
+    const alarms = await listFormatAlarms(req.em, { brandId: query.brand_id, open });
+    return { status: 200, body: { success: true, data: alarms.filter((a) => inScope(scope, a.brand_id)) } };
   },
   evaluateTemplates: async ({ req, params, body }) => {
     return { status: 200, body: { success: true, data: await evaluateTemplates(req.em, deps.crypto.pii, params.code, body ?? {}) } };

@@ -8,6 +8,7 @@ import { listBackfillRequests, requestBackfill, validateWindow, type BackfillReq
 import { pasteSms } from '../../../domain/recovery/paste.ts';
 import { createSmsMatcher } from '../../../domain/sms/service.ts';
 import { adminActor } from './actor.ts';
+import { brandScopeOf, inScope } from '../../brand-scope.ts';
 
 const s = initServer();
 
@@ -61,7 +62,8 @@ export function adminRecoveryHandlers(deps: AppDeps) {
     },
     listBackfillRequests: async ({ req, query }) => {
       const items = await listBackfillRequests(req.em, { brandId: query.brand_id, deviceId: query.device_id, status: query.status });
-      return { status: 200, body: { success: true, data: items.map(backfillJson) } };
+      const scope = brandScopeOf(req.principal);
+      return { status: 200, body: { success: true, data: items.filter((r) => inScope(scope, r.brandId)).map(backfillJson) } };
     },
   });
 }

@@ -2,6 +2,7 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import { completeRefundAudited, failRefundAudited, getAdminRefund, listAdminRefunds } from '../../../domain/admin/refunds.ts';
 import { adminActor, pageMeta } from './actor.ts';
+import { brandScopeOf } from '../../brand-scope.ts';
 
 const s = initServer();
 
@@ -11,6 +12,7 @@ export const adminRefundHandlers = s.router(contract.admin.refunds, {
       page: query.page,
       perPage: query.per_page,
       brandId: query.brand_id,
+      brandIds: brandScopeOf(req.principal),
       mode: query.mode,
       status: query.status,
       trxId: query.trx_id,

@@ -3,6 +3,7 @@ import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
 import { getAdminSmsRecord, listAdminSmsRecords } from '../../../domain/admin/sms-records.ts';
 import { adminActor, pageMeta } from './actor.ts';
+import { brandScopeOf } from '../../brand-scope.ts';
 
 const s = initServer();
 
@@ -11,7 +12,7 @@ export function adminSmsRecordHandlers(deps: AppDeps) {
     list: async ({ req, query }) => {
       const { items, total } = await listAdminSmsRecords(
         req.em,
-        { page: query.page, perPage: query.per_page, brandId: query.brand_id, mode: query.mode, matchStatus: query.match_status, deviceId: query.device_id, from: query.from, to: query.to },
+        { page: query.page, perPage: query.per_page, brandId: query.brand_id, brandIds: brandScopeOf(req.principal), mode: query.mode, matchStatus: query.match_status, deviceId: query.device_id, from: query.from, to: query.to },
         { includeBody: query.include === 'body', cipher: deps.crypto.pii, who: adminActor(req) },
       );
       return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };

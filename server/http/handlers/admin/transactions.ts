@@ -7,6 +7,7 @@ import {
   verifyTransactionAudited,
 } from '../../../domain/admin/transactions.ts';
 import { adminActor, pageMeta } from './actor.ts';
+import { brandScopeOf } from '../../brand-scope.ts';
 
 const s = initServer();
 
@@ -16,6 +17,7 @@ export const adminTransactionHandlers = s.router(contract.admin.transactions, {
       page: query.page,
       perPage: query.per_page,
       brandId: query.brand_id,
+      brandIds: brandScopeOf(req.principal),
       mode: query.mode,
       status: query.status,
       gateway: query.gateway,

@@ -1,7 +1,9 @@
 import { initServer } from '@ts-rest/express';
+import { AppError } from '../../../../contract/common/errors.ts';
 import { contract } from '../../../../contract/index.ts';
 import { getAdminDelivery, listAdminDeliveries, replayDeadLettersAudited, replayDeliveryAudited, sendTestEventAudited } from '../../../domain/admin/deliveries.ts';
 import { adminActor, pageMeta } from './actor.ts';
+import { brandScopeOf } from '../../brand-scope.ts';
 
 const s = initServer();
 
@@ -11,6 +13,7 @@ export const adminWebhookDeliveryHandlers = s.router(contract.admin.webhookDeliv
       page: query.page,
       perPage: query.per_page,
       brandId: query.brand_id,
+      brandIds: brandScopeOf(req.principal),
       mode: query.mode,
       status: query.status,
       event: query.event,
@@ -30,6 +33,8 @@ export const adminWebhookDeliveryHandlers = s.router(contract.admin.webhookDeliv
     return { status: 201, body: { success: true, data: delivery } };
   },
   replayDeadLetters: async ({ req, body }) => {
+    // Without a brand this replays every brand's dead letters: not for an operator limited to some brands.
+    if (brandScopeOf(req.principal) !== null && body.brand_id === undefined) throw new AppError('FORBIDDEN', 'Name the brand (`brand_id`): your access is limited to some brands');
     const result = await replayDeadLettersAudited(req.em, adminActor(req), { since: new Date(body.since), brandId: body.brand_id });
     return { status: 200, body: { success: true, data: result } };
   },
