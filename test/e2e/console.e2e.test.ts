@@ -178,6 +178,32 @@ describe('console', () => {
     await ctx.close();
   });
 
+  it('payments: search by reference, open the detail, export the filtered list as CSV', async () => {
+    const { transaction } = await seedPayment(t, scene, { amount: '615.50', status: 'completed' });
+    const { ctx, page, errors } = await open(1280);
+    await page.goto(`${t.baseUrl}/admin/payments`);
+    await logIn(page, accounts.viewer.email, accounts.viewer.password);
+    await page.getByLabel('Reference').fill(transaction.trxId);
+    await page.getByRole('button', { name: 'Search' }).click();
+    const table = page.getByRole('table', { name: 'Payments' });
+    await expect.poll(() => table.getByRole('row').count()).toBe(2);
+    expect(page.url()).toContain(`trx_id=${transaction.trxId}`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    const csv = await new Response((await download.createReadStream()) as unknown as ReadableStream).text();
+    const lines = csv.trim().split('\r\n');
+    expect(lines[0]).toMatch(/^id,trx_id,payment_id,brand_id,mode,gateway,/);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain(`${transaction.trxId},`);
+    expect(lines[1]).toContain(',615.50,BDT,');
+    await table.getByRole('link', { name: transaction.trxId }).click();
+    await page.getByRole('heading', { level: 1, name: `Payment ${transaction.trxId}` }).waitFor();
+    await page.getByText('Completed by').waitFor();
+    await expectAccessible(page, 'payment detail');
+    await shot(page, 'payment-detail');
+    expect(unexpected(errors)).toEqual([]);
+    await ctx.close();
+  });
+
   it('a viewer sees no decision buttons, and an attempt anyway is refused by the server with a clear message', async () => {
     const { transaction } = await seedPayment(t, scene, { amount: '730.00', status: 'awaiting_verification', gatewayTrxId: newGatewayTrxId() });
     const { ctx, page, errors } = await open(1280);

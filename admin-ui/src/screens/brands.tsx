@@ -22,9 +22,10 @@ export function BrandsScreen() {
   const [created, setCreated] = useState<{ key: string; mode: Mode } | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
+  // Listing keys is an owner's business too (the server's role matrix says so).
   const keys = useQuery({
     queryKey: ['api-keys', current],
-    enabled: current !== null,
+    enabled: current !== null && owner,
     queryFn: async () => (await ok(api.brands.listApiKeys({ params: { brand_id: String(current) } }))).data,
   });
   const createBrand = useMutation({
@@ -111,6 +112,7 @@ export function BrandsScreen() {
             </Table>
           )}
         </Card>
+        {owner ? (
         <Card
           title={`API keys${current ? ` of ${brands.data?.find((b) => b.id === current)?.name ?? ''}` : ''}`}
           actions={
@@ -160,6 +162,7 @@ export function BrandsScreen() {
             </Table>
           )}
         </Card>
+        ) : null}
       </div>
 
       <Dialog open={newBrandOpen} title="New brand" onClose={() => setNewBrandOpen(false)}>
