@@ -17,6 +17,7 @@ import { paymentCommands } from './cli/commands/payments.ts';
 import { paymentLinkCommands } from './cli/commands/payment-links.ts';
 import { PaycollectMerchant } from '../clients/merchant/index.ts';
 import { recoveryCommands } from './cli/commands/recovery.ts';
+import { operatorCommands } from './cli/commands/operators.ts';
 import { listen } from './cli/listen.ts';
 
 export interface Io {
@@ -29,7 +30,7 @@ export const EXIT = { ok: 0, api: 1, usage: 64, config: 78 } as const;
 
 const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
 
-export const commands: Commands = { ...brandCommands, ...gatewayCommands, ...deviceCommands, ...paymentCommands, ...paymentLinkCommands, ...operationCommands, ...recoveryCommands };
+export const commands: Commands = { ...brandCommands, ...gatewayCommands, ...deviceCommands, ...paymentCommands, ...paymentLinkCommands, ...operationCommands, ...recoveryCommands, ...operatorCommands };
 
 const globalOptions: Options = {
   'base-url': { type: 'string' },

@@ -275,7 +275,8 @@ export async function ensureFirstOwner(em: EntityManager, email: string): Promis
     const { operator, password } = await createOperator(em.fork(), { actor: 'system:first-run', requestId: null }, { email, name: 'Owner', role: 'owner' });
     return { email: operator.email, password };
   } catch (err) {
-    if (err instanceof UniqueConstraintViolationException) return null;
+    // Another process starting at the same moment got there first.
+    if (err instanceof UniqueConstraintViolationException || (err instanceof AppError && err.code === 'OPERATOR_EMAIL_TAKEN')) return null;
     throw err;
   }
 }
