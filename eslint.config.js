@@ -1,6 +1,22 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
+import { noOutsideCitations } from './scripts/lint/no-outside-citations.js';
+
+/**
+ * Layers point one way: contract <- server/http -> domain -> infra, and
+ * contract <- clients (docs/architecture.md). Paths are relative to the
+ * directory ESLint runs in (the repository root; the layering test runs it on a
+ * fixture tree of the same shape).
+ */
+export const layerZones = [
+  { target: './server/infra', from: ['./server/domain', './server/http'], message: 'infra is the bottom layer: it must not import domain or http code (pass what it needs in as arguments).' },
+  { target: './server/domain', from: './server/http', message: 'domain code must not import the http layer (handlers call services, not the other way round).' },
+  { target: './contract', from: ['./server', './clients'], message: 'the contract is shared by the server and the SDKs: it imports neither.' },
+  { target: './clients', from: './server', message: 'the SDKs are built from the contract alone: they must not import server code.' },
+  { target: './admin-ui', from: ['./server', './clients'], message: 'the console runs in the browser and talks to the server through the admin contract only.' },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'clients/*/dist/**', '.data/**', 'openapi/**', 'tmp/**', 'bench/results/**', 'test-results/**', 'admin-ui/dist/**'] },
@@ -20,6 +36,24 @@ export default tseslint.config(
     files: ['admin-ui/src/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },
     rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'warn' },
+  },
+  {
+    // import-x's own resolver (unrs-resolver) reads the `.ts` specifiers as files; its
+    // no-cycle follows the imports across the whole tree (type-only ones are erased at
+    // run time and do not count).
+    files: ['**/*.ts', '**/*.js', '**/*.mjs'],
+    plugins: { 'import-x': importX, local: { rules: { 'no-outside-citations': noOutsideCitations } } },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.mjs'] })],
+      // Imported files are parsed as TypeScript too, or no-cycle could not follow them.
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/extensions': ['.ts', '.js', '.mjs'],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': ['error', { zones: layerZones }],
+      'local/no-outside-citations': 'error',
+    },
   },
   {
     files: ['scripts/**', 'bench/**', 'test/**'],

@@ -10,7 +10,7 @@ import { startBaseline, startOurs, type RunningServer } from './lib/servers.ts';
  * Intent creation: `POST /api/v1/payments` with a fresh `Idempotency-Key` on
  * every request (as the merchant SDK sends it), against the baseline's plain
  * insert of the same row (no idempotency record, no gateway check). Target
- * (issue 10): ours >= 0.5 of the baseline. Then against the keyed baseline, the
+ * (BENCHMARKS.md, Summary): ours >= 0.5 of the baseline. Then against the keyed baseline, the
  * same Idempotency-Key protocol written by hand (bench/servers/baseline.ts), to
  * tell the protocol's cost from our layers'.
  */

@@ -18,7 +18,7 @@ import { startBaseline, startOurs } from './lib/servers.ts';
  * per request (a phone catching up; the device SDK forwards what it has), each
  * as fast as 64 connections go, and one SMS per request at a steady 50/s for
  * latency without queueing. Brands have no webhook endpoint here: events are
- * recorded, their delivery is the webhooks benchmark. Targets (issue 10):
+ * recorded, their delivery is the webhooks benchmark. Targets (BENCHMARKS.md, Summary):
  * >= 500 SMS/s, p99 <= 50 ms per request.
  */
 

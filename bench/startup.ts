@@ -15,7 +15,7 @@ import { startScriptNodeOptions } from './lib/servers.ts';
  * brand) and again on the same directory (a later start), timing spawn ->
  * first `/readyz` 200. The baseline is PostgreSQL alone on the same binaries:
  * initdb + start for a first start, start for a later one, which no start of
- * ours can beat. Targets (issue 10): first <= 15 s, later <= 3 s.
+ * ours can beat. Targets (BENCHMARKS.md, Summary): first <= 15 s, later <= 3 s.
  */
 
 async function timeToReady(dataDir: string): Promise<{ ms: number; rssMb: number | null; stop(): Promise<void> }> {

@@ -5,6 +5,7 @@ import { readWebhookSettings } from '../server/domain/webhooks/settings.ts';
 import { DELIVER_QUEUE } from '../server/domain/webhooks/queue.ts';
 import { startBoss } from '../server/infra/jobs/boss.ts';
 import { prepareJobs } from '../server/infra/jobs/workers.ts';
+import { jobRegistrations } from '../server/domain/jobs.ts';
 import { createLogger } from '../server/infra/logger.ts';
 import { withScope, type Benchmark } from './lib/benchmark.ts';
 import type { statementStats } from './lib/database.ts';
@@ -23,7 +24,7 @@ import { heapOf } from './lib/compare.ts';
  * system, single events recorded one at a time (ours through recordEvent in
  * a transaction, as a state change does), from commit to the receiver.
  * Baseline: bench/servers/baseline-webhooks.ts (pg + undici, batched claims,
- * LISTEN/NOTIFY). Targets (issue 10): >= 1,000 deliveries/s sustained, median
+ * LISTEN/NOTIFY). Targets (BENCHMARKS.md, Summary): >= 1,000 deliveries/s sustained, median
  * latency <= 250 ms.
  */
 
@@ -199,7 +200,7 @@ export const webhooks: Benchmark = {
       // pg-boss bound to the seeding ORM: recordEvent enqueues through it, as a state change in the service does.
       const boss = await startBoss({ url: db.url, logger: createLogger({ level: 'silent' }) });
       defer(() => boss.stop({ graceful: false, close: true }));
-      await prepareJobs({ orm: db.orm, boss });
+      await prepareJobs({ orm: db.orm, boss }, jobRegistrations());
 
       // Ours: the backlog with one wake-up job per delivery (as the outbox writes them), then the server starts and drains it.
       const oursIds = await seedDeliveries(sql, oursBrands, backlog, 0);

@@ -11,6 +11,7 @@ import { loadSecrets } from './infra/secrets.ts';
 import { loadPersonalDataKeys } from './domain/customers/keys.ts';
 import { reencryptPersonalData } from './domain/pii/reencrypt.ts';
 import { entities } from './domain/entities.ts';
+import { jobRegistrations } from './domain/jobs.ts';
 
 export interface Runtime {
   deps: AppDeps;
@@ -56,11 +57,11 @@ export async function bootstrap(config: Config, logger: Logger, opts: { startJob
     cleanup.push(() => boss.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS, close: true }));
     const deps: AppDeps = { config, secrets, crypto, orm, boss, logger, state: { shuttingDown: false } };
     // Queues exist in every process (any process may enqueue); workers run only where enabled.
-    await prepareJobs(deps);
+    await prepareJobs(deps, jobRegistrations());
     cleanup.push(async () => unbindJobs(orm));
     cleanup.push(() => closeOutboundDispatchers());
     if (config.WORKERS_ENABLED && opts.startJobs !== false) {
-      const workers = await startWorkers(deps);
+      const workers = await startWorkers(deps, jobRegistrations());
       cleanup.push(() => workers.stop());
     }
     return {

@@ -54,7 +54,7 @@ const validProxyEntry = (entry: string): boolean => {
  * address, which the client itself chooses) still parses for old setups; the
  * server warns at start-up (see README, SECURITY.md).
  */
-export type TrustProxy = boolean | number | string;
+type TrustProxy = boolean | number | string;
 const trustProxy = z.string().transform((raw, ctx): TrustProxy => {
   const v = raw.trim().toLowerCase();
   if (['false', 'no', '0'].includes(v)) return false;

@@ -6,10 +6,10 @@ import { writePrivateFile } from './infra/private-file.ts';
 import { ensureFirstOwner } from './domain/operators/service.ts';
 
 /** Where the first run's banner goes when stdout is not a terminal. */
-export const FIRST_RUN_FILE = 'first-run.txt';
+const FIRST_RUN_FILE = 'first-run.txt';
 
 /** The base URL the service is reachable at now (PORT=0 picks the port at listen time). */
-export function runningBaseUrl(publicBaseUrl: string, port: number): string {
+function runningBaseUrl(publicBaseUrl: string, port: number): string {
   return publicBaseUrl.replace(/:\d+$/, `:${port}`);
 }
 

@@ -13,7 +13,7 @@ export interface Benchmark {
   run(opts: BenchOptions): Promise<BenchReport>;
 }
 
-/** Seeding sizes: the 100k rows over 100 brands, a small world for --quick, or what --rows/--brands say. */
+/** Seeding sizes: 100k rows over 100 brands (BENCHMARKS.md), a small world for --quick, or what --rows/--brands say. */
 export function worldSize(opts: Pick<BenchOptions, 'quick' | 'rows' | 'brands'>): { brands: number; rows: number } {
   const size = opts.quick ? { brands: 10, rows: 2000 } : { brands: 100, rows: 100_000 };
   return { brands: opts.brands ?? size.brands, rows: opts.rows ?? size.rows };

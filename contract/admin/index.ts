@@ -8,6 +8,7 @@ import { adminFilterRulesContract } from './filter-rules.ts';
 import { adminGatewaysContract } from './gateways.ts';
 import { adminNotificationsContract } from './notifications.ts';
 import { adminOutboundSmsContract } from './outbound-sms.ts';
+import { adminOverviewContract } from './overview.ts';
 import { adminPairingCodesContract } from './pairing-codes.ts';
 import { adminRecoveryContract } from './recovery.ts';
 import { adminRefundsContract } from './refunds.ts';
@@ -28,24 +29,25 @@ const c = initContract();
 export const adminContract = c.router(
   withPermissions(
     {
-  brands: adminBrandsContract,
-  gateways: adminGatewaysContract,
-  exchangeRates: adminExchangeRatesContract,
-  filterRules: adminFilterRulesContract,
-  devices: adminDevicesContract,
-  pairingCodes: adminPairingCodesContract,
-  notifications: adminNotificationsContract,
-  outboundSms: adminOutboundSmsContract,
-  transactions: adminTransactionsContract,
-  smsRecords: adminSmsRecordsContract,
-  refunds: adminRefundsContract,
-  webhookDeliveries: adminWebhookDeliveriesContract,
-  settings: adminSettingsContract,
-  auditLog: adminAuditLogContract,
-  recovery: adminRecoveryContract,
-  alerts: adminAlertsContract,
-  session: adminSessionContract,
-  operators: adminOperatorsContract,
+      overview: adminOverviewContract,
+      brands: adminBrandsContract,
+      gateways: adminGatewaysContract,
+      exchangeRates: adminExchangeRatesContract,
+      filterRules: adminFilterRulesContract,
+      devices: adminDevicesContract,
+      pairingCodes: adminPairingCodesContract,
+      notifications: adminNotificationsContract,
+      outboundSms: adminOutboundSmsContract,
+      transactions: adminTransactionsContract,
+      smsRecords: adminSmsRecordsContract,
+      refunds: adminRefundsContract,
+      webhookDeliveries: adminWebhookDeliveriesContract,
+      settings: adminSettingsContract,
+      auditLog: adminAuditLogContract,
+      recovery: adminRecoveryContract,
+      alerts: adminAlertsContract,
+      session: adminSessionContract,
+      operators: adminOperatorsContract,
     },
     adminPermissions,
   ),

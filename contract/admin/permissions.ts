@@ -14,6 +14,7 @@ export type PermissionTable<R> = { [K in keyof R]: R[K] extends AppRoute ? Permi
  * without deciding who may call it does not compile.
  */
 export const adminPermissions = {
+  overview: { get: 'read' },
   brands: { create: 'own', list: 'read', get: 'read', update: 'own', createApiKey: 'own', listApiKeys: 'own', revokeApiKey: 'own' },
   gateways: { create: 'own', presets: 'read', list: 'read', get: 'read', update: 'own', listFormatAlarms: 'read', evaluateTemplates: 'own' },
   exchangeRates: { set: 'own', list: 'read', delete: 'own' },
@@ -22,8 +23,8 @@ export const adminPermissions = {
   pairingCodes: { create: 'operate' },
   notifications: { send: 'operate' },
   outboundSms: { enqueue: 'operate' },
-  transactions: { list: 'read', get: 'read', verify: 'operate', reject: 'operate' },
-  smsRecords: { list: 'read', get: 'read' },
+  transactions: { list: 'read', get: 'read', timeline: 'read', verify: 'operate', reject: 'operate' },
+  smsRecords: { list: 'read', get: 'read', dismiss: 'operate' },
   refunds: { list: 'read', get: 'read', complete: 'operate', fail: 'operate' },
   webhookDeliveries: { list: 'read', get: 'read', replay: 'operate', sendTest: 'operate', replayDeadLetters: 'operate' },
   settings: { get: 'read', update: 'own' },

@@ -6,6 +6,15 @@ import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFil
 
 const c = initContract();
 
+/** How a person resolved a record left for review. */
+export const smsResolutions = ['verified', 'rejected', 'dismissed'] as const;
+
+/**
+ * Match statuses that leave a record for a person (docs/matching.md). A record
+ * in one of them, not yet resolved, is in the review queue.
+ */
+export const smsReviewStatuses = ['no_candidate', 'low_confidence', 'balance_mismatch'] as const;
+
 const includeBody = z
   .enum(['body'])
   .optional()
@@ -64,7 +73,10 @@ export const adminSmsRecordSchema = z
       })
       .describe("Its place in the phone's balance chain for this wallet."),
     matched_at: timestampSchema.nullable(),
-    resolution: z.enum(['verified', 'rejected']).nullable().describe('How an admin resolved a record left for review, or null.'),
+    resolution: z
+      .enum(smsResolutions)
+      .nullable()
+      .describe('How a person resolved a record left for review, or null: `verified` (it proved a transaction), `rejected` (its only candidate was rejected), `dismissed` (looked at and set aside, e.g. a personal transfer or a test).'),
     resolved_by: z.string().nullable().describe('The admin actor who resolved it.'),
     resolved_at: timestampSchema.nullable(),
     resolution_note: z.string().nullable(),
@@ -82,6 +94,12 @@ export const smsRecordListQuerySchema = z
     device_id: intQuery({ min: 1, description: 'Only records forwarded by this device.' }).optional(),
     from: dateQuery('Received by the server on or after this UTC date (YYYY-MM-DD, inclusive).').optional(),
     to: dateQuery('Received by the server on or before this UTC date (YYYY-MM-DD, inclusive).').optional(),
+    needs_review: z
+      .enum(['true', 'false'])
+      .optional()
+      .describe(
+        '`true`: only records waiting for a person (match status `no_candidate`, `low_confidence` or `balance_mismatch`, not yet resolved): the SMS half of the review queue. `false`: only the others.',
+      ),
     include: includeBody,
   })
   .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'Must not be before `from`', path: ['to'] });
@@ -105,6 +123,19 @@ export const adminSmsRecordsContract = c.router(
       query: z.strictObject({ include: includeBody }),
       responses: { 200: ok(adminSmsRecordSchema), 404: errorEnvelopeSchema },
       metadata: adminMeta('SMS records', ['SMS_RECORD_NOT_FOUND']),
+    },
+    dismiss: {
+      method: 'POST',
+      path: '/sms-records/:sms_record_id/dismissals',
+      summary: 'Dismiss an SMS record left for review',
+      description:
+        'Takes a record waiting for a person (`no_candidate`, `low_confidence`, `balance_mismatch`, unresolved) out of the review queue without completing anything: the person looked at it and it proves no payment (a personal transfer, a test, a payment settled another way). Its match status stays as it was; `resolution` becomes `dismissed` with the reason, who and when. A record that is not waiting for review (already resolved, matched, a duplicate, money out) is `INVALID_STATE`. Recorded in the audit log.',
+      pathParams: z.object({ sms_record_id: idParam('SMS record') }),
+      body: z.strictObject({
+        reason: z.string().trim().min(1, 'reason is required').max(500).describe('Why it proves no payment; kept with the record and in the audit log.'),
+      }),
+      responses: { 200: ok(adminSmsRecordSchema), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      metadata: adminMeta('SMS records', ['SMS_RECORD_NOT_FOUND', 'INVALID_STATE']),
     },
   },
   adminRouterOptions,

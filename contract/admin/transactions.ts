@@ -68,7 +68,15 @@ export const verifyTransactionBodySchema = z
   .strictObject({
     sms_record_id: z.number().int().min(1).optional().describe('The forwarded SMS that proves the payment (recorded as resolved by this verification).'),
     note: z.string().trim().min(1).max(500).optional().describe('Why it was verified by hand; kept with the SMS record, not in the audit log.'),
+    accept_amount_difference: z
+      .boolean()
+      .optional()
+      .describe(
+        "`true`: the named SMS proves the payment although its amount differs from the transaction's (the customer sent a little more or less and the merchant accepts it). Needs `sms_record_id` and a `note`; the gateway, trx id and mode must still agree. Both amounts are kept in the audit log; the transaction keeps its own amount.",
+      ),
   })
+  .refine((b) => !b.accept_amount_difference || b.sms_record_id !== undefined, { message: 'accept_amount_difference needs sms_record_id', path: ['sms_record_id'] })
+  .refine((b) => !b.accept_amount_difference || b.note !== undefined, { message: 'accept_amount_difference needs a note saying why', path: ['note'] })
   .meta({ id: 'AdminVerifyTransactionRequest' });
 
 export const rejectTransactionBodySchema = z
@@ -76,6 +84,26 @@ export const rejectTransactionBodySchema = z
     reason: z.string().trim().min(1, 'reason is required').max(500).describe('Shown as `failure_reason` to the merchant (no customer data).'),
   })
   .meta({ id: 'AdminRejectTransactionRequest' });
+
+export const timelineKinds = ['created', 'sms', 'completed', 'failed', 'expired', 'webhook', 'refund', 'action'] as const;
+
+export const timelineEntrySchema = z
+  .object({
+    at: timestampSchema,
+    kind: z
+      .enum(timelineKinds)
+      .describe(
+        '`created` the transaction started; `sms` a forwarded SMS matched it or named it as a candidate; `completed`, `failed`, `expired` its outcome; `webhook` a delivery of one of its events; `refund` a refund of it; `action` a recorded change to it (a person verifying or rejecting, a customer replacing the trx id).',
+      ),
+    title: z.string().describe('One line for people, without personal data.'),
+    status: z.string().nullable().describe('The status of the thing named (the SMS match status, delivery status, refund status), when it has one.'),
+    actor: z.string().nullable().describe('Who acted, for `action` entries.'),
+    ref: z
+      .object({ type: z.enum(['sms_record', 'webhook_delivery', 'refund', 'audit_entry']), id: z.number().int() })
+      .nullable()
+      .describe('The object behind the entry, to open it.'),
+  })
+  .meta({ id: 'AdminTimelineEntry' });
 
 export const adminTransactionsContract = c.router(
   {
@@ -94,6 +122,16 @@ export const adminTransactionsContract = c.router(
       summary: 'Get a transaction with its SMS evidence',
       pathParams: txPath,
       responses: { 200: ok(adminTransactionDetailSchema), 404: errorEnvelopeSchema },
+      metadata: adminMeta('Transactions', ['TRANSACTION_NOT_FOUND']),
+    },
+    timeline: {
+      method: 'GET',
+      path: '/transactions/:transaction_id/timeline',
+      summary: 'The story of a transaction',
+      description:
+        'Everything that happened to it, oldest first: started, each SMS that matched it or named it as a candidate, the outcome, each webhook delivery of its events with its status, its refunds, and every recorded change (who verified or rejected it, trx id replacements). No SMS text and no personal data.',
+      pathParams: txPath,
+      responses: { 200: ok(z.array(timelineEntrySchema)), 404: errorEnvelopeSchema },
       metadata: adminMeta('Transactions', ['TRANSACTION_NOT_FOUND']),
     },
     verify: {

@@ -10,7 +10,7 @@ export const AMOUNT_MAXIMUM_MESSAGE = 'Amount exceeds maximum';
 /**
  * A money amount as the API takes it: a string with exactly two decimals.
  * Never a JSON number (binary floats lose cents). `"-1.00"` and `"0.00"` parse as
- * amounts so the caller gets the spec's message, `Amount must be greater than zero`.
+ * amounts so the caller gets the documented message, `Amount must be greater than zero`.
  */
 export const amountInputSchema = z
   .string({ error: (issue) => (issue.input === undefined ? 'Amount is required' : AMOUNT_FORMAT_MESSAGE) })

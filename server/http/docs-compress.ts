@@ -14,7 +14,7 @@ const brotli = promisify(brotliCompress);
 const gz = promisify(gzip);
 
 /** The best encoding the client accepts (`q=0` excludes one), brotli before gzip. */
-export function pickEncoding(header: string | undefined): Encoding {
+function pickEncoding(header: string | undefined): Encoding {
   const accepted = new Map<string, number>();
   for (const part of (header ?? '').split(',')) {
     const [name, ...params] = part.trim().toLowerCase().split(';');

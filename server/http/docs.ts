@@ -11,7 +11,7 @@ import { CompressedBody } from './docs-compress.ts';
 // The package exports no package.json: its main entry is dist/index.js, one level below the root.
 const scalarDir = path.resolve(path.dirname(fileURLToPath(import.meta.resolve('@scalar/api-reference'))), '..');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const openapiFile = path.join(root, 'openapi', 'openapi.json');
+const openapiFile = path.join(root, 'openapi', 'openapi.json');
 
 const page = `<!doctype html>
 <html lang="en">
@@ -58,7 +58,7 @@ const ASSETS: Record<string, { file: string; type: string }> = {
  * because the renderer injects its stylesheet as a <style> element and sets
  * style attributes; styles cannot run script.
  */
-export const DOCS_CONTENT_SECURITY_POLICY = [
+const DOCS_CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",

@@ -7,7 +7,7 @@ import { validationItems } from './validation.ts';
 
 type Item = ErrorEnvelope['errors'][number];
 
-export function sendError(req: Request, res: Response, status: number, items: Item[], headers: Record<string, string> = {}): void {
+function sendError(req: Request, res: Response, status: number, items: Item[], headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   const body: ErrorEnvelope = {

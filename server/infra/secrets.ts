@@ -3,6 +3,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 import { writePrivateFile } from './private-file.ts';
+import { generateKeyMaterial } from './crypto/pii-cipher.ts';
 
 /**
  * The service's secrets. Each comes from its environment variable when set;
@@ -33,7 +34,7 @@ const generators: { [K in keyof Secrets]: () => string } = {
   jwtAccessSecret: () => randomBytes(48).toString('base64url'),
   jwtRefreshSecret: () => randomBytes(48).toString('base64url'),
   blindIndexKey: () => randomBytes(32).toString('hex'),
-  piiEncryptionKeys: () => `k1:${randomBytes(32).toString('base64')}`,
+  piiEncryptionKeys: () => `k1:${generateKeyMaterial()}`,
   sandboxCallbackSecret: () => randomBytes(32).toString('base64url'),
   embeddedDbPassword: () => randomBytes(24).toString('base64url'),
   embeddedDbAppPassword: () => randomBytes(24).toString('base64url'),
@@ -48,7 +49,7 @@ const fromEnv = (c: Config): Partial<Secrets> => ({
   sandboxCallbackSecret: c.SANDBOX_CALLBACK_SECRET,
 });
 
-export function secretsFile(config: Config): string {
+function secretsFile(config: Config): string {
   return path.resolve(config.DATA_DIR, 'secrets.json');
 }
 

@@ -88,6 +88,6 @@ describe('the CLI over the admin API, as a child process', () => {
     expect(one.stdout.split('\n')[0]).toBe('Usage: npm run cli -- refund:fail --refund <id> --reason <why>');
     expect(one.stdout).toContain('--admin-token <token>');
     const { commands } = await import('../../scripts/cli.ts');
-    expect(Object.keys(commands)).toHaveLength(51);
+    expect(Object.keys(commands)).toHaveLength(52);
   });
 });

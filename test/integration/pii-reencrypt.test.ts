@@ -11,7 +11,8 @@ import { reencryptPersonalData } from '../../server/domain/pii/reencrypt.ts';
 import { smsContentHash } from '../../server/domain/sms-intake/content-hash.ts';
 import { normalizeSender } from '../../server/domain/sms/parser.ts';
 import { updateFilterRules } from '../../server/domain/filter-rules/service.ts';
-import { decryptSenderNumber, getTransaction } from '../../server/domain/payments/transactions.ts';
+import { getTransaction } from '../../server/domain/payments/transactions.ts';
+import { declaredPayerNumber } from '../../server/domain/sms/service.ts';
 
 /**
  * The start-up re-encryption (migration 0011's data step) on rows written in
@@ -203,7 +204,7 @@ describe('re-encryption of rows in the old format', () => {
     expect(JSON.stringify(leased.body)).toContain('Old outbound');
     const [tx] = await t.sql<{ sender_number_encrypted: string }>('SELECT sender_number_encrypted FROM transactions WHERE id = $1', [transactionId]);
     const record = await getTransaction(t.runtime.deps.orm.em.fork(), transactionId);
-    expect(decryptSenderNumber(keys, tx!.sender_number_encrypted, record)).toBe('+8801866555444');
+    expect(declaredPayerNumber(keys.pii, { ...record, payerNumberEncrypted: tx!.sender_number_encrypted })).toBe('+8801866555444');
 
     // Nothing of it left in clear.
     for (const table of TABLES) {

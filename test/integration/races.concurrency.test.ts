@@ -8,7 +8,7 @@ import { recordReliability } from '../support/reliability-summary.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 
 /**
- * The races of issue 11, each run ROUNDS times, with the racers split over two
+ * The races the service must win (README.md, reliability suites), each run ROUNDS times, with the racers split over two
  * server instances (separate connection pools, one database), so only the
  * database's guarantees can pick the winner. Every round ends with exactly one
  * winner and rows that agree with the answers.

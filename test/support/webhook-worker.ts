@@ -1,5 +1,6 @@
 import { startTestServer, type TestContext } from './harness.ts';
 import { startWorkers } from '../../server/infra/jobs/workers.ts';
+import { jobRegistrations } from '../../server/domain/jobs.ts';
 import { recordEvent, type WebhookEventName } from '../../server/domain/webhooks/outbox.ts';
 import type { WebhookSettings } from '../../server/domain/webhooks/settings.ts';
 
@@ -37,7 +38,7 @@ export interface WebhookTestServer {
 export async function startWebhookTestServer(settings: Partial<WebhookSettings> = fastSettings, env: Record<string, string> = {}): Promise<WebhookTestServer> {
   const t = await startTestServer({ WORKERS_ENABLED: 'false', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', ...env });
   await writeSettings(t, settings);
-  let workers: { stop(): Promise<void> } | null = await startWorkers(t.runtime.deps);
+  let workers: { stop(): Promise<void> } | null = await startWorkers(t.runtime.deps, jobRegistrations());
   const stopWorkers = async () => {
     await workers?.stop();
     workers = null;
@@ -46,7 +47,7 @@ export async function startWebhookTestServer(settings: Partial<WebhookSettings> 
     t,
     stopWorkers,
     async startWorkers() {
-      workers ??= await startWorkers(t.runtime.deps);
+      workers ??= await startWorkers(t.runtime.deps, jobRegistrations());
     },
     async close() {
       await stopWorkers();

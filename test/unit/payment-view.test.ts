@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toPaymentResource, type PaymentRow } from '../../server/domain/payments/view.ts';
-import { pgDate } from '../../server/domain/payments/pg.ts';
+import { pgDate } from '../../server/infra/database/pg-date.ts';
 
 const intentRow: PaymentRow = {
   intent_id: '7',

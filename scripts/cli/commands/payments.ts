@@ -43,11 +43,15 @@ export const paymentCommands: Commands = {
   },
   'transaction:verify': {
     summary: 'Complete a transaction by hand (optionally naming the SMS that proves it)',
-    usage: '--transaction <id> [--sms-record <id>] [--note <why>]',
-    options: { transaction: { type: 'string' }, 'sms-record': { type: 'string' }, note: { type: 'string' } },
+    usage: '--transaction <id> [--sms-record <id>] [--note <why>] [--accept-amount-difference]',
+    options: { transaction: { type: 'string' }, 'sms-record': { type: 'string' }, note: { type: 'string' }, 'accept-amount-difference': { type: 'boolean' } },
+    notes: ['--accept-amount-difference: the named SMS proves the payment although its amount differs (needs --sms-record and --note).'],
     async run(ctx, v) {
       const id = positiveInt(v, 'transaction', true);
-      const tx = await ctx.admin().transactions.verify(id, defined({ sms_record_id: positiveInt(v, 'sms-record'), note: opt(v, 'note') }));
+      const tx = await ctx.admin().transactions.verify(
+        id,
+        defined({ sms_record_id: positiveInt(v, 'sms-record'), note: opt(v, 'note'), accept_amount_difference: v['accept-amount-difference'] ? true : undefined }),
+      );
       return { json: tx, text: block(tx) };
     },
   },
@@ -63,15 +67,29 @@ export const paymentCommands: Commands = {
   },
   'sms:list': {
     summary: 'List forwarded SMS records with their match status (text only with --include-body)',
-    usage: `[--brand <id>] [--mode live|test] [--match-status <${matchStatuses.join('|')}>] [--device <id>] ${dateHelp} [--include-body] ${pageHelp}`,
-    options: { brand: { type: 'string' }, mode: { type: 'string' }, 'match-status': { type: 'string' }, device: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, 'include-body': { type: 'boolean' }, ...pageOptions },
-    notes: ['--include-body decrypts the SMS text (personal data); each such read is recorded in the audit log.'],
+    usage: `[--brand <id>] [--mode live|test] [--match-status <${matchStatuses.join('|')}>] [--device <id>] [--needs-review] ${dateHelp} [--include-body] ${pageHelp}`,
+    options: {
+      brand: { type: 'string' },
+      mode: { type: 'string' },
+      'match-status': { type: 'string' },
+      device: { type: 'string' },
+      'needs-review': { type: 'boolean' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      'include-body': { type: 'boolean' },
+      ...pageOptions,
+    },
+    notes: [
+      '--needs-review lists only records waiting for a person (no_candidate, low_confidence, balance_mismatch, not yet resolved).',
+      '--include-body decrypts the SMS text (personal data); each such read is recorded in the audit log.',
+    ],
     async run(ctx, v) {
       const query = defined({
         brand_id: positiveInt(v, 'brand'),
         mode: oneOf(v, 'mode', ['live', 'test'] as const),
         match_status: oneOf(v, 'match-status', matchStatuses),
         device_id: positiveInt(v, 'device'),
+        needs_review: v['needs-review'] ? ('true' as const) : undefined,
         from: opt(v, 'from'),
         to: opt(v, 'to'),
         include: v['include-body'] ? ('body' as const) : undefined,
@@ -88,6 +106,16 @@ export const paymentCommands: Commands = {
     async run(ctx, v) {
       const id = positiveInt(v, 'sms-record', true);
       const record = await ctx.admin().smsRecords.get(id, defined({ include: v['include-body'] ? ('body' as const) : undefined }));
+      return { json: record, text: block(record) };
+    },
+  },
+  'sms:dismiss': {
+    summary: 'Take an SMS record left for review out of the queue (it proves no payment)',
+    usage: '--sms-record <id> --reason <why>',
+    options: { 'sms-record': { type: 'string' }, reason: { type: 'string' } },
+    async run(ctx, v) {
+      const id = positiveInt(v, 'sms-record', true);
+      const record = await ctx.admin().smsRecords.dismiss(id, { reason: need(v, 'reason') });
       return { json: record, text: block(record) };
     },
   },

@@ -3,7 +3,7 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import type { ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { createApiKey, createBrand, revokeApiKey } from '../brands/service.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
-import { pgDate, pgDateOrNull } from '../payments/pg.ts';
+import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
 import { scopeParam } from '../brands/scope.ts';
 
 /** A brand as the admin surface shows it. */

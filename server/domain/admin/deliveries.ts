@@ -2,7 +2,7 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { WebhookEventName } from '../../../contract/events.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
-import { pgDate, pgDateOrNull } from '../payments/pg.ts';
+import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
 import type { DeliveryStatus } from '../webhooks/entities.ts';
 import { getDelivery, replayDeadLetter, replayDeadLetters, toAttemptResource, type AttemptResource } from '../webhooks/deliveries.ts';
 import { sendTestEvent } from '../webhooks/test-events.ts';

@@ -7,11 +7,11 @@ import { createIntent } from '../payments/intents.ts';
 import { ensureSandboxGateway } from '../sandbox/gateway.ts';
 import { defaultGatewayTemplates } from '../sms/presets/index.ts';
 
-export const DEMO_GATEWAY_CODE = 'bkash';
-export const DEMO_RECEIVING_ACCOUNT = '01700000000';
+const DEMO_GATEWAY_CODE = 'bkash';
+const DEMO_RECEIVING_ACCOUNT = '01700000000';
 
 /** A manual, bKash-like wallet with the built-in "money received" template. */
-export const demoGatewayInput: GatewayInput = {
+const demoGatewayInput: GatewayInput = {
   code: DEMO_GATEWAY_CODE,
   name: 'bKash (demo)',
   type: 'manual',

@@ -6,7 +6,7 @@ import { createPairingCode } from '../devices/pairing.ts';
 import { revokeDevice } from '../devices/service.ts';
 import { createNotification, type NotificationView } from '../notifications/service.ts';
 import { enqueueOutboundSms } from '../outbound-sms/service.ts';
-import { pgDate, pgDateOrNull } from '../payments/pg.ts';
+import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
 import { getSetting } from '../settings/service.ts';
 import { getAdminBrand } from './brands.ts';
 import { scopeParam } from '../brands/scope.ts';

@@ -11,7 +11,7 @@ import { deleteExchangeRate, listExchangeRates, setExchangeRate, type ExchangeRa
  * what they cost and which SMS can verify them. Not the receiving account or
  * instructions (free text), and templates only by count.
  */
-export function gatewayAuditState(g: GatewayView): AuditState {
+function gatewayAuditState(g: GatewayView): AuditState {
   return {
     enabled: g.enabled,
     type: g.type,

@@ -1,8 +1,9 @@
 import { AppError } from '../../../contract/common/errors.ts';
+import { smsResolutions, smsReviewStatuses } from '../../../contract/admin/sms-records.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { recordAudit, type AuditActor } from '../audit/service.ts';
-import { pgDate, pgDateOrNull } from '../payments/pg.ts';
+import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
 import { trimDecimal } from '../payments/view.ts';
 import type { SmsRecordStatus } from '../sms-intake/entities.ts';
 import { decryptSmsBody, decryptSmsSender, SMS_RECORD_CONTEXT, smsRowBinding } from '../sms-intake/record-cipher.ts';
@@ -39,7 +40,7 @@ export interface AdminSmsRecord {
   sms_time: string | null;
   balance_chain: { state: Exclude<ChainState, undefined>; previous_id: number | null; expected_balance: string | null };
   matched_at: string | null;
-  resolution: 'verified' | 'rejected' | null;
+  resolution: (typeof smsResolutions)[number] | null;
   resolved_by: string | null;
   resolved_at: string | null;
   resolution_note: string | null;
@@ -140,6 +141,8 @@ export interface SmsRecordFilter {
   mode?: 'live' | 'test';
   matchStatus?: SmsRecordStatus;
   deviceId?: number;
+  /** true: only records waiting for a person (the SMS half of the review queue); false: only the others. */
+  needsReview?: boolean;
   /** Inclusive UTC dates of the server's receipt, `YYYY-MM-DD`. */
   from?: string;
   to?: string;
@@ -162,6 +165,9 @@ export async function listAdminSmsRecords(
   if (f.mode) add('r.mode = ?', f.mode);
   if (f.matchStatus) add('r.match_status = ?', f.matchStatus);
   if (f.deviceId !== undefined) add('r.device_id = ?', f.deviceId);
+  if (f.needsReview !== undefined) {
+    add(`${f.needsReview ? '' : 'NOT '}(r.match_status = ANY(ARRAY[?]::text[]) AND r.resolved_at IS NULL)`, [...smsReviewStatuses]);
+  }
   if (f.from) add("r.server_received_at >= (?::date)::timestamp AT TIME ZONE 'UTC'", f.from);
   if (f.to) add("r.server_received_at < ((?::date + 1)::timestamp AT TIME ZONE 'UTC')", f.to);
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';

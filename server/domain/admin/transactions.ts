@@ -2,7 +2,7 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import type { SmsRecordStatus } from '../sms-intake/entities.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { pgDate, pgDateOrNull } from '../payments/pg.ts';
+import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
 import { getTransaction, type TransactionRecord } from '../payments/transactions.ts';
 import { trimDecimal } from '../payments/view.ts';
 import { rejectTransaction, verifyTransactionManually } from '../sms/review.ts';
@@ -78,7 +78,7 @@ function toTransaction(r: Row): AdminTransaction {
   };
 }
 
-export async function getAdminTransaction(em: EntityManager, transactionId: number): Promise<AdminTransaction> {
+async function getAdminTransaction(em: EntityManager, transactionId: number): Promise<AdminTransaction> {
   const [row] = await em.execute<Row[]>(`${SELECT} WHERE t.id = ?`, [transactionId]);
   if (!row) throw new AppError('TRANSACTION_NOT_FOUND');
   return toTransaction(row);
@@ -164,11 +164,17 @@ export async function verifyTransactionAudited(
   em: EntityManager,
   who: AuditActor,
   transactionId: number,
-  input: { smsRecordId?: number; note?: string },
+  input: { smsRecordId?: number; note?: string; acceptAmountDifference?: boolean },
 ): Promise<AdminTransaction> {
   return withAudit(em, who, async (tx) => {
     const before = await getTransaction(tx, transactionId);
-    const { transaction, smsRecordId } = await verifyTransactionManually(tx, { transactionId, smsRecordId: input.smsRecordId ?? null, actor: who.actor, note: input.note ?? null });
+    const { transaction, smsRecordId, smsAmountAccepted } = await verifyTransactionManually(tx, {
+      transactionId,
+      smsRecordId: input.smsRecordId ?? null,
+      actor: who.actor,
+      note: input.note ?? null,
+      acceptAmountDifference: input.acceptAmountDifference,
+    });
     return {
       result: await getAdminTransaction(tx, transactionId),
       audit: {
@@ -177,7 +183,7 @@ export async function verifyTransactionAudited(
         targetId: transactionId,
         brandId: transaction.brandId,
         before: txState(before),
-        after: { ...txState(transaction), sms_record_id: smsRecordId },
+        after: { ...txState(transaction), sms_record_id: smsRecordId, ...(smsAmountAccepted === null ? {} : { sms_amount_accepted: smsAmountAccepted, note: input.note }) },
       },
     };
   });

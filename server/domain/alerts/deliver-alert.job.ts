@@ -5,10 +5,10 @@ import type { JobRegistration } from '../../infra/jobs/workers.ts';
 import { DELIVER_ALERT_QUEUE } from './raise.ts';
 import { sendAlertMail } from './email.ts';
 
-export const deliverAlertPayload = z.object({ alertId: z.number().int().positive() });
+const deliverAlertPayload = z.object({ alertId: z.number().int().positive() });
 
 /** Attempts before an alert is marked failed; pg-boss spaces them with exponential backoff. */
-export const ALERT_MAX_ATTEMPTS = 6;
+const ALERT_MAX_ATTEMPTS = 6;
 
 interface AlertRow {
   id: string;
@@ -25,7 +25,7 @@ interface AlertRow {
  * sends, records the outcome. A failure throws so pg-boss retries with backoff,
  * until the last attempt marks the alert `failed` for the admin API to show.
  */
-export async function deliverAlert(deps: Pick<AppDeps, 'orm' | 'config' | 'logger'>, data: unknown): Promise<void> {
+async function deliverAlert(deps: Pick<AppDeps, 'orm' | 'config' | 'logger'>, data: unknown): Promise<void> {
   const { alertId } = deliverAlertPayload.parse(data);
   const em = deps.orm.em.fork();
   const rows = await em.execute<AlertRow[]>(

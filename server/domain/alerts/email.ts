@@ -14,7 +14,7 @@ export interface AlertMail {
  * only ids, counts, names and timestamps (see raise.ts), so no SMS text,
  * customer data or secrets can reach a mail box through here.
  */
-export function renderAlertMail(alert: AlertMail): { subject: string; text: string } {
+function renderAlertMail(alert: AlertMail): { subject: string; text: string } {
   const lines = [
     alert.subject,
     '',

@@ -5,7 +5,7 @@ import { scheduledSweep } from '../../infra/jobs/scheduled.ts';
 import { getSetting } from '../settings/service.ts';
 import { raiseAlert } from './raise.ts';
 
-export const REVIEW_WAITING_QUEUE = 'alert-review-waiting-sweep';
+const REVIEW_WAITING_QUEUE = 'alert-review-waiting-sweep';
 
 /**
  * Payments a person must verify that have waited longer than

@@ -1,5 +1,5 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { pgDate } from '../payments/pg.ts';
+import { pgDate } from '../../infra/database/pg-date.ts';
 import { scopeParam } from '../brands/scope.ts';
 
 /** Who asked for a change, as the admin surface knows it. */
@@ -14,8 +14,8 @@ export interface AuditActor {
  * codes. Short strings only, so nobody is tempted to dump a whole row (with a
  * name, a phone number or a secret) into the permanent record.
  */
-export type AuditScalar = string | number | boolean | null;
-export type AuditValue = AuditScalar | AuditScalar[];
+type AuditScalar = string | number | boolean | null;
+type AuditValue = AuditScalar | AuditScalar[];
 export type AuditState = Record<string, AuditValue>;
 
 export interface AuditEntry {
@@ -41,7 +41,7 @@ export interface AuditRecord {
   createdAt: Date;
 }
 
-export const MAX_AUDIT_STRING = 200;
+const MAX_AUDIT_STRING = 200;
 
 /** Throws when a before/after state holds anything but short scalars or lists of them. */
 export function assertAuditState(what: string, state: AuditState | null | undefined): void {

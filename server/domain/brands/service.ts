@@ -45,7 +45,7 @@ export async function revokeApiKey(em: EntityManager, brandId: number, apiKeyId:
  * `last_used_at` is written at most this often: the admin list shows it to the
  * minute, and a call that finds it fresh stays one read-only statement.
  */
-export const API_KEY_LAST_USED_RESOLUTION_SECONDS = 60;
+const API_KEY_LAST_USED_RESOLUTION_SECONDS = 60;
 
 export interface ApiKeyPrincipal {
   brandId: number;
@@ -70,8 +70,8 @@ interface KeyRow {
  * on how many leading characters were right.
  *
  * Refreshes stale `last_used_at` values with a separate conditional UPDATE:
- * folding it into the lookup (a data-modifying CTE) measured 1.7 to 2.9 times the
- * plain SELECT's median on every call, not only on the once-a-minute ones that write.
+ * folding it into the lookup (a data-modifying CTE) slows every call, not only the
+ * once-a-minute ones that write (figures: BENCHMARKS.md, "What the profiles showed", 9).
  */
 export async function authenticateApiKeyHashes(em: EntityManager, hashes: readonly string[]): Promise<Array<ApiKeyPrincipal | null>> {
   // Only SHA-256 hex digests (anything else matches no key).

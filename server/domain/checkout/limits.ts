@@ -1,6 +1,6 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { isUuid } from '../payments/view.ts';
+import { isUuid } from '../../../contract/common/ids.ts';
 
 /**
  * How often one payment's customer may replace a submitted gateway transaction

@@ -1,8 +1,8 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 
 /**
- * Where SMS matching (issue 6) plugs into the checkout: "an SMS that already
- * arrived for that transaction id is matched at that moment".
+ * Where SMS matching plugs into the checkout: an SMS that already arrived for
+ * the submitted transaction id is matched at that moment (docs/matching.md).
  *
  * After a manual-gateway submission has committed (the transaction is
  * `awaiting_verification` with the customer's gateway transaction id), the

@@ -3,7 +3,7 @@ import type { CheckoutTransaction } from '../../../contract/checkout/payments.ts
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { recordAudit } from '../audit/service.ts';
 import { cleanGatewayTrxId, getTransaction, replaceLockedGatewayTrxId, type TransactionRecord } from '../payments/transactions.ts';
-import { isUuid } from '../payments/view.ts';
+import { isUuid } from '../../../contract/common/ids.ts';
 import { lockGatewayTrxIds } from '../sms/gateway-trx-lock.ts';
 import { countReplacement, countTakenAnswer, isTaken, lockCheckoutGuard, MAX_SUBMISSION_REPLACEMENTS } from './limits.ts';
 import type { CheckoutPayDeps } from './pay.ts';

@@ -5,8 +5,8 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import { intentRefusal, quoteGateways, type GatewayQuote } from '../gateways/quote.ts';
 import { subMoney } from '../money/decimal.ts';
 import type { IntentStatus, TransactionStatus } from '../payments/entities.ts';
-import { pgDate, pgDateOrNull } from '../payments/pg.ts';
-import { isUuid } from '../payments/view.ts';
+import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
+import { isUuid } from '../../../contract/common/ids.ts';
 import { gatewayServesMode, isSandboxDriven } from '../sandbox/gateway.ts';
 import { sandboxPayUrl } from '../sandbox/sessions.ts';
 import { successRedirectUrl } from '../payments/redirect.ts';
@@ -123,7 +123,7 @@ function toTransaction(r: Row, links: CheckoutLinks): CheckoutTransaction | null
 }
 
 /** Pure: why no gateway can take the payment, in words for the customer. */
-export function notPayableReasonOf(quotes: readonly GatewayQuote[], currency: string): string {
+function notPayableReasonOf(quotes: readonly GatewayQuote[], currency: string): string {
   const refusal = intentRefusal(quotes);
   if (refusal === 'CURRENCY_CONVERSION_FAILED') return `No payment method here takes ${currency}.`;
   if (refusal === 'AMOUNT_EXCEEDS_MAXIMUM') return 'The amount is above what every payment method here takes.';

@@ -76,7 +76,7 @@ export function maskPhone(e164: string): string {
   return `+${phone.countryCallingCode}${national.slice(0, start)}${'*'.repeat(hidden)}${end > 0 ? national.slice(-end) : ''}`;
 }
 
-/** The spec's routing rule for `GET /customers/{identifier}`: `@` means email. */
+/** The routing rule for `GET /customers/{identifier}` (README.md, Merchant API): `@` means email. */
 export function isEmailIdentifier(s: string): boolean {
   return s.includes('@');
 }

@@ -4,7 +4,7 @@ import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { blindIndex } from '../../infra/crypto/blind-index.ts';
 import type { PiiBinding } from '../../infra/crypto/pii-cipher.ts';
-import { pgDate } from '../payments/pg.ts';
+import { pgDate } from '../../infra/database/pg-date.ts';
 import type { PersonalDataKeys } from './keys.ts';
 import { isEmailIdentifier, maskEmail, maskPhone, normalizeEmail, normalizePhone } from './normalize.ts';
 
@@ -64,7 +64,7 @@ function decryptOrNull(keys: PersonalDataKeys, token: string | null, context: st
   return token === null ? null : keys.pii.decrypt(token, context, binding);
 }
 
-export function toCustomerView(keys: PersonalDataKeys, r: CustomerRow): CustomerView {
+function toCustomerView(keys: PersonalDataKeys, r: CustomerRow): CustomerView {
   const b = customerBinding(r.brand_id, r.uuid);
   return {
     id: Number(r.id),
@@ -99,7 +99,7 @@ interface Normalised {
  * Normalises and hashes the contact details; a bad email or phone is a
  * VALIDATION_ERROR naming `<fieldPrefix>.email` / `.phone`.
  */
-export function normaliseCustomer(keys: PersonalDataKeys, brandId: number, input: CustomerInput, fieldPrefix = 'customer'): Normalised {
+function normaliseCustomer(keys: PersonalDataKeys, brandId: number, input: CustomerInput, fieldPrefix = 'customer'): Normalised {
   const name = input.name?.trim() || null;
   let email: string | null = null;
   let phone: string | null = null;
@@ -214,12 +214,6 @@ export async function getCustomerByIdentifier(em: EntityManager, keys: PersonalD
     `SELECT ${COLUMNS} FROM customers WHERE brand_id = ? AND mode = ? AND ${byEmail ? 'email_hash' : 'phone_hash'} = ?`,
     [brandId, mode, hash],
   );
-  if (rows.length === 0) throw new AppError('CUSTOMER_NOT_FOUND');
-  return toCustomerView(keys, rows[0]!);
-}
-
-export async function getCustomerById(em: EntityManager, keys: PersonalDataKeys, customerId: number): Promise<CustomerView> {
-  const rows = await em.execute<CustomerRow[]>(`SELECT ${COLUMNS} FROM customers WHERE id = ?`, [customerId]);
   if (rows.length === 0) throw new AppError('CUSTOMER_NOT_FOUND');
   return toCustomerView(keys, rows[0]!);
 }

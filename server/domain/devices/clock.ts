@@ -10,10 +10,10 @@ import type { EntityManager } from '../../infra/database/orm.ts';
  * subtracts it from the SMS times the phone reports (docs/matching.md).
  */
 
-export const CLOCK_SMOOTHING = 0.3;
-export const CLOCK_JUMP_MS = 10 * 60_000;
+const CLOCK_SMOOTHING = 0.3;
+const CLOCK_JUMP_MS = 10 * 60_000;
 /** Offsets beyond a day are not a skewed clock but a wrong one: ignored. */
-export const MAX_CLOCK_OFFSET_MS = 86_400_000;
+const MAX_CLOCK_OFFSET_MS = 86_400_000;
 
 /** Records one sample; returns the stored (smoothed) offset in ms, or null when the sample was ignored. */
 export async function recordDeviceClock(em: EntityManager, deviceId: number, deviceTime: Date): Promise<number | null> {

@@ -3,9 +3,9 @@ import { toMoney } from '../money/decimal.ts';
 import { getBrand } from '../brands/service.ts';
 import { countUnreadNotifications } from '../notifications/service.ts';
 
-export const RECENT_TRANSACTIONS = 5;
+const RECENT_TRANSACTIONS = 5;
 /** The dashboard's "pending": everything a payment can wait in. */
-export const PENDING_STATUSES = ['pending', 'processing', 'awaiting_verification'] as const;
+const PENDING_STATUSES = ['pending', 'processing', 'awaiting_verification'] as const;
 
 export interface Dashboard {
   today: {

@@ -6,7 +6,7 @@ import { detectOfflineDevices, pruneRotatedRefreshTokens } from './presence.ts';
 export const DETECT_OFFLINE_QUEUE = 'device-presence-sweep';
 
 /** The job: no payload; the device rows say everything. */
-export async function runPresenceSweep(deps: Pick<AppDeps, 'orm' | 'logger'>): Promise<void> {
+async function runPresenceSweep(deps: Pick<AppDeps, 'orm' | 'logger'>): Promise<void> {
   const { wentOffline, cameOnline } = await detectOfflineDevices(deps.orm.em.fork());
   const pruned = await pruneRotatedRefreshTokens(deps.orm.em.fork());
   if (wentOffline || cameOnline || pruned) deps.logger.info({ went_offline: wentOffline, came_online: cameOnline, pruned_refresh_records: pruned }, 'device presence sweep');

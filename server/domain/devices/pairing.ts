@@ -6,8 +6,8 @@ import { getBrand } from '../brands/service.ts';
 import { generatePairingCode, hashPairingCode, normalizePairingCode } from './pairing-code.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, hashFingerprint, issueTokenPair, type DeviceTokenKeys } from './tokens.ts';
 
-export const DEFAULT_PAIRING_CODE_TTL_MINUTES = 15;
-export const MAX_PAIRING_CODE_TTL_MINUTES = 7 * 24 * 60;
+const DEFAULT_PAIRING_CODE_TTL_MINUTES = 15;
+const MAX_PAIRING_CODE_TTL_MINUTES = 7 * 24 * 60;
 
 /** What pairing and refresh hand to the app. */
 export interface TokenPair {

@@ -6,7 +6,7 @@ import { requestBackfill } from '../recovery/backfill.ts';
 import { raiseAlert } from '../alerts/raise.ts';
 
 /** Devices moved per transaction; a large fleet is handled over several. */
-export const PRESENCE_BATCH = 200;
+const PRESENCE_BATCH = 200;
 
 interface TransitionRow {
   id: string;

@@ -15,7 +15,7 @@ type Outcome = { ok: true; pair: TokenPair } | { ok: false; revokedDeviceUuid?: 
  * newest refresh token of a device is valid. Presenting one that was already
  * exchanged means two parties hold the chain (a stolen copy), so the device is
  * revoked at once, and that revocation is committed even though the request
- * fails. Every rejection is INVALID_PAIRING_CODE, the spec's code, without
+ * fails. Every rejection is INVALID_PAIRING_CODE (contract/common/errors.ts), without
  * saying which check failed.
  *
  * The device row is locked for the exchange, so two refreshes with one token

@@ -10,7 +10,7 @@ import { getSetting } from '../settings/service.ts';
  * (the offline threshold defaults to an hour), and skipping the write keeps an
  * authenticated call at one cheap statement.
  */
-export const LAST_SEEN_RESOLUTION_SECONDS = 60;
+const LAST_SEEN_RESOLUTION_SECONDS = 60;
 
 export interface AuthenticatedDevice {
   deviceId: number;
@@ -44,7 +44,7 @@ export async function authenticateDevice(em: EntityManager, deviceUuid: string):
 }
 
 /** Heartbeats further apart than this ask the phone to re-send what it received meanwhile (docs/recovery.md). */
-export const HEARTBEAT_GAP_MINUTES = 15;
+const HEARTBEAT_GAP_MINUTES = 15;
 
 /**
  * One `battery_low` alert per episode: raised when a heartbeat takes the level

@@ -1,8 +1,9 @@
 import jwt from 'jsonwebtoken';
+import { isUuid } from '../../../contract/common/ids.ts';
 import { randomToken, sha256Hex, timingSafeEqualString } from '../../infra/crypto/tokens.ts';
 import { secretKeyObject } from '../../infra/crypto/key-object.ts';
 
-/** Access JWT lifetime (the spec's `expires_in`). */
+/** Access JWT lifetime (the token pair's `expires_in`). */
 export const ACCESS_TOKEN_TTL_SECONDS = 86_400;
 /** Refresh JWT lifetime: 30 days. */
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 86_400;
@@ -32,7 +33,6 @@ const ISSUER = 'paycollect';
 const AUDIENCE = 'paycollect-device';
 /** Far above any token we issue; bounds the work spent on junk credentials. */
 const MAX_TOKEN_LENGTH = 2048;
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /**
  * Clock difference tolerated between the machines that issue and check tokens
  * (several processes may share one database and one key).
@@ -92,7 +92,7 @@ export function verifyDeviceToken(keys: DeviceTokenKeys, typ: DeviceTokenType, t
   if (!payload || typeof payload !== 'object') return null;
   const { typ: claimedTyp, sub, jti, exp, iat } = payload as Record<string, unknown>;
   if (claimedTyp !== typ) return null;
-  if (typeof sub !== 'string' || !UUID_RE.test(sub)) return null;
+  if (typeof sub !== 'string' || !isUuid(sub)) return null;
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > 64) return null;
   if (typeof exp !== 'number' || !Number.isFinite(exp)) return null;
   if (typeof iat !== 'number' || !Number.isFinite(iat)) return null;

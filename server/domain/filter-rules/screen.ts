@@ -13,7 +13,7 @@ function escapeRegExp(s: string): string {
  * aware (letters, combining marks and digits on either side prevent a match), so
  * `PIN` does not exclude "shopping" and Bangla keywords are not cut inside a word.
  */
-export function keywordPattern(keyword: string): RegExp {
+function keywordPattern(keyword: string): RegExp {
   const body = keyword
     .trim()
     .split(/\s+/)

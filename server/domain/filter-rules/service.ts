@@ -8,10 +8,10 @@ export interface VersionedFilterRules extends FilterRules {
   updatedAt: Date;
 }
 
-export const MAX_RULE_ITEMS = 100;
-export const MAX_RULE_ITEM_LENGTH = 64;
-export const MIN_CHECK_INTERVAL_HOURS = 1;
-export const MAX_CHECK_INTERVAL_HOURS = 168;
+const MAX_RULE_ITEMS = 100;
+const MAX_RULE_ITEM_LENGTH = 64;
+const MIN_CHECK_INTERVAL_HOURS = 1;
+const MAX_CHECK_INTERVAL_HOURS = 168;
 
 interface Row {
   version: number;

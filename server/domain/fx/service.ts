@@ -1,6 +1,6 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { pgDate } from '../payments/pg.ts';
+import { pgDate } from '../../infra/database/pg-date.ts';
 import { convertAmount, convertAmountInverse, invertRate } from '../money/decimal.ts';
 
 const CURRENCY_RE = /^[A-Z]{3}$/;

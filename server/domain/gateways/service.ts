@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { pgDate } from '../payments/pg.ts';
+import { pgDate } from '../../infra/database/pg-date.ts';
 import { compareMoney } from '../money/decimal.ts';
 import { checkAgainstMoneyOut, expandPreset } from '../sms/presets/gateway-input.ts';
 import { senderKey } from '../sms/senders.ts';
@@ -12,7 +12,7 @@ import { feePayers, gatewayTypes, type FeePayer, type GatewayType, type StoredSm
 /**
  * Gateways are global: one list for the whole service, every enabled gateway is
  * offered to every brand. (Per-brand gateways would need per-brand receiving
- * accounts and SMS senders; nothing in the spec asks for that yet.)
+ * accounts and SMS senders; README.md, Merchant API: gateways are global.)
  */
 export interface GatewayView {
   id: number;
@@ -269,12 +269,6 @@ export async function updateGateway(em: EntityManager, code: string, patch: Gate
 
 export async function getGateway(em: EntityManager, code: string): Promise<GatewayView> {
   const rows = await em.execute<GatewayRow[]>(`SELECT ${COLUMNS} FROM gateways WHERE code = ?`, [code]);
-  if (rows.length === 0) throw new AppError('GATEWAY_NOT_FOUND');
-  return toGatewayView(rows[0]!);
-}
-
-export async function getGatewayById(em: EntityManager, id: number): Promise<GatewayView> {
-  const rows = await em.execute<GatewayRow[]>(`SELECT ${COLUMNS} FROM gateways WHERE id = ?`, [id]);
   if (rows.length === 0) throw new AppError('GATEWAY_NOT_FOUND');
   return toGatewayView(rows[0]!);
 }

@@ -17,8 +17,8 @@ import type { EntityManager } from '../../infra/database/orm.ts';
  * the same request may take its key over and run. A slow run that outlives the
  * timeout finds its key gone when it tries to complete and rolls back.
  */
-export const KEY_TTL_HOURS = 24;
-export const LOCK_TIMEOUT_SECONDS = 300;
+const KEY_TTL_HOURS = 24;
+const LOCK_TIMEOUT_SECONDS = 300;
 
 /** JSON with object keys sorted at every level, so `{a,b}` and `{b,a}` hash alike. */
 export function canonicalJson(value: unknown): string {

@@ -3,11 +3,11 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 
 /** Most unread notifications one read returns (newest first). */
-export const MAX_UNREAD_LISTED = 100;
+const MAX_UNREAD_LISTED = 100;
 /** Most ids one acknowledgement takes. */
-export const MAX_ACK_IDS = 100;
-export const MAX_TITLE_LENGTH = 200;
-export const MAX_BODY_LENGTH = 2000;
+const MAX_ACK_IDS = 100;
+const MAX_TITLE_LENGTH = 200;
+const MAX_BODY_LENGTH = 2000;
 
 export interface NotificationView {
   id: number;

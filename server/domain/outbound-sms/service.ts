@@ -1,3 +1,4 @@
+import { MAX_QUEUE_ITEMS_PER_READ } from '../../../contract/device/sms-queue.ts';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
@@ -5,15 +6,15 @@ import { normalizePhone } from '../customers/normalize.ts';
 import type { OutboundSmsStatus } from './entities.ts';
 import { REPORT_FROM, decideReport, type OutboundSmsReport } from './transitions.ts';
 
-/** The spec's cap on one queue read. */
-export const MAX_LEASED_PER_READ = 20;
+/** The cap on one queue read: the contract's, so the schema and the service agree. */
+const MAX_LEASED_PER_READ = MAX_QUEUE_ITEMS_PER_READ;
 /** How long a device has to report an item before it goes back to `pending`. */
-export const DEFAULT_LEASE_MINUTES = 10;
+const DEFAULT_LEASE_MINUTES = 10;
 /** How long an item may wait to be sent before it becomes `expired`. */
-export const DEFAULT_TTL_MINUTES = 24 * 60;
-export const MAX_TTL_MINUTES = 7 * 24 * 60;
-export const MAX_MESSAGE_LENGTH = 1000;
-export const MAX_FAILURE_REASON_LENGTH = 500;
+const DEFAULT_TTL_MINUTES = 24 * 60;
+const MAX_TTL_MINUTES = 7 * 24 * 60;
+const MAX_MESSAGE_LENGTH = 1000;
+const MAX_FAILURE_REASON_LENGTH = 500;
 
 export const OUTBOUND_PHONE_CONTEXT = 'outbound_sms.phone';
 export const OUTBOUND_MESSAGE_CONTEXT = 'outbound_sms.message';

@@ -15,7 +15,7 @@ export const REPORT_FROM: Readonly<Record<OutboundSmsReport, readonly OutboundSm
 };
 
 /** Statuses in which a report is a repeat of one already applied: answered, nothing changes. */
-export const REPORT_ALREADY: Readonly<Record<OutboundSmsReport, readonly OutboundSmsStatus[]>> = {
+const REPORT_ALREADY: Readonly<Record<OutboundSmsReport, readonly OutboundSmsStatus[]>> = {
   sent: ['sent', 'delivered'],
   failed: ['failed'],
   delivered: ['delivered'],

@@ -6,7 +6,7 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import { intentRefusal, quoteGatewaysOf } from '../gateways/quote.ts';
 import { listGateways } from '../gateways/service.ts';
 import { compareMoney } from '../money/decimal.ts';
-import { pgDate, pgDateOrNull } from '../payments/pg.ts';
+import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
 import { gatewaysOfMode } from '../sandbox/gateway.ts';
 
 /**
@@ -55,7 +55,7 @@ export interface PaymentLinkRow {
  * A single-use link is used while a payment it created is paid or can still be
  * paid (pending and not expired); a payment that expired unpaid frees it.
  */
-export const LINK_USED_SQL = `EXISTS (SELECT 1 FROM payment_intents pi WHERE pi.payment_link_id = l.id
+const LINK_USED_SQL = `EXISTS (SELECT 1 FROM payment_intents pi WHERE pi.payment_link_id = l.id
   AND (pi.status = 'completed' OR (pi.status = 'pending' AND pi.expires_at > now())))`;
 
 export const LINK_COLUMNS = `l.id, l.public_id, l.brand_id, l.mode, l.amount::text AS amount, l.min_amount::text AS min_amount, l.max_amount::text AS max_amount,
@@ -76,7 +76,7 @@ export function paymentLinkUrls(publicBaseUrl: string, publicId: string) {
   return { url, qr_svg_url: `${url}/qr.svg`, qr_png_url: `${url}/qr.png` };
 }
 
-export function toPaymentLinkResource(r: PaymentLinkRow, publicBaseUrl: string): PaymentLinkResource {
+function toPaymentLinkResource(r: PaymentLinkRow, publicBaseUrl: string): PaymentLinkResource {
   return {
     id: r.public_id,
     ...paymentLinkUrls(publicBaseUrl, r.public_id),
@@ -99,7 +99,7 @@ export function toPaymentLinkResource(r: PaymentLinkRow, publicBaseUrl: string):
 }
 
 /** 96 random bits: the id in the public URL is the link's only credential. */
-export function newPaymentLinkId(): string {
+function newPaymentLinkId(): string {
   return `plink_${randomBytes(12).toString('hex')}`;
 }
 

@@ -58,7 +58,7 @@ export async function findPublicLink(em: EntityManager, publicId: string): Promi
 const ENTERED_RE = /^\d{1,12}(?:\.\d{1,2})?$/;
 
 /** The customer's amount: digits with up to two decimals, within the link's bounds (VALIDATION_ERROR on `amount`). */
-export function enteredAmount(link: Pick<PublicLink, 'minAmount' | 'maxAmount' | 'currency'>, raw: string | undefined): string {
+function enteredAmount(link: Pick<PublicLink, 'minAmount' | 'maxAmount' | 'currency'>, raw: string | undefined): string {
   const text = (raw ?? '').trim().replace(/,/g, '');
   if (!ENTERED_RE.test(text)) throw new AppError('VALIDATION_ERROR', 'Enter an amount like 500 or 500.50', { field: 'amount' });
   const amount = toMoney(text);

@@ -4,9 +4,10 @@ import type { PaymentResource } from '../../../contract/merchant/payments.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
-import { getPaymentView, isUuid, paymentEventData } from './view.ts';
+import { isUuid } from '../../../contract/common/ids.ts';
+import { getPaymentView, paymentEventData } from './view.ts';
 
-export const CANCELED_REASON = 'Payment canceled by the merchant';
+const CANCELED_REASON = 'Payment canceled by the merchant';
 
 /**
  * The merchant cancels an open payment. Takes the same locks in the same order as

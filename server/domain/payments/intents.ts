@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, errorRegistry } from '../../../contract/common/errors.ts';
+import { isUuid } from '../../../contract/common/ids.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import { AMOUNT_MAXIMUM_MESSAGE } from '../../../contract/common/money.ts';
 import type { PaymentCreatedResource } from '../../../contract/merchant/payments.ts';
@@ -14,11 +15,11 @@ import { COLUMNS as GATEWAY_COLUMNS, toGatewayView, type GatewayRow, type Gatewa
 import { parseStored } from '../settings/service.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES } from './entities.ts';
-import { pgDate } from './pg.ts';
+import { pgDate } from '../../infra/database/pg-date.ts';
 import { paymentEventData } from './view.ts';
 
-export const MIN_EXPIRY_SECONDS = 60;
-export const MAX_EXPIRY_SECONDS = 30 * 24 * 3600;
+const MIN_EXPIRY_SECONDS = 60;
+const MAX_EXPIRY_SECONDS = 30 * 24 * 3600;
 
 export interface CreateIntentInput {
   amount: string;
@@ -33,7 +34,7 @@ export interface CreateIntentInput {
   cancelUrl?: string | null;
 }
 
-export function checkoutUrl(publicBaseUrl: string, paymentId: string): string {
+function checkoutUrl(publicBaseUrl: string, paymentId: string): string {
   return `${publicBaseUrl.replace(/\/+$/, '')}/checkout/${paymentId}`;
 }
 
@@ -44,7 +45,7 @@ export interface IntentConfig {
 }
 
 /** Both in one statement: the setting rides on every gateway row (one row of nulls when no gateway is enabled). */
-export async function loadIntentConfig(em: EntityManager): Promise<IntentConfig> {
+async function loadIntentConfig(em: EntityManager): Promise<IntentConfig> {
   const rows = await em.execute<Array<GatewayRow & { expiry_setting: unknown }>>(
     `SELECT s.value AS expiry_setting, g.*
        FROM (SELECT (SELECT value FROM settings WHERE key = 'intent_expiry_minutes') AS value) s
@@ -94,7 +95,7 @@ function resolveExpiry(config: IntentConfig, input: CreateIntentInput, now: Date
   return { at: null, seconds: input.expiresIn ?? config.expiryMinutes * 60 };
 }
 
-/** Refuses an intent no enabled gateway could ever take, with the spec's messages. */
+/** Refuses an intent no enabled gateway could ever take, with the messages the error registry documents. */
 async function checkSomeGatewayTakes(em: EntityManager, config: IntentConfig, amount: string, currency: string): Promise<void> {
   const refusal = intentRefusal(await quoteGatewaysOf(em, config.gateways, amount, currency));
   if (refusal === 'AMOUNT_EXCEEDS_MAXIMUM') throw new AppError('AMOUNT_EXCEEDS_MAXIMUM', AMOUNT_MAXIMUM_MESSAGE, { field: 'amount' });
@@ -229,7 +230,7 @@ export async function loadIntent(
     const rows = await em.execute<IntentRow[]>(`SELECT ${INTENT_COLUMNS} FROM payment_intents WHERE id = ?${lock}`, [ref.intentId]);
     return rows[0] ? toIntent(rows[0]) : null;
   }
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref.paymentId)) return null;
+  if (!isUuid(ref.paymentId)) return null;
   const rows = await em.execute<IntentRow[]>(`SELECT ${INTENT_COLUMNS} FROM payment_intents WHERE uuid = ?${lock}`, [ref.paymentId.toLowerCase()]);
   return rows[0] ? toIntent(rows[0]) : null;
 }
@@ -270,14 +271,3 @@ export async function expireDueIntents(em: EntityManager, opts: { limit?: number
   });
 }
 
-/** Expires one intent if it is due; true when this call expired it. */
-export async function expireIntent(em: EntityManager, intentId: number): Promise<boolean> {
-  return em.transactional(async (tx) => {
-    const rows = await tx.execute<Array<{ id: string }>>(
-      `SELECT id FROM payment_intents WHERE id = ? AND status = 'pending' AND expires_at <= now() FOR UPDATE`,
-      [intentId],
-    );
-    await expireLocked(tx, rows.map((r) => Number(r.id)));
-    return rows.length === 1;
-  });
-}

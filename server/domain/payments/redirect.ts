@@ -1,5 +1,5 @@
 /** The placeholder a merchant may put in `success_url` for the payment id (like Stripe's `{CHECKOUT_SESSION_ID}`). */
-export const PAYMENT_ID_PLACEHOLDER = '{PAYMENT_ID}';
+const PAYMENT_ID_PLACEHOLDER = '{PAYMENT_ID}';
 
 /**
  * Pure: the success URL the customer is sent to, carrying the payment id so the

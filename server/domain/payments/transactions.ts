@@ -12,7 +12,7 @@ import { gatewayServesMode } from '../sandbox/gateway.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES, type TransactionStatus } from './entities.ts';
 import { loadIntent } from './intents.ts';
-import { pgDate, pgDateOrNull } from './pg.ts';
+import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
 import { paymentEventData, paymentEventDataOf, trimDecimal, type PaymentRow } from './view.ts';
 
 /** A transaction as services hand it to each other (camelCase, money as strings). */
@@ -125,7 +125,7 @@ export async function getTransactionByTrxId(em: EntityManager, trxId: string): P
 }
 
 /** Service reference: `TRX` and 16 hex digits (64 random bits; the unique index catches the odd clash). */
-export function newTrxId(): string {
+function newTrxId(): string {
   return `TRX${randomBytes(8).toString('hex').toUpperCase()}`;
 }
 
@@ -159,10 +159,6 @@ function cleanSender(senderNumber: string): string {
 
 function encryptSender(keys: PersonalDataKeys, phone: string | null, brandId: number, trxId: string): string | null {
   return phone === null ? null : keys.pii.encrypt(phone, TRANSACTION_SENDER_CONTEXT, transactionBinding(brandId, trxId));
-}
-
-export function decryptSenderNumber(keys: PersonalDataKeys, token: string | null, t: { brandId: number; trxId: string }): string | null {
-  return token === null ? null : keys.pii.decrypt(token, TRANSACTION_SENDER_CONTEXT, transactionBinding(t.brandId, t.trxId));
 }
 
 /** Maps the unique indexes that guard payments to their error codes. */

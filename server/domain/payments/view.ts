@@ -1,17 +1,12 @@
 import { AppError } from '../../../contract/common/errors.ts';
+import { isUuid } from '../../../contract/common/ids.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { PaymentResource } from '../../../contract/merchant/payments.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { decryptNameAndEmail } from '../customers/service.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import type { TransactionStatus } from './entities.ts';
-import { pgDate } from './pg.ts';
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(s: string): boolean {
-  return UUID_RE.test(s);
-}
+import { pgDate } from '../../infra/database/pg-date.ts';
 
 /** Drops the zeros numeric(20,10) pads with. */
 export function trimDecimal(s: string | null): string | null {
@@ -59,7 +54,7 @@ export const PAYMENT_FROM = `
     LEFT JOIN gateways g ON g.id = t.gateway_id`;
 
 /** The intent with its latest transaction (if any); append a WHERE on `i`. */
-export const PAYMENT_SELECT = `SELECT ${PAYMENT_COLUMNS} ${PAYMENT_FROM}`;
+const PAYMENT_SELECT = `SELECT ${PAYMENT_COLUMNS} ${PAYMENT_FROM}`;
 
 /**
  * The same with the customer's encrypted name and email joined in. One round
@@ -73,8 +68,8 @@ const PAYMENT_VIEW_SELECT = `
     LEFT JOIN customers c ON c.id = i.customer_id`;
 
 /**
- * The API shape of a payment (design.md: the transaction when one exists, else
- * the intent with the same field names). An intent past its expiry shows
+ * The API shape of a payment: the latest transaction when one exists, else the
+ * intent, with the same field names (README.md, Merchant API). An intent past its expiry shows
  * `expired` even before the expiry job has moved it.
  */
 /** Without `livemode`: the caller knows the mode it read (getPaymentView), and event bodies carry it on the envelope. */

@@ -5,7 +5,7 @@ import type { PersonalDataKeys } from '../customers/keys.ts';
 import { legacyTables, type LegacyTable, type Reader } from './legacy-tables.ts';
 
 /** Rows per transaction: small enough that a batch holds its row locks briefly. */
-export const REENCRYPT_BATCH = 200;
+const REENCRYPT_BATCH = 200;
 
 export interface ReencryptReport {
   /** Rows rewritten, per table. */

@@ -21,7 +21,7 @@ export interface Quota {
 
 /** The quotas the service enforces; each is a `RateLimit-Policy` item name. */
 export const quotaNames = ['api-key', 'device', 'pairing', 'pairing-global', 'token-refresh', 'checkout', 'login'] as const;
-export type QuotaName = (typeof quotaNames)[number];
+type QuotaName = (typeof quotaNames)[number];
 
 const QUOTA_RE = /^([0-9]{1,9})\/([0-9]{1,7})$/;
 

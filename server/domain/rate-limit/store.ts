@@ -1,5 +1,5 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
-import type { Bucket, BucketState } from './policy.ts';
+import type { BucketState } from './policy.ts';
 
 /** A counted bucket, with what is needed to give the hit back. */
 export interface CountedBucket extends BucketState {
@@ -13,23 +13,6 @@ interface Row {
   window_epoch: number | string;
 }
 
-/**
- * Counts one request in each bucket's current fixed window and returns the
- * counts, in one statement. The window comes from the database clock, so every
- * process agrees on it; `INSERT ... ON CONFLICT DO UPDATE` makes the increment
- * atomic under any concurrency (the row lock orders racing requests). Rows are
- * inserted in bucket order so two requests spending the same two buckets lock
- * them in the same order and cannot deadlock.
- */
-export async function countHit(em: EntityManager, buckets: readonly Bucket[]): Promise<CountedBucket[]> {
-  const totals = await countHits(em, buckets.map((b) => ({ key: b.key, windowSeconds: b.windowSeconds, n: 1 })));
-  return buckets.map((b) => {
-    const row = totals.get(b.key);
-    if (!row) throw new Error('rate limit counter missing from upsert result');
-    return { ...b, ...row };
-  });
-}
-
 /** A bucket's counter after an increment: the window's total, this increment included. */
 export interface CounterTotal {
   hits: number;
@@ -41,6 +24,10 @@ export interface CounterTotal {
  * Adds `n` hits to each bucket's current window in one statement and returns
  * the new totals by key. Keys must be distinct (an upsert cannot touch a row
  * twice); the batcher (batch.ts) sums a batch's requests per bucket first.
+ * The window comes from the database clock, so every process agrees on it;
+ * `INSERT ... ON CONFLICT DO UPDATE` makes the increment atomic under any
+ * concurrency. Rows are inserted in bucket order so two statements spending the
+ * same two buckets lock them in the same order and cannot deadlock.
  */
 export async function countHits(em: EntityManager, increments: ReadonlyArray<{ key: string; windowSeconds: number; n: number }>): Promise<Map<string, CounterTotal>> {
   if (increments.length === 0) return new Map();

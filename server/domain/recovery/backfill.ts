@@ -17,11 +17,11 @@ export const backfillStatuses = ['pending', 'delivered', 'answered', 'failed'] a
 export type BackfillStatus = (typeof backfillStatuses)[number];
 
 /** Longest window one request may ask for: a phone re-sending weeks of SMS is a different job (an export). */
-export const MAX_BACKFILL_WINDOW_DAYS = 7;
+const MAX_BACKFILL_WINDOW_DAYS = 7;
 /** Nudges before a request is given up as `failed`. */
 export const MAX_BACKFILL_ATTEMPTS = 5;
 /** First wait before a nudge; doubles each attempt (2, 4, 8, 16, 32 min). */
-export const BACKFILL_BACKOFF_BASE_MS = 2 * 60_000;
+const BACKFILL_BACKOFF_BASE_MS = 2 * 60_000;
 
 export interface BackfillRequestView {
   id: number;
@@ -101,7 +101,7 @@ export function validateWindow(from: Date, to: Date, now = new Date()): void {
  */
 export async function requestBackfill(
   em: EntityManager,
-  q: { deviceId: number; brandId?: number; from: Date; to: Date; reason: BackfillReason; requestedBy?: string | null },
+  q: { deviceId: number; from: Date; to: Date; reason: BackfillReason; requestedBy?: string | null },
 ): Promise<BackfillRequestView | null> {
   let from = q.from;
   const to = q.to;
@@ -124,9 +124,9 @@ export async function requestBackfill(
   }
   const rows = await em.execute<Row[]>(
     `INSERT INTO backfill_requests (brand_id, device_id, window_from, window_to, reason, requested_by)
-     SELECT brand_id, id, ?, ?, ?, ? FROM devices WHERE id = ? AND status = 'active' ${q.brandId === undefined ? '' : 'AND brand_id = ?'}
+     SELECT brand_id, id, ?, ?, ?, ? FROM devices WHERE id = ? AND status = 'active'
      RETURNING ${COLUMNS}`,
-    [from, to, q.reason, q.requestedBy ?? null, q.deviceId, ...(q.brandId === undefined ? [] : [q.brandId])],
+    [from, to, q.reason, q.requestedBy ?? null, q.deviceId],
   );
   return rows[0] ? view(rows[0]) : null;
 }

@@ -6,7 +6,7 @@ import { scheduledSweep } from '../../infra/jobs/scheduled.ts';
 import { createNotification } from '../notifications/service.ts';
 import { MAX_BACKFILL_ATTEMPTS, nextAttemptDelayMs } from './backfill.ts';
 
-export const RETRY_BACKFILL_QUEUE = 'backfill-retry-sweep';
+const RETRY_BACKFILL_QUEUE = 'backfill-retry-sweep';
 
 /**
  * One pass over open backfill requests whose next attempt is due: each gets a
@@ -60,7 +60,7 @@ export async function takeUnreportedBackfillFailures(em: EntityManager): Promise
   return rows.map((r) => ({ id: Number(r.id), brandId: Number(r.brand_id), deviceId: Number(r.device_id), reason: r.reason, failedAt: new Date(r.failed_at) }));
 }
 
-export async function runBackfillRetrySweep(deps: Pick<AppDeps, 'orm' | 'logger' | 'crypto'>): Promise<void> {
+async function runBackfillRetrySweep(deps: Pick<AppDeps, 'orm' | 'logger' | 'crypto'>): Promise<void> {
   const { nudged, failed } = await retryBackfillRequests(deps.orm.em.fork(), deps.crypto.pii);
   if (failed) deps.logger.warn({ failed }, 'backfill requests unanswered after every attempt; listed as failed in the admin API');
   if (nudged) deps.logger.info({ nudged }, 'backfill requests nudged');

@@ -5,7 +5,7 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import { compareMoney, subMoney } from '../money/decimal.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import type { RefundStatus } from './entities.ts';
-import { pgDate } from '../payments/pg.ts';
+import { pgDate } from '../../infra/database/pg-date.ts';
 import { handRefundToGateway } from '../sandbox/refunds.ts';
 import { scopeParam } from '../brands/scope.ts';
 
@@ -47,7 +47,7 @@ const SELECT = `
          r.status, r.failure_reason, r.processed_at, r.created_at
     FROM refunds r JOIN transactions t ON t.id = r.transaction_id`;
 
-export function toRefundResource(r: RefundRow): RefundResource {
+function toRefundResource(r: RefundRow): RefundResource {
   return {
     id: Number(r.id),
     uuid: r.uuid,

@@ -9,7 +9,7 @@ import { COMPLETE_SANDBOX_REFUND_QUEUE } from './refunds.ts';
 const payloadSchema = z.object({ refundId: z.number().int().positive() });
 type Payload = z.infer<typeof payloadSchema>;
 
-export const completeSandboxRefundQueue: Queue = {
+const completeSandboxRefundQueue: Queue = {
   name: COMPLETE_SANDBOX_REFUND_QUEUE,
   retryLimit: 5,
   retryDelay: 5,
@@ -20,7 +20,7 @@ export const completeSandboxRefundQueue: Queue = {
 };
 
 /** The sandbox always pays refunds back. One an admin already settled is left as it is. */
-export async function completeSandboxRefund(deps: Pick<AppDeps, 'orm' | 'logger'>, payload: Payload): Promise<void> {
+async function completeSandboxRefund(deps: Pick<AppDeps, 'orm' | 'logger'>, payload: Payload): Promise<void> {
   const { refundId } = payloadSchema.parse(payload);
   try {
     const { changed } = await completeRefund(deps.orm.em.fork(), refundId);

@@ -29,7 +29,7 @@ export function gatewaysOfMode<G extends Pick<GatewayView, 'type'>>(gateways: re
   return gateways.filter((g) => gatewayServesMode(g, mode));
 }
 
-export const sandboxGatewayInput: GatewayInput = {
+const sandboxGatewayInput: GatewayInput = {
   code: SANDBOX_GATEWAY_CODE,
   name: 'Sandbox (test card)',
   type: 'automatic',

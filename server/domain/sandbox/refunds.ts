@@ -7,8 +7,8 @@ export const COMPLETE_SANDBOX_REFUND_QUEUE = 'complete-sandbox-refund';
 /**
  * The refunds service's seam: called inside the transaction that creates a
  * refund. A refund of a sandbox-driven transaction is handed to the sandbox,
- * which completes it from a job (design.md: "the sandbox gateway completes them
- * by a background job"); manual-gateway refunds wait for an admin.
+ * which completes it from a background job (README.md, Merchant API: refunds);
+ * manual-gateway refunds wait for an admin.
  */
 export async function handRefundToGateway(tx: EntityManager, refundId: number, transactionId: number): Promise<void> {
   const rows = await tx.execute<Array<{ type: 'manual' | 'automatic' }>>(

@@ -6,7 +6,7 @@ import type { JobRegistration } from '../../infra/jobs/workers.ts';
 import { getSandboxSession, recordCallbackAttempt, SEND_SANDBOX_CALLBACK_QUEUE } from './sessions.ts';
 import { sandboxSignatureHeader } from './signature.ts';
 
-export const sendSandboxCallbackPayload = z.object({ sessionId: z.number().int().positive() });
+const sendSandboxCallbackPayload = z.object({ sessionId: z.number().int().positive() });
 type Payload = z.infer<typeof sendSandboxCallbackPayload>;
 
 const CALLBACK_TIMEOUT_MS = 10_000;
@@ -16,7 +16,7 @@ const CALLBACK_TIMEOUT_MS = 10_000;
  * accept (network error or any non-2xx), with exponential backoff for about
  * half an hour: 2 s, 4 s, 8 s … capped at 10 minutes.
  */
-export const sendSandboxCallbackQueue: Queue = {
+const sendSandboxCallbackQueue: Queue = {
   name: SEND_SANDBOX_CALLBACK_QUEUE,
   retryLimit: 10,
   retryDelay: 2,
@@ -27,7 +27,7 @@ export const sendSandboxCallbackQueue: Queue = {
   notify: true,
 };
 
-export function callbackUrl(publicBaseUrl: string): string {
+function callbackUrl(publicBaseUrl: string): string {
   return `${publicBaseUrl.replace(/\/+$/, '')}${SANDBOX_CALLBACK_PATH}`;
 }
 
@@ -36,7 +36,7 @@ export function callbackUrl(publicBaseUrl: string): string {
  * public callback URL. Throws when the service did not answer 2xx, so pg-boss
  * retries. A session already delivered is not sent again.
  */
-export async function sendSandboxCallback(deps: Pick<AppDeps, 'orm' | 'logger' | 'config' | 'secrets'>, payload: Payload): Promise<void> {
+async function sendSandboxCallback(deps: Pick<AppDeps, 'orm' | 'logger' | 'config' | 'secrets'>, payload: Payload): Promise<void> {
   const { sessionId } = sendSandboxCallbackPayload.parse(payload);
   const em = deps.orm.em.fork();
   const session = await getSandboxSession(em, sessionId);

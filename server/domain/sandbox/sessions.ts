@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { enqueueInTransaction } from '../../infra/jobs/workers.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { pgDate, pgDateOrNull } from '../payments/pg.ts';
+import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
 import type { TransactionRecord } from '../payments/transactions.ts';
 import { SANDBOX_TOKEN_RE, sandboxSessionToken, sandboxTokenHash } from './signature.ts';
 
 export const SEND_SANDBOX_CALLBACK_QUEUE = 'send-sandbox-callback';
 
-export type SandboxSessionStatus = 'open' | 'approved' | 'declined';
+type SandboxSessionStatus = 'open' | 'approved' | 'declined';
 
 /** One payment the sandbox gateway was asked to collect, as its page shows it. */
 export interface SandboxSession {
@@ -92,7 +92,7 @@ function toSession(r: SessionRow): SandboxSession {
   };
 }
 
-export function sandboxPayPath(token: string): string {
+function sandboxPayPath(token: string): string {
   return `/sandbox/pay/${token}`;
 }
 

@@ -8,7 +8,7 @@ import type { EntityManager } from '../../infra/database/orm.ts';
  * and a bad stored value never reaches a caller (it falls back to the default).
  * Add a key by adding an entry; its schema documents the allowed range.
  */
-export const settingDefinitions = {
+const settingDefinitions = {
   /** Lifetime of a new payment intent when the merchant does not give one. */
   intent_expiry_minutes: { schema: z.number().int().min(1).max(43_200), default: 60 },
   /**

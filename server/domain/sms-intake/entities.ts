@@ -1,3 +1,4 @@
+import { smsResolutions } from '../../../contract/admin/sms-records.ts';
 import { defineEntity, p } from '@mikro-orm/core';
 import { Brand } from '../brands/entities.ts';
 import { Device } from '../devices/entities.ts';
@@ -53,7 +54,7 @@ export const SmsRecord = defineEntity({
     chainExpectedBalance: p.decimal('string').precision(16).scale(2).nullable(),
     matchedAt: p.datetime().nullable(),
     /** Set when an admin decided a record left for review (sms/review.ts). */
-    resolution: p.enum(['verified', 'rejected'] as const).nullable(),
+    resolution: p.enum(smsResolutions).nullable(),
     resolvedBy: p.string().length(100).nullable(),
     resolvedAt: p.datetime().nullable(),
     resolutionNote: p.string().length(500).nullable(),

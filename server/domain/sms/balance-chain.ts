@@ -1,6 +1,6 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { addMoney, compareMoney, subMoney } from '../money/decimal.ts';
-import { pgDate } from '../payments/pg.ts';
+import { pgDate } from '../../infra/database/pg-date.ts';
 import type { ChainState } from './matcher.ts';
 import { normalizeSender } from './parser.ts';
 import { senderKey } from './senders.ts';

@@ -1,7 +1,7 @@
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { StoredSmsTemplate } from '../gateways/entities.ts';
-import { pgDate } from '../payments/pg.ts';
+import { pgDate } from '../../infra/database/pg-date.ts';
 import { toTransactionRecord, TRANSACTION_COLUMNS, TRANSACTION_FROM, type TransactionRecord, type TransactionRow } from '../payments/transactions.ts';
 import { OPEN_STATUSES, type MatchCandidate } from './matcher.ts';
 import type { GatewayParseConfig } from './parser.ts';

@@ -3,9 +3,9 @@ import type { JobRegistration } from '../../infra/jobs/workers.ts';
 import { scheduledSweep } from '../../infra/jobs/scheduled.ts';
 import { runFormatAlarm } from './format-alarm.ts';
 
-export const SMS_FORMAT_ALARM_QUEUE = 'sms-format-alarm-sweep';
+const SMS_FORMAT_ALARM_QUEUE = 'sms-format-alarm-sweep';
 
-export async function runFormatAlarmSweep(deps: Pick<AppDeps, 'orm' | 'logger' | 'crypto'>): Promise<void> {
+async function runFormatAlarmSweep(deps: Pick<AppDeps, 'orm' | 'logger' | 'crypto'>): Promise<void> {
   const { raised, cleared } = await runFormatAlarm(deps.orm.em.fork(), deps.crypto.pii);
   if (raised || cleared) deps.logger.warn({ raised, cleared }, 'sms format alarm');
 }

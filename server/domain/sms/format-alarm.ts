@@ -21,7 +21,7 @@ import { sameSender } from './senders.ts';
  */
 
 /** Records scanned per run (the sender is encrypted, so it is read in memory); the newest first. */
-export const ALARM_SCAN_LIMIT = 20_000;
+const ALARM_SCAN_LIMIT = 20_000;
 const BASELINE_MINUTES = 24 * 60;
 
 interface Bucket {

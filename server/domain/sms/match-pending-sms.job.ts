@@ -3,7 +3,7 @@ import type { JobRegistration } from '../../infra/jobs/workers.ts';
 import { scheduledSweep } from '../../infra/jobs/scheduled.ts';
 import { loadMatchSettings, matchSmsRecord } from './service.ts';
 
-export const MATCH_PENDING_SMS_QUEUE = 'sms-match-pending';
+const MATCH_PENDING_SMS_QUEUE = 'sms-match-pending';
 
 const PAGE = 100;
 const MAX_PER_RUN = 2_000;

@@ -110,7 +110,7 @@ export interface MatchRules {
   reviewAbove: string | null;
 }
 
-export function checkRules(rules: MatchRules): void {
+function checkRules(rules: MatchRules): void {
   if (!(rules.windowMinutes > 0) || !Number.isFinite(rules.windowMinutes)) throw new RangeError('windowMinutes must be a positive number');
   if (!(rules.graceSeconds >= 0) || !Number.isFinite(rules.graceSeconds)) throw new RangeError('graceSeconds must be zero or more');
 }
@@ -125,7 +125,7 @@ function sameTrx(a: string | null, b: string): boolean {
  * up to `graceSeconds` of clock skew, and was created at most `windowMinutes`
  * before it. Both directions use this one rule.
  */
-export function timingFits(createdAt: Date, smsTime: Date, windowMinutes: number, graceSeconds = 0): boolean {
+function timingFits(createdAt: Date, smsTime: Date, windowMinutes: number, graceSeconds = 0): boolean {
   const gap = smsTime.getTime() - createdAt.getTime();
   return gap >= -graceSeconds * 1000 && gap <= windowMinutes * 60_000;
 }
@@ -134,7 +134,7 @@ export function timingFits(createdAt: Date, smsTime: Date, windowMinutes: number
  * The first thing that keeps `c` from being certainly proved by `sms`, or null
  * when nothing does. The SMS's id is taken to be claimed by `c` already.
  */
-export function contradiction(sms: SmsEvidence, c: MatchCandidate, rules: MatchRules): { code: ReasonCode; why: string } | null {
+function contradiction(sms: SmsEvidence, c: MatchCandidate, rules: MatchRules): { code: ReasonCode; why: string } | null {
   // The SMS's own contradiction first: its status is then `balance_mismatch` whoever claims it, in both directions.
   const chain = chainContradiction(sms);
   if (chain) return chain;

@@ -68,7 +68,7 @@ export function normalizeParsedAmount(raw: string | null | undefined): string | 
  * A balance or fee as written -> "5432.10" (zero allowed), or null. Same
  * grouping rules as amounts; anything else (words, signs, three decimals) is null.
  */
-export function normalizeParsedBalance(raw: string | null | undefined): string | null {
+function normalizeParsedBalance(raw: string | null | undefined): string | null {
   if (typeof raw !== 'string') return null;
   const s = raw.trim();
   if (!AMOUNT_RE.test(s)) return null;
@@ -78,7 +78,7 @@ export function normalizeParsedBalance(raw: string | null | undefined): string |
   return toMoney(plain);
 }
 
-export function normalizeTrxId(raw: string | null | undefined): string | null {
+function normalizeTrxId(raw: string | null | undefined): string | null {
   if (typeof raw !== 'string') return null;
   const s = raw.trim().toUpperCase();
   return s === '' || s.length > MAX_TRX_ID_LENGTH ? null : s;

@@ -4,7 +4,7 @@ import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { SMS_RECORD_CONTEXT, decryptSmsSender, smsRecordBinding, smsRowBinding } from '../sms-intake/record-cipher.ts';
 import type { StoredSmsTemplate } from '../gateways/entities.ts';
 import { pgIdArray } from '../../infra/database/pg-array.ts';
-import { pgDate } from '../payments/pg.ts';
+import { pgDate } from '../../infra/database/pg-date.ts';
 import type { ChainState, MatchStatus, ReasonCode, Suggestion } from './matcher.ts';
 
 /** The SMS time of `r` (an sms_records row) joined with its device `d`: see PendingSmsRecord.smsTime. */

@@ -68,8 +68,12 @@ async function readEvidence(tx: EntityManager, smsRecordId: number, brandId: num
   return row;
 }
 
-/** The SMS must be parsed, still unmatched, and say what the transaction says. */
-async function checkEvidence(tx: EntityManager, sms: EvidenceRow, t: TransactionRecord): Promise<string> {
+/**
+ * The SMS must be parsed, still unmatched, and say what the transaction says.
+ * `acceptAmountDifference`: a person accepts an SMS whose amount differs (the
+ * customer sent a little more or less); mode, gateway and trx id must still agree.
+ */
+async function checkEvidence(tx: EntityManager, sms: EvidenceRow, t: TransactionRecord, acceptAmountDifference: boolean): Promise<string> {
   if (!(REVIEWABLE as readonly string[]).includes(sms.match_status)) {
     throw new AppError('INVALID_STATE', `SMS record ${sms.id} is ${sms.match_status}; only a no_candidate, low_confidence or balance_mismatch record can prove a transaction`, {
       field: 'sms_record_id',
@@ -82,7 +86,7 @@ async function checkEvidence(tx: EntityManager, sms: EvidenceRow, t: Transaction
   if (!gatewaysSharingSenders(await loadGatewaySmsConfigs(tx), t.gatewayId).includes(Number(sms.gateway_id))) {
     throw mismatch(`SMS record ${sms.id} comes from another gateway's sender than transaction ${t.id}`);
   }
-  if (compareMoney(sms.parsed_amount!, t.amount) !== 0) {
+  if (!acceptAmountDifference && compareMoney(sms.parsed_amount!, t.amount) !== 0) {
     throw mismatch(`SMS record ${sms.id} says amount ${sms.parsed_amount}, transaction ${t.id} is ${t.amount}`);
   }
   if (t.gatewayTrxId !== null && t.gatewayTrxId.toUpperCase() !== trxId) {
@@ -95,6 +99,8 @@ export interface ManualVerification {
   transaction: TransactionRecord;
   /** The SMS record now `matched` to the transaction, when one was named. */
   smsRecordId: number | null;
+  /** The amount the named SMS says, when it differs from the transaction's (accepted by the person verifying). */
+  smsAmountAccepted: string | null;
 }
 
 /**
@@ -109,16 +115,21 @@ export interface ManualVerification {
  */
 export async function verifyTransactionManually(
   em: EntityManager,
-  input: { transactionId: number; smsRecordId?: number | null; actor: string; note?: string | null },
+  input: { transactionId: number; smsRecordId?: number | null; actor: string; note?: string | null; acceptAmountDifference?: boolean },
 ): Promise<ManualVerification> {
   const actor = text(input.actor, 'actor', { required: true, max: MAX_ACTOR_LENGTH })!;
-  const note = text(input.note, 'note', { required: false, max: MAX_NOTE_LENGTH });
+  const acceptAmountDifference = input.acceptAmountDifference === true;
+  // Accepting a different amount is a person's decision: it must say why, and name the SMS.
+  const note = text(input.note, 'note', { required: acceptAmountDifference, max: MAX_NOTE_LENGTH });
   const smsRecordId = input.smsRecordId ?? null;
+  if (acceptAmountDifference && smsRecordId === null) throw new AppError('VALIDATION_ERROR', 'accept_amount_difference needs sms_record_id', { field: 'sms_record_id' });
   return em.transactional(async (tx) => {
     const { brandId } = await getTransaction(tx, input.transactionId);
     const unlocked = smsRecordId === null ? null : await readEvidence(tx, smsRecordId, brandId, false);
     const t = await lockOpen(tx, input.transactionId, [unlocked?.parsed_trx_id ?? null], 'verified');
-    const trxId = unlocked === null ? null : await checkEvidence(tx, await readEvidence(tx, smsRecordId!, brandId, true), t);
+    const evidence = unlocked === null ? null : await readEvidence(tx, smsRecordId!, brandId, true);
+    const trxId = evidence === null ? null : await checkEvidence(tx, evidence, t, acceptAmountDifference);
+    const smsAmountAccepted = evidence !== null && compareMoney(evidence.parsed_amount!, t.amount) !== 0 ? evidence.parsed_amount : null;
 
     await completeTransaction(tx, t.id, { source: 'admin', gatewayTrxId: trxId });
     if (smsRecordId !== null) {
@@ -130,7 +141,7 @@ export async function verifyTransactionManually(
         [t.id, actor, note, smsRecordId],
       );
     }
-    return { transaction: await getTransaction(tx, t.id), smsRecordId };
+    return { transaction: await getTransaction(tx, t.id), smsRecordId, smsAmountAccepted };
   });
 }
 

@@ -215,7 +215,8 @@ async function explainDuplicate(tx: EntityManager, o: SmsOutcome): Promise<SmsOu
  * decide() already holds the intent and transaction locks and read the row
  * under them, so the completion joins this transaction with that row
  * (completeLockedTransaction) instead of locking and reading it again inside a
- * savepoint: up to four round trips per matched SMS before (BENCHMARKS.md). Its
+ * savepoint, which cost round trips on every matched SMS (BENCHMARKS.md, "What
+ * the profiles showed", 11). Its
  * refusals all come before its first write, so no savepoint is needed for
  * them; the savepoint stays only where a write can be refused, i.e. when the
  * SMS's trx id is stored on a transaction that had none (the unique index on

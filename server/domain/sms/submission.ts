@@ -1,7 +1,7 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
-import { pgDate } from '../payments/pg.ts';
+import { pgDate } from '../../infra/database/pg-date.ts';
 import { completeTransaction, getTransaction } from '../payments/transactions.ts';
 import { gatewaysSharingSenders, loadGatewaySmsConfigs } from './candidates.ts';
 import { CERTAIN_CONFIDENCE, matchSubmittedTrxId, type MatchStatus } from './matcher.ts';

@@ -5,7 +5,7 @@ import { checkSenders, checkTemplates, getGateway, type GatewayView } from '../g
 import type { StoredSmsTemplate } from '../gateways/entities.ts';
 import { getSettings } from '../settings/service.ts';
 import { decryptSmsBody, decryptSmsSender, smsRowBinding } from '../sms-intake/record-cipher.ts';
-import { pgDate } from '../payments/pg.ts';
+import { pgDate } from '../../infra/database/pg-date.ts';
 import { loadCandidates } from './candidates.ts';
 import { chooseMatch, type ChainState, type MatchRules } from './matcher.ts';
 import { parseSms, type GatewayParseConfig, type ParsedSms } from './parser.ts';
@@ -24,16 +24,13 @@ import { declaredPayerNumber } from './service.ts';
  * returned: the answer carries what the parser read, not the text.
  */
 
-/** Bounds of one evaluation: each decrypts and parses every record it scans. */
-export const EVALUATION_MAX_DAYS = 30;
-export const EVALUATION_MAX_MESSAGES = 5000;
-export const EVALUATION_DEFAULT_DAYS = 7;
-export const EVALUATION_DEFAULT_MESSAGES = 1000;
-export const EVALUATION_MAX_SAMPLES = 20;
+/** Defaults of one evaluation (the contract bounds both): each decrypts and parses every record it scans. */
+const EVALUATION_DEFAULT_DAYS = 7;
+const EVALUATION_DEFAULT_MESSAGES = 1000;
 
-export type ParseChange = 'unchanged' | 'newly_parsed' | 'stops_parsing' | 'changed';
+type ParseChange = 'unchanged' | 'newly_parsed' | 'stops_parsing' | 'changed';
 
-export interface ParseView {
+interface ParseView {
   direction: 'in' | 'out';
   kind: string | null;
   amount: string;
@@ -44,7 +41,7 @@ export interface ParseView {
   template_index: number;
 }
 
-export interface MessageEvaluation {
+interface MessageEvaluation {
   sms_record_id: number;
   brand_id: number;
   sms_time: string;
@@ -55,7 +52,7 @@ export interface MessageEvaluation {
   proposed: ParseView | null;
 }
 
-export interface SampleEvaluation {
+interface SampleEvaluation {
   index: number;
   change: ParseChange;
   changed_fields: string[];
@@ -63,7 +60,7 @@ export interface SampleEvaluation {
   proposed: ParseView | null;
 }
 
-export interface PaymentEffect {
+interface PaymentEffect {
   transaction_id: number;
   brand_id: number;
   sms_record_id: number;
@@ -84,14 +81,14 @@ export interface TemplateEvaluation {
   payments: { would_complete: PaymentEffect[]; would_stop_completing: PaymentEffect[] };
 }
 
-export interface TemplateProposal {
+interface TemplateProposal {
   sms_senders?: string[];
   sms_templates?: SmsTemplateSource[];
   preset?: string;
 }
 
 /** The gateway's parse configuration after `p` (same rules as a PATCH: a preset replaces both lists). */
-export function proposedConfig(current: GatewayView, p: TemplateProposal): GatewayParseConfig {
+function proposedConfig(current: GatewayView, p: TemplateProposal): GatewayParseConfig {
   const normalized = (p.sms_templates ?? []).map((t) => ({ pattern: t.pattern, flags: t.flags ?? '', direction: t.direction ?? ('in' as const), ...(t.kind ? { kind: t.kind } : {}) }));
   if (p.preset !== undefined) {
     const e = expandPreset(p.preset, p.sms_senders ?? [], normalized);
@@ -118,7 +115,7 @@ function view(p: ParsedSms | null): ParseView | null {
 const COMPARED: Array<keyof ParseView> = ['direction', 'kind', 'amount', 'trx_id', 'sender_number', 'balance', 'fee'];
 
 /** How the proposed reading differs from the current one (the template index alone is no change). */
-export function compareParses(a: ParseView | null, b: ParseView | null): { change: ParseChange; fields: string[] } {
+function compareParses(a: ParseView | null, b: ParseView | null): { change: ParseChange; fields: string[] } {
   if (!a && !b) return { change: 'unchanged', fields: [] };
   if (!a) return { change: 'newly_parsed', fields: [] };
   if (!b) return { change: 'stops_parsing', fields: [] };

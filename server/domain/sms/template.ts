@@ -10,12 +10,12 @@ import { AppError } from '../../../contract/common/errors.ts';
 export const MAX_TEMPLATE_LENGTH = 1000;
 
 /** `g` and `y` make `exec` stateful (lastIndex), which would break re-use of a cached regex. */
-export const ALLOWED_TEMPLATE_FLAGS = ['i', 'm', 's', 'u'] as const;
+const ALLOWED_TEMPLATE_FLAGS = ['i', 'm', 's', 'u'] as const;
 
-export const REQUIRED_GROUPS = ['amount', 'trx_id'] as const;
+const REQUIRED_GROUPS = ['amount', 'trx_id'] as const;
 /** Money-out templates need only the amount: some debits (bill pay) carry no usable id. */
-export const REQUIRED_OUT_GROUPS = ['amount'] as const;
-export const OPTIONAL_GROUPS = ['sender_number', 'balance', 'fee', 'time'] as const;
+const REQUIRED_OUT_GROUPS = ['amount'] as const;
+const OPTIONAL_GROUPS = ['sender_number', 'balance', 'fee', 'time'] as const;
 const KNOWN_GROUPS: ReadonlySet<string> = new Set([...REQUIRED_GROUPS, ...OPTIONAL_GROUPS]);
 
 export const TEMPLATE_DIRECTIONS = ['in', 'out'] as const;

@@ -8,7 +8,7 @@ import type { MatchCandidate, Suggestion } from './matcher.ts';
  * half an edit, so such a slip ranks closer than any other.
  */
 
-export const MAX_SUGGESTED_DISTANCE = 2;
+const MAX_SUGGESTED_DISTANCE = 2;
 
 const CONFUSABLE: ReadonlyArray<readonly [string, string]> = [
   ['O', '0'],

@@ -10,10 +10,10 @@ import { readWebhookSettings, type WebhookSettings } from './settings.ts';
 import { signatureHeader } from './signature.ts';
 
 /** Payload of a delivery wake-up: which delivery row to look at. */
-export const deliverWebhookPayload = z.object({ deliveryId: z.number().int().positive() });
+const deliverWebhookPayload = z.object({ deliveryId: z.number().int().positive() });
 type Payload = z.infer<typeof deliverWebhookPayload>;
 
-export const USER_AGENT = 'Paycollect-Webhooks/1.0';
+const USER_AGENT = 'Paycollect-Webhooks/1.0';
 
 /**
  * What the worker's batch already did for a wake-up: `claimed` is the
@@ -22,13 +22,13 @@ export const USER_AGENT = 'Paycollect-Webhooks/1.0';
  * decides); `finishSuccess` records a success together with others'
  * (grouped, one statement per group).
  */
-export interface DeliveryContext {
+interface DeliveryContext {
   claimed: ClaimedAttempt | null;
   finishSuccess(claim: ClaimedAttempt, response: WebhookResponse): Promise<boolean>;
 }
 
 /** One wake-up: claim the delivery if it is due, send it, record the outcome. */
-export async function deliverWebhook(deps: AppDeps, settings: WebhookSettings, payload: Payload, ctx?: DeliveryContext): Promise<void> {
+async function deliverWebhook(deps: AppDeps, settings: WebhookSettings, payload: Payload, ctx?: DeliveryContext): Promise<void> {
   const { deliveryId } = deliverWebhookPayload.parse(payload);
   const opts = { cipher: deps.crypto.pii, settings };
   const claimed: ClaimResult = ctx
@@ -80,7 +80,7 @@ export async function deliverWebhook(deps: AppDeps, settings: WebhookSettings, p
  * queued wake-up per delivery, so overlapping sweeps from several processes and
  * wake-ups that still exist cost nothing.
  */
-export async function sweepDueDeliveries(deps: Pick<AppDeps, 'orm'>, graceMs: number, limit = 500): Promise<number> {
+async function sweepDueDeliveries(deps: Pick<AppDeps, 'orm'>, graceMs: number, limit = 500): Promise<number> {
   return deps.orm.em.fork().transactional(async (tx) => {
     const rows = await tx.execute<Array<{ id: string }>>(
       `SELECT id FROM webhook_deliveries

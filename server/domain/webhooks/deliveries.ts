@@ -6,8 +6,8 @@ import type { DeliveryStatus } from './entities.ts';
 import { enqueueDelivery } from './queue.ts';
 import { toDate, toDateStrict } from './rows.ts';
 
-/** The spec's delivery log reads return this many, newest first. */
-export const RECENT_DELIVERIES_LIMIT = 50;
+/** Delivery log reads return this many, newest first. */
+const RECENT_DELIVERIES_LIMIT = 50;
 
 export interface DeliveryView {
   id: number;

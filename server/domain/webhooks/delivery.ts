@@ -27,7 +27,7 @@ import type { WebhookSettings } from './settings.ts';
  */
 
 /** Time past the attempt timeout a worker has to record the result before its lease lapses. */
-export const LEASE_MARGIN_MS = 5_000;
+const LEASE_MARGIN_MS = 5_000;
 
 export interface ClaimedAttempt {
   deliveryId: number;
@@ -82,8 +82,8 @@ interface ClaimRow {
  * general path in claimDelivery; a delivery missing from the answer is not this
  * case (or another worker holds it), and the general path decides it. Why: the
  * general path is five round trips per delivery (BEGIN, locked read, run count,
- * claim, COMMIT), and round trips and commits were what capped delivery at
- * ~300/s (bench/webhooks.ts, BENCHMARKS.md).
+ * claim, COMMIT), and round trips and commits were what capped delivery
+ * (BENCHMARKS.md, "What the profiles showed", 4).
  */
 export async function claimFirstAttempts(em: EntityManager, deliveryIds: readonly number[], opts: { cipher: PiiCipher; settings: WebhookSettings }): Promise<Map<number, ClaimedAttempt>> {
   if (deliveryIds.length === 0) return new Map();
@@ -103,7 +103,7 @@ export async function claimFirstAttempts(em: EntityManager, deliveryIds: readonl
                 ep.brand_id, ep.secret_encrypted, ep.previous_secrets`,
     // The ids as one array parameter: `id = ANY(array)` is a primary-key lookup whatever the
     // statistics say, where a join to a set-returning function was planned as a scan of every
-    // due delivery right after a burst of inserts (0.5 s instead of 3 ms, before autoanalyze).
+    // due delivery right after a burst of inserts, before autoanalyze (BENCHMARKS.md, "What the profiles showed", 4).
     [leaseMs, pgIdArray(deliveryIds)],
   );
   return new Map(

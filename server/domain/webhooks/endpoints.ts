@@ -8,7 +8,7 @@ import { toDate, toDateStrict } from './rows.ts';
 import { generateWebhookSecret } from './signature.ts';
 
 /** A rotated-out secret keeps signing this long, so receivers can switch without losing deliveries. */
-export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 /** Rotations inside the overlap stack up; beyond this many old secrets the oldest stops signing at once. */
 const MAX_PREVIOUS_SECRETS = 4;
 /**
@@ -119,7 +119,7 @@ export async function getEndpoint(em: EntityManager, brandId: number, mode: Mode
 }
 
 /** The configuration-time SSRF check: a URL whose host resolves to a non-public address is refused. */
-export async function assertUrlAllowed(url: string, allowPrivate: boolean): Promise<void> {
+async function assertUrlAllowed(url: string, allowPrivate: boolean): Promise<void> {
   try {
     await checkUrl(url, { allowPrivate });
   } catch (err) {

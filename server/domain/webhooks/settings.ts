@@ -10,7 +10,7 @@ import { defaultSchedule } from './backoff.ts';
  * Read on every batch: attempts, backoff and timeout. Read when workers start:
  * batch size, concurrency, polling and sweep intervals (they shape pg-boss workers).
  */
-export const webhookSettingDefinitions = {
+const webhookSettingDefinitions = {
   /** Attempts before a delivery becomes `dead_letter` (first one included). */
   webhook_max_attempts: { schema: z.number().int().min(1).max(50), default: defaultSchedule.attempts },
   /** Ceiling of the first retry's delay; later ones grow ×4 with jitter. */
@@ -22,9 +22,9 @@ export const webhookSettingDefinitions = {
   /**
    * Deliveries one worker fetches per poll (pg-boss batchSize). 100 because a batch's
    * first attempts are claimed in one statement and its successes recorded in groups,
-   * so a poll cycle costs a handful of round trips whatever its size: measured 476/s
-   * at 10, 1,967/s at 100 (2 pollers, local receiver; 4 pollers gave no more and
-   * 400 MB resident; BENCHMARKS.md).
+   * so a poll cycle costs a handful of round trips whatever its size, and a small
+   * batch left the pg-boss fetch/complete cycle capping the drain (figures:
+   * BENCHMARKS.md, "What the profiles showed", 4).
    */
   webhook_worker_batch_size: { schema: z.number().int().min(1).max(100), default: 100 },
   /** Independent pollers per process (pg-boss localConcurrency). */

@@ -9,8 +9,7 @@ import { createHmac, randomBytes } from 'node:crypto';
  * pastes the secret as shown and never has to strip or decode anything.
  */
 
-export const SIGNATURE_HEADER = 'X-Webhook-Signature';
-export const SECRET_PREFIX = 'whsec_';
+const SECRET_PREFIX = 'whsec_';
 
 /** Hex HMAC-SHA256 of `${timestamp}.${rawBody}`: the timestamp is signed so a captured delivery cannot be replayed later with a fresh `t`. */
 export function computeSignature(secret: string, timestamp: number, rawBody: string): string {

@@ -4,12 +4,11 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
  * The same secret as a KeyObject, made once per key and reused.
  *
  * Why: on Node 24, createHmac/createCipheriv given a raw Buffer key spend most of
- * their time turning it into a key again on every call (measured 14-17 µs per
- * HMAC or AES-GCM operation, against 2.5-3.5 µs with a KeyObject), and
- * jsonwebtoken turns a string secret into a key on every verify after first
- * trying it as a public key (37 µs against 7.6 µs). Every merchant and device
- * request does several of these (blind index, decrypting personal data, the
- * rate limiter's address key, the device JWT); see BENCHMARKS.md.
+ * their time turning it into a key again on every call, and jsonwebtoken turns
+ * a string secret into a key on every verify after first trying it as a public
+ * key. Every merchant and device request does several of these (blind index,
+ * decrypting personal data, the rate limiter's address key, the device JWT);
+ * figures: BENCHMARKS.md, "What the profiles showed", 1.
  *
  * Keyed by the Buffer or string itself: Buffers through a WeakMap (a key that
  * is dropped frees its KeyObject), strings through a small Map (secrets are a

@@ -21,7 +21,7 @@ const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
  * 4096 iterations as PostgreSQL uses). Sent instead of the password, so the
  * password is in no SQL text the server could log (it logs a failing statement).
  */
-export function scramVerifier(password: string, salt: Buffer = randomBytes(16)): string {
+function scramVerifier(password: string, salt: Buffer = randomBytes(16)): string {
   const iterations = 4096;
   const salted = pbkdf2Sync(password.normalize('NFKC'), salt, iterations, 32, 'sha256');
   const storedKey = createHash('sha256').update(createHmac('sha256', salted).update('Client Key').digest()).digest();

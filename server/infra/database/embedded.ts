@@ -253,7 +253,7 @@ async function prepareDatabase(opts: EmbeddedPostgresOptions, port: number): Pro
   return `postgres://${encodeURIComponent(opts.appRole.name)}:${encodeURIComponent(opts.appRole.password)}@127.0.0.1:${port}/${opts.database}`;
 }
 
-export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
+async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {

@@ -15,7 +15,7 @@ import { assertAddressesAllowed, classifyAddress, hostOf, parseTargetUrl, SsrfEr
  * long is cut, not counted against the receiver.
  */
 
-export type OutboundErrorKind = 'timeout' | 'connection' | 'ssrf' | 'redirect' | 'tls' | 'other';
+type OutboundErrorKind = 'timeout' | 'connection' | 'ssrf' | 'redirect' | 'tls' | 'other';
 
 export interface WebhookRequest {
   url: string;

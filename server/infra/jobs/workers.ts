@@ -1,21 +1,11 @@
-import { smsFormatAlarmRegistration } from '../../domain/sms/format-alarm.job.ts';
 import { fromKysely, type PgBoss, type Queue, type SendOptions } from 'pg-boss';
 import type { AppDeps } from '../../deps.ts';
 import type { EntityManager, Orm } from '../database/orm.ts';
-import { deliverWebhookRegistration } from '../../domain/webhooks/deliver-webhook.job.ts';
-import { detectOfflineDevicesRegistration } from '../../domain/devices/detect-offline-devices.job.ts';
-import { sweepOutboundSmsRegistration } from '../../domain/outbound-sms/sweep-outbound-sms.job.ts';
-import { sendSandboxCallbackRegistration } from '../../domain/sandbox/send-sandbox-callback.job.ts';
-import { completeSandboxRefundRegistration } from '../../domain/sandbox/complete-sandbox-refund.job.ts';
-import { expireIntentsRegistration } from '../../domain/payments/expire-intents.job.ts';
-import { purgeIdempotencyKeysRegistration } from '../../domain/idempotency/purge-idempotency-keys.job.ts';
-import { matchPendingSmsRegistration } from '../../domain/sms/match-pending-sms.job.ts';
-import { retryBackfillRegistration } from '../../domain/recovery/retry-backfill.job.ts';
-import { deliverAlertRegistration } from '../../domain/alerts/deliver-alert.job.ts';
-import { reviewWaitingRegistration } from '../../domain/alerts/review-waiting.job.ts';
 
 /**
- * Background work. Every area adds its entry to `registrations()`:
+ * Background work. Each job module exports a registration; the list of them
+ * (the registry) lives in server/domain/jobs.ts and is passed in here, so this
+ * module knows no domain code:
  * - `queue`: created in every process at start, because any process may enqueue
  *   (an API-only process records events too);
  * - `start(deps)`: runs only where workers run (`WORKERS_ENABLED`) and returns
@@ -26,12 +16,6 @@ export interface JobRegistration {
   start?(deps: AppDeps): Promise<{ stop(): Promise<void> }>;
 }
 
-// A function, not a top-level array: job modules import enqueueInTransaction from
-// here, and reading the list lazily keeps that import cycle harmless.
-function registrations(): JobRegistration[] {
-  return [deliverWebhookRegistration(), detectOfflineDevicesRegistration(), sweepOutboundSmsRegistration(), expireIntentsRegistration(), purgeIdempotencyKeysRegistration(), sendSandboxCallbackRegistration(), completeSandboxRefundRegistration(), matchPendingSmsRegistration(), retryBackfillRegistration(), deliverAlertRegistration(), reviewWaitingRegistration(), smsFormatAlarmRegistration()];
-}
-
 // Keyed by the ORM's configuration, which every fork of one ORM shares: code that
 // only holds an EntityManager (recordEvent inside a caller's transaction) finds
 // the job queue of its own runtime, and two runtimes in one process (tests) never
@@ -39,8 +23,8 @@ function registrations(): JobRegistration[] {
 const queues = new WeakMap<object, PgBoss>();
 
 /** Creates every queue and binds the job queue to the ORM. Run in every process, workers or not. */
-export async function prepareJobs(deps: Pick<AppDeps, 'orm' | 'boss'>): Promise<void> {
-  for (const { queue } of registrations()) {
+export async function prepareJobs(deps: Pick<AppDeps, 'orm' | 'boss'>, registrations: readonly JobRegistration[]): Promise<void> {
+  for (const { queue } of registrations) {
     const { name, ...options } = queue;
     await deps.boss.createQueue(name, options);
   }
@@ -65,15 +49,15 @@ export async function enqueueInTransaction(em: EntityManager, name: string, data
 }
 
 /** Starts every registered worker; `stop()` stops them (in-flight work finishes first). */
-export async function startWorkers(deps: AppDeps): Promise<{ stop(): Promise<void> }> {
+export async function startWorkers(deps: AppDeps, registrations: readonly JobRegistration[]): Promise<{ stop(): Promise<void> }> {
   const started: Array<{ stop(): Promise<void> }> = [];
   try {
-    for (const r of registrations()) if (r.start) started.push(await r.start(deps));
+    for (const r of registrations) if (r.start) started.push(await r.start(deps));
   } catch (err) {
     await Promise.allSettled(started.map((s) => s.stop()));
     throw err;
   }
-  deps.logger.info({ queues: registrations().map((r) => r.queue.name) }, 'workers started');
+  deps.logger.info({ queues: registrations.map((r) => r.queue.name) }, 'workers started');
   return {
     async stop() {
       await Promise.allSettled(started.reverse().map((s) => s.stop()));

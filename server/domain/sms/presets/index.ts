@@ -2,7 +2,7 @@ import { bkash, nagad, rocket } from './major.ts';
 import { cellfin, mcash, okwallet, pathaopay, tap, upay } from './others.ts';
 import type { GatewayPreset } from './types.ts';
 
-export type { GatewayPreset, PresetTemplate } from './types.ts';
+export type { GatewayPreset } from './types.ts';
 export { classifySms, type SmsClassification } from './classify.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { SmsTemplateSource } from '../template.ts';
 
-export interface PresetTemplate extends Required<Pick<SmsTemplateSource, 'pattern' | 'flags' | 'direction' | 'kind'>> {
+interface PresetTemplate extends Required<Pick<SmsTemplateSource, 'pattern' | 'flags' | 'direction' | 'kind'>> {
   /** False when no public source showed this wording: a conservative guess, documented in docs/sms-presets.md. */
   verified: boolean;
 }

@@ -11,7 +11,7 @@ import { brandScopeOf, inScope } from '../../brand-scope.ts';
 
 const s = initServer();
 
-export function gatewayBody(g: GatewayView) {
+function gatewayBody(g: GatewayView) {
   return {
     id: g.id,
     code: g.code,

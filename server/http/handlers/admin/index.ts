@@ -9,6 +9,7 @@ import { adminSettingHandlers } from './settings.ts';
 import { adminDeviceHandlers } from './devices.ts';
 import { adminNotificationHandlers } from './notifications.ts';
 import { adminOutboundSmsHandlers } from './outbound-sms.ts';
+import { adminOverviewHandlers } from './overview.ts';
 import { adminPairingCodeHandlers } from './pairing-codes.ts';
 import { adminExchangeRateHandlers } from './exchange-rates.ts';
 import { adminGatewayHandlers } from './gateways.ts';
@@ -25,6 +26,7 @@ const s = initServer();
 /** Handlers of the admin surface, mirroring contract/admin/. */
 export function adminHandlers(deps: AppDeps) {
   return s.router(contract.admin, {
+    overview: adminOverviewHandlers,
     brands: adminBrandHandlers,
     gateways: adminGatewayHandlers(deps),
     exchangeRates: adminExchangeRateHandlers,

@@ -12,7 +12,7 @@ import { brandScopeOf, inScope } from '../../brand-scope.ts';
 
 const s = initServer();
 
-export function backfillJson(r: BackfillRequestView) {
+function backfillJson(r: BackfillRequestView) {
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
   return {
     id: r.id,

@@ -2,6 +2,7 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
 import { getAdminSmsRecord, listAdminSmsRecords } from '../../../domain/admin/sms-records.ts';
+import { dismissSmsRecordAudited } from '../../../domain/admin/sms-dismissals.ts';
 import { adminActor, pageMeta } from './actor.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
 
@@ -12,13 +13,19 @@ export function adminSmsRecordHandlers(deps: AppDeps) {
     list: async ({ req, query }) => {
       const { items, total } = await listAdminSmsRecords(
         req.em,
-        { page: query.page, perPage: query.per_page, brandId: query.brand_id, brandIds: brandScopeOf(req.principal), mode: query.mode, matchStatus: query.match_status, deviceId: query.device_id, from: query.from, to: query.to },
+        { page: query.page, perPage: query.per_page, brandId: query.brand_id, brandIds: brandScopeOf(req.principal), mode: query.mode, matchStatus: query.match_status, deviceId: query.device_id, needsReview: query.needs_review === undefined ? undefined : query.needs_review === 'true', from: query.from, to: query.to },
         { includeBody: query.include === 'body', cipher: deps.crypto.pii, who: adminActor(req) },
       );
       return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
     },
     get: async ({ req, params, query }) => {
       const record = await getAdminSmsRecord(req.em, params.sms_record_id, { includeBody: query.include === 'body', cipher: deps.crypto.pii, who: adminActor(req) });
+      return { status: 200, body: { success: true, data: record } };
+    },
+    dismiss: async ({ req, params, body }) => {
+      const who = adminActor(req);
+      await dismissSmsRecordAudited(req.em, who, params.sms_record_id, body.reason);
+      const record = await getAdminSmsRecord(req.em, params.sms_record_id, { includeBody: false, cipher: deps.crypto.pii, who });
       return { status: 200, body: { success: true, data: record } };
     },
   });

@@ -6,6 +6,7 @@ import {
   rejectTransactionAudited,
   verifyTransactionAudited,
 } from '../../../domain/admin/transactions.ts';
+import { getTransactionTimeline } from '../../../domain/admin/timeline.ts';
 import { adminActor, pageMeta } from './actor.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
 
@@ -30,8 +31,11 @@ export const adminTransactionHandlers = s.router(contract.admin.transactions, {
   get: async ({ req, params }) => {
     return { status: 200, body: { success: true, data: await getAdminTransactionDetail(req.em, params.transaction_id) } };
   },
+  timeline: async ({ req, params }) => {
+    return { status: 200, body: { success: true, data: await getTransactionTimeline(req.em, params.transaction_id) } };
+  },
   verify: async ({ req, params, body }) => {
-    const t = await verifyTransactionAudited(req.em, adminActor(req), params.transaction_id, { smsRecordId: body.sms_record_id, note: body.note });
+    const t = await verifyTransactionAudited(req.em, adminActor(req), params.transaction_id, { smsRecordId: body.sms_record_id, note: body.note, acceptAmountDifference: body.accept_amount_difference });
     return { status: 200, body: { success: true, data: t } };
   },
   reject: async ({ req, params, body }) => {

@@ -8,7 +8,7 @@ import { cancelCheckout, loadCheckout, type CheckoutLinks } from '../../../domai
 
 const s = initServer();
 
-export function checkoutLinks(deps: AppDeps): CheckoutLinks {
+function checkoutLinks(deps: AppDeps): CheckoutLinks {
   return { publicBaseUrl: deps.config.PUBLIC_BASE_URL, sandboxSecret: deps.secrets.sandboxCallbackSecret };
 }
 

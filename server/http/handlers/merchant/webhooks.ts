@@ -8,7 +8,7 @@ import { merchantOf } from '../../context.ts';
 
 const s = initServer();
 
-export const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function endpointBody(e: EndpointView) {
   return {

@@ -4,9 +4,10 @@ import { Migration } from '@mikro-orm/migrations';
  * SMS matching asks for a brand's open transactions with the exact amount the
  * SMS names (server/domain/sms/candidates.ts). The only index on that path was
  * (brand_id, status), which hands back every open transaction of the brand and
- * leaves the amount to a heap filter: with 1,000 open per brand that was 4.5 ms
- * per forwarded SMS, read from as many heap pages; this index makes it 0.1 ms
- * (bench/sms.ts, BENCHMARKS.md). Partial, like the statuses matching reads.
+ * leaves the amount to a heap filter, one heap page per open transaction for
+ * every forwarded SMS; this index finds the amount directly (figures:
+ * BENCHMARKS.md, "What the profiles showed", 6). Partial, like the statuses
+ * matching reads.
  */
 export class Migration0009SmsCandidatesIndex extends Migration {
   override name = '0009-sms-candidates-index';

@@ -21,6 +21,7 @@ import { Migration0019SmsRecovery } from './0019-sms-recovery.ts';
 import { Migration0020SmsFormatAlarms } from './0020-sms-format-alarms.ts';
 import { Migration0021Alerts } from './0021-alerts.ts';
 import { Migration0022Operators } from './0022-operators.ts';
+import { Migration0024SmsDismissals } from './0024-sms-dismissals.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -49,4 +50,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0020-sms-format-alarms', class: Migration0020SmsFormatAlarms },
   { name: '0021-alerts', class: Migration0021Alerts },
   { name: '0022-operators', class: Migration0022Operators },
+  { name: '0024-sms-dismissals', class: Migration0024SmsDismissals },
 ];

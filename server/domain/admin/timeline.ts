@@ -1,0 +1,95 @@
+import { sql } from 'kysely';
+import { AppError } from '../../../contract/common/errors.ts';
+import type { timelineKinds } from '../../../contract/admin/transactions.ts';
+import type { EntityManager } from '../../infra/database/orm.ts';
+import { db } from '../db.ts';
+
+export interface TimelineEntry {
+  at: string;
+  kind: (typeof timelineKinds)[number];
+  title: string;
+  status: string | null;
+  actor: string | null;
+  ref: { type: 'sms_record' | 'webhook_delivery' | 'refund' | 'audit_entry'; id: number } | null;
+}
+
+const AUDIT_TITLES: Record<string, string> = {
+  'transaction.verify': 'Verified by hand',
+  'transaction.reject': 'Rejected by hand',
+  'transaction.replace_gateway_trx_id': 'The customer replaced the trx id',
+};
+
+/**
+ * A transaction's story for the console, oldest first, built from what the
+ * database already keeps (the transaction, SMS records, webhook events and
+ * deliveries, refunds, the audit log): nothing is recorded twice for it.
+ * Titles carry ids, amounts and statuses only, never SMS text or customer data.
+ */
+export async function getTransactionTimeline(em: EntityManager, transactionId: number, scope?: { brandIds: readonly number[] | null }): Promise<TimelineEntry[]> {
+  const k = db(em);
+  const t = await k
+    .selectFrom('transactions')
+    .select(['id', 'brand_id', 'trx_id', 'amount', 'currency', 'status', 'failure_reason', 'completion_source', 'created_at', 'completed_at', 'updated_at'])
+    .where('id', '=', transactionId)
+    .$if(scope?.brandIds != null, (q) => q.where('brand_id', 'in', [...scope!.brandIds!, -1]))
+    .executeTakeFirst();
+  if (!t) throw new AppError('TRANSACTION_NOT_FOUND');
+
+  const [sms, deliveries, refunds, audits] = await Promise.all([
+    k
+      .selectFrom('sms_records')
+      .select(['id', 'match_status', 'parsed_amount', 'parsed_trx_id', 'server_received_at', 'transaction_id', 'resolution'])
+      // Raw SQL: array membership (`= ANY(candidate_ids)`) has no builder form in the typed schema.
+      .where((eb) => eb.or([eb('transaction_id', '=', transactionId), sql<boolean>`${transactionId}::bigint = ANY(candidate_ids)`]))
+      .where('brand_id', '=', t.brand_id)
+      .execute(),
+    k
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+      .select(['d.id', 'd.status', 'd.url', 'd.attempts', 'd.created_at', 'd.delivered_at', 'd.dead_lettered_at', 'e.event'])
+      .where('e.transaction_id', '=', transactionId)
+      .where('e.brand_id', '=', t.brand_id)
+      .execute(),
+    k.selectFrom('refunds').select(['id', 'amount', 'currency', 'status', 'created_at', 'processed_at']).where('transaction_id', '=', transactionId).execute(),
+    k
+      .selectFrom('audit_log')
+      .select(['id', 'actor', 'action', 'created_at'])
+      .where('target_type', '=', 'transaction')
+      .where('target_id', '=', String(transactionId))
+      .execute(),
+  ]);
+
+  const out: TimelineEntry[] = [];
+  const push = (at: Date | null, e: Omit<TimelineEntry, 'at'>) => {
+    if (at) out.push({ at: at.toISOString(), ...e });
+  };
+  push(t.created_at, { kind: 'created', title: `Started: ${t.amount} ${t.currency} (${t.trx_id})`, status: null, actor: null, ref: null });
+  for (const r of sms) {
+    const role = r.transaction_id === transactionId ? 'SMS matched' : 'SMS names it as a candidate';
+    const said = [r.parsed_amount, r.parsed_trx_id].filter(Boolean).join(', ');
+    push(r.server_received_at, { kind: 'sms', title: `${role}${said ? `: ${said}` : ''}${r.resolution ? ` (${r.resolution})` : ''}`, status: r.match_status, actor: null, ref: { type: 'sms_record', id: r.id } });
+  }
+  if (t.status === 'completed') push(t.completed_at, { kind: 'completed', title: `Completed${t.completion_source ? ` by ${t.completion_source}` : ''}`, status: 'completed', actor: null, ref: null });
+  if (t.status === 'failed') push(t.updated_at, { kind: 'failed', title: `Failed${t.failure_reason ? `: ${t.failure_reason}` : ''}`, status: 'failed', actor: null, ref: null });
+  if (t.status === 'expired') push(t.updated_at, { kind: 'expired', title: 'Expired', status: 'expired', actor: null, ref: null });
+  for (const d of deliveries) {
+    const host = safeHost(d.url);
+    push(d.created_at, { kind: 'webhook', title: `${d.event} to ${host} (${d.attempts} attempt${d.attempts === 1 ? '' : 's'})`, status: d.status, actor: null, ref: { type: 'webhook_delivery', id: d.id } });
+  }
+  for (const r of refunds) {
+    push(r.created_at, { kind: 'refund', title: `Refund of ${r.amount} ${r.currency}`, status: r.status, actor: null, ref: { type: 'refund', id: r.id } });
+  }
+  for (const a of audits) {
+    push(a.created_at, { kind: 'action', title: AUDIT_TITLES[a.action] ?? a.action, status: null, actor: a.actor, ref: { type: 'audit_entry', id: a.id } });
+  }
+  return out.sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
+}
+
+/** Only the host of a webhook URL: its path or query may carry a merchant's secret token. */
+function safeHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'an endpoint';
+  }
+}
