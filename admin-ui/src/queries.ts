@@ -15,8 +15,3 @@ export function useBrandName(): (id: number) => string {
   const brands = useBrands().data ?? [];
   return (id) => brands.find((b) => b.id === id)?.name ?? `Brand ${id}`;
 }
-
-/** Today (UTC) as the admin lists' `from`/`to` filters want it. */
-export function todayUtc(): string {
-  return new Date().toISOString().slice(0, 10);
-}

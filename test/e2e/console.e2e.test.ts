@@ -124,6 +124,18 @@ describe('console', () => {
     const [rejected] = await t.sql<{ status: string; failure_reason: string }>('SELECT status, failure_reason FROM transactions WHERE id = $1', [claimed.transaction.id]);
     expect(rejected).toEqual({ status: 'failed', failure_reason: 'No such payment in the wallet statement' });
     await expect.poll(() => queue.getByRole('button', { name: /980\.00 BDT/ }).count(), { timeout: 10_000 }).toBe(0);
+
+    // An SMS no payment could match (a personal transfer): dismissed with a reason, it leaves the queue.
+    const [stray] = await forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash('333.00', newGatewayTrxId()) }]);
+    expect(stray!.match_status).toBe('no_candidate');
+    await queue.getByRole('button', { name: /333\.00 SMS/ }).click({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Dismiss SMS…' }).click();
+    await page.getByRole('dialog').getByLabel('Reason').fill('Personal transfer to the shop owner');
+    await page.getByRole('dialog').getByRole('button', { name: 'Dismiss SMS' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: `Dismissed SMS #${stray!.id}` }).count()).toBe(1);
+    const [dismissed] = await t.sql<{ resolution: string }>('SELECT resolution FROM sms_records WHERE id = $1', [stray!.id]);
+    expect(dismissed!.resolution).toBe('dismissed');
+    await expect.poll(() => queue.getByRole('button', { name: /333\.00 SMS/ }).count(), { timeout: 10_000 }).toBe(0);
     expect(unexpected(errors)).toEqual([]);
     await ctx.close();
   });

@@ -215,17 +215,3 @@ export function money(amount: string | null | undefined, currency?: string | nul
   if (amount == null) return '–';
   return currency ? `${amount} ${currency}` : amount;
 }
-
-/** Adds decimal strings exactly (two decimals kept as integer minor units). */
-export function addAmounts(a: string, b: string): string {
-  const minor = (s: string) => {
-    const [i, f = ''] = s.split('.');
-    const neg = i!.startsWith('-');
-    const v = BigInt(i!.replace('-', '') + (f + '00').slice(0, 2));
-    return neg ? -v : v;
-  };
-  const v = minor(a) + minor(b);
-  const abs = v < 0n ? -v : v;
-  const str = abs.toString().padStart(3, '0');
-  return `${v < 0n ? '-' : ''}${str.slice(0, -2)}.${str.slice(-2)}`;
-}

@@ -196,6 +196,12 @@ export function PaymentDetailScreen({ id }: { id: string }) {
     // Deliveries carry the transaction id; the list filters by brand and mode, so look through the brand's recent ones.
     queryFn: async () => (await ok(api.webhookDeliveries.list({ query: { brand_id: String(tx.data!.brand_id), mode: tx.data!.mode, per_page: '100' } }))).data.filter((d) => d.transaction_id === Number(id)),
   });
+  const timeline = useQuery({
+    queryKey: ['timeline', id],
+    enabled: valid,
+    refetchInterval: 15_000,
+    queryFn: async () => (await ok(api.transactions.timeline({ params: { transaction_id: id } }))).data,
+  });
   if (!valid) return <ErrorBox error={new Error('Not a payment id')} />;
   const t = tx.data;
   return (
@@ -256,6 +262,21 @@ export function PaymentDetailScreen({ id }: { id: string }) {
                     </tr>
                   ))}
                 </Table>
+              )}
+            </Card>
+            <Card title="Timeline">
+              <ErrorBox error={timeline.error} />
+              {timeline.isPending ? (
+                <Loading />
+              ) : (
+                <ol className="flex flex-col gap-2 border-l-2 border-slate-200 pl-3 text-sm" aria-label="Timeline">
+                  {(timeline.data ?? []).map((e, i) => (
+                    <li key={i}>
+                      <span className="text-xs text-slate-600">{time(e.at)}</span> <span className="font-medium">{e.title}</span> {e.status ? <StatusBadge status={e.status} /> : null}
+                      {e.actor ? <span className="block text-xs text-slate-600">by {e.actor}</span> : null}
+                    </li>
+                  ))}
+                </ol>
               )}
             </Card>
             <Card title="Webhooks">

@@ -9,8 +9,6 @@ import { Evidence, type Sms, type Tx } from './review-evidence.tsx';
 
 /** How often the queue asks the server again. */
 const POLL_MS = 4_000;
-/** SMS records left for a person (docs/matching.md): the matcher would not decide them alone. */
-const SMS_REVIEW_STATUSES = ['low_confidence', 'balance_mismatch'] as const;
 
 type Item = { key: string; kind: 'tx'; at: string; tx: Tx } | { key: string; kind: 'sms'; at: string; sms: Sms };
 
@@ -21,24 +19,24 @@ function useQueue() {
     queryFn: async () => (await ok(api.transactions.list({ query: { status: 'awaiting_verification', mode, per_page: '100' } }))).data,
     refetchInterval: POLL_MS,
   });
-  const sms = useQueries({
-    queries: SMS_REVIEW_STATUSES.map((status) => ({
-      queryKey: ['review', 'sms', mode, status],
-      queryFn: async () => (await ok(api.smsRecords.list({ query: { match_status: status, mode, per_page: '100' } }))).data,
-      refetchInterval: POLL_MS,
-    })),
+  // The SMS half of the queue as the server defines it (docs/matching.md): records the
+  // matcher left for a person (no_candidate, low_confidence, balance_mismatch), unresolved.
+  const sms = useQuery({
+    queryKey: ['review', 'sms', mode],
+    queryFn: async () => (await ok(api.smsRecords.list({ query: { needs_review: 'true', mode, per_page: '100' } }))).data,
+    refetchInterval: POLL_MS,
   });
   const items = useMemo<Item[]>(() => {
     const list: Item[] = (txs.data ?? []).map((tx) => ({ key: `tx:${tx.id}`, kind: 'tx', at: tx.created_at, tx }));
-    for (const q of sms) for (const s of q.data ?? []) if (!s.resolution) list.push({ key: `sms:${s.id}`, kind: 'sms', at: s.server_received_at, sms: s });
+    for (const s of sms.data ?? []) list.push({ key: `sms:${s.id}`, kind: 'sms', at: s.server_received_at, sms: s });
     // Oldest first: whoever has waited longest is looked at first.
     return list.sort((a, b) => a.at.localeCompare(b.at));
-  }, [txs.data, sms]);
+  }, [txs.data, sms.data]);
   return {
     items,
-    loading: txs.isPending || sms.some((q) => q.isPending),
-    error: txs.error ?? sms.find((q) => q.error)?.error ?? null,
-    refreshedAt: Math.max(txs.dataUpdatedAt, ...sms.map((q) => q.dataUpdatedAt)),
+    loading: txs.isPending || sms.isPending,
+    error: txs.error ?? sms.error ?? null,
+    refreshedAt: Math.max(txs.dataUpdatedAt, sms.dataUpdatedAt),
   };
 }
 
@@ -169,7 +167,7 @@ function Decision({ item, onDone }: { item: Item; onDone(msg: string): void }) {
   });
 
   const [pick, setPick] = useState<number | null>(null);
-  const [dialog, setDialog] = useState<null | 'reject' | 'no-evidence'>(null);
+  const [dialog, setDialog] = useState<null | 'reject' | 'no-evidence' | 'dismiss'>(null);
   const [text, setText] = useState('');
 
   // The pair on screen: for a payment, it and the chosen SMS; for an SMS, it and the chosen transaction.
@@ -196,7 +194,15 @@ function Decision({ item, onDone }: { item: Item; onDone(msg: string): void }) {
       await refresh();
     },
   });
-  const busy = verify.isPending || reject.isPending;
+  const dismiss = useMutation({
+    mutationFn: async (v: { smsId: number; reason: string }) => (await ok(api.smsRecords.dismiss({ params: { sms_record_id: String(v.smsId) }, body: { reason: v.reason } }))).data,
+    onSuccess: async (s) => {
+      setDialog(null);
+      onDone(`Dismissed SMS #${s.id}: it proves no payment.`);
+      await refresh();
+    },
+  });
+  const busy = verify.isPending || reject.isPending || dismiss.isPending;
 
   const verifyNow = () => {
     if (!chosenTx || busy) return;
@@ -290,7 +296,7 @@ function Decision({ item, onDone }: { item: Item; onDone(msg: string): void }) {
 
       {chosenTx || chosenSms ? <Evidence tx={chosenTx} sms={chosenSms} /> : null}
 
-      <ErrorBox error={verify.error ?? reject.error} title="Refused" />
+      <ErrorBox error={verify.error ?? reject.error ?? dismiss.error} title="Refused" />
       <div className="mt-4 flex flex-wrap gap-2 border-t border-slate-200 pt-4">
         {mayAct ? (
           <>
@@ -309,18 +315,35 @@ function Decision({ item, onDone }: { item: Item; onDone(msg: string): void }) {
             <Button variant="danger" disabled={!chosenTx || busy} onClick={openReject}>
               Reject… <kbd className="max-md:hidden">r</kbd>
             </Button>
+            {item.kind === 'sms' ? (
+              <Button
+                disabled={busy}
+                onClick={() => {
+                  setText('');
+                  setDialog('dismiss');
+                }}
+              >
+                Dismiss SMS…
+              </Button>
+            ) : null}
           </>
         ) : (
           <p className="text-sm text-slate-600">Your role can read the queue but not decide it.</p>
         )}
       </div>
 
-      <Dialog open={dialog !== null} title={dialog === 'reject' ? `Reject ${chosenTx?.trx_id ?? ''}` : `Verify ${chosenTx?.trx_id ?? ''} without an SMS`} onClose={() => setDialog(null)}>
+      <Dialog
+        open={dialog !== null}
+        title={dialog === 'reject' ? `Reject ${chosenTx?.trx_id ?? ''}` : dialog === 'dismiss' && item.kind === 'sms' ? `Dismiss SMS #${item.sms.id}` : `Verify ${chosenTx?.trx_id ?? ''} without an SMS`}
+        onClose={() => setDialog(null)}
+      >
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            if (!chosenTx || !text.trim()) return;
-            if (dialog === 'reject') reject.mutate({ tx: chosenTx, reason: text.trim() });
+            if (!text.trim()) return;
+            if (dialog === 'dismiss' && item.kind === 'sms') dismiss.mutate({ smsId: item.sms.id, reason: text.trim() });
+            else if (!chosenTx) return;
+            else if (dialog === 'reject') reject.mutate({ tx: chosenTx, reason: text.trim() });
             else verify.mutate({ tx: chosenTx, note: text.trim() });
           }}
           className="flex flex-col gap-3"
@@ -328,16 +351,18 @@ function Decision({ item, onDone }: { item: Item; onDone(msg: string): void }) {
           <p className="text-sm text-slate-700">
             {dialog === 'reject'
               ? 'The merchant gets payment.failed with this reason (no customer data); the customer may pay again.'
-              : 'The payment completes on your word. Say what proves it (kept with the record).'}
+              : dialog === 'dismiss'
+                ? 'The SMS leaves the queue without completing anything (a personal transfer, a test, a payment settled another way).'
+                : 'The payment completes on your word. Say what proves it (kept with the record).'}
           </p>
-          <Field label={dialog === 'reject' ? 'Reason' : 'What proves the payment'} htmlFor="decision-text">
+          <Field label={dialog === 'no-evidence' ? 'What proves the payment' : 'Reason'} htmlFor="decision-text">
             <TextArea id="decision-text" rows={3} required maxLength={500} value={text} onChange={(e) => setText(e.target.value)} autoFocus />
           </Field>
-          <ErrorBox error={dialog === 'reject' ? reject.error : verify.error} />
+          <ErrorBox error={dialog === 'reject' ? reject.error : dialog === 'dismiss' ? dismiss.error : verify.error} />
           <div className="flex justify-end gap-2">
             <Button onClick={() => setDialog(null)}>Cancel</Button>
             <Button type="submit" variant={dialog === 'reject' ? 'danger' : 'primary'} busy={busy} disabled={!text.trim()}>
-              {dialog === 'reject' ? 'Reject payment' : 'Verify payment'}
+              {dialog === 'reject' ? 'Reject payment' : dialog === 'dismiss' ? 'Dismiss SMS' : 'Verify payment'}
             </Button>
           </div>
         </form>
