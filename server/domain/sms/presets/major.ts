@@ -23,6 +23,12 @@ export const bkash: GatewayPreset = {
       flags: 'i', direction: 'in', kind: 'received', verified: true,
     },
     {
+      // From another wallet through the interbank switch, the payer's number masked by the wallet:
+      // You have received Tk 100.00 from Nagad  0131XXX4677 through NPSB. Fee Tk 0.00.\nBalance Tk 175.32. TrxID ... at 14/08/2026 19:25.
+      pattern: String.raw`^\s*You\s+have\s+received\s+${CUR}\s*${AMOUNT}\s+from\s+Nagad\s+${SENDER_NUMBER}\s+through\s+NPSB\.\s*${bkashTail}`,
+      flags: 'i', direction: 'in', kind: 'received_npsb', verified: true,
+    },
+    {
       // You have received payment Tk 500.00 from 01783110247. Fee Tk 0.00. Balance Tk 9,452.20. TrxID DAM6CTT7RW at 22/01/2026 01:54
       pattern: String.raw`^\s*You\s+have\s+received\s+payment\s+${CUR}\s*${AMOUNT}\s+from\s+${SENDER_NUMBER}\b${GAP}${bkashTail}`,
       flags: 'i', direction: 'in', kind: 'merchant_payment_received', verified: true,
@@ -39,7 +45,8 @@ export const bkash: GatewayPreset = {
     },
     {
       // Payment of Tk 20.00 to Merchant XXXXX is successful. Balance Tk 20,268.41. TrxID ... at 26/05/2026 15:07.
-      pattern: String.raw`^\s*Payment\s+of\s+${CUR}\s*${AMOUNT}\s+to\s+[\s\S]{1,120}?\s+is\s+successful\.\s*Balance\s+${CUR}\s*${BALANCE}\.\s*TrxID\s*:?\s*${BKASH_TRX}`,
+      // Older messages say "Payment Tk 20.00 to ...-RM50927 is successful." (no "of").
+      pattern: String.raw`^\s*Payment\s+(?:of\s+)?${CUR}\s*${AMOUNT}\s+to\s+[\s\S]{1,120}?\s+is\s+successful\.\s*Balance\s+${CUR}\s*${BALANCE}\.\s*TrxID\s*:?\s*${BKASH_TRX}`,
       flags: 'i', direction: 'out', kind: 'payment', verified: true,
     },
     {
@@ -48,12 +55,33 @@ export const bkash: GatewayPreset = {
       flags: 'i', direction: 'out', kind: 'bill_pay', verified: true,
     },
     {
-      // No public full wording found: any message opening with "Cash Out Tk <amount>" is a debit.
+      // Cash Out Tk 1,000.00 to 01700000001 successful. Fee Tk 18.50. Balance Tk 1,412.75. TrxID ... at 14/02/2023 18:31. Cash Out from Priyo Agent at 1.49%
+      pattern: String.raw`^\s*Cash\s+Out\s+${CUR}\s*${AMOUNT}\s+to\s+${SENDER_NUMBER}\s+successful\.\s*${bkashTail}`,
+      flags: 'i', direction: 'out', kind: 'cash_out', verified: true,
+    },
+    {
+      // ATM Cash Out Tk 4,000.00 successful. Fee Tk 28.00. Balance Tk 4,508.43. TrxID ... at 08/02/2026 17:57
+      pattern: String.raw`^\s*ATM\s+Cash\s+Out\s+${CUR}\s*${AMOUNT}\s+successful\.\s*${bkashTail}`,
+      flags: 'i', direction: 'out', kind: 'cash_out', verified: true,
+    },
+    {
+      // The recharge debit: Received Recharge request of Tk 20.00 for 01700000002. Fee Tk 0.00. Balance Tk 757.20. TrxID ... at 19/03/2023 08:36. Wait for confirmation.
+      // "Received" opens it, yet it is money out: it must never be read as a credit.
+      pattern: String.raw`^\s*Received\s+Recharge\s+request\s+of\s+${CUR}\s*${AMOUNT}\s+for\s+\+?\d{10,15}\.\s*${bkashTail}`,
+      flags: 'i', direction: 'out', kind: 'recharge', verified: true,
+    },
+    {
+      // bKash to Bank of Tk 2,500.00 for VISA Debit Card is successful. Fee Tk 31.25. Balance Tk 72.73. TrxID ... at 29/03/2024 21:39
+      pattern: String.raw`^\s*bKash\s+to\s+Bank\s+of\s+${CUR}\s*${AMOUNT}\s+for\s+[^\n]{1,80}?\s+is\s+successful\.\s*${bkashTail}`,
+      flags: 'i', direction: 'out', kind: 'transfer_to_bank', verified: true,
+    },
+    {
+      // Any other message opening with "Cash Out Tk <amount>" (a variant not seen yet) is still a debit.
       pattern: String.raw`^\s*Cash\s+Out\s+${CUR}\s*${AMOUNT}\b`,
       flags: 'i', direction: 'out', kind: 'cash_out', verified: false,
     },
     {
-      // No public full wording found: mobile recharge confirmations opening with "Mobile Recharge Tk <amount>".
+      // No public wording found: mobile recharge confirmations opening with "Mobile Recharge Tk <amount>".
       pattern: String.raw`^\s*Mobile\s+Recharge\s+${CUR}\s*${AMOUNT}\b`,
       flags: 'i', direction: 'out', kind: 'recharge', verified: false,
     },
@@ -61,6 +89,9 @@ export const bkash: GatewayPreset = {
   outSamples: [
     'Send Money Tk 0.20 to 01600000000 successful. Ref 2. Fee Tk 0.00. Balance Tk 0.08. TrxID DCK1B9P81H at 07/06/2026 22:45.',
     'Payment of Tk 20.00 to Merchant XXXXX is successful. Balance Tk 20,268.41. TrxID DEF5678UVW at 26/05/2026 15:07.',
+    'Cash Out Tk 1,000.00 to 01700000001 successful. Fee Tk 18.50. Balance Tk 1,412.75. TrxID ABE3KJY9H0 at 14/02/2023 18:31. Cash Out from Priyo Agent at 1.49%',
+    'ATM Cash Out Tk 4,000.00 successful. Fee Tk 28.00. Balance Tk 4,508.43. TrxID AAA0000003 at 08/02/2026 17:57',
+    'Received Recharge request of Tk 20.00 for 01700000002. Fee Tk 0.00. Balance Tk 757.20. TrxID ACJ9L8GW80 at 19/03/2023 08:36. Wait for confirmation.',
     'Bill successfully paid.\nBiller: PALLI BIDYUT\nMM/YYYY: 052026\nSMS Account: 1234567890123\nAmount: Tk 485.00\nFee: Tk 0.00\nTrxID: DEF5678UVX at 28/05/2026 11:20',
   ],
 };
@@ -74,7 +105,10 @@ export const nagad: GatewayPreset = {
   templates: [
     {
       // Money Received.\nAmount: Tk 1,250.00\nSender: 01712345678\nRef: N/A\nTxnID: 71A2B3C4\nBalance: Tk 5,000.00\n15/03/2024 14:32
-      pattern: String.raw`^\s*Money\s+Received\.?\s*(?:Amount|Amt)\s*:\s*${CUR}\s*${AMOUNT}\s*Sender\s*:\s*${SENDER_NUMBER}\b${GAP}\bTxnID\s*:\s*${NAGAD_TRX}\s*Balance\s*:\s*${CUR}\s*${BALANCE}(?:\s+${DMY_TIME})?`,
+      // Older form: Money Received.\nAmt: Tk 500.00\nSender: ...\nTxnID: ...\nBal: Tk 507.00\n04/06/2024 14:22, which
+      // Nagad sometimes opens with a promotion line of its own ("WIN LAND IN DHAKA! CLICK NOW nagad.io/jmi").
+      // That one header line is allowed; a forward marker ("Fwd:") as that line is not.
+      pattern: String.raw`^\s*(?:(?!\s{0,3}(?:fwd?|forwarded)\b)[^\n]{1,80}\n)?\s*Money\s+Received\.?\s*(?:Amount|Amt)\s*:\s*${CUR}\s*${AMOUNT}\s*Sender\s*:\s*${SENDER_NUMBER}\b${GAP}\bTxnID\s*:\s*${NAGAD_TRX}\s*(?:Balance|Bal)\s*:\s*${CUR}\s*${BALANCE}(?:\s+${DMY_TIME})?`,
       flags: 'i', direction: 'in', kind: 'received', verified: true,
     },
     {
@@ -88,13 +122,35 @@ export const nagad: GatewayPreset = {
       flags: 'i', direction: 'in', kind: 'merchant_payment_received', verified: false,
     },
     {
-      // No public wording found: debits opening "Send Money." / "Cash Out." / "Payment." / "Bill Pay." then "Amount:".
+      // Send Money Successful.\nAmount: Tk 3030.00\nReceiver: 01700000003\nRef: 1\nTxnID: 75QL4QL0\nFee: Tk 5.00\nBalance: Tk 460.62\n28/07/2026 15:10
+      pattern: String.raw`^\s*Send\s+Money\s+Successful\.?\s*Amount\s*:\s*${CUR}\s*${AMOUNT}\s*Receiver\s*:\s*${SENDER_NUMBER}\b${GAP}\bTxnID\s*:\s*${NAGAD_TRX}\s*Fee\s*:\s*${CUR}\s*${FEE}\s*Balance\s*:\s*${CUR}\s*${BALANCE}(?:\s+${DMY_TIME})?`,
+      flags: 'i', direction: 'out', kind: 'send_money', verified: true,
+    },
+    {
+      // Payment to 'SOFTWARE SHOP LIMITED' is Successful.\nAmount: Tk  1050.00\nTxnID: 74JYF8J0\nBalance: Tk 10594.16\n06/11/2025 14:52
+      pattern: String.raw`^\s*Payment\s+to\s+'[^'\n]{1,80}'\s+is\s+Successful\.?\s*Amount\s*:\s*${CUR}\s*${AMOUNT}\s*TxnID\s*:\s*${NAGAD_TRX}\s*Balance\s*:\s*${CUR}\s*${BALANCE}(?:\s+${DMY_TIME})?`,
+      flags: 'i', direction: 'out', kind: 'payment', verified: true,
+    },
+    {
+      // The recharge debit, though it says "Received": Mobile Recharge Request Received.\nAmount: Tk 130.00\nMobile:01800000004\nTxnID: 75Y2J600\nBalance: Tk 0.62\n06/09/2026 19:37
+      pattern: String.raw`^\s*Mobile\s+Recharge\s+Request\s+Received\.?\s*Amount\s*:\s*${CUR}\s*${AMOUNT}\s*Mobile\s*:\s*\+?\d{10,15}\s*TxnID\s*:\s*${NAGAD_TRX}\s*Balance\s*:\s*${CUR}\s*${BALANCE}(?:\s+${DMY_TIME})?`,
+      flags: 'i', direction: 'out', kind: 'recharge', verified: true,
+    },
+    {
+      // No public wording found for Cash Out and bill pay: debits opening "Send Money." / "Cash Out." / "Payment." / "Bill Pay." then "Amount:".
       pattern: String.raw`^\s*(?:Send\s+Money|Cash\s+Out|Payment|Bill\s+Pay(?:ment)?|Mobile\s+Recharge)\s*(?:Successful)?\.?\s*Amount\s*:\s*${CUR}\s*${AMOUNT}`,
       flags: 'i', direction: 'out', kind: 'debit', verified: false,
     },
   ],
-  outSamples: [],
+  outSamples: [
+    'Send Money Successful.\nAmount: Tk 3030.00\nReceiver: 01700000003\nRef: 1\nTxnID: 75QL4QL0\nFee: Tk 5.00\nBalance: Tk 460.62\n28/07/2026 15:10',
+    "Payment to 'SOFTWARE SHOP LIMITED' is Successful.\nAmount: Tk  1050.00\nTxnID: 74JYF8J0\nBalance: Tk 10594.16\n06/11/2025 14:52",
+    'Mobile Recharge Request Received.\nAmount: Tk 130.00\nMobile:01800000004\nTxnID: 75Y2J600\nBalance: Tk 0.62\n06/09/2026 19:37',
+  ],
 };
+
+/** Rocket's ids are digits only, and in some messages run straight into the next word ("TxnId:1111111111Date"). */
+const ROCKET_TRX = String.raw`(?<trx_id>\d{6,16})(?!\d)`;
 
 export const rocket: GatewayPreset = {
   code: 'rocket',
@@ -111,6 +167,31 @@ export const rocket: GatewayPreset = {
       pattern: String.raw`^\s*${CUR}\s*${AMOUNT}\s+credited\s+from\s+card\s+${SENDER_NUMBER}\.?\s*Fee\s*:\s*${CUR}\s*${FEE}\s*NetBal\s*:\s*${CUR}\s*${BALANCE}\s*TxnId\s*:\s*${trx('\\d', 6, 16)}`,
       flags: 'i', direction: 'in', kind: 'card_credit', verified: true,
     },
+    {
+      // Cash-In from A/C: ***106 Tk1,000.00 Fee: Tk.00, Your A/C Balance: Tk1,003.95.TxnId:6903714260 Date:02-SEP-26 11:17:23 am. Download ...
+      // The id runs straight into "Date" in some messages, so it ends where the digits end.
+      pattern: String.raw`^\s*Cash-In\s+from\s+A/C\s*:\s*${SENDER_NUMBER}\s*${CUR}\s*${AMOUNT}\s*Fee\s*:\s*${CUR}\s*${FEE},?\s*Your\s+A/C\s+Balance\s*:\s*${CUR}\s*${BALANCE}\.?\s*TxnId\s*:\s*${ROCKET_TRX}`,
+      flags: 'i', direction: 'in', kind: 'cash_in', verified: true,
+    },
+    {
+      // Tk1,000.00 trf to Mob:***978 Fee:Tk.00 NetBal:Tk3.95 TxnId:6903815976  Date:02-SEP-26 11:58:14 am. Pls tell recipient to open acc to rcv money.
+      pattern: String.raw`^\s*${CUR}\s*${AMOUNT}\s+trf\s+to\s+Mob\s*:\s*${SENDER_NUMBER}\s*Fee\s*:\s*${CUR}\s*${FEE},?\s*NetBal\s*:\s*${CUR}\s*${BALANCE}\.?\s*TxnId\s*:\s*${ROCKET_TRX}`,
+      flags: 'i', direction: 'out', kind: 'send_money', verified: true,
+    },
+    {
+      // Tk1,000.00 paid to DPDC Id 1011 Bill No 32205988 TxnId:6818559471 Fee: Tk.00 Date:08-AUG-26 11:55:56 am.
+      pattern: String.raw`^\s*${CUR}\s*${AMOUNT}\s+paid\s+to\s+[^\n]{1,120}?\s+TxnId\s*:\s*${ROCKET_TRX}(?:\s*Fee\s*:\s*${CUR}\s*(?:${FEE})?)?`,
+      flags: 'i', direction: 'out', kind: 'bill_pay', verified: true,
+    },
+    {
+      // Tk120.00 debited to recharge mobile 01700000011, Your A/C Balance:Tk3.95 TxnId: 6728015850 Date:11-JUL-26 01:11:18 pm. Pls download ...
+      pattern: String.raw`^\s*${CUR}\s*${AMOUNT}\s+debited\s+to\s+recharge\s+mobile\s+\+?\d{10,15},?\s*Your\s+A/C\s+Balance\s*:\s*${CUR}\s*${BALANCE}\.?\s*TxnId\s*:\s*${ROCKET_TRX}`,
+      flags: 'i', direction: 'out', kind: 'recharge', verified: true,
+    },
   ],
-  outSamples: [],
+  outSamples: [
+    'Tk1,000.00 trf to Mob:***978 Fee:Tk.00 NetBal:Tk3.95 TxnId:6903815970  Date:02-SEP-26 11:58:14 am. Pls tell recipient to open acc to rcv money.',
+    'Tk1,000.00 paid to DPDC Id 1011 Bill No 12345678 TxnId:6818559470 Fee: Tk.00 Date:08-AUG-26 11:55:56 am.',
+    'Tk120.00 debited to recharge mobile 01700000011, Your A/C Balance:Tk3.95 TxnId: 6728015850 Date:11-JUL-26 01:11:18 pm. Pls download https://bit.ly/nexuspay',
+  ],
 };

@@ -1,9 +1,10 @@
-import { AMOUNT, BALANCE, CUR, DMY_TIME, GAP, SENDER_NUMBER, trx } from './blocks.ts';
+import { AMOUNT, BALANCE, CUR, DMY_TIME, FEE, GAP, SENDER_NUMBER, trx } from './blocks.ts';
 import type { GatewayPreset } from './types.ts';
 
 // Wordings and senders: see docs/sms-presets.md and test/fixtures/sms/*.json for
 // the public sources of each one. These wallets publish one "money in" wording
-// each in the open-source panels; their money-out messages were not found.
+// each in the open-source panels; of their money-out messages only Tap's Cash Out
+// was found.
 
 const ID = trx('[a-z0-9]', 6, 20);
 
@@ -36,8 +37,13 @@ export const tap: GatewayPreset = {
       pattern: String.raw`^\s*Received\s+${CUR}\s*${AMOUNT}\s+from\s+${SENDER_NUMBER}\.\s*Balance\s+${CUR}\s*${BALANCE}\.\s*TxID\s*:\s*${ID}`,
       flags: 'i', direction: 'in', kind: 'received', verified: true,
     },
+    {
+      // Cash Out Tk 5000.00 to 8801700000005. Fee Tk Paid TK. 73.50. Balance Tk 26.50. TxID: ... (the fee words are Tap's own)
+      pattern: String.raw`^\s*Cash\s+Out\s+${CUR}\s*${AMOUNT}\s+to\s+${SENDER_NUMBER}\.\s*Fee\b[^\n]{0,20}?${CUR}\s*${FEE}\.\s*Balance\s+${CUR}\s*${BALANCE}\.\s*TxID\s*:\s*${ID}`,
+      flags: 'i', direction: 'out', kind: 'cash_out', verified: true,
+    },
   ],
-  outSamples: [],
+  outSamples: ['Cash Out Tk 5000.00 to 8801700000005. Fee Tk Paid TK. 73.50. Balance Tk 26.50. TxID: AAAAAAAAAAAAAA'],
 };
 
 export const okwallet: GatewayPreset = {
