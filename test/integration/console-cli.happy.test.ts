@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { consoleOwnerLines, deliverFirstRunBanner } from '../../server/first-run.ts';
+import { consoleOwnerLines, deliverFirstRunBanner, firstRunSetup } from '../../server/first-run.ts';
 import { ensureFirstOwner } from '../../server/domain/operators/service.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { runCli } from './admin-support.ts';
@@ -17,6 +17,20 @@ afterAll(() => t?.close());
 const cli = (args: string[]) => runCli(t, args);
 
 describe('first run: the console owner', () => {
+  it('the start-up step creates it and hands its login over with the first-run credentials', async () => {
+    await firstRunSetup(t.runtime, Number(new URL(t.baseUrl).port));
+    const text = readFileSync(path.resolve(t.config.DATA_DIR, 'first-run.txt'), 'utf8');
+    const [, email, password] = /Console login: +(\S+) \/ (\S+) /.exec(text)!;
+    expect(email).toBe('owner@localhost');
+    expect((await loginAs(t, email!, password!)).status).toBe(200);
+    expect(t.logs.join('\n')).not.toContain(password!);
+    // Started again: nothing new.
+    await t.sql('DELETE FROM operator_sessions');
+    await firstRunSetup(t.runtime, Number(new URL(t.baseUrl).port));
+    expect(await t.sql('SELECT email FROM operators')).toEqual([{ email: 'owner@localhost' }]);
+    await t.sql('DELETE FROM operators');
+  });
+
   it('is created once, on a database without operators, with a password that logs in', async () => {
     const results = await Promise.all([ensureFirstOwner(t.runtime.deps.orm.em, 'Owner@Localhost'), ensureFirstOwner(t.runtime.deps.orm.em, 'owner@localhost')]);
     const owner = results.find((r) => r !== null)!;
