@@ -5,6 +5,9 @@ import { Gateway } from './gateways/entities.ts';
 import { IdempotencyKey } from './idempotency/entities.ts';
 import { PaymentIntent, Transaction } from './payments/entities.ts';
 import { Refund } from './refunds/entities.ts';
+import { PaymentLink } from './payment-links/entities.ts';
+import { SandboxSession } from './sandbox/entities.ts';
+import { CheckoutSubmissionCount } from './checkout/entities.ts';
 import { Device, DeviceRefreshTokenRotation, PairingCode } from './devices/entities.ts';
 import { SmsFilterRules, SmsSenderEpoch } from './filter-rules/entities.ts';
 import { Notification } from './notifications/entities.ts';
@@ -12,7 +15,12 @@ import { OutboundSms } from './outbound-sms/entities.ts';
 import { SmsRecord } from './sms-intake/entities.ts';
 import { webhookEntities } from './webhooks/entities.ts';
 import { AuditLog } from './audit/entities.ts';
+import { SmsBalanceChain, SmsFormatAlarm } from './sms/entities.ts';
+import { BackfillRequest } from './recovery/entities.ts';
+import { RateLimit } from './rate-limit/entities.ts';
 import { Operator, OperatorSession } from './operators/entities.ts';
+import { Setting } from './settings/entities.ts';
+import { Alert, AlertBrandSettings } from './alerts/entities.ts';
 
 /** Every entity the ORM knows; each domain area adds its own here. */
-export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, IdempotencyKey, Device, DeviceRefreshTokenRotation, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, ...webhookEntities, AuditLog, Operator, OperatorSession];
+export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, PaymentLink, SandboxSession, CheckoutSubmissionCount, IdempotencyKey, Device, DeviceRefreshTokenRotation, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, RateLimit, ...webhookEntities, AuditLog, Setting, Alert, AlertBrandSettings, Operator, OperatorSession];

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { PaycollectAdmin } from '../../clients/admin/index.ts';
-import type { TestContext } from '../support/harness.ts';
+import { compileCacheEnv, type TestContext } from '../support/harness.ts';
 
 /** Helpers of the admin API tests (test/integration/admin*.test.ts). */
 
@@ -58,7 +58,7 @@ export interface CliRun {
 export function runCli(t: TestContext, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', './scripts/require-node24.mjs', 'scripts/cli.ts', ...args], {
-      env: { PATH: process.env.PATH ?? '', PAYCOLLECT_BASE_URL: t.baseUrl, DATA_DIR: t.config.DATA_DIR, ...env },
+      env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(), PAYCOLLECT_BASE_URL: t.baseUrl, DATA_DIR: t.config.DATA_DIR, ...env },
     });
     let stdout = '';
     let stderr = '';

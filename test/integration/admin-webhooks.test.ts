@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { eventually } from '../support/wait.ts';
 import { deliveriesOf, emitPaymentCompleted, fastSettings, startWebhookTestServer, type WebhookTestServer } from '../support/webhook-worker.ts';
 import type { TestContext } from '../support/harness.ts';
 import { adminRequest, auditCount, auditRows } from './admin-support.ts';

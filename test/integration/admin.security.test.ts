@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract } from '../../contract/index.ts';
 import { listRoutes } from '../../clients/shared/resources.ts';
+import { createApp } from '../../server/app.ts';
+import { contractRoutes } from '../support/contract-walk.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { newPairingCode, pairDevice } from '../support/device.ts';
 import { adminClient, adminRequest, adminToken, auditCount, auditRows } from './admin-support.ts';
@@ -17,20 +19,44 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
+const ADMIN_PREFIX = '/api/admin/';
 const sample: Record<string, string> = { code: 'bkash', base: 'USD', quote: 'BDT' };
-const allAdminRoutes = listRoutes(contract.admin);
-// Console login is the one admin route without a credential (it is how a session starts).
-const adminRoutes = allAdminRoutes.filter(({ route }) => (route.metadata as { auth?: string }).auth !== 'none').map(({ name, route }) => ({
+const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
+// Every route of the contract under the admin prefix, whatever its metadata says:
+// a route there that forgot `auth: 'admin'` is in this list and fails the 401s below.
+const inContract = contractRoutes(contract).filter((r) => r.path.startsWith(ADMIN_PREFIX));
+// The console's own session routes live under the prefix too: signing in (no
+// credential: it is how a session starts) and the signed-in operator's routes
+// (session cookie only); every other route takes the admin token or a session.
+const sessionRoutes = inContract.filter((r) => r.name.startsWith('admin.session.'));
+const adminRoutes = inContract.filter((r) => r.meta.auth !== 'none').map(({ name, method, path }) => ({
   name,
-  method: route.method,
-  path: route.path.replace(/:([a-z_]+)/g, (_m, p: string) => sample[p] ?? '1'),
+  method,
+  path: path.replace(/:([a-z_]+)/g, (_m, p: string) => sample[p] ?? '1'),
 }));
 
+/** What the Express app itself serves under the admin prefix, with `:params` as written. */
+function servedAdminRoutes(): string[] {
+  type Layer = { route?: { path: unknown; methods: Record<string, boolean> } };
+  const app = createApp(t.runtime.deps) as unknown as { router: { stack: Layer[] } };
+  return app.router.stack.flatMap(({ route }) =>
+    route && typeof route.path === 'string' && route.path.startsWith(ADMIN_PREFIX)
+      ? Object.keys(route.methods).filter((m) => m !== '_all').map((m) => `${m.toUpperCase()} ${route.path as string}`)
+      : [],
+  );
+}
+
 describe('every admin route refuses anything but the admin token', () => {
-  it('covers the whole admin contract', () => {
-    expect(allAdminRoutes.length).toBe(63);
-    expect(adminRoutes.length).toBe(62);
-    expect(new Set(adminRoutes.map((r) => `${r.method} ${r.path}`)).size).toBe(adminRoutes.length);
+  it('covers the whole admin contract, and the app serves nothing else under the admin prefix', () => {
+    expect(adminRoutes.length).toBeGreaterThan(0);
+    expect(new Set(adminRoutes.map(key)).size).toBe(adminRoutes.length);
+    // The admin router holds exactly the admin paths, and each of them takes the admin token.
+    expect(listRoutes(contract.admin).map(({ route }) => key(route)).sort()).toEqual(inContract.map(key).sort());
+    expect(inContract.filter((r) => r.meta.auth !== 'admin').map(key).sort()).toEqual(sessionRoutes.map(key).sort());
+    expect(sessionRoutes.filter((r) => r.meta.auth !== 'operator').map(key)).toEqual(['POST /api/admin/v1/session']);
+    expect(contractRoutes(contract).filter((r) => r.meta.auth === 'admin' && !r.path.startsWith(ADMIN_PREFIX)).map(key)).toEqual([]);
+    // No admin route reaches the app around the contract (and so around its auth metadata).
+    expect([...new Set(servedAdminRoutes())].sort()).toEqual(inContract.map(key).sort());
   });
 
   it.each([

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
-import { seedGateway } from '../support/seed.ts';
+import { createPayment, seedGateway } from '../support/seed.ts';
 import { adminRequest } from './admin-support.ts';
 
 /**
@@ -27,11 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-async function createPayment(): Promise<string> {
-  const res = await t.request('POST', '/api/v1/payments', { token: apiKey, body: { amount: '500.00', currency: 'BDT' } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data.payment_id;
-}
+const newPayment = async (): Promise<string> => (await createPayment(t, apiKey, { reference: null })).payment_id;
 
 async function setBrand(status: 'active' | 'disabled') {
   const res = await adminRequest(t, 'PATCH', `/brands/${brandId}`, { status });
@@ -70,10 +66,10 @@ async function snapshot(paymentId: string) {
 
 describe("a disabled brand's checkout", () => {
   it('refuses the page and every JSON call, writing nothing; enabling the brand restores them', async () => {
-    const fresh = await createPayment();
-    const waiting = await createPayment();
+    const fresh = await newPayment();
+    const waiting = await newPayment();
     expect((await t.request('POST', `${api(waiting)}/transactions`, { body: { gateway: bkash.code, gateway_trx_id: 'PAUSED0001' } })).status).toBe(201);
-    const redirected = await createPayment();
+    const redirected = await newPayment();
     const started = await t.request('POST', `${api(redirected)}/transactions`, { body: { gateway: sandbox.code } });
     expect(started.status).toBe(201);
     const payPath = new URL(started.body.data.redirect_url).pathname;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { completeTransaction, failTransaction } from '../../server/domain/payments/transactions.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
-import { seedGateway } from '../support/seed.ts';
+import { createPayment, seedGateway } from '../support/seed.ts';
 import { newGatewayTrxId } from '../support/sms-matching.ts';
 
 /**
@@ -29,11 +29,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-async function payment(): Promise<string> {
-  const res = await t.request('POST', '/api/v1/payments', { token: apiKey, body: { amount: '500.00', currency: 'BDT' } });
-  expect(res.status).toBe(201);
-  return res.body.data.payment_id;
-}
+const payment = async (): Promise<string> => (await createPayment(t, apiKey, { reference: null })).payment_id;
 
 async function submitted(trxId = newGatewayTrxId()): Promise<{ paymentId: string; id: number; trxId: string }> {
   const paymentId = await payment();

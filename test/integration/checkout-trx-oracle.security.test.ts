@@ -3,7 +3,7 @@ import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { completeTransaction } from '../../server/domain/payments/transactions.ts';
 import { AppError } from '../../contract/common/errors.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
-import { seedGateway } from '../support/seed.ts';
+import { createPayment, seedGateway } from '../support/seed.ts';
 import { newGatewayTrxId } from '../support/sms-matching.ts';
 
 /**
@@ -31,11 +31,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-async function payment(key: string): Promise<string> {
-  const res = await t.request('POST', '/api/v1/payments', { token: key, body: { amount: '500.00', currency: 'BDT' } });
-  expect(res.status).toBe(201);
-  return res.body.data.payment_id;
-}
+const payment = async (key: string): Promise<string> => (await createPayment(t, key, { reference: null })).payment_id;
 
 const pay = (paymentId: string, trxId: string) => t.request('POST', `${api(paymentId)}/transactions`, { body: { gateway: bkash.code, gateway_trx_id: trxId } });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
-import { seedGateway } from '../support/seed.ts';
+import { createPayment, seedGateway, type CreatePaymentOptions } from '../support/seed.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { updateGateway } from '../../server/domain/gateways/service.ts';
 import { completeTransaction, getTransactionByTrxId } from '../../server/domain/payments/transactions.ts';
@@ -33,11 +33,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-async function createPayment(key = apiKey, body: Record<string, unknown> = {}): Promise<string> {
-  const res = await t.request('POST', '/api/v1/payments', { token: key, body: { amount: '500.00', currency: 'BDT', ...body } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data.payment_id;
-}
+const newPayment = async (key = apiKey, body: CreatePaymentOptions = {}): Promise<string> => (await createPayment(t, key, { reference: null, ...body })).payment_id;
 
 function pay(id: string, body: unknown) {
   return t.request('POST', `${api(id)}/transactions`, { body });
@@ -71,7 +67,7 @@ describe('unknown payments', () => {
 
 describe('paying twice', () => {
   it('while a transaction is open, and after completion, is PAYMENT_ALREADY_STARTED', async () => {
-    const id = await createPayment();
+    const id = await newPayment();
     const first = await pay(id, { gateway: bkash.code, gateway_trx_id: 'TWICE00001' });
     expect(first.status).toBe(201);
     expectError(await pay(id, { gateway: bkash.code, gateway_trx_id: 'TWICE00002' }), 409, 'PAYMENT_ALREADY_STARTED');
@@ -86,7 +82,7 @@ describe('paying twice', () => {
   });
 
   it('ten customers tabs paying at the same moment: exactly one transaction', async () => {
-    const id = await createPayment();
+    const id = await newPayment();
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) => (i % 2 ? pay(id, { gateway: sandbox.code }) : pay(id, { gateway: bkash.code, gateway_trx_id: `RACE0000${i}` }))),
     );
@@ -106,7 +102,7 @@ describe('paying twice', () => {
 
 describe('an expired payment link', () => {
   it('accepts nothing: PAYMENT_EXPIRED with the spec message; the view says expired and offers no gateway', async () => {
-    const id = await createPayment();
+    const id = await newPayment();
     await t.sql(`UPDATE payment_intents SET expires_at = now() - interval '1 second' WHERE uuid = $1`, [id]);
     const res = await pay(id, { gateway: bkash.code, gateway_trx_id: 'LATE000001' });
     expectError(res, 410, 'PAYMENT_EXPIRED');
@@ -122,7 +118,7 @@ describe('an expired payment link', () => {
   });
 
   it('an open transaction on it shows expired too, even before the expiry job ran', async () => {
-    const id = await createPayment();
+    const id = await newPayment();
     expect((await pay(id, { gateway: bkash.code, gateway_trx_id: 'LATE000002' })).status).toBe(201);
     await t.sql(`UPDATE payment_intents SET expires_at = now() - interval '1 second' WHERE uuid = $1`, [id]);
     expect((await t.request('GET', api(id))).body.data).toMatchObject({ status: 'expired', payable: false, gateways: [] });
@@ -131,7 +127,7 @@ describe('an expired payment link', () => {
 
 describe("amounts outside a gateway's limits", () => {
   it('below the minimum: the gateway is not offered, and paying on it anyway is AMOUNT_BELOW_MINIMUM', async () => {
-    const id = await createPayment(apiKey, { amount: '5.00' });
+    const id = await newPayment(apiKey, { amount: '5.00' });
     const view = (await t.request('GET', api(id))).body.data;
     expect(view.gateways.map((g: any) => g.code)).toEqual([sandbox.code]);
     expectError(await pay(id, { gateway: bkash.code, gateway_trx_id: 'SMALL00001' }), 422, 'AMOUNT_BELOW_MINIMUM', 'amount');
@@ -139,21 +135,21 @@ describe("amounts outside a gateway's limits", () => {
   });
 
   it('above the maximum: AMOUNT_EXCEEDS_MAXIMUM with the spec message', async () => {
-    const id = await createPayment(apiKey, { amount: '25000.01' });
+    const id = await newPayment(apiKey, { amount: '25000.01' });
     const view = (await t.request('GET', api(id))).body.data;
     expect(view.gateways.map((g: any) => g.code)).toEqual([sandbox.code]);
     const res = await pay(id, { gateway: bkash.code, gateway_trx_id: 'LARGE00001' });
     expectError(res, 422, 'AMOUNT_EXCEEDS_MAXIMUM', 'amount');
     expect(res.body.error).toBe('Amount exceeds maximum');
     // Exactly at the maximum is fine.
-    const edge = await createPayment(apiKey, { amount: '25000.00' });
+    const edge = await newPayment(apiKey, { amount: '25000.00' });
     expect((await pay(edge, { gateway: bkash.code, gateway_trx_id: 'EDGE000001' })).status).toBe(201);
   });
 });
 
 describe('gateways that cannot take the payment', () => {
   it('no exchange rate into the gateway currency: CURRENCY_CONVERSION_FAILED, nothing created', async () => {
-    const id = await createPayment(apiKey, { amount: '20.00', currency: 'EUR' });
+    const id = await newPayment(apiKey, { amount: '20.00', currency: 'EUR' });
     const view = (await t.request('GET', api(id))).body.data;
     expect(view.gateways.map((g: any) => g.code)).toEqual([euro.code]);
     expectError(await pay(id, { gateway: bkash.code, gateway_trx_id: 'EURO000001' }), 422, 'CURRENCY_CONVERSION_FAILED');
@@ -161,7 +157,7 @@ describe('gateways that cannot take the payment', () => {
   });
 
   it('unknown and disabled gateways are GATEWAY_UNAVAILABLE', async () => {
-    const id = await createPayment();
+    const id = await newPayment();
     expectError(await pay(id, { gateway: 'no-such-gateway' }), 422, 'GATEWAY_UNAVAILABLE', 'gateway');
     const off = await seedGateway(t, 'nagad', { enabled: false });
     expectError(await pay(id, { gateway: off.code, gateway_trx_id: 'OFF0000001' }), 422, 'GATEWAY_UNAVAILABLE', 'gateway');
@@ -179,9 +175,9 @@ describe('gateways that cannot take the payment', () => {
 
 describe('a gateway transaction id is used once, across brands', () => {
   it("the brand's own customer submitting an id it already claims (any case) gets GATEWAY_TRX_ID_TAKEN; another brand's claim is not revealed", async () => {
-    const a = await createPayment(apiKey);
-    const again = await createPayment(apiKey);
-    const b = await createPayment(otherKey);
+    const a = await newPayment(apiKey);
+    const again = await newPayment(apiKey);
+    const b = await newPayment(otherKey);
     expect((await pay(a, { gateway: bkash.code, gateway_trx_id: 'SHARED0001' })).status).toBe(201);
     expectError(await pay(again, { gateway: bkash.code, gateway_trx_id: 'shared0001' }), 409, 'GATEWAY_TRX_ID_TAKEN', 'gateway_trx_id');
     expect(await transactionCount(again)).toBe(0);
@@ -194,7 +190,7 @@ describe('a gateway transaction id is used once, across brands', () => {
 
 describe('malformed input is a 400 naming the field; nothing is created', () => {
   it('rejects each bad body', async () => {
-    const id = await createPayment();
+    const id = await newPayment();
     const cases: Array<[unknown, string]> = [
       [{ gateway: bkash.code, gateway_trx_id: 'OK00000001', tip: '5.00' }, 'tip'],
       [{ gateway_trx_id: 'OK00000001' }, 'gateway'],

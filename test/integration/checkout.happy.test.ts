@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
-import { seedGateway, seedRate } from '../support/seed.ts';
+import { createPayment, seedGateway, seedRate, type CreatePaymentOptions } from '../support/seed.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { completeTransaction, failTransaction, getTransactionByTrxId } from '../../server/domain/payments/transactions.ts';
 import { startCheckoutTransaction } from '../../server/domain/checkout/pay.ts';
@@ -31,25 +31,12 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-async function createPayment(body: Record<string, unknown> = {}): Promise<string> {
-  const res = await t.request('POST', '/api/v1/payments', {
-    token: apiKey,
-    body: {
-      amount: '500.00',
-      currency: 'BDT',
-      reference: 'order-1001',
-      success_url: 'https://shop.example/thanks?order=1001',
-      cancel_url: 'https://shop.example/cart',
-      ...body,
-    },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data.payment_id;
-}
+const newPayment = async (body: CreatePaymentOptions = {}): Promise<string> =>
+  (await createPayment(t, apiKey, { reference: 'order-1001', success_url: 'https://shop.example/thanks?order=1001', cancel_url: 'https://shop.example/cart', ...body })).payment_id;
 
 describe('GET /api/checkout/v1/payments/{id}', () => {
   it('shows the merchant, the amount and every gateway that can take it, with its amount and fee', async () => {
-    const id = await createPayment({ customer: { name: 'Rahim Uddin', email: 'rahim@example.com', phone: '01712345678' } });
+    const id = await newPayment({ customer: { name: 'Rahim Uddin', email: 'rahim@example.com', phone: '01712345678' } });
     const res = await t.request('GET', api(id));
     expect(res.status).toBe(200);
     const data = res.body.data;
@@ -104,7 +91,7 @@ describe('GET /api/checkout/v1/payments/{id}', () => {
   });
 
   it('converts into a gateway currency with the configured rate, shows it, and charges exactly that', async () => {
-    const id = await createPayment({ amount: '5.00', currency: 'USD' });
+    const id = await newPayment({ amount: '5.00', currency: 'USD' });
     const view = (await t.request('GET', api(id))).body.data;
     const quote = view.gateways.find((g: any) => g.code === bkash.code);
     // 5.00 USD x 110.5 = 552.50 BDT; the merchant pays bKash's fee, so the customer sees none.
@@ -125,7 +112,7 @@ describe('GET /api/checkout/v1/payments/{id}', () => {
 
 describe('paying with a manual gateway', () => {
   it('takes the gateway transaction id and waits for verification', async () => {
-    const id = await createPayment();
+    const id = await newPayment();
     const res = await t.request('POST', `${api(id)}/transactions`, {
       body: { gateway: bkash.code, gateway_trx_id: ' 8N7A6D5C4B ', sender_number: '01712345678' },
     });
@@ -163,7 +150,7 @@ describe('paying with a manual gateway', () => {
   });
 
   it('once the transaction completes, the checkout points at the success URL', async () => {
-    const id = await createPayment();
+    const id = await newPayment();
     const started = await t.request('POST', `${api(id)}/transactions`, { body: { gateway: bkash.code, gateway_trx_id: 'DONE000001' } });
     const trx = await getTransactionByTrxId(em(), started.body.data.trx_id);
     await completeTransaction(em(), trx.id, { source: 'admin' });
@@ -181,7 +168,7 @@ describe('paying with a manual gateway', () => {
   });
 
   it('after a failed attempt the payment can be paid again, and the page says why it failed', async () => {
-    const id = await createPayment();
+    const id = await newPayment();
     const first = await t.request('POST', `${api(id)}/transactions`, { body: { gateway: bkash.code, gateway_trx_id: 'WRONG00001' } });
     await failTransaction(em(), (await getTransactionByTrxId(em(), first.body.data.trx_id)).id, { reason: 'No such payment arrived' });
 
@@ -199,7 +186,7 @@ describe('paying with a manual gateway', () => {
 
 describe('paying with the sandbox (automatic) gateway', () => {
   it('goes to processing and hands out the sandbox page, whose token is stored only as a hash', async () => {
-    const id = await createPayment();
+    const id = await newPayment();
     const res = await t.request('POST', `${api(id)}/transactions`, { body: { gateway: sandbox.code } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.data).toMatchObject({ gateway_type: 'automatic', status: 'processing', amount: '500.00', fee: '12.80', amount_to_send: '512.80', gateway_trx_id: null });
@@ -231,13 +218,13 @@ describe('paying with the sandbox (automatic) gateway', () => {
 
 describe('cancelling', () => {
   it("returns the merchant's cancel URL and changes nothing", async () => {
-    const id = await createPayment();
+    const id = await newPayment();
     const res = await t.request('POST', `${api(id)}/cancellations`);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ cancel_url: 'https://shop.example/cart' });
     expect((await t.request('GET', api(id))).body.data).toMatchObject({ status: 'pending', payable: true });
 
-    const bare = await createPayment({ cancel_url: undefined, success_url: undefined });
+    const bare = await newPayment({ cancel_url: undefined, success_url: undefined });
     const none = await t.request('POST', `${api(bare)}/cancellations`, { body: {} });
     expect(none.status).toBe(200);
     expect(none.body.data).toEqual({ cancel_url: null });
@@ -252,7 +239,7 @@ describe('the SMS-matching seam of a manual submission', () => {
   });
 
   it('is called after the submission commits, and a match it makes shows at once', async () => {
-    const id = await createPayment();
+    const id = await newPayment();
     const calls: number[] = [];
     const result = await startCheckoutTransaction(
       em(),
@@ -274,7 +261,7 @@ describe('the SMS-matching seam of a manual submission', () => {
   });
 
   it('a failing matcher leaves the transaction waiting and the submission succeeds', async () => {
-    const id = await createPayment();
+    const id = await newPayment();
     const result = await startCheckoutTransaction(
       em(),
       { ...deps(), matchSubmittedTransaction: async () => Promise.reject(new Error('matcher down')) },
@@ -286,7 +273,7 @@ describe('the SMS-matching seam of a manual submission', () => {
   });
 
   it('is not called for automatic gateways', async () => {
-    const id = await createPayment();
+    const id = await newPayment();
     let called = false;
     const result = await startCheckoutTransaction(em(), { ...deps(), matchSubmittedTransaction: async () => void (called = true) }, id, { gateway: sandbox.code });
     expect(result.status).toBe('processing');

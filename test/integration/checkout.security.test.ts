@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
-import { seedGateway } from '../support/seed.ts';
+import { createPayment, seedGateway, type CreatePaymentOptions } from '../support/seed.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { CONTENT_SECURITY_POLICY } from '../../server/checkout/routes.ts';
 
@@ -31,14 +31,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-async function createPayment(body: Record<string, unknown> = {}): Promise<string> {
-  const res = await t.request('POST', '/api/v1/payments', {
-    token: apiKey,
-    body: { amount: '750.00', currency: 'BDT', reference: EVIL_REF, success_url: 'https://shop.example/ok?a=1&b="2"', ...body },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data.payment_id;
-}
+const newPayment = async (body: CreatePaymentOptions = {}): Promise<string> =>
+  (await createPayment(t, apiKey, { amount: '750.00', reference: EVIL_REF, success_url: 'https://shop.example/ok?a=1&b="2"', ...body })).payment_id;
 
 async function page(path: string): Promise<{ status: number; headers: Headers; text: string }> {
   const res = await fetch(t.baseUrl + path);
@@ -68,7 +62,7 @@ function expectNoInjectedMarkup(text: string) {
 
 describe('HTML escaping', () => {
   it('brand names, references, gateway names, accounts and instructions render inert', async () => {
-    const id = await createPayment();
+    const id = await newPayment();
     const { status, text } = await page(`/checkout/${id}`);
     expect(status).toBe(200);
     expectNoInjectedMarkup(text);
@@ -82,18 +76,18 @@ describe('HTML escaping', () => {
   });
 
   it('the waiting, completed and expired pages and the sandbox page escape too', async () => {
-    const waiting = await createPayment();
+    const waiting = await newPayment();
     await t.request('POST', `/api/checkout/v1/payments/${waiting}/transactions`, { body: { gateway: bkash.code, gateway_trx_id: 'ESC0000001' } });
     expectNoInjectedMarkup((await page(`/checkout/${waiting}`)).text);
 
-    const expired = await createPayment({ cancel_url: 'https://shop.example/back?x="y"' });
+    const expired = await newPayment({ cancel_url: 'https://shop.example/back?x="y"' });
     await t.sql(`UPDATE payment_intents SET expires_at = now() - interval '1 second' WHERE uuid = $1`, [expired]);
     const exp = await page(`/checkout/${expired}`);
     expectNoInjectedMarkup(exp.text);
     expect(exp.text).toContain('Payment link has expired');
     expect(exp.text).toContain('href="https://shop.example/back?x=%22y%22"');
 
-    const auto = await createPayment();
+    const auto = await newPayment();
     const started = await t.request('POST', `/api/checkout/v1/payments/${auto}/transactions`, { body: { gateway: sandbox.code } });
     const token = started.body.data.redirect_url.split('/sandbox/pay/')[1];
     const sb = await page(`/sandbox/pay/${token}`);
@@ -103,7 +97,7 @@ describe('HTML escaping', () => {
   });
 
   it('a success URL is only ever an http(s) link, attribute-escaped', async () => {
-    const id = await createPayment();
+    const id = await newPayment();
     await t.request('POST', `/api/checkout/v1/payments/${id}/transactions`, { body: { gateway: bkash.code, gateway_trx_id: 'ESC0000002' } });
     await t.sql(`UPDATE transactions SET status = 'completed', completed_at = now() WHERE intent_id = (SELECT id FROM payment_intents WHERE uuid = $1)`, [id]);
     await t.sql(`UPDATE payment_intents SET status = 'completed', completed_at = now() WHERE uuid = $1`, [id]);
@@ -119,7 +113,7 @@ describe('HTML escaping', () => {
 
 describe('headers of the HTML pages', () => {
   it('a strict CSP, no referrer, no framing, no sniffing, no caching', async () => {
-    const id = await createPayment();
+    const id = await newPayment();
     for (const path of [`/checkout/${id}`, '/checkout/not-a-payment', '/sandbox/pay/unknown']) {
       const { headers } = await page(path);
       expect(headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
@@ -176,11 +170,11 @@ describe('HTML routes answer HTML, JSON routes keep the envelope', () => {
 
 describe('what leaves the service', () => {
   it('logs carry neither sandbox tokens nor sender numbers nor gateway trx ids', async () => {
-    const id = await createPayment();
+    const id = await newPayment();
     await t.request('POST', `/api/checkout/v1/payments/${id}/transactions`, {
       body: { gateway: bkash.code, gateway_trx_id: 'LOGLEAK001', sender_number: '01798765432' },
     });
-    const auto = await createPayment();
+    const auto = await newPayment();
     const started = await t.request('POST', `/api/checkout/v1/payments/${auto}/transactions`, { body: { gateway: sandbox.code } });
     const token = started.body.data.redirect_url.split('/sandbox/pay/')[1];
     await page(`/sandbox/pay/${token}`);

@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { constructEvent } from '../../clients/merchant/index.ts';
 import { createApiKey } from '../../server/domain/brands/service.ts';
 import { recordEvent, type WebhookEventName } from '../../server/domain/webhooks/outbox.ts';
-import { startTestServer, type TestContext } from '../support/harness.ts';
-import { eventually, startReceiver, verifyingResponder, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { compileCacheEnv, startTestServer, type TestContext } from '../support/harness.ts';
+import { startReceiver, verifyingResponder, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { eventually } from '../support/wait.ts';
 import { samplePayment } from '../support/webhook-worker.ts';
 import { runCli } from './admin-support.ts';
 
@@ -44,7 +45,7 @@ async function emit(mode: 'live' | 'test', event: WebhookEventName = 'payment.co
 
 function startListen(args: string[]) {
   const child = spawn(process.execPath, ['--import', './scripts/require-node24.mjs', 'scripts/cli.ts', 'listen', ...args], {
-    env: { PATH: process.env.PATH ?? '', PAYCOLLECT_BASE_URL: t.baseUrl },
+    env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(), PAYCOLLECT_BASE_URL: t.baseUrl },
   });
   children.push(child);
   const out = { stdout: '', stderr: '' };

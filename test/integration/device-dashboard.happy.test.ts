@@ -26,11 +26,7 @@ async function brandWithDevice(timezone = 'UTC') {
 }
 
 async function seed(apiKey: string, status: SeedStatus, amount: string, opts: { gateway?: GatewayView; currency?: string; at?: Date } = {}) {
-  const { transaction } = await seedTransaction(t, { apiKey, gateway: opts.gateway ?? bkash, status, amount, currency: opts.currency });
-  if (opts.at) {
-    await t.sql('UPDATE transactions SET created_at = $1::timestamptz, completed_at = CASE WHEN completed_at IS NULL THEN NULL ELSE $1::timestamptz END WHERE id = $2', [opts.at, transaction.id]);
-  }
-  return transaction;
+  return (await seedTransaction(t, { apiKey, gateway: opts.gateway ?? bkash, status, amount, currency: opts.currency, at: opts.at })).transaction;
 }
 
 describe('GET dashboard', () => {

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { eventually } from '../support/wait.ts';
 import { attemptsOf, deliveriesOf, emitPaymentCompleted, startWebhookTestServer, type WebhookTestServer } from '../support/webhook-worker.ts';
 import type { TestContext } from '../support/harness.ts';
 import { recordReliability } from '../support/reliability-summary.ts';

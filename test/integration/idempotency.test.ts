@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
+import { waitForLockWaiters } from '../support/wait.ts';
 import { requestRefund, seedCompletedTransaction, seedGateway, settleRefund } from '../support/seed.ts';
 import { purgeExpiredKeys, requestHash } from '../../server/domain/idempotency/service.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
@@ -152,7 +153,8 @@ describe('concurrency and failures', () => {
         body: JSON.stringify(body('hangup-1')),
         signal: abort.signal,
       }).catch((e: unknown) => e);
-      await new Promise((r) => setTimeout(r, 300));
+      // Parked behind the lock, so still running when its client gives up.
+      await waitForLockWaiters(blocker, 1);
       abort.abort();
       expect(await first).toBeInstanceOf(Error);
       const whileRunning = await pay(key, body('hangup-1'));

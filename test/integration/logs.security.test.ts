@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { DEVICE_API, newFingerprint } from '../support/device.ts';
 import { seedGateway } from '../support/seed.ts';
-import { startReceiver, eventually, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { eventually } from '../support/wait.ts';
 import { contractRoutes, fillPath } from '../support/contract-walk.ts';
 
 /**

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticateApiKeyHashes } from '../../server/domain/brands/service.ts';
-import { createOrm, type Orm } from '../../server/infra/database/orm.ts';
-import { entities } from '../../server/domain/entities.ts';
+import type { Orm } from '../../server/infra/database/orm.ts';
+import { databaseMigratedTo, type MigrationDatabase } from '../support/migration.ts';
 
 /**
  * Migration 0010 on a database that already holds data: every row gets a mode,
@@ -13,38 +13,18 @@ import { entities } from '../../server/domain/entities.ts';
  * way the service wrote them before modes existed.
  */
 
+let m: MigrationDatabase;
 let orm: Orm;
 let db: pg.Client;
-let url: string;
-const name = `${inject('dbPrefix')}_modes_${randomBytes(4).toString('hex')}`;
+let one: MigrationDatabase['one'];
 
 const hash = (c: string) => c.repeat(64);
 
-async function one<T = Record<string, unknown>>(sql: string, values: unknown[] = []): Promise<T> {
-  return (await db.query(sql, values)).rows[0] as T;
-}
-
 beforeAll(async () => {
-  const admin = new pg.Client({ connectionString: inject('adminUrl') });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const u = new URL(inject('adminUrl'));
-  u.pathname = `/${name}`;
-  url = u.toString();
-  orm = await createOrm({ url, entities, poolMax: 2 });
-  await orm.migrator.up({ to: '0009-sms-candidates-index' });
-  db = new pg.Client({ connectionString: url });
-  await db.connect();
+  m = await databaseMigratedTo('0009-sms-candidates-index');
+  ({ orm, db, one } = m);
 });
-afterAll(async () => {
-  await db?.end();
-  await orm?.close(true);
-  const admin = new pg.Client({ connectionString: inject('adminUrl') });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.end();
-});
+afterAll(() => m?.close());
 
 describe('migration 0010 on existing data', () => {
   it('gives every row a mode: test where determinable, live otherwise', async () => {

@@ -4,7 +4,8 @@ import { seedGateway } from '../support/seed.ts';
 import { startPublicTestServer, type PublicProxy } from '../e2e/support/public-proxy.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { ensureSandboxGateway, SANDBOX_GATEWAY_CODE } from '../../server/domain/sandbox/gateway.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor, waitForQueuesDrained } from '../support/wait.ts';
+import { SEND_SANDBOX_CALLBACK_QUEUE } from '../../server/domain/sandbox/sessions.ts';
 
 /**
  * The sandbox gateway end to end over HTTP, with real job workers: the customer
@@ -92,7 +93,7 @@ describe('approving on the sandbox page', () => {
 
     // A second click (or the back button) changes nothing and sends nothing.
     expect(await decide(payPath, 'decline')).toEqual({ status: 303, location: `/checkout/${paymentId}` });
-    await new Promise((r) => setTimeout(r, 1500));
+    await waitForQueuesDrained(t, [SEND_SANDBOX_CALLBACK_QUEUE]);
     expect((await session(trxId)).status).toBe('approved');
     expect(proxy.seen.filter((r) => r.path === CALLBACK)).toHaveLength(1);
     const sandboxPage = await fetch(proxy.url + payPath).then((r) => r.text());
@@ -132,7 +133,7 @@ describe('declining on the sandbox page', () => {
     const final = await waitFor(() => transaction(trxId), (r) => r.status !== 'processing');
     const s = await session(trxId);
     expect(final.status).toBe(s.status === 'approved' ? 'completed' : 'failed');
-    await new Promise((r) => setTimeout(r, 1500));
+    await waitForQueuesDrained(t, [SEND_SANDBOX_CALLBACK_QUEUE]);
     expect((await session(trxId)).callback_attempts).toBe(1);
     expect(await events(trxId)).toHaveLength(1);
   });

@@ -5,6 +5,7 @@ import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/submission.t
 import { pairDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { createPayment } from '../support/seed.ts';
+import { waitForLockWaiters } from '../support/wait.ts';
 import { eventsOf, forwardSms, newGatewayTrxId, seedPayment, smsBodies, smsScene, transactionRow, type SmsScene } from '../support/sms-matching.ts';
 
 let t: TestContext;
@@ -150,13 +151,3 @@ describe('the SMS and the customer submission at the same moment', () => {
     }
   });
 });
-
-/** Resolves once `n` sessions of this database wait for a lock. */
-async function waitForLockWaiters(client: pg.Client, n: number): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
-    if (rows[0].n >= n) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`fewer than ${n} sessions waited for a lock within 5 s`);
-}

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createOrm, type Orm } from '../../server/infra/database/orm.ts';
-import { entities } from '../../server/domain/entities.ts';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Orm } from '../../server/infra/database/orm.ts';
+import { databaseMigratedTo, type MigrationDatabase } from '../support/migration.ts';
 
 /**
  * Migration 0017 on a database that already holds a brand's single endpoint and
@@ -11,34 +10,16 @@ import { entities } from '../../server/domain/entities.ts';
  * brand becomes possible.
  */
 
+let m: MigrationDatabase;
 let orm: Orm;
 let db: pg.Client;
-const name = `${inject('dbPrefix')}_hooks_${randomBytes(4).toString('hex')}`;
-
-async function one<T = Record<string, unknown>>(sql: string, values: unknown[] = []): Promise<T> {
-  return (await db.query(sql, values)).rows[0] as T;
-}
+let one: MigrationDatabase['one'];
 
 beforeAll(async () => {
-  const admin = new pg.Client({ connectionString: inject('adminUrl') });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const u = new URL(inject('adminUrl'));
-  u.pathname = `/${name}`;
-  orm = await createOrm({ url: u.toString(), entities, poolMax: 2 });
-  await orm.migrator.up({ to: '0014-sms-presets' });
-  db = new pg.Client({ connectionString: u.toString() });
-  await db.connect();
+  m = await databaseMigratedTo('0014-sms-presets');
+  ({ orm, db, one } = m);
 });
-afterAll(async () => {
-  await db?.end();
-  await orm?.close(true);
-  const admin = new pg.Client({ connectionString: inject('adminUrl') });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.end();
-});
+afterAll(() => m?.close());
 
 describe('migration 0017 on existing data', () => {
   it('keeps the single endpoint receiving both modes and its deliveries attached', async () => {

@@ -5,7 +5,9 @@ import type { Mode } from '../../contract/common/mode.ts';
 import { createApiKey } from '../../server/domain/brands/service.ts';
 import { recordEvent, type WebhookEventName } from '../../server/domain/webhooks/outbox.ts';
 import type { TestContext } from '../support/harness.ts';
-import { eventually, startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { eventually, waitForQueuesDrained } from '../support/wait.ts';
+import { DELIVER_QUEUE } from '../../server/domain/webhooks/queue.ts';
 import { samplePayment, startWebhookTestServer, type WebhookTestServer } from '../support/webhook-worker.ts';
 
 /**
@@ -158,7 +160,7 @@ describe('per endpoint: test event, secret rotation, health, deletion', () => {
     await receiver.waitFor(() => at('/hooks/pt-x').length === 1);
     const [req] = at('/hooks/pt-x');
     expect(constructEvent(req!.rawBody, req!.headers as Record<string, string>, x.secret).id).toBe(delivery.event_id);
-    await new Promise((r) => setTimeout(r, 500));
+    await waitForQueuesDrained(t, [DELIVER_QUEUE]);
     expect(at('/hooks/pt-y')).toEqual([]);
   });
 
@@ -247,7 +249,7 @@ describe('per endpoint: test event, secret rotation, health, deletion', () => {
     } finally {
       await server.startWorkers();
     }
-    await new Promise((r) => setTimeout(r, 700));
+    await waitForQueuesDrained(t, [DELIVER_QUEUE]);
     expect(at('/hooks/del-x')).toHaveLength(1);
   });
 });

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDelivery } from '../../server/domain/webhooks/delivery.ts';
 import { readWebhookSettings } from '../../server/domain/webhooks/settings.ts';
-import { eventually, startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { eventually } from '../support/wait.ts';
 import { deliveriesOf, emitPaymentCompleted, fastSettings, startWebhookTestServer, type WebhookTestServer } from '../support/webhook-worker.ts';
 import type { TestContext } from '../support/harness.ts';
 

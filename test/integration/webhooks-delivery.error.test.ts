@@ -1,6 +1,8 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { eventually, waitForQueuesDrained } from '../support/wait.ts';
+import { DELIVER_QUEUE } from '../../server/domain/webhooks/queue.ts';
 import { attemptsOf, deliveriesOf, emitPaymentCompleted, startWebhookTestServer, type WebhookTestServer } from '../support/webhook-worker.ts';
 import type { TestContext } from '../support/harness.ts';
 
@@ -56,7 +58,7 @@ describe('failed deliveries', () => {
       [4, 'failure', 500, 'receiver answered 500'],
     ]);
     expect(attempts.map((a) => a.next_attempt_at === null)).toEqual([false, false, false, true]);
-    await new Promise((r) => setTimeout(r, 1500));
+    await waitForQueuesDrained(t, [DELIVER_QUEUE]);
     expect(receiver.requests).toHaveLength(4);
   });
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { constructEvent } from '../../clients/shared/webhook-verify.ts';
 import { replayDeadLetter } from '../../server/domain/webhooks/deliveries.ts';
-import { eventually, startReceiver, verifyingResponder, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { startReceiver, verifyingResponder, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { eventually } from '../support/wait.ts';
 import { attemptsOf, deliveriesOf, emitPaymentCompleted, startWebhookTestServer, type WebhookTestServer } from '../support/webhook-worker.ts';
 import type { TestContext } from '../support/harness.ts';
 

@@ -5,7 +5,8 @@ import { webhookEventNames, webhookEventSchemas } from '../../contract/events.ts
 import { createApiKey } from '../../server/domain/brands/service.ts';
 import { sampleEventData } from '../../server/domain/webhooks/test-events.ts';
 import type { TestContext } from '../support/harness.ts';
-import { eventually, startReceiver, verifyingResponder, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { startReceiver, verifyingResponder, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { eventually } from '../support/wait.ts';
 import { startWebhookTestServer, type WebhookTestServer } from '../support/webhook-worker.ts';
 import { adminRequest, runCli } from './admin-support.ts';
 

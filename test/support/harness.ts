@@ -154,3 +154,12 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   };
   return ctx;
 }
+
+/**
+ * For child processes started with an environment of their own: keeps Node's
+ * compile cache (vitest.config.ts sets it for the run), so every CLI or server
+ * child does not parse and strip the same TypeScript again.
+ */
+export function compileCacheEnv(): Record<string, string> {
+  return process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {};
+}

@@ -102,17 +102,22 @@ export async function seedSetting(t: Pick<TestContext, 'runtime'>, key: SettingK
 export interface CreatePaymentOptions {
   amount?: string;
   currency?: string;
-  reference?: string;
+  /** A random `order-…` unless given; `null` sends none. */
+  reference?: string | null;
   customer?: { name?: string; email?: string; phone?: string };
   metadata?: Record<string, unknown>;
   expires_in?: number;
+  success_url?: string;
+  cancel_url?: string;
+  /** Anything else the merchant API takes (or should refuse). */
+  [field: string]: unknown;
 }
 
 /** POST /api/v1/payments as the merchant would; asserts the 201 and returns `data`. */
 export async function createPayment(t: Ctx, apiKey: string, body: CreatePaymentOptions = {}): Promise<{ payment_id: string; checkout_url: string; expires_at: string; amount: string; currency: string }> {
   const res = await t.request('POST', '/api/v1/payments', {
     token: apiKey,
-    body: { amount: '500.00', currency: 'BDT', reference: `order-${suffix()}`, ...body },
+    body: Object.fromEntries(Object.entries({ amount: '500.00', currency: 'BDT', reference: `order-${suffix()}`, ...body }).filter(([, v]) => v !== null)),
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data;
@@ -136,6 +141,8 @@ export async function seedTransaction(
     gatewayTrxId?: string | null;
     senderNumber?: string;
     customer?: CreatePaymentOptions['customer'];
+    /** Backdates the transaction (its creation, and its completion when completed) to this moment. */
+    at?: Date;
   },
 ): Promise<{ paymentId: string; transaction: TransactionRecord }> {
   const status = opts.status ?? 'completed';
@@ -154,6 +161,9 @@ export async function seedTransaction(
   });
   if (status === 'completed') await completeTransaction(em(t), started.id, { source: 'admin' });
   if (status === 'failed') await failTransaction(em(t), started.id, { reason: 'seeded failure' });
+  if (opts.at) {
+    await em(t).execute('UPDATE transactions SET created_at = ?, completed_at = CASE WHEN completed_at IS NULL THEN NULL ELSE ?::timestamptz END WHERE id = ?', [opts.at, opts.at, started.id]);
+  }
   return { paymentId: payment.payment_id, transaction: await getTransaction(em(t), started.id) };
 }
 

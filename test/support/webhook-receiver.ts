@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { constructEvent, WebhookSignatureError } from '../../clients/shared/webhook-verify.ts';
+import { waitFor } from './wait.ts';
 
 export interface ReceivedRequest {
   /** 1-based, in arrival order. */
@@ -71,11 +72,8 @@ export async function startReceiver(respond: Responder = () => ({ status: 200, b
     requests,
     distinctIds: () => new Set(requests.map((r) => String(r.headers['x-webhook-id']))),
     async waitFor(predicate: (reqs: ReceivedRequest[]) => boolean, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(requests)) {
-        if (Date.now() > deadline) throw new Error(`receiver: condition not met within ${timeoutMs} ms (${requests.length} requests seen)`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      const met = await waitFor(async () => predicate(requests), (ok) => ok, timeoutMs, 25);
+      if (!met) throw new Error(`receiver: condition not met within ${timeoutMs} ms (${requests.length} requests seen)`);
     },
     async close() {
       server.closeAllConnections();
@@ -98,15 +96,4 @@ export function verifyingResponder(secrets: () => string | string[]): Responder 
       throw err;
     }
   };
-}
-
-/** Polls until `check` returns a truthy value. */
-export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

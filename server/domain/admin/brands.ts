@@ -3,7 +3,8 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import type { ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { createApiKey, createBrand, revokeApiKey } from '../brands/service.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
-import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 import { scopeParam } from '../brands/scope.ts';
 
 /** A brand as the admin surface shows it. */
@@ -28,55 +29,41 @@ export interface AdminApiKey {
   revoked_at: string | null;
 }
 
-interface BrandRow {
-  id: string;
-  uuid: string;
-  name: string;
-  timezone: string;
-  status: 'active' | 'disabled';
-  created_at: string | Date;
-  updated_at: string | Date;
-}
+const BRAND_COLUMNS = ['id', 'uuid', 'name', 'timezone', 'status', 'created_at', 'updated_at'] as const;
+const KEY_COLUMNS = ['id', 'brand_id', 'name', 'prefix', 'mode', 'created_at', 'last_used_at', 'revoked_at'] as const;
 
-interface KeyRow {
-  id: string;
-  brand_id: string;
-  name: string;
-  prefix: string;
-  mode: 'live' | 'test';
-  created_at: string | Date;
-  last_used_at: string | Date | null;
-  revoked_at: string | Date | null;
-}
-
-const BRAND_COLUMNS = 'id, uuid, name, timezone, status, created_at, updated_at';
-const KEY_COLUMNS = 'id, brand_id, name, prefix, mode, created_at, last_used_at, revoked_at';
+const selectBrands = (em: EntityManager) => db(em).selectFrom('brands').select(BRAND_COLUMNS);
+const selectKeys = (em: EntityManager) => db(em).selectFrom('api_keys').select(KEY_COLUMNS);
+type BrandRow = Awaited<ReturnType<ReturnType<typeof selectBrands>['executeTakeFirstOrThrow']>>;
+type KeyRow = Awaited<ReturnType<ReturnType<typeof selectKeys>['executeTakeFirstOrThrow']>>;
 
 const toBrand = (r: BrandRow): AdminBrand => ({
-  id: Number(r.id),
+  id: r.id,
   uuid: r.uuid,
   name: r.name,
   timezone: r.timezone,
   status: r.status,
-  created_at: pgDate(r.created_at).toISOString(),
-  updated_at: pgDate(r.updated_at).toISOString(),
+  created_at: r.created_at.toISOString(),
+  updated_at: r.updated_at.toISOString(),
 });
 
 const toKey = (r: KeyRow): AdminApiKey => ({
-  id: Number(r.id),
-  brand_id: Number(r.brand_id),
+  id: r.id,
+  brand_id: r.brand_id,
   name: r.name,
   prefix: r.prefix,
   mode: r.mode,
-  created_at: pgDate(r.created_at).toISOString(),
-  last_used_at: pgDateOrNull(r.last_used_at)?.toISOString() ?? null,
-  revoked_at: pgDateOrNull(r.revoked_at)?.toISOString() ?? null,
+  created_at: r.created_at.toISOString(),
+  last_used_at: r.last_used_at?.toISOString() ?? null,
+  revoked_at: r.revoked_at?.toISOString() ?? null,
 });
 
 export async function getAdminBrand(em: EntityManager, brandId: number, opts: { forUpdate?: boolean } = {}): Promise<AdminBrand> {
-  const rows = await em.execute<BrandRow[]>(`SELECT ${BRAND_COLUMNS} FROM brands WHERE id = ?${opts.forUpdate ? ' FOR UPDATE' : ''}`, [brandId]);
-  if (!rows[0]) throw new AppError('BRAND_NOT_FOUND');
-  return toBrand(rows[0]);
+  let q = selectBrands(em).where('id', '=', brandId);
+  if (opts.forUpdate) q = q.forUpdate();
+  const row = await q.executeTakeFirst();
+  if (!row) throw new AppError('BRAND_NOT_FOUND');
+  return toBrand(row);
 }
 
 /** Oldest first. */
@@ -84,24 +71,12 @@ export async function listBrands(
   em: EntityManager,
   f: { page: number; perPage: number; status?: 'active' | 'disabled'; brandIds?: number[] | null },
 ): Promise<{ items: AdminBrand[]; total: number }> {
-  const conditions: string[] = [];
-  const params: unknown[] = [];
-  if (f.status) {
-    conditions.push('status = ?');
-    params.push(f.status);
-  }
-  if (f.brandIds) {
-    conditions.push('id IN (?)');
-    params.push(scopeParam(f.brandIds));
-  }
-  const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
-  const [count] = await em.execute<Array<{ n: string }>>(`SELECT count(*) AS n FROM brands ${where}`, params);
-  const rows = await em.execute<BrandRow[]>(`SELECT ${BRAND_COLUMNS} FROM brands ${where} ORDER BY id LIMIT ? OFFSET ?`, [
-    ...params,
-    f.perPage,
-    (f.page - 1) * f.perPage,
-  ]);
-  return { items: rows.map(toBrand), total: Number(count!.n) };
+  let q = db(em).selectFrom('brands');
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.brandIds) q = q.where('id', 'in', scopeParam(f.brandIds));
+  const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const rows = await q.select(BRAND_COLUMNS).orderBy('id').limit(f.perPage).offset((f.page - 1) * f.perPage).execute();
+  return { items: rows.map(toBrand), total: Number(n) };
 }
 
 export async function createBrandAudited(em: EntityManager, who: AuditActor, input: { name: string; timezone?: string }): Promise<AdminBrand> {
@@ -125,12 +100,18 @@ export async function updateBrand(
 ): Promise<AdminBrand> {
   return withAudit(em, who, async (tx) => {
     const before = await getAdminBrand(tx, brandId, { forUpdate: true });
-    const rows = await tx.execute<BrandRow[]>(
-      `UPDATE brands SET name = COALESCE(?, name), timezone = COALESCE(?, timezone), status = COALESCE(?, status), updated_at = now()
-        WHERE id = ? RETURNING ${BRAND_COLUMNS}`,
-      [patch.name ?? null, patch.timezone ?? null, patch.status ?? null, brandId],
-    );
-    const after = toBrand(rows[0]!);
+    const row = await db(tx)
+      .updateTable('brands')
+      .set({
+        ...(patch.name !== undefined && { name: patch.name }),
+        ...(patch.timezone !== undefined && { timezone: patch.timezone }),
+        ...(patch.status !== undefined && { status: patch.status }),
+        updated_at: sql<Date>`now()`,
+      })
+      .where('id', '=', brandId)
+      .returning(BRAND_COLUMNS)
+      .executeTakeFirstOrThrow();
+    const after = toBrand(row);
     const changed = before.status !== after.status || before.timezone !== after.timezone;
     return {
       result: after,
@@ -151,14 +132,14 @@ export async function updateBrand(
 /** Newest first, revoked keys included; never the key. */
 export async function listApiKeys(em: EntityManager, brandId: number): Promise<AdminApiKey[]> {
   await getAdminBrand(em, brandId);
-  const rows = await em.execute<KeyRow[]>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE brand_id = ? ORDER BY created_at DESC, id DESC`, [brandId]);
+  const rows = await selectKeys(em).where('brand_id', '=', brandId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
   return rows.map(toKey);
 }
 
 async function getApiKey(em: EntityManager, brandId: number, keyId: number): Promise<AdminApiKey> {
-  const rows = await em.execute<KeyRow[]>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ? AND brand_id = ?`, [keyId, brandId]);
-  if (!rows[0]) throw new AppError('API_KEY_NOT_FOUND');
-  return toKey(rows[0]);
+  const row = await selectKeys(em).where('id', '=', keyId).where('brand_id', '=', brandId).executeTakeFirst();
+  if (!row) throw new AppError('API_KEY_NOT_FOUND');
+  return toKey(row);
 }
 
 /** The clear key is in the result once; the audit row has its id and prefix only. */
@@ -182,9 +163,9 @@ export async function createApiKeyAudited(
 export async function revokeApiKeyAudited(em: EntityManager, who: AuditActor, brandId: number, keyId: number): Promise<AdminApiKey> {
   return withAudit(em, who, async (tx) => {
     await getAdminBrand(tx, brandId);
-    const locked = await tx.execute<KeyRow[]>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ? AND brand_id = ? FOR UPDATE`, [keyId, brandId]);
-    if (!locked[0]) throw new AppError('API_KEY_NOT_FOUND');
-    const wasRevoked = locked[0].revoked_at !== null;
+    const locked = await selectKeys(tx).where('id', '=', keyId).where('brand_id', '=', brandId).forUpdate().executeTakeFirst();
+    if (!locked) throw new AppError('API_KEY_NOT_FOUND');
+    const wasRevoked = locked.revoked_at !== null;
     await revokeApiKey(tx, brandId, keyId);
     const after = await getApiKey(tx, brandId, keyId);
     return {

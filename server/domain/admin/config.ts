@@ -1,3 +1,4 @@
+import { db } from '../db.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { withAudit, type AuditActor, type AuditState } from '../audit/service.ts';
 import type { FilterRulesPatch } from '../filter-rules/defaults.ts';
@@ -24,7 +25,7 @@ export async function updateFilterRulesAudited(em: EntityManager, who: AuditActo
   return withAudit(em, who, async (tx) => {
     await getBrandFilterRules(tx, brandId);
     // Held to commit, so a concurrent change waits and sees this one as its `before`.
-    await tx.execute('SELECT brand_id FROM sms_filter_rules WHERE brand_id = ? FOR UPDATE', [brandId]);
+    await db(tx).selectFrom('sms_filter_rules').select('brand_id').where('brand_id', '=', brandId).forUpdate().execute();
     const before = await getFilterRules(tx, brandId);
     const after = await updateFilterRules(tx, brandId, patch);
     return {
@@ -40,7 +41,7 @@ export async function updateFilterRulesAudited(em: EntityManager, who: AuditActo
 /** Changes the given settings together (all or none); recorded with the values that changed. */
 export async function updateSettingsAudited(em: EntityManager, who: AuditActor, patch: Partial<Settings>): Promise<Settings> {
   return withAudit(em, who, async (tx) => {
-    await tx.execute("SELECT pg_advisory_xact_lock(hashtext('admin:settings'))");
+    await db(tx).selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val('admin:settings')])]).as('locked')).execute();
     const before = await getSettings(tx);
     const keys = settingKeys.filter((k) => patch[k] !== undefined);
     for (const key of keys) await setSetting(tx, key, patch[key]);

@@ -2,7 +2,8 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { WebhookEventName } from '../../../contract/events.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
-import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 import type { DeliveryStatus } from '../webhooks/entities.ts';
 import { getDelivery, replayDeadLetter, replayDeadLetters, toAttemptResource, type AttemptResource } from '../webhooks/deliveries.ts';
 import { sendTestEvent } from '../webhooks/test-events.ts';
@@ -36,23 +37,25 @@ export interface AdminDelivery {
 
 export type AdminAttempt = AttemptResource;
 
-type Row = Record<string, any>;
+function fromDeliveries(em: EntityManager) {
+  return db(em).selectFrom('webhook_deliveries as d').innerJoin('webhook_events as e', 'e.id', 'd.event_id');
+}
 
-const iso = (v: string | Date | null) => pgDateOrNull(v)?.toISOString() ?? null;
+const COLUMNS = [
+  'd.id', 'd.brand_id', 'd.endpoint_id', 'e.public_id', 'e.transaction_id', 'e.event', 'd.url', 'e.payload', 'd.response_status', 'd.response_body', 'd.attempts',
+  'd.status', 'd.last_error', 'd.next_attempt_at', 'd.last_attempt_at', 'd.delivered_at', 'd.dead_lettered_at', 'd.created_at', 'e.mode', 'e.is_test',
+] as const;
 
-const SELECT = `
-  SELECT d.id, d.brand_id, d.endpoint_id, e.public_id, e.transaction_id, e.event, d.url, e.payload, d.response_status, d.response_body, d.attempts,
-         d.status, d.last_error, d.next_attempt_at, d.last_attempt_at, d.delivered_at, d.dead_lettered_at, d.created_at,
-         e.mode, e.is_test
-    FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id`;
+const selectDeliveries = (em: EntityManager) => fromDeliveries(em).select(COLUMNS);
+type Row = Awaited<ReturnType<ReturnType<typeof selectDeliveries>['executeTakeFirstOrThrow']>>;
 
 function toDelivery(r: Row): AdminDelivery {
   return {
-    id: Number(r.id),
-    brand_id: Number(r.brand_id),
-    endpoint_id: r.endpoint_id === null ? null : Number(r.endpoint_id),
+    id: r.id,
+    brand_id: r.brand_id,
+    endpoint_id: r.endpoint_id,
     event_id: r.public_id,
-    transaction_id: r.transaction_id === null ? null : Number(r.transaction_id),
+    transaction_id: r.transaction_id,
     event: r.event,
     url: r.url,
     payload: r.payload,
@@ -61,11 +64,11 @@ function toDelivery(r: Row): AdminDelivery {
     attempts: r.attempts,
     status: r.status,
     last_error: r.last_error,
-    next_attempt_at: iso(r.next_attempt_at),
-    last_attempt_at: iso(r.last_attempt_at),
-    delivered_at: iso(r.delivered_at),
-    dead_lettered_at: iso(r.dead_lettered_at),
-    created_at: pgDate(r.created_at).toISOString(),
+    next_attempt_at: r.next_attempt_at?.toISOString() ?? null,
+    last_attempt_at: r.last_attempt_at?.toISOString() ?? null,
+    delivered_at: r.delivered_at?.toISOString() ?? null,
+    dead_lettered_at: r.dead_lettered_at?.toISOString() ?? null,
+    created_at: r.created_at.toISOString(),
     mode: r.mode,
     livemode: r.mode === 'live',
     test: r.is_test,
@@ -73,7 +76,7 @@ function toDelivery(r: Row): AdminDelivery {
 }
 
 async function loadDelivery(em: EntityManager, deliveryId: number): Promise<AdminDelivery> {
-  const [row] = await em.execute<Row[]>(`${SELECT} WHERE d.id = ?`, [deliveryId]);
+  const row = await selectDeliveries(em).where('d.id', '=', deliveryId).executeTakeFirst();
   if (!row) throw new AppError('DELIVERY_NOT_FOUND');
   return toDelivery(row);
 }
@@ -94,30 +97,18 @@ export interface DeliveryFilter {
 
 /** Every brand's deliveries, or one brand's, newest first. */
 export async function listAdminDeliveries(em: EntityManager, f: DeliveryFilter): Promise<{ items: AdminDelivery[]; total: number }> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const add = (sql: string, value: unknown) => {
-    where.push(sql);
-    params.push(value);
-  };
-  if (f.brandId !== undefined) add('d.brand_id = ?', f.brandId);
-  if (f.brandIds) add('d.brand_id IN (?)', scopeParam(f.brandIds));
-  if (f.mode) add('d.mode = ?', f.mode);
-  if (f.status) add('d.status = ?', f.status);
-  if (f.event) add('e.event = ?', f.event);
-  if (f.from) add("d.created_at >= (?::date)::timestamp AT TIME ZONE 'UTC'", f.from);
-  if (f.to) add("d.created_at < ((?::date + 1)::timestamp AT TIME ZONE 'UTC')", f.to);
-  const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const [count] = await em.execute<Array<{ n: string }>>(
-    `SELECT count(*) AS n FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id ${clause}`,
-    params,
-  );
-  const rows = await em.execute<Row[]>(`${SELECT} ${clause} ORDER BY d.created_at DESC, d.id DESC LIMIT ? OFFSET ?`, [
-    ...params,
-    f.perPage,
-    (f.page - 1) * f.perPage,
-  ]);
-  return { items: rows.map(toDelivery), total: Number(count!.n) };
+  let q = fromDeliveries(em);
+  if (f.brandId !== undefined) q = q.where('d.brand_id', '=', f.brandId);
+  if (f.brandIds) q = q.where('d.brand_id', 'in', scopeParam(f.brandIds));
+  if (f.mode) q = q.where('d.mode', '=', f.mode);
+  if (f.status) q = q.where('d.status', '=', f.status);
+  if (f.event) q = q.where('e.event', '=', f.event);
+  // Whole UTC days, computed by the database from the date text as before.
+  if (f.from) q = q.where('d.created_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`);
+  if (f.to) q = q.where('d.created_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`);
+  const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const rows = await q.select(COLUMNS).orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(f.perPage).offset((f.page - 1) * f.perPage).execute();
+  return { items: rows.map(toDelivery), total: Number(n) };
 }
 
 /** One delivery with every attempt, oldest first. */

@@ -1,3 +1,4 @@
+import { db } from '../db.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { createApiKey, createBrand } from '../brands/service.ts';
@@ -45,8 +46,8 @@ export interface DemoSeed {
 
 async function ensureGateway(em: EntityManager, input: GatewayInput): Promise<GatewayView> {
   // Looked up first: a unique violation would abort the surrounding transaction.
-  const found = await em.execute('SELECT 1 FROM gateways WHERE code = ?', [input.code]);
-  return found.length ? getGateway(em, input.code) : createGateway(em, input);
+  const found = await db(em).selectFrom('gateways').select('id').where('code', '=', input.code).executeTakeFirst();
+  return found ? getGateway(em, input.code) : createGateway(em, input);
 }
 
 /**
@@ -60,9 +61,9 @@ async function ensureGateway(em: EntityManager, input: GatewayInput): Promise<Ga
  */
 export async function seedDemo(em: EntityManager, keys: PersonalDataKeys, opts: { publicBaseUrl: string }): Promise<DemoSeed | null> {
   return em.transactional(async (tx) => {
-    await tx.execute("SELECT pg_advisory_xact_lock(hashtext('paycollect:first-run'))");
-    const [brands] = await tx.execute<Array<{ n: string }>>('SELECT count(*) AS n FROM brands');
-    if (Number(brands!.n) > 0) return null;
+    await db(tx).selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val('paycollect:first-run')])]).as('locked')).execute();
+    const brands = await db(tx).selectFrom('brands').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    if (Number(brands.n) > 0) return null;
     const brand = await createBrand(tx, { name: 'Demo Shop', timezone: 'Asia/Dhaka' });
     const { key } = await createApiKey(tx, brand.id, { name: 'demo test key', mode: 'test' });
     const { key: liveKey } = await createApiKey(tx, brand.id, { name: 'demo live key', mode: 'live' });

@@ -1,4 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
+import { db } from '../db.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { withAudit, type AuditActor, type AuditState } from '../audit/service.ts';
 import { createGateway, getGateway, updateGateway, type GatewayInput, type GatewayPatch, type GatewayView } from '../gateways/service.ts';
@@ -60,8 +61,8 @@ export async function updateGatewayAudited(
   guard?: { cipher: PiiCipher; confirmRegressions?: boolean },
 ): Promise<GatewayView> {
   return withAudit(em, who, async (tx) => {
-    const locked = await tx.execute('SELECT id FROM gateways WHERE code = ? FOR UPDATE', [code]);
-    if (locked.length === 0) throw new AppError('GATEWAY_NOT_FOUND');
+    const locked = await db(tx).selectFrom('gateways').select('id').where('code', '=', code).forUpdate().executeTakeFirst();
+    if (!locked) throw new AppError('GATEWAY_NOT_FOUND');
     const old = await getGateway(tx, code);
     const before = gatewayAuditState(old);
     const g = await updateGateway(tx, code, patch);
@@ -91,7 +92,7 @@ async function findRate(em: EntityManager, base: string, quote: string): Promise
 export async function setExchangeRateAudited(em: EntityManager, who: AuditActor, input: { base: string; quote: string; rate: string }): Promise<ExchangeRateView> {
   return withAudit(em, who, async (tx) => {
     // Serialises concurrent sets of one pair so `before` is exact.
-    await tx.execute('SELECT pg_advisory_xact_lock(hashtext(?))', [`exchange_rate:${pairId(input.base, input.quote)}`]);
+    await db(tx).selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val(`exchange_rate:${pairId(input.base, input.quote)}`)])]).as('locked')).execute();
     const before = await findRate(tx, input.base, input.quote);
     const after = await setExchangeRate(tx, input);
     return {
@@ -106,7 +107,7 @@ export async function setExchangeRateAudited(em: EntityManager, who: AuditActor,
 
 export async function deleteExchangeRateAudited(em: EntityManager, who: AuditActor, base: string, quote: string): Promise<ExchangeRateView> {
   return withAudit(em, who, async (tx) => {
-    await tx.execute('SELECT pg_advisory_xact_lock(hashtext(?))', [`exchange_rate:${pairId(base, quote)}`]);
+    await db(tx).selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val(`exchange_rate:${pairId(base, quote)}`)])]).as('locked')).execute();
     const before = await findRate(tx, base, quote);
     await deleteExchangeRate(tx, base, quote);
     return { result: before!, audit: { action: 'exchange_rate.delete', targetType: 'exchange_rate', targetId: pairId(base, quote), before: { rate: before!.rate }, after: null } };

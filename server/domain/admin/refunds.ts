@@ -1,5 +1,6 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
+import { db } from '../db.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { completeRefund, failRefund, getRefund, searchRefunds, type RefundListFilter, type RefundResource } from '../refunds/service.ts';
@@ -24,8 +25,8 @@ const refundState = (r: RefundResource) => ({ status: r.status, amount: r.amount
 
 async function settle(em: EntityManager, who: AuditActor, refundId: number, to: 'completed' | 'failed', reason: string | null): Promise<AdminRefund> {
   return withAudit(em, who, async (tx) => {
-    const locked = await tx.execute('SELECT id FROM refunds WHERE id = ? FOR UPDATE', [refundId]);
-    if (locked.length === 0) throw new AppError('REFUND_NOT_FOUND');
+    const locked = await db(tx).selectFrom('refunds').select('id').where('id', '=', refundId).forUpdate().executeTakeFirst();
+    if (!locked) throw new AppError('REFUND_NOT_FOUND');
     const before = await getAdminRefund(tx, refundId);
     const { refund, changed } = to === 'completed' ? await completeRefund(tx, refundId) : await failRefund(tx, refundId, { reason: reason ?? 'failed' });
     const after = { ...refund, brand_id: before.brand_id, mode: before.mode, livemode: before.livemode };

@@ -1,24 +1,16 @@
 import { z } from 'zod';
 import type { Job } from 'pg-boss';
+import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.ts';
 import type { JobRegistration } from '../../infra/jobs/workers.ts';
 import { DELIVER_ALERT_QUEUE } from './raise.ts';
 import { sendAlertMail } from './email.ts';
+import { db } from '../db.ts';
 
 const deliverAlertPayload = z.object({ alertId: z.number().int().positive() });
 
 /** Attempts before an alert is marked failed; pg-boss spaces them with exponential backoff. */
 const ALERT_MAX_ATTEMPTS = 6;
-
-interface AlertRow {
-  id: string;
-  brand_id: string;
-  type: string;
-  subject: string;
-  details: Record<string, unknown>;
-  attempts: number;
-  created_at: Date;
-}
 
 /**
  * One attempt: counts it on the row first (so a crash mid-send still shows),
@@ -28,18 +20,19 @@ interface AlertRow {
 async function deliverAlert(deps: Pick<AppDeps, 'orm' | 'config' | 'logger'>, data: unknown): Promise<void> {
   const { alertId } = deliverAlertPayload.parse(data);
   const em = deps.orm.em.fork();
-  const rows = await em.execute<AlertRow[]>(
-    `UPDATE alerts SET attempts = attempts + 1, updated_at = now()
-      WHERE id = ? AND status = 'pending'
-      RETURNING id, brand_id, type, subject, details, attempts, created_at`,
-    [alertId],
-  );
-  const row = rows[0];
+  const now = sql<Date>`now()`;
+  const row = await db(em)
+    .updateTable('alerts')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1), updated_at: now }))
+    .where('id', '=', alertId)
+    .where('status', '=', 'pending')
+    .returning(['id', 'brand_id', 'type', 'subject', 'details', 'attempts', 'created_at'])
+    .executeTakeFirst();
   if (!row) return;
   const { SMTP_URL, ALERT_EMAIL_TO, ALERT_EMAIL_FROM } = deps.config;
   const log = { alert_id: alertId, type: row.type, attempt: row.attempts };
   if (!SMTP_URL || !ALERT_EMAIL_TO?.length) {
-    await em.execute("UPDATE alerts SET status = 'failed', last_error = 'no alert channel configured', updated_at = now() WHERE id = ?", [alertId]);
+    await db(em).updateTable('alerts').set({ status: 'failed', last_error: 'no alert channel configured', updated_at: now }).where('id', '=', alertId).execute();
     deps.logger.warn(log, 'alert not delivered: no channel configured');
     return;
   }
@@ -48,19 +41,19 @@ async function deliverAlert(deps: Pick<AppDeps, 'orm' | 'config' | 'logger'>, da
       smtpUrl: SMTP_URL,
       from: ALERT_EMAIL_FROM,
       to: ALERT_EMAIL_TO,
-      mail: { id: Number(row.id), brandId: Number(row.brand_id), type: row.type, subject: row.subject, details: row.details, createdAt: new Date(row.created_at) },
+      mail: { id: row.id, brandId: row.brand_id, type: row.type, subject: row.subject, details: row.details, createdAt: row.created_at },
     });
   } catch (err) {
     // The SMTP reply code/message only: the URL (with its password) is never logged or stored.
     const e = err as { code?: string; responseCode?: number; message?: string };
     const reason = `${e.code ?? 'error'}${e.responseCode ? ` ${e.responseCode}` : ''}`.slice(0, 200);
     const last = row.attempts >= ALERT_MAX_ATTEMPTS;
-    await em.execute(`UPDATE alerts SET last_error = ?, status = ?, updated_at = now() WHERE id = ?`, [reason, last ? 'failed' : 'pending', alertId]);
+    await db(em).updateTable('alerts').set({ last_error: reason, status: last ? 'failed' : 'pending', updated_at: now }).where('id', '=', alertId).execute();
     deps.logger.warn({ ...log, error: reason, final: last }, 'alert delivery failed');
     if (last) return;
     throw new Error(`alert delivery failed: ${reason}`, { cause: err });
   }
-  await em.execute("UPDATE alerts SET status = 'delivered', delivered_at = now(), last_error = NULL, updated_at = now() WHERE id = ?", [alertId]);
+  await db(em).updateTable('alerts').set({ status: 'delivered', delivered_at: now, last_error: null, updated_at: now }).where('id', '=', alertId).execute();
   deps.logger.info(log, 'alert delivered');
 }
 

@@ -1,8 +1,10 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { enqueueInTransaction } from '../../infra/jobs/workers.ts';
+import { db } from '../db.ts';
 
-export const ALERT_TYPES = ['device_offline', 'battery_low', 'review_waiting', 'webhook_endpoint_disabled', 'sms_format_alarm'] as const;
-export type AlertType = (typeof ALERT_TYPES)[number];
+import type { AlertType } from './entities.ts';
+
+export { ALERT_TYPES, type AlertType } from './entities.ts';
 
 export const DELIVER_ALERT_QUEUE = 'alert-deliver';
 
@@ -31,20 +33,16 @@ export type RaiseResult = { raised: true; alertId: number } | { raised: false; r
  */
 export async function raiseAlert(tx: EntityManager, input: AlertInput): Promise<RaiseResult> {
   if (!tx.isInTransaction()) throw new Error('raiseAlert must run inside em.transactional()');
-  const off = await tx.execute<Array<{ off: boolean }>>(
-    'SELECT ? = ANY(disabled_types) AS off FROM alert_brand_settings WHERE brand_id = ?',
-    [input.type, input.brandId],
-  );
-  if (off[0]?.off) return { raised: false, reason: 'switched_off' };
-  const rows = await tx.execute<Array<{ id: string }>>(
-    `INSERT INTO alerts (brand_id, type, dedupe_key, subject, details)
-     VALUES (?, ?, ?, ?, ?::jsonb)
-     ON CONFLICT (brand_id, type, dedupe_key) DO NOTHING
-     RETURNING id`,
-    [input.brandId, input.type, input.dedupeKey.slice(0, 200), input.subject.slice(0, 200), JSON.stringify(input.details)],
-  );
-  if (rows.length === 0) return { raised: false, reason: 'duplicate' };
-  const alertId = Number(rows[0]!.id);
+  const switches = await db(tx).selectFrom('alert_brand_settings').select('disabled_types').where('brand_id', '=', input.brandId).executeTakeFirst();
+  if (switches?.disabled_types.includes(input.type)) return { raised: false, reason: 'switched_off' };
+  const row = await db(tx)
+    .insertInto('alerts')
+    .values({ brand_id: input.brandId, type: input.type, dedupe_key: input.dedupeKey.slice(0, 200), subject: input.subject.slice(0, 200), details: input.details })
+    .onConflict((oc) => oc.columns(['brand_id', 'type', 'dedupe_key']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!row) return { raised: false, reason: 'duplicate' };
+  const alertId = row.id;
   await enqueueInTransaction(tx, DELIVER_ALERT_QUEUE, { alertId }, { singletonKey: `alert:${alertId}` });
   return { raised: true, alertId };
 }

@@ -1,16 +1,18 @@
 import { AppError } from '../../../contract/common/errors.ts';
+import { sql } from 'kysely';
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { db } from '../db.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { ALERT_TYPES, type AlertType } from './raise.ts';
 
 async function assertBrand(em: EntityManager, brandId: number): Promise<void> {
-  const rows = await em.execute('SELECT 1 FROM brands WHERE id = ?', [brandId]);
-  if (rows.length === 0) throw new AppError('BRAND_NOT_FOUND');
+  const brand = await db(em).selectFrom('brands').select('id').where('id', '=', brandId).executeTakeFirst();
+  if (!brand) throw new AppError('BRAND_NOT_FOUND');
 }
 
 async function readDisabled(em: EntityManager, brandId: number): Promise<AlertType[]> {
-  const rows = await em.execute<Array<{ disabled_types: AlertType[] }>>('SELECT disabled_types FROM alert_brand_settings WHERE brand_id = ?', [brandId]);
-  return rows[0]?.disabled_types ?? [];
+  const row = await db(em).selectFrom('alert_brand_settings').select('disabled_types').where('brand_id', '=', brandId).executeTakeFirst();
+  return row?.disabled_types ?? [];
 }
 
 export async function getAlertSettings(em: EntityManager, brandId: number): Promise<{ brand_id: number; disabled_types: AlertType[] }> {
@@ -24,11 +26,11 @@ export async function putAlertSettings(em: EntityManager, who: AuditActor, brand
   return withAudit(em, who, async (tx) => {
     await assertBrand(tx, brandId);
     const before = await readDisabled(tx, brandId);
-    await tx.execute(
-      `INSERT INTO alert_brand_settings (brand_id, disabled_types) VALUES (?, ?::text[])
-       ON CONFLICT (brand_id) DO UPDATE SET disabled_types = EXCLUDED.disabled_types, updated_at = now()`,
-      [brandId, `{${next.join(',')}}`],
-    );
+    await db(tx)
+      .insertInto('alert_brand_settings')
+      .values({ brand_id: brandId, disabled_types: next })
+      .onConflict((oc) => oc.column('brand_id').doUpdateSet((eb) => ({ disabled_types: eb.ref('excluded.disabled_types'), updated_at: sql<Date>`now()` })))
+      .execute();
     const changed = before.join(',') !== next.join(',');
     return {
       result: { brand_id: brandId, disabled_types: next },

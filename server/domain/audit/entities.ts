@@ -1,15 +1,19 @@
 import { defineEntity, p } from '@mikro-orm/core';
 
 /**
- * One admin change (append-only; see migration 0005). Written with raw SQL by
- * the audit service inside the change's own transaction; mapped here so the
- * ORM knows the table.
+ * One admin change, written by the audit service inside the change's own
+ * transaction. Append-only: a trigger (migration 0005) refuses UPDATE and DELETE.
  */
 export const AuditLog = defineEntity({
   name: 'AuditLog',
   tableName: 'audit_log',
+  indexes: [
+    { name: 'audit_log_brand_idx', columns: [{ name: 'brandId' }, { name: 'createdAt', sort: 'DESC' }], where: 'brand_id IS NOT NULL' },
+    { name: 'audit_log_created_idx', columns: [{ name: 'createdAt', sort: 'DESC' }, { name: 'id', sort: 'DESC' }] },
+    { name: 'audit_log_target_idx', columns: [{ name: 'targetType' }, { name: 'targetId' }, { name: 'createdAt', sort: 'DESC' }] },
+  ],
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('number').primary().autoincrement().generated('by default as identity'),
     actor: p.string().length(100),
     action: p.string().length(64),
     targetType: p.string().length(32),
@@ -18,7 +22,7 @@ export const AuditLog = defineEntity({
     before: p.json<Record<string, unknown>>().nullable(),
     after: p.json<Record<string, unknown>>().nullable(),
     requestId: p.string().length(128).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
   },
 });
 

@@ -1,5 +1,5 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { pgDate } from '../../infra/database/pg-date.ts';
+import { db } from '../db.ts';
 import { scopeParam } from '../brands/scope.ts';
 
 /** Who asked for a change, as the admin surface knows it. */
@@ -62,20 +62,19 @@ export async function recordAudit(tx: EntityManager, who: AuditActor, entry: Aud
   if (!tx.isInTransaction()) throw new Error('recordAudit must run inside the transaction of the change it records');
   assertAuditState('before', entry.before);
   assertAuditState('after', entry.after);
-  await tx.execute(
-    `INSERT INTO audit_log (actor, action, target_type, target_id, brand_id, before, after, request_id)
-     VALUES (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)`,
-    [
-      who.actor,
-      entry.action,
-      entry.targetType,
-      entry.targetId === null ? null : String(entry.targetId),
-      entry.brandId ?? null,
-      entry.before ? JSON.stringify(entry.before) : null,
-      entry.after ? JSON.stringify(entry.after) : null,
-      who.requestId,
-    ],
-  );
+  await db(tx)
+    .insertInto('audit_log')
+    .values({
+      actor: who.actor,
+      action: entry.action,
+      target_type: entry.targetType,
+      target_id: entry.targetId === null ? null : String(entry.targetId),
+      brand_id: entry.brandId ?? null,
+      before: entry.before ?? null,
+      after: entry.after ?? null,
+      request_id: who.requestId,
+    })
+    .execute();
 }
 
 /**
@@ -104,64 +103,36 @@ export interface AuditFilter {
   brandIds?: number[] | null;
 }
 
-interface AuditRow {
-  id: string;
-  actor: string;
-  action: string;
-  target_type: string;
-  target_id: string | null;
-  brand_id: string | null;
-  before: AuditState | null;
-  after: AuditState | null;
-  request_id: string | null;
-  created_at: string | Date;
-}
-
 /** Newest first. */
 export async function listAudit(em: EntityManager, f: AuditFilter): Promise<{ items: AuditRecord[]; total: number }> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (f.action) {
-    where.push('action = ?');
-    params.push(f.action);
-  }
-  if (f.targetType) {
-    where.push('target_type = ?');
-    params.push(f.targetType);
-  }
-  if (f.targetId) {
-    where.push('target_id = ?');
-    params.push(f.targetId);
-  }
-  if (f.brandId !== undefined) {
-    where.push('brand_id = ?');
-    params.push(f.brandId);
-  }
+  let q = db(em).selectFrom('audit_log');
+  if (f.action) q = q.where('action', '=', f.action);
+  if (f.targetType) q = q.where('target_type', '=', f.targetType);
+  if (f.targetId) q = q.where('target_id', '=', f.targetId);
+  if (f.brandId !== undefined) q = q.where('brand_id', '=', f.brandId);
   // A console operator limited to some brands sees their brands' rows only (not service-wide changes).
-  if (f.brandIds) {
-    where.push('brand_id IN (?)');
-    params.push(scopeParam(f.brandIds));
-  }
-  const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const [count] = await em.execute<Array<{ n: string }>>(`SELECT count(*) AS n FROM audit_log ${clause}`, params);
-  const rows = await em.execute<AuditRow[]>(
-    `SELECT id, actor, action, target_type, target_id, brand_id, before, after, request_id, created_at
-       FROM audit_log ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-    [...params, f.perPage, (f.page - 1) * f.perPage],
-  );
+  if (f.brandIds) q = q.where('brand_id', 'in', scopeParam(f.brandIds));
+  const count = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const rows = await q
+    .select(['id', 'actor', 'action', 'target_type', 'target_id', 'brand_id', 'before', 'after', 'request_id', 'created_at'])
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(f.perPage)
+    .offset((f.page - 1) * f.perPage)
+    .execute();
   return {
-    total: Number(count!.n),
+    total: Number(count.n),
     items: rows.map((r) => ({
-      id: Number(r.id),
+      id: r.id,
       actor: r.actor,
       action: r.action,
       targetType: r.target_type,
       targetId: r.target_id,
-      brandId: r.brand_id === null ? null : Number(r.brand_id),
-      before: r.before,
-      after: r.after,
+      brandId: r.brand_id,
+      before: r.before as AuditState | null,
+      after: r.after as AuditState | null,
       requestId: r.request_id,
-      createdAt: pgDate(r.created_at),
+      createdAt: r.created_at,
     })),
   };
 }

@@ -4,31 +4,32 @@ export const Brand = defineEntity({
   name: 'Brand',
   tableName: 'brands',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
-    uuid: p.uuid().unique(),
+    id: p.bigint('number').primary().autoincrement().generated('by default as identity'),
+    uuid: p.uuid().unique('brands_uuid_key'),
     name: p.string().length(200),
     /** IANA time zone used for "today" on the device dashboard. */
     timezone: p.string().length(64).default('UTC'),
     status: p.enum(['active', 'disabled'] as const).default('active'),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 });
 
 export const ApiKey = defineEntity({
   name: 'ApiKey',
   tableName: 'api_keys',
+  indexes: [{ name: 'api_keys_brand_id_idx', properties: ['brand'] }],
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
-    brand: () => p.manyToOne(Brand),
+    id: p.bigint('number').primary().autoincrement().generated('by default as identity'),
+    brand: () => p.manyToOne(Brand).foreignKeyName('api_keys_brand_id_fkey').deleteRule('cascade'),
     name: p.string().length(200),
     /** First characters of the key, shown in lists so a person can tell keys apart. */
     prefix: p.string().length(32),
     /** SHA-256 of the whole key; the key itself is never stored. */
-    keyHash: p.string().length(64).unique(),
-    /** Which objects the key sees and creates (see contract/common/mode.ts). */
-    mode: p.enum(['live', 'test'] as const),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    keyHash: p.string().length(64).unique('api_keys_key_hash_key'),
+    /** Which objects the key sees and creates (see contract/common/mode.ts); never changes (a trigger says so). */
+    mode: p.enum(['live', 'test'] as const).default('live'),
+    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
     lastUsedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),
   },

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { generateApiKey, hashApiKey, looksLikeApiKey, type ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import { grouped } from '../../infra/database/grouped.ts';
-import { pgHexArray, pgIdArray } from '../../infra/database/pg-array.ts';
 import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
+import { db } from '../db.ts';
 import { ApiKey, Brand, type ApiKeyEntity, type BrandEntity } from './entities.ts';
 
 export async function createBrand(em: EntityManager, input: { name: string; timezone?: string }): Promise<BrandEntity> {
@@ -54,14 +55,6 @@ export interface ApiKeyPrincipal {
   mode: Mode;
 }
 
-interface KeyRow {
-  key_hash: string;
-  id: string | number;
-  brand_id: string | number;
-  mode: Mode;
-  stale: boolean;
-}
-
 /**
  * Resolves presented keys (by their SHA-256, see `hashApiKey`) to their brands in
  * one statement; the answer has one entry per hash, null when the key is unknown,
@@ -77,21 +70,28 @@ export async function authenticateApiKeyHashes(em: EntityManager, hashes: readon
   // Only SHA-256 hex digests (anything else matches no key).
   const distinct = [...new Set(hashes)].filter((h) => /^[0-9a-f]{64}$/.test(h));
   if (distinct.length === 0) return hashes.map(() => null);
-  const rows = await em.execute<KeyRow[]>(
-    `SELECT k.key_hash, k.id, k.brand_id, k.mode, (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => ?)) AS stale
-       FROM api_keys k JOIN brands b ON b.id = k.brand_id
-      WHERE k.key_hash = ANY(?::varchar[]) AND k.revoked_at IS NULL AND b.status = 'active'`,
-    [API_KEY_LAST_USED_RESOLUTION_SECONDS, pgHexArray(distinct)],
-  );
-  const stale = rows.filter((r) => r.stale).map((r) => Number(r.id));
-  if (stale.length) {
+  // Staleness on the database's clock, like the write below: the application's may differ.
+  const stale = sql<boolean>`(k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => ${API_KEY_LAST_USED_RESOLUTION_SECONDS}))`;
+  const rows = await db(em)
+    .selectFrom('api_keys as k')
+    .innerJoin('brands as b', 'b.id', 'k.brand_id')
+    .select(['k.key_hash', 'k.id', 'k.brand_id', 'k.mode', stale.as('stale')])
+    // One array parameter: one statement shape (and plan) whatever the number of keys.
+    .where('k.key_hash', '=', sql<string>`ANY(${distinct}::varchar[])`)
+    .where('k.revoked_at', 'is', null)
+    .where('b.status', '=', 'active')
+    .execute();
+  const staleIds = rows.filter((r) => r.stale).map((r) => r.id);
+  if (staleIds.length) {
     // Conditional: of many calls racing past the minute mark, one writes.
-    await em.execute(
-      'UPDATE api_keys SET last_used_at = now() WHERE id = ANY(?::bigint[]) AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ?))',
-      [pgIdArray(stale), API_KEY_LAST_USED_RESOLUTION_SECONDS],
-    );
+    await db(em)
+      .updateTable('api_keys as k')
+      .set({ last_used_at: sql<Date>`now()` })
+      .where('k.id', '=', sql<number>`ANY(${staleIds}::bigint[])`)
+      .where(stale)
+      .execute();
   }
-  const byHash = new Map(rows.map((r) => [r.key_hash, { brandId: Number(r.brand_id), apiKeyId: Number(r.id), mode: r.mode }]));
+  const byHash = new Map(rows.map((r) => [r.key_hash, { brandId: r.brand_id, apiKeyId: r.id, mode: r.mode as Mode }]));
   return hashes.map((h) => byHash.get(h) ?? null);
 }
 

@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { db } from '../db.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
 
 /**
@@ -24,14 +26,6 @@ export interface CheckoutGuard {
   takenAnswers: number;
 }
 
-interface GuardRow {
-  intent_id: string;
-  brand_id: string;
-  brand_status: 'active' | 'disabled';
-  replacements: number | null;
-  taken_answers: number | null;
-}
-
 /**
  * Locks the payment intent (the first row lock of every payment change, so
  * the lock order stays intent then transaction) and refuses what no checkout
@@ -42,19 +36,17 @@ interface GuardRow {
 export async function lockCheckoutGuard(tx: EntityManager, paymentId: string, opts: { submitting: boolean }): Promise<CheckoutGuard> {
   if (!tx.isInTransaction()) throw new Error('lockCheckoutGuard must run inside em.transactional()');
   if (!isUuid(paymentId)) throw new AppError('PAYMENT_NOT_FOUND');
-  const rows = await tx.execute<GuardRow[]>(
-    `SELECT i.id AS intent_id, i.brand_id, b.status AS brand_status, c.replacements, c.taken_answers
-       FROM payment_intents i
-       JOIN brands b ON b.id = i.brand_id
-       LEFT JOIN checkout_submission_counts c ON c.intent_id = i.id
-      WHERE i.uuid = ?
-      FOR UPDATE OF i`,
-    [paymentId.toLowerCase()],
-  );
-  const r = rows[0];
+  const r = await db(tx)
+    .selectFrom('payment_intents as i')
+    .innerJoin('brands as b', 'b.id', 'i.brand_id')
+    .leftJoin('checkout_submission_counts as c', 'c.intent_id', 'i.id')
+    .select(['i.id as intent_id', 'i.brand_id', 'b.status as brand_status', 'c.replacements', 'c.taken_answers'])
+    .where('i.uuid', '=', paymentId.toLowerCase())
+    .forUpdate('i')
+    .executeTakeFirst();
   if (!r) throw new AppError('PAYMENT_NOT_FOUND');
   if (r.brand_status !== 'active') throw new AppError('BRAND_DISABLED');
-  const guard = { intentId: Number(r.intent_id), brandId: Number(r.brand_id), replacements: r.replacements ?? 0, takenAnswers: r.taken_answers ?? 0 };
+  const guard = { intentId: r.intent_id, brandId: r.brand_id, replacements: r.replacements ?? 0, takenAnswers: r.taken_answers ?? 0 };
   if (opts.submitting && guard.takenAnswers >= MAX_TAKEN_ANSWERS) {
     throw new AppError('SUBMISSION_LIMIT_REACHED', undefined, { field: 'gateway_trx_id' });
   }
@@ -68,24 +60,28 @@ export async function lockCheckoutGuard(tx: EntityManager, paymentId: string, op
  * with: the taken answer while within the bound, the generic refusal after it.
  */
 export async function countTakenAnswer(em: EntityManager, intentId: number, taken: AppError): Promise<AppError> {
-  const [row] = await em.execute<Array<{ taken_answers: number }>>(
-    `INSERT INTO checkout_submission_counts (intent_id, taken_answers) VALUES (?, 1)
-     ON CONFLICT (intent_id) DO UPDATE SET taken_answers = checkout_submission_counts.taken_answers + 1, updated_at = now()
-     RETURNING taken_answers`,
-    [intentId],
-  );
-  return row!.taken_answers > MAX_TAKEN_ANSWERS ? new AppError('SUBMISSION_LIMIT_REACHED', undefined, { field: 'gateway_trx_id' }) : taken;
+  const row = await db(em)
+    .insertInto('checkout_submission_counts')
+    .values({ intent_id: intentId, taken_answers: 1 })
+    .onConflict((oc) =>
+      oc.column('intent_id').doUpdateSet((eb) => ({ taken_answers: eb('checkout_submission_counts.taken_answers', '+', 1), updated_at: sql<Date>`now()` })),
+    )
+    .returning('taken_answers')
+    .executeTakeFirstOrThrow();
+  return row.taken_answers > MAX_TAKEN_ANSWERS ? new AppError('SUBMISSION_LIMIT_REACHED', undefined, { field: 'gateway_trx_id' }) : taken;
 }
 
 /** Counts one replacement, inside the replacement's own transaction (both or neither). Returns the new count. */
 export async function countReplacement(tx: EntityManager, intentId: number): Promise<number> {
-  const [row] = await tx.execute<Array<{ replacements: number }>>(
-    `INSERT INTO checkout_submission_counts (intent_id, replacements) VALUES (?, 1)
-     ON CONFLICT (intent_id) DO UPDATE SET replacements = checkout_submission_counts.replacements + 1, updated_at = now()
-     RETURNING replacements`,
-    [intentId],
-  );
-  return row!.replacements;
+  const row = await db(tx)
+    .insertInto('checkout_submission_counts')
+    .values({ intent_id: intentId, replacements: 1 })
+    .onConflict((oc) =>
+      oc.column('intent_id').doUpdateSet((eb) => ({ replacements: eb('checkout_submission_counts.replacements', '+', 1), updated_at: sql<Date>`now()` })),
+    )
+    .returning('replacements')
+    .executeTakeFirstOrThrow();
+  return row.replacements;
 }
 
 export function isTaken(err: unknown): err is AppError {

@@ -1,7 +1,9 @@
+import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { CheckoutTransaction } from '../../../contract/checkout/payments.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { recordAudit } from '../audit/service.ts';
+import { db } from '../db.ts';
 import { cleanGatewayTrxId, getTransaction, replaceLockedGatewayTrxId, type TransactionRecord } from '../payments/transactions.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
 import { lockGatewayTrxIds } from '../sms/gateway-trx-lock.ts';
@@ -14,11 +16,6 @@ export interface ReplaceSubmissionInput {
   senderNumber?: string;
   /** For the audit record. */
   requestId: string | null;
-}
-
-interface Latest {
-  id: string;
-  gateway_trx_id: string | null;
 }
 
 const same = (a: string | null, b: string | null) => (a ?? '').trim().toUpperCase() === (b ?? '').trim().toUpperCase();
@@ -83,16 +80,19 @@ async function replaceOnce(
     await lockGatewayTrxIds(tx, [seen?.gateway_trx_id, wanted]);
     const guard = await lockCheckoutGuard(tx, paymentId, { submitting: true });
     guarded(guard.intentId);
-    const [intent] = await tx.execute<Array<{ status: string; past_expiry: boolean }>>(
-      'SELECT status, (expires_at <= now()) AS past_expiry FROM payment_intents WHERE id = ?',
-      [guard.intentId],
-    );
+    const k = db(tx);
+    const intent = await k
+      .selectFrom('payment_intents')
+      .select('status')
+      .select(sql<boolean>`(expires_at <= now())`.as('past_expiry'))
+      .where('id', '=', guard.intentId)
+      .executeTakeFirstOrThrow();
     const latest = await latestTransaction(tx, paymentId);
     if (!latest) throw notReplaceable('nothing has been submitted for this payment yet');
-    await tx.execute('SELECT id FROM transactions WHERE id = ? FOR UPDATE', [latest.id]);
-    const t = await getTransaction(tx, Number(latest.id));
-    if (t.status === 'completed' || intent!.status === 'completed') throw new AppError('PAYMENT_ALREADY_STARTED', 'Payment is already completed');
-    if (t.status === 'expired' || intent!.status === 'expired' || intent!.past_expiry) throw new AppError('PAYMENT_EXPIRED');
+    await k.selectFrom('transactions').select('id').where('id', '=', latest.id).forUpdate().execute();
+    const t = await getTransaction(tx, latest.id);
+    if (t.status === 'completed' || intent.status === 'completed') throw new AppError('PAYMENT_ALREADY_STARTED', 'Payment is already completed');
+    if (t.status === 'expired' || intent.status === 'expired' || intent.past_expiry) throw new AppError('PAYMENT_EXPIRED');
     if (t.status !== 'awaiting_verification' || t.gatewayType !== 'manual') throw notReplaceable(`the payment is ${t.status}`);
     // Another replacement won the race for a claim we did not lock: start over with the current one.
     if (!same(t.gatewayTrxId, seen?.gateway_trx_id ?? null)) throw new AppError('CONFLICT', 'The transaction id was changed at the same moment; reload and try again');
@@ -124,11 +124,15 @@ function notReplaceable(why: string): AppError {
   return new AppError('INVALID_STATE', `Only a transaction id awaiting verification can be changed; ${why}`, { field: 'gateway_trx_id' });
 }
 
-async function latestTransaction(tx: EntityManager, paymentId: string): Promise<Latest | null> {
-  const rows = await tx.execute<Latest[]>(
-    `SELECT t.id, t.gateway_trx_id FROM transactions t JOIN payment_intents i ON i.id = t.intent_id
-      WHERE i.uuid = ? ORDER BY t.created_at DESC, t.id DESC LIMIT 1`,
-    [paymentId.toLowerCase()],
-  );
-  return rows[0] ?? null;
+async function latestTransaction(tx: EntityManager, paymentId: string): Promise<{ id: number; gateway_trx_id: string | null } | null> {
+  const row = await db(tx)
+    .selectFrom('transactions as t')
+    .innerJoin('payment_intents as i', 'i.id', 't.intent_id')
+    .select(['t.id', 't.gateway_trx_id'])
+    .where('i.uuid', '=', paymentId.toLowerCase())
+    .orderBy('t.created_at', 'desc')
+    .orderBy('t.id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ?? null;
 }

@@ -1,11 +1,10 @@
+import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
 import type { CheckoutGateway, CheckoutPayment, CheckoutTransaction } from '../../../contract/checkout/payments.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { db } from '../db.ts';
 import { intentRefusal, quoteGateways, type GatewayQuote } from '../gateways/quote.ts';
 import { subMoney } from '../money/decimal.ts';
-import type { IntentStatus, TransactionStatus } from '../payments/entities.ts';
-import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
 import { gatewayServesMode, isSandboxDriven } from '../sandbox/gateway.ts';
 import { sandboxPayUrl } from '../sandbox/sessions.ts';
@@ -28,54 +27,37 @@ export interface CheckoutPage {
   timeZone: string;
 }
 
-interface Row {
-  intent_id: string;
-  payment_id: string;
-  amount: string;
-  currency: string;
-  reference: string | null;
-  intent_status: IntentStatus;
-  mode: Mode;
-  expires_at: string | Date;
-  past_expiry: boolean;
-  success_url: string | null;
-  cancel_url: string | null;
-  brand_name: string;
-  brand_timezone: string;
-  brand_status: 'active' | 'disabled';
-  replacements: number | null;
-  taken_answers: number | null;
-  trx_id: string | null;
-  gateway_code: string | null;
-  gateway_name: string | null;
-  gateway_type: 'manual' | 'automatic' | null;
-  method: string | null;
-  status: TransactionStatus | null;
-  t_amount: string | null;
-  t_currency: string | null;
-  fee: string | null;
-  sms_amount: string | null;
-  gateway_trx_id: string | null;
-  failure_reason: string | null;
-  created_at: string | Date | null;
-  completed_at: string | Date | null;
+/** The payment with its brand, latest transaction (`t`, if any), that transaction's gateway and the submission counts. */
+function checkoutQuery(em: EntityManager, paymentId: string) {
+  return db(em)
+    .selectFrom('payment_intents as i')
+    .innerJoin('brands as b', 'b.id', 'i.brand_id')
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('transactions as tt')
+          .selectAll('tt')
+          .whereRef('tt.intent_id', '=', 'i.id')
+          .orderBy('tt.created_at', 'desc')
+          .orderBy('tt.id', 'desc')
+          .limit(1)
+          .as('t'),
+      (join) => join.onTrue(),
+    )
+    .leftJoin('gateways as g', 'g.id', 't.gateway_id')
+    .leftJoin('checkout_submission_counts as c', 'c.intent_id', 'i.id')
+    .select([
+      'i.id as intent_id', 'i.uuid as payment_id', 'i.amount', 'i.currency', 'i.reference', 'i.status as intent_status', 'i.mode', 'i.expires_at',
+      'i.success_url', 'i.cancel_url', 'b.name as brand_name', 'b.timezone as brand_timezone', 'b.status as brand_status', 'c.replacements',
+      'c.taken_answers', 't.trx_id', 'g.code as gateway_code', 'g.name as gateway_name', 'g.type as gateway_type', 't.method', 't.status',
+      't.amount as t_amount', 't.currency as t_currency', 't.fee', 't.sms_amount', 't.gateway_trx_id', 't.failure_reason', 't.created_at', 't.completed_at',
+    ])
+    // Expiry is judged by the database clock, like the expiry job and the intent's own expires_at.
+    .select(sql<boolean>`(i.expires_at <= now())`.as('past_expiry'))
+    .where('i.uuid', '=', paymentId);
 }
 
-// Expiry is judged by the database clock, like the expiry job and the intent's own expires_at.
-const SELECT = `
-  SELECT i.id AS intent_id, i.uuid AS payment_id, i.amount::text AS amount, i.currency, i.reference, i.status AS intent_status, i.mode,
-         i.expires_at, (i.expires_at <= now()) AS past_expiry, i.success_url, i.cancel_url, b.name AS brand_name, b.timezone AS brand_timezone,
-         b.status AS brand_status, c.replacements, c.taken_answers, t.trx_id, g.code AS gateway_code, g.name AS gateway_name, g.type AS gateway_type, t.method, t.status,
-         t.amount::text AS t_amount, t.currency AS t_currency, t.fee::text AS fee, t.sms_amount::text AS sms_amount, t.gateway_trx_id, t.failure_reason,
-         t.created_at, t.completed_at
-    FROM payment_intents i
-    JOIN brands b ON b.id = i.brand_id
-    LEFT JOIN LATERAL (
-      SELECT * FROM transactions tt WHERE tt.intent_id = i.id ORDER BY tt.created_at DESC, tt.id DESC LIMIT 1
-    ) t ON true
-    LEFT JOIN gateways g ON g.id = t.gateway_id
-    LEFT JOIN checkout_submission_counts c ON c.intent_id = i.id
-   WHERE i.uuid = ?`;
+type Row = Awaited<ReturnType<ReturnType<typeof checkoutQuery>['executeTakeFirstOrThrow']>>;
 
 function toGateway(q: GatewayQuote): CheckoutGateway {
   const g = q.gateway;
@@ -115,8 +97,8 @@ function toTransaction(r: Row, links: CheckoutLinks): CheckoutTransaction | null
     amount_to_send: r.sms_amount!,
     gateway_trx_id: r.gateway_trx_id,
     failure_reason: r.failure_reason,
-    created_at: pgDate(r.created_at!).toISOString(),
-    completed_at: pgDateOrNull(r.completed_at)?.toISOString() ?? null,
+    created_at: r.created_at!.toISOString(),
+    completed_at: r.completed_at?.toISOString() ?? null,
     redirect_url: redirect,
     gateway_trx_id_changes_left: changesLeft(r),
   };
@@ -147,8 +129,7 @@ function changesLeft(r: Row): number | null {
  */
 export async function loadCheckout(em: EntityManager, paymentId: string, links: CheckoutLinks): Promise<CheckoutPage> {
   if (!isUuid(paymentId)) throw new AppError('PAYMENT_NOT_FOUND');
-  const rows = await em.execute<Row[]>(SELECT, [paymentId.toLowerCase()]);
-  const r = rows[0];
+  const r = await checkoutQuery(em, paymentId.toLowerCase()).executeTakeFirst();
   if (!r) throw new AppError('PAYMENT_NOT_FOUND');
   if (r.brand_status !== 'active') throw new AppError('BRAND_DISABLED');
   const { status, payable } = checkoutState({ intentStatus: r.intent_status, pastExpiry: r.past_expiry, transactionStatus: r.status });
@@ -165,13 +146,13 @@ export async function loadCheckout(em: EntityManager, paymentId: string, links: 
     reference: r.reference,
     status,
     payable: payable && notPayableReason === null,
-    expires_at: pgDate(r.expires_at).toISOString(),
+    expires_at: r.expires_at.toISOString(),
     gateways,
     transaction: toTransaction(r, links),
     redirect_url: status === 'completed' && r.success_url ? successRedirectUrl(r.success_url, r.payment_id) : null,
     not_payable_reason: notPayableReason,
   };
-  return { view, cancelUrl: r.cancel_url, intentId: Number(r.intent_id), timeZone: r.brand_timezone };
+  return { view, cancelUrl: r.cancel_url, intentId: r.intent_id, timeZone: r.brand_timezone };
 }
 
 /**

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { sql, type Selectable, type UpdateObject } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { blindIndex } from '../../infra/crypto/blind-index.ts';
 import type { PiiBinding } from '../../infra/crypto/pii-cipher.ts';
-import { pgDate } from '../../infra/database/pg-date.ts';
+import { db, type DB } from '../db.ts';
 import type { PersonalDataKeys } from './keys.ts';
 import { isEmailIdentifier, maskEmail, maskPhone, normalizeEmail, normalizePhone } from './normalize.ts';
 
@@ -34,17 +35,10 @@ export interface CustomerInput {
   phone?: string | null;
 }
 
-interface CustomerRow {
-  id: string;
-  uuid: string;
-  brand_id: string | number;
-  name_encrypted: string | null;
-  email_encrypted: string | null;
-  phone_encrypted: string | null;
-  email_hash: string | null;
-  phone_hash: string | null;
-  created_at: string | Date;
-}
+const COLUMNS = ['id', 'uuid', 'brand_id', 'name_encrypted', 'email_encrypted', 'phone_encrypted', 'email_hash', 'phone_hash', 'created_at'] as const;
+
+/** The columns of a customers row that COLUMNS reads. */
+type CustomerRow = Pick<Selectable<DB['customers']>, (typeof COLUMNS)[number]>;
 
 /**
  * The AAD context binds each token to its column (a name token pasted into the
@@ -67,25 +61,23 @@ function decryptOrNull(keys: PersonalDataKeys, token: string | null, context: st
 function toCustomerView(keys: PersonalDataKeys, r: CustomerRow): CustomerView {
   const b = customerBinding(r.brand_id, r.uuid);
   return {
-    id: Number(r.id),
+    id: r.id,
     uuid: r.uuid,
     name: decryptOrNull(keys, r.name_encrypted, CTX.name, b),
     email: decryptOrNull(keys, r.email_encrypted, CTX.email, b),
     phone: decryptOrNull(keys, r.phone_encrypted, CTX.phone, b),
-    createdAt: pgDate(r.created_at),
+    createdAt: r.created_at,
   };
 }
 
 /** Name and email of a customer row in clear (the payment view joins them into its own query). */
 export function decryptNameAndEmail(
   keys: PersonalDataKeys,
-  r: Pick<CustomerRow, 'brand_id' | 'uuid' | 'name_encrypted' | 'email_encrypted'>,
+  r: { brand_id: number; uuid: string; name_encrypted: string | null; email_encrypted: string | null },
 ): { name: string | null; email: string | null } {
   const b = customerBinding(r.brand_id, r.uuid);
   return { name: decryptOrNull(keys, r.name_encrypted, CTX.name, b), email: decryptOrNull(keys, r.email_encrypted, CTX.email, b) };
 }
-
-const COLUMNS = 'id, uuid, brand_id, name_encrypted, email_encrypted, phone_encrypted, email_hash, phone_hash, created_at';
 
 interface Normalised {
   name: string | null;
@@ -124,34 +116,39 @@ function normaliseCustomer(keys: PersonalDataKeys, brandId: number, input: Custo
 }
 
 async function findByHashes(em: EntityManager, brandId: number, mode: Mode, c: Normalised): Promise<CustomerRow[]> {
-  return em.execute<CustomerRow[]>(
-    `SELECT ${COLUMNS} FROM customers
-      WHERE brand_id = ? AND mode = ? AND (email_hash = ? OR phone_hash = ?)`,
-    [brandId, mode, c.emailHash ?? '', c.phoneHash ?? ''],
-  );
+  return db(em)
+    .selectFrom('customers')
+    .select(COLUMNS)
+    .where('brand_id', '=', brandId)
+    .where('mode', '=', mode)
+    .where((eb) => eb.or([eb('email_hash', '=', c.emailHash ?? ''), eb('phone_hash', '=', c.phoneHash ?? '')]))
+    .execute();
 }
 
 /** Fills a found customer's missing details; never overwrites, never steals another customer's email/phone. */
 async function fillMissing(em: EntityManager, keys: PersonalDataKeys, brandId: number, row: CustomerRow, c: Normalised, taken: CustomerRow[]): Promise<void> {
-  const sets: string[] = [];
-  const params: unknown[] = [];
+  const set: UpdateObject<DB, 'customers'> = {};
   const b = customerBinding(brandId, row.uuid);
-  if (c.name && row.name_encrypted === null) {
-    sets.push('name_encrypted = ?');
-    params.push(keys.pii.encrypt(c.name, CTX.name, b));
-  }
+  if (c.name && row.name_encrypted === null) set.name_encrypted = keys.pii.encrypt(c.name, CTX.name, b);
   if (c.email && row.email_hash === null && !taken.some((t) => t.email_hash === c.emailHash)) {
-    sets.push('email_hash = ?', 'email_encrypted = ?');
-    params.push(c.emailHash, keys.pii.encrypt(c.email, CTX.email, b));
+    set.email_hash = c.emailHash;
+    set.email_encrypted = keys.pii.encrypt(c.email, CTX.email, b);
   }
   if (c.phone && row.phone_hash === null && !taken.some((t) => t.phone_hash === c.phoneHash)) {
-    sets.push('phone_hash = ?', 'phone_encrypted = ?');
-    params.push(c.phoneHash, keys.pii.encrypt(c.phone, CTX.phone, b));
+    set.phone_hash = c.phoneHash;
+    set.phone_encrypted = keys.pii.encrypt(c.phone, CTX.phone, b);
   }
-  if (sets.length === 0) return;
+  if (Object.keys(set).length === 0) return;
   try {
     // A savepoint: losing a race for the email/phone must not abort the caller's transaction.
-    await em.transactional((tx) => tx.execute(`UPDATE customers SET ${sets.join(', ')}, updated_at = now() WHERE id = ? AND brand_id = ?`, [...params, row.id, brandId]));
+    await em.transactional((tx) =>
+      db(tx)
+        .updateTable('customers')
+        .set({ ...set, updated_at: sql<Date>`now()` })
+        .where('id', '=', row.id)
+        .where('brand_id', '=', brandId)
+        .execute(),
+    );
   } catch (err) {
     if ((err as { code?: string }).code !== '23505') throw err;
   }
@@ -175,27 +172,27 @@ export async function findOrCreateCustomer(
     const match = rows.find((r) => c.emailHash && r.email_hash === c.emailHash) ?? rows[0];
     if (match) {
       await fillMissing(em, keys, brandId, match, c, rows.filter((r) => r.id !== match.id));
-      return { id: Number(match.id), uuid: match.uuid, created: false };
+      return { id: match.id, uuid: match.uuid, created: false };
     }
     const uuid = randomUUID();
     const b = customerBinding(brandId, uuid);
-    const inserted = await em.execute<Array<{ id: string; uuid: string }>>(
-      `INSERT INTO customers (uuid, brand_id, mode, name_encrypted, email_encrypted, phone_encrypted, email_hash, phone_hash)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT DO NOTHING
-       RETURNING id, uuid`,
-      [
+    const inserted = await db(em)
+      .insertInto('customers')
+      .values({
         uuid,
-        brandId,
+        brand_id: brandId,
         mode,
-        c.name ? keys.pii.encrypt(c.name, CTX.name, b) : null,
-        c.email ? keys.pii.encrypt(c.email, CTX.email, b) : null,
-        c.phone ? keys.pii.encrypt(c.phone, CTX.phone, b) : null,
-        c.emailHash,
-        c.phoneHash,
-      ],
-    );
-    if (inserted.length) return { id: Number(inserted[0]!.id), uuid: inserted[0]!.uuid, created: true };
+        name_encrypted: c.name ? keys.pii.encrypt(c.name, CTX.name, b) : null,
+        email_encrypted: c.email ? keys.pii.encrypt(c.email, CTX.email, b) : null,
+        phone_encrypted: c.phone ? keys.pii.encrypt(c.phone, CTX.phone, b) : null,
+        email_hash: c.emailHash,
+        phone_hash: c.phoneHash,
+      })
+      // The loser of a race for an email or phone inserts nothing and reads the winner on the next attempt.
+      .onConflict((oc) => oc.doNothing())
+      .returning(['id', 'uuid'])
+      .executeTakeFirst();
+    if (inserted) return { id: inserted.id, uuid: inserted.uuid, created: true };
   }
   throw new Error('customer find-or-create did not settle after 3 attempts');
 }
@@ -210,12 +207,15 @@ export async function getCustomerByIdentifier(em: EntityManager, keys: PersonalD
   const normalised = byEmail ? normalizeEmail(identifier) : normalizePhone(identifier);
   if (!normalised) throw new AppError('CUSTOMER_NOT_FOUND');
   const hash = blindIndex(keys.blindIndexKey, brandId, byEmail ? 'email' : 'phone', normalised);
-  const rows = await em.execute<CustomerRow[]>(
-    `SELECT ${COLUMNS} FROM customers WHERE brand_id = ? AND mode = ? AND ${byEmail ? 'email_hash' : 'phone_hash'} = ?`,
-    [brandId, mode, hash],
-  );
-  if (rows.length === 0) throw new AppError('CUSTOMER_NOT_FOUND');
-  return toCustomerView(keys, rows[0]!);
+  const row = await db(em)
+    .selectFrom('customers')
+    .select(COLUMNS)
+    .where('brand_id', '=', brandId)
+    .where('mode', '=', mode)
+    .where(byEmail ? 'email_hash' : 'phone_hash', '=', hash)
+    .executeTakeFirst();
+  if (!row) throw new AppError('CUSTOMER_NOT_FOUND');
+  return toCustomerView(keys, row);
 }
 
 /** Newest first. */
@@ -226,11 +226,15 @@ export async function listCustomers(
   mode: Mode,
   page: { page: number; perPage: number },
 ): Promise<{ items: CustomerListItem[]; total: number }> {
-  const [{ total }] = await em.execute<Array<{ total: string }>>('SELECT count(*) AS total FROM customers WHERE brand_id = ? AND mode = ?', [brandId, mode]) as [{ total: string }];
-  const rows = await em.execute<CustomerRow[]>(
-    `SELECT ${COLUMNS} FROM customers WHERE brand_id = ? AND mode = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-    [brandId, mode, page.perPage, (page.page - 1) * page.perPage],
-  );
+  const ofMode = db(em).selectFrom('customers').where('brand_id', '=', brandId).where('mode', '=', mode);
+  const { total } = await ofMode.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow();
+  const rows = await ofMode
+    .select(COLUMNS)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.perPage)
+    .offset((page.page - 1) * page.perPage)
+    .execute();
   const items = rows.map((r) => {
     const v = toCustomerView(keys, r);
     return {

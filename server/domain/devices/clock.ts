@@ -1,4 +1,6 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 
 /**
  * Phone clocks run minutes fast or slow. A phone reports its own time with a
@@ -19,15 +21,17 @@ const MAX_CLOCK_OFFSET_MS = 86_400_000;
 export async function recordDeviceClock(em: EntityManager, deviceId: number, deviceTime: Date): Promise<number | null> {
   const sample = deviceTime.getTime() - Date.now();
   if (!Number.isFinite(sample) || Math.abs(sample) > MAX_CLOCK_OFFSET_MS) return null;
-  const rows = await em.execute<Array<{ clock_offset_ms: number }>>(
-    `UPDATE devices SET
-        clock_offset_ms = CASE
-          WHEN clock_offset_ms IS NULL OR abs(?::integer - clock_offset_ms) > ? THEN ?::integer
-          ELSE round(clock_offset_ms + ? * (?::integer - clock_offset_ms))::integer END,
-        clock_offset_at = now()
-      WHERE id = ?
-      RETURNING clock_offset_ms`,
-    [sample, CLOCK_JUMP_MS, sample, CLOCK_SMOOTHING, sample, deviceId],
-  );
-  return rows[0] ? Number(rows[0].clock_offset_ms) : null;
+  const row = await db(em)
+    .updateTable('devices')
+    .set({
+      // Raw: the smoothing reads the stored offset in the same statement (no read-modify-write race).
+      clock_offset_ms: sql<number>`CASE
+          WHEN clock_offset_ms IS NULL OR abs(${sample}::integer - clock_offset_ms) > ${CLOCK_JUMP_MS}::integer THEN ${sample}::integer
+          ELSE round(clock_offset_ms + ${CLOCK_SMOOTHING}::numeric * (${sample}::integer - clock_offset_ms))::integer END`,
+      clock_offset_at: sql<Date>`now()`,
+    })
+    .where('id', '=', deviceId)
+    .returning('clock_offset_ms')
+    .executeTakeFirst();
+  return row ? row.clock_offset_ms : null;
 }

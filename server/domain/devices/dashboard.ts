@@ -1,4 +1,6 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 import { toMoney } from '../money/decimal.ts';
 import { getBrand } from '../brands/service.ts';
 import { countUnreadNotifications } from '../notifications/service.ts';
@@ -54,38 +56,50 @@ export async function getDashboard(em: EntityManager, caller: { brandId: number;
   // Figures of the device's own mode only: a test phone shows test payments, a live phone live ones.
   const brand = await getBrand(em, caller.brandId);
   const tz = effectiveTimeZone(brand.timezone);
-  const bounds = `WITH bounds AS (
-      SELECT (date_trunc('day', now() AT TIME ZONE ?) AT TIME ZONE ?) AS start_at,
-             ((date_trunc('day', now() AT TIME ZONE ?) + interval '1 day') AT TIME ZONE ?) AS end_at
-    )`;
-  const tzParams = [tz, tz, tz, tz];
-
-  const [counts] = await em.execute<Array<{ total: string; pending: string; day: string }>>(
-    `${bounds}
-     SELECT count(t.id) AS total,
-            count(t.id) FILTER (WHERE t.status = ANY(ARRAY[?]::text[])) AS pending,
-            to_char(now() AT TIME ZONE ?, 'YYYY-MM-DD') AS day
-       FROM bounds LEFT JOIN transactions t
-         ON t.brand_id = ? AND t.mode = ? AND t.created_at >= bounds.start_at AND t.created_at < bounds.end_at`,
-    [...tzParams, [...PENDING_STATUSES], tz, caller.brandId, caller.mode],
-  );
-  const revenueRows = await em.execute<Array<{ currency: string; amount: string; n: string }>>(
-    `${bounds}
-     SELECT t.currency, sum(t.amount)::text AS amount, count(*) AS n
-       FROM transactions t, bounds
-      WHERE t.brand_id = ? AND t.mode = ? AND t.status = 'completed'
-        AND t.completed_at >= bounds.start_at AND t.completed_at < bounds.end_at
-      GROUP BY t.currency`,
-    [...tzParams, caller.brandId, caller.mode],
-  );
-  const recent = await em.execute<Array<{ trx_id: string; amount: string; currency: string; status: string; gateway: string; created_at: Date }>>(
-    `SELECT t.trx_id, t.amount::text AS amount, t.currency, t.status, g.code AS gateway, t.created_at
-       FROM transactions t JOIN gateways g ON g.id = t.gateway_id
-      WHERE t.brand_id = ? AND t.mode = ?
-      ORDER BY t.created_at DESC, t.id DESC
-      LIMIT ?`,
-    [caller.brandId, caller.mode, RECENT_TRANSACTIONS],
-  );
+  const k = db(em);
+  // Raw: the day's bounds in the brand's time zone (AT TIME ZONE has no builder form).
+  const withBounds = () =>
+    k.with('bounds', (qb) =>
+      qb.selectNoFrom([
+        sql<Date>`(date_trunc('day', now() AT TIME ZONE ${tz}) AT TIME ZONE ${tz})`.as('start_at'),
+        sql<Date>`((date_trunc('day', now() AT TIME ZONE ${tz}) + interval '1 day') AT TIME ZONE ${tz})`.as('end_at'),
+      ]),
+    );
+  const counts = await withBounds()
+    .selectFrom('bounds')
+    .leftJoin('transactions as t', (join) =>
+      join
+        .on('t.brand_id', '=', caller.brandId)
+        .on(sql.ref('t.mode'), '=', caller.mode)
+        .onRef('t.created_at', '>=', 'bounds.start_at')
+        .onRef('t.created_at', '<', 'bounds.end_at'),
+    )
+    .select((eb) => [
+      eb.fn.count<string>('t.id').as('total'),
+      eb.fn.count<string>('t.id').filterWhere('t.status', 'in', [...PENDING_STATUSES]).as('pending'),
+      sql<string>`to_char(now() AT TIME ZONE ${tz}, 'YYYY-MM-DD')`.as('day'),
+    ])
+    .executeTakeFirstOrThrow();
+  const revenueRows = await withBounds()
+    .selectFrom(['transactions as t', 'bounds'])
+    .select((eb) => ['t.currency', eb.fn.sum<string>('t.amount').as('amount'), eb.fn.countAll<string>().as('n')])
+    .where('t.brand_id', '=', caller.brandId)
+    .where(sql.ref('t.mode'), '=', caller.mode)
+    .where('t.status', '=', 'completed')
+    .whereRef('t.completed_at', '>=', 'bounds.start_at')
+    .whereRef('t.completed_at', '<', 'bounds.end_at')
+    .groupBy('t.currency')
+    .execute();
+  const recent = await k
+    .selectFrom('transactions as t')
+    .innerJoin('gateways as g', 'g.id', 't.gateway_id')
+    .select(['t.trx_id', 't.amount', 't.currency', 't.status', 'g.code', 't.created_at'])
+    .where('t.brand_id', '=', caller.brandId)
+    .where(sql.ref('t.mode'), '=', caller.mode)
+    .orderBy('t.created_at', 'desc')
+    .orderBy('t.id', 'desc')
+    .limit(RECENT_TRANSACTIONS)
+    .execute();
 
   const byCurrency = revenueRows
     .map((r) => ({ currency: r.currency, amount: toMoney(r.amount), count: Number(r.n) }))
@@ -93,21 +107,21 @@ export async function getDashboard(em: EntityManager, caller: { brandId: number;
   const currency = headlineCurrency(byCurrency);
   return {
     today: {
-      date: counts!.day,
+      date: counts.day,
       timezone: tz,
       revenue: byCurrency.find((r) => r.currency === currency)?.amount ?? '0.00',
       currency,
       revenueByCurrency: byCurrency.map(({ currency: c, amount }) => ({ currency: c, amount })),
-      total: Number(counts!.total),
-      pending: Number(counts!.pending),
+      total: Number(counts.total),
+      pending: Number(counts.pending),
     },
     recentTransactions: recent.map((r) => ({
       trxId: r.trx_id,
       amount: toMoney(r.amount),
       currency: r.currency,
       status: r.status,
-      gateway: r.gateway,
-      createdAt: new Date(r.created_at),
+      gateway: r.code,
+      createdAt: r.created_at,
     })),
     unreadNotifications: await countUnreadNotifications(em, caller.deviceId),
     serverTime: new Date(),

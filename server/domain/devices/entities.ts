@@ -1,22 +1,23 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { modes } from '../../../contract/common/mode.ts';
 import { Brand } from '../brands/entities.ts';
 
 export const deviceStatuses = ['active', 'revoked'] as const;
 export type DeviceStatus = (typeof deviceStatuses)[number];
 
-/** A paired companion phone. Hot paths (auth, refresh, presence) use SQL directly; this maps the row for everything else. */
+/** A paired companion phone. */
 export const Device = defineEntity({
   name: 'Device',
   tableName: 'devices',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
-    uuid: p.uuid().unique(),
-    brand: () => p.manyToOne(Brand),
+    id: p.bigint('number').primary().autoincrement().generated('by default as identity'),
+    uuid: p.uuid().unique('devices_uuid_key'),
+    brand: () => p.manyToOne(Brand).deleteRule('cascade').foreignKeyName('devices_brand_id_fkey'),
     name: p.string().length(100),
     /** SHA-256 of the fingerprint sent at pairing; the fingerprint itself is not kept. */
     fingerprintHash: p.string().length(64),
     status: p.enum(deviceStatuses).default('active'),
-    pairedAt: p.datetime().onCreate(() => new Date()),
+    pairedAt: p.datetime().defaultRaw('now()'),
     revokedAt: p.datetime().nullable(),
     revokedReason: p.string().length(64).nullable(),
     lastSeenAt: p.datetime().nullable(),
@@ -28,14 +29,26 @@ export const Device = defineEntity({
     /** Presence as the offline detector last recorded it. */
     online: p.boolean().default(true),
     offlineSince: p.datetime().nullable(),
+    /** jti of the one refresh token currently valid. */
+    refreshJti: p.string().length(64).nullable(),
+    createdAt: p.datetime().defaultRaw('now()'),
+    updatedAt: p.datetime().defaultRaw('now()'),
+    /** The mode of the pairing code it paired with (fixed: a trigger refuses a change). */
+    mode: p.enum(modes).default('live'),
     /** The phone's clock minus the server's, smoothed (devices/clock.ts); null until the app reports its time. */
     clockOffsetMs: p.integer().nullable(),
     clockOffsetAt: p.datetime().nullable(),
-    /** jti of the one refresh token currently valid. */
-    refreshJti: p.string().length(64).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
+  indexes: [
+    { name: 'devices_brand_id_idx', properties: ['brand'] },
+    { name: 'devices_presence_idx', properties: ['online', 'lastSeenAt'], where: "status = 'active'" },
+    { name: 'devices_brand_fingerprint_idx', properties: ['brand', 'fingerprintHash'], where: "status = 'active'" },
+  ],
+  checks: [
+    { name: 'devices_battery_level_check', expression: 'battery_level >= 0 AND battery_level <= 100' },
+    { name: 'devices_check', expression: "(status = 'revoked') = (revoked_at IS NOT NULL)" },
+    { name: 'devices_clock_offset_ms_check', expression: 'clock_offset_ms >= -86400000 AND clock_offset_ms <= 86400000' },
+  ],
 });
 
 /** A refresh token that was already exchanged; seeing it again revokes the device. */
@@ -44,10 +57,15 @@ export const DeviceRefreshTokenRotation = defineEntity({
   tableName: 'device_refresh_token_rotations',
   properties: {
     jti: p.string().length(64).primary(),
-    device: () => p.manyToOne(Device),
-    rotatedAt: p.datetime().onCreate(() => new Date()),
+    device: () => p.manyToOne(Device).deleteRule('cascade').foreignKeyName('device_refresh_token_rotations_device_id_fkey'),
+    rotatedAt: p.datetime().defaultRaw('now()'),
+    /** When the rotated token would have expired anyway; rows past it can be dropped. */
     expiresAt: p.datetime(),
   },
+  indexes: [
+    { name: 'device_refresh_token_rotations_device_idx', properties: ['device'] },
+    { name: 'device_refresh_token_rotations_expires_idx', properties: ['expiresAt'] },
+  ],
 });
 
 /** One-time pairing code; only its hash is stored. */
@@ -55,14 +73,18 @@ export const PairingCode = defineEntity({
   name: 'PairingCode',
   tableName: 'pairing_codes',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
-    brand: () => p.manyToOne(Brand),
-    codeHash: p.string().length(64).unique(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    id: p.bigint('number').primary().autoincrement().generated('by default as identity'),
+    brand: () => p.manyToOne(Brand).deleteRule('cascade').foreignKeyName('pairing_codes_brand_id_fkey'),
+    codeHash: p.string().length(64).unique('pairing_codes_code_hash_key'),
+    createdAt: p.datetime().defaultRaw('now()'),
     expiresAt: p.datetime(),
     usedAt: p.datetime().nullable(),
-    usedByDevice: () => p.manyToOne(Device).nullable(),
+    usedByDevice: () => p.manyToOne(Device).nullable().deleteRule('set null').foreignKeyName('pairing_codes_used_by_device_id_fkey'),
+    /** The mode the paired device takes. */
+    mode: p.enum(modes).default('live'),
   },
+  indexes: [{ name: 'pairing_codes_brand_id_idx', properties: ['brand'] }],
+  checks: [{ name: 'pairing_codes_check', expression: 'expires_at > created_at' }],
 });
 
 export type DeviceEntity = InstanceType<typeof Device.class>;

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 import { getBrand } from '../brands/service.ts';
 import { generatePairingCode, hashPairingCode, normalizePairingCode } from './pairing-code.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, hashFingerprint, issueTokenPair, type DeviceTokenKeys } from './tokens.ts';
@@ -52,13 +54,12 @@ export async function createPairingCode(
   // Live unless asked: a live device is what pairing meant before modes existed.
   const mode = opts.mode ?? 'live';
   const code = generatePairingCode();
-  const rows = await em.execute<Array<{ id: string; expires_at: Date }>>(
-    `INSERT INTO pairing_codes (brand_id, mode, code_hash, expires_at)
-     VALUES (?, ?, ?, now() + make_interval(mins => ?))
-     RETURNING id, expires_at`,
-    [brand.id, mode, hashPairingCode(normalizePairingCode(code)!), ttlMinutes],
-  );
-  return { id: Number(rows[0]!.id), code, expiresAt: new Date(rows[0]!.expires_at), mode };
+  const row = await db(em)
+    .insertInto('pairing_codes')
+    .values({ brand_id: brand.id, mode, code_hash: hashPairingCode(normalizePairingCode(code)!), expires_at: sql<Date>`now() + make_interval(mins => ${ttlMinutes})` })
+    .returning(['id', 'expires_at'])
+    .executeTakeFirstOrThrow();
+  return { id: row.id, code, expiresAt: row.expires_at, mode };
 }
 
 export interface PairInput {
@@ -79,32 +80,37 @@ export async function pairDevice(em: EntityManager, keys: DeviceTokenKeys, input
   if (!normalized) throw new AppError('INVALID_PAIRING_CODE');
   const fingerprintHash = hashFingerprint(input.fingerprint);
   return em.transactional(async (tx) => {
-    const consumed = await tx.execute<Array<{ id: string; brand_id: string; mode: Mode }>>(
-      `UPDATE pairing_codes pc SET used_at = now()
-         FROM brands b
-        WHERE pc.code_hash = ? AND pc.used_at IS NULL AND pc.expires_at > now()
-          AND b.id = pc.brand_id AND b.status = 'active'
-        RETURNING pc.id, pc.brand_id, pc.mode`,
-      [hashPairingCode(normalized)],
-    );
-    const code = consumed[0];
+    const k = db(tx);
+    const code = await k
+      .updateTable('pairing_codes as pc')
+      .from('brands as b')
+      .set({ used_at: sql<Date>`now()` })
+      .where('pc.code_hash', '=', hashPairingCode(normalized))
+      .where('pc.used_at', 'is', null)
+      .where('pc.expires_at', '>', sql<Date>`now()`)
+      .whereRef('b.id', '=', 'pc.brand_id')
+      .where('b.status', '=', 'active')
+      .returning(['pc.id', 'pc.brand_id', 'pc.mode'])
+      .executeTakeFirst();
     if (!code) throw new AppError('INVALID_PAIRING_CODE');
-    const brandId = Number(code.brand_id);
+    const brandId = code.brand_id;
     // The same phone pairing again replaces its old registration, so the
     // abandoned row neither keeps working nor reports itself offline forever.
-    await tx.execute(
-      `UPDATE devices SET status = 'revoked', revoked_at = now(), revoked_reason = 're_paired', refresh_jti = NULL, updated_at = now()
-        WHERE brand_id = ? AND fingerprint_hash = ? AND status = 'active'`,
-      [brandId, fingerprintHash],
-    );
+    await k
+      .updateTable('devices')
+      .set({ status: 'revoked', revoked_at: sql<Date>`now()`, revoked_reason: 're_paired', refresh_jti: null, updated_at: sql<Date>`now()` })
+      .where('brand_id', '=', brandId)
+      .where('fingerprint_hash', '=', fingerprintHash)
+      .where('status', '=', 'active')
+      .execute();
     const uuid = randomUUID();
     const { pair, refreshJti } = tokenPairFor(keys, uuid, now);
-    const inserted = await tx.execute<Array<{ id: string }>>(
-      `INSERT INTO devices (uuid, brand_id, mode, name, fingerprint_hash, app_version, last_seen_at, refresh_jti)
-       VALUES (?, ?, ?, ?, ?, ?, now(), ?) RETURNING id`,
-      [uuid, brandId, code.mode, input.name, fingerprintHash, input.appVersion ?? null, refreshJti],
-    );
-    await tx.execute('UPDATE pairing_codes SET used_by_device_id = ? WHERE id = ?', [inserted[0]!.id, code.id]);
+    const inserted = await k
+      .insertInto('devices')
+      .values({ uuid, brand_id: brandId, mode: code.mode, name: input.name, fingerprint_hash: fingerprintHash, app_version: input.appVersion ?? null, last_seen_at: sql<Date>`now()`, refresh_jti: refreshJti })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await k.updateTable('pairing_codes').set({ used_by_device_id: inserted.id }).where('id', '=', code.id).execute();
     return pair;
   });
 }

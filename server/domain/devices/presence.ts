@@ -1,5 +1,7 @@
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { getSetting } from '../settings/service.ts';
 import { requestBackfill } from '../recovery/backfill.ts';
@@ -9,9 +11,9 @@ import { raiseAlert } from '../alerts/raise.ts';
 const PRESENCE_BATCH = 200;
 
 interface TransitionRow {
-  id: string;
+  id: number;
   uuid: string;
-  brand_id: string;
+  brand_id: number;
   mode: Mode;
   name: string;
   last_seen_at: Date | null;
@@ -21,27 +23,27 @@ interface TransitionRow {
   was_offline_since?: Date | null;
 }
 
-const RETURNING = 'RETURNING d.id, d.uuid, d.brand_id, d.mode, d.name, d.last_seen_at, d.last_heartbeat_at, d.offline_since';
+const RETURNING = ['d.id', 'd.uuid', 'd.brand_id', 'd.mode', 'd.name', 'd.last_seen_at', 'd.last_heartbeat_at'] as const;
 
 function eventData(row: TransitionRow, status: 'offline' | 'online') {
   return {
     device_uuid: row.uuid,
     name: row.name,
     status,
-    last_seen_at: row.last_seen_at ? new Date(row.last_seen_at).toISOString() : null,
-    last_heartbeat_at: row.last_heartbeat_at ? new Date(row.last_heartbeat_at).toISOString() : null,
+    last_seen_at: row.last_seen_at?.toISOString() ?? null,
+    last_heartbeat_at: row.last_heartbeat_at?.toISOString() ?? null,
   };
 }
 
 /** One alert per offline episode: the episode is named by the moment the device went offline. */
 async function raiseOfflineAlert(tx: EntityManager, row: TransitionRow): Promise<void> {
-  const since = row.offline_since ? new Date(row.offline_since).toISOString() : 'unknown';
+  const since = row.offline_since?.toISOString() ?? 'unknown';
   await raiseAlert(tx, {
     brandId: Number(row.brand_id),
     type: 'device_offline',
     dedupeKey: `device:${row.id}:offline:${since}`,
     subject: `Device "${row.name}" is offline`,
-    details: { device_uuid: row.uuid, device_name: row.name, mode: row.mode, offline_since: since, last_seen_at: row.last_seen_at ? new Date(row.last_seen_at).toISOString() : null },
+    details: { device_uuid: row.uuid, device_name: row.name, mode: row.mode, offline_since: since, last_seen_at: row.last_seen_at?.toISOString() ?? null },
   });
 }
 
@@ -56,17 +58,17 @@ async function raiseOfflineAlert(tx: EntityManager, row: TransitionRow): Promise
  */
 export async function detectOfflineDevices(em: EntityManager): Promise<{ wentOffline: number; cameOnline: number }> {
   const minutes = await getSetting(em, 'device_offline_minutes');
-  const flip = async (sql: string, status: 'offline' | 'online'): Promise<number> => {
+  const flip = async (move: (tx: EntityManager) => Promise<TransitionRow[]>, status: 'offline' | 'online'): Promise<number> => {
     let total = 0;
     for (;;) {
       const moved = await em.fork().transactional(async (tx) => {
-        const rows = await tx.execute<TransitionRow[]>(sql, [minutes, PRESENCE_BATCH]);
+        const rows = await move(tx);
         for (const row of rows) {
-          await recordEvent(tx, { brandId: Number(row.brand_id), mode: row.mode, event: status === 'offline' ? 'device.offline' : 'device.online', data: eventData(row, status) });
+          await recordEvent(tx, { brandId: row.brand_id, mode: row.mode, event: status === 'offline' ? 'device.offline' : 'device.online', data: eventData(row, status) });
           // Back online: whatever arrived while it was silent may never have been forwarded (docs/recovery.md).
           if (status === 'online' && row.was_offline_since) {
-            const silentFrom = new Date(new Date(row.was_offline_since).getTime() - minutes * 60_000);
-            await requestBackfill(tx, { deviceId: Number(row.id), from: silentFrom, to: new Date(), reason: 'offline' });
+            const silentFrom = new Date(row.was_offline_since.getTime() - minutes * 60_000);
+            await requestBackfill(tx, { deviceId: row.id, from: silentFrom, to: new Date(), reason: 'offline' });
           }
           if (status === 'offline') await raiseOfflineAlert(tx, row);
         }
@@ -76,30 +78,56 @@ export async function detectOfflineDevices(em: EntityManager): Promise<{ wentOff
       if (moved < PRESENCE_BATCH) return total;
     }
   };
+  const silentFor = sql<Date>`now() - make_interval(mins => ${minutes})`;
   const wentOffline = await flip(
-    `WITH due AS (
-       SELECT id FROM devices
-        WHERE status = 'active' AND online
-          AND COALESCE(last_seen_at, paired_at) < now() - make_interval(mins => ?)
-        ORDER BY id LIMIT ?
-        FOR UPDATE SKIP LOCKED
-     )
-     UPDATE devices d SET online = false, offline_since = now(), updated_at = now()
-       FROM due WHERE d.id = due.id AND d.online
-     ${RETURNING}`,
+    (tx) =>
+      db(tx)
+        .with('due', (qb) =>
+          qb
+            .selectFrom('devices')
+            .select('id')
+            .where('status', '=', 'active')
+            .where('online', '=', true)
+            .where(sql<Date>`COALESCE(last_seen_at, paired_at)`, '<', silentFor)
+            .orderBy('id')
+            .limit(PRESENCE_BATCH)
+            .forUpdate()
+            .skipLocked(),
+        )
+        .updateTable('devices as d')
+        .from('due')
+        .set({ online: false, offline_since: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+        .whereRef('d.id', '=', 'due.id')
+        .where('d.online', '=', true)
+        .returning([...RETURNING, 'd.offline_since'])
+        .execute(),
     'offline',
   );
   const cameOnline = await flip(
-    `WITH back AS (
-       SELECT id, offline_since FROM devices
-        WHERE status = 'active' AND NOT online
-          AND last_seen_at >= now() - make_interval(mins => ?)
-        ORDER BY id LIMIT ?
-        FOR UPDATE SKIP LOCKED
-     )
-     UPDATE devices d SET online = true, offline_since = NULL, updated_at = now()
-       FROM back WHERE d.id = back.id AND NOT d.online
-     ${RETURNING}, back.offline_since AS was_offline_since`,
+    async (tx) => {
+      const rows = await db(tx)
+        .with('back', (qb) =>
+          qb
+            .selectFrom('devices')
+            .select(['id', 'offline_since'])
+            .where('status', '=', 'active')
+            .where('online', '=', false)
+            .where('last_seen_at', '>=', silentFor)
+            .orderBy('id')
+            .limit(PRESENCE_BATCH)
+            .forUpdate()
+            .skipLocked(),
+        )
+        .updateTable('devices as d')
+        .from('back')
+        .set({ online: true, offline_since: null, updated_at: sql<Date>`now()` })
+        .whereRef('d.id', '=', 'back.id')
+        .where('d.online', '=', false)
+        // The device's offline_since is now null; the one returned is the CTE's, when it went offline.
+        .returning([...RETURNING, 'back.offline_since'])
+        .execute();
+      return rows.map((r) => ({ ...r, offline_since: null, was_offline_since: r.offline_since }));
+    },
     'online',
   );
   return { wentOffline, cameOnline };
@@ -107,6 +135,6 @@ export async function detectOfflineDevices(em: EntityManager): Promise<{ wentOff
 
 /** Rotated refresh tokens past their own expiry can no longer be presented; their record can go. */
 export async function pruneRotatedRefreshTokens(em: EntityManager): Promise<number> {
-  const rows = await em.execute('DELETE FROM device_refresh_token_rotations WHERE expires_at < now() RETURNING jti');
+  const rows = await db(em).deleteFrom('device_refresh_token_rotations').where('expires_at', '<', sql<Date>`now()`).returning('jti').execute();
   return rows.length;
 }

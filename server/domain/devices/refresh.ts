@@ -1,5 +1,7 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 import { tokenPairFor, type TokenPair } from './pairing.ts';
 import { fingerprintMatches, verifyDeviceToken, type DeviceTokenKeys } from './tokens.ts';
 
@@ -32,24 +34,24 @@ export async function refreshDeviceTokens(
   if (!claims) throw new AppError('INVALID_PAIRING_CODE');
 
   const outcome = await em.transactional(async (tx): Promise<Outcome> => {
-    const rows = await tx.execute<Array<{ id: string; status: string; fingerprint_hash: string; refresh_jti: string | null; brand_status: string }>>(
-      `SELECT d.id, d.status, d.fingerprint_hash, d.refresh_jti, b.status AS brand_status
-         FROM devices d JOIN brands b ON b.id = d.brand_id
-        WHERE d.uuid = ?
-        FOR UPDATE OF d`,
-      [claims.deviceUuid],
-    );
-    const device = rows[0];
+    const k = db(tx);
+    const device = await k
+      .selectFrom('devices as d')
+      .innerJoin('brands as b', 'b.id', 'd.brand_id')
+      .select(['d.id', 'd.status', 'd.fingerprint_hash', 'd.refresh_jti', 'b.status as brand_status'])
+      .where('d.uuid', '=', claims.deviceUuid)
+      .forUpdate('d')
+      .executeTakeFirst();
     if (!device || device.status !== 'active' || device.brand_status !== 'active') return { ok: false };
 
     if (device.refresh_jti !== claims.jti) {
-      const rotated = await tx.execute('SELECT 1 FROM device_refresh_token_rotations WHERE jti = ? AND device_id = ?', [claims.jti, device.id]);
+      const rotated = await k.selectFrom('device_refresh_token_rotations').select('jti').where('jti', '=', claims.jti).where('device_id', '=', device.id).execute();
       if (rotated.length === 0) return { ok: false };
-      await tx.execute(
-        `UPDATE devices SET status = 'revoked', revoked_at = now(), revoked_reason = 'refresh_token_reuse', refresh_jti = NULL, updated_at = now()
-          WHERE id = ?`,
-        [device.id],
-      );
+      await k
+        .updateTable('devices')
+        .set({ status: 'revoked', revoked_at: sql<Date>`now()`, revoked_reason: 'refresh_token_reuse', refresh_jti: null, updated_at: sql<Date>`now()` })
+        .where('id', '=', device.id)
+        .execute();
       return { ok: false, revokedDeviceUuid: claims.deviceUuid };
     }
 
@@ -58,8 +60,8 @@ export async function refreshDeviceTokens(
     if (!fingerprintMatches(input.fingerprint, device.fingerprint_hash)) return { ok: false };
 
     const { pair, refreshJti } = tokenPairFor(keys, claims.deviceUuid, now);
-    await tx.execute('INSERT INTO device_refresh_token_rotations (jti, device_id, expires_at) VALUES (?, ?, ?)', [claims.jti, device.id, claims.expiresAt]);
-    await tx.execute('UPDATE devices SET refresh_jti = ?, last_seen_at = now(), updated_at = now() WHERE id = ?', [refreshJti, device.id]);
+    await k.insertInto('device_refresh_token_rotations').values({ jti: claims.jti, device_id: device.id, expires_at: claims.expiresAt }).execute();
+    await k.updateTable('devices').set({ refresh_jti: refreshJti, last_seen_at: sql<Date>`now()`, updated_at: sql<Date>`now()` }).where('id', '=', device.id).execute();
     return { ok: true, pair };
   });
 

@@ -1,6 +1,8 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 import { requestBackfill } from '../recovery/backfill.ts';
 import { raiseAlert } from '../alerts/raise.ts';
 import { getSetting } from '../settings/service.ts';
@@ -26,21 +28,33 @@ export interface AuthenticatedDevice {
  * same statement.
  */
 export async function authenticateDevice(em: EntityManager, deviceUuid: string): Promise<AuthenticatedDevice | null> {
-  const rows = await em.execute<Array<{ id: string; brand_id: string; mode: Mode }>>(
-    `WITH found AS (
-       SELECT d.id, d.brand_id, d.mode, d.last_seen_at
-         FROM devices d JOIN brands b ON b.id = d.brand_id
-        WHERE d.uuid = ? AND d.status = 'active' AND b.status = 'active'
-     ), touched AS (
-       UPDATE devices SET last_seen_at = now()
-        WHERE id IN (SELECT id FROM found WHERE last_seen_at IS NULL OR last_seen_at < now() - make_interval(secs => ?))
-          AND status = 'active'
-     )
-     SELECT id, brand_id, mode FROM found`,
-    [deviceUuid, LAST_SEEN_RESOLUTION_SECONDS],
-  );
-  const row = rows[0];
-  return row ? { deviceId: Number(row.id), brandId: Number(row.brand_id), mode: row.mode } : null;
+  // One statement: the look-up, and the presence write in a data-modifying CTE (skipped while recent).
+  const row = await db(em)
+    .with('found', (qb) =>
+      qb
+        .selectFrom('devices as d')
+        .innerJoin('brands as b', 'b.id', 'd.brand_id')
+        .select(['d.id', 'd.brand_id', 'd.mode', 'd.last_seen_at'])
+        .where('d.uuid', '=', deviceUuid)
+        .where('d.status', '=', 'active')
+        .where('b.status', '=', 'active'),
+    )
+    .with('touched', (qb) =>
+      qb
+        .updateTable('devices')
+        .set({ last_seen_at: sql<Date>`now()` })
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('found')
+            .select('found.id')
+            .where((e) => e.or([e('found.last_seen_at', 'is', null), e('found.last_seen_at', '<', sql<Date>`now() - make_interval(secs => ${LAST_SEEN_RESOLUTION_SECONDS})`)])),
+        )
+        .where('status', '=', 'active'),
+    )
+    .selectFrom('found')
+    .select(['found.id', 'found.brand_id', 'found.mode'])
+    .executeTakeFirst();
+  return row ? { deviceId: row.id, brandId: row.brand_id, mode: row.mode } : null;
 }
 
 /** Heartbeats further apart than this ask the phone to re-send what it received meanwhile (docs/recovery.md). */
@@ -51,7 +65,7 @@ const HEARTBEAT_GAP_MINUTES = 15;
  * from at or above the threshold (or unknown) to below it while not charging;
  * the episode ends when a heartbeat reports the level back at or above it.
  */
-async function raiseBatteryAlert(tx: EntityManager, row: { id: string; brand_id: string; uuid: string; name: string; mode: string; battery_level: number | null; is_charging: boolean | null; old_level: number | null }): Promise<void> {
+async function raiseBatteryAlert(tx: EntityManager, row: { id: number; brand_id: number; uuid: string; name: string; mode: string; battery_level: number | null; is_charging: boolean | null; old_level: number | null }): Promise<void> {
   if (row.battery_level === null || row.is_charging === true) return;
   const threshold = await getSetting(tx, 'battery_low_percent');
   if (row.battery_level >= threshold || (row.old_level !== null && row.old_level < threshold)) return;
@@ -81,29 +95,35 @@ export async function recordHeartbeat(em: EntityManager, deviceId: number, input
     // The row is locked and its previous level and heartbeat read in the same statement, so two
     // heartbeats racing across the battery threshold see one crossing between them, and a long
     // gap since the previous heartbeat (SMS may have been missed meanwhile) is seen once.
-    const rows = await tx.execute<Array<{
-      id: string; brand_id: string; uuid: string; name: string; mode: string; battery_level: number | null; is_charging: boolean | null;
-      old_level: number | null; previous_heartbeat_at: Date | null;
-    }>>(
-      `UPDATE devices d SET
-          last_heartbeat_at = now(),
-          last_seen_at = now(),
-          battery_level = COALESCE(?, d.battery_level),
-          is_charging = COALESCE(?, d.is_charging),
-          network = COALESCE(?, d.network),
-          app_version = COALESCE(?, d.app_version),
-          updated_at = now()
-        FROM (SELECT id, battery_level AS old_level, last_heartbeat_at AS previous_heartbeat_at FROM devices WHERE id = ? FOR UPDATE) o
-        WHERE d.id = o.id AND d.status = 'active'
-        RETURNING d.id, d.brand_id, d.uuid, d.name, d.mode, d.battery_level, d.is_charging, o.old_level, o.previous_heartbeat_at`,
-      [input.batteryLevel ?? null, input.isCharging ?? null, input.network ?? null, input.appVersion ?? null, deviceId],
-    );
+    const row = await db(tx)
+      .updateTable('devices as d')
+      .from((eb) =>
+        eb
+          .selectFrom('devices')
+          // Named as the column, so it comes back as a Date: in RETURNING it is the heartbeat before this one.
+          .select(['id', 'battery_level as old_level', 'last_heartbeat_at'])
+          .where('id', '=', deviceId)
+          .forUpdate()
+          .as('o'),
+      )
+      .set({
+        last_heartbeat_at: sql<Date>`now()`,
+        last_seen_at: sql<Date>`now()`,
+        battery_level: sql<number | null>`COALESCE(${input.batteryLevel ?? null}::smallint, d.battery_level)`,
+        is_charging: sql<boolean | null>`COALESCE(${input.isCharging ?? null}::boolean, d.is_charging)`,
+        network: sql<string | null>`COALESCE(${input.network ?? null}::varchar, d.network)`,
+        app_version: sql<string | null>`COALESCE(${input.appVersion ?? null}::varchar, d.app_version)`,
+        updated_at: sql<Date>`now()`,
+      })
+      .whereRef('d.id', '=', 'o.id')
+      .where('d.status', '=', 'active')
+      .returning(['d.id', 'd.brand_id', 'd.uuid', 'd.name', 'd.mode', 'd.battery_level', 'd.is_charging', 'o.old_level', 'o.last_heartbeat_at'])
+      .executeTakeFirst();
     // Revoked between authentication and here: answer as authentication would have.
-    const row = rows[0];
     if (!row) throw new AppError('UNAUTHORIZED');
     await raiseBatteryAlert(tx, row);
     const at = new Date();
-    const previous = row.previous_heartbeat_at ? new Date(row.previous_heartbeat_at) : null;
+    const previous = row.last_heartbeat_at;
     if (previous && at.getTime() - previous.getTime() > HEARTBEAT_GAP_MINUTES * 60_000) {
       await requestBackfill(tx, { deviceId, from: previous, to: at, reason: 'heartbeat_gap' });
     }
@@ -117,10 +137,18 @@ export async function recordHeartbeat(em: EntityManager, deviceId: number, input
  * its next call and its refresh token can no longer be exchanged.
  */
 export async function revokeDevice(em: EntityManager, brandId: number, deviceId: number, reason = 'admin'): Promise<void> {
-  const rows = await em.execute(
-    `UPDATE devices SET status = 'revoked', revoked_at = COALESCE(revoked_at, now()), revoked_reason = COALESCE(revoked_reason, ?), refresh_jti = NULL, updated_at = now()
-      WHERE id = ? AND brand_id = ? RETURNING id`,
-    [reason.slice(0, 64), deviceId, brandId],
-  );
+  const rows = await db(em)
+    .updateTable('devices')
+    .set({
+      status: 'revoked',
+      revoked_at: sql<Date>`COALESCE(revoked_at, now())`,
+      revoked_reason: sql<string>`COALESCE(revoked_reason, ${reason.slice(0, 64)}::varchar)`,
+      refresh_jti: null,
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', deviceId)
+    .where('brand_id', '=', brandId)
+    .returning('id')
+    .execute();
   if (rows.length === 0) throw new AppError('DEVICE_NOT_FOUND');
 }

@@ -1,4 +1,6 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 
 /**
  * Called in the same transaction as any change to which senders the enabled
@@ -7,5 +9,5 @@ import type { EntityManager } from '../../infra/database/orm.ts';
  * allowed senders.
  */
 export async function bumpSenderEpoch(em: EntityManager): Promise<void> {
-  await em.execute('UPDATE sms_sender_epoch SET version = version + 1, updated_at = now() WHERE id');
+  await db(em).updateTable('sms_sender_epoch').set({ version: sql<number>`version + 1`, updated_at: sql<Date>`now()` }).where('id', '=', true).execute();
 }

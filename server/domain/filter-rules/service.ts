@@ -1,5 +1,7 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { sql, type Selectable } from 'kysely';
+import { db, type DB } from '../db.ts';
 import { senderKey } from '../sms/senders.ts';
 import { DEFAULT_FILTER_RULES, type FilterRules, type FilterRulesPatch } from './defaults.ts';
 
@@ -13,21 +15,21 @@ const MAX_RULE_ITEM_LENGTH = 64;
 const MIN_CHECK_INTERVAL_HOURS = 1;
 const MAX_CHECK_INTERVAL_HOURS = 168;
 
-interface Row {
-  version: number;
-  updated_at: Date;
-  extra_senders: string[];
-  positive_keywords: string[];
-  negative_keywords: string[];
-  check_interval_hours: number;
-}
+type Row = Pick<Selectable<DB['sms_filter_rules']>, 'version' | 'updated_at' | 'extra_senders' | 'positive_keywords' | 'negative_keywords' | 'check_interval_hours'>;
+const RULE_COLUMNS = ['version', 'updated_at', 'extra_senders', 'positive_keywords', 'negative_keywords', 'check_interval_hours'] as const;
 
 interface GatewaySenders {
   /** The enabled gateways' senders, in display order. */
   senders: string[];
   epoch: number;
-  epoch_updated_at: Date;
+  updated_at: Date;
 }
+
+/** Raw: the enabled gateways' senders in display order, each gateway's in its own order (unnest WITH ORDINALITY). */
+const enabledSenders = sql<string[] | null>`(SELECT array_agg(s ORDER BY g.sort_order, g.id, o) FROM gateways g, unnest(g.sms_senders) WITH ORDINALITY AS u(s, o) WHERE g.enabled)`;
+
+/** A text[] parameter: the driver quotes every element (a keyword may hold spaces, commas or the word NULL). */
+const textArray = (a: readonly string[]) => sql<string[]>`${[...a]}::text[]`;
 
 /** One list, first spelling of each sender kept (compared like `sameSender`). */
 function union(...lists: ReadonlyArray<readonly string[]>): string[] {
@@ -48,11 +50,9 @@ function union(...lists: ReadonlyArray<readonly string[]>): string[] {
  * sum grows with every change to what the phone gets.
  */
 const toRules = (r: Row, g: GatewaySenders): VersionedFilterRules => {
-  const own = new Date(r.updated_at);
-  const epoch = new Date(g.epoch_updated_at);
   return {
     version: r.version + g.epoch,
-    updatedAt: own > epoch ? own : epoch,
+    updatedAt: r.updated_at > g.updated_at ? r.updated_at : g.updated_at,
     allowedSenders: union(g.senders, r.extra_senders),
     extraSenders: r.extra_senders,
     positiveKeywords: r.positive_keywords,
@@ -62,22 +62,13 @@ const toRules = (r: Row, g: GatewaySenders): VersionedFilterRules => {
 };
 
 async function gatewaySenders(em: EntityManager): Promise<GatewaySenders> {
-  const rows = await em.execute<Array<{ senders: string[] | null; epoch: number; epoch_updated_at: Date }>>(
-    `SELECT (SELECT array_agg(s ORDER BY g.sort_order, g.id, o) FROM gateways g, unnest(g.sms_senders) WITH ORDINALITY AS u(s, o) WHERE g.enabled) AS senders,
-            e.version AS epoch, e.updated_at AS epoch_updated_at
-       FROM sms_sender_epoch e`,
-  );
-  const r = rows[0]!;
-  return { senders: r.senders ?? [], epoch: r.epoch, epoch_updated_at: r.epoch_updated_at };
+  const r = await db(em).selectFrom('sms_sender_epoch').select(['version as epoch', 'updated_at']).select(enabledSenders.as('senders')).executeTakeFirstOrThrow();
+  return { senders: r.senders ?? [], epoch: r.epoch, updated_at: r.updated_at };
 }
 
 async function select(em: EntityManager, brandId: number, lock = false): Promise<Row | undefined> {
-  const rows = await em.execute<Row[]>(
-    `SELECT version, updated_at, extra_senders, positive_keywords, negative_keywords, check_interval_hours
-       FROM sms_filter_rules WHERE brand_id = ?${lock ? ' FOR UPDATE' : ''}`,
-    [brandId],
-  );
-  return rows[0];
+  const q = db(em).selectFrom('sms_filter_rules').select(RULE_COLUMNS).where('brand_id', '=', brandId);
+  return (lock ? q.forUpdate() : q).executeTakeFirst();
 }
 
 /**
@@ -86,27 +77,32 @@ async function select(em: EntityManager, brandId: number, lock = false): Promise
  */
 /** The brand's row and the gateways' senders in one round trip (read on every forwarded batch). */
 async function selectWithSenders(em: EntityManager, brandId: number): Promise<{ row: Row; g: GatewaySenders } | undefined> {
-  const rows = await em.execute<Array<Row & { senders: string[] | null; epoch: number; epoch_updated_at: Date }>>(
-    `SELECT r.version, r.updated_at, r.extra_senders, r.positive_keywords, r.negative_keywords, r.check_interval_hours,
-            (SELECT array_agg(s ORDER BY g.sort_order, g.id, o) FROM gateways g, unnest(g.sms_senders) WITH ORDINALITY AS u(s, o) WHERE g.enabled) AS senders,
-            e.version AS epoch, e.updated_at AS epoch_updated_at
-       FROM sms_filter_rules r, sms_sender_epoch e WHERE r.brand_id = ?`,
-    [brandId],
-  );
-  const r = rows[0];
-  return r && { row: r, g: { senders: r.senders ?? [], epoch: r.epoch, epoch_updated_at: r.epoch_updated_at } };
+  const r = await db(em)
+    .selectFrom(['sms_filter_rules as r', 'sms_sender_epoch as e'])
+    .select(['r.version', 'r.extra_senders', 'r.positive_keywords', 'r.negative_keywords', 'r.check_interval_hours', 'e.version as epoch'])
+    // The later of the two is what toRules shows; selected under the column's name, so it comes back as a Date.
+    .select(sql<Date>`GREATEST(r.updated_at, e.updated_at)`.as('updated_at'))
+    .select(enabledSenders.as('senders'))
+    .where('r.brand_id', '=', brandId)
+    .executeTakeFirst();
+  return r && { row: r, g: { senders: r.senders ?? [], epoch: r.epoch, updated_at: r.updated_at } };
 }
 
 export async function getFilterRules(em: EntityManager, brandId: number): Promise<VersionedFilterRules> {
   const existing = await selectWithSenders(em, brandId);
   if (existing) return toRules(existing.row, existing.g);
   const d = DEFAULT_FILTER_RULES;
-  await em.execute(
-    `INSERT INTO sms_filter_rules (brand_id, extra_senders, positive_keywords, negative_keywords, check_interval_hours)
-     VALUES (?, ?::text[], ARRAY[?]::text[], ARRAY[?]::text[], ?)
-     ON CONFLICT (brand_id) DO NOTHING`,
-    [brandId, '{}', d.positiveKeywords, d.negativeKeywords, d.checkIntervalHours],
-  );
+  await db(em)
+    .insertInto('sms_filter_rules')
+    .values({
+      brand_id: brandId,
+      extra_senders: textArray([]),
+      positive_keywords: textArray(d.positiveKeywords),
+      negative_keywords: textArray(d.negativeKeywords),
+      check_interval_hours: d.checkIntervalHours,
+    })
+    .onConflict((oc) => oc.column('brand_id').doNothing())
+    .execute();
   return toRules((await select(em, brandId))!, await gatewaySenders(em));
 }
 
@@ -132,9 +128,6 @@ function cleanList(field: string, list: readonly string[]): string[] {
   }
   return out;
 }
-
-// ARRAY[?] of an empty list is not valid SQL, and extra senders are often empty.
-const textArray = (a: readonly string[]) => `{${a.map((s) => JSON.stringify(s)).join(',')}}`;
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((v, i) => v === b[i]);
 
@@ -171,13 +164,18 @@ export async function updateFilterRules(
       !sameList(merged.negativeKeywords, current.negativeKeywords) ||
       merged.checkIntervalHours !== current.checkIntervalHours;
     if (!changed) return current;
-    await tx.execute(
-      `UPDATE sms_filter_rules SET
-          extra_senders = ?::text[], positive_keywords = ARRAY[?]::text[], negative_keywords = ARRAY[?]::text[],
-          check_interval_hours = ?, version = version + 1, updated_at = now()
-        WHERE brand_id = ?`,
-      [textArray(merged.extraSenders), merged.positiveKeywords, merged.negativeKeywords, merged.checkIntervalHours, brandId],
-    );
+    await db(tx)
+      .updateTable('sms_filter_rules')
+      .set({
+        extra_senders: textArray(merged.extraSenders),
+        positive_keywords: textArray(merged.positiveKeywords),
+        negative_keywords: textArray(merged.negativeKeywords),
+        check_interval_hours: merged.checkIntervalHours,
+        version: sql<number>`version + 1`,
+        updated_at: sql<Date>`now()`,
+      })
+      .where('brand_id', '=', brandId)
+      .execute();
     return toRules((await select(tx, brandId))!, g);
   });
 }

@@ -1,6 +1,7 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { pgDate } from '../../infra/database/pg-date.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 import { convertAmount, convertAmountInverse, invertRate } from '../money/decimal.ts';
 
 const CURRENCY_RE = /^[A-Z]{3}$/;
@@ -28,11 +29,14 @@ export interface Conversion {
   direction: 'none' | 'direct' | 'inverse';
 }
 
+const RATE_COLUMNS = ['base', 'quote', 'rate', 'updated_at'] as const;
+
+/** A rate as the conversions read it. */
 export interface RateRow {
   base: string;
   quote: string;
   rate: string;
-  updated_at: string | Date;
+  updated_at: Date;
 }
 
 /** Drops the zeros numeric(20,10) pads with: "110.5000000000" -> "110.5". */
@@ -41,7 +45,7 @@ function trimRate(rate: string): string {
 }
 
 function toView(r: RateRow): ExchangeRateView {
-  return { base: r.base, quote: r.quote, rate: trimRate(r.rate), updatedAt: pgDate(r.updated_at) };
+  return { base: r.base, quote: r.quote, rate: trimRate(r.rate), updatedAt: r.updated_at };
 }
 
 function checkPair(base: string, quote: string): void {
@@ -58,22 +62,22 @@ export async function setExchangeRate(em: EntityManager, input: { base: string; 
       field: 'rate',
     });
   }
-  const rows = await em.execute<RateRow[]>(
-    `INSERT INTO exchange_rates (base, quote, rate, updated_at) VALUES (?, ?, ?, now())
-     ON CONFLICT (base, quote) DO UPDATE SET rate = EXCLUDED.rate, updated_at = now()
-     RETURNING base, quote, rate::text AS rate, updated_at`,
-    [input.base, input.quote, input.rate],
-  );
-  return toView(rows[0]!);
+  const row = await db(em)
+    .insertInto('exchange_rates')
+    .values({ base: input.base, quote: input.quote, rate: input.rate, updated_at: sql<Date>`now()` })
+    .onConflict((oc) => oc.columns(['base', 'quote']).doUpdateSet({ rate: (eb) => eb.ref('excluded.rate'), updated_at: sql<Date>`now()` }))
+    .returning(RATE_COLUMNS)
+    .executeTakeFirstOrThrow();
+  return toView(row);
 }
 
 export async function deleteExchangeRate(em: EntityManager, base: string, quote: string): Promise<void> {
-  const rows = await em.execute<Array<{ id: string }>>('DELETE FROM exchange_rates WHERE base = ? AND quote = ? RETURNING id', [base, quote]);
-  if (rows.length === 0) throw new AppError('EXCHANGE_RATE_NOT_FOUND');
+  const row = await db(em).deleteFrom('exchange_rates').where('base', '=', base).where('quote', '=', quote).returning('id').executeTakeFirst();
+  if (!row) throw new AppError('EXCHANGE_RATE_NOT_FOUND');
 }
 
 export async function listExchangeRates(em: EntityManager): Promise<ExchangeRateView[]> {
-  const rows = await em.execute<RateRow[]>('SELECT base, quote, rate::text AS rate, updated_at FROM exchange_rates ORDER BY base, quote');
+  const rows = await db(em).selectFrom('exchange_rates').select(RATE_COLUMNS).orderBy('base').orderBy('quote').execute();
   return rows.map(toView);
 }
 
@@ -84,11 +88,11 @@ export async function listExchangeRates(em: EntityManager): Promise<ExchangeRate
 export async function loadRates(em: EntityManager, from: string, targets: readonly string[]): Promise<RateRow[]> {
   const others = targets.filter((t) => t !== from);
   if (others.length === 0) return [];
-  return em.execute<RateRow[]>(
-    `SELECT base, quote, rate::text AS rate, updated_at FROM exchange_rates
-      WHERE (base = ? AND quote IN (?)) OR (quote = ? AND base IN (?))`,
-    [from, others, from, others],
-  );
+  return db(em)
+    .selectFrom('exchange_rates')
+    .select(RATE_COLUMNS)
+    .where((eb) => eb.or([eb.and([eb('base', '=', from), eb('quote', 'in', others)]), eb.and([eb('quote', '=', from), eb('base', 'in', others)])]))
+    .execute();
 }
 
 /**

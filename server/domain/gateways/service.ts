@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { pgDate } from '../../infra/database/pg-date.ts';
+import { sql, type Selectable, type UpdateObject } from 'kysely';
+import { db, type DB } from '../db.ts';
 import { compareMoney } from '../money/decimal.ts';
 import { checkAgainstMoneyOut, expandPreset } from '../sms/presets/gateway-input.ts';
 import { senderKey } from '../sms/senders.ts';
@@ -117,33 +118,8 @@ function checkLimits(min: string, max: string | null): void {
   }
 }
 
-export interface GatewayRow {
-  id: string;
-  code: string;
-  name: string;
-  type: GatewayType;
-  methods: string[];
-  currencies: string[];
-  min_amount: string;
-  max_amount: string | null;
-  review_above: string | null;
-  fee_percent: string;
-  fee_fixed: string;
-  fee_payer: FeePayer;
-  receiving_account: string | null;
-  instructions: string | null;
-  enabled: boolean;
-  sms_senders: string[];
-  sms_templates: StoredSmsTemplate[];
-  sort_order: number;
-  created_at: string | Date;
-  updated_at: string | Date;
-}
-
-/** The columns `toGatewayView` reads. */
-export const COLUMNS = `id, code, name, type, methods, currencies, min_amount::text AS min_amount, max_amount::text AS max_amount,
-  review_above::text AS review_above, fee_percent::text AS fee_percent, fee_fixed::text AS fee_fixed, fee_payer, receiving_account, instructions, enabled,
-  sms_senders, sms_templates, sort_order, created_at, updated_at`;
+/** A gateways row as the typed builder reads it (db.ts: dates as Date, money as decimal strings). */
+export type GatewayRow = Selectable<DB['gateways']>;
 
 /** "1.8500" -> "1.85", "2.0000" -> "2". */
 function trimPercent(p: string): string {
@@ -160,7 +136,7 @@ export function toGatewayView(r: GatewayRow): GatewayView {
     currencies: r.currencies,
     minAmount: r.min_amount,
     maxAmount: r.max_amount,
-    reviewAbove: r.review_above ?? null,
+    reviewAbove: r.review_above,
     feePercent: trimPercent(r.fee_percent),
     feeFixed: r.fee_fixed,
     feePayer: r.fee_payer,
@@ -170,12 +146,17 @@ export function toGatewayView(r: GatewayRow): GatewayView {
     smsSenders: r.sms_senders,
     smsTemplates: r.sms_templates,
     sortOrder: r.sort_order,
-    createdAt: pgDate(r.created_at),
-    updatedAt: pgDate(r.updated_at),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
   };
 }
 
-const textArray = (a: readonly string[]) => `{${a.map((s) => JSON.stringify(s)).join(',')}}`;
+/**
+ * A text[] parameter, every element quoted: MikroORM's array conversion leaves
+ * a plain element unquoted, and PostgreSQL reads an unquoted NULL as a null
+ * element (a sender id "NULL" would be lost).
+ */
+const textArray = (a: readonly string[]) => sql<string[]>`${`{${a.map((s) => JSON.stringify(s)).join(',')}}`}::text[]`;
 
 export async function createGateway(em: EntityManager, input: GatewayInput): Promise<GatewayView> {
   const parsed = gatewayInputSchema.safeParse(input);
@@ -186,17 +167,17 @@ export async function createGateway(em: EntityManager, input: GatewayInput): Pro
   checkTemplates(g.sms_templates);
   try {
     if (g.enabled && g.sms_senders.length > 0) await bumpSenderEpoch(em);
-    const rows = await em.execute<GatewayRow[]>(
-      `INSERT INTO gateways (code, name, type, methods, currencies, min_amount, max_amount, fee_percent, fee_fixed,
-         receiving_account, instructions, enabled, sms_senders, sms_templates, sort_order, review_above, fee_payer)
-       VALUES (?, ?, ?, ?::text[], ?::text[], ?, ?, ?, ?, ?, ?, ?, ?::text[], ?::jsonb, ?, ?, ?)
-       RETURNING ${COLUMNS}`,
-      [
-        g.code, g.name, g.type, textArray(g.methods), textArray(g.currencies), g.min_amount, g.max_amount, g.fee_percent, g.fee_fixed,
-        g.receiving_account, g.instructions, g.enabled, textArray(g.sms_senders), JSON.stringify(g.sms_templates), g.sort_order, g.review_above, g.fee_payer,
-      ],
-    );
-    return toGatewayView(rows[0]!);
+    const row = await db(em)
+      .insertInto('gateways')
+      .values({
+        code: g.code, name: g.name, type: g.type, methods: textArray(g.methods), currencies: textArray(g.currencies), min_amount: g.min_amount,
+        max_amount: g.max_amount, fee_percent: g.fee_percent, fee_fixed: g.fee_fixed, receiving_account: g.receiving_account, instructions: g.instructions,
+        enabled: g.enabled, sms_senders: textArray(g.sms_senders), sms_templates: g.sms_templates, sort_order: g.sort_order, review_above: g.review_above,
+        fee_payer: g.fee_payer,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toGatewayView(row);
   } catch (err) {
     if ((err as { code?: string }).code === '23505') {
       throw new AppError('CONFLICT', `A gateway with code "${g.code}" already exists`, { field: 'code' });
@@ -204,26 +185,6 @@ export async function createGateway(em: EntityManager, input: GatewayInput): Pro
     throw err;
   }
 }
-
-const patchColumns: Record<keyof z.output<typeof gatewayPatchSchema>, string> = {
-  name: 'name = ?',
-  type: 'type = ?',
-  methods: 'methods = ?::text[]',
-  currencies: 'currencies = ?::text[]',
-  min_amount: 'min_amount = ?',
-  max_amount: 'max_amount = ?',
-  review_above: 'review_above = ?',
-  fee_percent: 'fee_percent = ?',
-  fee_fixed: 'fee_fixed = ?',
-  fee_payer: 'fee_payer = ?',
-  receiving_account: 'receiving_account = ?',
-  instructions: 'instructions = ?',
-  enabled: 'enabled = ?',
-  sms_senders: 'sms_senders = ?::text[]',
-  sms_templates: 'sms_templates = ?::jsonb',
-  sort_order: 'sort_order = ?',
-  preset: '',
-};
 
 /** Changes the given fields only (a field absent from the patch keeps its value). */
 export async function updateGateway(em: EntityManager, code: string, patch: GatewayPatch): Promise<GatewayView> {
@@ -238,7 +199,7 @@ export async function updateGateway(em: EntityManager, code: string, patch: Gate
   }
   const raw = Object.keys(patch).filter((k) => k !== 'preset');
   if (parsed.data.preset !== undefined) raw.push('sms_senders', 'sms_templates');
-  const given = [...new Set(raw)] as Array<keyof typeof patchColumns>;
+  const given = [...new Set(raw)] as Array<Exclude<keyof z.output<typeof gatewayPatchSchema>, 'preset'>>;
   const min = given.includes('min_amount') ? (data.min_amount as string) : current.minAmount;
   const max = given.includes('max_amount') ? (data.max_amount as string | null) : current.maxAmount;
   checkLimits(min, max);
@@ -250,33 +211,31 @@ export async function updateGateway(em: EntityManager, code: string, patch: Gate
   const sendersChanged = enabledAfter !== current.enabled || sendersAfter.join('\n') !== current.smsSenders.join('\n');
   // The phones' allowed senders follow the enabled gateways' senders (filter-rules/service.ts).
   if (sendersChanged) await bumpSenderEpoch(em);
-  const sets: string[] = [];
-  const params: unknown[] = [];
+  const set: UpdateObject<DB, 'gateways'> = { updated_at: sql<Date>`now()` };
   for (const key of given) {
     const value = data[key];
-    sets.push(patchColumns[key]);
-    if (key === 'sms_templates') params.push(JSON.stringify(value));
-    else if (key === 'methods' || key === 'currencies' || key === 'sms_senders') params.push(textArray(value as string[]));
-    else params.push(value);
+    if (key === 'methods' || key === 'currencies' || key === 'sms_senders') set[key] = textArray(value as string[]);
+    else Object.assign(set, { [key]: value });
   }
-  const rows = await em.execute<GatewayRow[]>(
-    `UPDATE gateways SET ${sets.join(', ')}, updated_at = now() WHERE code = ? RETURNING ${COLUMNS}`,
-    [...params, code],
-  );
-  if (rows.length === 0) throw new AppError('GATEWAY_NOT_FOUND');
-  return toGatewayView(rows[0]!);
+  const row = await db(em).updateTable('gateways').set(set).where('code', '=', code).returningAll().executeTakeFirst();
+  if (!row) throw new AppError('GATEWAY_NOT_FOUND');
+  return toGatewayView(row);
 }
 
 export async function getGateway(em: EntityManager, code: string): Promise<GatewayView> {
-  const rows = await em.execute<GatewayRow[]>(`SELECT ${COLUMNS} FROM gateways WHERE code = ?`, [code]);
-  if (rows.length === 0) throw new AppError('GATEWAY_NOT_FOUND');
-  return toGatewayView(rows[0]!);
+  const row = await db(em).selectFrom('gateways').selectAll().where('code', '=', code).executeTakeFirst();
+  if (!row) throw new AppError('GATEWAY_NOT_FOUND');
+  return toGatewayView(row);
 }
 
 /** In display order (sort_order, then id). */
 export async function listGateways(em: EntityManager, opts: { enabledOnly?: boolean } = {}): Promise<GatewayView[]> {
-  const rows = await em.execute<GatewayRow[]>(
-    `SELECT ${COLUMNS} FROM gateways ${opts.enabledOnly ? 'WHERE enabled' : ''} ORDER BY sort_order, id`,
-  );
+  const rows = await db(em)
+    .selectFrom('gateways')
+    .selectAll()
+    .$if(opts.enabledOnly === true, (q) => q.where('enabled', '=', true))
+    .orderBy('sort_order')
+    .orderBy('id')
+    .execute();
   return rows.map(toGatewayView);
 }

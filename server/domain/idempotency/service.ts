@@ -1,4 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 import { grouped } from '../../infra/database/grouped.ts';
 import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
@@ -54,11 +56,6 @@ export interface ClaimRequest {
   hash: string;
 }
 
-interface StoredKeyRow extends KeyRow {
-  brand_id: string | number;
-  key: string;
-}
-
 const keyOf = (r: { brandId: number; key: string }) => `${r.brandId}\u0000${r.key}`;
 
 function decide(row: KeyRow, hash: string): Claim {
@@ -90,6 +87,8 @@ export async function claimKeys(em: EntityManager, requests: readonly ClaimReque
     return x.brandId - y.brandId || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
   });
   const tokens = new Map(firsts.map((i) => [i, randomUUID()]));
+  // Raw SQL: an INSERT from a VALUES list kept in its order (rows are locked in
+  // (brand, key) order), which the typed builder cannot say without raw SQL for the list itself.
   const claimed = await em.execute<Array<{ lock_token: string }>>(
     `INSERT INTO idempotency_keys AS k (brand_id, key, request_hash, lock_token, locked_at)
      SELECT v.brand_id, v.key, v.request_hash, v.lock_token, now()
@@ -113,12 +112,14 @@ export async function claimKeys(em: EntityManager, requests: readonly ClaimReque
   }
   const stored = new Map<string, KeyRow>();
   if (lost.length) {
-    const rows = await em.execute<StoredKeyRow[]>(
-      `SELECT brand_id, key, request_hash, completed_at, response_status, response_body #>> '{}' AS response_body
-         FROM idempotency_keys WHERE (brand_id, key) IN (${lost.map(() => '(?::bigint, ?::varchar)').join(', ')})`,
-      lost.flatMap((i) => [requests[i]!.brandId, requests[i]!.key]),
-    );
-    for (const row of rows) stored.set(keyOf({ brandId: Number(row.brand_id), key: row.key }), row);
+    const rows = await db(em)
+      .selectFrom('idempotency_keys')
+      .select(['brand_id', 'key', 'request_hash', 'completed_at', 'response_status'])
+      // The stored JSON text itself (a jsonb string), for a byte-identical replay.
+      .select(sql<string | null>`response_body #>> '{}'`.as('response_body'))
+      .where((eb) => eb(eb.refTuple('brand_id', 'key'), 'in', lost.map((i) => eb.tuple(requests[i]!.brandId, requests[i]!.key))))
+      .execute();
+    for (const row of rows) stored.set(keyOf({ brandId: row.brand_id, key: row.key }), row);
     for (const i of lost) {
       const row = stored.get(keyOf(requests[i]!));
       if (row) out[i] = decide(row, requests[i]!.hash);
@@ -160,11 +161,15 @@ export function groupedClaims(em: () => EntityManager): (request: ClaimRequest) 
  * keys), so replays are byte-identical.
  */
 export async function completeKey(em: EntityManager, brandId: number, key: string, token: string, status: number, bodyJson: string): Promise<void> {
-  const rows = await em.execute<Array<{ id: string }>>(
-    `UPDATE idempotency_keys SET response_status = ?, response_body = to_jsonb(?::text), completed_at = now(), lock_token = NULL
-      WHERE brand_id = ? AND key = ? AND lock_token = ? RETURNING id`,
-    [status, bodyJson, brandId, key, token],
-  );
+  const rows = await db(em)
+    .updateTable('idempotency_keys')
+    // A jsonb string of the exact text: jsonb objects would reorder keys.
+    .set({ response_status: status, response_body: sql`to_jsonb(${bodyJson}::text)`, completed_at: sql<Date>`now()`, lock_token: null })
+    .where('brand_id', '=', brandId)
+    .where('key', '=', key)
+    .where('lock_token', '=', token)
+    .returning('id')
+    .execute();
   // Another run took the key over (this one outlived the lock timeout): the caller
   // must roll its work back rather than commit a second execution.
   if (rows.length === 0) throw new Error('idempotency key is no longer held by this request');
@@ -172,20 +177,29 @@ export async function completeKey(em: EntityManager, brandId: number, key: strin
 
 /** Frees the key after a failure that must not be replayed (5xx, dropped connection). */
 export async function releaseKey(em: EntityManager, brandId: number, key: string, token: string): Promise<void> {
-  await em.execute('DELETE FROM idempotency_keys WHERE brand_id = ? AND key = ? AND lock_token = ? AND completed_at IS NULL', [
-    brandId,
-    key,
-    token,
-  ]);
+  await db(em)
+    .deleteFrom('idempotency_keys')
+    .where('brand_id', '=', brandId)
+    .where('key', '=', key)
+    .where('lock_token', '=', token)
+    .where('completed_at', 'is', null)
+    .execute();
 }
 
 /** Deletes keys past their retention; returns how many. For a periodic job. */
 export async function purgeExpiredKeys(em: EntityManager, opts: { limit?: number } = {}): Promise<number> {
-  const rows = await em.execute<Array<{ id: string }>>(
-    `DELETE FROM idempotency_keys WHERE id IN (
-       SELECT id FROM idempotency_keys WHERE created_at < now() - make_interval(hours => ?) ORDER BY created_at LIMIT ?
-     ) RETURNING id`,
-    [KEY_TTL_HOURS, opts.limit ?? 1000],
-  );
+  const k = db(em);
+  const rows = await k
+    .deleteFrom('idempotency_keys')
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('idempotency_keys')
+        .select('id')
+        .where('created_at', '<', sql<Date>`now() - make_interval(hours => ${KEY_TTL_HOURS})`)
+        .orderBy('created_at')
+        .limit(opts.limit ?? 1000),
+    )
+    .returning('id')
+    .execute();
   return rows.length;
 }

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { modes } from '../../../contract/common/mode.ts';
 import { Device } from '../devices/entities.ts';
 
 /**
@@ -9,15 +10,22 @@ export const Notification = defineEntity({
   name: 'Notification',
   tableName: 'notifications',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
-    device: () => p.manyToOne(Device),
+    id: p.bigint('number').primary().autoincrement().generated('by default as identity'),
+    device: () => p.manyToOne(Device).deleteRule('cascade').foreignKeyName('notifications_device_id_fkey'),
     title: p.text(),
     body: p.text(),
+    createdAt: p.datetime().defaultRaw('now()'),
+    readAt: p.datetime().nullable(),
+    /** Its device's mode (a trigger sets it). */
+    mode: p.enum(modes).default('live'),
     /** Personal-data format of the row: 1 before binding to row and brand, 2 after (migration 0011, domain/pii/reencrypt.ts). */
     piiV: p.smallint().default(2),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    readAt: p.datetime().nullable(),
   },
+  indexes: [
+    { name: 'notifications_pii_v1_idx', properties: ['id'], where: 'pii_v = 1' },
+    { name: 'notifications_unread_idx', properties: ['device', 'createdAt'], where: 'read_at IS NULL' },
+  ],
+  checks: [{ name: 'notifications_pii_v_check', expression: 'pii_v IN (1, 2)' }],
 });
 
 export type NotificationEntity = InstanceType<typeof Notification.class>;

@@ -1,5 +1,7 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 
 /** Most unread notifications one read returns (newest first). */
@@ -38,41 +40,64 @@ export async function createNotification(
   const body = input.body.trim();
   if (title === '' || title.length > MAX_TITLE_LENGTH) throw new AppError('VALIDATION_ERROR', `Must be 1 to ${MAX_TITLE_LENGTH} characters`, { field: 'title' });
   if (body === '' || body.length > MAX_BODY_LENGTH) throw new AppError('VALIDATION_ERROR', `Must be 1 to ${MAX_BODY_LENGTH} characters`, { field: 'body' });
-  const [reserved] = await em.execute<Array<{ id: string }>>("SELECT nextval(pg_get_serial_sequence('notifications', 'id')) AS id");
-  const b = notificationBinding(input.brandId, reserved!.id);
-  const rows = await em.execute<Array<{ id: string; created_at: Date }>>(
-    `INSERT INTO notifications (id, device_id, title, body)
-     SELECT ?, id, ?, ? FROM devices WHERE id = ? AND brand_id = ?
-     RETURNING id, created_at`,
-    [reserved!.id, cipher.encrypt(title, NOTIFICATION_CONTEXT.title, b), cipher.encrypt(body, NOTIFICATION_CONTEXT.body, b), input.deviceId, input.brandId],
-  );
+  const k = db(em);
+  const reserved = await k
+    .selectNoFrom((eb) => eb.fn<string>('nextval', [eb.fn('pg_get_serial_sequence', [eb.val('notifications'), eb.val('id')])]).as('id'))
+    .executeTakeFirstOrThrow();
+  const id = Number(reserved.id);
+  const b = notificationBinding(input.brandId, id);
+  // Only for a device of the brand: one INSERT ... SELECT.
+  const rows = await k
+    .insertInto('notifications')
+    .columns(['id', 'device_id', 'title', 'body'])
+    .expression(
+      k
+        .selectFrom('devices')
+        .select([
+          sql<number>`${id}::bigint`.as('notification_id'),
+          'id',
+          sql<string>`${cipher.encrypt(title, NOTIFICATION_CONTEXT.title, b)}::text`.as('title'),
+          sql<string>`${cipher.encrypt(body, NOTIFICATION_CONTEXT.body, b)}::text`.as('body'),
+        ])
+        .where('id', '=', input.deviceId)
+        .where('brand_id', '=', input.brandId),
+    )
+    .returning(['id', 'created_at'])
+    .execute();
   if (!rows[0]) throw new AppError('DEVICE_NOT_FOUND');
-  return { id: Number(rows[0].id), title, body, createdAt: new Date(rows[0].created_at) };
+  return { id: rows[0].id, title, body, createdAt: rows[0].created_at };
 }
 
 /** The brand is the device's (a device never changes brand). */
 export async function listUnreadNotifications(em: EntityManager, cipher: PiiCipher, deviceId: number): Promise<NotificationView[]> {
-  const rows = await em.execute<Array<{ id: string; brand_id: string; title: string; body: string; created_at: Date }>>(
-    `SELECT n.id, d.brand_id, n.title, n.body, n.created_at
-       FROM notifications n JOIN devices d ON d.id = n.device_id
-      WHERE n.device_id = ? AND n.read_at IS NULL
-      ORDER BY n.created_at DESC, n.id DESC
-      LIMIT ?`,
-    [deviceId, MAX_UNREAD_LISTED],
-  );
+  const rows = await db(em)
+    .selectFrom('notifications as n')
+    .innerJoin('devices as d', 'd.id', 'n.device_id')
+    .select(['n.id', 'd.brand_id', 'n.title', 'n.body', 'n.created_at'])
+    .where('n.device_id', '=', deviceId)
+    .where('n.read_at', 'is', null)
+    .orderBy('n.created_at', 'desc')
+    .orderBy('n.id', 'desc')
+    .limit(MAX_UNREAD_LISTED)
+    .execute();
   return rows.map((r) => {
     const b = notificationBinding(r.brand_id, r.id);
     return {
-      id: Number(r.id),
+      id: r.id,
       title: cipher.decrypt(r.title, NOTIFICATION_CONTEXT.title, b),
       body: cipher.decrypt(r.body, NOTIFICATION_CONTEXT.body, b),
-      createdAt: new Date(r.created_at),
+      createdAt: r.created_at,
     };
   });
 }
 
 export async function countUnreadNotifications(em: EntityManager, deviceId: number): Promise<number> {
-  const rows = await em.execute<Array<{ n: string }>>('SELECT count(*) AS n FROM notifications WHERE device_id = ? AND read_at IS NULL', [deviceId]);
+  const rows = await db(em)
+    .selectFrom('notifications')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('device_id', '=', deviceId)
+    .where('read_at', 'is', null)
+    .execute();
   return Number(rows[0]!.n);
 }
 
@@ -85,11 +110,13 @@ export async function countUnreadNotifications(em: EntityManager, deviceId: numb
 export async function acknowledgeNotifications(em: EntityManager, deviceId: number, ids: readonly number[]): Promise<number> {
   if (ids.length === 0) return 0;
   if (ids.length > MAX_ACK_IDS) throw new AppError('VALIDATION_ERROR', `At most ${MAX_ACK_IDS} ids per call`, { field: 'ids' });
-  const rows = await em.execute(
-    `UPDATE notifications SET read_at = now()
-      WHERE device_id = ? AND read_at IS NULL AND id = ANY(ARRAY[?]::bigint[])
-      RETURNING id`,
-    [deviceId, [...new Set(ids)]],
-  );
+  const rows = await db(em)
+    .updateTable('notifications')
+    .set({ read_at: sql<Date>`now()` })
+    .where('device_id', '=', deviceId)
+    .where('read_at', 'is', null)
+    .where('id', '=', (eb) => eb.fn.any(eb.val([...new Set(ids)])))
+    .returning('id')
+    .execute();
   return rows.length;
 }

@@ -1,6 +1,8 @@
 import { MAX_QUEUE_ITEMS_PER_READ } from '../../../contract/device/sms-queue.ts';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { sql, type Selectable } from 'kysely';
+import { db, type DB } from '../db.ts';
 import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { normalizePhone } from '../customers/normalize.ts';
 import type { OutboundSmsStatus } from './entities.ts';
@@ -63,20 +65,30 @@ export async function enqueueOutboundSms(
   if (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_TTL_MINUTES) {
     throw new AppError('VALIDATION_ERROR', `Must be a whole number of minutes between 1 and ${MAX_TTL_MINUTES}`, { field: 'ttl_minutes' });
   }
+  const k = db(em);
   if (input.deviceId != null) {
-    const found = await em.execute("SELECT 1 FROM devices WHERE id = ? AND brand_id = ? AND status = 'active'", [input.deviceId, input.brandId]);
+    const found = await k.selectFrom('devices').select('id').where('id', '=', input.deviceId).where('brand_id', '=', input.brandId).where('status', '=', 'active').execute();
     if (found.length === 0) throw new AppError('DEVICE_NOT_FOUND');
   }
   // The id first, so the ciphertexts can be bound to the row they go into.
-  const [reserved] = await em.execute<Array<{ id: string }>>("SELECT nextval(pg_get_serial_sequence('outbound_sms', 'id')) AS id");
-  const b = outboundBinding(input.brandId, reserved!.id);
-  const rows = await em.execute<Array<{ id: string; expires_at: Date }>>(
-    `INSERT INTO outbound_sms (id, brand_id, device_id, phone_encrypted, message_encrypted, expires_at)
-     VALUES (?, ?, ?, ?, ?, now() + make_interval(mins => ?))
-     RETURNING id, expires_at`,
-    [reserved!.id, input.brandId, input.deviceId ?? null, cipher.encrypt(phone, PHONE_CONTEXT, b), cipher.encrypt(message, MESSAGE_CONTEXT, b), ttl],
-  );
-  return { id: Number(rows[0]!.id), expiresAt: new Date(rows[0]!.expires_at) };
+  const reserved = await k
+    .selectNoFrom((eb) => eb.fn<string>('nextval', [eb.fn('pg_get_serial_sequence', [eb.val('outbound_sms'), eb.val('id')])]).as('id'))
+    .executeTakeFirstOrThrow();
+  const id = Number(reserved.id);
+  const b = outboundBinding(input.brandId, id);
+  const row = await k
+    .insertInto('outbound_sms')
+    .values({
+      id,
+      brand_id: input.brandId,
+      device_id: input.deviceId ?? null,
+      phone_encrypted: cipher.encrypt(phone, PHONE_CONTEXT, b),
+      message_encrypted: cipher.encrypt(message, MESSAGE_CONTEXT, b),
+      expires_at: sql<Date>`now() + make_interval(mins => ${ttl})`,
+    })
+    .returning(['id', 'expires_at'])
+    .executeTakeFirstOrThrow();
+  return { id: row.id, expiresAt: row.expires_at };
 }
 
 /**
@@ -92,47 +104,60 @@ export async function leaseOutboundSms(
   opts: { limit?: number; leaseMinutes?: number } = {},
 ): Promise<LeasedSms[]> {
   const limit = Math.min(opts.limit ?? MAX_LEASED_PER_READ, MAX_LEASED_PER_READ);
-  const rows = await em.execute<Array<{ id: string; phone_encrypted: string; message_encrypted: string; created_at: Date; lease_expires_at: Date; expires_at: Date }>>(
-    `WITH picked AS (
-       SELECT id FROM outbound_sms
-        WHERE brand_id = ? AND status = 'pending' AND expires_at > now()
-          AND (device_id IS NULL OR device_id = ?)
-          -- A brand-wide item goes only to a device of its mode (a device's own items have its mode).
-          AND mode = (SELECT d.mode FROM devices d WHERE d.id = ?)
-        ORDER BY created_at, id
-        LIMIT ?
-        FOR UPDATE SKIP LOCKED
-     )
-     UPDATE outbound_sms o
-        SET status = 'leased', leased_by_device_id = ?, leased_at = now(),
-            lease_expires_at = now() + make_interval(mins => ?), attempts = o.attempts + 1, updated_at = now()
-       FROM picked WHERE o.id = picked.id
-     RETURNING o.id, o.phone_encrypted, o.message_encrypted, o.created_at, o.lease_expires_at, o.expires_at`,
-    [caller.brandId, caller.deviceId, caller.deviceId, limit, caller.deviceId, opts.leaseMinutes ?? DEFAULT_LEASE_MINUTES],
-  );
+  const rows = await db(em)
+    .with('picked', (qb) =>
+      qb
+        .selectFrom('outbound_sms')
+        .select('id')
+        .where('brand_id', '=', caller.brandId)
+        .where('status', '=', 'pending')
+        .where('expires_at', '>', sql<Date>`now()`)
+        .where((eb) => eb.or([eb('device_id', 'is', null), eb('device_id', '=', caller.deviceId)]))
+        // A brand-wide item goes only to a device of its mode (a device's own items have its mode).
+        .where('mode', '=', (eb) => eb.selectFrom('devices as d').select('d.mode').where('d.id', '=', caller.deviceId))
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .updateTable('outbound_sms as o')
+    .from('picked')
+    .set({
+      status: 'leased',
+      leased_by_device_id: caller.deviceId,
+      leased_at: sql<Date>`now()`,
+      lease_expires_at: sql<Date>`now() + make_interval(mins => ${opts.leaseMinutes ?? DEFAULT_LEASE_MINUTES})`,
+      attempts: sql<number>`o.attempts + 1`,
+      updated_at: sql<Date>`now()`,
+    })
+    .whereRef('o.id', '=', 'picked.id')
+    .returning(['o.id', 'o.phone_encrypted', 'o.message_encrypted', 'o.created_at', 'o.lease_expires_at', 'o.expires_at'])
+    .execute();
   return rows
     .map((r) => ({
-      id: Number(r.id),
+      id: r.id,
       phone: cipher.decrypt(r.phone_encrypted, PHONE_CONTEXT, outboundBinding(caller.brandId, r.id)),
       message: cipher.decrypt(r.message_encrypted, MESSAGE_CONTEXT, outboundBinding(caller.brandId, r.id)),
-      createdAt: new Date(r.created_at),
-      leaseExpiresAt: new Date(r.lease_expires_at),
-      expiresAt: new Date(r.expires_at),
+      createdAt: r.created_at,
+      // Just leased: the lease has its expiry.
+      leaseExpiresAt: r.lease_expires_at!,
+      expiresAt: r.expires_at,
     }))
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id);
 }
 
-type StateRow = { id: string; status: OutboundSmsStatus; sent_at: Date | null; delivered_at: Date | null; failed_at: Date | null; failure_reason: string | null; updated_at: Date };
-const STATE_COLUMNS = 'id, status, sent_at, delivered_at, failed_at, failure_reason, updated_at';
+const STATE_COLUMNS = ['id', 'status', 'sent_at', 'delivered_at', 'failed_at', 'failure_reason', 'updated_at'] as const;
+type StateRow = Pick<Selectable<DB['outbound_sms']>, (typeof STATE_COLUMNS)[number]>;
 
 const toState = (r: StateRow): OutboundSmsState => ({
-  id: Number(r.id),
+  id: r.id,
   status: r.status,
-  sentAt: r.sent_at && new Date(r.sent_at),
-  deliveredAt: r.delivered_at && new Date(r.delivered_at),
-  failedAt: r.failed_at && new Date(r.failed_at),
+  sentAt: r.sent_at,
+  deliveredAt: r.delivered_at,
+  failedAt: r.failed_at,
   failureReason: r.failure_reason,
-  updatedAt: new Date(r.updated_at),
+  updatedAt: r.updated_at,
 });
 
 /**
@@ -153,24 +178,33 @@ export async function reportOutboundSms(
   // Two rounds at most: a status that changed between the UPDATE and the read
   // (the lease reaper putting the item back to pending) is simply tried again.
   for (let round = 0; ; round++) {
-    const updated = await em.execute<StateRow[]>(
-      `UPDATE outbound_sms SET
-          status = ?,
-          sent_at = CASE WHEN ? IN ('sent', 'delivered') THEN COALESCE(sent_at, now()) ELSE sent_at END,
-          delivered_at = CASE WHEN ? = 'delivered' THEN now() ELSE delivered_at END,
-          failed_at = CASE WHEN ? = 'failed' THEN now() ELSE failed_at END,
-          failure_reason = CASE WHEN ? = 'failed' THEN ? ELSE failure_reason END,
-          lease_expires_at = NULL,
-          updated_at = now()
-        WHERE id = ? AND brand_id = ? AND leased_by_device_id = ? AND status = ANY(ARRAY[?]::text[])
-        RETURNING ${STATE_COLUMNS}`,
-      [input.status, input.status, input.status, input.status, input.status, reason, input.id, caller.brandId, caller.deviceId, [...REPORT_FROM[input.status]]],
-    );
+    const now = sql<Date>`now()`;
+    const status = input.status;
+    const updated = await db(em)
+      .updateTable('outbound_sms')
+      .set({
+        status,
+        // Each report sets only its own times (and a failure its reason); the others keep theirs.
+        ...(status === 'sent' || status === 'delivered' ? { sent_at: sql<Date>`COALESCE(sent_at, now())` } : {}),
+        ...(status === 'delivered' ? { delivered_at: now } : {}),
+        ...(status === 'failed' ? { failed_at: now, failure_reason: reason } : {}),
+        lease_expires_at: null,
+        updated_at: now,
+      })
+      .where('id', '=', input.id)
+      .where('brand_id', '=', caller.brandId)
+      .where('leased_by_device_id', '=', caller.deviceId)
+      .where('status', 'in', [...REPORT_FROM[status]])
+      .returning(STATE_COLUMNS)
+      .execute();
     if (updated[0]) return toState(updated[0]);
-    const current = await em.execute<StateRow[]>(
-      `SELECT ${STATE_COLUMNS} FROM outbound_sms WHERE id = ? AND brand_id = ? AND leased_by_device_id = ?`,
-      [input.id, caller.brandId, caller.deviceId],
-    );
+    const current = await db(em)
+      .selectFrom('outbound_sms')
+      .select(STATE_COLUMNS)
+      .where('id', '=', input.id)
+      .where('brand_id', '=', caller.brandId)
+      .where('leased_by_device_id', '=', caller.deviceId)
+      .execute();
     if (!current[0]) throw new AppError('SMS_QUEUE_ITEM_NOT_FOUND');
     const decision = decideReport(current[0].status, input.status);
     if (decision === 'repeat') return toState(current[0]);
@@ -182,11 +216,13 @@ export async function reportOutboundSms(
 
 /** Leases not reported in time go back to `pending` for any device to take. Returns how many. */
 export async function reapExpiredLeases(em: EntityManager): Promise<number> {
-  const rows = await em.execute(
-    `UPDATE outbound_sms SET status = 'pending', lease_expires_at = NULL, updated_at = now()
-      WHERE status = 'leased' AND lease_expires_at <= now()
-      RETURNING id`,
-  );
+  const rows = await db(em)
+    .updateTable('outbound_sms')
+    .set({ status: 'pending', lease_expires_at: null, updated_at: sql<Date>`now()` })
+    .where('status', '=', 'leased')
+    .where('lease_expires_at', '<=', sql<Date>`now()`)
+    .returning('id')
+    .execute();
   return rows.length;
 }
 
@@ -196,10 +232,12 @@ export async function reapExpiredLeases(em: EntityManager): Promise<number> {
  * comes back to `pending` and expires on the next sweep.
  */
 export async function expireOutboundSms(em: EntityManager): Promise<number> {
-  const rows = await em.execute(
-    `UPDATE outbound_sms SET status = 'expired', expired_at = now(), updated_at = now()
-      WHERE status = 'pending' AND expires_at <= now()
-      RETURNING id`,
-  );
+  const rows = await db(em)
+    .updateTable('outbound_sms')
+    .set({ status: 'expired', expired_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+    .where('status', '=', 'pending')
+    .where('expires_at', '<=', sql<Date>`now()`)
+    .returning('id')
+    .execute();
   return rows.length;
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { PaymentLinkResource } from '../../../contract/merchant/payment-links.ts';
@@ -6,7 +7,7 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import { intentRefusal, quoteGatewaysOf } from '../gateways/quote.ts';
 import { listGateways } from '../gateways/service.ts';
 import { compareMoney } from '../money/decimal.ts';
-import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
+import { db } from '../db.ts';
 import { gatewaysOfMode } from '../sandbox/gateway.ts';
 
 /**
@@ -29,38 +30,36 @@ export interface CreatePaymentLinkInput {
   cancel_url?: string;
 }
 
-export interface PaymentLinkRow {
-  id: string;
-  public_id: string;
-  brand_id: string;
-  mode: Mode;
-  amount: string | null;
-  min_amount: string | null;
-  max_amount: string | null;
-  currency: string;
-  single_use: boolean;
-  expires_at: string | Date | null;
-  reference: string | null;
-  description: string | null;
-  success_url: string | null;
-  cancel_url: string | null;
-  active: boolean;
-  payments_created: number;
-  created_at: string | Date;
-  past_expiry: boolean;
-  used: boolean;
+/**
+ * The link (`l`) with its status inputs; add a where on `l`. A single-use link
+ * is used while a payment it created is paid or can still be paid (pending
+ * and not expired); a payment that expired unpaid frees it.
+ */
+export function linkQuery(em: EntityManager) {
+  return db(em)
+    .selectFrom('payment_links as l')
+    .select([
+      'l.id', 'l.public_id', 'l.brand_id', 'l.mode', 'l.amount', 'l.min_amount', 'l.max_amount', 'l.currency', 'l.single_use', 'l.expires_at', 'l.reference',
+      'l.description', 'l.success_url', 'l.cancel_url', 'l.active', 'l.payments_created', 'l.created_at',
+    ])
+    .select((eb) => [
+      sql<boolean>`(l.expires_at IS NOT NULL AND l.expires_at <= now())`.as('past_expiry'),
+      eb
+        .and([
+          eb.ref('l.single_use'),
+          eb.exists(
+            eb
+              .selectFrom('payment_intents as pi')
+              .select(sql`1`.as('one'))
+              .whereRef('pi.payment_link_id', '=', 'l.id')
+              .where((w) => w.or([w('pi.status', '=', 'completed'), w.and([w('pi.status', '=', 'pending'), w('pi.expires_at', '>', sql<Date>`now()`)])])),
+          ),
+        ])
+        .as('used'),
+    ]);
 }
 
-/**
- * A single-use link is used while a payment it created is paid or can still be
- * paid (pending and not expired); a payment that expired unpaid frees it.
- */
-const LINK_USED_SQL = `EXISTS (SELECT 1 FROM payment_intents pi WHERE pi.payment_link_id = l.id
-  AND (pi.status = 'completed' OR (pi.status = 'pending' AND pi.expires_at > now())))`;
-
-export const LINK_COLUMNS = `l.id, l.public_id, l.brand_id, l.mode, l.amount::text AS amount, l.min_amount::text AS min_amount, l.max_amount::text AS max_amount,
-  l.currency, l.single_use, l.expires_at, l.reference, l.description, l.success_url, l.cancel_url, l.active, l.payments_created, l.created_at,
-  (l.expires_at IS NOT NULL AND l.expires_at <= now()) AS past_expiry, (l.single_use AND ${LINK_USED_SQL}) AS used`;
+export type PaymentLinkRow = Awaited<ReturnType<ReturnType<typeof linkQuery>['executeTakeFirstOrThrow']>>;
 
 export type LinkStatus = PaymentLinkResource['status'];
 
@@ -85,7 +84,7 @@ function toPaymentLinkResource(r: PaymentLinkRow, publicBaseUrl: string): Paymen
     max_amount: r.max_amount,
     currency: r.currency,
     single_use: r.single_use,
-    expires_at: pgDateOrNull(r.expires_at)?.toISOString() ?? null,
+    expires_at: r.expires_at?.toISOString() ?? null,
     reference: r.reference,
     description: r.description,
     success_url: r.success_url,
@@ -93,7 +92,7 @@ function toPaymentLinkResource(r: PaymentLinkRow, publicBaseUrl: string): Paymen
     active: r.active,
     status: linkStatus(r),
     payments_created: r.payments_created,
-    created_at: pgDate(r.created_at).toISOString(),
+    created_at: r.created_at.toISOString(),
     livemode: r.mode === 'live',
   };
 }
@@ -129,23 +128,23 @@ async function checkInput(em: EntityManager, mode: Mode, input: CreatePaymentLin
 
 export async function createPaymentLink(em: EntityManager, brandId: number, mode: Mode, input: CreatePaymentLinkInput, publicBaseUrl: string): Promise<PaymentLinkResource> {
   await checkInput(em, mode, input);
-  const rows = await em.execute<Array<{ id: string }>>(
-    `INSERT INTO payment_links (public_id, brand_id, mode, amount, min_amount, max_amount, currency, single_use, expires_at, reference, description, success_url, cancel_url)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-    [
-      newPaymentLinkId(), brandId, mode, input.amount ?? null, input.min_amount ?? null, input.max_amount ?? null, input.currency,
-      input.single_use ?? false, input.expires_at ?? null, input.reference ?? null, input.description ?? null, input.success_url ?? null, input.cancel_url ?? null,
-    ],
-  );
-  const [row] = await em.execute<PaymentLinkRow[]>(`SELECT ${LINK_COLUMNS} FROM payment_links l WHERE l.id = ?`, [rows[0]!.id]);
-  return toPaymentLinkResource(row!, publicBaseUrl);
+  const created = await db(em)
+    .insertInto('payment_links')
+    .values({
+      public_id: newPaymentLinkId(), brand_id: brandId, mode, amount: input.amount ?? null, min_amount: input.min_amount ?? null,
+      max_amount: input.max_amount ?? null, currency: input.currency, single_use: input.single_use ?? false,
+      // As given (PostgreSQL reads the ISO text, sub-millisecond digits included).
+      expires_at: input.expires_at === undefined ? null : sql<Date>`${input.expires_at}::timestamptz`, reference: input.reference ?? null,
+      description: input.description ?? null, success_url: input.success_url ?? null, cancel_url: input.cancel_url ?? null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return toPaymentLinkResource(await linkQuery(em).where('l.id', '=', created.id).executeTakeFirstOrThrow(), publicBaseUrl);
 }
 
 export async function getPaymentLink(em: EntityManager, brandId: number, mode: Mode, publicId: string, publicBaseUrl: string): Promise<PaymentLinkResource> {
   if (!isPaymentLinkId(publicId)) throw new AppError('PAYMENT_LINK_NOT_FOUND');
-  const [row] = await em.execute<PaymentLinkRow[]>(`SELECT ${LINK_COLUMNS} FROM payment_links l WHERE l.public_id = ? AND l.brand_id = ? AND l.mode = ?`, [
-    publicId, brandId, mode,
-  ]);
+  const row = await linkQuery(em).where('l.public_id', '=', publicId).where('l.brand_id', '=', brandId).where('l.mode', '=', mode).executeTakeFirst();
   if (!row) throw new AppError('PAYMENT_LINK_NOT_FOUND');
   return toPaymentLinkResource(row, publicBaseUrl);
 }
@@ -157,14 +156,17 @@ export async function listPaymentLinks(
   page: { page: number; per_page: number },
   publicBaseUrl: string,
 ): Promise<{ items: PaymentLinkResource[]; total: number }> {
-  const rows = await em.execute<Array<PaymentLinkRow & { total: string }>>(
-    `SELECT ${LINK_COLUMNS}, count(*) OVER () AS total FROM payment_links l WHERE l.brand_id = ? AND l.mode = ? ORDER BY l.id DESC LIMIT ? OFFSET ?`,
-    [brandId, mode, page.per_page, (page.page - 1) * page.per_page],
-  );
+  const ofMode = (q: ReturnType<typeof linkQuery>) => q.where('l.brand_id', '=', brandId).where('l.mode', '=', mode);
+  const rows = await ofMode(linkQuery(em))
+    .select(sql<string>`count(*) OVER ()`.as('total'))
+    .orderBy('l.id', 'desc')
+    .limit(page.per_page)
+    .offset((page.page - 1) * page.per_page)
+    .execute();
   let total = rows[0] ? Number(rows[0].total) : 0;
   if (!rows[0] && page.page > 1) {
-    const [c] = await em.execute<Array<{ n: string }>>('SELECT count(*) AS n FROM payment_links WHERE brand_id = ? AND mode = ?', [brandId, mode]);
-    total = Number(c!.n);
+    const c = await ofMode(linkQuery(em)).clearSelect().select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    total = Number(c.n);
   }
   return { items: rows.map((r) => toPaymentLinkResource(r, publicBaseUrl)), total };
 }
@@ -172,6 +174,13 @@ export async function listPaymentLinks(
 /** The link stops creating payments; the payments it created stay as they are. Idempotent. */
 export async function deactivatePaymentLink(em: EntityManager, brandId: number, mode: Mode, publicId: string, publicBaseUrl: string): Promise<PaymentLinkResource> {
   if (!isPaymentLinkId(publicId)) throw new AppError('PAYMENT_LINK_NOT_FOUND');
-  await em.execute('UPDATE payment_links SET active = false, updated_at = now() WHERE public_id = ? AND brand_id = ? AND mode = ? AND active', [publicId, brandId, mode]);
+  await db(em)
+    .updateTable('payment_links')
+    .set({ active: false, updated_at: sql<Date>`now()` })
+    .where('public_id', '=', publicId)
+    .where('brand_id', '=', brandId)
+    .where('mode', '=', mode)
+    .where('active', '=', true)
+    .execute();
   return getPaymentLink(em, brandId, mode, publicId, publicBaseUrl);
 }

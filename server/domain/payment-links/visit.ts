@@ -3,7 +3,9 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { compareMoney, toMoney } from '../money/decimal.ts';
 import { createIntent } from '../payments/intents.ts';
-import { isPaymentLinkId, LINK_COLUMNS, linkStatus, type LinkStatus, type PaymentLinkRow } from './service.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
+import { isPaymentLinkId, linkQuery, linkStatus, type LinkStatus } from './service.ts';
 
 /** What the public link page needs: the link as the customer may see it. */
 export interface PublicLink {
@@ -19,20 +21,19 @@ export interface PublicLink {
   cancelUrl: string | null;
 }
 
-type Row = PaymentLinkRow & { brand_name: string; brand_status: string };
+function linkWithBrand(em: EntityManager) {
+  return linkQuery(em).innerJoin('brands as b', 'b.id', 'l.brand_id').select(['b.name as brand_name', 'b.status as brand_status']);
+}
+
+type Row = Awaited<ReturnType<ReturnType<typeof linkWithBrand>['executeTakeFirstOrThrow']>>;
 
 async function loadRow(em: EntityManager, publicId: string, lock: boolean): Promise<Row | null> {
   if (!isPaymentLinkId(publicId)) return null;
   // Locked in a statement of its own: a statement that waited for the lock
   // still evaluates its subqueries on the snapshot it started with, and would
   // not see the intent the previous visitor just committed.
-  if (lock && !(await em.execute('SELECT id FROM payment_links WHERE public_id = ? FOR UPDATE', [publicId]))[0]) return null;
-  const rows = await em.execute<Row[]>(
-    `SELECT ${LINK_COLUMNS}, b.name AS brand_name, b.status AS brand_status
-       FROM payment_links l JOIN brands b ON b.id = l.brand_id WHERE l.public_id = ?`,
-    [publicId],
-  );
-  return rows[0] ?? null;
+  if (lock && !(await db(em).selectFrom('payment_links').select('id').where('public_id', '=', publicId).forUpdate().executeTakeFirst())) return null;
+  return (await linkWithBrand(em).where('l.public_id', '=', publicId).executeTakeFirst()) ?? null;
 }
 
 function toPublic(r: Row): PublicLink {
@@ -94,15 +95,20 @@ export async function visitPaymentLink(
     const link = toPublic(r);
     if (!link.brandActive || link.status !== 'active') return { kind: 'refused', link };
     const amount = r.amount ?? enteredAmount(link, input.amount);
-    const created = await createIntent(tx, keys, Number(r.brand_id), r.mode, {
+    const created = await createIntent(tx, keys, r.brand_id, r.mode, {
       amount,
       currency: r.currency,
       reference: r.reference,
       successUrl: r.success_url,
       cancelUrl: r.cancel_url,
     }, { publicBaseUrl: opts.publicBaseUrl });
-    await tx.execute('UPDATE payment_intents SET payment_link_id = ? WHERE uuid = ?', [r.id, created.payment_id]);
-    await tx.execute('UPDATE payment_links SET payments_created = payments_created + 1, updated_at = now() WHERE id = ?', [r.id]);
+    const k = db(tx);
+    await k.updateTable('payment_intents').set({ payment_link_id: r.id }).where('uuid', '=', created.payment_id).execute();
+    await k
+      .updateTable('payment_links')
+      .set((eb) => ({ payments_created: eb('payments_created', '+', 1), updated_at: sql<Date>`now()` }))
+      .where('id', '=', r.id)
+      .execute();
     return { kind: 'created', paymentId: created.payment_id };
   });
 }

@@ -1,8 +1,10 @@
+import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { PaymentResource } from '../../../contract/merchant/payments.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
+import { db } from '../db.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
 import { getPaymentView, paymentEventData } from './view.ts';
@@ -29,21 +31,30 @@ const CANCELED_REASON = 'Payment canceled by the merchant';
 export async function cancelPayment(em: EntityManager, keys: PersonalDataKeys, brandId: number, mode: Mode, paymentId: string): Promise<PaymentResource> {
   if (!isUuid(paymentId)) throw new AppError('PAYMENT_NOT_FOUND');
   await em.transactional(async (tx) => {
-    const [intent] = await tx.execute<Array<{ id: string; status: string; past_expiry: boolean }>>(
-      `SELECT id, status, (expires_at <= now()) AS past_expiry FROM payment_intents
-        WHERE uuid = ? AND brand_id = ? AND mode = ? FOR UPDATE`,
-      [paymentId.toLowerCase(), brandId, mode],
-    );
+    const k = db(tx);
+    const intent = await k
+      .selectFrom('payment_intents')
+      .select(['id', 'status'])
+      // By the database clock, as the expiry job decides.
+      .select(sql<boolean>`(expires_at <= now())`.as('past_expiry'))
+      .where('uuid', '=', paymentId.toLowerCase())
+      .where('brand_id', '=', brandId)
+      .where('mode', '=', mode)
+      .forUpdate()
+      .executeTakeFirst();
     if (!intent) throw new AppError('PAYMENT_NOT_FOUND');
     if (intent.status === 'canceled') return;
     if (intent.status === 'completed') throw new AppError('PAYMENT_NOT_CANCELABLE', 'Payment is completed; refund it instead');
     if (intent.status === 'expired' || intent.past_expiry) throw new AppError('PAYMENT_NOT_CANCELABLE', 'Payment has expired');
-    const intentId = Number(intent.id);
-    const open = await tx.execute<Array<{ id: string; status: string }>>(
-      `SELECT id, status FROM transactions WHERE intent_id = ? AND status IN ('pending', 'processing', 'awaiting_verification', 'completed')
-        ORDER BY id FOR UPDATE`,
-      [intentId],
-    );
+    const intentId = intent.id;
+    const open = await k
+      .selectFrom('transactions')
+      .select(['id', 'status'])
+      .where('intent_id', '=', intentId)
+      .where('status', 'in', ['pending', 'processing', 'awaiting_verification', 'completed'])
+      .orderBy('id')
+      .forUpdate()
+      .execute();
     const blocking = open.find((t) => t.status !== 'pending');
     if (blocking?.status === 'completed') throw new AppError('PAYMENT_NOT_CANCELABLE', 'Payment is completed; refund it instead');
     if (blocking?.status === 'awaiting_verification') {
@@ -54,12 +65,19 @@ export async function cancelPayment(em: EntityManager, keys: PersonalDataKeys, b
     }
     if (blocking) throw new AppError('PAYMENT_NOT_CANCELABLE', 'The gateway is processing the payment; wait for its result');
     if (open.length > 0) {
-      await tx.execute(`UPDATE transactions SET status = 'failed', failure_reason = ?, updated_at = now() WHERE id IN (?) AND status = 'pending'`, [
-        CANCELED_REASON,
-        open.map((t) => Number(t.id)),
-      ]);
+      await k
+        .updateTable('transactions')
+        .set({ status: 'failed', failure_reason: CANCELED_REASON, updated_at: sql<Date>`now()` })
+        .where('id', 'in', open.map((t) => t.id))
+        .where('status', '=', 'pending')
+        .execute();
     }
-    await tx.execute(`UPDATE payment_intents SET status = 'canceled', canceled_at = now(), updated_at = now() WHERE id = ? AND status = 'pending'`, [intentId]);
+    await k
+      .updateTable('payment_intents')
+      .set({ status: 'canceled', canceled_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+      .where('id', '=', intentId)
+      .where('status', '=', 'pending')
+      .execute();
     const data = await paymentEventData(tx, intentId);
     await recordEvent(tx, { brandId, mode, event: 'payment.canceled', data, transactionId: (data.transaction_id as number | null) ?? null });
   });

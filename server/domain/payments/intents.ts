@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql, type Selectable } from 'kysely';
 import { AppError, errorRegistry } from '../../../contract/common/errors.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
@@ -11,11 +12,11 @@ import { grouped } from '../../infra/database/grouped.ts';
 import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
 import { intentRefusal, noRateMessage, quoteGatewaysOf } from '../gateways/quote.ts';
 import { gatewaysOfMode } from '../sandbox/gateway.ts';
-import { COLUMNS as GATEWAY_COLUMNS, toGatewayView, type GatewayRow, type GatewayView } from '../gateways/service.ts';
+import { toGatewayView, type GatewayRow, type GatewayView } from '../gateways/service.ts';
 import { parseStored } from '../settings/service.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES } from './entities.ts';
-import { pgDate } from '../../infra/database/pg-date.ts';
+import { db, type DB } from '../db.ts';
 import { paymentEventData } from './view.ts';
 
 const MIN_EXPIRY_SECONDS = 60;
@@ -46,14 +47,19 @@ export interface IntentConfig {
 
 /** Both in one statement: the setting rides on every gateway row (one row of nulls when no gateway is enabled). */
 async function loadIntentConfig(em: EntityManager): Promise<IntentConfig> {
-  const rows = await em.execute<Array<GatewayRow & { expiry_setting: unknown }>>(
-    `SELECT s.value AS expiry_setting, g.*
-       FROM (SELECT (SELECT value FROM settings WHERE key = 'intent_expiry_minutes') AS value) s
-       LEFT JOIN LATERAL (SELECT ${GATEWAY_COLUMNS} FROM gateways WHERE enabled) g ON true
-      ORDER BY g.sort_order, g.id`,
-  );
+  // The setting comes from a one-row subquery (settings has no entity in this
+  // area), so a service with no enabled gateway still reads it.
+  const rows = await db(em)
+    .selectFrom(sql<{ value: unknown }>`(SELECT (SELECT value FROM settings WHERE key = 'intent_expiry_minutes') AS value)`.as('s'))
+    .leftJoinLateral((eb) => eb.selectFrom('gateways').selectAll().where('enabled', '=', true).as('g'), (join) => join.onTrue())
+    .select('s.value as expiry_setting')
+    .selectAll('g')
+    .orderBy('g.sort_order')
+    .orderBy('g.id')
+    .execute();
   return {
-    gateways: rows.filter((r) => r.id !== null).map(toGatewayView),
+    // The left join makes every gateway column nullable in the row type; a row with an id is a whole gateway row.
+    gateways: rows.flatMap(({ expiry_setting: _setting, ...g }) => (g.id === null ? [] : [toGatewayView(g as GatewayRow)])),
     expiryMinutes: parseStored('intent_expiry_minutes', rows[0]?.expiry_setting ?? undefined),
   };
 }
@@ -134,26 +140,24 @@ export async function createIntent(
     await checkSomeGatewayTakes(tx, { ...config, gateways: gatewaysOfMode(config.gateways, mode) }, input.amount, input.currency);
     const expiry = resolveExpiry(config, input, now);
     const customer = input.customer ? await findOrCreateCustomer(tx, keys, brandId, mode, input.customer) : null;
-    const rows = await tx.execute<Array<{ uuid: string; amount: string; metadata: Record<string, unknown>; created_at: string; expires_at: string }>>(
-      `INSERT INTO payment_intents (uuid, brand_id, mode, amount, currency, reference, customer_id, metadata, success_url, cancel_url, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, COALESCE(?::timestamptz, now() + make_interval(secs => ?)))
-       RETURNING uuid, amount::text AS amount, metadata, created_at, expires_at`,
-      [
-        randomUUID(),
-        brandId,
+    const r = await db(tx)
+      .insertInto('payment_intents')
+      .values({
+        uuid: randomUUID(),
+        brand_id: brandId,
         mode,
-        input.amount,
-        input.currency,
-        input.reference ?? null,
-        customer?.id ?? null,
-        JSON.stringify(input.metadata ?? {}),
-        input.successUrl ?? null,
-        input.cancelUrl ?? null,
-        expiry.at,
-        expiry.seconds,
-      ],
-    );
-    const r = rows[0]!;
+        amount: input.amount,
+        currency: input.currency,
+        reference: input.reference ?? null,
+        customer_id: customer?.id ?? null,
+        metadata: input.metadata ?? {},
+        success_url: input.successUrl ?? null,
+        cancel_url: input.cancelUrl ?? null,
+        // From the database's clock, so that expires_at - created_at is exactly the lifetime asked for.
+        expires_at: expiry.at ?? sql<Date>`now() + make_interval(secs => ${expiry.seconds})`,
+      })
+      .returning(['uuid', 'amount', 'metadata', 'created_at', 'expires_at'])
+      .executeTakeFirstOrThrow();
     return {
       payment_id: r.uuid,
       checkout_url: checkoutUrl(opts.publicBaseUrl, r.uuid),
@@ -165,8 +169,8 @@ export async function createIntent(
       metadata: r.metadata,
       success_url: input.successUrl ?? null,
       cancel_url: input.cancelUrl ?? null,
-      expires_at: pgDate(r.expires_at).toISOString(),
-      created_at: pgDate(r.created_at).toISOString(),
+      expires_at: r.expires_at.toISOString(),
+      created_at: r.created_at.toISOString(),
       livemode: mode === 'live',
     };
   }, { propagation: 'required' });
@@ -185,31 +189,18 @@ export interface IntentRecord {
   cancelUrl: string | null;
 }
 
-interface IntentRow {
-  id: string;
-  uuid: string;
-  brand_id: string;
-  mode: Mode;
-  amount: string;
-  currency: string;
-  status: IntentRecord['status'];
-  expires_at: string | Date;
-  success_url: string | null;
-  cancel_url: string | null;
-}
+const INTENT_COLUMNS = ['id', 'uuid', 'brand_id', 'mode', 'amount', 'currency', 'status', 'expires_at', 'success_url', 'cancel_url'] as const;
 
-const INTENT_COLUMNS = 'id, uuid, brand_id, mode, amount::text AS amount, currency, status, expires_at, success_url, cancel_url';
-
-function toIntent(r: IntentRow): IntentRecord {
+function toIntent(r: Pick<Selectable<DB['payment_intents']>, (typeof INTENT_COLUMNS)[number]>): IntentRecord {
   return {
-    id: Number(r.id),
+    id: r.id,
     uuid: r.uuid,
-    brandId: Number(r.brand_id),
+    brandId: r.brand_id,
     mode: r.mode,
     amount: r.amount,
     currency: r.currency,
     status: r.status,
-    expiresAt: pgDate(r.expires_at),
+    expiresAt: r.expires_at,
     successUrl: r.success_url,
     cancelUrl: r.cancel_url,
   };
@@ -225,31 +216,34 @@ export async function loadIntent(
   ref: { intentId: number } | { paymentId: string },
   opts: { forUpdate?: boolean } = {},
 ): Promise<IntentRecord | null> {
-  const lock = opts.forUpdate ? ' FOR UPDATE' : '';
-  if ('intentId' in ref) {
-    const rows = await em.execute<IntentRow[]>(`SELECT ${INTENT_COLUMNS} FROM payment_intents WHERE id = ?${lock}`, [ref.intentId]);
-    return rows[0] ? toIntent(rows[0]) : null;
-  }
-  if (!isUuid(ref.paymentId)) return null;
-  const rows = await em.execute<IntentRow[]>(`SELECT ${INTENT_COLUMNS} FROM payment_intents WHERE uuid = ?${lock}`, [ref.paymentId.toLowerCase()]);
-  return rows[0] ? toIntent(rows[0]) : null;
+  if (!('intentId' in ref) && !isUuid(ref.paymentId)) return null;
+  const q = db(em).selectFrom('payment_intents').select(INTENT_COLUMNS);
+  const row = await ('intentId' in ref ? q.where('id', '=', ref.intentId) : q.where('uuid', '=', ref.paymentId.toLowerCase()))
+    .$if(opts.forUpdate === true, (b) => b.forUpdate())
+    .executeTakeFirst();
+  return row ? toIntent(row) : null;
 }
 
 /** Moves locked, due intents and their open transactions to `expired`, with one `payment.expired` each. */
 async function expireLocked(tx: EntityManager, intentIds: number[]): Promise<void> {
   if (intentIds.length === 0) return;
-  await tx.execute(
-    `UPDATE payment_intents SET status = 'expired', expired_at = now(), updated_at = now() WHERE id IN (?) AND status = 'pending'`,
-    [intentIds],
-  );
-  await tx.execute(
-    `UPDATE transactions SET status = 'expired', updated_at = now() WHERE intent_id IN (?) AND status IN (?)`,
-    [intentIds, [...OPEN_TRANSACTION_STATUSES]],
-  );
+  const k = db(tx);
+  await k
+    .updateTable('payment_intents')
+    .set({ status: 'expired', expired_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+    .where('id', 'in', intentIds)
+    .where('status', '=', 'pending')
+    .execute();
+  await k
+    .updateTable('transactions')
+    .set({ status: 'expired', updated_at: sql<Date>`now()` })
+    .where('intent_id', 'in', intentIds)
+    .where('status', 'in', OPEN_TRANSACTION_STATUSES)
+    .execute();
   for (const id of intentIds) {
     const data = await paymentEventData(tx, id);
-    const { brand_id: brandId, mode } = (await tx.execute<Array<{ brand_id: string; mode: Mode }>>('SELECT brand_id, mode FROM payment_intents WHERE id = ?', [id]))[0]!;
-    await recordEvent(tx, { brandId: Number(brandId), mode, event: 'payment.expired', data, transactionId: (data.transaction_id as number | null) ?? null });
+    const { brand_id: brandId, mode } = await k.selectFrom('payment_intents').select(['brand_id', 'mode']).where('id', '=', id).executeTakeFirstOrThrow();
+    await recordEvent(tx, { brandId, mode, event: 'payment.expired', data, transactionId: (data.transaction_id as number | null) ?? null });
   }
 }
 
@@ -260,12 +254,17 @@ async function expireLocked(tx: EntityManager, intentIds: number[]): Promise<voi
  */
 export async function expireDueIntents(em: EntityManager, opts: { limit?: number } = {}): Promise<number> {
   return em.transactional(async (tx) => {
-    const rows = await tx.execute<Array<{ id: string }>>(
-      `SELECT id FROM payment_intents WHERE status = 'pending' AND expires_at <= now()
-        ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED`,
-      [opts.limit ?? 100],
-    );
-    const ids = rows.map((r) => Number(r.id));
+    const rows = await db(tx)
+      .selectFrom('payment_intents')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('expires_at', '<=', sql<Date>`now()`)
+      .orderBy('expires_at')
+      .limit(opts.limit ?? 100)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    const ids = rows.map((r) => r.id);
     await expireLocked(tx, ids);
     return ids.length;
   });

@@ -6,7 +6,8 @@ import { blindIndex } from '../../infra/crypto/blind-index.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { maskEmail, maskPhone, normalizeEmail, normalizePhone } from '../customers/normalize.ts';
 import { CUSTOMER_CONTEXT, customerBinding } from '../customers/service.ts';
-import { PAYMENT_COLUMNS, PAYMENT_FROM, toPaymentResource, type PaymentRow } from './view.ts';
+import { sql } from 'kysely';
+import { paymentQuery, toPaymentResource } from './view.ts';
 
 export interface PaymentListFilter {
   page: number;
@@ -26,18 +27,10 @@ export interface PaymentListFilter {
  * status filter and the shown status can never disagree: canceled wins, then the
  * latest transaction's status, else the intent's (expired by time already).
  */
-const SHOWN_STATUS = `CASE WHEN i.status = 'canceled' THEN 'canceled'
+const SHOWN_STATUS = sql<string>`CASE WHEN intent.status = 'canceled' THEN 'canceled'
   WHEN t.id IS NOT NULL THEN t.status
-  WHEN i.status = 'expired' OR i.expires_at <= now() THEN 'expired'
+  WHEN intent.status = 'expired' OR intent.expires_at <= now() THEN 'expired'
   ELSE 'pending' END`;
-
-type ListRow = PaymentRow & {
-  customer_uuid: string | null;
-  customer_brand_id: string | null;
-  customer_name_encrypted: string | null;
-  customer_email_encrypted: string | null;
-  customer_phone_encrypted: string | null;
-};
 
 /**
  * A customer filter names one customer through the brand's keyed hash of the
@@ -62,54 +55,53 @@ export async function listPayments(
   mode: Mode,
   f: PaymentListFilter,
 ): Promise<{ items: PaymentListItemResource[]; total: number }> {
-  const where = ['i.brand_id = ?', 'i.mode = ?'];
-  const params: unknown[] = [brandId, mode];
-  if (f.status) {
-    where.push(`(${SHOWN_STATUS}) = ?`);
-    params.push(f.status);
-  }
-  if (f.gateway) {
-    where.push('g.code = ?');
-    params.push(f.gateway);
-  }
-  if (f.reference) {
-    where.push('i.reference = ?');
-    params.push(f.reference);
-  }
-  for (const [kind, value] of [['email', f.customerEmail], ['phone', f.customerPhone]] as const) {
-    if (value === undefined) continue;
-    where.push(`i.customer_id IN (SELECT id FROM customers WHERE brand_id = ? AND mode = ? AND ${kind}_hash = ?)`);
-    params.push(brandId, mode, customerHash(keys, brandId, kind, value));
-  }
-  if (f.from) {
-    where.push("i.created_at >= (?::date)::timestamp AT TIME ZONE 'UTC'");
-    params.push(f.from);
-  }
-  if (f.to) {
+  const hashes = (['email', 'phone'] as const).flatMap((kind) => {
+    const value = kind === 'email' ? f.customerEmail : f.customerPhone;
+    return value === undefined ? [] : [{ column: `${kind}_hash` as const, hash: customerHash(keys, brandId, kind, value) }];
+  });
+  const matching = paymentQuery(em)
+    .where('intent.brand_id', '=', brandId)
+    .where('intent.mode', '=', mode)
+    .$if(f.status !== undefined, (q) => q.where(SHOWN_STATUS, '=', f.status!))
+    .$if(f.gateway !== undefined, (q) => q.where('g.code', '=', f.gateway!))
+    .$if(f.reference !== undefined, (q) => q.where('intent.reference', '=', f.reference!))
+    .$if(f.from !== undefined, (q) => q.where('intent.created_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`))
     // Inclusive: everything before the start of the next UTC day.
-    where.push("i.created_at < ((?::date + 1)::timestamp AT TIME ZONE 'UTC')");
-    params.push(f.to);
-  }
-  const clause = `WHERE ${where.join(' AND ')}`;
-  const [count] = await em.execute<Array<{ total: string }>>(`SELECT count(*) AS total ${PAYMENT_FROM} ${clause}`, params);
-  const rows = await em.execute<ListRow[]>(
-    `SELECT ${PAYMENT_COLUMNS}, c.uuid AS customer_uuid, c.brand_id AS customer_brand_id, c.name_encrypted AS customer_name_encrypted,
-            c.email_encrypted AS customer_email_encrypted, c.phone_encrypted AS customer_phone_encrypted
-       ${PAYMENT_FROM}
-       LEFT JOIN customers c ON c.id = i.customer_id
-       ${clause}
-      ORDER BY i.created_at DESC, i.id DESC LIMIT ? OFFSET ?`,
-    [...params, f.perPage, (f.page - 1) * f.perPage],
+    .$if(f.to !== undefined, (q) => q.where('intent.created_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`));
+  const filtered = hashes.reduce(
+    (q, { column, hash }) =>
+      q.where('intent.customer_id', 'in', (eb) =>
+        eb.selectFrom('customers').select('id').where('brand_id', '=', brandId).where('mode', '=', mode).where(column, '=', hash)),
+    matching,
   );
+  const count = await filtered.clearSelect().select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow();
+  const rows = await filtered
+    .leftJoin('customers as customer', 'customer.id', 'intent.customer_id')
+    .select(['customer.uuid as customer_uuid', 'customer.brand_id as customer_brand_id', 'customer.name_encrypted as customer_name_encrypted',
+      'customer.email_encrypted as customer_email_encrypted', 'customer.phone_encrypted as customer_phone_encrypted'])
+    .orderBy('intent.created_at', 'desc')
+    .orderBy('intent.id', 'desc')
+    .limit(f.perPage)
+    .offset((f.page - 1) * f.perPage)
+    .execute();
   const live = mode === 'live';
   const items = rows.map((r): PaymentListItemResource => {
     const { customer: _none, ...payment } = toPaymentResource(r, null);
     return { ...payment, customer: maskedCustomer(keys, r), livemode: live };
   });
-  return { items, total: Number(count!.total) };
+  return { items, total: Number(count.total) };
 }
 
-function maskedCustomer(keys: PersonalDataKeys, r: ListRow): PaymentListItemResource['customer'] {
+interface CustomerColumns {
+  customer_id: number | null;
+  customer_uuid: string | null;
+  customer_brand_id: number | null;
+  customer_name_encrypted: string | null;
+  customer_email_encrypted: string | null;
+  customer_phone_encrypted: string | null;
+}
+
+function maskedCustomer(keys: PersonalDataKeys, r: CustomerColumns): PaymentListItemResource['customer'] {
   if (r.customer_id === null || r.customer_uuid === null) return null;
   const b = customerBinding(r.customer_brand_id!, r.customer_uuid);
   const open = (token: string | null, context: string) => (token === null ? null : keys.pii.decrypt(token, context, b));

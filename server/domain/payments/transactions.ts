@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import { AppError, type ErrorCode } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
@@ -13,6 +14,7 @@ import { recordEvent } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES, type TransactionStatus } from './entities.ts';
 import { loadIntent } from './intents.ts';
 import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
+import { db } from '../db.ts';
 import { paymentEventData, paymentEventDataOf, trimDecimal, type PaymentRow } from './view.ts';
 
 /** A transaction as services hand it to each other (camelCase, money as strings). */
@@ -51,7 +53,57 @@ export interface TransactionChange {
 /** Where a completion came from; kept on the row for the audit trail. */
 export type CompletionSource = 'sms' | 'admin' | 'gateway_callback' | 'sandbox' | (string & {});
 
-/** A row of TRANSACTION_COLUMNS. */
+/**
+ * The transaction (`t`) with its intent's public id and its gateway's code and
+ * type; add a where on `t`. Every column keeps a name db.ts converts (ids as
+ * numbers, timestamps as Dates).
+ */
+export function transactionQuery(em: EntityManager) {
+  return db(em)
+    .selectFrom('transactions as t')
+    .innerJoin('payment_intents as i', 'i.id', 't.intent_id')
+    .innerJoin('gateways as g', 'g.id', 't.gateway_id')
+    .select([
+      't.id', 't.trx_id', 't.brand_id', 't.mode', 't.intent_id', 'i.uuid as payment_id', 't.gateway_id', 'g.code as gateway_code', 'g.type as gateway_type',
+      't.method', 't.gateway_trx_id', 't.amount', 't.currency', 't.fee', 't.sms_amount', 't.exchange_rate', 't.status', 't.failure_reason',
+      't.completion_source', 't.created_at', 't.completed_at',
+    ]);
+}
+
+/** A row of transactionQuery. */
+export type TransactionQueryRow = Awaited<ReturnType<ReturnType<typeof transactionQuery>['executeTakeFirstOrThrow']>>;
+
+export function toTransaction(r: TransactionQueryRow): TransactionRecord {
+  return {
+    id: r.id,
+    trxId: r.trx_id,
+    brandId: r.brand_id,
+    mode: r.mode,
+    intentId: r.intent_id,
+    paymentId: r.payment_id,
+    gatewayId: r.gateway_id,
+    gatewayCode: r.gateway_code,
+    gatewayType: r.gateway_type,
+    method: r.method,
+    gatewayTrxId: r.gateway_trx_id,
+    amount: r.amount,
+    currency: r.currency,
+    fee: r.fee,
+    smsAmount: r.sms_amount,
+    exchangeRate: trimDecimal(r.exchange_rate),
+    status: r.status,
+    failureReason: r.failure_reason,
+    completionSource: r.completion_source,
+    createdAt: r.created_at,
+    completedAt: r.completed_at,
+  };
+}
+
+/**
+ * The same columns for a raw SQL statement, and their reader: only for
+ * sms/candidates.ts, which still reads them with em.execute (its own area's
+ * conversion moves it to transactionQuery; then these go).
+ */
 export interface TransactionRow {
   id: string;
   trx_id: string;
@@ -76,52 +128,33 @@ export interface TransactionRow {
   completed_at: string | Date | null;
 }
 
-/** The columns of a TransactionRecord, over TRANSACTION_FROM (`t`, `i`, `g`). */
 export const TRANSACTION_COLUMNS = `t.id, t.trx_id, t.brand_id, t.mode, t.intent_id, i.uuid AS payment_id, t.gateway_id, g.code AS gateway_code, g.type AS gateway_type,
          t.method, t.gateway_trx_id, t.amount::text AS amount, t.currency, t.fee::text AS fee, t.sms_amount::text AS sms_amount, t.exchange_rate::text AS exchange_rate,
          t.status, t.failure_reason, t.completion_source, t.created_at, t.completed_at`;
 export const TRANSACTION_FROM = `FROM transactions t JOIN payment_intents i ON i.id = t.intent_id JOIN gateways g ON g.id = t.gateway_id`;
 
-const SELECT = `
-  SELECT ${TRANSACTION_COLUMNS}
-    ${TRANSACTION_FROM}`;
-
 export function toTransactionRecord(r: TransactionRow): TransactionRecord {
-  return {
+  return toTransaction({
+    ...r,
     id: Number(r.id),
-    trxId: r.trx_id,
-    brandId: Number(r.brand_id),
-    mode: r.mode,
-    intentId: Number(r.intent_id),
-    paymentId: r.payment_id,
-    gatewayId: Number(r.gateway_id),
-    gatewayCode: r.gateway_code,
-    gatewayType: r.gateway_type,
-    method: r.method,
-    gatewayTrxId: r.gateway_trx_id,
-    amount: r.amount,
-    currency: r.currency,
-    fee: r.fee,
-    smsAmount: r.sms_amount,
-    exchangeRate: trimDecimal(r.exchange_rate),
-    status: r.status,
-    failureReason: r.failure_reason,
-    completionSource: r.completion_source,
-    createdAt: pgDate(r.created_at),
-    completedAt: pgDateOrNull(r.completed_at),
-  };
+    brand_id: Number(r.brand_id),
+    intent_id: Number(r.intent_id),
+    gateway_id: Number(r.gateway_id),
+    created_at: pgDate(r.created_at),
+    completed_at: pgDateOrNull(r.completed_at),
+  });
 }
 
 export async function getTransaction(em: EntityManager, id: number): Promise<TransactionRecord> {
-  const rows = await em.execute<TransactionRow[]>(`${SELECT} WHERE t.id = ?`, [id]);
-  if (!rows[0]) throw new AppError('TRANSACTION_NOT_FOUND');
-  return toTransactionRecord(rows[0]);
+  const row = await transactionQuery(em).where('t.id', '=', id).executeTakeFirst();
+  if (!row) throw new AppError('TRANSACTION_NOT_FOUND');
+  return toTransaction(row);
 }
 
 export async function getTransactionByTrxId(em: EntityManager, trxId: string): Promise<TransactionRecord> {
-  const rows = await em.execute<TransactionRow[]>(`${SELECT} WHERE t.trx_id = ?`, [trxId]);
-  if (!rows[0]) throw new AppError('TRANSACTION_NOT_FOUND');
-  return toTransactionRecord(rows[0]);
+  const row = await transactionQuery(em).where('t.trx_id', '=', trxId).executeTakeFirst();
+  if (!row) throw new AppError('TRANSACTION_NOT_FOUND');
+  return toTransaction(row);
 }
 
 /** Service reference: `TRX` and 16 hex digits (64 random bits; the unique index catches the odd clash). */
@@ -213,11 +246,14 @@ export async function startTransaction(em: EntityManager, keys: PersonalDataKeys
       if (intent.status === 'completed') throw new AppError('PAYMENT_ALREADY_STARTED', 'Payment is already completed');
       if (intent.status === 'canceled') throw new AppError('INVALID_STATE', 'Payment was canceled by the merchant');
       if (intent.status === 'expired' || intent.expiresAt.getTime() <= Date.now()) throw new AppError('PAYMENT_EXPIRED');
-      const live = await tx.execute<Array<{ id: string }>>('SELECT id FROM transactions WHERE intent_id = ? AND status IN (?) LIMIT 1', [
-        intent.id,
-        [...OPEN_TRANSACTION_STATUSES, 'completed'],
-      ]);
-      if (live.length) throw new AppError('PAYMENT_ALREADY_STARTED');
+      const live = await db(tx)
+        .selectFrom('transactions')
+        .select('id')
+        .where('intent_id', '=', intent.id)
+        .where('status', 'in', [...OPEN_TRANSACTION_STATUSES, 'completed'])
+        .limit(1)
+        .executeTakeFirst();
+      if (live) throw new AppError('PAYMENT_ALREADY_STARTED');
 
       const gateway = await getGateway(tx, input.gatewayCode);
       if (!gateway.enabled) throw new AppError('GATEWAY_UNAVAILABLE', `Gateway ${gateway.code} is disabled`, { field: 'gateway' });
@@ -237,16 +273,17 @@ export async function startTransaction(em: EntityManager, keys: PersonalDataKeys
 
       const status: TransactionStatus = gateway.type === 'automatic' ? 'processing' : gatewayTrxId ? 'awaiting_verification' : 'pending';
       const trxId = newTrxId();
-      const rows = await tx.execute<Array<{ id: string }>>(
-        `INSERT INTO transactions (brand_id, intent_id, trx_id, gateway_id, method, gateway_trx_id, amount, currency, fee, sms_amount, exchange_rate,
-                                   status, sender_number_encrypted)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-        [
-          intent.brandId, intent.id, trxId, gateway.id, method, gatewayTrxId, quote.amount, quote.currency, quote.fee, quote.toSend, quote.exchangeRate, status,
-          encryptSender(keys, senderPhone, intent.brandId, trxId),
-        ],
-      );
-      return getTransaction(tx, Number(rows[0]!.id));
+      // A quote without a refusal has every amount. mode is not given: a trigger copies the intent's.
+      const row = await db(tx)
+        .insertInto('transactions')
+        .values({
+          brand_id: intent.brandId, intent_id: intent.id, trx_id: trxId, gateway_id: gateway.id, method, gateway_trx_id: gatewayTrxId, amount: quote.amount!,
+          currency: quote.currency, fee: quote.fee!, sms_amount: quote.toSend!, exchange_rate: quote.exchangeRate, status,
+          sender_number_encrypted: encryptSender(keys, senderPhone, intent.brandId, trxId),
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return getTransaction(tx, row.id);
     }),
   );
 }
@@ -259,14 +296,17 @@ export async function startTransaction(em: EntityManager, keys: PersonalDataKeys
  * hot path of SMS verification (BENCHMARKS.md).
  */
 async function lockTransaction(tx: EntityManager, transactionId: number): Promise<TransactionRecord> {
-  const intent = await tx.execute<Array<{ id: string }>>(
-    'SELECT id FROM payment_intents WHERE id = (SELECT intent_id FROM transactions WHERE id = ?) FOR UPDATE',
-    [transactionId],
-  );
-  if (!intent[0]) throw new AppError('TRANSACTION_NOT_FOUND');
-  const rows = await tx.execute<TransactionRow[]>(`${SELECT} WHERE t.id = ? FOR UPDATE OF t`, [transactionId]);
-  if (!rows[0]) throw new AppError('TRANSACTION_NOT_FOUND');
-  return toTransactionRecord(rows[0]);
+  const k = db(tx);
+  const intent = await k
+    .selectFrom('payment_intents')
+    .select('id')
+    .where('id', '=', (eb) => eb.selectFrom('transactions').select('intent_id').where('id', '=', transactionId))
+    .forUpdate()
+    .executeTakeFirst();
+  if (!intent) throw new AppError('TRANSACTION_NOT_FOUND');
+  const row = await transactionQuery(tx).where('t.id', '=', transactionId).forUpdate('t').executeTakeFirst();
+  if (!row) throw new AppError('TRANSACTION_NOT_FOUND');
+  return toTransaction(row);
 }
 
 /**
@@ -288,12 +328,19 @@ export async function submitGatewayTrxId(
       if (t.status !== 'pending' || t.gatewayType !== 'manual') {
         throw new AppError('INVALID_STATE', `Transaction is ${t.status}; only a pending manual-gateway transaction takes a gateway transaction id`);
       }
-      await tx.execute(
-        `UPDATE transactions SET gateway_trx_id = ?, sender_number_encrypted = COALESCE(?, sender_number_encrypted),
-                status = 'awaiting_verification', updated_at = now()
-          WHERE id = ? AND status = 'pending'`,
-        [gatewayTrxId, encryptSender(keys, senderPhone, t.brandId, t.trxId), transactionId],
-      );
+      const sender = encryptSender(keys, senderPhone, t.brandId, t.trxId);
+      await db(tx)
+        .updateTable('transactions')
+        .set({
+          gateway_trx_id: gatewayTrxId,
+          // No sender number given: the one already stored stays.
+          ...(sender === null ? {} : { sender_number_encrypted: sender }),
+          status: 'awaiting_verification',
+          updated_at: sql<Date>`now()`,
+        })
+        .where('id', '=', transactionId)
+        .where('status', '=', 'pending')
+        .execute();
       return getTransaction(tx, transactionId);
     }),
   );
@@ -321,13 +368,15 @@ export async function replaceLockedGatewayTrxId(
     throw new AppError('INVALID_STATE', `Transaction is ${t.status}; only a manual-gateway transaction awaiting verification takes another gateway transaction id`);
   }
   const updated = await mapUnique(() =>
-    tx.execute<Array<{ id: string }>>(
-      `UPDATE transactions SET gateway_trx_id = ?, sender_number_encrypted = ?, updated_at = now()
-        WHERE id = ? AND status = 'awaiting_verification' RETURNING id`,
-      [gatewayTrxId, sender, t.id],
-    ),
+    db(tx)
+      .updateTable('transactions')
+      .set({ gateway_trx_id: gatewayTrxId, sender_number_encrypted: sender, updated_at: sql<Date>`now()` })
+      .where('id', '=', t.id)
+      .where('status', '=', 'awaiting_verification')
+      .returning('id')
+      .executeTakeFirst(),
   );
-  if (!updated[0]) throw new Error(`transaction ${t.id} changed while locked`);
+  if (!updated) throw new Error(`transaction ${t.id} changed while locked`);
   return getTransaction(tx, t.id);
 }
 
@@ -381,47 +430,82 @@ export async function completeLockedTransaction(
   // (the one paymentEventData shows): reading the payment back for the event was
   // one more round trip. Anything unusual (intent not pending, another
   // transaction latest) still reads it back.
-  const [row] = await mapUnique(() =>
-    tx.execute<Array<Partial<IntentEventRow> & { done_id: string | null; completed_at: string | Date | null; completion_source: string | null; gateway_trx_id: string | null }>>(
-      `WITH done AS (
-         UPDATE transactions SET status = 'completed', completed_at = now(), completion_source = ?,
-                gateway_trx_id = COALESCE(gateway_trx_id, ?), updated_at = now()
-          WHERE id = ? AND status IN (?)
-          RETURNING id AS done_id, completed_at, completion_source, gateway_trx_id
-       ), intent AS (
-         UPDATE payment_intents i SET status = 'completed', completed_at = now(), updated_at = now()
-          WHERE i.id = ? AND i.status = 'pending'
-          RETURNING ${INTENT_EVENT_COLUMNS},
-                    (SELECT tt.id FROM transactions tt WHERE tt.intent_id = i.id ORDER BY tt.created_at DESC, tt.id DESC LIMIT 1) AS latest_transaction_id
-       )
-       SELECT done.*, intent.* FROM (SELECT 1) AS one LEFT JOIN done ON true LEFT JOIN intent ON true`,
-      [opts.source, claimed, t.id, [...OPEN_TRANSACTION_STATUSES], t.intentId],
-    ),
+  const row = await mapUnique(() =>
+    db(tx)
+      .with('done', (k) =>
+        k
+          .updateTable('transactions')
+          .set({
+            status: 'completed',
+            completed_at: sql<Date>`now()`,
+            completion_source: opts.source,
+            gateway_trx_id: sql<string | null>`COALESCE(gateway_trx_id, ${claimed})`,
+            updated_at: sql<Date>`now()`,
+          })
+          .where('id', '=', t.id)
+          .where('status', 'in', OPEN_TRANSACTION_STATUSES)
+          .returning(['id as done_id', 'completed_at', 'completion_source', 'gateway_trx_id']),
+      )
+      .with('intent', (k) =>
+        k
+          // Not aliased: db.ts converts the columns of an UPDATE's table only when
+          // it is named as such, and returns created_at under its own name for that.
+          .updateTable('payment_intents')
+          .set({ status: 'completed', completed_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+          .where('payment_intents.id', '=', t.intentId)
+          .where('payment_intents.status', '=', 'pending')
+          .returning([
+            'payment_intents.id as intent_id', 'payment_intents.uuid as payment_id', 'payment_intents.brand_id', 'payment_intents.amount as intent_amount',
+            'payment_intents.currency as intent_currency', 'payment_intents.reference', 'payment_intents.metadata', 'payment_intents.status as intent_status',
+            'payment_intents.expires_at', 'payment_intents.created_at', 'payment_intents.customer_id',
+          ])
+          .returning((eb) =>
+            eb
+              .selectFrom('transactions as tt')
+              .select('tt.id')
+              .whereRef('tt.intent_id', '=', 'payment_intents.id')
+              .orderBy('tt.created_at', 'desc')
+              .orderBy('tt.id', 'desc')
+              .limit(1)
+              .as('latest_transaction_id'),
+          ),
+      )
+      // One row whatever either UPDATE changed.
+      .selectFrom(sql<{ one: number }>`(SELECT 1)`.as('one'))
+      .leftJoin('done', (join) => join.onTrue())
+      .leftJoin('intent', (join) => join.onTrue())
+      .selectAll(['done', 'intent'])
+      .executeTakeFirstOrThrow(),
   );
-  const done = row?.done_id != null ? { completed_at: row.completed_at!, completion_source: row.completion_source!, gateway_trx_id: row.gateway_trx_id } : null;
-  const intent = row?.intent_id != null ? (row as IntentEventRow) : null;
+  const done = row.done_id !== null ? row : null;
   // The locked row plus what the UPDATE changed: no read back (it was one more round trip).
   const transaction: TransactionRecord = done
-    ? { ...t, status: 'completed', completedAt: pgDate(done.completed_at), completionSource: done.completion_source, gatewayTrxId: done.gateway_trx_id }
+    ? { ...t, status: 'completed', completedAt: done.completed_at, completionSource: done.completion_source, gatewayTrxId: done.gateway_trx_id }
     : await getTransaction(tx, t.id);
+  // The left join makes the intent's columns nullable in the row type; with an id, the intent's UPDATE returned them all.
+  const intent: IntentEventRow | null =
+    row.intent_id === null
+      ? null
+      : {
+          intent_id: row.intent_id, payment_id: row.payment_id!, brand_id: row.brand_id!, intent_amount: row.intent_amount!, intent_currency: row.intent_currency!,
+          reference: row.reference, metadata: row.metadata!, intent_status: row.intent_status!, expires_at: row.expires_at!, intent_created_at: row.created_at!,
+          customer_id: row.customer_id,
+        };
   const data =
-    done && intent && Number(intent.latest_transaction_id) === t.id
+    done && intent && Number(row.latest_transaction_id) === t.id
       ? paymentEventDataOf(completedPaymentRow(intent, transaction))
       : await paymentEventData(tx, t.intentId);
   await recordEvent(tx, { brandId: t.brandId, mode: t.mode, event: 'payment.completed', data, transactionId: t.id });
   return { transaction, changed: true };
 }
 
+/** The intent columns of paymentQuery (view.ts), as the UPDATE in completeLockedTransaction returns them. */
 type IntentEventRow = Pick<
   PaymentRow,
   'intent_id' | 'payment_id' | 'brand_id' | 'intent_amount' | 'intent_currency' | 'reference' | 'metadata' | 'intent_status' | 'expires_at' | 'intent_created_at' | 'customer_id'
-> & { latest_transaction_id: string | number | null };
+>;
 
-/** The intent columns of PAYMENT_SELECT (view.ts), as an UPDATE of `payment_intents i` returns them. */
-const INTENT_EVENT_COLUMNS = `i.id AS intent_id, i.uuid AS payment_id, i.brand_id, i.amount::text AS intent_amount, i.currency AS intent_currency,
-                i.reference, i.metadata, i.status AS intent_status, i.expires_at, i.created_at AS intent_created_at, i.customer_id`;
-
-/** The row PAYMENT_SELECT would read now for a just completed transaction (the intent's latest). */
+/** The row paymentQuery would read now for a just completed transaction (the intent's latest). */
 function completedPaymentRow(intent: IntentEventRow, t: TransactionRecord): PaymentRow {
   return {
     intent_id: intent.intent_id,
@@ -435,7 +519,7 @@ function completedPaymentRow(intent: IntentEventRow, t: TransactionRecord): Paym
     expires_at: intent.expires_at,
     intent_created_at: intent.intent_created_at,
     customer_id: intent.customer_id,
-    transaction_id: String(t.id),
+    transaction_id: t.id,
     trx_id: t.trxId,
     gateway_trx_id: t.gatewayTrxId,
     amount: t.amount,
@@ -444,7 +528,7 @@ function completedPaymentRow(intent: IntentEventRow, t: TransactionRecord): Paym
     // Already trimmed; toPaymentResource trims again, which leaves it as it is.
     exchange_rate: t.exchangeRate,
     status: t.status,
-    gateway: t.gatewayCode,
+    gateway_code: t.gatewayCode,
     method: t.method,
     failure_reason: t.failureReason,
     created_at: t.createdAt,
@@ -465,10 +549,12 @@ export async function failTransaction(em: EntityManager, transactionId: number, 
     if (!(OPEN_TRANSACTION_STATUSES as readonly string[]).includes(t.status)) {
       throw new AppError('INVALID_STATE', `Transaction is ${t.status} and cannot fail`);
     }
-    await tx.execute(
-      `UPDATE transactions SET status = 'failed', failure_reason = ?, updated_at = now() WHERE id = ? AND status IN (?)`,
-      [reason, transactionId, [...OPEN_TRANSACTION_STATUSES]],
-    );
+    await db(tx)
+      .updateTable('transactions')
+      .set({ status: 'failed', failure_reason: reason, updated_at: sql<Date>`now()` })
+      .where('id', '=', transactionId)
+      .where('status', 'in', OPEN_TRANSACTION_STATUSES)
+      .execute();
     const data = await paymentEventData(tx, t.intentId);
     await recordEvent(tx, { brandId: t.brandId, mode: t.mode, event: 'payment.failed', data, transactionId });
     return { transaction: await getTransaction(tx, transactionId), changed: true };

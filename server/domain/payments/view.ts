@@ -5,67 +5,49 @@ import type { PaymentResource } from '../../../contract/merchant/payments.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { decryptNameAndEmail } from '../customers/service.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
-import type { TransactionStatus } from './entities.ts';
-import { pgDate } from '../../infra/database/pg-date.ts';
+import { db } from '../db.ts';
 
 /** Drops the zeros numeric(20,10) pads with. */
 export function trimDecimal(s: string | null): string | null {
   return s !== null && s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s;
 }
 
-export interface PaymentRow {
-  intent_id: string;
-  payment_id: string;
-  brand_id: string;
-  intent_amount: string;
-  intent_currency: string;
-  reference: string | null;
-  metadata: Record<string, unknown>;
-  intent_status: 'pending' | 'completed' | 'expired' | 'canceled';
-  expires_at: string | Date;
-  intent_created_at: string | Date;
-  customer_id: string | null;
-  transaction_id: string | null;
-  trx_id: string | null;
-  gateway_trx_id: string | null;
-  amount: string | null;
-  currency: string | null;
-  fee: string | null;
-  exchange_rate: string | null;
-  status: TransactionStatus | null;
-  gateway: string | null;
-  method: string | null;
-  failure_reason: string | null;
-  created_at: string | Date | null;
-  completed_at: string | Date | null;
+/**
+ * The intent (`intent`) with its latest transaction (`t`, if any) and that
+ * transaction's gateway; add a where on `intent`. The table aliases are part of
+ * the result's types: db.ts converts a column named after a column of a table
+ * in the query, or `<alias>_<column>` (`intent_created_at`, `customer_brand_id`),
+ * so every timestamp below comes back as a Date. An alias must not be a
+ * property name of those entities either (`gateway` would be read as the
+ * transaction's gateway id). `transaction_id` names no column of these tables
+ * and comes back as the driver's string: read it with Number().
+ */
+export function paymentQuery(em: EntityManager) {
+  return db(em)
+    .selectFrom('payment_intents as intent')
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('transactions as tt')
+          .selectAll('tt')
+          .whereRef('tt.intent_id', '=', 'intent.id')
+          .orderBy('tt.created_at', 'desc')
+          .orderBy('tt.id', 'desc')
+          .limit(1)
+          .as('t'),
+      (join) => join.onTrue(),
+    )
+    .leftJoin('gateways as g', 'g.id', 't.gateway_id')
+    .select([
+      'intent.id as intent_id', 'intent.uuid as payment_id', 'intent.brand_id', 'intent.amount as intent_amount', 'intent.currency as intent_currency',
+      'intent.reference', 'intent.metadata', 'intent.status as intent_status', 'intent.expires_at', 'intent.created_at as intent_created_at',
+      'intent.customer_id', 't.id as transaction_id', 't.trx_id', 't.gateway_trx_id', 't.amount', 't.currency', 't.fee', 't.exchange_rate', 't.status',
+      'g.code as gateway_code', 't.method', 't.failure_reason', 't.created_at', 't.completed_at',
+    ]);
 }
 
-export const PAYMENT_COLUMNS = `
-         i.id AS intent_id, i.uuid AS payment_id, i.brand_id, i.amount::text AS intent_amount, i.currency AS intent_currency,
-         i.reference, i.metadata, i.status AS intent_status, i.expires_at, i.created_at AS intent_created_at, i.customer_id,
-         t.id AS transaction_id, t.trx_id, t.gateway_trx_id, t.amount::text AS amount, t.currency, t.fee::text AS fee,
-         t.exchange_rate::text AS exchange_rate, t.status, g.code AS gateway, t.method, t.failure_reason, t.created_at, t.completed_at`;
-
-export const PAYMENT_FROM = `
-    FROM payment_intents i
-    LEFT JOIN LATERAL (
-      SELECT * FROM transactions tt WHERE tt.intent_id = i.id ORDER BY tt.created_at DESC, tt.id DESC LIMIT 1
-    ) t ON true
-    LEFT JOIN gateways g ON g.id = t.gateway_id`;
-
-/** The intent with its latest transaction (if any); append a WHERE on `i`. */
-const PAYMENT_SELECT = `SELECT ${PAYMENT_COLUMNS} ${PAYMENT_FROM}`;
-
-/**
- * The same with the customer's encrypted name and email joined in. One round
- * trip instead of a second query for the customer: on the merchant read path
- * each query is a socket write and a wake-up of a database backend, and that
- * was half of what the lookup cost (bench/merchant-reads.ts, BENCHMARKS.md).
- */
-const PAYMENT_VIEW_SELECT = `
-  SELECT ${PAYMENT_COLUMNS}, c.uuid AS customer_uuid, c.brand_id AS customer_brand_id,
-         c.name_encrypted AS customer_name_encrypted, c.email_encrypted AS customer_email_encrypted ${PAYMENT_FROM}
-    LEFT JOIN customers c ON c.id = i.customer_id`;
+/** A row of paymentQuery. */
+export type PaymentRow = Awaited<ReturnType<ReturnType<typeof paymentQuery>['executeTakeFirstOrThrow']>>;
 
 /**
  * The API shape of a payment: the latest transaction when one exists, else the
@@ -79,14 +61,14 @@ export function toPaymentResource(r: PaymentRow, customer: PaymentResource['cust
     reference: r.reference,
     requested_amount: r.intent_amount,
     requested_currency: r.intent_currency,
-    expires_at: pgDate(r.expires_at).toISOString(),
+    expires_at: r.expires_at.toISOString(),
     customer,
     metadata: r.metadata,
   };
   // A canceled payment shows `canceled` in both forms: its pending transaction failed only as a consequence.
   const canceled = r.intent_status === 'canceled';
   if (r.transaction_id === null) {
-    const expired = r.intent_status === 'expired' || pgDate(r.expires_at).getTime() <= now.getTime();
+    const expired = r.intent_status === 'expired' || r.expires_at.getTime() <= now.getTime();
     return {
       object: 'payment_intent',
       id: Number(r.intent_id),
@@ -101,7 +83,7 @@ export function toPaymentResource(r: PaymentRow, customer: PaymentResource['cust
       method: null,
       exchange_rate: null,
       failure_reason: null,
-      created_at: pgDate(r.intent_created_at).toISOString(),
+      created_at: r.intent_created_at.toISOString(),
       completed_at: null,
       ...base,
     };
@@ -116,12 +98,12 @@ export function toPaymentResource(r: PaymentRow, customer: PaymentResource['cust
     currency: r.currency!,
     fee: r.fee,
     status: canceled ? 'canceled' : r.status!,
-    gateway: r.gateway,
+    gateway: r.gateway_code,
     method: r.method,
     exchange_rate: trimDecimal(r.exchange_rate),
     failure_reason: r.failure_reason,
-    created_at: pgDate(r.created_at!).toISOString(),
-    completed_at: r.completed_at ? pgDate(r.completed_at).toISOString() : null,
+    created_at: r.created_at!.toISOString(),
+    completed_at: r.completed_at?.toISOString() ?? null,
     ...base,
   };
 }
@@ -133,19 +115,24 @@ export function toPaymentResource(r: PaymentRow, customer: PaymentResource['cust
 export async function getPaymentView(em: EntityManager, keys: PersonalDataKeys, brandId: number, mode: Mode, paymentId: string): Promise<PaymentResource> {
   if (!isUuid(paymentId)) throw new AppError('PAYMENT_NOT_FOUND');
   // The other mode's payment answers like an unknown id: a key sees only its own mode.
-  const rows = await em.execute<
-    Array<PaymentRow & { customer_uuid: string; customer_brand_id: string; customer_name_encrypted: string | null; customer_email_encrypted: string | null }>
-  >(
-    `${PAYMENT_VIEW_SELECT} WHERE i.uuid = ? AND i.brand_id = ? AND i.mode = ?`,
-    [paymentId.toLowerCase(), brandId, mode],
-  );
-  const row = rows[0];
+  // The customer's encrypted name and email are joined in: one round trip
+  // instead of a second query for the customer. On the merchant read path each
+  // query is a socket write and a wake-up of a database backend, and that was
+  // half of what the lookup cost (bench/merchant-reads.ts, BENCHMARKS.md).
+  const row = await paymentQuery(em)
+    .leftJoin('customers as customer', 'customer.id', 'intent.customer_id')
+    .select(['customer.uuid as customer_uuid', 'customer.brand_id as customer_brand_id', 'customer.name_encrypted as customer_name_encrypted',
+      'customer.email_encrypted as customer_email_encrypted'])
+    .where('intent.uuid', '=', paymentId.toLowerCase())
+    .where('intent.brand_id', '=', brandId)
+    .where('intent.mode', '=', mode)
+    .executeTakeFirst();
   if (!row) throw new AppError('PAYMENT_NOT_FOUND');
   const customer =
-    row.customer_id === null
+    row.customer_id === null || row.customer_uuid === null
       ? null
       : decryptNameAndEmail(keys, {
-          brand_id: row.customer_brand_id,
+          brand_id: row.customer_brand_id!,
           uuid: row.customer_uuid,
           name_encrypted: row.customer_name_encrypted,
           email_encrypted: row.customer_email_encrypted,
@@ -158,11 +145,10 @@ export async function getPaymentView(em: EntityManager, keys: PersonalDataKeys, 
  * payloads are stored and resent in clear.
  */
 export async function paymentEventData(em: EntityManager, intentId: number): Promise<Record<string, unknown>> {
-  const rows = await em.execute<PaymentRow[]>(`${PAYMENT_SELECT} WHERE i.id = ?`, [intentId]);
-  return paymentEventDataOf(rows[0]!);
+  return paymentEventDataOf(await paymentQuery(em).where('intent.id', '=', intentId).executeTakeFirstOrThrow());
 }
 
-/** paymentEventData from a row the caller already has (as PAYMENT_SELECT reads it). */
+/** paymentEventData from a row the caller already has (as paymentQuery reads it). */
 export function paymentEventDataOf(row: PaymentRow): Record<string, unknown> {
   const { customer: _customer, ...data } = toPaymentResource(row, null);
   return data;

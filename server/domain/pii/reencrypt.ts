@@ -49,6 +49,7 @@ export async function reencryptPersonalData(orm: Orm, keys: PersonalDataKeys, lo
 
 async function rewriteBatch(orm: Orm, keys: PersonalDataKeys, spec: LegacyTable, batchSize: number, onUnreadable: () => void): Promise<number> {
   return orm.em.fork().transactional(async (tx) => {
+    // Raw SQL: one generic pass over several areas' tables, each statement named by its legacy-table spec.
     const rows = await tx.execute<Array<Record<string, any>>>(spec.select, [batchSize]);
     for (const row of rows) {
       const values = spec.rewrite(row, reader(keys, spec.table, row.id, onUnreadable), keys);

@@ -1,5 +1,7 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { sql, type Selectable } from 'kysely';
+import { db, type DB } from '../db.ts';
 
 /**
  * Backfill: the service asks a phone to re-send the official-sender SMS of a
@@ -11,10 +13,9 @@ import type { EntityManager } from '../../infra/database/orm.ts';
  * silently dropped.
  */
 
-export const backfillReasons = ['manual', 'offline', 'heartbeat_gap', 'balance_chain_break'] as const;
-export type BackfillReason = (typeof backfillReasons)[number];
-export const backfillStatuses = ['pending', 'delivered', 'answered', 'failed'] as const;
-export type BackfillStatus = (typeof backfillStatuses)[number];
+import { backfillReasons, backfillStatuses, type BackfillReason, type BackfillStatus } from './entities.ts';
+
+export { backfillReasons, backfillStatuses, type BackfillReason, type BackfillStatus };
 
 /** Longest window one request may ask for: a phone re-sending weeks of SMS is a different job (an export). */
 const MAX_BACKFILL_WINDOW_DAYS = 7;
@@ -41,47 +42,30 @@ export interface BackfillRequestView {
   createdAt: Date;
 }
 
-interface Row {
-  id: string;
-  brand_id: string;
-  device_id: string;
-  window_from: Date;
-  window_to: Date;
-  reason: BackfillReason;
-  status: BackfillStatus;
-  attempts: number;
-  next_attempt_at: Date;
-  requested_by: string | null;
-  resent_count: number | null;
-  delivered_at: Date | null;
-  answered_at: Date | null;
-  failed_at: Date | null;
-  created_at: Date;
-}
+const COLUMNS = [
+  'id', 'brand_id', 'device_id', 'window_from', 'window_to', 'reason', 'status', 'attempts', 'next_attempt_at',
+  'requested_by', 'resent_count', 'delivered_at', 'answered_at', 'failed_at', 'created_at',
+] as const;
 
-const d = (v: Date | string | null) => (v === null ? null : new Date(v));
-
-function view(r: Row): BackfillRequestView {
+function view(r: Pick<Selectable<DB['backfill_requests']>, (typeof COLUMNS)[number]>): BackfillRequestView {
   return {
-    id: Number(r.id),
-    brandId: Number(r.brand_id),
-    deviceId: Number(r.device_id),
-    from: new Date(r.window_from),
-    to: new Date(r.window_to),
+    id: r.id,
+    brandId: r.brand_id,
+    deviceId: r.device_id,
+    from: r.window_from,
+    to: r.window_to,
     reason: r.reason,
     status: r.status,
     attempts: r.attempts,
-    nextAttemptAt: new Date(r.next_attempt_at),
+    nextAttemptAt: r.next_attempt_at,
     requestedBy: r.requested_by,
     resentCount: r.resent_count,
-    deliveredAt: d(r.delivered_at),
-    answeredAt: d(r.answered_at),
-    failedAt: d(r.failed_at),
-    createdAt: new Date(r.created_at),
+    deliveredAt: r.delivered_at,
+    answeredAt: r.answered_at,
+    failedAt: r.failed_at,
+    createdAt: r.created_at,
   };
 }
-
-const COLUMNS = 'id, brand_id, device_id, window_from, window_to, reason, status, attempts, next_attempt_at, requested_by, resent_count, delivered_at, answered_at, failed_at, created_at';
 
 /** An operator's window: 400 naming the field when it lies in the future, is reversed or too long. */
 export function validateWindow(from: Date, to: Date, now = new Date()): void {
@@ -110,24 +94,50 @@ export async function requestBackfill(
   if (to.getTime() <= from.getTime()) return null;
   if (q.reason !== 'manual') {
     // One request per gap: an open one overlapping this window grows to cover both (the phone re-polls open commands).
-    const merged = await em.execute<Row[]>(
-      `UPDATE backfill_requests SET window_from = LEAST(window_from, ?::timestamptz), window_to = GREATEST(window_to, ?::timestamptz), updated_at = now()
-        WHERE id = (SELECT id FROM backfill_requests
-                     WHERE device_id = ? AND status IN ('pending', 'delivered') AND reason <> 'manual'
-                       AND window_from <= ?::timestamptz AND window_to >= ?::timestamptz
-                       AND GREATEST(window_to, ?::timestamptz) - LEAST(window_from, ?::timestamptz) <= make_interval(days => ?)
-                     ORDER BY id LIMIT 1)
-        RETURNING id`,
-      [from, to, q.deviceId, to, from, to, from, MAX_BACKFILL_WINDOW_DAYS],
-    );
+    const merged = await db(em)
+      .updateTable('backfill_requests')
+      .set({
+        window_from: sql<Date>`LEAST(window_from, ${from}::timestamptz)`,
+        window_to: sql<Date>`GREATEST(window_to, ${to}::timestamptz)`,
+        updated_at: sql<Date>`now()`,
+      })
+      .where('id', '=', (eb) =>
+        eb
+          .selectFrom('backfill_requests')
+          .select('id')
+          .where('device_id', '=', q.deviceId)
+          .where('status', 'in', ['pending', 'delivered'])
+          .where('reason', '<>', 'manual')
+          .where('window_from', '<=', to)
+          .where('window_to', '>=', from)
+          // Raw: interval arithmetic on the merged window.
+          .where(sql<boolean>`GREATEST(window_to, ${to}::timestamptz) - LEAST(window_from, ${from}::timestamptz) <= make_interval(days => ${MAX_BACKFILL_WINDOW_DAYS})`)
+          .orderBy('id')
+          .limit(1),
+      )
+      .returning('id')
+      .execute();
     if (merged[0]) return null;
   }
-  const rows = await em.execute<Row[]>(
-    `INSERT INTO backfill_requests (brand_id, device_id, window_from, window_to, reason, requested_by)
-     SELECT brand_id, id, ?, ?, ?, ? FROM devices WHERE id = ? AND status = 'active'
-     RETURNING ${COLUMNS}`,
-    [from, to, q.reason, q.requestedBy ?? null, q.deviceId],
-  );
+  // Only for an active device: one INSERT ... SELECT.
+  const rows = await db(em)
+    .insertInto('backfill_requests')
+    .columns(['brand_id', 'device_id', 'window_from', 'window_to', 'reason', 'requested_by'])
+    .expression(
+      db(em)
+        .selectFrom('devices')
+        .select(['brand_id', 'id'])
+        .select([
+          sql<Date>`${from}::timestamptz`.as('window_from'),
+          sql<Date>`${to}::timestamptz`.as('window_to'),
+          sql<BackfillReason>`${q.reason}::varchar`.as('reason'),
+          sql<string | null>`${q.requestedBy ?? null}::varchar`.as('requested_by'),
+        ])
+        .where('id', '=', q.deviceId)
+        .where('status', '=', 'active'),
+    )
+    .returning(COLUMNS)
+    .execute();
   return rows[0] ? view(rows[0]) : null;
 }
 
@@ -135,30 +145,27 @@ export async function listBackfillRequests(
   em: EntityManager,
   f: { deviceId?: number; brandId?: number; status?: BackfillStatus; limit?: number },
 ): Promise<BackfillRequestView[]> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const filters: Array<[string, unknown]> = [['device_id', f.deviceId], ['brand_id', f.brandId], ['status', f.status]];
-  for (const [column, value] of filters) {
-    if (value === undefined) continue;
-    where.push(`${column} = ?`);
-    params.push(value);
-  }
-  const rows = await em.execute<Row[]>(
-    `SELECT ${COLUMNS} FROM backfill_requests ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`,
-    [...params, f.limit ?? 100],
-  );
+  const rows = await db(em)
+    .selectFrom('backfill_requests')
+    .select(COLUMNS)
+    .$if(f.deviceId !== undefined, (qb) => qb.where('device_id', '=', f.deviceId!))
+    .$if(f.brandId !== undefined, (qb) => qb.where('brand_id', '=', f.brandId!))
+    .$if(f.status !== undefined, (qb) => qb.where('status', '=', f.status!))
+    .orderBy('id', 'desc')
+    .limit(f.limit ?? 100)
+    .execute();
   return rows.map(view);
 }
 
 /** The device's open requests, oldest first; those not yet delivered are marked delivered now. */
 export async function pollBackfillCommands(em: EntityManager, deviceId: number): Promise<BackfillRequestView[]> {
-  const rows = await em.execute<Row[]>(
-    `UPDATE backfill_requests
-        SET status = 'delivered', delivered_at = COALESCE(delivered_at, now()), updated_at = now()
-      WHERE device_id = ? AND status IN ('pending', 'delivered')
-      RETURNING ${COLUMNS}`,
-    [deviceId],
-  );
+  const rows = await db(em)
+    .updateTable('backfill_requests')
+    .set({ status: 'delivered', delivered_at: sql<Date>`COALESCE(delivered_at, now())`, updated_at: sql<Date>`now()` })
+    .where('device_id', '=', deviceId)
+    .where('status', 'in', ['pending', 'delivered'])
+    .returning(COLUMNS)
+    .execute();
   return rows.map(view).sort((a, b) => a.id - b.id);
 }
 
@@ -169,15 +176,22 @@ export async function pollBackfillCommands(em: EntityManager, deviceId: number):
  * request still counts: the SMS came in after all.
  */
 export async function completeBackfillCommand(em: EntityManager, deviceId: number, id: number, resentCount: number): Promise<BackfillRequestView> {
-  const rows = await em.execute<Row[]>(
-    `UPDATE backfill_requests
-        SET status = 'answered', resent_count = ?, answered_at = now(), delivered_at = COALESCE(delivered_at, now()), updated_at = now()
-      WHERE id = ? AND device_id = ? AND status <> 'answered'
-      RETURNING ${COLUMNS}`,
-    [resentCount, id, deviceId],
-  );
+  const rows = await db(em)
+    .updateTable('backfill_requests')
+    .set({
+      status: 'answered',
+      resent_count: resentCount,
+      answered_at: sql<Date>`now()`,
+      delivered_at: sql<Date>`COALESCE(delivered_at, now())`,
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', id)
+    .where('device_id', '=', deviceId)
+    .where('status', '<>', 'answered')
+    .returning(COLUMNS)
+    .execute();
   if (rows[0]) return view(rows[0]);
-  const existing = await em.execute<Row[]>(`SELECT ${COLUMNS} FROM backfill_requests WHERE id = ? AND device_id = ?`, [id, deviceId]);
+  const existing = await db(em).selectFrom('backfill_requests').select(COLUMNS).where('id', '=', id).where('device_id', '=', deviceId).execute();
   if (!existing[0]) throw new AppError('NOT_FOUND', 'Command not found');
   return view(existing[0]);
 }
@@ -193,11 +207,11 @@ export function nextAttemptDelayMs(attempts: number): number {
  * the matching transaction, so the request exists exactly when the break does.
  */
 export async function requestBackfillForChainBreak(tx: EntityManager, q: { deviceId: number; previousId: number; smsTime: Date }): Promise<void> {
-  const [prev] = await tx.execute<Array<{ sms_time: Date | null }>>('SELECT sms_time FROM sms_records WHERE id = ?', [q.previousId]);
+  const prev = await db(tx).selectFrom('sms_records').select('sms_time').where('id', '=', q.previousId).executeTakeFirst();
   if (!prev?.sms_time) return;
   const now = Date.now();
   // The phone's inbox clock may differ from ours by its offset: a minute's margin either side.
-  const from = new Date(new Date(prev.sms_time).getTime() - 60_000);
+  const from = new Date(prev.sms_time.getTime() - 60_000);
   const to = new Date(Math.min(now, q.smsTime.getTime() + 60_000));
   await requestBackfill(tx, { deviceId: q.deviceId, from, to, reason: 'balance_chain_break' });
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { db } from '../db.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { recordAudit, type AuditActor } from '../audit/service.ts';
 import { ingestSmsBatch } from '../sms-intake/service.ts';
@@ -20,9 +21,9 @@ export async function pasteSms(
   who: AuditActor,
   input: { deviceId: number; sender: string; body: string; receivedAt: Date; operatorName: string | null },
 ): Promise<{ id: number; duplicateOf: number | null }> {
-  const [device] = await em.execute<Array<{ brand_id: string }>>('SELECT brand_id FROM devices WHERE id = ?', [input.deviceId]);
+  const device = await db(em).selectFrom('devices').select('brand_id').where('id', '=', input.deviceId).executeTakeFirst();
   if (!device) throw new AppError('DEVICE_NOT_FOUND', undefined, { field: 'device_id' });
-  const brandId = Number(device.brand_id);
+  const brandId = device.brand_id;
   const [result] = await ingestSmsBatch(em, { cipher: deps.cipher, hashKey: deps.hashKey, match: deps.match, onMatchError: deps.onMatchError }, { brandId, deviceId: input.deviceId }, [
     {
       deviceMessageId: `pasted-${randomUUID()}`,

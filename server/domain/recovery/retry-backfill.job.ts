@@ -5,6 +5,8 @@ import type { JobRegistration } from '../../infra/jobs/workers.ts';
 import { scheduledSweep } from '../../infra/jobs/scheduled.ts';
 import { createNotification } from '../notifications/service.ts';
 import { MAX_BACKFILL_ATTEMPTS, nextAttemptDelayMs } from './backfill.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 
 const RETRY_BACKFILL_QUEUE = 'backfill-retry-sweep';
 
@@ -18,29 +20,36 @@ const RETRY_BACKFILL_QUEUE = 'backfill-retry-sweep';
  */
 export async function retryBackfillRequests(em: EntityManager, cipher: PiiCipher): Promise<{ nudged: number; failed: number }> {
   return em.fork().transactional(async (tx) => {
-    const due = await tx.execute<Array<{ id: string; brand_id: string; device_id: string; attempts: number; window_from: Date; window_to: Date }>>(
-      `SELECT id, brand_id, device_id, attempts, window_from, window_to FROM backfill_requests
-        WHERE status IN ('pending', 'delivered') AND next_attempt_at <= now()
-        ORDER BY next_attempt_at LIMIT 200 FOR UPDATE SKIP LOCKED`,
-    );
+    const k = db(tx);
+    const due = await k
+      .selectFrom('backfill_requests')
+      .select(['id', 'brand_id', 'device_id', 'attempts', 'window_from', 'window_to'])
+      .where('status', 'in', ['pending', 'delivered'])
+      .where('next_attempt_at', '<=', sql<Date>`now()`)
+      .orderBy('next_attempt_at')
+      .limit(200)
+      .forUpdate()
+      .skipLocked()
+      .execute();
     let nudged = 0;
     let failed = 0;
     for (const r of due) {
       if (r.attempts >= MAX_BACKFILL_ATTEMPTS) {
-        await tx.execute("UPDATE backfill_requests SET status = 'failed', failed_at = now(), updated_at = now() WHERE id = ?", [r.id]);
+        await k.updateTable('backfill_requests').set({ status: 'failed', failed_at: sql<Date>`now()`, updated_at: sql<Date>`now()` }).where('id', '=', r.id).execute();
         failed++;
         continue;
       }
       const attempts = r.attempts + 1;
-      await tx.execute(
-        "UPDATE backfill_requests SET attempts = ?, next_attempt_at = now() + make_interval(secs => ?), updated_at = now() WHERE id = ?",
-        [attempts, nextAttemptDelayMs(attempts) / 1000, r.id],
-      );
+      await k
+        .updateTable('backfill_requests')
+        .set({ attempts, next_attempt_at: sql<Date>`now() + make_interval(secs => ${nextAttemptDelayMs(attempts) / 1000})`, updated_at: sql<Date>`now()` })
+        .where('id', '=', r.id)
+        .execute();
       await createNotification(tx, cipher, {
-        brandId: Number(r.brand_id),
-        deviceId: Number(r.device_id),
+        brandId: r.brand_id,
+        deviceId: r.device_id,
         title: 'Re-send missed SMS',
-        body: `The service asks this phone to re-send the payment SMS received between ${new Date(r.window_from).toISOString()} and ${new Date(r.window_to).toISOString()} (request ${r.id}). Open the app to answer it.`,
+        body: `The service asks this phone to re-send the payment SMS received between ${r.window_from.toISOString()} and ${r.window_to.toISOString()} (request ${r.id}). Open the app to answer it.`,
       });
       nudged++;
     }
@@ -53,11 +62,15 @@ export async function retryBackfillRequests(em: EntityManager, cipher: PiiCipher
  * reported in the same statement so each is handed out exactly once.
  */
 export async function takeUnreportedBackfillFailures(em: EntityManager): Promise<Array<{ id: number; brandId: number; deviceId: number; reason: string; failedAt: Date }>> {
-  const rows = await em.execute<Array<{ id: string; brand_id: string; device_id: string; reason: string; failed_at: Date }>>(
-    `UPDATE backfill_requests SET reported_at = now() WHERE status = 'failed' AND reported_at IS NULL
-     RETURNING id, brand_id, device_id, reason, failed_at`,
-  );
-  return rows.map((r) => ({ id: Number(r.id), brandId: Number(r.brand_id), deviceId: Number(r.device_id), reason: r.reason, failedAt: new Date(r.failed_at) }));
+  const rows = await db(em)
+    .updateTable('backfill_requests')
+    .set({ reported_at: sql<Date>`now()` })
+    .where('status', '=', 'failed')
+    .where('reported_at', 'is', null)
+    .returning(['id', 'brand_id', 'device_id', 'reason', 'failed_at'])
+    .execute();
+  // A failed request always has its failure time (set with the status).
+  return rows.map((r) => ({ id: r.id, brandId: r.brand_id, deviceId: r.device_id, reason: r.reason, failedAt: r.failed_at! }));
 }
 
 async function runBackfillRetrySweep(deps: Pick<AppDeps, 'orm' | 'logger' | 'crypto'>): Promise<void> {

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { compareMoney, subMoney } from '../money/decimal.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import type { RefundStatus } from './entities.ts';
-import { pgDate } from '../../infra/database/pg-date.ts';
+import { db } from '../db.ts';
 import { handRefundToGateway } from '../sandbox/refunds.ts';
 import { scopeParam } from '../brands/scope.ts';
 
@@ -25,33 +26,24 @@ export interface RefundResource {
   created_at: string;
 }
 
-interface RefundRow {
-  id: string;
-  uuid: string;
-  brand_id: string;
-  mode: Mode;
-  transaction_id: string;
-  trx_id: string;
-  gateway_trx_id: string | null;
-  amount: string;
-  currency: string;
-  reason: string | null;
-  status: RefundStatus;
-  failure_reason: string | null;
-  processed_at: string | Date | null;
-  created_at: string | Date;
+/** The refund (`r`) with its transaction's references; add a where on `r` or `t`. */
+function refundQuery(em: EntityManager) {
+  return db(em)
+    .selectFrom('refunds as r')
+    .innerJoin('transactions as t', 't.id', 'r.transaction_id')
+    .select([
+      'r.id', 'r.uuid', 'r.brand_id', 'r.mode', 'r.transaction_id', 't.trx_id', 't.gateway_trx_id', 'r.amount', 'r.currency', 'r.reason', 'r.status',
+      'r.failure_reason', 'r.processed_at', 'r.created_at',
+    ]);
 }
 
-const SELECT = `
-  SELECT r.id, r.uuid, r.brand_id, r.mode, r.transaction_id, t.trx_id, t.gateway_trx_id, r.amount::text AS amount, r.currency, r.reason,
-         r.status, r.failure_reason, r.processed_at, r.created_at
-    FROM refunds r JOIN transactions t ON t.id = r.transaction_id`;
+type RefundRow = Awaited<ReturnType<ReturnType<typeof refundQuery>['executeTakeFirstOrThrow']>>;
 
 function toRefundResource(r: RefundRow): RefundResource {
   return {
-    id: Number(r.id),
+    id: r.id,
     uuid: r.uuid,
-    transaction_id: Number(r.transaction_id),
+    transaction_id: r.transaction_id,
     trx_id: r.trx_id,
     gateway_trx_id: r.gateway_trx_id,
     amount: r.amount,
@@ -59,8 +51,8 @@ function toRefundResource(r: RefundRow): RefundResource {
     reason: r.reason,
     status: r.status,
     failure_reason: r.failure_reason,
-    processed_at: r.processed_at ? pgDate(r.processed_at).toISOString() : null,
-    created_at: pgDate(r.created_at).toISOString(),
+    processed_at: r.processed_at?.toISOString() ?? null,
+    created_at: r.created_at.toISOString(),
   };
 }
 
@@ -79,18 +71,14 @@ interface TransactionRef {
 async function findTransactions(em: EntityManager, brandId: number, mode: Mode, reference: string): Promise<TransactionRef[]> {
   const ref = reference.trim();
   if (ref === '' || ref.length > 100) return [];
-  const cols = 'id, status, amount::text AS amount, currency';
-  let rows = await em.execute<Array<{ id: string; status: string; amount: string; currency: string }>>(
-    `SELECT ${cols} FROM transactions WHERE brand_id = ? AND mode = ? AND trx_id = ?`,
-    [brandId, mode, ref],
-  );
-  if (rows.length === 0) {
-    rows = await em.execute(
-      `SELECT ${cols} FROM transactions WHERE brand_id = ? AND mode = ? AND upper(gateway_trx_id) = upper(?) AND gateway_trx_id IS NOT NULL ORDER BY id`,
-      [brandId, mode, ref],
-    );
-  }
-  return rows.map((r) => ({ id: Number(r.id), status: r.status, amount: r.amount, currency: r.currency }));
+  const q = db(em).selectFrom('transactions').select(['id', 'status', 'amount', 'currency']).where('brand_id', '=', brandId).where('mode', '=', mode);
+  const byTrxId = await q.where('trx_id', '=', ref).execute();
+  if (byTrxId.length > 0) return byTrxId;
+  return q
+    .where(sql<string>`upper(gateway_trx_id)`, '=', sql<string>`upper(${ref})`)
+    .where('gateway_trx_id', 'is not', null)
+    .orderBy('id')
+    .execute();
 }
 
 /**
@@ -100,17 +88,21 @@ async function findTransactions(em: EntityManager, brandId: number, mode: Mode, 
  * brand's or mode's, or one without any transaction: none.
  */
 async function findPaymentTransaction(em: EntityManager, brandId: number, mode: Mode, paymentId: string): Promise<TransactionRef[]> {
-  const rows = await em.execute<Array<{ id: string; status: string; amount: string; currency: string; intent_id: string }>>(
-    `SELECT i.id AS intent_id, t.id, t.status, t.amount::text AS amount, t.currency
-       FROM payment_intents i LEFT JOIN transactions t ON t.intent_id = i.id
-      WHERE i.uuid = ? AND i.brand_id = ? AND i.mode = ?
-      ORDER BY (t.status = 'completed') DESC NULLS LAST, t.created_at DESC, t.id DESC LIMIT 1`,
-    [paymentId.toLowerCase(), brandId, mode],
-  );
-  const r = rows[0];
+  const r = await db(em)
+    .selectFrom('payment_intents as i')
+    .leftJoin('transactions as t', 't.intent_id', 'i.id')
+    .select(['i.id as intent_id', 't.id', 't.status', 't.amount', 't.currency'])
+    .where('i.uuid', '=', paymentId.toLowerCase())
+    .where('i.brand_id', '=', brandId)
+    .where('i.mode', '=', mode)
+    .orderBy(sql`(t.status = 'completed')`, sql`desc nulls last`)
+    .orderBy('t.created_at', 'desc')
+    .orderBy('t.id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   if (!r) return [];
   if (r.id === null) throw new AppError('TRANSACTION_NOT_REFUNDABLE', 'The payment has not been paid: nothing to refund', { field: 'payment_id' });
-  return [{ id: Number(r.id), status: r.status, amount: r.amount, currency: r.currency }];
+  return [{ id: r.id, status: r.status!, amount: r.amount!, currency: r.currency! }];
 }
 
 /**
@@ -121,17 +113,20 @@ async function findPaymentTransaction(em: EntityManager, brandId: number, mode: 
 export async function getLatestRefund(em: EntityManager, brandId: number, mode: Mode, reference: string): Promise<RefundResource> {
   const txs = await findTransactions(em, brandId, mode, reference);
   if (txs.length === 0) throw new AppError('PAYMENT_NOT_FOUND');
-  const rows = await em.execute<RefundRow[]>(`${SELECT} WHERE r.transaction_id IN (?) ORDER BY r.created_at DESC, r.id DESC LIMIT 1`, [
-    txs.map((t) => t.id),
-  ]);
-  if (!rows[0]) throw new AppError('REFUND_NOT_FOUND');
-  return toRefundResource(rows[0]);
+  const row = await refundQuery(em)
+    .where('r.transaction_id', 'in', txs.map((t) => t.id))
+    .orderBy('r.created_at', 'desc')
+    .orderBy('r.id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!row) throw new AppError('REFUND_NOT_FOUND');
+  return toRefundResource(row);
 }
 
 export async function getRefund(em: EntityManager, refundId: number): Promise<RefundResource & { brandId: number; mode: Mode }> {
-  const rows = await em.execute<RefundRow[]>(`${SELECT} WHERE r.id = ?`, [refundId]);
-  if (!rows[0]) throw new AppError('REFUND_NOT_FOUND');
-  return { ...toRefundResource(rows[0]), brandId: Number(rows[0].brand_id), mode: rows[0].mode };
+  const row = await refundQuery(em).where('r.id', '=', refundId).executeTakeFirst();
+  if (!row) throw new AppError('REFUND_NOT_FOUND');
+  return { ...toRefundResource(row), brandId: row.brand_id, mode: row.mode };
 }
 
 export interface RefundListFilter {
@@ -155,52 +150,26 @@ export async function searchRefunds(
   em: EntityManager,
   f: RefundListFilter & { brandId?: number; brandIds?: number[] | null; mode?: Mode },
 ): Promise<{ items: Array<RefundResource & { brandId: number; mode: Mode }>; total: number }> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (f.brandId !== undefined) {
-    where.push('r.brand_id = ?');
-    params.push(f.brandId);
-  }
-  if (f.brandIds) {
-    where.push('r.brand_id IN (?)');
-    params.push(scopeParam(f.brandIds));
-  }
-  if (f.mode !== undefined) {
-    where.push('r.mode = ?');
-    params.push(f.mode);
-  }
-  if (f.status) {
-    where.push('r.status = ?');
-    params.push(f.status);
-  }
-  if (f.trxId !== undefined) {
-    where.push('(t.trx_id = ? OR upper(t.gateway_trx_id) = upper(?))');
-    params.push(f.trxId, f.trxId);
-  }
-  if (f.transactionId !== undefined) {
-    where.push('r.transaction_id = ?');
-    params.push(f.transactionId);
-  }
-  if (f.from) {
-    where.push("r.created_at >= (?::date)::timestamp AT TIME ZONE 'UTC'");
-    params.push(f.from);
-  }
-  if (f.to) {
+  const matching = refundQuery(em)
+    .$if(f.brandId !== undefined, (q) => q.where('r.brand_id', '=', f.brandId!))
+    .$if(f.brandIds != null, (q) => q.where('r.brand_id', 'in', scopeParam(f.brandIds!)))
+    .$if(f.mode !== undefined, (q) => q.where('r.mode', '=', f.mode!))
+    .$if(f.status !== undefined, (q) => q.where('r.status', '=', f.status!))
+    .$if(f.trxId !== undefined, (q) =>
+      q.where((eb) => eb.or([eb('t.trx_id', '=', f.trxId!), eb(sql<string>`upper(t.gateway_trx_id)`, '=', sql<string>`upper(${f.trxId!})`)])),
+    )
+    .$if(f.transactionId !== undefined, (q) => q.where('r.transaction_id', '=', f.transactionId!))
+    .$if(f.from !== undefined, (q) => q.where('r.created_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`))
     // Inclusive: everything before the start of the next UTC day.
-    where.push("r.created_at < ((?::date + 1)::timestamp AT TIME ZONE 'UTC')");
-    params.push(f.to);
-  }
-  const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const [count] = await em.execute<Array<{ total: string }>>(
-    `SELECT count(*) AS total FROM refunds r JOIN transactions t ON t.id = r.transaction_id ${clause}`,
-    params,
-  );
-  const rows = await em.execute<RefundRow[]>(`${SELECT} ${clause} ORDER BY r.created_at DESC, r.id DESC LIMIT ? OFFSET ?`, [
-    ...params,
-    f.perPage,
-    (f.page - 1) * f.perPage,
-  ]);
-  return { items: rows.map((r) => ({ ...toRefundResource(r), brandId: Number(r.brand_id), mode: r.mode })), total: Number(count!.total) };
+    .$if(f.to !== undefined, (q) => q.where('r.created_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`));
+  const count = await matching.clearSelect().select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow();
+  const rows = await matching
+    .orderBy('r.created_at', 'desc')
+    .orderBy('r.id', 'desc')
+    .limit(f.perPage)
+    .offset((f.page - 1) * f.perPage)
+    .execute();
+  return { items: rows.map((r) => ({ ...toRefundResource(r), brandId: r.brand_id, mode: r.mode })), total: Number(count.total) };
 }
 
 /** The brand's refunds, newest first; `total` counts every refund matching the filters. */
@@ -230,29 +199,30 @@ export async function createRefund(
     if (txs.length > 1) {
       throw new AppError('VALIDATION_ERROR', 'Several transactions carry this gateway reference; use the service trx_id', { field: 'trx_id' });
     }
-    const [locked] = await tx.execute<Array<{ status: string; amount: string; currency: string }>>(
-      'SELECT status, amount::text AS amount, currency FROM transactions WHERE id = ? FOR UPDATE',
-      [txs[0]!.id],
-    );
-    if (locked!.status !== 'completed') throw new AppError('TRANSACTION_NOT_REFUNDABLE', undefined, { field });
-    const [sum] = await tx.execute<Array<{ refunded: string }>>(
-      `SELECT COALESCE(sum(amount), 0)::numeric(14,2)::text AS refunded FROM refunds WHERE transaction_id = ? AND status <> 'failed'`,
-      [txs[0]!.id],
-    );
-    const available = subMoney(locked!.amount, sum!.refunded);
+    const k = db(tx);
+    const locked = await k.selectFrom('transactions').select(['status', 'amount', 'currency']).where('id', '=', txs[0]!.id).forUpdate().executeTakeFirstOrThrow();
+    if (locked.status !== 'completed') throw new AppError('TRANSACTION_NOT_REFUNDABLE', undefined, { field });
+    const sum = await k
+      .selectFrom('refunds')
+      .select(sql<string>`COALESCE(sum(amount), 0)::numeric(14,2)::text`.as('refunded'))
+      .where('transaction_id', '=', txs[0]!.id)
+      .where('status', '<>', 'failed')
+      .executeTakeFirstOrThrow();
+    const available = subMoney(locked.amount, sum.refunded);
     if (compareMoney(input.amount, available) > 0) {
-      throw new AppError('REFUND_EXCEEDS_AVAILABLE', `Refund amount exceeds the refundable amount (${available} ${locked!.currency} left)`, {
+      throw new AppError('REFUND_EXCEEDS_AVAILABLE', `Refund amount exceeds the refundable amount (${available} ${locked.currency} left)`, {
         field: 'amount',
       });
     }
-    const [row] = await tx.execute<Array<{ id: string }>>(
-      `INSERT INTO refunds (uuid, brand_id, transaction_id, amount, currency, reason) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
-      [randomUUID(), brandId, txs[0]!.id, input.amount, locked!.currency, input.reason?.trim() || null],
-    );
+    // mode is not given: a trigger copies the transaction's.
+    const row = await k
+      .insertInto('refunds')
+      .values({ uuid: randomUUID(), brand_id: brandId, transaction_id: txs[0]!.id, amount: input.amount, currency: locked.currency, reason: input.reason?.trim() || null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     // The gateway's seam: the sandbox completes its refunds from a job enqueued in this transaction.
-    await handRefundToGateway(tx, Number(row!.id), txs[0]!.id);
-    const [created] = await tx.execute<RefundRow[]>(`${SELECT} WHERE r.id = ?`, [row!.id]);
-    return toRefundResource(created!);
+    await handRefundToGateway(tx, row.id, txs[0]!.id);
+    return toRefundResource(await refundQuery(tx).where('r.id', '=', row.id).executeTakeFirstOrThrow());
   });
 }
 
@@ -263,11 +233,13 @@ async function finishRefund(
   reason: string | null,
 ): Promise<{ refund: RefundResource; changed: boolean }> {
   return em.transactional(async (tx) => {
-    const updated = await tx.execute<Array<{ id: string }>>(
-      `UPDATE refunds SET status = ?, processed_at = now(), failure_reason = ?, updated_at = now()
-        WHERE id = ? AND status = 'pending' RETURNING id`,
-      [to, reason, refundId],
-    );
+    const updated = await db(tx)
+      .updateTable('refunds')
+      .set({ status: to, processed_at: sql<Date>`now()`, failure_reason: reason, updated_at: sql<Date>`now()` })
+      .where('id', '=', refundId)
+      .where('status', '=', 'pending')
+      .returning('id')
+      .execute();
     const { brandId, mode, ...data } = await getRefund(tx, refundId);
     if (updated.length === 0) {
       if (data.status === to) return { refund: data, changed: false };

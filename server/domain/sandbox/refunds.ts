@@ -1,5 +1,6 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { enqueueInTransaction } from '../../infra/jobs/workers.ts';
+import { db } from '../db.ts';
 import { isSandboxDriven } from './gateway.ts';
 
 export const COMPLETE_SANDBOX_REFUND_QUEUE = 'complete-sandbox-refund';
@@ -11,10 +12,12 @@ export const COMPLETE_SANDBOX_REFUND_QUEUE = 'complete-sandbox-refund';
  * manual-gateway refunds wait for an admin.
  */
 export async function handRefundToGateway(tx: EntityManager, refundId: number, transactionId: number): Promise<void> {
-  const rows = await tx.execute<Array<{ type: 'manual' | 'automatic' }>>(
-    'SELECT g.type FROM transactions t JOIN gateways g ON g.id = t.gateway_id WHERE t.id = ?',
-    [transactionId],
-  );
-  if (rows[0] && isSandboxDriven(rows[0])) await enqueueInTransaction(tx, COMPLETE_SANDBOX_REFUND_QUEUE, { refundId });
+  const gateway = await db(tx)
+    .selectFrom('transactions as t')
+    .innerJoin('gateways as g', 'g.id', 't.gateway_id')
+    .select('g.type')
+    .where('t.id', '=', transactionId)
+    .executeTakeFirst();
+  if (gateway && isSandboxDriven(gateway)) await enqueueInTransaction(tx, COMPLETE_SANDBOX_REFUND_QUEUE, { refundId });
 }
 

@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { enqueueInTransaction } from '../../infra/jobs/workers.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
+import { db } from '../db.ts';
 import type { TransactionRecord } from '../payments/transactions.ts';
+import type { SandboxSessionStatus } from './entities.ts';
 import { SANDBOX_TOKEN_RE, sandboxSessionToken, sandboxTokenHash } from './signature.ts';
 
 export const SEND_SANDBOX_CALLBACK_QUEUE = 'send-sandbox-callback';
 
-type SandboxSessionStatus = 'open' | 'approved' | 'declined';
 
 /** One payment the sandbox gateway was asked to collect, as its page shows it. */
 export interface SandboxSession {
@@ -35,43 +36,29 @@ export interface SandboxSession {
   callbackDeliveredAt: Date | null;
 }
 
-interface SessionRow {
-  id: string;
-  transaction_id: string;
-  trx_id: string;
-  payment_id: string;
-  brand_name: string;
-  brand_status: string;
-  gateway_name: string;
-  amount: string;
-  currency: string;
-  status: SandboxSessionStatus;
-  gateway_trx_id: string | null;
-  decline_reason: string | null;
-  expires_at: string | Date;
-  decided_at: string | Date | null;
-  decidable: boolean;
-  transaction_status: TransactionStatus;
-  callback_attempts: number;
-  callback_last_status: number | null;
-  callback_delivered_at: string | Date | null;
+/** The session (`s`) with what its page shows of the payment; add a where on `s`. */
+function sessionQuery(em: EntityManager) {
+  return db(em)
+    .selectFrom('sandbox_sessions as s')
+    .innerJoin('transactions as t', 't.id', 's.transaction_id')
+    .innerJoin('payment_intents as i', 'i.id', 't.intent_id')
+    .innerJoin('brands as b', 'b.id', 't.brand_id')
+    .innerJoin('gateways as g', 'g.id', 't.gateway_id')
+    .select([
+      's.id', 's.transaction_id', 's.trx_id', 'i.uuid as payment_id', 'b.name as brand_name', 'b.status as brand_status', 'g.name as gateway_name',
+      's.amount', 's.currency', 's.status', 's.gateway_trx_id', 's.decline_reason', 's.expires_at', 's.decided_at', 't.status as transaction_status',
+      's.callback_attempts', 's.callback_last_status', 's.callback_delivered_at',
+    ])
+    // By the database clock, like the conditional UPDATE that decides.
+    .select(sql<boolean>`(s.status = 'open' AND s.expires_at > now())`.as('decidable'));
 }
 
-const SELECT = `
-  SELECT s.id, s.transaction_id, s.trx_id, i.uuid AS payment_id, b.name AS brand_name, b.status AS brand_status, g.name AS gateway_name,
-         s.amount::text AS amount, s.currency, s.status, s.gateway_trx_id, s.decline_reason, s.expires_at, s.decided_at,
-         (s.status = 'open' AND s.expires_at > now()) AS decidable, t.status AS transaction_status,
-         s.callback_attempts, s.callback_last_status, s.callback_delivered_at
-    FROM sandbox_sessions s
-    JOIN transactions t ON t.id = s.transaction_id
-    JOIN payment_intents i ON i.id = t.intent_id
-    JOIN brands b ON b.id = t.brand_id
-    JOIN gateways g ON g.id = t.gateway_id`;
+type SessionRow = Awaited<ReturnType<ReturnType<typeof sessionQuery>['executeTakeFirstOrThrow']>>;
 
 function toSession(r: SessionRow): SandboxSession {
   return {
-    id: Number(r.id),
-    transactionId: Number(r.transaction_id),
+    id: r.id,
+    transactionId: r.transaction_id,
     trxId: r.trx_id,
     paymentId: r.payment_id,
     brandName: r.brand_name,
@@ -82,13 +69,13 @@ function toSession(r: SessionRow): SandboxSession {
     status: r.status,
     gatewayTrxId: r.gateway_trx_id,
     declineReason: r.decline_reason,
-    expiresAt: pgDate(r.expires_at),
-    decidedAt: pgDateOrNull(r.decided_at),
+    expiresAt: r.expires_at,
+    decidedAt: r.decided_at,
     decidable: r.decidable,
     transactionStatus: r.transaction_status,
-    callbackAttempts: Number(r.callback_attempts),
-    callbackLastStatus: r.callback_last_status === null ? null : Number(r.callback_last_status),
-    callbackDeliveredAt: pgDateOrNull(r.callback_delivered_at),
+    callbackAttempts: r.callback_attempts,
+    callbackLastStatus: r.callback_last_status,
+    callbackDeliveredAt: r.callback_delivered_at,
   };
 }
 
@@ -108,21 +95,21 @@ export function sandboxPayUrl(publicBaseUrl: string, secret: string, trxId: stri
  */
 export async function openSandboxSession(tx: EntityManager, secret: string, t: TransactionRecord, expiresAt: Date): Promise<void> {
   const token = sandboxSessionToken(secret, t.trxId);
-  await tx.execute(
-    `INSERT INTO sandbox_sessions (token_hash, transaction_id, trx_id, amount, currency, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
-    [sandboxTokenHash(token), t.id, t.trxId, t.amount, t.currency, expiresAt],
-  );
+  await db(tx)
+    .insertInto('sandbox_sessions')
+    .values({ token_hash: sandboxTokenHash(token), transaction_id: t.id, trx_id: t.trxId, amount: t.amount, currency: t.currency, expires_at: expiresAt })
+    .execute();
 }
 
 export async function findSandboxSession(em: EntityManager, token: string): Promise<SandboxSession | null> {
   if (!SANDBOX_TOKEN_RE.test(token)) return null;
-  const rows = await em.execute<SessionRow[]>(`${SELECT} WHERE s.token_hash = ?`, [sandboxTokenHash(token)]);
-  return rows[0] ? toSession(rows[0]) : null;
+  const row = await sessionQuery(em).where('s.token_hash', '=', sandboxTokenHash(token)).executeTakeFirst();
+  return row ? toSession(row) : null;
 }
 
 export async function getSandboxSession(em: EntityManager, id: number): Promise<SandboxSession | null> {
-  const rows = await em.execute<SessionRow[]>(`${SELECT} WHERE s.id = ?`, [id]);
-  return rows[0] ? toSession(rows[0]) : null;
+  const row = await sessionQuery(em).where('s.id', '=', id).executeTakeFirst();
+  return row ? toSession(row) : null;
 }
 
 export type SandboxDecision = { outcome: 'approved' } | { outcome: 'declined'; reason: string };
@@ -148,22 +135,30 @@ export async function decideSandboxSession(em: EntityManager, token: string, dec
   return em.transactional(async (tx) => {
     const gatewayTrxId = `SBX${randomBytes(8).toString('hex').toUpperCase()}`;
     const reason = decision.outcome === 'declined' ? decision.reason.trim().slice(0, 500) || 'Declined' : null;
-    const updated = await tx.execute<Array<{ id: string }>>(
-      `UPDATE sandbox_sessions SET status = ?, gateway_trx_id = ?, decline_reason = ?, decided_at = now()
-        WHERE token_hash = ? AND status = 'open' AND expires_at > now()
-          AND EXISTS (SELECT 1 FROM transactions t JOIN brands b ON b.id = t.brand_id
-                       WHERE t.id = sandbox_sessions.transaction_id AND b.status = 'active')
-        RETURNING id`,
-      [decision.outcome, gatewayTrxId, reason, hash],
-    );
-    if (updated[0]) {
-      const sessionId = Number(updated[0].id);
-      await enqueueInTransaction(tx, SEND_SANDBOX_CALLBACK_QUEUE, { sessionId });
-      return { kind: 'decided', session: (await getSandboxSession(tx, sessionId))! };
+    const updated = await db(tx)
+      .updateTable('sandbox_sessions')
+      .set({ status: decision.outcome, gateway_trx_id: gatewayTrxId, decline_reason: reason, decided_at: sql<Date>`now()` })
+      .where('token_hash', '=', hash)
+      .where('status', '=', 'open')
+      .where('expires_at', '>', sql<Date>`now()`)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('transactions as t')
+            .innerJoin('brands as b', 'b.id', 't.brand_id')
+            .select(sql`1`.as('one'))
+            .whereRef('t.id', '=', 'sandbox_sessions.transaction_id')
+            .where('b.status', '=', 'active'),
+        ),
+      )
+      .returning('id')
+      .executeTakeFirst();
+    if (updated) {
+      await enqueueInTransaction(tx, SEND_SANDBOX_CALLBACK_QUEUE, { sessionId: updated.id });
+      return { kind: 'decided', session: (await getSandboxSession(tx, updated.id))! };
     }
-    const rows = await tx.execute<SessionRow[]>(`${SELECT} WHERE s.token_hash = ?`, [hash]);
-    if (!rows[0]) return { kind: 'not_found' };
-    const session = toSession(rows[0]);
+    const row = await sessionQuery(tx).where('s.token_hash', '=', hash).executeTakeFirst();
+    if (!row) return { kind: 'not_found' };
+    const session = toSession(row);
     if (!session.brandActive) return { kind: 'brand_disabled', session };
     return session.status === 'open' ? { kind: 'expired', session } : { kind: 'already_decided', session };
   });
@@ -171,10 +166,14 @@ export async function decideSandboxSession(em: EntityManager, token: string, dec
 
 /** Records one callback attempt (the sandbox's own delivery log). */
 export async function recordCallbackAttempt(em: EntityManager, sessionId: number, status: number | null, delivered: boolean): Promise<void> {
-  await em.execute(
-    `UPDATE sandbox_sessions SET callback_attempts = callback_attempts + 1, callback_last_status = ?,
-            callback_delivered_at = CASE WHEN ? THEN COALESCE(callback_delivered_at, now()) ELSE callback_delivered_at END
-      WHERE id = ?`,
-    [status, delivered, sessionId],
-  );
+  await db(em)
+    .updateTable('sandbox_sessions')
+    .set((eb) => ({
+      callback_attempts: eb('callback_attempts', '+', 1),
+      callback_last_status: status,
+      // The first delivery's time stays.
+      ...(delivered ? { callback_delivered_at: sql<Date>`COALESCE(callback_delivered_at, now())` } : {}),
+    }))
+    .where('id', '=', sessionId)
+    .execute();
 }

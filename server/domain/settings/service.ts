@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { AppError } from '../../../contract/common/errors.ts';
+import { sql } from 'kysely';
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { db } from '../db.ts';
 
 /**
  * Service-wide settings: the `settings` table maps a key to a jsonb value, and
@@ -47,13 +49,13 @@ export function parseStored<K extends SettingKey>(key: K, value: unknown): Setti
 }
 
 export async function getSetting<K extends SettingKey>(em: EntityManager, key: K): Promise<SettingValue<K>> {
-  const rows = await em.execute<Array<{ value: unknown }>>('SELECT value FROM settings WHERE key = ?', [key]);
-  return rows.length ? parseStored(key, rows[0]!.value) : (settingDefinitions[key].default as SettingValue<K>);
+  const row = await db(em).selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
+  return row ? parseStored(key, row.value) : (settingDefinitions[key].default as SettingValue<K>);
 }
 
 /** Every setting with its effective value (stored, or the default). */
 export async function getSettings(em: EntityManager): Promise<Settings> {
-  const rows = await em.execute<Array<{ key: string; value: unknown }>>('SELECT key, value FROM settings WHERE key IN (?)', [settingKeys]);
+  const rows = await db(em).selectFrom('settings').select(['key', 'value']).where('key', 'in', settingKeys).execute();
   return effectiveSettings(new Map(rows.map((r) => [r.key, r.value])));
 }
 
@@ -74,10 +76,10 @@ export async function setSetting<K extends SettingKey>(em: EntityManager, key: K
   if (!parsed.success) {
     throw new AppError('VALIDATION_ERROR', parsed.error.issues[0]?.message ?? 'Invalid value', { field: key });
   }
-  await em.execute(
-    `INSERT INTO settings (key, value, updated_at) VALUES (?, ?::jsonb, now())
-     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
-    [key, JSON.stringify(parsed.data)],
-  );
+  await db(em)
+    .insertInto('settings')
+    .values({ key, value: parsed.data, updated_at: sql<Date>`now()` })
+    .onConflict((oc) => oc.column('key').doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), updated_at: sql<Date>`now()` })))
+    .execute();
   return parsed.data as SettingValue<K>;
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { db } from '../db.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { SmsRecordStatus } from './entities.ts';
 import { smsContentHash } from './content-hash.ts';
@@ -40,25 +41,39 @@ interface Sealed {
 }
 
 async function insertRecord(tx: EntityManager, caller: Caller, sms: ForwardedSms, hash: string, encrypted: Sealed, duplicateOf: number | null): Promise<number | null> {
-  const rows = await tx.execute<Array<{ id: string }>>(
-    `INSERT INTO sms_records (brand_id, device_id, device_message_id, content_hash, sender, body_encrypted, received_at, sim_slot, match_status, duplicate_of_id, reason, reason_code, entry, entered_by, operator_name)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT DO NOTHING
-     RETURNING id`,
-    [
-      caller.brandId, caller.deviceId, sms.deviceMessageId, hash, encrypted.sender, encrypted.body, sms.receivedAt, sms.simSlot,
-      duplicateOf === null ? 'pending' : 'duplicate', duplicateOf,
-      duplicateOf === null ? null : `same sender and text as SMS record ${duplicateOf}, forwarded before`,
-      duplicateOf === null ? null : 'duplicate_content',
-      sms.pasted ? 'pasted' : 'forwarded', sms.pasted?.enteredBy ?? null, sms.pasted?.operatorName ?? null,
-    ],
-  );
-  return rows[0] ? Number(rows[0].id) : null;
+  const row = await db(tx)
+    .insertInto('sms_records')
+    .values({
+      brand_id: caller.brandId,
+      device_id: caller.deviceId,
+      device_message_id: sms.deviceMessageId,
+      content_hash: hash,
+      sender: encrypted.sender,
+      body_encrypted: encrypted.body,
+      received_at: sms.receivedAt,
+      sim_slot: sms.simSlot,
+      match_status: duplicateOf === null ? 'pending' : 'duplicate',
+      duplicate_of_id: duplicateOf,
+      reason: duplicateOf === null ? null : `same sender and text as SMS record ${duplicateOf}, forwarded before`,
+      reason_code: duplicateOf === null ? null : 'duplicate_content',
+      entry: sms.pasted ? 'pasted' : 'forwarded',
+      entered_by: sms.pasted?.enteredBy ?? null,
+      operator_name: sms.pasted?.operatorName ?? null,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id ?? null;
 }
 
 async function findOwn(tx: EntityManager, caller: Caller, deviceMessageId: string): Promise<number | null> {
-  const rows = await tx.execute<Array<{ id: string }>>('SELECT id FROM sms_records WHERE device_id = ? AND device_message_id = ?', [caller.deviceId, deviceMessageId]);
-  return rows[0] ? Number(rows[0].id) : null;
+  const row = await db(tx)
+    .selectFrom('sms_records')
+    .select('id')
+    .where('device_id', '=', caller.deviceId)
+    .where('device_message_id', '=', deviceMessageId)
+    .executeTakeFirst();
+  return row?.id ?? null;
 }
 
 /**
@@ -104,11 +119,15 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
       }
       // Originals are one per brand and mode (the record takes its device's mode):
       // a test phone's copy must never make a live phone's SMS a duplicate.
-      const original = await tx.execute<Array<{ id: string }>>(
-        'SELECT id FROM sms_records WHERE brand_id = ? AND mode = (SELECT mode FROM devices WHERE id = ?) AND content_hash = ? AND duplicate_of_id IS NULL',
-        [caller.brandId, caller.deviceId, hash],
-      );
-      const duplicate = await insertRecord(tx, caller, sms, hash, encrypted, Number(original[0]!.id));
+      const original = await db(tx)
+        .selectFrom('sms_records')
+        .select('id')
+        .where('brand_id', '=', caller.brandId)
+        .where('mode', '=', (eb) => eb.selectFrom('devices').select('devices.mode').where('devices.id', '=', caller.deviceId))
+        .where('content_hash', '=', hash)
+        .where('duplicate_of_id', 'is', null)
+        .executeTakeFirstOrThrow();
+      const duplicate = await insertRecord(tx, caller, sms, hash, encrypted, original.id);
       // Null only if this device's own retry of the message committed meanwhile.
       ids[index] = duplicate ?? (await findOwn(tx, caller, sms.deviceMessageId))!;
     }
@@ -125,7 +144,7 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
   // rest as read now: reading back records whose state we already know was one
   // more round trip per request (BENCHMARKS.md). Only new originals are
   // matched, and those have no duplicate_of.
-  type Answer = { match_status: SmsRecordStatus; duplicate_of_id: string | null; trx_id: string | null };
+  type Answer = { match_status: SmsRecordStatus; duplicate_of_id: number | null; trx_id: string | null };
   const byId = new Map<number, Answer>();
   if (deps.match && fresh.length > 0) {
     try {
@@ -141,13 +160,13 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
 
   const unknown = [...new Set(ids)].filter((id) => !byId.has(id));
   if (unknown.length > 0) {
-    const rows = await em.execute<Array<{ id: string } & Answer>>(
-      `SELECT r.id, r.match_status, r.duplicate_of_id, t.trx_id
-         FROM sms_records r LEFT JOIN transactions t ON t.id = r.transaction_id
-        WHERE r.id = ANY(ARRAY[?]::bigint[])`,
-      [unknown],
-    );
-    for (const r of rows) byId.set(Number(r.id), r);
+    const rows = await db(em)
+      .selectFrom('sms_records as r')
+      .leftJoin('transactions as t', 't.id', 'r.transaction_id')
+      .select(['r.id', 'r.match_status', 'r.duplicate_of_id', 't.trx_id'])
+      .where('r.id', '=', (eb) => eb.fn.any(eb.val(unknown)))
+      .execute();
+    for (const r of rows) byId.set(r.id, r);
   }
   return batch.map((sms, i) => {
     const r = byId.get(ids[i]!)!;
@@ -156,7 +175,7 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
       id: ids[i]!,
       matchStatus: r.match_status,
       trxId: r.trx_id,
-      duplicateOf: r.duplicate_of_id === null ? null : Number(r.duplicate_of_id),
+      duplicateOf: r.duplicate_of_id,
     };
   });
 }

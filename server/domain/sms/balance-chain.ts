@@ -1,6 +1,7 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { addMoney, compareMoney, subMoney } from '../money/decimal.ts';
-import { pgDate } from '../../infra/database/pg-date.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 import type { ChainState } from './matcher.ts';
 import { normalizeSender } from './parser.ts';
 import { senderKey } from './senders.ts';
@@ -81,37 +82,51 @@ export async function checkBalanceChain(
   q: { deviceId: number; wallet: string; recordId: number; smsTime: Date; reading: ChainReading },
 ): Promise<ChainVerdict> {
   if (q.reading.balance === null && !q.reading.balanceUnreadable) return { state: null, previousId: null, expected: null };
-  await tx.execute('INSERT INTO sms_balance_chains (device_id, wallet_key) VALUES (?, ?) ON CONFLICT DO NOTHING', [q.deviceId, q.wallet]);
-  const [head] = await tx.execute<Array<{ last_sms_time: string | Date | null }>>(
-    'SELECT last_sms_time FROM sms_balance_chains WHERE device_id = ? AND wallet_key = ? FOR UPDATE',
-    [q.deviceId, q.wallet],
-  );
-  const [prev] = await tx.execute<Array<{ id: string; parsed_balance: string; chain_state: ChainState }>>(
-    `SELECT id, parsed_balance::text AS parsed_balance, chain_state FROM sms_records
-      WHERE device_id = ? AND wallet_key = ? AND parsed_balance IS NOT NULL AND id <> ?
-        AND (sms_time < ?::timestamptz OR (sms_time = ?::timestamptz AND id < ?))
-      ORDER BY sms_time DESC, id DESC LIMIT 1`,
-    [q.deviceId, q.wallet, q.recordId, q.smsTime.toISOString(), q.smsTime.toISOString(), q.recordId],
-  );
-  const [next] = await tx.execute<Array<{ parsed_balance: string; parsed_amount: string; parsed_fee: string | null; direction: 'in' | 'out' }>>(
-    `SELECT parsed_balance::text AS parsed_balance, parsed_amount::text AS parsed_amount, parsed_fee::text AS parsed_fee, direction FROM sms_records
-      WHERE device_id = ? AND wallet_key = ? AND parsed_balance IS NOT NULL AND id <> ?
-        AND (sms_time > ?::timestamptz OR (sms_time = ?::timestamptz AND id > ?))
-      ORDER BY sms_time, id LIMIT 1`,
-    [q.deviceId, q.wallet, q.recordId, q.smsTime.toISOString(), q.smsTime.toISOString(), q.recordId],
-  );
+  const k = db(tx);
+  await k.insertInto('sms_balance_chains').values({ device_id: q.deviceId, wallet_key: q.wallet }).onConflict((oc) => oc.doNothing()).execute();
+  const head = await k
+    .selectFrom('sms_balance_chains')
+    .select('last_sms_time')
+    .where('device_id', '=', q.deviceId)
+    .where('wallet_key', '=', q.wallet)
+    .forUpdate()
+    .executeTakeFirst();
+  // The links either side by (sms_time, id), along sms_records_chain_idx.
+  const link = () =>
+    k
+      .selectFrom('sms_records')
+      .where('device_id', '=', q.deviceId)
+      .where('wallet_key', '=', q.wallet)
+      .where('parsed_balance', 'is not', null)
+      .where('id', '<>', q.recordId);
+  const prev = await link()
+    .select(['id', 'parsed_balance', 'chain_state'])
+    .where((eb) => eb.or([eb('sms_time', '<', q.smsTime), eb.and([eb('sms_time', '=', q.smsTime), eb('id', '<', q.recordId)])]))
+    .orderBy('sms_time', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const next = await link()
+    .select(['parsed_balance', 'parsed_amount', 'parsed_fee', 'direction'])
+    .where((eb) => eb.or([eb('sms_time', '>', q.smsTime), eb.and([eb('sms_time', '=', q.smsTime), eb('id', '>', q.recordId)])]))
+    .orderBy('sms_time')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  // Selected with a balance: parsed_balance is set; a record with a balance has its amount and direction too.
   const verdict = chainState(
     q.reading,
-    prev ? { balance: prev.parsed_balance, state: prev.chain_state } : null,
-    next ? { balance: next.parsed_balance, amount: next.parsed_amount, fee: next.parsed_fee, direction: next.direction } : null,
+    prev ? { balance: prev.parsed_balance!, state: prev.chain_state } : null,
+    next ? { balance: next.parsed_balance!, amount: next.parsed_amount!, fee: next.parsed_fee, direction: next.direction! } : null,
   );
-  const newest = !head?.last_sms_time || pgDate(head.last_sms_time).getTime() <= q.smsTime.getTime();
+  const newest = !head?.last_sms_time || head.last_sms_time.getTime() <= q.smsTime.getTime();
   if (newest && q.reading.balance !== null) {
-    await tx.execute(
-      `UPDATE sms_balance_chains SET last_record_id = ?, last_balance = ?, last_sms_time = ?, broken = ?, updated_at = now()
-        WHERE device_id = ? AND wallet_key = ?`,
-      [q.recordId, q.reading.balance, q.smsTime, verdict.state !== null && BROKEN.has(verdict.state), q.deviceId, q.wallet],
-    );
+    await k
+      .updateTable('sms_balance_chains')
+      .set({ last_record_id: q.recordId, last_balance: q.reading.balance, last_sms_time: q.smsTime, broken: verdict.state !== null && BROKEN.has(verdict.state), updated_at: sql<Date>`now()` })
+      .where('device_id', '=', q.deviceId)
+      .where('wallet_key', '=', q.wallet)
+      .execute();
   }
-  return { state: verdict.state, previousId: prev ? Number(prev.id) : null, expected: verdict.expected };
+  return { state: verdict.state, previousId: prev ? prev.id : null, expected: verdict.expected };
 }

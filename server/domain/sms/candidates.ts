@@ -1,12 +1,13 @@
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import type { StoredSmsTemplate } from '../gateways/entities.ts';
-import { pgDate } from '../../infra/database/pg-date.ts';
+import type { TransactionStatus } from '../payments/entities.ts';
 import { toTransactionRecord, TRANSACTION_COLUMNS, TRANSACTION_FROM, type TransactionRecord, type TransactionRow } from '../payments/transactions.ts';
 import { OPEN_STATUSES, type MatchCandidate } from './matcher.ts';
 import type { GatewayParseConfig } from './parser.ts';
 import { sameSender, senderKey } from './senders.ts';
+import { sql } from 'kysely';
 import { pgIdArray } from '../../infra/database/pg-array.ts';
+import { db } from '../db.ts';
 import type { GatewaySmsRow } from './records.ts';
 
 export interface GatewaySmsConfig extends GatewayParseConfig {
@@ -21,9 +22,13 @@ export interface GatewaySmsConfig extends GatewayParseConfig {
  * SMS that proves them.
  */
 export async function loadGatewaySmsConfigs(em: EntityManager): Promise<GatewaySmsConfig[]> {
-  const rows = await em.execute<Array<{ id: string; code: string; sms_senders: string[]; sms_templates: StoredSmsTemplate[]; review_above: string | null }>>(
-    `SELECT id, code, sms_senders, sms_templates, review_above::text AS review_above FROM gateways WHERE cardinality(sms_senders) > 0 ORDER BY sort_order, id`,
-  );
+  const rows = await db(em)
+    .selectFrom('gateways')
+    .select(['id', 'code', 'sms_senders', 'sms_templates', 'review_above'])
+    .where(sql<number>`cardinality(sms_senders)`, '>', 0)
+    .orderBy('sort_order')
+    .orderBy('id')
+    .execute();
   return rows.map(toGatewaySmsConfig);
 }
 
@@ -69,38 +74,6 @@ export interface CandidateRow extends MatchCandidate {
   trxId: string;
 }
 
-interface Row {
-  id: string;
-  brand_id: string;
-  mode: Mode;
-  intent_id: string;
-  gateway_id: string;
-  amount: string;
-  gateway_trx_id: string | null;
-  created_at: string | Date;
-  status: string;
-  sender_number_encrypted: string | null;
-  trx_id: string;
-}
-
-const COLUMNS = `t.id, t.brand_id, t.mode, t.intent_id, t.gateway_id, t.sms_amount::text AS amount, t.gateway_trx_id, i.created_at, t.status, t.sender_number_encrypted, t.trx_id`;
-
-function toCandidate(r: Row): CandidateRow {
-  return {
-    id: Number(r.id),
-    brandId: Number(r.brand_id),
-    mode: r.mode,
-    intentId: Number(r.intent_id),
-    gatewayId: Number(r.gateway_id),
-    amount: r.amount,
-    gatewayTrxId: r.gateway_trx_id,
-    createdAt: pgDate(r.created_at),
-    status: r.status,
-    payerNumberEncrypted: r.sender_number_encrypted,
-    trxId: r.trx_id,
-  };
-}
-
 /**
  * docs/matching.md: the brand's open transactions on the gateways whose
  * payment was created within the window before the SMS time, plus every
@@ -115,16 +88,40 @@ export async function loadCandidates(
   tx: EntityManager,
   q: { brandId: number; mode: Mode; gatewayIds: readonly number[]; trxId: string; amount: string; smsTime: Date; windowMinutes: number },
 ): Promise<CandidateRow[]> {
-  const rows = await tx.execute<Row[]>(
-    `SELECT ${COLUMNS} FROM transactions t JOIN payment_intents i ON i.id = t.intent_id
-      WHERE t.gateway_id = ANY(?::bigint[])
-        AND ((t.brand_id = ? AND t.mode = ? AND t.status IN (?) AND t.sms_amount = ?::numeric
-              AND i.created_at >= ?::timestamptz - make_interval(mins => ?) AND i.created_at <= ?::timestamptz)
-             OR (t.gateway_trx_id IS NOT NULL AND upper(t.gateway_trx_id) = upper(?)))
-      ORDER BY t.id`,
-    [pgIdArray(q.gatewayIds), q.brandId, q.mode, [...OPEN_STATUSES], q.amount, q.smsTime.toISOString(), q.windowMinutes, q.smsTime.toISOString(), q.trxId],
-  );
-  return rows.map(toCandidate);
+  const rows = await db(tx)
+    .selectFrom('transactions as t')
+    .innerJoin('payment_intents as i', 'i.id', 't.intent_id')
+    .select(['t.id', 't.brand_id', 't.intent_id', 't.gateway_id', 't.sms_amount', 't.gateway_trx_id', 'i.created_at', 't.status', 't.sender_number_encrypted', 't.trx_id'])
+    .select(sql<Mode>`t.mode`.as('mode'))
+    .where('t.gateway_id', '=', (eb) => eb.fn.any(eb.val([...q.gatewayIds])))
+    .where((eb) =>
+      eb.or([
+        eb.and([
+          eb('t.brand_id', '=', q.brandId),
+          eb(sql.ref('t.mode'), '=', q.mode),
+          eb('t.status', 'in', [...OPEN_STATUSES] as TransactionStatus[]),
+          eb('t.sms_amount', '=', q.amount),
+          eb('i.created_at', '>=', sql<Date>`${q.smsTime.toISOString()}::timestamptz - make_interval(mins => ${q.windowMinutes})`),
+          eb('i.created_at', '<=', sql<Date>`${q.smsTime.toISOString()}::timestamptz`),
+        ]),
+        eb.and([eb('t.gateway_trx_id', 'is not', null), eb(sql`upper(t.gateway_trx_id)`, '=', sql`upper(${q.trxId})`)]),
+      ]),
+    )
+    .orderBy('t.id')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    brandId: r.brand_id,
+    mode: r.mode,
+    intentId: r.intent_id,
+    gatewayId: r.gateway_id,
+    amount: r.sms_amount,
+    gatewayTrxId: r.gateway_trx_id,
+    createdAt: r.created_at,
+    status: r.status,
+    payerNumberEncrypted: r.sender_number_encrypted,
+    trxId: r.trx_id,
+  }));
 }
 
 /** A candidate as locked, with the whole transaction as read under its locks. */
@@ -146,9 +143,18 @@ export async function lockOpenCandidates(tx: EntityManager, rows: readonly Candi
   const fresh = new Map<number, LockedCandidate>();
   if (open.length === 0) return fresh;
   const intentIds = [...new Set(open.map((r) => r.intentId))].sort((a, b) => a - b);
-  await tx.execute('SELECT id FROM payment_intents WHERE id = ANY(?::bigint[]) ORDER BY id FOR UPDATE', [pgIdArray(intentIds)]);
-  const locked = await tx.execute<Array<TransactionRow & { intent_created_at: string | Date; payer_number_encrypted: string | null }>>(
-    `SELECT ${TRANSACTION_COLUMNS}, i.created_at AS intent_created_at, t.sender_number_encrypted AS payer_number_encrypted ${TRANSACTION_FROM}
+  // The intents' creation (the timing rule's reference) is read with their locks: it never changes.
+  const intents = await db(tx)
+    .selectFrom('payment_intents')
+    .select(['id', 'created_at'])
+    .where('id', '=', (eb) => eb.fn.any(eb.val(intentIds)))
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  const intentCreatedAt = new Map(intents.map((i) => [i.id, i.created_at]));
+  // Raw: the transaction record's columns and their mapping are payments/transactions.ts's.
+  const locked = await tx.execute<Array<TransactionRow & { payer_number_encrypted: string | null }>>(
+    `SELECT ${TRANSACTION_COLUMNS}, t.sender_number_encrypted AS payer_number_encrypted ${TRANSACTION_FROM}
       WHERE t.id = ANY(?::bigint[]) ORDER BY t.id FOR UPDATE OF t`,
     [pgIdArray(open.map((r) => r.id))],
   );
@@ -162,7 +168,7 @@ export async function lockOpenCandidates(tx: EntityManager, rows: readonly Candi
       gatewayId: record.gatewayId,
       amount: record.smsAmount,
       gatewayTrxId: record.gatewayTrxId,
-      createdAt: pgDate(r.intent_created_at),
+      createdAt: intentCreatedAt.get(record.intentId)!,
       status: record.status,
       payerNumberEncrypted: r.payer_number_encrypted,
       trxId: record.trxId,

@@ -1,6 +1,6 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
-import { pgIdArray } from '../../infra/database/pg-array.ts';
+import { db } from '../db.ts';
 import { CUSTOMER_CONTEXT, customerBinding } from '../customers/service.ts';
 
 /**
@@ -16,14 +16,15 @@ export async function customerPhonesOfIntents(
 ): Promise<Map<number, string>> {
   const phones = new Map<number, string>();
   if (intentIds.length === 0) return phones;
-  const rows = await tx.execute<Array<{ intent_id: string; brand_id: string; uuid: string; phone_encrypted: string }>>(
-    `SELECT i.id AS intent_id, c.brand_id, c.uuid, c.phone_encrypted
-       FROM payment_intents i JOIN customers c ON c.id = i.customer_id
-      WHERE i.id = ANY(?::bigint[]) AND c.phone_encrypted IS NOT NULL`,
-    [pgIdArray([...new Set(intentIds)])],
-  );
+  const rows = await db(tx)
+    .selectFrom('payment_intents as i')
+    .innerJoin('customers as c', 'c.id', 'i.customer_id')
+    .select(['i.id', 'c.brand_id', 'c.uuid', 'c.phone_encrypted'])
+    .where('i.id', '=', (eb) => eb.fn.any(eb.val([...new Set(intentIds)])))
+    .where('c.phone_encrypted', 'is not', null)
+    .execute();
   for (const r of rows) {
-    phones.set(Number(r.intent_id), cipher.decrypt(r.phone_encrypted, CUSTOMER_CONTEXT.phone, customerBinding(r.brand_id, r.uuid)));
+    phones.set(r.id, cipher.decrypt(r.phone_encrypted!, CUSTOMER_CONTEXT.phone, customerBinding(r.brand_id, r.uuid)));
   }
   return phones;
 }

@@ -7,6 +7,8 @@ import { decryptSmsSender, smsRowBinding } from '../sms-intake/record-cipher.ts'
 import { recordEvent } from '../webhooks/outbox.ts';
 import { loadGatewaySmsConfigs } from './candidates.ts';
 import { sameSender } from './senders.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 
 /**
  * Format-change alarm. A wallet that changes its wording makes its official
@@ -41,14 +43,16 @@ export async function runFormatAlarm(em: EntityManager, cipher: PiiCipher): Prom
   const windowMinutes = settings.sms_alarm_window_minutes;
   const gateways = await loadGatewaySmsConfigs(em);
   if (gateways.length === 0) return { raised: 0, cleared: 0 };
-  const rows = await em.execute<Array<{ brand_id: string; mode: Mode; device_id: string; device_message_id: string; sender: string; match_status: string; recent: boolean }>>(
-    `SELECT r.brand_id, r.mode, r.device_id, r.device_message_id, r.sender, r.match_status,
-            r.server_received_at >= now() - make_interval(mins => ?) AS recent
-       FROM sms_records r
-      WHERE r.server_received_at >= now() - make_interval(mins => ?) AND r.match_status <> 'pending' AND r.duplicate_of_id IS NULL
-      ORDER BY r.server_received_at DESC LIMIT ?`,
-    [windowMinutes, windowMinutes + BASELINE_MINUTES, ALARM_SCAN_LIMIT],
-  );
+  const rows = await db(em)
+    .selectFrom('sms_records as r')
+    .select(['r.brand_id', 'r.mode', 'r.device_id', 'r.device_message_id', 'r.sender', 'r.match_status'])
+    .select(sql<boolean>`r.server_received_at >= now() - make_interval(mins => ${windowMinutes})`.as('recent'))
+    .where('r.server_received_at', '>=', sql<Date>`now() - make_interval(mins => ${windowMinutes + BASELINE_MINUTES})`)
+    .where('r.match_status', '<>', 'pending')
+    .where('r.duplicate_of_id', 'is', null)
+    .orderBy('r.server_received_at', 'desc')
+    .limit(ALARM_SCAN_LIMIT)
+    .execute();
 
   const buckets = new Map<string, Bucket>();
   for (const row of rows) {
@@ -60,7 +64,7 @@ export async function runFormatAlarm(em: EntityManager, cipher: PiiCipher): Prom
     const key = `${row.brand_id}/${row.mode}/${gateway.id}/${official}`;
     let b = buckets.get(key);
     if (!b) {
-      b = { brandId: Number(row.brand_id), mode: row.mode, gatewayId: gateway.id, gatewayCode: gateway.code, sender: official, recent: { total: 0, unparsed: 0 }, baseline: { total: 0, unparsed: 0 } };
+      b = { brandId: row.brand_id, mode: row.mode, gatewayId: gateway.id, gatewayCode: gateway.code, sender: official, recent: { total: 0, unparsed: 0 }, baseline: { total: 0, unparsed: 0 } };
       buckets.set(key, b);
     }
     const side = row.recent ? b.recent : b.baseline;
@@ -78,10 +82,16 @@ export async function runFormatAlarm(em: EntityManager, cipher: PiiCipher): Prom
     if (alarming) {
       if (await raise(em, b, windowMinutes, recentShare, baselineShare)) raised++;
     } else if (recovered) {
-      const done = await em.execute(
-        'UPDATE sms_format_alarms SET cleared_at = now() WHERE brand_id = ? AND mode = ? AND gateway_id = ? AND sender = ? AND cleared_at IS NULL RETURNING id',
-        [b.brandId, b.mode, b.gatewayId, b.sender],
-      );
+      const done = await db(em)
+        .updateTable('sms_format_alarms')
+        .set({ cleared_at: sql<Date>`now()` })
+        .where('brand_id', '=', b.brandId)
+        .where('mode', '=', b.mode)
+        .where('gateway_id', '=', b.gatewayId)
+        .where('sender', '=', b.sender)
+        .where('cleared_at', 'is', null)
+        .returning('id')
+        .execute();
       cleared += done.length;
     }
   }
@@ -91,20 +101,30 @@ export async function runFormatAlarm(em: EntityManager, cipher: PiiCipher): Prom
 /** Raises the episode and its event once: the open-episode unique index turns a second raise into nothing. */
 async function raise(em: EntityManager, b: Bucket, windowMinutes: number, recentShare: number, baselineShare: number): Promise<boolean> {
   return em.fork().transactional(async (tx) => {
-    const [row] = await tx.execute<Array<{ id: string; raised_at: Date | string }>>(
-      `INSERT INTO sms_format_alarms (brand_id, mode, gateway_id, sender, window_minutes, unparsed, total, share, baseline_share)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (brand_id, mode, gateway_id, sender) WHERE cleared_at IS NULL DO NOTHING
-       RETURNING id, raised_at`,
-      [b.brandId, b.mode, b.gatewayId, b.sender, windowMinutes, b.recent.unparsed, b.recent.total, recentShare.toFixed(4), baselineShare.toFixed(4)],
-    );
+    const row = await db(tx)
+      .insertInto('sms_format_alarms')
+      .values({
+        brand_id: b.brandId,
+        mode: b.mode,
+        gateway_id: b.gatewayId,
+        sender: b.sender,
+        window_minutes: windowMinutes,
+        unparsed: b.recent.unparsed,
+        total: b.recent.total,
+        share: recentShare.toFixed(4),
+        baseline_share: baselineShare.toFixed(4),
+      })
+      // The open-episode unique index (sms_format_alarms_one_open) is partial: its predicate names it.
+      .onConflict((oc) => oc.columns(['brand_id', 'mode', 'gateway_id', 'sender']).where('cleared_at', 'is', null).doNothing())
+      .returning(['id', 'raised_at'])
+      .executeTakeFirst();
     if (!row) return false;
     await recordEvent(tx, {
       brandId: b.brandId,
       mode: b.mode,
       event: 'gateway.sms_unparsed',
       data: {
-        alarm_id: Number(row.id),
+        alarm_id: row.id,
         gateway: b.gatewayCode,
         sender: b.sender,
         window_minutes: windowMinutes,
@@ -112,7 +132,7 @@ async function raise(em: EntityManager, b: Bucket, windowMinutes: number, recent
         total: b.recent.total,
         share: recentShare.toFixed(4),
         baseline_share: baselineShare.toFixed(4),
-        raised_at: new Date(row.raised_at).toISOString(),
+        raised_at: row.raised_at.toISOString(),
       },
     });
     // The operators hear of it too (e-mail), once per episode, unless the brand switched this alert off.
@@ -121,7 +141,7 @@ async function raise(em: EntityManager, b: Bucket, windowMinutes: number, recent
       type: 'sms_format_alarm',
       dedupeKey: `format-alarm:${row.id}`,
       subject: `SMS from ${b.gatewayCode} (${b.sender}) suddenly do not parse: ${b.recent.unparsed} of ${b.recent.total} in the last ${windowMinutes} minutes`,
-      details: { alarm_id: Number(row.id), gateway: b.gatewayCode, sender: b.sender, mode: b.mode, share: recentShare.toFixed(4), baseline_share: baselineShare.toFixed(4) },
+      details: { alarm_id: row.id, gateway: b.gatewayCode, sender: b.sender, mode: b.mode, share: recentShare.toFixed(4), baseline_share: baselineShare.toFixed(4) },
     });
     return true;
   });
@@ -142,27 +162,16 @@ export interface FormatAlarmView {
   cleared_at: string | null;
 }
 
-export async function listFormatAlarms(em: EntityManager, q: { brandId?: number; open?: boolean }): Promise<FormatAlarmView[]> {
-  const rows = await em.execute<Array<Record<string, any>>>(
-    `SELECT a.id, a.brand_id, a.mode, g.code AS gateway, a.sender, a.window_minutes, a.unparsed, a.total, a.share::text AS share,
-            a.baseline_share::text AS baseline_share, a.raised_at, a.cleared_at
-       FROM sms_format_alarms a JOIN gateways g ON g.id = a.gateway_id
-      WHERE (?::bigint IS NULL OR a.brand_id = ?) AND (?::boolean IS NULL OR (a.cleared_at IS NULL) = ?)
-      ORDER BY a.raised_at DESC, a.id DESC LIMIT 200`,
-    [q.brandId ?? null, q.brandId ?? null, q.open ?? null, q.open ?? null],
-  );
-  return rows.map((r) => ({
-    id: Number(r.id),
-    brand_id: Number(r.brand_id),
-    mode: r.mode,
-    gateway: r.gateway,
-    sender: r.sender,
-    window_minutes: r.window_minutes,
-    unparsed: r.unparsed,
-    total: r.total,
-    share: r.share,
-    baseline_share: r.baseline_share,
-    raised_at: new Date(r.raised_at).toISOString(),
-    cleared_at: r.cleared_at ? new Date(r.cleared_at).toISOString() : null,
-  }));
+export async function listFormatAlarms(em: EntityManager, filter: { brandId?: number; open?: boolean }): Promise<FormatAlarmView[]> {
+  let q = db(em)
+    .selectFrom('sms_format_alarms as a')
+    .innerJoin('gateways as g', 'g.id', 'a.gateway_id')
+    .select(['a.id', 'a.brand_id', 'a.mode', 'g.code', 'a.sender', 'a.window_minutes', 'a.unparsed', 'a.total', 'a.share', 'a.baseline_share', 'a.raised_at', 'a.cleared_at'])
+    .orderBy('a.raised_at', 'desc')
+    .orderBy('a.id', 'desc')
+    .limit(200);
+  if (filter.brandId !== undefined) q = q.where('a.brand_id', '=', filter.brandId);
+  if (filter.open !== undefined) q = q.where('a.cleared_at', filter.open ? 'is' : 'is not', null);
+  const rows = await q.execute();
+  return rows.map(({ code, ...r }) => ({ ...r, gateway: code, raised_at: r.raised_at.toISOString(), cleared_at: r.cleared_at?.toISOString() ?? null }));
 }

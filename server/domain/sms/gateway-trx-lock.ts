@@ -1,4 +1,5 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { db } from '../db.ts';
 
 /**
  * Serialises the decisions made by one gateway transaction id: an SMS carrying
@@ -17,6 +18,8 @@ export async function lockGatewayTrxIds(tx: EntityManager, ids: Iterable<string 
   if (!tx.isInTransaction()) throw new Error('lockGatewayTrxIds must run inside em.transactional()');
   const keys = [...new Set([...ids].filter((id): id is string => !!id && id.trim() !== '').map((id) => id.trim().toUpperCase()))].sort();
   for (const key of keys) {
-    await tx.execute('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`gateway_trx_id:${key}`]);
+    await db(tx)
+      .selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtextextended', [eb.val(`gateway_trx_id:${key}`), eb.lit(0)])]).as('locked'))
+      .execute();
   }
 }

@@ -2,6 +2,8 @@ import type { AppDeps } from '../../deps.ts';
 import type { JobRegistration } from '../../infra/jobs/workers.ts';
 import { scheduledSweep } from '../../infra/jobs/scheduled.ts';
 import { loadMatchSettings, matchSmsRecord } from './service.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 
 const MATCH_PENDING_SMS_QUEUE = 'sms-match-pending';
 
@@ -26,14 +28,17 @@ export async function runPendingSmsSweep(
   let failed = 0;
   let after = 0;
   for (let seen = 0; seen < MAX_PER_RUN; ) {
-    const rows = await em.execute<Array<{ id: string }>>(
-      `SELECT id FROM sms_records
-        WHERE match_status = 'pending' AND id > ? AND server_received_at <= now() - make_interval(secs => ?)
-        ORDER BY id LIMIT ?`,
-      [after, opts.minAgeSeconds ?? DEFAULT_MIN_AGE_SECONDS, PAGE],
-    );
+    const rows = await db(em)
+      .selectFrom('sms_records')
+      .select('id')
+      .where('match_status', '=', 'pending')
+      .where('id', '>', after)
+      .where('server_received_at', '<=', sql<Date>`now() - make_interval(secs => ${opts.minAgeSeconds ?? DEFAULT_MIN_AGE_SECONDS})`)
+      .orderBy('id')
+      .limit(PAGE)
+      .execute();
     for (const { id } of rows) {
-      after = Number(id);
+      after = id;
       try {
         if (await matchSmsRecord(deps.orm.em.fork(), { cipher: deps.crypto.pii }, after, settings)) decided++;
       } catch (err) {

@@ -3,12 +3,20 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { SMS_RECORD_CONTEXT, decryptSmsSender, smsRecordBinding, smsRowBinding } from '../sms-intake/record-cipher.ts';
 import type { StoredSmsTemplate } from '../gateways/entities.ts';
-import { pgIdArray } from '../../infra/database/pg-array.ts';
-import { pgDate } from '../../infra/database/pg-date.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 import type { ChainState, MatchStatus, ReasonCode, Suggestion } from './matcher.ts';
 
 /** The SMS time of `r` (an sms_records row) joined with its device `d`: see PendingSmsRecord.smsTime. */
 export const SMS_TIME_SQL = `LEAST(r.received_at - make_interval(secs => COALESCE(d.clock_offset_ms, 0) / 1000.0), r.server_received_at)`;
+
+/**
+ * The same as a Kysely expression, for queries over `sms_records as r` joined
+ * with `devices as d`. Raw: `make_interval`'s named argument has no builder
+ * form. Select it `.as('sms_time')`: the builder converts a value by the
+ * column it is named after, so that name brings it back as a Date.
+ */
+export const smsTimeOf = sql<Date>`${sql.raw(SMS_TIME_SQL)}`;
 
 /** Cipher contexts of the encrypted columns of `sms_records` (see sms-intake/record-cipher.ts). */
 export const SMS_BODY_CONTEXT = SMS_RECORD_CONTEXT.body;
@@ -63,31 +71,31 @@ export async function claimPendingRecord(
   settingKeys: readonly string[],
   cipher: PiiCipher,
 ): Promise<(PendingSmsRecord & { gateways: GatewaySmsRow[]; settings: Map<string, unknown> }) | null> {
-  const [row] = await tx.execute<
-    Array<{
-      id: string; brand_id: string; mode: Mode; device_id: string; device_message_id: string; sender: string; body_encrypted: string;
-      sms_time: string | Date; gateways: GatewaySmsRow[]; settings: Record<string, unknown>;
-    }>
-  >(
-    `SELECT r.id, r.brand_id, r.mode, r.device_id, r.device_message_id, r.sender, r.body_encrypted, ${SMS_TIME_SQL} AS sms_time,
-            (SELECT COALESCE(json_agg(g ORDER BY g.sort_order, g.id), '[]'::json)
-               FROM (SELECT id, code, sms_senders, sms_templates, review_above::text AS review_above, sort_order FROM gateways WHERE cardinality(sms_senders) > 0) g) AS gateways,
-            (SELECT COALESCE(json_object_agg(s.key, s.value), '{}'::json) FROM settings s WHERE s.key IN (?)) AS settings
-       FROM sms_records r JOIN devices d ON d.id = r.device_id WHERE r.id = ? AND r.match_status = 'pending'
-        FOR NO KEY UPDATE OF r`,
-    [[...settingKeys], id],
-  );
+  const row = await db(tx)
+    .selectFrom('sms_records as r')
+    .innerJoin('devices as d', 'd.id', 'r.device_id')
+    .select(['r.id', 'r.brand_id', 'r.mode', 'r.device_id', 'r.device_message_id', 'r.sender', 'r.body_encrypted', smsTimeOf.as('sms_time')])
+    // Raw: `settings` has no entity, and the gateways are aggregated as the JSON rows GatewaySmsRow describes.
+    .select(
+      sql<GatewaySmsRow[]>`(SELECT COALESCE(json_agg(g ORDER BY g.sort_order, g.id), '[]'::json)
+         FROM (SELECT id, code, sms_senders, sms_templates, review_above::text AS review_above, sort_order FROM gateways WHERE cardinality(sms_senders) > 0) g)`.as('gateways'),
+    )
+    .select(sql<Record<string, unknown>>`(SELECT COALESCE(json_object_agg(s.key, s.value), '{}'::json) FROM settings s WHERE s.key = ANY(${[...settingKeys]}::text[]))`.as('settings'))
+    .where('r.id', '=', id)
+    .where('r.match_status', '=', 'pending')
+    .forNoKeyUpdate('r')
+    .executeTakeFirst();
   if (!row) return null;
   const binding = smsRowBinding(row);
   return {
-    id: Number(row.id),
-    brandId: Number(row.brand_id),
-    deviceId: Number(row.device_id),
+    id: row.id,
+    brandId: row.brand_id,
+    deviceId: row.device_id,
     mode: row.mode,
     sender: decryptSmsSender(cipher, row.sender, binding),
     bodyEncrypted: row.body_encrypted,
     binding,
-    smsTime: pgDate(row.sms_time),
+    smsTime: row.sms_time,
     gateways: row.gateways,
     settings: new Map(Object.entries(row.settings)),
   };
@@ -119,40 +127,36 @@ export interface SmsOutcome {
 export async function storeOutcome(tx: EntityManager, cipher: PiiCipher, rec: { id: number; binding: PiiBinding }, o: SmsOutcome): Promise<void> {
   const id = rec.id;
   const sender = o.parsed?.senderNumber ? cipher.encrypt(o.parsed.senderNumber, SMS_SENDER_NUMBER_CONTEXT, rec.binding) : null;
-  const updated = await tx.execute<Array<{ id: string }>>(
-    `UPDATE sms_records
-        SET match_status = ?, gateway_id = ?, parsed_amount = ?, parsed_trx_id = ?, parsed_sender_number = ?,
-            direction = ?, kind = ?, parsed_balance = ?, parsed_fee = ?,
-            wallet_key = ?, sms_time = ?, chain_state = ?, chain_previous_id = ?, chain_expected_balance = ?,
-            transaction_id = ?, confidence = ?, candidate_ids = ?::bigint[], reason = ?, reason_code = ?, suggestions = ?::jsonb,
-            matched_at = CASE WHEN ? THEN now() END, updated_at = now()
-      WHERE id = ? AND match_status = 'pending'
-      RETURNING id`,
-    [
-      o.status,
-      o.gatewayId,
-      o.parsed?.amount ?? null,
-      o.parsed?.trxId ?? null,
-      sender,
-      o.parsed?.direction ?? null,
-      o.parsed?.kind?.slice(0, 40) ?? null,
-      o.parsed?.balance ?? null,
-      o.parsed?.fee ?? null,
-      o.chain?.wallet ?? null,
-      o.chain?.smsTime ?? null,
-      o.chain?.state ?? null,
-      o.chain?.previousId ?? null,
-      o.chain?.expected ?? null,
-      o.transactionId,
-      o.confidence.toFixed(4),
-      pgIdArray(o.candidateIds),
-      o.reason,
-      o.reasonCode,
-      JSON.stringify(o.suggestions.map((s) => ({ transaction_id: s.transactionId, why: s.why, distance: s.distance }))),
-      o.status === 'matched',
-      id,
-    ],
-  );
+  const updated = await db(tx)
+    .updateTable('sms_records')
+    .set({
+      match_status: o.status,
+      gateway_id: o.gatewayId,
+      parsed_amount: o.parsed?.amount ?? null,
+      parsed_trx_id: o.parsed?.trxId ?? null,
+      parsed_sender_number: sender,
+      direction: o.parsed?.direction ?? null,
+      kind: o.parsed?.kind?.slice(0, 40) ?? null,
+      parsed_balance: o.parsed?.balance ?? null,
+      parsed_fee: o.parsed?.fee ?? null,
+      wallet_key: o.chain?.wallet ?? null,
+      sms_time: o.chain?.smsTime ?? null,
+      chain_state: o.chain?.state ?? null,
+      chain_previous_id: o.chain?.previousId ?? null,
+      chain_expected_balance: o.chain?.expected ?? null,
+      transaction_id: o.transactionId,
+      confidence: o.confidence.toFixed(4),
+      candidate_ids: o.candidateIds,
+      reason: o.reason,
+      reason_code: o.reasonCode,
+      suggestions: o.suggestions.map((x) => ({ transaction_id: x.transactionId, why: x.why, distance: x.distance })),
+      matched_at: o.status === 'matched' ? sql<Date>`now()` : null,
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', id)
+    .where('match_status', '=', 'pending')
+    .returning('id')
+    .execute();
   // The caller locked the row while pending, so this cannot happen
   // unless that invariant is broken; failing rolls the whole decision back.
   if (updated.length !== 1) throw new Error(`SMS record ${id} was no longer pending when its outcome was stored`);
@@ -173,45 +177,35 @@ export interface StoredEvidenceRow {
   resolvedAt: Date | null;
 }
 
-interface EvidenceRow {
-  id: string;
-  parsed_amount: string;
-  parsed_trx_id: string;
-  sms_time: string | Date;
-  parsed_sender_number: string | null;
-  device_id: string;
-  device_message_id: string;
-  chain_state: ChainState;
-  match_status: MatchStatus;
-  candidate_ids: Array<string | number> | null;
-  resolved_at: string | Date | null;
-}
-
 /**
  * The brand's parsed records of one mode (their devices') carrying `trxId` on
  * the given gateways, any status, locked in id order (after the caller's
  * transaction locks).
  */
 export async function lockEvidenceByTrxId(tx: EntityManager, brandId: number, mode: Mode, gatewayIds: readonly number[], trxId: string): Promise<StoredEvidenceRow[]> {
-  const rows = await tx.execute<EvidenceRow[]>(
-    `SELECT r.id, r.parsed_amount::text AS parsed_amount, r.parsed_trx_id, COALESCE(r.sms_time, ${SMS_TIME_SQL}) AS sms_time,
-            r.parsed_sender_number, r.device_id, r.device_message_id, r.chain_state, r.match_status, r.candidate_ids, r.resolved_at
-       FROM sms_records r JOIN devices d ON d.id = r.device_id
-      WHERE r.brand_id = ? AND r.mode = ? AND r.parsed_trx_id = upper(?) AND r.gateway_id = ANY(?::bigint[])
-      ORDER BY r.id
-        FOR NO KEY UPDATE OF r`,
-    [brandId, mode, trxId.trim(), pgIdArray(gatewayIds)],
-  );
+  const rows = await db(tx)
+    .selectFrom('sms_records as r')
+    .innerJoin('devices as d', 'd.id', 'r.device_id')
+    .select(['r.id', 'r.parsed_amount', 'r.parsed_trx_id', 'r.parsed_sender_number', 'r.device_id', 'r.device_message_id', 'r.chain_state', 'r.match_status', 'r.candidate_ids', 'r.resolved_at'])
+    .select(sql<Date>`COALESCE(r.sms_time, ${smsTimeOf})`.as('sms_time'))
+    .where('r.brand_id', '=', brandId)
+    .where('r.mode', '=', mode)
+    .where('r.parsed_trx_id', '=', sql<string>`upper(${trxId.trim()})`)
+    .where('r.gateway_id', '=', (eb) => eb.fn.any(eb.val([...gatewayIds])))
+    .orderBy('r.id')
+    .forNoKeyUpdate('r')
+    .execute();
   return rows.map((r) => ({
-    id: Number(r.id),
-    amount: r.parsed_amount,
-    trxId: r.parsed_trx_id,
-    smsTime: pgDate(r.sms_time),
+    id: r.id,
+    // Selected where parsed_trx_id matches, so both are set (the columns are nullable for other records).
+    amount: r.parsed_amount!,
+    trxId: r.parsed_trx_id!,
+    smsTime: r.sms_time,
     senderNumberEncrypted: r.parsed_sender_number,
     binding: smsRecordBinding({ brandId, deviceId: r.device_id, deviceMessageId: r.device_message_id }),
     chainState: r.chain_state,
-    matchStatus: r.match_status,
-    candidateIds: (r.candidate_ids ?? []).map(Number),
-    resolvedAt: r.resolved_at === null ? null : pgDate(r.resolved_at),
+    matchStatus: r.match_status as MatchStatus,
+    candidateIds: r.candidate_ids ?? [],
+    resolvedAt: r.resolved_at,
   }));
 }

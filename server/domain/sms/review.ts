@@ -5,7 +5,8 @@ import { OPEN_TRANSACTION_STATUSES } from '../payments/entities.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
 import { completeTransaction, failTransaction, getTransaction, type TransactionRecord } from '../payments/transactions.ts';
 import { gatewaysSharingSenders, loadGatewaySmsConfigs } from './candidates.ts';
-import { pgIdArray } from '../../infra/database/pg-array.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 
 /**
  * An admin's decisions on transactions the matcher left for review
@@ -38,8 +39,8 @@ function text(value: string | null | undefined, field: string, opts: { required:
 async function lockOpen(tx: EntityManager, transactionId: number, extraTrxIds: Array<string | null>, verb: string): Promise<TransactionRecord> {
   const before = await getTransaction(tx, transactionId);
   await lockGatewayTrxIds(tx, [before.gatewayTrxId, ...extraTrxIds]);
-  await tx.execute('SELECT id FROM payment_intents WHERE id = ? FOR UPDATE', [before.intentId]);
-  await tx.execute('SELECT id FROM transactions WHERE id = ? FOR UPDATE', [transactionId]);
+  await db(tx).selectFrom('payment_intents').select('id').where('id', '=', before.intentId).forUpdate().execute();
+  await db(tx).selectFrom('transactions').select('id').where('id', '=', transactionId).forUpdate().execute();
   const t = await getTransaction(tx, transactionId);
   if (!(OPEN_TRANSACTION_STATUSES as readonly string[]).includes(t.status)) {
     throw new AppError('INVALID_STATE', `Transaction is ${t.status}; only a pending, processing or awaiting_verification transaction can be ${verb}`);
@@ -47,22 +48,15 @@ async function lockOpen(tx: EntityManager, transactionId: number, extraTrxIds: A
   return t;
 }
 
-interface EvidenceRow {
-  id: string;
-  brand_id: string;
-  mode: 'live' | 'test';
-  gateway_id: string | null;
-  parsed_amount: string | null;
-  parsed_trx_id: string | null;
-  match_status: string;
-}
+type EvidenceRow = Awaited<ReturnType<typeof readEvidence>>;
 
-async function readEvidence(tx: EntityManager, smsRecordId: number, brandId: number, lock: boolean): Promise<EvidenceRow> {
-  const [row] = await tx.execute<EvidenceRow[]>(
-    `SELECT id, brand_id, mode, gateway_id, parsed_amount::text AS parsed_amount, parsed_trx_id, match_status
-       FROM sms_records WHERE id = ? AND brand_id = ?${lock ? ' FOR NO KEY UPDATE' : ''}`,
-    [smsRecordId, brandId],
-  );
+async function readEvidence(tx: EntityManager, smsRecordId: number, brandId: number, lock: boolean) {
+  const q = db(tx)
+    .selectFrom('sms_records')
+    .select(['id', 'brand_id', 'mode', 'gateway_id', 'parsed_amount', 'parsed_trx_id', 'match_status'])
+    .where('id', '=', smsRecordId)
+    .where('brand_id', '=', brandId);
+  const row = await (lock ? q.forNoKeyUpdate() : q).executeTakeFirst();
   // Another brand's record is answered like a missing one.
   if (!row) throw new AppError('SMS_RECORD_NOT_FOUND', undefined, { field: 'sms_record_id' });
   return row;
@@ -83,7 +77,7 @@ async function checkEvidence(tx: EntityManager, sms: EvidenceRow, t: Transaction
   const mismatch = (message: string) => new AppError('SMS_EVIDENCE_MISMATCH', message, { field: 'sms_record_id' });
   // A test phone's SMS never proves a live payment, nor a live phone's a test one: not even by an admin's hand.
   if (sms.mode !== t.mode) throw mismatch(`SMS record ${sms.id} was forwarded by a ${sms.mode}-mode device; transaction ${t.id} is ${t.mode} mode`);
-  if (!gatewaysSharingSenders(await loadGatewaySmsConfigs(tx), t.gatewayId).includes(Number(sms.gateway_id))) {
+  if (sms.gateway_id === null || !gatewaysSharingSenders(await loadGatewaySmsConfigs(tx), t.gatewayId).includes(sms.gateway_id)) {
     throw mismatch(`SMS record ${sms.id} comes from another gateway's sender than transaction ${t.id}`);
   }
   if (!acceptAmountDifference && compareMoney(sms.parsed_amount!, t.amount) !== 0) {
@@ -133,13 +127,21 @@ export async function verifyTransactionManually(
 
     await completeTransaction(tx, t.id, { source: 'admin', gatewayTrxId: trxId });
     if (smsRecordId !== null) {
-      await tx.execute(
-        `UPDATE sms_records
-            SET match_status = 'matched', transaction_id = ?, matched_at = now(), resolution = 'verified',
-                resolved_by = ?, resolved_at = now(), resolution_note = ?, updated_at = now()
-          WHERE id = ? AND match_status IN ('no_candidate', 'low_confidence', 'balance_mismatch')`,
-        [t.id, actor, note, smsRecordId],
-      );
+      await db(tx)
+        .updateTable('sms_records')
+        .set({
+          match_status: 'matched',
+          transaction_id: t.id,
+          matched_at: sql<Date>`now()`,
+          resolution: 'verified',
+          resolved_by: actor,
+          resolved_at: sql<Date>`now()`,
+          resolution_note: note,
+          updated_at: sql<Date>`now()`,
+        })
+        .where('id', '=', smsRecordId)
+        .where('match_status', 'in', REVIEWABLE)
+        .execute();
     }
     return { transaction: await getTransaction(tx, t.id), smsRecordId, smsAmountAccepted };
   });
@@ -168,19 +170,22 @@ export async function rejectTransaction(em: EntityManager, input: { transactionI
     const t = await lockOpen(tx, input.transactionId, [], 'rejected');
     await failTransaction(tx, t.id, { reason });
     if (t.gatewayTrxId !== null) {
-      await tx.execute(`UPDATE transactions SET gateway_trx_id = NULL, updated_at = now() WHERE id = ? AND status = 'failed'`, [t.id]);
+      await db(tx).updateTable('transactions').set({ gateway_trx_id: null, updated_at: sql<Date>`now()` }).where('id', '=', t.id).where('status', '=', 'failed').execute();
     }
-    const resolved = await tx.execute<Array<{ id: string }>>(
-      `UPDATE sms_records
-          SET resolution = 'rejected', resolved_by = ?, resolved_at = now(), resolution_note = ?, updated_at = now()
-        WHERE brand_id = ? AND match_status IN ('no_candidate', 'low_confidence', 'balance_mismatch') AND resolved_at IS NULL
-          AND cardinality(candidate_ids) > 0 AND candidate_ids <@ ?::bigint[]
-        RETURNING id`,
-      [actor, reason, t.brandId, pgIdArray([t.id])],
-    );
+    const resolved = await db(tx)
+      .updateTable('sms_records')
+      .set({ resolution: 'rejected', resolved_by: actor, resolved_at: sql<Date>`now()`, resolution_note: reason, updated_at: sql<Date>`now()` })
+      .where('brand_id', '=', t.brandId)
+      .where('match_status', 'in', REVIEWABLE)
+      .where('resolved_at', 'is', null)
+      .where(sql<number>`cardinality(candidate_ids)`, '>', 0)
+      // Raw: array containment (`<@`) has no builder operator.
+      .where(sql<boolean>`candidate_ids <@ ${[t.id]}::bigint[]`)
+      .returning('id')
+      .execute();
     return {
       transaction: await getTransaction(tx, t.id),
-      resolvedSmsRecordIds: resolved.map((r) => Number(r.id)).sort((a, b) => a - b),
+      resolvedSmsRecordIds: resolved.map((r) => r.id).sort((a, b) => a - b),
       releasedGatewayTrxId: t.gatewayTrxId,
     };
   });

@@ -13,6 +13,7 @@ import { customerPhonesOfIntents } from './expected-payer.ts';
 import { parseSms, type ParsedSms } from './parser.ts';
 import { requestBackfillForChainBreak } from '../recovery/backfill.ts';
 import { claimPendingRecord, SMS_BODY_CONTEXT, storeOutcome, type PendingSmsRecord, type SmsOutcome } from './records.ts';
+import { db } from '../db.ts';
 
 /**
  * Applies the pure matcher (docs/matching.md) to stored SMS records: one
@@ -200,10 +201,12 @@ async function decide(
 }
 
 async function explainDuplicate(tx: EntityManager, o: SmsOutcome): Promise<SmsOutcome> {
-  const [earlier] = await tx.execute<Array<{ id: string }>>(
-    `SELECT id FROM sms_records WHERE transaction_id = ? AND match_status = 'matched'`,
-    [o.candidateIds[0] ?? 0],
-  );
+  const earlier = await db(tx)
+    .selectFrom('sms_records')
+    .select('id')
+    .where('transaction_id', '=', o.candidateIds[0] ?? 0)
+    .where('match_status', '=', 'matched')
+    .executeTakeFirst();
   return earlier ? { ...o, reason: `${o.reason} (proved by SMS record ${earlier.id})` } : o;
 }
 

@@ -1,11 +1,11 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
-import { pgDate } from '../../infra/database/pg-date.ts';
 import { completeTransaction, getTransaction } from '../payments/transactions.ts';
 import { gatewaysSharingSenders, loadGatewaySmsConfigs } from './candidates.ts';
 import { CERTAIN_CONFIDENCE, matchSubmittedTrxId, type MatchStatus } from './matcher.ts';
-import { pgIdArray } from '../../infra/database/pg-array.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { lockEvidenceByTrxId, SMS_SENDER_NUMBER_CONTEXT } from './records.ts';
 import { customerPhonesOfIntents } from './expected-payer.ts';
@@ -19,8 +19,8 @@ export interface SubmissionMatch {
 }
 
 async function lockTransactionRows(tx: EntityManager, intentId: number, transactionId: number): Promise<void> {
-  await tx.execute('SELECT id FROM payment_intents WHERE id = ? FOR UPDATE', [intentId]);
-  await tx.execute('SELECT id FROM transactions WHERE id = ? FOR UPDATE', [transactionId]);
+  await db(tx).selectFrom('payment_intents').select('id').where('id', '=', intentId).forUpdate().execute();
+  await db(tx).selectFrom('transactions').select('id').where('id', '=', transactionId).forUpdate().execute();
 }
 
 /**
@@ -54,18 +54,19 @@ export async function matchSubmittedGatewayTrxId(
     await lockTransactionRows(tx, before.intentId, transactionId);
     const t = await getTransaction(tx, transactionId);
     // The timing rule compares the SMS with the payment's creation (see candidates.ts).
-    const [intent] = await tx.execute<Array<{ id: string; created_at: string | Date; payer: string | null; customer_phone: string | null }>>(
-      `SELECT i.id, i.created_at, t.sender_number_encrypted AS payer, c.phone_encrypted AS customer_phone
-         FROM payment_intents i JOIN transactions t ON t.intent_id = i.id LEFT JOIN customers c ON c.id = i.customer_id
-        WHERE t.id = ?`,
-      [t.id],
-    );
+    const intent = await db(tx)
+      .selectFrom('payment_intents as i')
+      .innerJoin('transactions as t', 't.intent_id', 'i.id')
+      .leftJoin('customers as c', 'c.id', 'i.customer_id')
+      .select(['i.id', 'i.created_at', 't.sender_number_encrypted as payer', 'c.phone_encrypted as customer_phone'])
+      .where('t.id', '=', t.id)
+      .executeTakeFirstOrThrow();
     const configs = await loadGatewaySmsConfigs(tx);
     const gatewayIds = gatewaysSharingSenders(configs, t.gatewayId);
     const evidence = await lockEvidenceByTrxId(tx, t.brandId, t.mode, gatewayIds, t.gatewayTrxId!);
-    const declared = intent!.payer;
+    const declared = intent.payer;
     // Without a number declared at checkout, the payment's customer phone is the number the SMS's payer must agree with.
-    const expected = declared ?? intent!.customer_phone;
+    const expected = declared ?? intent.customer_phone;
     // Numbers are compared only when both sides have one; without the cipher that comparison cannot be made, so nothing completes.
     if (expected !== null && !cipher && evidence.some((e) => e.senderNumberEncrypted !== null)) {
       return { status: 'low_confidence', smsRecordId: null, reason: 'the payer numbers cannot be compared here; the SMS waits for review' };
@@ -77,13 +78,13 @@ export async function matchSubmittedGatewayTrxId(
         // What the customer was told to send (amount + fee when the customer pays the fee): the SMS must carry exactly that.
         amount: t.smsAmount,
         gatewayTrxId: t.gatewayTrxId!,
-        createdAt: pgDate(intent!.created_at),
+        createdAt: intent.created_at,
         status: t.status,
         payerNumber: !cipher
           ? null
           : declared !== null
             ? declaredPayerNumber(cipher, { brandId: t.brandId, trxId: t.trxId, payerNumberEncrypted: declared })
-            : ((await customerPhonesOfIntents(tx, cipher, [Number(intent!.id)])).get(Number(intent!.id)) ?? null),
+            : ((await customerPhonesOfIntents(tx, cipher, [intent.id])).get(intent.id) ?? null),
       },
       storedSms: evidence.map((e) => ({
         id: e.id,
@@ -105,24 +106,40 @@ export async function matchSubmittedGatewayTrxId(
         if (!(err instanceof AppError)) throw err;
         return { status: 'low_confidence', smsRecordId: null, reason: `completing transaction ${t.id} was refused: ${err.message}` };
       }
-      await tx.execute(
-        `UPDATE sms_records
-            SET match_status = 'matched', transaction_id = ?, confidence = ?, candidate_ids = ?::bigint[], reason = ?,
-                reason_code = 'certain_match', suggestions = '[]'::jsonb, matched_at = now(), updated_at = now()
-          WHERE id = ? AND match_status IN ('no_candidate', 'low_confidence')`,
-        [t.id, CERTAIN_CONFIDENCE.toFixed(4), pgIdArray([t.id]), `${r.reason} (matched when the customer submitted the gateway trx id)`, r.smsId],
-      );
+      await db(tx)
+        .updateTable('sms_records')
+        .set({
+          match_status: 'matched',
+          transaction_id: t.id,
+          confidence: CERTAIN_CONFIDENCE.toFixed(4),
+          candidate_ids: [t.id],
+          reason: `${r.reason} (matched when the customer submitted the gateway trx id)`,
+          reason_code: 'certain_match',
+          suggestions: [],
+          matched_at: sql<Date>`now()`,
+          updated_at: sql<Date>`now()`,
+        })
+        .where('id', '=', r.smsId)
+        .where('match_status', 'in', ['no_candidate', 'low_confidence'])
+        .execute();
       return { status: 'matched', smsRecordId: r.smsId, reason: r.reason };
     }
     if (r.status === 'low_confidence' || r.status === 'balance_mismatch') {
       // The stored SMS and this submission disagree: both now point at each other for review.
-      await tx.execute(
-        `UPDATE sms_records
-            SET match_status = ?, confidence = 0, reason = ?, reason_code = ?, updated_at = now(),
-                candidate_ids = CASE WHEN ? = ANY(COALESCE(candidate_ids, '{}')) THEN candidate_ids ELSE array_append(COALESCE(candidate_ids, '{}'), ?::bigint) END
-          WHERE id = ANY(?::bigint[]) AND match_status IN ('no_candidate', 'low_confidence')`,
-        [r.status, r.reason, r.reasonCode, t.id, t.id, pgIdArray(r.smsIds)],
-      );
+      await db(tx)
+        .updateTable('sms_records')
+        .set({
+          match_status: r.status,
+          confidence: '0',
+          reason: r.reason,
+          reason_code: r.reasonCode,
+          updated_at: sql<Date>`now()`,
+          // Raw: adding the transaction to the list unless it is already there is one array expression.
+          candidate_ids: sql<number[]>`CASE WHEN ${t.id}::bigint = ANY(COALESCE(candidate_ids, '{}')) THEN candidate_ids ELSE array_append(COALESCE(candidate_ids, '{}'), ${t.id}::bigint) END`,
+        })
+        .where('id', '=', (eb) => eb.fn.any(eb.val(r.smsIds)))
+        .where('match_status', 'in', ['no_candidate', 'low_confidence'])
+        .execute();
     }
     return { status: r.status, smsRecordId: null, reason: r.reason };
   });

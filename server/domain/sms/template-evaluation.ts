@@ -5,13 +5,14 @@ import { checkSenders, checkTemplates, getGateway, type GatewayView } from '../g
 import type { StoredSmsTemplate } from '../gateways/entities.ts';
 import { getSettings } from '../settings/service.ts';
 import { decryptSmsBody, decryptSmsSender, smsRowBinding } from '../sms-intake/record-cipher.ts';
-import { pgDate } from '../../infra/database/pg-date.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 import { loadCandidates } from './candidates.ts';
 import { chooseMatch, type ChainState, type MatchRules } from './matcher.ts';
 import { parseSms, type GatewayParseConfig, type ParsedSms } from './parser.ts';
 import type { SmsTemplateSource } from './template.ts';
 import { expandPreset } from './presets/gateway-input.ts';
-import { SMS_TIME_SQL } from './records.ts';
+import { smsTimeOf } from './records.ts';
 import { sameSender } from './senders.ts';
 import { declaredPayerNumber } from './service.ts';
 
@@ -123,34 +124,24 @@ function compareParses(a: ParseView | null, b: ParseView | null): { change: Pars
   return { change: fields.length ? 'changed' : 'unchanged', fields };
 }
 
-interface RecordRow {
-  id: string;
-  brand_id: string;
-  mode: Mode;
-  device_id: string;
-  device_message_id: string;
-  sender: string;
-  body_encrypted: string;
-  chain_state: ChainState;
-  sms_time: string | Date;
-}
-
 /**
  * Records of the window, newest first, originals only. Every sender: the sender
  * is encrypted, so whether it is one of the gateway's official ones is decided
  * after decryption; and a record another gateway with the same sender read
  * first is still read by this one's templates.
  */
-async function loadRecords(em: EntityManager, days: number, limit: number): Promise<RecordRow[]> {
-  return em.execute<RecordRow[]>(
-    `SELECT r.id, r.brand_id, r.mode, r.device_id, r.device_message_id, r.sender, r.body_encrypted, r.chain_state,
-            COALESCE(r.sms_time, ${SMS_TIME_SQL}) AS sms_time
-       FROM sms_records r JOIN devices d ON d.id = r.device_id
-      WHERE r.server_received_at >= now() - make_interval(days => ?)
-        AND r.duplicate_of_id IS NULL
-      ORDER BY r.server_received_at DESC, r.id DESC LIMIT ?`,
-    [days, limit + 1],
-  );
+async function loadRecords(em: EntityManager, days: number, limit: number) {
+  return db(em)
+    .selectFrom('sms_records as r')
+    .innerJoin('devices as d', 'd.id', 'r.device_id')
+    .select(['r.id', 'r.brand_id', 'r.mode', 'r.device_id', 'r.device_message_id', 'r.sender', 'r.body_encrypted', 'r.chain_state'])
+    .select(sql<Date>`COALESCE(r.sms_time, ${smsTimeOf})`.as('sms_time'))
+    .where('r.server_received_at', '>=', sql<Date>`now() - make_interval(days => ${days})`)
+    .where('r.duplicate_of_id', 'is', null)
+    .orderBy('r.server_received_at', 'desc')
+    .orderBy('r.id', 'desc')
+    .limit(limit + 1)
+    .execute();
 }
 
 /** The transaction the pure matcher would complete with `p`, or null. Reads candidates, writes nothing. */
@@ -212,11 +203,11 @@ export async function evaluateConfigs(
     const { change, fields } = compareParses(view(a), view(b));
     counts[change]++;
     if (change === 'unchanged') continue;
-    const rec = { brandId: Number(row.brand_id), mode: row.mode, smsTime: pgDate(row.sms_time), chainState: row.chain_state };
-    messages.push({ sms_record_id: Number(row.id), brand_id: rec.brandId, sms_time: rec.smsTime.toISOString(), change, changed_fields: fields, current: view(a), proposed: view(b) });
+    const rec = { brandId: row.brand_id, mode: row.mode, smsTime: row.sms_time, chainState: row.chain_state };
+    messages.push({ sms_record_id: row.id, brand_id: rec.brandId, sms_time: rec.smsTime.toISOString(), change, changed_fields: fields, current: view(a), proposed: view(b) });
     const [was, will] = [await wouldComplete(em, cipher, rec, a, rules), await wouldComplete(em, cipher, rec, b, rules)];
-    if (will !== null && will !== was) wouldCompleteList.push({ transaction_id: will, brand_id: rec.brandId, sms_record_id: Number(row.id) });
-    if (was !== null && will !== was) wouldStop.push({ transaction_id: was, brand_id: rec.brandId, sms_record_id: Number(row.id) });
+    if (will !== null && will !== was) wouldCompleteList.push({ transaction_id: will, brand_id: rec.brandId, sms_record_id: row.id });
+    if (was !== null && will !== was) wouldStop.push({ transaction_id: was, brand_id: rec.brandId, sms_record_id: row.id });
   }
 
   // A pasted sample is parsed in memory only; without a sender it is taken to come from the first official one.

@@ -1,10 +1,11 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
+import { sql } from 'kysely';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { WebhookEventName } from '../../../contract/events.ts';
+import { db } from '../db.ts';
 import type { DeliveryStatus } from './entities.ts';
 import { enqueueDelivery } from './queue.ts';
-import { toDate, toDateStrict } from './rows.ts';
 
 /** Delivery log reads return this many, newest first. */
 const RECENT_DELIVERIES_LIMIT = 50;
@@ -75,20 +76,24 @@ export function toAttemptResource(a: AttemptView): AttemptResource {
   };
 }
 
-const SELECT_DELIVERY = `
-  SELECT d.id, d.endpoint_id, e.public_id, e.transaction_id, e.event, d.url, e.payload, d.response_status, d.response_body, d.attempts,
-         d.status, d.last_error, d.next_attempt_at, d.last_attempt_at, d.delivered_at, d.dead_lettered_at, d.created_at,
-         e.mode, e.is_test
-    FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id`;
+function selectDelivery(em: EntityManager) {
+  return db(em)
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+    .select([
+      'd.id', 'd.endpoint_id', 'e.public_id', 'e.transaction_id', 'e.event', 'd.url', 'e.payload', 'd.response_status', 'd.response_body', 'd.attempts',
+      'd.status', 'd.last_error', 'd.next_attempt_at', 'd.last_attempt_at', 'd.delivered_at', 'd.dead_lettered_at', 'd.created_at', 'e.mode', 'e.is_test',
+    ]);
+}
 
-type DeliveryRow = Record<string, any>;
+type DeliveryRow = Awaited<ReturnType<ReturnType<typeof selectDelivery>['executeTakeFirstOrThrow']>>;
 
 function toView(r: DeliveryRow): DeliveryView {
   return {
-    id: Number(r.id),
-    endpointId: r.endpoint_id === null ? null : Number(r.endpoint_id),
+    id: r.id,
+    endpointId: r.endpoint_id,
     eventId: r.public_id,
-    transactionId: r.transaction_id === null ? null : Number(r.transaction_id),
+    transactionId: r.transaction_id,
     event: r.event,
     url: r.url,
     payload: r.payload,
@@ -97,11 +102,11 @@ function toView(r: DeliveryRow): DeliveryView {
     attempts: r.attempts,
     status: r.status,
     lastError: r.last_error,
-    nextAttemptAt: toDate(r.next_attempt_at),
-    lastAttemptAt: toDate(r.last_attempt_at),
-    deliveredAt: toDate(r.delivered_at),
-    deadLetteredAt: toDate(r.dead_lettered_at),
-    createdAt: toDateStrict(r.created_at),
+    nextAttemptAt: r.next_attempt_at,
+    lastAttemptAt: r.last_attempt_at,
+    deliveredAt: r.delivered_at,
+    deadLetteredAt: r.dead_lettered_at,
+    createdAt: r.created_at,
     mode: r.mode,
     test: r.is_test,
   };
@@ -109,7 +114,7 @@ function toView(r: DeliveryRow): DeliveryView {
 
 /** The brand's most recent deliveries, newest first. */
 export async function listRecentDeliveries(em: EntityManager, brandId: number, mode: Mode, limit = RECENT_DELIVERIES_LIMIT): Promise<DeliveryView[]> {
-  const rows = await em.execute<DeliveryRow[]>(`${SELECT_DELIVERY} WHERE d.brand_id = ? AND d.mode = ? ORDER BY d.created_at DESC, d.id DESC LIMIT ?`, [brandId, mode, limit]);
+  const rows = await selectDelivery(em).where('d.brand_id', '=', brandId).where('d.mode', '=', mode).orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute();
   return rows.map(toView);
 }
 
@@ -119,32 +124,30 @@ export async function listRecentDeliveries(em: EntityManager, brandId: number, m
  * Admin callers pass null.
  */
 export async function getDelivery(em: EntityManager, brandId: number | null, deliveryId: number, mode: Mode | null = null): Promise<DeliveryView & { attemptLog: AttemptView[] }> {
-  const [row] = await em.execute<DeliveryRow[]>(`${SELECT_DELIVERY} WHERE d.id = ? AND (?::bigint IS NULL OR d.brand_id = ?) AND (?::text IS NULL OR d.mode = ?)`, [
-    deliveryId,
-    brandId,
-    brandId,
-    mode,
-    mode,
-  ]);
+  let q = selectDelivery(em).where('d.id', '=', deliveryId);
+  if (brandId !== null) q = q.where('d.brand_id', '=', brandId);
+  if (mode !== null) q = q.where('d.mode', '=', mode);
+  const row = await q.executeTakeFirst();
   if (!row) throw new AppError('DELIVERY_NOT_FOUND');
-  const attempts = await em.execute<DeliveryRow[]>(
-    `SELECT attempt, url, outcome, requested_at, duration_ms, response_status, response_body, error_kind, error, next_attempt_at
-       FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt`,
-    [deliveryId],
-  );
+  const attempts = await db(em)
+    .selectFrom('webhook_attempts')
+    .select(['attempt', 'url', 'outcome', 'requested_at', 'duration_ms', 'response_status', 'response_body', 'error_kind', 'error', 'next_attempt_at'])
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('attempt')
+    .execute();
   return {
     ...toView(row),
     attemptLog: attempts.map((a) => ({
       attempt: a.attempt,
       url: a.url,
       outcome: a.outcome,
-      requestedAt: toDateStrict(a.requested_at),
+      requestedAt: a.requested_at,
       durationMs: a.duration_ms,
       responseStatus: a.response_status,
       responseBody: a.response_body,
       errorKind: a.error_kind,
       error: a.error,
-      nextAttemptAt: toDate(a.next_attempt_at),
+      nextAttemptAt: a.next_attempt_at,
     })),
   };
 }
@@ -153,12 +156,16 @@ export async function getDelivery(em: EntityManager, brandId: number | null, del
 // body, its id and X-Webhook-Id) and the attempt count stay, and the next attempt
 // number continues from it. The conditional WHERE makes a replay racing another
 // replay, or a delivery that is not a dead letter, change nothing.
-const REPLAY = `
-  UPDATE webhook_deliveries d
-     SET status = 'pending', next_attempt_at = now(), first_attempt_at = NULL, dead_lettered_at = NULL,
-         replayed_at = now(), lease_token = NULL, lease_until = NULL, updated_at = now()
-    FROM webhook_endpoints ep
-   WHERE ep.id = d.endpoint_id AND ep.enabled AND d.status = 'dead_letter'`;
+function replay(tx: EntityManager) {
+  const now = sql<Date>`now()`;
+  return db(tx)
+    .updateTable('webhook_deliveries as d')
+    .from('webhook_endpoints as ep')
+    .set({ status: 'pending', next_attempt_at: now, first_attempt_at: null, dead_lettered_at: null, replayed_at: now, lease_token: null, lease_until: null, updated_at: now })
+    .whereRef('ep.id', '=', 'd.endpoint_id')
+    .where('ep.enabled', '=', true)
+    .where('d.status', '=', 'dead_letter');
+}
 
 /**
  * Replays one dead letter (admin). INVALID_STATE when it is not a dead letter, its
@@ -167,11 +174,9 @@ const REPLAY = `
  */
 export async function replayDeadLetter(em: EntityManager, deliveryId: number, opts: { brandId?: number } = {}): Promise<DeliveryView> {
   return em.transactional(async (tx) => {
-    const replayed = await tx.execute<Array<{ id: string }>>(`${REPLAY} AND d.id = ? AND (?::bigint IS NULL OR d.brand_id = ?) RETURNING d.id`, [
-      deliveryId,
-      opts.brandId ?? null,
-      opts.brandId ?? null,
-    ]);
+    let one = replay(tx).where('d.id', '=', deliveryId);
+    if (opts.brandId !== undefined) one = one.where('d.brand_id', '=', opts.brandId);
+    const replayed = await one.returning('d.id').execute();
     if (replayed.length === 0) {
       const current = await getDelivery(tx, opts.brandId ?? null, deliveryId);
       throw new AppError(
@@ -184,8 +189,7 @@ export async function replayDeadLetter(em: EntityManager, deliveryId: number, op
       );
     }
     await enqueueDelivery(tx, deliveryId);
-    const [row] = await tx.execute<DeliveryRow[]>(`${SELECT_DELIVERY} WHERE d.id = ?`, [deliveryId]);
-    return toView(row!);
+    return toView(await selectDelivery(tx).where('d.id', '=', deliveryId).executeTakeFirstOrThrow());
   });
 }
 
@@ -198,20 +202,26 @@ export async function replayDeadLetters(
   opts: { since: Date; brandId?: number; limit?: number },
 ): Promise<{ replayed: number; skippedDisabled: number }> {
   return em.transactional(async (tx) => {
-    const rows = await tx.execute<Array<{ id: string }>>(
-      `${REPLAY} AND d.id IN (
-         SELECT id FROM webhook_deliveries
-          WHERE status = 'dead_letter' AND dead_lettered_at >= ? AND (?::bigint IS NULL OR brand_id = ?)
-          ORDER BY dead_lettered_at LIMIT ? FOR UPDATE SKIP LOCKED)
-       RETURNING d.id`,
-      [opts.since, opts.brandId ?? null, opts.brandId ?? null, opts.limit ?? 1000],
-    );
-    for (const { id } of rows) await enqueueDelivery(tx, Number(id));
-    const [skipped] = await tx.execute<Array<{ n: string }>>(
-      `SELECT count(*) AS n FROM webhook_deliveries d JOIN webhook_endpoints ep ON ep.id = d.endpoint_id
-        WHERE d.status = 'dead_letter' AND d.dead_lettered_at >= ? AND NOT ep.enabled AND (?::bigint IS NULL OR d.brand_id = ?)`,
-      [opts.since, opts.brandId ?? null, opts.brandId ?? null],
-    );
-    return { replayed: rows.length, skippedDisabled: Number(skipped!.n) };
+    let batch = db(tx)
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', '=', 'dead_letter')
+      .where('dead_lettered_at', '>=', opts.since);
+    if (opts.brandId !== undefined) batch = batch.where('brand_id', '=', opts.brandId);
+    const rows = await replay(tx)
+      .where('d.id', 'in', batch.orderBy('dead_lettered_at').limit(opts.limit ?? 1000).forUpdate().skipLocked())
+      .returning('d.id')
+      .execute();
+    for (const { id } of rows) await enqueueDelivery(tx, id);
+    let skipped = db(tx)
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_endpoints as ep', 'ep.id', 'd.endpoint_id')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('d.status', '=', 'dead_letter')
+      .where('d.dead_lettered_at', '>=', opts.since)
+      .where('ep.enabled', '=', false);
+    if (opts.brandId !== undefined) skipped = skipped.where('d.brand_id', '=', opts.brandId);
+    const { n } = await skipped.executeTakeFirstOrThrow();
+    return { replayed: rows.length, skippedDisabled: Number(n) };
   });
 }

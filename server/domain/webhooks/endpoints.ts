@@ -2,9 +2,10 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { WebhookEventName } from '../../../contract/events.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
+import { sql } from 'kysely';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { checkUrl, SsrfError } from '../../infra/http/ssrf.ts';
-import { toDate, toDateStrict } from './rows.ts';
+import { db } from '../db.ts';
 import { generateWebhookSecret } from './signature.ts';
 
 /** A rotated-out secret keeps signing this long, so receivers can switch without losing deliveries. */
@@ -38,25 +39,7 @@ export interface EndpointView {
   updatedAt: Date;
 }
 
-interface EndpointRow {
-  id: string | number;
-  brand_id: string | number;
-  mode: Mode | null;
-  url: string;
-  description: string;
-  events: string[];
-  enabled: boolean;
-  secret_encrypted: string;
-  previous_secrets: Array<{ secret: string; expires_at: string }>;
-  disabled_reason: DisabledReason | null;
-  disabled_at: string | Date | null;
-  failing_since: string | Date | null;
-  last_success_at: string | Date | null;
-  last_failure_at: string | Date | null;
-  consecutive_failures: number;
-  created_at: string | Date;
-  updated_at: string | Date;
-}
+type EndpointRow = Awaited<ReturnType<ReturnType<typeof selectEndpoints>['executeTakeFirstOrThrow']>>;
 
 /** AAD context: a secret copied into another brand's row does not decrypt. */
 export const secretContext = (brandId: number | string) => `webhook_endpoint.secret:brand:${brandId}`;
@@ -68,21 +51,21 @@ function liveSecrets(row: Pick<EndpointRow, 'previous_secrets'>, now: Date) {
 function toView(row: EndpointRow, now = new Date()): EndpointView {
   const live = liveSecrets(row, now).map((p) => Date.parse(p.expires_at));
   return {
-    id: Number(row.id),
+    id: row.id,
     mode: row.mode,
     url: row.url,
     description: row.description,
     events: row.events as WebhookEventName[],
     enabled: row.enabled,
     disabledReason: row.disabled_reason,
-    disabledAt: toDate(row.disabled_at),
-    failingSince: toDate(row.failing_since),
-    lastSuccessAt: toDate(row.last_success_at),
-    lastFailureAt: toDate(row.last_failure_at),
+    disabledAt: row.disabled_at,
+    failingSince: row.failing_since,
+    lastSuccessAt: row.last_success_at,
+    lastFailureAt: row.last_failure_at,
     consecutiveFailures: row.consecutive_failures,
     previousSecretExpiresAt: live.length ? new Date(Math.max(...live)) : null,
-    createdAt: toDateStrict(row.created_at),
-    updatedAt: toDateStrict(row.updated_at),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
 }
 
@@ -90,27 +73,40 @@ function toView(row: EndpointRow, now = new Date()): EndpointView {
  * Every secret that signs a delivery now: the current one first, then rotated-out
  * ones still inside their overlap. One `v1` goes out per secret.
  */
-export function signingSecrets(cipher: PiiCipher, row: Pick<EndpointRow, 'brand_id' | 'secret_encrypted' | 'previous_secrets'>, now = new Date()): string[] {
+export function signingSecrets(cipher: PiiCipher, row: { brand_id: number | string; secret_encrypted: string; previous_secrets: EndpointRow['previous_secrets'] }, now = new Date()): string[] {
   const context = secretContext(row.brand_id);
   return [row.secret_encrypted, ...liveSecrets(row, now).map((p) => p.secret)].map((token) => cipher.decryptUnbound(token, context));
 }
 
 /** A key sees the endpoints of its own mode and the both-modes one(s). */
-const VISIBLE = 'brand_id = ? AND (mode IS NULL OR mode = ?)';
+function selectEndpoints(em: EntityManager, brandId: number, mode: Mode) {
+  return db(em)
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('brand_id', '=', brandId)
+    .where((eb) => eb.or([eb('mode', 'is', null), eb('mode', '=', mode)]))
+    .orderBy('id');
+}
 
 export async function listEndpoints(em: EntityManager, brandId: number, mode: Mode): Promise<EndpointView[]> {
-  const rows = await em.execute<EndpointRow[]>(`SELECT * FROM webhook_endpoints WHERE ${VISIBLE} ORDER BY id`, [brandId, mode]);
+  const rows = await selectEndpoints(em, brandId, mode).execute();
   return rows.map((r) => toView(r));
 }
 
-async function findRow(em: EntityManager, brandId: number, mode: Mode, id: number | null, lock = ''): Promise<EndpointRow> {
+async function findRow(em: EntityManager, brandId: number, mode: Mode, id: number | null, lock?: 'FOR UPDATE' | 'FOR SHARE'): Promise<EndpointRow> {
   // id null: the singular routes' alias, the brand's first endpoint the key sees.
-  const [row] = await em.execute<EndpointRow[]>(
-    `SELECT * FROM webhook_endpoints WHERE ${VISIBLE} AND (?::bigint IS NULL OR id = ?::bigint) ORDER BY id LIMIT 1 ${lock}`,
-    [brandId, mode, id, id],
-  );
+  let q = selectEndpoints(em, brandId, mode).limit(1);
+  if (id !== null) q = q.where('id', '=', id);
+  if (lock === 'FOR UPDATE') q = q.forUpdate();
+  if (lock === 'FOR SHARE') q = q.forShare();
+  const row = await q.executeTakeFirst();
   if (!row) throw new AppError('WEBHOOK_ENDPOINT_NOT_FOUND');
   return row;
+}
+
+/** The brand row lock that serialises endpoint creation (the per-brand cap). */
+async function lockBrand(tx: EntityManager, brandId: number): Promise<void> {
+  await db(tx).selectFrom('brands').select('id').where('id', '=', brandId).forUpdate().execute();
 }
 
 /** One endpoint by id, or with id null the brand's default (first) one; another brand's or mode's is not found. */
@@ -137,20 +133,28 @@ interface EndpointInput {
 
 /** Inserts under the brand row lock, so two concurrent creates cannot pass the cap together. */
 async function insertEndpoint(tx: EntityManager, cipher: PiiCipher, brandId: number, mode: Mode | null, input: EndpointInput) {
-  await tx.execute('SELECT id FROM brands WHERE id = ? FOR UPDATE', [brandId]);
-  const [{ n }] = (await tx.execute<Array<{ n: string }>>('SELECT count(*) AS n FROM webhook_endpoints WHERE brand_id = ?', [brandId])) as [{ n: string }];
+  await lockBrand(tx, brandId);
+  const { n } = await db(tx).selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<string>().as('n')).where('brand_id', '=', brandId).executeTakeFirstOrThrow();
   if (Number(n) >= MAX_ENDPOINTS_PER_BRAND) {
     throw new AppError('WEBHOOK_ENDPOINT_LIMIT_REACHED', `A brand has at most ${MAX_ENDPOINTS_PER_BRAND} webhook endpoints; delete one first`);
   }
   const secret = generateWebhookSecret();
-  const [row] = await tx.execute<EndpointRow[]>(
-    `INSERT INTO webhook_endpoints (brand_id, mode, url, description, events, enabled, secret_encrypted, disabled_reason, disabled_at)
-     VALUES (?, ?, ?, ?, ARRAY(SELECT jsonb_array_elements_text(?::jsonb)), ?, ?, CASE WHEN ? THEN NULL ELSE 'merchant' END, CASE WHEN ? THEN NULL ELSE now() END)
-     RETURNING *`,
-    [brandId, mode, input.url, input.description ?? '', JSON.stringify([...new Set(input.events)]), input.enabled,
-      cipher.encryptUnbound(secret, secretContext(brandId)), input.enabled, input.enabled],
-  );
-  return { endpoint: toView(row!), secret };
+  const row = await db(tx)
+    .insertInto('webhook_endpoints')
+    .values({
+      brand_id: brandId,
+      mode,
+      url: input.url,
+      description: input.description ?? '',
+      events: [...new Set(input.events)],
+      enabled: input.enabled,
+      secret_encrypted: cipher.encryptUnbound(secret, secretContext(brandId)),
+      disabled_reason: input.enabled ? null : 'merchant',
+      disabled_at: input.enabled ? null : sql<Date>`now()`,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { endpoint: toView(row), secret };
 }
 
 /**
@@ -159,28 +163,27 @@ async function insertEndpoint(tx: EntityManager, cipher: PiiCipher, brandId: num
  * disabling records that the merchant did it. The secret is kept.
  */
 async function updateRow(tx: EntityManager, row: EndpointRow, patch: Partial<EndpointInput>): Promise<EndpointView> {
-  const enabled = patch.enabled ?? null;
-  const events = patch.events ? JSON.stringify([...new Set(patch.events)]) : null;
-  const [updated] = await tx.execute<EndpointRow[]>(
-    `UPDATE webhook_endpoints SET
-       url = COALESCE(?, url),
-       description = COALESCE(?, description),
-       events = CASE WHEN ?::jsonb IS NULL THEN events ELSE ARRAY(SELECT jsonb_array_elements_text(?::jsonb)) END,
-       enabled = COALESCE(?::boolean, enabled),
-       disabled_reason = CASE WHEN ?::boolean IS NULL THEN disabled_reason WHEN ?::boolean THEN NULL
-                              WHEN enabled THEN 'merchant' ELSE disabled_reason END,
-       disabled_at = CASE WHEN ?::boolean IS NULL THEN disabled_at WHEN ?::boolean THEN NULL
-                          WHEN enabled THEN now() ELSE disabled_at END,
-       failing_since = CASE WHEN ?::boolean AND NOT enabled THEN NULL ELSE failing_since END,
-       consecutive_failures = CASE WHEN ?::boolean AND NOT enabled THEN 0 ELSE consecutive_failures END,
-       updated_at = now()
-     WHERE id = ? RETURNING *`,
-    [
-      patch.url ?? null, patch.description ?? null, events, events,
-      enabled, enabled, enabled, enabled, enabled, enabled, enabled, row.id,
-    ],
-  );
-  return toView(updated!);
+  // `row` was read FOR UPDATE in this transaction, so its `enabled` is the one
+  // the update sees: the transitions are decided here instead of in CASEs.
+  const now = sql<Date>`now()`;
+  const enabling = patch.enabled === true && !row.enabled;
+  const disabling = patch.enabled === false && row.enabled;
+  const updated = await db(tx)
+    .updateTable('webhook_endpoints')
+    .set({
+      ...(patch.url !== undefined && { url: patch.url }),
+      ...(patch.description !== undefined && { description: patch.description }),
+      ...(patch.events !== undefined && { events: [...new Set(patch.events)] }),
+      ...(patch.enabled !== undefined && { enabled: patch.enabled }),
+      ...(patch.enabled === true && { disabled_reason: null, disabled_at: null }),
+      ...(disabling && { disabled_reason: 'merchant' as const, disabled_at: now }),
+      ...(enabling && { failing_since: null, consecutive_failures: 0 }),
+      updated_at: now,
+    })
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toView(updated);
 }
 
 /** A new endpoint of the calling key's mode; its signing secret is returned this once. */
@@ -214,13 +217,14 @@ export async function updateEndpoint(
 export async function deleteEndpoint(em: EntityManager, scope: { brandId: number; mode: Mode }, id: number): Promise<EndpointView> {
   return em.transactional(async (tx) => {
     const row = await findRow(tx, scope.brandId, scope.mode, id, 'FOR UPDATE');
-    await tx.execute(
-      `UPDATE webhook_deliveries SET status = 'dead_letter', dead_lettered_at = now(), next_attempt_at = NULL,
-              last_error = 'endpoint deleted', lease_token = NULL, lease_until = NULL, updated_at = now()
-        WHERE endpoint_id = ? AND status IN ('pending', 'retrying')`,
-      [row.id],
-    );
-    await tx.execute('DELETE FROM webhook_endpoints WHERE id = ?', [row.id]);
+    const now = sql<Date>`now()`;
+    await db(tx)
+      .updateTable('webhook_deliveries')
+      .set({ status: 'dead_letter', dead_lettered_at: now, next_attempt_at: null, last_error: 'endpoint deleted', lease_token: null, lease_until: null, updated_at: now })
+      .where('endpoint_id', '=', row.id)
+      .where('status', 'in', ['pending', 'retrying'])
+      .execute();
+    await db(tx).deleteFrom('webhook_endpoints').where('id', '=', row.id).execute();
     return toView(row);
   });
 }
@@ -241,7 +245,7 @@ export async function putEndpoint(
   return em.transactional(async (tx) => {
     // The brand lock first (as insertEndpoint takes it): two first PUTs racing
     // create one endpoint, the second replaces it.
-    await tx.execute('SELECT id FROM brands WHERE id = ? FOR UPDATE', [scope.brandId]);
+    await lockBrand(tx, scope.brandId);
     const row = await findRow(tx, scope.brandId, scope.mode, null, 'FOR UPDATE').catch((err: unknown) => {
       if (err instanceof AppError && err.code === 'WEBHOOK_ENDPOINT_NOT_FOUND') return null;
       throw err;
@@ -269,11 +273,12 @@ export async function rotateSecret(
     const expiresAt = new Date(now.getTime() + ROTATION_OVERLAP_MS);
     const previous = [...liveSecrets(row, now), { secret: row.secret_encrypted, expires_at: expiresAt.toISOString() }].slice(-MAX_PREVIOUS_SECRETS);
     const secret = generateWebhookSecret();
-    await tx.execute(
-      'UPDATE webhook_endpoints SET secret_encrypted = ?, previous_secrets = ?::jsonb, updated_at = now() WHERE id = ?',
-      [cipher.encryptUnbound(secret, secretContext(scope.brandId)), JSON.stringify(previous), row.id],
-    );
-    return { secret, previousSecretExpiresAt: expiresAt, endpointId: Number(row.id) };
+    await db(tx)
+      .updateTable('webhook_endpoints')
+      .set({ secret_encrypted: cipher.encryptUnbound(secret, secretContext(scope.brandId)), previous_secrets: previous, updated_at: sql<Date>`now()` })
+      .where('id', '=', row.id)
+      .execute();
+    return { secret, previousSecretExpiresAt: expiresAt, endpointId: row.id };
   });
 }
 
@@ -281,5 +286,5 @@ export async function rotateSecret(
 export async function endpointForTest(tx: EntityManager, scope: { brandId: number; mode: Mode }, id: number | null): Promise<number> {
   const row = await findRow(tx, scope.brandId, scope.mode, id, 'FOR SHARE');
   if (!row.enabled) throw new AppError('INVALID_STATE', 'The webhook endpoint is disabled: enable it first');
-  return Number(row.id);
+  return row.id;
 }

@@ -1,7 +1,7 @@
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { WebhookEventName } from '../../../contract/events.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { toDateStrict } from './rows.ts';
+import { db } from '../db.ts';
 
 /** How often a waiting request looks again; a dev tool's latency, one indexed query each. */
 const POLL_MS = 250;
@@ -12,16 +12,6 @@ export interface FeedEvent {
   createdAt: Date;
   mode: Mode;
   test: boolean;
-  payload: string;
-}
-
-interface FeedRow {
-  id: string;
-  public_id: string;
-  event: WebhookEventName;
-  created_at: string | Date;
-  mode: Mode;
-  is_test: boolean;
   payload: string;
 }
 
@@ -43,24 +33,16 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
   });
 
-async function page(em: EntityManager, q: FeedQuery): Promise<FeedRow[]> {
-  const types = q.types ? JSON.stringify(q.types) : null;
-  if (q.after === null) {
-    // The newest `limit`, returned oldest first, so a new reader starts at "now".
-    const rows = await em.execute<FeedRow[]>(
-      `SELECT id, public_id, event, created_at, mode, is_test, payload FROM webhook_events
-        WHERE brand_id = ? AND mode = ? AND (?::jsonb IS NULL OR event IN (SELECT jsonb_array_elements_text(?::jsonb)))
-        ORDER BY id DESC LIMIT ?`,
-      [q.brandId, q.mode, types, types, q.limit],
-    );
-    return rows.reverse();
-  }
-  return em.execute<FeedRow[]>(
-    `SELECT id, public_id, event, created_at, mode, is_test, payload FROM webhook_events
-      WHERE brand_id = ? AND mode = ? AND id > ? AND (?::jsonb IS NULL OR event IN (SELECT jsonb_array_elements_text(?::jsonb)))
-      ORDER BY id LIMIT ?`,
-    [q.brandId, q.mode, q.after, types, types, q.limit],
-  );
+function page(em: EntityManager, q: FeedQuery) {
+  let sel = db(em)
+    .selectFrom('webhook_events')
+    .select(['id', 'public_id', 'event', 'created_at', 'mode', 'is_test', 'payload'])
+    .where('brand_id', '=', q.brandId)
+    .where('mode', '=', q.mode);
+  if (q.types) sel = sel.where('event', 'in', q.types.length ? q.types : ['' as WebhookEventName]);
+  // The newest `limit`, returned oldest first, so a new reader starts at "now".
+  if (q.after === null) return sel.orderBy('id', 'desc').limit(q.limit).execute().then((rows) => rows.reverse());
+  return sel.where('id', '>', q.after).orderBy('id').limit(q.limit).execute();
 }
 
 /**
@@ -77,14 +59,19 @@ export async function listEvents(em: EntityManager, q: FeedQuery): Promise<{ eve
     if (q.signal?.aborted) break;
     rows = await page(em, q);
   }
-  let nextCursor = rows.length ? rows[rows.length - 1]!.id : q.after === null ? null : String(q.after);
+  let nextCursor = rows.length ? String(rows[rows.length - 1]!.id) : q.after === null ? null : String(q.after);
   if (nextCursor === null) {
     // No matching event yet: start after the newest of any type, so the next read waits for new ones only.
-    const [latest] = await em.execute<Array<{ id: string | null }>>('SELECT max(id) AS id FROM webhook_events WHERE brand_id = ? AND mode = ?', [q.brandId, q.mode]);
+    const latest = await db(em)
+      .selectFrom('webhook_events')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .where('brand_id', '=', q.brandId)
+      .where('mode', '=', q.mode)
+      .executeTakeFirst();
     nextCursor = String(latest?.id ?? '0');
   }
   return {
-    events: rows.map((r) => ({ id: r.public_id, event: r.event, createdAt: toDateStrict(r.created_at), mode: r.mode, test: r.is_test, payload: r.payload })),
+    events: rows.map((r) => ({ id: r.public_id, event: r.event, createdAt: r.created_at, mode: r.mode, test: r.is_test, payload: r.payload })),
     nextCursor: String(nextCursor),
   };
 }

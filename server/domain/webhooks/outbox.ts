@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Mode } from '../../../contract/common/mode.ts';
 import { webhookEventSchemas, type WebhookEventName } from '../../../contract/events.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
+import { db } from '../db.ts';
 import { enqueueDelivery } from './queue.ts';
 
 export type { WebhookEventName };
-
-type Row = Record<string, unknown>;
 
 /**
  * Call inside the caller's em.transactional(): records the event, its delivery
@@ -47,14 +46,14 @@ export async function recordEvent(
   // a receiver stored for an id always matches the body it got for that id.
   const payload = JSON.stringify(parsed.data);
 
-  const [eventRow] = await em.execute<Row[]>(
-    `INSERT INTO webhook_events (public_id, brand_id, mode, event, transaction_id, payload, created_at, is_test)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id, mode`,
-    [publicId, input.brandId, input.mode, input.event, input.transactionId ?? null, payload, createdAt, input.test === true],
-  );
+  const eventRow = await db(em)
+    .insertInto('webhook_events')
+    .values({ public_id: publicId, brand_id: input.brandId, mode: input.mode, event: input.event, transaction_id: input.transactionId ?? null, payload, created_at: createdAt, is_test: input.test === true })
+    .returning(['id', 'mode'])
+    .executeTakeFirstOrThrow();
   // The database derives an event's mode from its transaction; the body must say the same.
-  if (eventRow!.mode !== input.mode) throw new Error(`${input.event} recorded as ${input.mode} for a ${String(eventRow!.mode)} transaction`);
-  const eventId = Number(eventRow!.id);
+  if (eventRow.mode !== input.mode) throw new Error(`${input.event} recorded as ${input.mode} for a ${eventRow.mode} transaction`);
+  const eventId = eventRow.id;
 
   // Fan-out: one delivery per enabled endpoint of the brand that takes this
   // event's mode (its own mode, or NULL: both) and subscribed to the event, each
@@ -65,25 +64,24 @@ export async function recordEvent(
   // replaced; the lock orders the two transactions instead (id order: no deadlock).
   const target = input.test === true ? (input.endpointId ?? null) : null;
   if (input.test === true && target === null) throw new Error('a test event names the endpoint it is sent to');
-  const endpoints = await em.execute<Row[]>(
-    `SELECT id, url FROM webhook_endpoints
-      WHERE brand_id = ? AND enabled AND (mode IS NULL OR mode = ?)
-        AND (CASE WHEN ?::bigint IS NULL THEN ? = ANY(events) ELSE id = ?::bigint END)
-      ORDER BY id
-      FOR SHARE`,
-    [input.brandId, input.mode, target, input.event, target],
-  );
+  const endpoints = await db(em)
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'url'])
+    .where('brand_id', '=', input.brandId)
+    .where('enabled', '=', true)
+    .where((eb) => eb.or([eb('mode', 'is', null), eb('mode', '=', input.mode)]))
+    .where((eb) => (target === null ? eb(eb.val<string>(input.event), '=', eb.fn.any('events')) : eb('id', '=', target)))
+    .orderBy('id')
+    .forShare()
+    .execute();
   if (endpoints.length === 0) return { eventId, deliveryId: null, deliveryIds: [] };
 
-  const deliveries = await em.execute<Row[]>(
-    `INSERT INTO webhook_deliveries (event_id, endpoint_id, brand_id, url, status, next_attempt_at, created_at, updated_at)
-     SELECT ?, ep.id, ?, ep.url, 'pending', ?, ?, ?
-       FROM json_to_recordset(?::json) AS ep(id bigint, url text)
-     ORDER BY ep.id
-     RETURNING id`,
-    [eventId, input.brandId, createdAt, createdAt, createdAt, JSON.stringify(endpoints.map((e) => ({ id: Number(e.id), url: e.url })))],
-  );
-  const deliveryIds = deliveries.map((d) => Number(d.id)).sort((a, b) => a - b);
+  const deliveries = await db(em)
+    .insertInto('webhook_deliveries')
+    .values(endpoints.map((ep) => ({ event_id: eventId, endpoint_id: ep.id, brand_id: input.brandId, url: ep.url, status: 'pending' as const, next_attempt_at: createdAt, created_at: createdAt, updated_at: createdAt })))
+    .returning('id')
+    .execute();
+  const deliveryIds = deliveries.map((d) => d.id).sort((a, b) => a - b);
   for (const id of deliveryIds) await enqueueDelivery(em, id);
   return { eventId, deliveryId: deliveryIds[0] ?? null, deliveryIds };
 }

@@ -1,4 +1,4 @@
-import { MikroORM, type EntityManager, type EntitySchema } from '@mikro-orm/postgresql';
+import { MikroORM, type EntityManager, type EntitySchema, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../logger.ts';
 import { migrationsList } from './migrations/index.ts';
@@ -20,7 +20,16 @@ export interface OrmOptions {
 }
 
 export async function createOrm(opts: OrmOptions): Promise<Orm> {
-  return MikroORM.init({
+  return MikroORM.init(ormConfig(opts));
+}
+
+/**
+ * The configuration createOrm uses; the schema tools (scripts/schema-check.ts,
+ * scripts/migration-create.ts) start from it so they see the schema exactly as
+ * the application does.
+ */
+export function ormConfig(opts: OrmOptions): Options {
+  return {
     clientUrl: opts.url,
     entities: [...opts.entities],
     extensions: [Migrator],
@@ -45,7 +54,12 @@ export async function createOrm(opts: OrmOptions): Promise<Orm> {
     // Timestamps are `timestamptz` and always handled as UTC.
     forceUtcTimezone: true,
     ensureDatabase: false,
-  });
+    // What the schema diff (scripts/schema-check.ts, migration:create) compares.
+    // Triggers and functions live in the SQL migrations only (entities cannot
+    // declare them), so the diff must neither drop nor recreate them; the
+    // migrations' bookkeeping table is the migrator's, not an entity's.
+    schemaGenerator: { ignoreTriggers: true, ignoreRoutines: true, skipTables: ['schema_migrations'] },
+  };
 }
 
 /**

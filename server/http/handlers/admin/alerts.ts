@@ -11,16 +11,16 @@ export const adminAlertsHandlers = s.router(contract.admin.alerts, {
   list: async ({ req, query }) => {
     const { rows, total } = await listAlerts(req.em, { page: query.page, perPage: query.per_page, brandId: query.brand_id, brandIds: brandScopeOf(req.principal), type: query.type, status: query.status });
     const data = rows.map((r) => ({
-      id: Number(r.id),
-      brand_id: Number(r.brand_id),
-      type: r.type as never,
+      id: r.id,
+      brand_id: r.brand_id,
+      type: r.type,
       subject: r.subject,
       details: r.details,
-      status: r.status as never,
+      status: r.status,
       attempts: r.attempts,
       last_error: r.last_error,
-      delivered_at: r.delivered_at ? new Date(r.delivered_at).toISOString() : null,
-      created_at: new Date(r.created_at).toISOString(),
+      delivered_at: r.delivered_at?.toISOString() ?? null,
+      created_at: r.created_at.toISOString(),
     }));
     return { status: 200, body: { success: true, data, meta: pageMeta(query.page, query.per_page, total) } };
   },
