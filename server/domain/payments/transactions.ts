@@ -13,7 +13,6 @@ import { gatewayServesMode } from '../sandbox/gateway.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES, type TransactionStatus } from './entities.ts';
 import { loadIntent } from './intents.ts';
-import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
 import { db } from '../db.ts';
 import { paymentEventData, paymentEventDataOf, trimDecimal, type PaymentRow } from './view.ts';
 
@@ -97,52 +96,6 @@ export function toTransaction(r: TransactionQueryRow): TransactionRecord {
     createdAt: r.created_at,
     completedAt: r.completed_at,
   };
-}
-
-/**
- * The same columns for a raw SQL statement, and their reader: only for
- * sms/candidates.ts, which still reads them with em.execute (its own area's
- * conversion moves it to transactionQuery; then these go).
- */
-export interface TransactionRow {
-  id: string;
-  trx_id: string;
-  brand_id: string;
-  mode: Mode;
-  intent_id: string;
-  payment_id: string;
-  gateway_id: string;
-  gateway_code: string;
-  gateway_type: 'manual' | 'automatic';
-  method: string;
-  gateway_trx_id: string | null;
-  amount: string;
-  currency: string;
-  fee: string;
-  sms_amount: string;
-  exchange_rate: string | null;
-  status: TransactionStatus;
-  failure_reason: string | null;
-  completion_source: string | null;
-  created_at: string | Date;
-  completed_at: string | Date | null;
-}
-
-export const TRANSACTION_COLUMNS = `t.id, t.trx_id, t.brand_id, t.mode, t.intent_id, i.uuid AS payment_id, t.gateway_id, g.code AS gateway_code, g.type AS gateway_type,
-         t.method, t.gateway_trx_id, t.amount::text AS amount, t.currency, t.fee::text AS fee, t.sms_amount::text AS sms_amount, t.exchange_rate::text AS exchange_rate,
-         t.status, t.failure_reason, t.completion_source, t.created_at, t.completed_at`;
-export const TRANSACTION_FROM = `FROM transactions t JOIN payment_intents i ON i.id = t.intent_id JOIN gateways g ON g.id = t.gateway_id`;
-
-export function toTransactionRecord(r: TransactionRow): TransactionRecord {
-  return toTransaction({
-    ...r,
-    id: Number(r.id),
-    brand_id: Number(r.brand_id),
-    intent_id: Number(r.intent_id),
-    gateway_id: Number(r.gateway_id),
-    created_at: pgDate(r.created_at),
-    completed_at: pgDateOrNull(r.completed_at),
-  });
 }
 
 export async function getTransaction(em: EntityManager, id: number): Promise<TransactionRecord> {
