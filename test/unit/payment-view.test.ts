@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { toPaymentResource, type PaymentRow } from '../../server/domain/payments/view.ts';
-import { pgDate } from '../../server/infra/database/pg-date.ts';
 
 const intentRow: PaymentRow = {
   intent_id: 7,
@@ -88,19 +87,5 @@ describe('toPaymentResource', () => {
       completed_at: '2026-01-01T11:20:00.000Z',
       customer: { name: 'N', email: null },
     });
-  });
-});
-
-describe('pgDate', () => {
-  it.each([
-    ['2026-11-21 11:44:36.644123+00', '2026-11-21T11:44:36.644Z'],
-    ['2026-11-21 11:44:36+05:30', '2026-11-21T06:14:36.000Z'],
-    ['2026-11-21 01:00:00-03', '2026-11-21T04:00:00.000Z'],
-  ])('%s -> %s', (text, iso) => {
-    expect(pgDate(text).toISOString()).toBe(iso);
-  });
-
-  it('refuses text that is not a timestamp', () => {
-    expect(() => pgDate('infinity')).toThrow(/unreadable timestamp/);
   });
 });

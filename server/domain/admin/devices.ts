@@ -7,7 +7,8 @@ import { createPairingCode } from '../devices/pairing.ts';
 import { revokeDevice } from '../devices/service.ts';
 import { createNotification, type NotificationView } from '../notifications/service.ts';
 import { enqueueOutboundSms } from '../outbound-sms/service.ts';
-import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 import { getSetting } from '../settings/service.ts';
 import { getAdminBrand } from './brands.ts';
 import { scopeParam } from '../brands/scope.ts';
@@ -34,66 +35,56 @@ export interface AdminDevice {
   revoked_reason: string | null;
 }
 
-interface DeviceRow {
-  id: string;
-  uuid: string;
-  brand_id: string;
-  mode: 'live' | 'test';
-  name: string;
-  status: 'active' | 'revoked';
-  presence: DevicePresence;
-  last_seen_at: string | Date | null;
-  last_heartbeat_at: string | Date | null;
-  offline_since: string | Date | null;
-  battery_level: number | null;
-  is_charging: boolean | null;
-  network: string | null;
-  app_version: string | null;
-  paired_at: string | Date;
-  revoked_at: string | Date | null;
-  revoked_reason: string | null;
-}
-
-const iso = (v: string | Date | null) => pgDateOrNull(v)?.toISOString() ?? null;
-
-function toDevice(r: DeviceRow): AdminDevice {
-  return {
-    id: Number(r.id),
-    uuid: r.uuid,
-    brand_id: Number(r.brand_id),
-    mode: r.mode,
-    name: r.name,
-    status: r.status,
-    presence: r.presence,
-    last_seen_at: iso(r.last_seen_at),
-    last_heartbeat_at: iso(r.last_heartbeat_at),
-    offline_since: iso(r.offline_since),
-    battery_level: r.battery_level,
-    is_charging: r.is_charging,
-    network: r.network,
-    app_version: r.app_version,
-    paired_at: pgDate(r.paired_at).toISOString(),
-    revoked_at: iso(r.revoked_at),
-    revoked_reason: r.revoked_reason,
-  };
-}
-
 /**
  * Presence is computed now, by the same rule as the offline detector (silent
  * for longer than `device_offline_minutes`, counting from pairing when it never
  * called), so the admin sees a dead phone before the next detector run.
  */
-const PRESENCE = `CASE WHEN d.status = 'revoked' THEN 'revoked'
-  WHEN COALESCE(d.last_seen_at, d.paired_at) >= now() - make_interval(mins => ?) THEN 'online' ELSE 'offline' END`;
+function presence(minutes: number) {
+  return sql<DevicePresence>`CASE WHEN d.status = 'revoked' THEN 'revoked'
+  WHEN COALESCE(d.last_seen_at, d.paired_at) >= now() - make_interval(mins => ${minutes}) THEN 'online' ELSE 'offline' END`;
+}
 
-const SELECT = `SELECT d.id, d.uuid, d.brand_id, d.mode, d.name, d.status, ${PRESENCE} AS presence, d.last_seen_at, d.last_heartbeat_at, d.offline_since,
-  d.battery_level, d.is_charging, d.network, d.app_version, d.paired_at, d.revoked_at, d.revoked_reason FROM devices d`;
+const fromDevices = (em: EntityManager) => db(em).selectFrom('devices as d');
+
+function deviceColumns(minutes: number) {
+  return [
+    'd.id', 'd.uuid', 'd.brand_id', 'd.mode', 'd.name', 'd.status', presence(minutes).as('presence'), 'd.last_seen_at', 'd.last_heartbeat_at', 'd.offline_since',
+    'd.battery_level', 'd.is_charging', 'd.network', 'd.app_version', 'd.paired_at', 'd.revoked_at', 'd.revoked_reason',
+  ] as const;
+}
+
+const selectDevices = (em: EntityManager, minutes: number) => fromDevices(em).select(deviceColumns(minutes));
+
+type DeviceRow = Awaited<ReturnType<ReturnType<typeof selectDevices>['executeTakeFirstOrThrow']>>;
+
+function toDevice(r: DeviceRow): AdminDevice {
+  return {
+    id: r.id,
+    uuid: r.uuid,
+    brand_id: r.brand_id,
+    mode: r.mode,
+    name: r.name,
+    status: r.status,
+    presence: r.presence,
+    last_seen_at: r.last_seen_at?.toISOString() ?? null,
+    last_heartbeat_at: r.last_heartbeat_at?.toISOString() ?? null,
+    offline_since: r.offline_since?.toISOString() ?? null,
+    battery_level: r.battery_level,
+    is_charging: r.is_charging,
+    network: r.network,
+    app_version: r.app_version,
+    paired_at: r.paired_at.toISOString(),
+    revoked_at: r.revoked_at?.toISOString() ?? null,
+    revoked_reason: r.revoked_reason,
+  };
+}
 
 export async function getAdminDevice(em: EntityManager, deviceId: number): Promise<AdminDevice> {
   const minutes = await getSetting(em, 'device_offline_minutes');
-  const rows = await em.execute<DeviceRow[]>(`${SELECT} WHERE d.id = ?`, [minutes, deviceId]);
-  if (!rows[0]) throw new AppError('DEVICE_NOT_FOUND');
-  return toDevice(rows[0]);
+  const row = await selectDevices(em, minutes).where('d.id', '=', deviceId).executeTakeFirst();
+  if (!row) throw new AppError('DEVICE_NOT_FOUND');
+  return toDevice(row);
 }
 
 /** Newest pairing first. */
@@ -102,47 +93,34 @@ export async function listAdminDevices(
   f: { page: number; perPage: number; brandId?: number; brandIds?: number[] | null; mode?: 'live' | 'test'; presence?: DevicePresence },
 ): Promise<{ items: AdminDevice[]; total: number }> {
   const minutes = await getSetting(em, 'device_offline_minutes');
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (f.brandId !== undefined) {
-    where.push('d.brand_id = ?');
-    params.push(f.brandId);
-  }
-  if (f.brandIds) {
-    where.push('d.brand_id IN (?)');
-    params.push(scopeParam(f.brandIds));
-  }
-  if (f.mode) {
-    where.push('d.mode = ?');
-    params.push(f.mode);
-  }
-  if (f.presence) {
-    where.push(`(${PRESENCE}) = ?`);
-    params.push(minutes, f.presence);
-  }
-  const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const [count] = await em.execute<Array<{ n: string }>>(`SELECT count(*) AS n FROM devices d ${clause}`, params);
-  const rows = await em.execute<DeviceRow[]>(`${SELECT} ${clause} ORDER BY d.paired_at DESC, d.id DESC LIMIT ? OFFSET ?`, [
-    minutes,
-    ...params,
-    f.perPage,
-    (f.page - 1) * f.perPage,
-  ]);
-  return { items: rows.map(toDevice), total: Number(count!.n) };
+  let q = fromDevices(em);
+  if (f.brandId !== undefined) q = q.where('d.brand_id', '=', f.brandId);
+  if (f.brandIds) q = q.where('d.brand_id', 'in', scopeParam(f.brandIds));
+  if (f.mode) q = q.where('d.mode', '=', f.mode);
+  if (f.presence) q = q.where(presence(minutes), '=', f.presence);
+  const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const rows = await q
+    .select(deviceColumns(minutes))
+    .orderBy('d.paired_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(f.perPage)
+    .offset((f.page - 1) * f.perPage)
+    .execute();
+  return { items: rows.map(toDevice), total: Number(n) };
 }
 
 /** Revoking a revoked device changes nothing and is not recorded again. */
 export async function revokeDeviceAudited(em: EntityManager, who: AuditActor, deviceId: number): Promise<AdminDevice> {
   return withAudit(em, who, async (tx) => {
-    const locked = await tx.execute<Array<{ brand_id: string; status: string }>>('SELECT brand_id, status FROM devices WHERE id = ? FOR UPDATE', [deviceId]);
-    if (!locked[0]) throw new AppError('DEVICE_NOT_FOUND');
-    const brandId = Number(locked[0].brand_id);
+    const locked = await db(tx).selectFrom('devices').select(['brand_id', 'status']).where('id', '=', deviceId).forUpdate().executeTakeFirst();
+    if (!locked) throw new AppError('DEVICE_NOT_FOUND');
+    const brandId = locked.brand_id;
     await revokeDevice(tx, brandId, deviceId, 'admin');
     const after = await getAdminDevice(tx, deviceId);
     return {
       result: after,
       audit:
-        locked[0].status === 'revoked'
+        locked.status === 'revoked'
           ? null
           : { action: 'device.revoke', targetType: 'device', targetId: deviceId, brandId, before: { status: 'active' }, after: { status: after.status } },
     };
@@ -175,9 +153,9 @@ export async function sendNotificationAudited(
   input: { title: string; body: string },
 ): Promise<NotificationView & { deviceId: number }> {
   return withAudit(em, who, async (tx) => {
-    const rows = await tx.execute<Array<{ brand_id: string }>>('SELECT brand_id FROM devices WHERE id = ?', [deviceId]);
-    if (!rows[0]) throw new AppError('DEVICE_NOT_FOUND');
-    const brandId = Number(rows[0].brand_id);
+    const device = await db(tx).selectFrom('devices').select('brand_id').where('id', '=', deviceId).executeTakeFirst();
+    if (!device) throw new AppError('DEVICE_NOT_FOUND');
+    const brandId = device.brand_id;
     const n = await createNotification(tx, cipher, { brandId, deviceId, ...input });
     return { result: { ...n, deviceId }, audit: { action: 'notification.send', targetType: 'notification', targetId: n.id, brandId, after: { device_id: deviceId } } };
   });

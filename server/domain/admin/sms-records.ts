@@ -3,7 +3,8 @@ import { smsResolutions, smsReviewStatuses } from '../../../contract/admin/sms-r
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { recordAudit, type AuditActor } from '../audit/service.ts';
-import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 import { trimDecimal } from '../payments/view.ts';
 import type { SmsRecordStatus } from '../sms-intake/entities.ts';
 import { decryptSmsBody, decryptSmsSender, SMS_RECORD_CONTEXT, smsRowBinding } from '../sms-intake/record-cipher.ts';
@@ -48,16 +49,25 @@ export interface AdminSmsRecord {
   body?: string;
 }
 
-type Row = Record<string, any>;
+function fromRecords(em: EntityManager) {
+  return db(em)
+    .selectFrom('sms_records as r')
+    .leftJoin('gateways as g', 'g.id', 'r.gateway_id')
+    .leftJoin('transactions as t', 't.id', 'r.transaction_id');
+}
 
-const SELECT = `
-  SELECT r.id, r.brand_id, r.mode, r.device_id, r.device_message_id, r.sender, r.received_at, r.server_received_at, r.sim_slot, r.match_status,
-         r.duplicate_of_id, g.code AS gateway, r.parsed_amount::text AS parsed_amount, r.parsed_trx_id, r.transaction_id, t.trx_id,
-         r.confidence::text AS confidence, r.candidate_ids::text[] AS candidate_ids, r.reason, r.matched_at,
-         r.reason_code, r.suggestions, r.direction, r.kind, r.parsed_balance::text AS parsed_balance, r.parsed_fee::text AS parsed_fee,
-         r.parsed_sender_number, r.sms_time, r.chain_state, r.chain_previous_id, r.chain_expected_balance::text AS chain_expected_balance,
-         r.resolution, r.resolved_by, r.resolved_at, r.resolution_note, r.created_at, r.body_encrypted
-    FROM sms_records r LEFT JOIN gateways g ON g.id = r.gateway_id LEFT JOIN transactions t ON t.id = r.transaction_id`;
+// Not `g.code as gateway`: db.ts would convert it as the record's `gateway` relation (a number).
+const COLUMNS = [
+  'r.id', 'r.brand_id', 'r.mode', 'r.device_id', 'r.device_message_id', 'r.sender', 'r.received_at', 'r.server_received_at', 'r.sim_slot', 'r.match_status',
+  'r.duplicate_of_id', 'g.code as gateway_code', 'r.parsed_amount', 'r.parsed_trx_id', 'r.transaction_id', 't.trx_id',
+  'r.confidence', 'r.candidate_ids', 'r.reason', 'r.matched_at',
+  'r.reason_code', 'r.suggestions', 'r.direction', 'r.kind', 'r.parsed_balance', 'r.parsed_fee',
+  'r.parsed_sender_number', 'r.sms_time', 'r.chain_state', 'r.chain_previous_id', 'r.chain_expected_balance',
+  'r.resolution', 'r.resolved_by', 'r.resolved_at', 'r.resolution_note', 'r.created_at', 'r.body_encrypted',
+] as const;
+
+const selectRecords = (em: EntityManager) => fromRecords(em).select(COLUMNS);
+type Row = Awaited<ReturnType<ReturnType<typeof selectRecords>['executeTakeFirstOrThrow']>>;
 
 /** Only the last three digits of the payer number: enough to compare with a customer's, without listing personal data. */
 function maskNumber(n: string): string {
@@ -71,42 +81,42 @@ function maskNumber(n: string): string {
  * rather than showing something that is not this record's.
  */
 function toRecord(r: Row, cipher: PiiCipher, withBody: boolean): AdminSmsRecord {
-  const binding = smsRowBinding(r as { brand_id: string; device_id: string; device_message_id: string });
+  const binding = smsRowBinding(r);
   const out: AdminSmsRecord = {
-    id: Number(r.id),
-    brand_id: Number(r.brand_id),
+    id: r.id,
+    brand_id: r.brand_id,
     mode: r.mode,
-    device_id: Number(r.device_id),
+    device_id: r.device_id,
     device_message_id: r.device_message_id,
     sender: decryptSmsSender(cipher, r.sender, binding),
-    received_at: pgDate(r.received_at).toISOString(),
-    server_received_at: pgDate(r.server_received_at).toISOString(),
+    received_at: r.received_at.toISOString(),
+    server_received_at: r.server_received_at.toISOString(),
     sim_slot: r.sim_slot,
     match_status: r.match_status,
-    duplicate_of: r.duplicate_of_id === null ? null : Number(r.duplicate_of_id),
-    gateway: r.gateway,
+    duplicate_of: r.duplicate_of_id,
+    gateway: r.gateway_code,
     parsed_amount: r.parsed_amount,
     parsed_trx_id: r.parsed_trx_id,
-    transaction_id: r.transaction_id === null ? null : Number(r.transaction_id),
+    transaction_id: r.transaction_id,
     trx_id: r.trx_id,
     confidence: trimDecimal(r.confidence),
-    candidate_ids: ((r.candidate_ids as string[] | null) ?? []).map(Number),
+    candidate_ids: r.candidate_ids ?? [],
     reason: r.reason,
     reason_code: r.reason_code,
-    suggestions: (r.suggestions as AdminSmsRecord['suggestions'] | null) ?? [],
+    suggestions: r.suggestions ?? [],
     direction: r.direction,
     kind: r.kind,
     parsed_balance: r.parsed_balance,
     parsed_fee: r.parsed_fee,
     parsed_sender_number: r.parsed_sender_number === null ? null : maskNumber(cipher.decrypt(r.parsed_sender_number, SMS_RECORD_CONTEXT.senderNumber, binding)),
-    sms_time: pgDateOrNull(r.sms_time)?.toISOString() ?? null,
-    balance_chain: { state: r.chain_state, previous_id: r.chain_previous_id === null ? null : Number(r.chain_previous_id), expected_balance: r.chain_expected_balance },
-    matched_at: pgDateOrNull(r.matched_at)?.toISOString() ?? null,
+    sms_time: r.sms_time?.toISOString() ?? null,
+    balance_chain: { state: r.chain_state, previous_id: r.chain_previous_id, expected_balance: r.chain_expected_balance },
+    matched_at: r.matched_at?.toISOString() ?? null,
     resolution: r.resolution,
     resolved_by: r.resolved_by,
-    resolved_at: pgDateOrNull(r.resolved_at)?.toISOString() ?? null,
+    resolved_at: r.resolved_at?.toISOString() ?? null,
     resolution_note: r.resolution_note,
-    created_at: pgDate(r.created_at).toISOString(),
+    created_at: r.created_at.toISOString(),
   };
   if (withBody) out.body = decryptSmsBody(cipher, r.body_encrypted, binding);
   return out;
@@ -120,12 +130,12 @@ function toRecord(r: Row, cipher: PiiCipher, withBody: boolean): AdminSmsRecord 
 async function readBodies(em: EntityManager, who: AuditActor, rows: Row[], cipher: PiiCipher): Promise<AdminSmsRecord[]> {
   if (rows.length === 0) return [];
   return em.transactional(async (tx) => {
-    const ids = rows.map((r) => Number(r.id));
+    const ids = rows.map((r) => r.id);
     await recordAudit(tx, who, {
       action: 'sms_record.read_body',
       targetType: 'sms_record',
       targetId: ids.length === 1 ? ids[0]! : null,
-      brandId: new Set(rows.map((r) => r.brand_id)).size === 1 ? Number(rows[0].brand_id) : null,
+      brandId: new Set(rows.map((r) => r.brand_id)).size === 1 ? rows[0]!.brand_id : null,
       after: { sms_record_ids: ids },
     });
     return rows.map((r) => toRecord(r, cipher, true));
@@ -154,31 +164,29 @@ export async function listAdminSmsRecords(
   f: SmsRecordFilter,
   opts: { includeBody: boolean; cipher: PiiCipher; who: AuditActor },
 ): Promise<{ items: AdminSmsRecord[]; total: number }> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const add = (sql: string, value: unknown) => {
-    where.push(sql);
-    params.push(value);
-  };
-  if (f.brandId !== undefined) add('r.brand_id = ?', f.brandId);
-  if (f.brandIds) add('r.brand_id IN (?)', scopeParam(f.brandIds));
-  if (f.mode) add('r.mode = ?', f.mode);
-  if (f.matchStatus) add('r.match_status = ?', f.matchStatus);
-  if (f.deviceId !== undefined) add('r.device_id = ?', f.deviceId);
+  let q = fromRecords(em);
+  if (f.brandId !== undefined) q = q.where('r.brand_id', '=', f.brandId);
+  if (f.brandIds) q = q.where('r.brand_id', 'in', scopeParam(f.brandIds));
+  if (f.mode) q = q.where('r.mode', '=', f.mode);
+  if (f.matchStatus) q = q.where('r.match_status', '=', f.matchStatus);
+  if (f.deviceId !== undefined) q = q.where('r.device_id', '=', f.deviceId);
   if (f.needsReview !== undefined) {
-    add(`${f.needsReview ? '' : 'NOT '}(r.match_status = ANY(ARRAY[?]::text[]) AND r.resolved_at IS NULL)`, [...smsReviewStatuses]);
+    const waiting = sql<boolean>`(r.match_status = ANY(${[...smsReviewStatuses]}::text[]) AND r.resolved_at IS NULL)`;
+    q = q.where(f.needsReview ? waiting : sql<boolean>`NOT ${waiting}`);
   }
-  if (f.from) add("r.server_received_at >= (?::date)::timestamp AT TIME ZONE 'UTC'", f.from);
-  if (f.to) add("r.server_received_at < ((?::date + 1)::timestamp AT TIME ZONE 'UTC')", f.to);
-  const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const [count] = await em.execute<Array<{ n: string }>>(`SELECT count(*) AS n FROM sms_records r ${clause}`, params);
-  const rows = await em.execute<Row[]>(`${SELECT} ${clause} ORDER BY r.server_received_at DESC, r.id DESC LIMIT ? OFFSET ?`, [
-    ...params,
-    f.perPage,
-    (f.page - 1) * f.perPage,
-  ]);
+  // Whole UTC days, computed by the database from the date text as before.
+  if (f.from) q = q.where('r.server_received_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`);
+  if (f.to) q = q.where('r.server_received_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`);
+  const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const rows = await q
+    .select(COLUMNS)
+    .orderBy('r.server_received_at', 'desc')
+    .orderBy('r.id', 'desc')
+    .limit(f.perPage)
+    .offset((f.page - 1) * f.perPage)
+    .execute();
   const items = opts.includeBody ? await readBodies(em, opts.who, rows, opts.cipher) : rows.map((r) => toRecord(r, opts.cipher, false));
-  return { items, total: Number(count!.n) };
+  return { items, total: Number(n) };
 }
 
 export async function getAdminSmsRecord(
@@ -186,7 +194,7 @@ export async function getAdminSmsRecord(
   recordId: number,
   opts: { includeBody: boolean; cipher: PiiCipher; who: AuditActor },
 ): Promise<AdminSmsRecord> {
-  const rows = await em.execute<Row[]>(`${SELECT} WHERE r.id = ?`, [recordId]);
-  if (!rows[0]) throw new AppError('SMS_RECORD_NOT_FOUND');
-  return opts.includeBody ? (await readBodies(em, opts.who, rows, opts.cipher))[0]! : toRecord(rows[0], opts.cipher, false);
+  const row = await selectRecords(em).where('r.id', '=', recordId).executeTakeFirst();
+  if (!row) throw new AppError('SMS_RECORD_NOT_FOUND');
+  return opts.includeBody ? (await readBodies(em, opts.who, [row], opts.cipher))[0]! : toRecord(row, opts.cipher, false);
 }

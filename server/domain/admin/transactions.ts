@@ -2,7 +2,8 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import type { SmsRecordStatus } from '../sms-intake/entities.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
+import { sql } from 'kysely';
+import { db } from '../db.ts';
 import { getTransaction, type TransactionRecord } from '../payments/transactions.ts';
 import { trimDecimal } from '../payments/view.ts';
 import { rejectTransaction, verifyTransactionManually } from '../sms/review.ts';
@@ -43,23 +44,31 @@ export interface TransactionSms {
   received_at: string;
 }
 
-type Row = Record<string, any>;
+function fromTransactions(em: EntityManager) {
+  return db(em)
+    .selectFrom('transactions as t')
+    .innerJoin('payment_intents as i', 'i.id', 't.intent_id')
+    .innerJoin('gateways as g', 'g.id', 't.gateway_id');
+}
 
-const SELECT = `
-  SELECT t.id, t.trx_id, i.uuid AS payment_id, t.brand_id, t.mode, g.code AS gateway, g.type AS gateway_type, t.method, t.gateway_trx_id,
-         t.amount::text AS amount, t.currency, t.fee::text AS fee, t.exchange_rate::text AS exchange_rate,
-         i.amount::text AS requested_amount, i.currency AS requested_currency, i.reference,
-         t.status, t.failure_reason, t.completion_source, t.created_at, t.completed_at
-    FROM transactions t JOIN payment_intents i ON i.id = t.intent_id JOIN gateways g ON g.id = t.gateway_id`;
+// Not `g.code as gateway`: db.ts would convert it as the transaction's `gateway` relation (a number).
+const COLUMNS = [
+  't.id', 't.trx_id', 'i.uuid as payment_id', 't.brand_id', 't.mode', 'g.code as gateway_code', 'g.type as gateway_type', 't.method', 't.gateway_trx_id',
+  't.amount', 't.currency', 't.fee', 't.exchange_rate', 'i.amount as requested_amount', 'i.currency as requested_currency', 'i.reference',
+  't.status', 't.failure_reason', 't.completion_source', 't.created_at', 't.completed_at',
+] as const;
+
+const selectTransactions = (em: EntityManager) => fromTransactions(em).select(COLUMNS);
+type Row = Awaited<ReturnType<ReturnType<typeof selectTransactions>['executeTakeFirstOrThrow']>>;
 
 function toTransaction(r: Row): AdminTransaction {
   return {
-    id: Number(r.id),
+    id: r.id,
     trx_id: r.trx_id,
     payment_id: r.payment_id,
-    brand_id: Number(r.brand_id),
+    brand_id: r.brand_id,
     mode: r.mode,
-    gateway: r.gateway,
+    gateway: r.gateway_code,
     gateway_type: r.gateway_type,
     method: r.method,
     gateway_trx_id: r.gateway_trx_id,
@@ -73,13 +82,13 @@ function toTransaction(r: Row): AdminTransaction {
     status: r.status,
     failure_reason: r.failure_reason,
     completion_source: r.completion_source,
-    created_at: pgDate(r.created_at).toISOString(),
-    completed_at: pgDateOrNull(r.completed_at)?.toISOString() ?? null,
+    created_at: r.created_at.toISOString(),
+    completed_at: r.completed_at?.toISOString() ?? null,
   };
 }
 
 async function getAdminTransaction(em: EntityManager, transactionId: number): Promise<AdminTransaction> {
-  const [row] = await em.execute<Row[]>(`${SELECT} WHERE t.id = ?`, [transactionId]);
+  const row = await selectTransactions(em).where('t.id', '=', transactionId).executeTakeFirst();
   if (!row) throw new AppError('TRANSACTION_NOT_FOUND');
   return toTransaction(row);
 }
@@ -102,53 +111,46 @@ export interface TransactionFilter {
 
 /** Every brand's transactions, or one brand's, newest first. */
 export async function listAdminTransactions(em: EntityManager, f: TransactionFilter): Promise<{ items: AdminTransaction[]; total: number }> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const add = (sql: string, ...values: unknown[]) => {
-    where.push(sql);
-    params.push(...values);
-  };
-  if (f.brandId !== undefined) add('t.brand_id = ?', f.brandId);
-  if (f.brandIds) add('t.brand_id IN (?)', scopeParam(f.brandIds));
-  if (f.mode) add('t.mode = ?', f.mode);
-  if (f.status) add('t.status = ?', f.status);
-  if (f.gateway) add('g.code = ?', f.gateway);
-  if (f.trxId) add('(t.trx_id = ? OR upper(t.gateway_trx_id) = upper(?))', f.trxId, f.trxId);
-  if (f.from) add("t.created_at >= (?::date)::timestamp AT TIME ZONE 'UTC'", f.from);
-  if (f.to) add("t.created_at < ((?::date + 1)::timestamp AT TIME ZONE 'UTC')", f.to);
-  const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const [count] = await em.execute<Array<{ n: string }>>(
-    `SELECT count(*) AS n FROM transactions t JOIN payment_intents i ON i.id = t.intent_id JOIN gateways g ON g.id = t.gateway_id ${clause}`,
-    params,
-  );
-  const rows = await em.execute<Row[]>(`${SELECT} ${clause} ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?`, [
-    ...params,
-    f.perPage,
-    (f.page - 1) * f.perPage,
-  ]);
-  return { items: rows.map(toTransaction), total: Number(count!.n) };
+  let q = fromTransactions(em);
+  if (f.brandId !== undefined) q = q.where('t.brand_id', '=', f.brandId);
+  if (f.brandIds) q = q.where('t.brand_id', 'in', scopeParam(f.brandIds));
+  if (f.mode) q = q.where('t.mode', '=', f.mode);
+  if (f.status) q = q.where('t.status', '=', f.status);
+  if (f.gateway) q = q.where('g.code', '=', f.gateway);
+  if (f.trxId) {
+    const trxId = f.trxId;
+    q = q.where((eb) => eb.or([eb('t.trx_id', '=', trxId), eb(sql`upper(t.gateway_trx_id)`, '=', sql`upper(${trxId})`)]));
+  }
+  // Whole UTC days, computed by the database from the date text as before.
+  if (f.from) q = q.where('t.created_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`);
+  if (f.to) q = q.where('t.created_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`);
+  const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const rows = await q.select(COLUMNS).orderBy('t.created_at', 'desc').orderBy('t.id', 'desc').limit(f.perPage).offset((f.page - 1) * f.perPage).execute();
+  return { items: rows.map(toTransaction), total: Number(n) };
 }
 
 /** The transaction with the SMS that matched it or list it as a candidate (no SMS text). */
 export async function getAdminTransactionDetail(em: EntityManager, transactionId: number): Promise<AdminTransaction & { sms_records: TransactionSms[] }> {
   const t = await getAdminTransaction(em, transactionId);
-  const rows = await em.execute<Row[]>(
-    `SELECT id, match_status, transaction_id, parsed_amount::text AS parsed_amount, parsed_trx_id, confidence::text AS confidence, received_at
-       FROM sms_records
-      WHERE brand_id = ? AND (transaction_id = ? OR ?::bigint = ANY(candidate_ids))
-      ORDER BY created_at DESC, id DESC LIMIT 50`,
-    [t.brand_id, transactionId, transactionId],
-  );
+  const rows = await db(em)
+    .selectFrom('sms_records')
+    .select(['id', 'match_status', 'transaction_id', 'parsed_amount', 'parsed_trx_id', 'confidence', 'received_at'])
+    .where('brand_id', '=', t.brand_id)
+    .where((eb) => eb.or([eb('transaction_id', '=', transactionId), sql<boolean>`${transactionId}::bigint = ANY(candidate_ids)`]))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(50)
+    .execute();
   return {
     ...t,
     sms_records: rows.map((r) => ({
-      id: Number(r.id),
+      id: r.id,
       match_status: r.match_status,
-      role: r.transaction_id !== null && Number(r.transaction_id) === transactionId ? 'matched' : 'candidate',
+      role: r.transaction_id === transactionId ? 'matched' : 'candidate',
       parsed_amount: r.parsed_amount,
       parsed_trx_id: r.parsed_trx_id,
       confidence: trimDecimal(r.confidence),
-      received_at: pgDate(r.received_at).toISOString(),
+      received_at: r.received_at.toISOString(),
     })),
   };
 }

@@ -13,7 +13,6 @@ import { gatewayServesMode } from '../sandbox/gateway.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES, type TransactionStatus } from './entities.ts';
 import { loadIntent } from './intents.ts';
-import { pgDate, pgDateOrNull } from '../../infra/database/pg-date.ts';
 import { db } from '../db.ts';
 import { paymentEventData, paymentEventDataOf, trimDecimal, type PaymentRow } from './view.ts';
 
@@ -97,52 +96,6 @@ export function toTransaction(r: TransactionQueryRow): TransactionRecord {
     createdAt: r.created_at,
     completedAt: r.completed_at,
   };
-}
-
-/**
- * The same columns for a raw SQL statement, and their reader: only for
- * sms/candidates.ts, which still reads them with em.execute (its own area's
- * conversion moves it to transactionQuery; then these go).
- */
-export interface TransactionRow {
-  id: string;
-  trx_id: string;
-  brand_id: string;
-  mode: Mode;
-  intent_id: string;
-  payment_id: string;
-  gateway_id: string;
-  gateway_code: string;
-  gateway_type: 'manual' | 'automatic';
-  method: string;
-  gateway_trx_id: string | null;
-  amount: string;
-  currency: string;
-  fee: string;
-  sms_amount: string;
-  exchange_rate: string | null;
-  status: TransactionStatus;
-  failure_reason: string | null;
-  completion_source: string | null;
-  created_at: string | Date;
-  completed_at: string | Date | null;
-}
-
-export const TRANSACTION_COLUMNS = `t.id, t.trx_id, t.brand_id, t.mode, t.intent_id, i.uuid AS payment_id, t.gateway_id, g.code AS gateway_code, g.type AS gateway_type,
-         t.method, t.gateway_trx_id, t.amount::text AS amount, t.currency, t.fee::text AS fee, t.sms_amount::text AS sms_amount, t.exchange_rate::text AS exchange_rate,
-         t.status, t.failure_reason, t.completion_source, t.created_at, t.completed_at`;
-export const TRANSACTION_FROM = `FROM transactions t JOIN payment_intents i ON i.id = t.intent_id JOIN gateways g ON g.id = t.gateway_id`;
-
-export function toTransactionRecord(r: TransactionRow): TransactionRecord {
-  return toTransaction({
-    ...r,
-    id: Number(r.id),
-    brand_id: Number(r.brand_id),
-    intent_id: Number(r.intent_id),
-    gateway_id: Number(r.gateway_id),
-    created_at: pgDate(r.created_at),
-    completed_at: pgDateOrNull(r.completed_at),
-  });
 }
 
 export async function getTransaction(em: EntityManager, id: number): Promise<TransactionRecord> {
@@ -307,43 +260,6 @@ async function lockTransaction(tx: EntityManager, transactionId: number): Promis
   const row = await transactionQuery(tx).where('t.id', '=', transactionId).forUpdate('t').executeTakeFirst();
   if (!row) throw new AppError('TRANSACTION_NOT_FOUND');
   return toTransaction(row);
-}
-
-/**
- * Manual gateway: the customer submitted the gateway's transaction id for a
- * `pending` transaction: it now awaits verification. GATEWAY_TRX_ID_TAKEN when
- * another transaction already claims that id; INVALID_STATE when not pending.
- */
-export async function submitGatewayTrxId(
-  em: EntityManager,
-  keys: PersonalDataKeys,
-  transactionId: number,
-  input: { gatewayTrxId: string; senderNumber?: string | null },
-): Promise<TransactionRecord> {
-  const gatewayTrxId = cleanGatewayTrxId(input.gatewayTrxId);
-  const senderPhone = input.senderNumber ? cleanSender(input.senderNumber) : null;
-  return mapUnique(() =>
-    em.transactional(async (tx) => {
-      const t = await lockTransaction(tx, transactionId);
-      if (t.status !== 'pending' || t.gatewayType !== 'manual') {
-        throw new AppError('INVALID_STATE', `Transaction is ${t.status}; only a pending manual-gateway transaction takes a gateway transaction id`);
-      }
-      const sender = encryptSender(keys, senderPhone, t.brandId, t.trxId);
-      await db(tx)
-        .updateTable('transactions')
-        .set({
-          gateway_trx_id: gatewayTrxId,
-          // No sender number given: the one already stored stays.
-          ...(sender === null ? {} : { sender_number_encrypted: sender }),
-          status: 'awaiting_verification',
-          updated_at: sql<Date>`now()`,
-        })
-        .where('id', '=', transactionId)
-        .where('status', '=', 'pending')
-        .execute();
-      return getTransaction(tx, transactionId);
-    }),
-  );
 }
 
 /**

@@ -1,4 +1,6 @@
 import type { PiiBinding } from '../../infra/crypto/pii-cipher.ts';
+import type { EntityManager } from '../../infra/database/orm.ts';
+import { db } from '../db.ts';
 import { blindIndex } from '../../infra/crypto/blind-index.ts';
 import { CUSTOMER_CONTEXT, customerBinding } from '../customers/service.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
@@ -7,8 +9,6 @@ import { OUTBOUND_MESSAGE_CONTEXT, OUTBOUND_PHONE_CONTEXT, outboundBinding } fro
 import { TRANSACTION_SENDER_CONTEXT, transactionBinding } from '../payments/transactions.ts';
 import { smsContentHash } from '../sms-intake/content-hash.ts';
 import { SMS_RECORD_CONTEXT, smsRowBinding } from '../sms-intake/record-cipher.ts';
-
-type Row = Record<string, any>;
 
 /** How one value of an old row is read. */
 export interface Reader {
@@ -21,27 +21,36 @@ export interface Reader {
 }
 
 /** One table's rows in the old format (`pii_v = 1`), and how each becomes the new one. */
-export interface LegacyTable {
+export interface LegacyTable<R extends { id: number } = { id: number }> {
   table: string;
-  /** Selects the next batch, locked: `?` is the batch size. Column `id` is the row's key. */
-  select: string;
+  /** The next batch of old rows, locked, in id order. */
+  select(tx: EntityManager, batchSize: number): Promise<R[]>;
   /** The new values of the row's columns (`pii_v` is set by the caller). */
-  rewrite(row: Row, read: Reader, keys: PersonalDataKeys): Record<string, string | null>;
+  rewrite(row: R, read: Reader, keys: PersonalDataKeys): Record<string, string | null>;
 }
+
+/** Each table's row type is checked against its own rewrite; the list holds them as LegacyTable. */
+const legacyTable = <R extends { id: number }>(spec: LegacyTable<R>): LegacyTable => spec;
 
 /** The bound token of `plain`; the stored value unchanged when there is no plaintext (NULL, or unreadable). */
 function seal(keys: PersonalDataKeys, plain: string | null, stored: string | null, context: string, binding: PiiBinding): string | null {
   return plain === null ? stored : keys.pii.encrypt(plain, context, binding);
 }
 
-const batch = (table: string, columns: string, from = table) =>
-  `SELECT ${columns} FROM ${from} WHERE ${table}.pii_v = 1 ORDER BY ${table}.id LIMIT ? FOR UPDATE OF ${table}`;
 
 /** Every table with personal data; the order does not matter (no value depends on another table's). */
 export const legacyTables: readonly LegacyTable[] = [
-  {
+  legacyTable({
     table: 'customers',
-    select: batch('customers', 'id, uuid, brand_id, name_encrypted, email_encrypted, phone_encrypted, email_hash, phone_hash'),
+    select: (tx, n) =>
+      db(tx)
+        .selectFrom('customers')
+        .select(['id', 'uuid', 'brand_id', 'name_encrypted', 'email_encrypted', 'phone_encrypted', 'email_hash', 'phone_hash'])
+        .where('pii_v', '=', 1)
+        .orderBy('id')
+        .limit(n)
+        .forUpdate()
+        .execute(),
     rewrite(r, read, keys) {
       const b = customerBinding(r.brand_id, r.uuid);
       const name = read.token(r.name_encrypted, CUSTOMER_CONTEXT.name);
@@ -56,14 +65,22 @@ export const legacyTables: readonly LegacyTable[] = [
         phone_hash: phone === null ? r.phone_hash : blindIndex(keys.blindIndexKey, r.brand_id, 'phone', phone),
       };
     },
-  },
-  {
+  }),
+  legacyTable({
     table: 'sms_records',
-    select: batch('sms_records', 'id, brand_id, device_id, device_message_id, sender, body_encrypted, parsed_sender_number, content_hash'),
+    select: (tx, n) =>
+      db(tx)
+        .selectFrom('sms_records')
+        .select(['id', 'brand_id', 'device_id', 'device_message_id', 'sender', 'body_encrypted', 'parsed_sender_number', 'content_hash'])
+        .where('pii_v', '=', 1)
+        .orderBy('id')
+        .limit(n)
+        .forUpdate()
+        .execute(),
     rewrite(r, read, keys) {
-      const b = smsRowBinding(r as { brand_id: string; device_id: string; device_message_id: string });
+      const b = smsRowBinding(r);
       // The sender was stored in clear.
-      const sender = r.sender as string;
+      const sender = r.sender;
       const body = read.token(r.body_encrypted, SMS_RECORD_CONTEXT.body);
       const senderNumber = read.token(r.parsed_sender_number, SMS_RECORD_CONTEXT.senderNumber);
       return {
@@ -73,19 +90,36 @@ export const legacyTables: readonly LegacyTable[] = [
         content_hash: body === null ? r.content_hash : smsContentHash(keys.blindIndexKey, r.brand_id, sender, body),
       };
     },
-  },
-  {
+  }),
+  legacyTable({
     table: 'notifications',
-    select: batch('notifications', 'notifications.id, d.brand_id, notifications.title, notifications.body', 'notifications JOIN devices d ON d.id = notifications.device_id'),
+    select: (tx, n) =>
+      db(tx)
+        .selectFrom('notifications')
+        .innerJoin('devices as d', 'd.id', 'notifications.device_id')
+        .select(['notifications.id', 'd.brand_id', 'notifications.title', 'notifications.body'])
+        .where('notifications.pii_v', '=', 1)
+        .orderBy('notifications.id')
+        .limit(n)
+        .forUpdate('notifications')
+        .execute(),
     rewrite(r, _read, keys) {
       // Title and body were stored in clear.
       const b = notificationBinding(r.brand_id, r.id);
       return { title: seal(keys, r.title, r.title, NOTIFICATION_CONTEXT.title, b), body: seal(keys, r.body, r.body, NOTIFICATION_CONTEXT.body, b) };
     },
-  },
-  {
+  }),
+  legacyTable({
     table: 'outbound_sms',
-    select: batch('outbound_sms', 'id, brand_id, phone_encrypted, message_encrypted'),
+    select: (tx, n) =>
+      db(tx)
+        .selectFrom('outbound_sms')
+        .select(['id', 'brand_id', 'phone_encrypted', 'message_encrypted'])
+        .where('pii_v', '=', 1)
+        .orderBy('id')
+        .limit(n)
+        .forUpdate()
+        .execute(),
     rewrite(r, read, keys) {
       const b = outboundBinding(r.brand_id, r.id);
       return {
@@ -93,14 +127,22 @@ export const legacyTables: readonly LegacyTable[] = [
         message_encrypted: seal(keys, read.token(r.message_encrypted, OUTBOUND_MESSAGE_CONTEXT), r.message_encrypted, OUTBOUND_MESSAGE_CONTEXT, b),
       };
     },
-  },
-  {
+  }),
+  legacyTable({
     table: 'transactions',
-    select: batch('transactions', 'id, brand_id, trx_id, sender_number_encrypted'),
+    select: (tx, n) =>
+      db(tx)
+        .selectFrom('transactions')
+        .select(['id', 'brand_id', 'trx_id', 'sender_number_encrypted'])
+        .where('pii_v', '=', 1)
+        .orderBy('id')
+        .limit(n)
+        .forUpdate()
+        .execute(),
     rewrite(r, read, keys) {
       const b = transactionBinding(r.brand_id, r.trx_id);
       const sender = read.token(r.sender_number_encrypted, TRANSACTION_SENDER_CONTEXT);
       return { sender_number_encrypted: seal(keys, sender, r.sender_number_encrypted, TRANSACTION_SENDER_CONTEXT, b) };
     },
-  },
+  }),
 ];

@@ -49,11 +49,11 @@ export async function reencryptPersonalData(orm: Orm, keys: PersonalDataKeys, lo
 
 async function rewriteBatch(orm: Orm, keys: PersonalDataKeys, spec: LegacyTable, batchSize: number, onUnreadable: () => void): Promise<number> {
   return orm.em.fork().transactional(async (tx) => {
-    // Raw SQL: one generic pass over several areas' tables, each statement named by its legacy-table spec.
-    const rows = await tx.execute<Array<Record<string, any>>>(spec.select, [batchSize]);
+    const rows = await spec.select(tx, batchSize);
     for (const row of rows) {
       const values = spec.rewrite(row, reader(keys, spec.table, row.id, onUnreadable), keys);
       const columns = Object.keys(values);
+      // Raw SQL: one generic UPDATE for several areas' tables, its table and columns named by the legacy-table spec.
       await tx.execute(
         `UPDATE ${spec.table} SET ${columns.map((c) => `${c} = ?`).join(', ')}, pii_v = 2 WHERE id = ? AND pii_v = 1`,
         [...columns.map((c) => values[c]), row.id],

@@ -1,12 +1,11 @@
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { toTransactionRecord, TRANSACTION_COLUMNS, TRANSACTION_FROM, type TransactionRecord, type TransactionRow } from '../payments/transactions.ts';
+import { toTransaction, transactionQuery, type TransactionRecord } from '../payments/transactions.ts';
 import { OPEN_STATUSES, type MatchCandidate } from './matcher.ts';
 import type { GatewayParseConfig } from './parser.ts';
 import { sameSender, senderKey } from './senders.ts';
 import { sql } from 'kysely';
-import { pgIdArray } from '../../infra/database/pg-array.ts';
 import { db } from '../db.ts';
 import type { GatewaySmsRow } from './records.ts';
 
@@ -152,14 +151,14 @@ export async function lockOpenCandidates(tx: EntityManager, rows: readonly Candi
     .forUpdate()
     .execute();
   const intentCreatedAt = new Map(intents.map((i) => [i.id, i.created_at]));
-  // Raw: the transaction record's columns and their mapping are payments/transactions.ts's.
-  const locked = await tx.execute<Array<TransactionRow & { payer_number_encrypted: string | null }>>(
-    `SELECT ${TRANSACTION_COLUMNS}, t.sender_number_encrypted AS payer_number_encrypted ${TRANSACTION_FROM}
-      WHERE t.id = ANY(?::bigint[]) ORDER BY t.id FOR UPDATE OF t`,
-    [pgIdArray(open.map((r) => r.id))],
-  );
+  const locked = await transactionQuery(tx)
+    .select('t.sender_number_encrypted as payer_number_encrypted')
+    .where('t.id', '=', (eb) => eb.fn.any(eb.val(open.map((r) => r.id))))
+    .orderBy('t.id')
+    .forUpdate('t')
+    .execute();
   for (const r of locked) {
-    const record = toTransactionRecord(r);
+    const record = toTransaction(r);
     fresh.set(record.id, {
       id: record.id,
       brandId: record.brandId,
