@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { amountSchema, currencySchema, ok, timestampSchema } from '../common/index.ts';
 import { modeSchema } from '../common/mode.ts';
 import { adminMeta, adminRouterOptions, brandFilter } from './shared.ts';
+import { brandStatuses } from './brands.ts';
 
 const c = initContract();
 
@@ -10,7 +11,7 @@ export const brandOverviewSchema = z
   .object({
     brand_id: z.number().int(),
     brand_name: z.string(),
-    brand_status: z.enum(['active', 'disabled']),
+    brand_status: z.enum(brandStatuses),
     timezone: z.string().describe("The time zone the brand's day is counted in (UTC when the stored one is unknown)."),
     date: z.string().describe("Today in the brand's time zone, `YYYY-MM-DD`."),
     revenue: z
