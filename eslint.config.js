@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
 import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import { noOutsideCitations } from './scripts/lint/no-outside-citations.js';
 
@@ -14,10 +15,11 @@ export const layerZones = [
   { target: './server/domain', from: './server/http', message: 'domain code must not import the http layer (handlers call services, not the other way round).' },
   { target: './contract', from: ['./server', './clients'], message: 'the contract is shared by the server and the SDKs: it imports neither.' },
   { target: './clients', from: './server', message: 'the SDKs are built from the contract alone: they must not import server code.' },
+  { target: './admin-ui', from: ['./server', './clients'], message: 'the console runs in the browser and talks to the server through the admin contract only.' },
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'clients/*/dist/**', '.data/**', 'openapi/**', 'tmp/**', 'bench/results/**', 'test-results/**'] },
+  { ignores: ['node_modules/**', 'clients/*/dist/**', '.data/**', 'openapi/**', 'tmp/**', 'bench/results/**', 'test-results/**', 'admin-ui/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -28,6 +30,12 @@ export default tseslint.config(
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
       'no-console': 'error',
     },
+  },
+  {
+    // The console (React): hooks called in a stable order, with the dependencies they read.
+    files: ['admin-ui/src/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'warn' },
   },
   {
     // import-x's own resolver (unrs-resolver) reads the `.ts` specifiers as files; its

@@ -24,6 +24,7 @@ import { deviceHandlers } from './http/handlers/device/index.ts';
 import { adminHandlers } from './http/handlers/admin/index.ts';
 import { checkoutHandlers } from './http/handlers/checkout/index.ts';
 import { checkoutPages } from './checkout/routes.ts';
+import { consoleRouter } from './http/console.ts';
 
 const s = initServer();
 
@@ -90,6 +91,8 @@ export function createApp(deps: AppDeps): Express {
 
   // The hosted checkout and sandbox HTML pages (HTML answers, also for their 404s).
   app.use(checkoutPages(deps));
+  // The operator console (static single-page app over the admin API).
+  app.use(consoleRouter());
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;

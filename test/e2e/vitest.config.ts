@@ -14,5 +14,8 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // A poll waits for a real browser and a real server on a shared machine (a login
+    // hashes a password with scrypt): one second is too short under load.
+    expect: { poll: { timeout: 15_000 } },
   },
 });

@@ -19,17 +19,31 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-/** A brand whose endpoint failed every attempt of `events` deliveries (now dead letters, endpoint disabled). */
+/**
+ * A brand whose endpoint failed every attempt of `events` deliveries (now dead
+ * letters, endpoint disabled). One event at a time: the first delivery to use up
+ * its attempts disables the endpoint (nothing ever succeeded there), and a
+ * delivery still waiting for its retry is then dead-lettered without it. The
+ * retry delays are jittered, so with several in flight which one finishes first,
+ * and how many attempts the others got, is chance. Re-enabling between events
+ * gives each delivery its full schedule.
+ */
 async function failingBrand(events: number, from: number) {
   const { brandId, apiKey } = await t.createBrand('Dead Letter Brand');
   const body = { url: receiver.url, events: ['payment.completed', 'payment.failed'] };
-  expect((await t.request('PUT', '/api/v1/webhooks/endpoint', { token: apiKey, body })).status).toBe(201);
-  for (let i = 0; i < events; i++) await emitPaymentCompleted(t, brandId, from + i, i % 2 ? 'payment.failed' : 'payment.completed');
-  const rows = await eventually(async () => {
-    const r = await deliveriesOf(t, brandId);
-    return r.length === events && r.every((d) => d.status === 'dead_letter') ? r : null;
-  }, 20_000, 'dead letters');
   const reenable = async () => expect((await t.request('PUT', '/api/v1/webhooks/endpoint', { token: apiKey, body: { ...body, enabled: true } })).status).toBe(200);
+  expect((await t.request('PUT', '/api/v1/webhooks/endpoint', { token: apiKey, body })).status).toBe(201);
+  let rows: Awaited<ReturnType<typeof deliveriesOf>> = [];
+  for (let i = 0; i < events; i++) {
+    if (i > 0) await reenable();
+    await emitPaymentCompleted(t, brandId, from + i, i % 2 ? 'payment.failed' : 'payment.completed');
+    rows = await eventually(async () => {
+      const r = await deliveriesOf(t, brandId);
+      return r.length === i + 1 && r.every((d) => d.status === 'dead_letter') ? r : null;
+    }, 20_000, 'dead letters');
+  }
+  // Each one used its attempts on the receiver: none was cut short by a disabled endpoint.
+  expect(rows.map((r) => [r.attempts, r.response_status])).toEqual(rows.map(() => [2, 500]));
   return { brandId, rows, reenable };
 }
 

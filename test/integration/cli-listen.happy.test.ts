@@ -94,8 +94,12 @@ describe('npm run cli -- listen', () => {
     const failing = await emit('test');
     await eventually(async () => l.out.stdout.includes(failing));
     expect(l.out.stdout).toMatch(new RegExp(`\\[${failing}\\]\\s+<-- 500`));
-    await new Promise((r) => setTimeout(r, 800));
+    // Events are forwarded in order from a cursor that only moves forward: once a later
+    // event is through, the failing one can no longer be sent again.
+    const later = await emit('test');
+    await eventually(async () => l.out.stdout.includes(later));
     expect(receiver.requests.filter((r) => r.headers['x-webhook-id'] === failing)).toHaveLength(1);
+    expect(l.out.stdout.indexOf(later)).toBeGreaterThan(l.out.stdout.indexOf(failing));
 
     l.child.kill('SIGINT');
     expect(await l.exited).toBe(0);

@@ -104,7 +104,7 @@ describe('array and string lengths: every limited body field of the contract', (
         ? Array.from({ length: limit.max + 1 }, (_, i) => (Array.isArray(current) && typeof current[0] === 'object' ? { ...current[0], device_message_id: `m-${i}` } : i + 1))
         : 'x'.repeat(limit.max + 1);
     const before = await dbChecksum(t);
-    const res = await t.request(route.method, fillPath(route.path, { brand_id: '1', id: '1', device_id: '1' }), {
+    const res = await t.request(route.method, fillPath(route.path, { brand_id: '1', id: '1', device_id: '1', operator_id: '00000000-0000-4000-8000-000000000000' }), {
       token: auth[route.meta.auth],
       body: { ...sample, [limit.field]: over },
     });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../server/domain/brands/service.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
-import { completeTransaction, startTransaction, submitGatewayTrxId } from '../../server/domain/payments/transactions.ts';
+import { completeTransaction, startTransaction } from '../../server/domain/payments/transactions.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { createPayment, seedCompletedTransaction, seedGateway, seedTransaction } from '../support/seed.ts';
 
@@ -150,21 +150,22 @@ describe('POST /api/v1/payments/{payment_id}/cancel', () => {
 describe('cancel against the customer reporting payment at the same moment', () => {
   it('either the report wins (cancel refused, awaiting verification) or the cancel wins (report refused); never both', async () => {
     for (let i = 0; i < 8; i++) {
-      const { paymentId, transaction } = await seedTransaction(t, { apiKey, gateway: bkash, status: 'pending' });
-      const [c, s] = await Promise.allSettled([
-        cancel(paymentId),
-        submitGatewayTrxId(em(), t.runtime.deps.crypto, transaction.id, { gatewayTrxId: `SUB${i}${paymentId.slice(0, 6).toUpperCase()}` }),
-      ]);
-      const [row] = await t.sql<{ intent: string; trx: string }>(
-        'SELECT i.status AS intent, t.status AS trx FROM payment_intents i JOIN transactions t ON t.intent_id = i.id WHERE t.id = $1',
-        [transaction.id],
-      );
-      if (row!.intent === 'canceled') {
-        expect(row!.trx).toBe('failed');
-        expect(s.status).toBe('rejected');
+      const { payment_id: paymentId } = await createPayment(t, apiKey);
+      // The customer reports paying the way the checkout page does: choosing the gateway with the id it gave them.
+      const report = () =>
+        t.request('POST', `/api/checkout/v1/payments/${paymentId}/transactions`, { body: { gateway: bkash.code, gateway_trx_id: `SUB${i}${paymentId.slice(0, 6).toUpperCase()}` } });
+      const [c, s] = await Promise.all([cancel(paymentId), report()]);
+      const [intent] = await t.sql<{ status: string }>('SELECT status FROM payment_intents WHERE uuid = $1', [paymentId]);
+      const trx = await t.sql<{ status: string }>('SELECT t.status FROM transactions t JOIN payment_intents i ON i.id = t.intent_id WHERE i.uuid = $1', [paymentId]);
+      if (intent!.status === 'canceled') {
+        expect(c.status).toBe(200);
+        expect([s.status, s.body.errors?.[0]?.code]).toEqual([409, 'INVALID_STATE']);
+        expect(trx).toEqual([]);
       } else {
-        expect(row).toEqual({ intent: 'pending', trx: 'awaiting_verification' });
-        expect(c.status === 'fulfilled' && c.value.body.errors[0].code).toBe('PAYMENT_NOT_CANCELABLE');
+        expect(intent!.status).toBe('pending');
+        expect(s.status, JSON.stringify(s.body)).toBe(201);
+        expect(trx).toEqual([{ status: 'awaiting_verification' }]);
+        expect([c.status, c.body.errors?.[0]?.code]).toEqual([409, 'PAYMENT_NOT_CANCELABLE']);
       }
     }
   });

@@ -8,7 +8,6 @@ import {
   failTransaction,
   getTransaction,
   startTransaction,
-  submitGatewayTrxId,
 } from '../../server/domain/payments/transactions.ts';
 import { expireDueIntents } from '../../server/domain/payments/intents.ts';
 import { declaredPayerNumber } from '../../server/domain/sms/service.ts';
@@ -131,9 +130,14 @@ describe('starting a transaction', () => {
     const b = await createPayment(t, apiKey);
     const pending = await startTransaction(em(), keys(), { paymentId: b.payment_id, gatewayCode: bkash.code });
     expect(pending).toMatchObject({ status: 'pending', gatewayTrxId: null });
-    const submitted = await submitGatewayTrxId(em(), keys(), pending.id, { gatewayTrxId: 'LATER456', senderNumber: '+8801812345678' });
-    expect(submitted).toMatchObject({ status: 'awaiting_verification', gatewayTrxId: 'LATER456' });
-    await rejects(submitGatewayTrxId(em(), keys(), pending.id, { gatewayTrxId: 'AGAIN789' }), 'INVALID_STATE');
+    // A gateway trx id reaches a transaction only with the checkout's start or its
+    // replacement of an awaiting one: a pending transaction takes none afterwards.
+    const replaced = await t.request('PUT', `/api/checkout/v1/payments/${b.payment_id}/transaction/gateway-trx-id`, { body: { gateway_trx_id: 'LATER456' } });
+    expect([replaced.status, replaced.body.errors?.[0]?.code]).toEqual([409, 'INVALID_STATE']);
+    expect(await getTransaction(em(), pending.id)).toMatchObject({ status: 'pending', gatewayTrxId: null });
+    const again = await t.request('PUT', `/api/checkout/v1/payments/${a.payment_id}/transaction/gateway-trx-id`, { body: { gateway_trx_id: 'LATER456', sender_number: '+8801812345678' } });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body.data).toMatchObject({ status: 'awaiting_verification', gateway_trx_id: 'LATER456' });
     const c = await createPayment(t, apiKey, { amount: '20.00', currency: 'USD' });
     expect((await startTransaction(em(), keys(), { paymentId: c.payment_id, gatewayCode: sandbox.code })).status).toBe('processing');
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { requestRefund, seedCompletedTransaction, seedGateway, seedTransaction, settleRefund } from '../support/seed.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
-import { compareMoney, subMoney, sumMoney } from '../../server/domain/money/decimal.ts';
+import { addMoney, compareMoney, subMoney } from '../../server/domain/money/decimal.ts';
 
 let t: TestContext;
 let apiKey: string;
@@ -110,7 +110,7 @@ describe('concurrent refunds never overdraw', () => {
     const won = results.filter((r) => r.status === 201).map((r) => r.body.data.amount as string);
     expect(won.length).toBeGreaterThan(0);
     const [sum] = await t.sql<{ total: string }>(`SELECT COALESCE(sum(amount), 0)::text AS total FROM refunds WHERE transaction_id = $1`, [transaction.id]);
-    expect(sum!.total).toBe(sumMoney(won));
+    expect(sum!.total).toBe(won.reduce(addMoney, '0.00'));
     expect(compareMoney(sum!.total, '100.00')).toBeLessThanOrEqual(0);
     const left = subMoney('100.00', sum!.total);
     results.forEach((r, i) => {

@@ -3,19 +3,18 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../contract/common/errors.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
-import { submitGatewayTrxId } from '../../server/domain/payments/transactions.ts';
 import { createSmsMatcher } from '../../server/domain/sms/service.ts';
 import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/submission.ts';
 import { ingestSmsBatch } from '../../server/domain/sms-intake/service.ts';
 import { pairDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
-import { seedGateway, seedTransaction } from '../support/seed.ts';
+import { createPayment, seedGateway, seedTransaction } from '../support/seed.ts';
 import { comparePayerNumbers } from '../../server/domain/sms/payer-number.ts';
 import { SMS_SENDER_NUMBER_CONTEXT } from '../../server/domain/sms/records.ts';
 import { declaredPayerNumber } from '../../server/domain/sms/service.ts';
 import { smsRecordBinding } from '../../server/domain/sms-intake/record-cipher.ts';
 import { defaultGatewayTemplates } from '../../server/domain/sms/presets/index.ts';
-import { creditTemplate, creditWithBalance } from '../support/sms-matching.ts';
+import { creditTemplate, creditWithBalance, submitAtCheckout } from '../support/sms-matching.ts';
 
 const withoutBalance = (amount: string, trxId: string, _balance: string, from: string) => creditWithBalance(amount, trxId, '', from).replace(' Balance Tk .', '');
 
@@ -63,7 +62,8 @@ const scenario = fc.record({
     }),
     { minLength: 1, maxLength: 6 },
   ),
-  // Pending payments whose customer types one of the ids.
+  // Customers reporting payment at the checkout with one of the ids: each a new payment with the
+  // amount and declared number of one of the payments above (so it competes with them for the SMS).
   submissions: fc.array(fc.record({ payment: fc.nat(5), trx: fc.nat(3) }), { maxLength: 4 }),
 });
 
@@ -100,19 +100,25 @@ async function run(s: Scenario): Promise<void> {
       work.push(ingestSmsBatch(t.runtime.deps.orm.em.fork(), deps, { brandId, deviceId: phone.deviceId }, [sms]));
     }
   });
+  // Created before the race; what races is the checkout's submission and its look-up of stored SMS.
+  const submissions = [];
   for (const sub of s.submissions) {
-    const target = payments[sub.payment % payments.length]!;
+    const like = s.payments[sub.payment % s.payments.length]!;
+    submissions.push({ ...like, paymentId: (await createPayment(t, apiKey, { amount: like.amount })).payment_id, trxId: trxIds[sub.trx]! });
+  }
+  for (const sub of submissions) {
     work.push(
       (async () => {
+        let submitted;
         try {
-          await submitGatewayTrxId(t.runtime.deps.orm.em.fork(), t.runtime.deps.crypto, target.id, { gatewayTrxId: trxIds[sub.trx]! });
-          claims.add(`${target.id}:${trxIds[sub.trx]!}`);
+          submitted = await submitAtCheckout(t, sub.paymentId, { gateway, gatewayTrxId: sub.trxId, ...(sub.declared === undefined ? {} : { senderNumber: sub.declared }) });
+          claims.add(`${submitted.id}:${sub.trxId}`);
         } catch (err) {
-          // Not pending any more, or the id is someone else's: refused cleanly, nothing to match.
-          if (err instanceof AppError && ['INVALID_STATE', 'GATEWAY_TRX_ID_TAKEN'].includes(err.code)) return;
+          // The id is someone else's: refused cleanly, nothing to match.
+          if (err instanceof AppError && err.code === 'GATEWAY_TRX_ID_TAKEN') return;
           throw err;
         }
-        await matchSubmittedGatewayTrxId(t.runtime.deps.orm.em.fork(), target.id, undefined, t.runtime.deps.crypto.pii);
+        await matchSubmittedGatewayTrxId(t.runtime.deps.orm.em.fork(), submitted.id, undefined, t.runtime.deps.crypto.pii);
       })(),
     );
   }

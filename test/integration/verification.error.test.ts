@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { submitGatewayTrxId } from '../../server/domain/payments/transactions.ts';
 import { rejectTransaction, verifyTransactionManually } from '../../server/domain/sms/review.ts';
 import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/submission.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
-import { seedGateway } from '../support/seed.ts';
-import { eventsOf, forwardSms, newGatewayTrxId, seedPayment, smsBodies, smsRow, smsScene, transactionRow, type SmsScene } from '../support/sms-matching.ts';
+import { createPayment, seedGateway } from '../support/seed.ts';
+import { eventsOf, forwardSms, newGatewayTrxId, seedPayment, smsBodies, smsRow, smsScene, submitAtCheckout, transactionRow, type SmsScene } from '../support/sms-matching.ts';
 
 let t: TestContext;
 
@@ -104,8 +103,10 @@ describe('verification is refused, and changes nothing', () => {
 
   it("the SMS's trx id is claimed by another transaction: GATEWAY_TRX_ID_TAKEN, nothing half-done", async () => {
     const x = await ambiguous();
-    // The customer of b has typed the id (the submission's look-up of stored SMS has not run yet).
-    await submitGatewayTrxId(em(), t.runtime.deps.crypto, x.b.id, { gatewayTrxId: x.trxId });
+    // Another customer has reported paying with the id (the submission's look-up of stored SMS has not run yet).
+    const { payment_id } = await createPayment(t, x.scene.apiKey, { amount: '450.00' });
+    const claimer = await submitAtCheckout(t, payment_id, { gateway: x.scene.gateway, gatewayTrxId: x.trxId });
+    expect(claimer).toMatchObject({ status: 'awaiting_verification', gatewayTrxId: x.trxId });
     await refused(verifyTransactionManually(em(), { transactionId: x.a.id, smsRecordId: x.smsId, actor: 'admin' }), 'GATEWAY_TRX_ID_TAKEN', 'gateway_trx_id');
     expect(await transactionRow(t, x.a.id)).toMatchObject({ status: 'pending', gateway_trx_id: null });
     expect(await eventsOf(t, x.a.id)).toEqual([]);
@@ -146,21 +147,23 @@ describe('racing decisions on one payment', () => {
     const scene = await smsScene(t);
     for (let round = 0; round < 10; round++) {
       const x = await ambiguous(scene);
-      const submit = async () => {
-        await submitGatewayTrxId(em(), t.runtime.deps.crypto, x.b.id, { gatewayTrxId: x.trxId });
-        return matchSubmittedGatewayTrxId(em(), x.b.id);
-      };
+      // Another customer reports paying with the SMS's id on the checkout: the commit, then its look-up of stored SMS.
+      const { payment_id } = await createPayment(t, scene.apiKey, { amount: '450.00' });
+      const submit = async () => matchSubmittedGatewayTrxId(em(), (await submitAtCheckout(t, payment_id, { gateway: scene.gateway, gatewayTrxId: x.trxId })).id);
       const [verified, submitted] = await Promise.allSettled([verifyTransactionManually(em(), { transactionId: x.a.id, smsRecordId: x.smsId, actor: 'admin' }), submit()]);
+      // The customer's transaction, if its submission was not refused.
+      const [claim] = await t.sql<{ id: string }>('SELECT t.id FROM transactions t JOIN payment_intents i ON i.id = t.intent_id WHERE i.uuid = $1', [payment_id]);
+      const claimer = claim ? Number(claim.id) : null;
       const a = await transactionRow(t, x.a.id);
-      const b = await transactionRow(t, x.b.id);
-      const completed = [a, b].filter((r) => r.status === 'completed');
+      const b = claimer === null ? null : await transactionRow(t, claimer);
+      const completed = [a, b].filter((r) => r?.status === 'completed');
       expect(completed, `round ${round}: ${verified.status} / ${submitted.status}`).toHaveLength(1);
-      const winner = a.status === 'completed' ? x.a.id : x.b.id;
+      const winner = a.status === 'completed' ? x.a.id : claimer!;
       expect(await smsRow(t, x.smsId)).toMatchObject({ match_status: 'matched', transaction_id: String(winner) });
       expect(completed[0]!.gateway_trx_id!.toUpperCase()).toBe(x.trxId);
       expect(await eventsOf(t, winner)).toEqual(['payment.completed']);
       // The loser was refused cleanly: the admin by a taken id or an already matched SMS, the customer by a taken id.
-      if (winner === x.b.id) {
+      if (winner === claimer) {
         expect(verified).toMatchObject({ status: 'rejected', reason: { name: 'AppError' } });
         expect(['GATEWAY_TRX_ID_TAKEN', 'INVALID_STATE']).toContain((verified as PromiseRejectedResult).reason.code);
         expect(submitted).toMatchObject({ status: 'fulfilled', value: { status: 'matched', smsRecordId: x.smsId } });

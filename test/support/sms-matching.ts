@@ -4,6 +4,8 @@ import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import type { TestContext } from './harness.ts';
 import { deviceRequest, pairDevice, type PairedDevice } from './device.ts';
 import { seedGateway, seedTransaction, type GatewayPreset, type SeedStatus } from './seed.ts';
+import { startCheckoutTransaction } from '../../server/domain/checkout/pay.ts';
+import { getTransactionByTrxId, type TransactionRecord } from '../../server/domain/payments/transactions.ts';
 
 /**
  * Helpers of the SMS matching tests: a brand with a paired phone and a manual
@@ -84,6 +86,27 @@ export async function smsScene(t: TestContext, preset: GatewayPreset = 'bkash'):
 /** A payment with a transaction on the scene's gateway. */
 export async function seedPayment(t: TestContext, scene: SmsScene, opts: { amount: string; status?: SeedStatus; gatewayTrxId?: string | null; senderNumber?: string }) {
   return seedTransaction(t, { apiKey: scene.apiKey, gateway: scene.gateway, status: opts.status ?? 'pending', amount: opts.amount, gatewayTrxId: opts.gatewayTrxId, senderNumber: opts.senderNumber });
+}
+
+/**
+ * A customer reporting payment of `paymentId` on the checkout, with the gateway
+ * trx id their wallet gave them: the one way a manual transaction gets a claim.
+ * Only the commit: the look-up of stored SMS the checkout runs after it (its
+ * matching seam) is left to the caller, so a test can race it or run something
+ * before it.
+ */
+export async function submitAtCheckout(t: TestContext, paymentId: string, opts: { gateway: GatewayView; gatewayTrxId: string; senderNumber?: string }): Promise<TransactionRecord> {
+  const deps = {
+    keys: t.runtime.deps.crypto,
+    links: { publicBaseUrl: t.config.PUBLIC_BASE_URL, sandboxSecret: t.runtime.deps.secrets.sandboxCallbackSecret },
+    logger: t.runtime.deps.logger,
+  };
+  const started = await startCheckoutTransaction(t.runtime.deps.orm.em.fork(), deps, paymentId, {
+    gateway: opts.gateway.code,
+    gatewayTrxId: opts.gatewayTrxId,
+    ...(opts.senderNumber === undefined ? {} : { senderNumber: opts.senderNumber }),
+  });
+  return getTransactionByTrxId(t.runtime.deps.orm.em.fork(), started.trx_id);
 }
 
 let seq = 0;

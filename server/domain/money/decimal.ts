@@ -17,8 +17,6 @@ export const MoneyDecimal = Decimal.clone({
   toExpPos: 9e15,
 });
 
-/** Canonical form, exactly what `toMoney` returns: no leading zeros, no `-0.00`. */
-const MONEY_RE = /^-?(?:0|[1-9]\d*)\.\d{2}$/;
 /** Plain decimal notation only: decimal.js would also take `1e3`, `0x10`, `Infinity`. */
 const DECIMAL_RE = /^-?\d+(?:\.\d+)?$/;
 const RATE_MAX_PLACES = 10;
@@ -60,18 +58,8 @@ export function compareMoney(a: DecimalInput, b: DecimalInput): -1 | 0 | 1 {
   return parse(a).comparedTo(parse(b)) as -1 | 0 | 1;
 }
 
-/** Empty list sums to "0.00". */
-export function sumMoney(list: readonly DecimalInput[]): string {
-  return toMoney(list.reduce<Decimal>((acc, v) => acc.plus(parse(v)), new MoneyDecimal(0)));
-}
-
 export function isPositive(value: DecimalInput): boolean {
   return parse(value).greaterThan(0);
-}
-
-/** Canonical two-place money string, as `toMoney` writes it. */
-export function isMoneyString(s: unknown): s is string {
-  return typeof s === 'string' && MONEY_RE.test(s) && s !== '-0.00';
 }
 
 function parseRate(rate: DecimalInput): Decimal {

@@ -310,43 +310,6 @@ async function lockTransaction(tx: EntityManager, transactionId: number): Promis
 }
 
 /**
- * Manual gateway: the customer submitted the gateway's transaction id for a
- * `pending` transaction: it now awaits verification. GATEWAY_TRX_ID_TAKEN when
- * another transaction already claims that id; INVALID_STATE when not pending.
- */
-export async function submitGatewayTrxId(
-  em: EntityManager,
-  keys: PersonalDataKeys,
-  transactionId: number,
-  input: { gatewayTrxId: string; senderNumber?: string | null },
-): Promise<TransactionRecord> {
-  const gatewayTrxId = cleanGatewayTrxId(input.gatewayTrxId);
-  const senderPhone = input.senderNumber ? cleanSender(input.senderNumber) : null;
-  return mapUnique(() =>
-    em.transactional(async (tx) => {
-      const t = await lockTransaction(tx, transactionId);
-      if (t.status !== 'pending' || t.gatewayType !== 'manual') {
-        throw new AppError('INVALID_STATE', `Transaction is ${t.status}; only a pending manual-gateway transaction takes a gateway transaction id`);
-      }
-      const sender = encryptSender(keys, senderPhone, t.brandId, t.trxId);
-      await db(tx)
-        .updateTable('transactions')
-        .set({
-          gateway_trx_id: gatewayTrxId,
-          // No sender number given: the one already stored stays.
-          ...(sender === null ? {} : { sender_number_encrypted: sender }),
-          status: 'awaiting_verification',
-          updated_at: sql<Date>`now()`,
-        })
-        .where('id', '=', transactionId)
-        .where('status', '=', 'pending')
-        .execute();
-      return getTransaction(tx, transactionId);
-    }),
-  );
-}
-
-/**
  * The checkout's replacement of a mistyped gateway transaction id
  * (checkout/replace.ts): the transaction, locked by the caller (trx id locks,
  * intent, transaction), still `awaiting_verification`, now claims `gatewayTrxId`

@@ -1,0 +1,232 @@
+import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ok } from '../api.ts';
+import { useSession } from '../session.tsx';
+import { useBrands } from '../queries.ts';
+import type { Mode } from '../mode.tsx';
+import { Button, Card, Dialog, Empty, ErrorBox, Field, Input, Loading, ModeBadge, Notice, PageTitle, Select, StatusBadge, Table, Td, time } from '../components/ui.tsx';
+
+/** Brands and their API keys; a new key is shown once, in a dialog, and never again. */
+export function BrandsScreen() {
+  const { can } = useSession();
+  const owner = can('own');
+  const queryClient = useQueryClient();
+  const brands = useBrands();
+  const [brandId, setBrandId] = useState<number | null>(null);
+  const current = brandId ?? brands.data?.[0]?.id ?? null;
+  const [newBrandOpen, setNewBrandOpen] = useState(false);
+  const [brandName, setBrandName] = useState('');
+  const [keyOpen, setKeyOpen] = useState(false);
+  const [keyName, setKeyName] = useState('');
+  const [keyMode, setKeyMode] = useState<Mode>('live');
+  const [created, setCreated] = useState<{ key: string; mode: Mode } | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  // Listing keys is an owner's business too (the server's role matrix says so).
+  const keys = useQuery({
+    queryKey: ['api-keys', current],
+    enabled: current !== null && owner,
+    queryFn: async () => (await ok(api.brands.listApiKeys({ params: { brand_id: String(current) } }))).data,
+  });
+  const createBrand = useMutation({
+    mutationFn: async () => (await ok(api.brands.create({ body: { name: brandName.trim() } }))).data,
+    onSuccess: async (b) => {
+      setNewBrandOpen(false);
+      setBrandId(b.id);
+      setNotice(`Brand ${b.name} created.`);
+      await queryClient.invalidateQueries({ queryKey: ['brands'] });
+    },
+  });
+  const createKey = useMutation({
+    mutationFn: async () => (await ok(api.brands.createApiKey({ params: { brand_id: String(current) }, body: { name: keyName.trim(), mode: keyMode } }))).data,
+    onSuccess: async (k) => {
+      setCreated({ key: k.key, mode: k.mode });
+      await queryClient.invalidateQueries({ queryKey: ['api-keys'] });
+    },
+  });
+  const revokeKey = useMutation({
+    mutationFn: async (id: number) => (await ok(api.brands.revokeApiKey({ params: { brand_id: String(current), key_id: String(id) }, body: {} }))).data,
+    onSuccess: async (k) => {
+      setNotice(`Key ${k.prefix}… revoked.`);
+      await queryClient.invalidateQueries({ queryKey: ['api-keys'] });
+    },
+  });
+  const toggleBrand = useMutation({
+    mutationFn: async (v: { id: number; status: 'active' | 'disabled' }) => (await ok(api.brands.update({ params: { brand_id: String(v.id) }, body: { status: v.status } }))).data,
+    onSuccess: async (b) => {
+      setNotice(`${b.name} is ${b.status}.`);
+      await queryClient.invalidateQueries({ queryKey: ['brands'] });
+    },
+  });
+
+  return (
+    <div>
+      <PageTitle
+        actions={
+          owner ? (
+            <Button
+              variant="primary"
+              onClick={() => {
+                setBrandName('');
+                setNewBrandOpen(true);
+              }}
+            >
+              New brand
+            </Button>
+          ) : null
+        }
+      >
+        Brands and API keys
+      </PageTitle>
+      {notice ? <Notice>{notice}</Notice> : null}
+      <ErrorBox error={brands.error ?? revokeKey.error ?? toggleBrand.error} />
+      <div className="grid gap-4 lg:grid-cols-2">
+        <Card title="Brands">
+          {brands.isPending ? (
+            <Loading />
+          ) : brands.data?.length === 0 ? (
+            <Empty>No brand.</Empty>
+          ) : (
+            <Table label="Brands" head={['Brand', 'Status', 'Time zone', '']}>
+              {(brands.data ?? []).map((b) => (
+                <tr key={b.id} className={b.id === current ? 'bg-indigo-50' : undefined}>
+                  <Td>
+                    <button type="button" className="text-left font-medium text-indigo-700 underline" onClick={() => setBrandId(b.id)} aria-pressed={b.id === current}>
+                      {b.name}
+                    </button>
+                    <span className="block text-xs text-slate-600">#{b.id}</span>
+                  </Td>
+                  <Td>
+                    <StatusBadge status={b.status} />
+                  </Td>
+                  <Td>{b.timezone}</Td>
+                  <Td>
+                    {owner ? (
+                      <Button variant={b.status === 'active' ? 'danger' : 'secondary'} onClick={() => toggleBrand.mutate({ id: b.id, status: b.status === 'active' ? 'disabled' : 'active' })}>
+                        {b.status === 'active' ? 'Disable' : 'Enable'}
+                      </Button>
+                    ) : null}
+                  </Td>
+                </tr>
+              ))}
+            </Table>
+          )}
+        </Card>
+        {owner ? (
+        <Card
+          title={`API keys${current ? ` of ${brands.data?.find((b) => b.id === current)?.name ?? ''}` : ''}`}
+          actions={
+            owner && current ? (
+              <Button
+                onClick={() => {
+                  setKeyName('');
+                  setCreated(null);
+                  createKey.reset();
+                  setKeyOpen(true);
+                }}
+              >
+                New API key
+              </Button>
+            ) : null
+          }
+        >
+          <ErrorBox error={keys.error} />
+          {keys.isPending && current ? (
+            <Loading />
+          ) : keys.data?.length === 0 ? (
+            <Empty>No key.</Empty>
+          ) : (
+            <Table label="API keys" head={['Key', 'Mode', 'Created', '']}>
+              {(keys.data ?? []).map((k) => (
+                <tr key={k.id}>
+                  <Td>
+                    <span className="font-medium">{k.name}</span>
+                    <span className="block font-mono text-xs text-slate-600">{k.prefix}…</span>
+                  </Td>
+                  <Td>
+                    <ModeBadge mode={k.mode} />
+                  </Td>
+                  <Td className="whitespace-nowrap">
+                    {time(k.created_at)}
+                    {k.revoked_at ? <span className="block text-xs text-red-800">revoked {time(k.revoked_at)}</span> : null}
+                  </Td>
+                  <Td>
+                    {owner && !k.revoked_at ? (
+                      <Button variant="danger" busy={revokeKey.isPending && revokeKey.variables === k.id} onClick={() => revokeKey.mutate(k.id)}>
+                        Revoke
+                      </Button>
+                    ) : null}
+                  </Td>
+                </tr>
+              ))}
+            </Table>
+          )}
+        </Card>
+        ) : null}
+      </div>
+
+      <Dialog open={newBrandOpen} title="New brand" onClose={() => setNewBrandOpen(false)}>
+        <form
+          className="flex flex-col gap-3"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (brandName.trim()) createBrand.mutate();
+          }}
+        >
+          <Field label="Name (shown to paying customers)" htmlFor="brand-name">
+            <Input id="brand-name" required maxLength={200} value={brandName} onChange={(e) => setBrandName(e.target.value)} />
+          </Field>
+          <ErrorBox error={createBrand.error} />
+          <div className="flex justify-end gap-2">
+            <Button onClick={() => setNewBrandOpen(false)}>Cancel</Button>
+            <Button type="submit" variant="primary" busy={createBrand.isPending} disabled={!brandName.trim()}>
+              Create brand
+            </Button>
+          </div>
+        </form>
+      </Dialog>
+
+      <Dialog open={keyOpen} title={created ? 'Your new API key' : 'New API key'} onClose={() => setKeyOpen(false)}>
+        {created ? (
+          <div className="flex flex-col gap-3">
+            <Notice tone="amber">Copy it now: it is shown only once, and only its hash is stored.</Notice>
+            <p className="rounded-md bg-slate-100 p-3 font-mono text-sm break-all select-all" data-testid="new-api-key">
+              {created.key}
+            </p>
+            <div className="flex justify-end gap-2">
+              <Button onClick={() => void navigator.clipboard?.writeText(created.key)}>Copy</Button>
+              <Button variant="primary" onClick={() => setKeyOpen(false)}>
+                I have stored it
+              </Button>
+            </div>
+          </div>
+        ) : (
+          <form
+            className="flex flex-col gap-3"
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (keyName.trim()) createKey.mutate();
+            }}
+          >
+            <Field label="What the key is for" htmlFor="key-name">
+              <Input id="key-name" required maxLength={200} value={keyName} onChange={(e) => setKeyName(e.target.value)} placeholder="shop backend" />
+            </Field>
+            <Field label="Mode" htmlFor="key-mode" hint="A test key sees and creates only test objects.">
+              <Select id="key-mode" value={keyMode} onChange={(e) => setKeyMode(e.target.value as Mode)}>
+                <option value="live">live</option>
+                <option value="test">test</option>
+              </Select>
+            </Field>
+            <ErrorBox error={createKey.error} />
+            <div className="flex justify-end gap-2">
+              <Button onClick={() => setKeyOpen(false)}>Cancel</Button>
+              <Button type="submit" variant="primary" busy={createKey.isPending} disabled={!keyName.trim()}>
+                Create key
+              </Button>
+            </div>
+          </form>
+        )}
+      </Dialog>
+    </div>
+  );
+}

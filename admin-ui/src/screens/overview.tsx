@@ -1,0 +1,115 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, ok } from '../api.ts';
+import { useMode } from '../mode.tsx';
+import { Link } from '../router.tsx';
+import { Badge, Card, Empty, ErrorBox, Loading, PageTitle, StatusBadge, ago } from '../components/ui.tsx';
+
+const POLL_MS = 10_000;
+
+/** Per brand, today (in the brand's own time zone): revenue, the review queue, phones and webhook health. */
+export function OverviewScreen() {
+  const { mode } = useMode();
+  const overview = useQuery({
+    queryKey: ['overview', mode],
+    refetchInterval: POLL_MS,
+    queryFn: async () => (await ok(api.overview.get({ query: { mode } }))).data,
+  });
+  // Each phone's own battery, signal and heartbeat, beside the brand's counts.
+  const devices = useQuery({
+    queryKey: ['devices', 'overview', mode],
+    refetchInterval: POLL_MS,
+    queryFn: async () => (await ok(api.devices.list({ query: { mode, per_page: '100' } }))).data.filter((d) => d.status === 'active'),
+  });
+
+  return (
+    <div>
+      <PageTitle>Overview</PageTitle>
+      <ErrorBox error={overview.error ?? devices.error} title="Part of the overview could not be loaded" />
+      {overview.isPending ? <Loading /> : null}
+      {overview.data?.length === 0 ? (
+        <Card>
+          <Empty>No brands yet.</Empty>
+        </Card>
+      ) : null}
+      <div className="grid gap-4 md:grid-cols-2">
+        {(overview.data ?? []).map((b) => {
+          const ds = (devices.data ?? []).filter((d) => d.brand_id === b.brand_id);
+          const waiting = b.review.transactions + b.review.sms_records;
+          return (
+            <Card
+              key={b.brand_id}
+              title={b.brand_name}
+              actions={
+                <>
+                  {b.brand_status === 'disabled' ? <Badge tone="red">disabled</Badge> : null}
+                  <Badge>{`${b.date} ${b.timezone}`}</Badge>
+                </>
+              }
+            >
+              <dl className="grid grid-cols-2 gap-3 text-sm">
+                <div>
+                  <dt className="text-slate-600">Revenue today</dt>
+                  <dd className="text-lg font-semibold" data-testid={`revenue-${b.brand_id}`}>
+                    {b.revenue.length > 0 ? b.revenue.map((r) => `${r.amount} ${r.currency}`).join(' · ') : '0.00'}
+                  </dd>
+                  <dd className="text-xs text-slate-600">
+                    {b.revenue.reduce((n, r) => n + r.count, 0)} completed · {b.transactions_created} started
+                  </dd>
+                </div>
+                <div>
+                  <dt className="text-slate-600">Waiting for review</dt>
+                  <dd className="text-lg font-semibold">
+                    {waiting > 0 ? (
+                      <Link to="/review" className="text-amber-800 underline">
+                        {waiting}
+                      </Link>
+                    ) : (
+                      0
+                    )}
+                  </dd>
+                  <dd className="text-xs text-slate-600">
+                    {b.review.transactions} payments · {b.review.sms_records} SMS{b.review.oldest_waiting_since ? ` · oldest ${ago(b.review.oldest_waiting_since)}` : ''}
+                  </dd>
+                </div>
+                <div className="col-span-2">
+                  <dt className="mb-1 text-slate-600">
+                    Phones: {b.devices.online} online, {b.devices.offline} offline{b.devices.low_battery ? `, ${b.devices.low_battery} low on battery` : ''}
+                  </dt>
+                  <dd>
+                    {ds.length === 0 ? (
+                      <span className="text-slate-600">none paired</span>
+                    ) : (
+                      <ul className="flex flex-col gap-1">
+                        {ds.map((d) => (
+                          <li key={d.id} className="flex flex-wrap items-center gap-2">
+                            <StatusBadge status={d.presence} />
+                            <span className="font-medium">{d.name}</span>
+                            <span className="text-xs text-slate-600">
+                              battery {d.battery_level ?? '?'}%{d.is_charging ? ' (charging)' : ''} · {d.network ?? 'network ?'} · heartbeat {ago(d.last_heartbeat_at)}
+                            </span>
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                  </dd>
+                </div>
+                <div className="col-span-2">
+                  <dt className="text-slate-600">Webhooks</dt>
+                  <dd className="flex flex-wrap items-center gap-2">
+                    {b.webhooks.dead_letters > 0 ? <Badge tone="red">{`${b.webhooks.dead_letters} dead letters`}</Badge> : <Badge tone="green">no dead letters</Badge>}
+                    {b.webhooks.retrying > 0 ? <Badge tone="amber">{`${b.webhooks.retrying} retrying`}</Badge> : null}
+                    {b.webhooks.endpoints_disabled > 0 ? <Badge tone="red">{`${b.webhooks.endpoints_disabled} endpoints disabled`}</Badge> : null}
+                    <span className="text-xs text-slate-600">{b.webhooks.delivered_24h} delivered in 24 h</span>
+                    <Link to="/webhooks" className="text-xs text-indigo-700 underline">
+                      deliveries
+                    </Link>
+                  </dd>
+                </div>
+              </dl>
+            </Card>
+          );
+        })}
+      </div>
+    </div>
+  );
+}

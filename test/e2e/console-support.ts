@@ -1,0 +1,58 @@
+import { readFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+/** Helpers of the console's browser tests (test/e2e/console*.e2e.test.ts). */
+
+export const SHOTS = path.resolve('test-results', 'console');
+mkdirSync(SHOTS, { recursive: true });
+
+/** Screenshot at the page's current width, named `<name>-<width>.png`. */
+export async function shot(page: Page, name: string): Promise<void> {
+  const width = page.viewportSize()?.width ?? 0;
+  await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+/**
+ * axe-core on the page as it is now. Its source is evaluated through the
+ * DevTools protocol, which the page's CSP does not govern, so the console keeps
+ * its real policy while it is checked. Returns the violations of `serious` and
+ * `critical` impact, as readable lines.
+ */
+export async function axeViolations(page: Page): Promise<{ critical: string[]; serious: string[] }> {
+  const loaded = await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe !== 'undefined');
+  if (!loaded) await page.evaluate(axeSource);
+  const violations = (await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: unknown[] }> } }).axe;
+    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
+  })) as AxeViolation[];
+  const line = (v: AxeViolation) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`;
+  return {
+    critical: violations.filter((v) => v.impact === 'critical').map(line),
+    serious: violations.filter((v) => v.impact === 'serious').map(line),
+  };
+}
+
+export async function expectAccessible(page: Page, screen: string): Promise<void> {
+  const { critical, serious } = await axeViolations(page);
+  if (serious.length) console.warn(`axe (serious) on ${screen}:\n${serious.join('\n')}`);
+  expect(critical, `axe critical violations on ${screen}`).toEqual([]);
+}
+
+/** Fills the login form and submits it. */
+export async function logIn(page: Page, email: string, password: string): Promise<void> {
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+}
