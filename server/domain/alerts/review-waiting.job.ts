@@ -1,7 +1,9 @@
+import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { JobRegistration } from '../../infra/jobs/workers.ts';
 import { scheduledSweep } from '../../infra/jobs/scheduled.ts';
+import { db } from '../db.ts';
 import { getSetting } from '../settings/service.ts';
 import { raiseAlert } from './raise.ts';
 
@@ -17,14 +19,20 @@ const REVIEW_WAITING_QUEUE = 'alert-review-waiting-sweep';
 export async function sweepReviewWaiting(em: EntityManager): Promise<number> {
   return em.transactional(async (tx) => {
     const minutes = await getSetting(tx, 'review_waiting_minutes');
-    const rows = await tx.execute<Array<{ brand_id: string; mode: string; waiting: string; oldest_id: string; oldest_since: Date }>>(
-      `SELECT brand_id, mode, count(*) AS waiting,
-              (array_agg(id ORDER BY updated_at, id))[1] AS oldest_id, min(updated_at) AS oldest_since
-         FROM transactions
-        WHERE status = 'awaiting_verification' AND updated_at < now() - make_interval(mins => ?)
-        GROUP BY brand_id, mode`,
-      [minutes],
-    );
+    const rows = await db(tx)
+      .selectFrom('transactions')
+      .select((eb) => [
+        'brand_id',
+        'mode',
+        eb.fn.countAll<string>().as('waiting'),
+        sql<string>`(array_agg(id ORDER BY updated_at, id))[1]`.as('oldest_id'),
+        // Named after its column on purpose: values are converted by output column name, so this comes back as a Date.
+        eb.fn.min('updated_at').as('updated_at'),
+      ])
+      .where('status', '=', 'awaiting_verification')
+      .where('updated_at', '<', sql<Date>`now() - make_interval(mins => ${minutes})`)
+      .groupBy(['brand_id', 'mode'])
+      .execute();
     let raised = 0;
     for (const r of rows) {
       const result = await raiseAlert(tx, {
@@ -32,7 +40,7 @@ export async function sweepReviewWaiting(em: EntityManager): Promise<number> {
         type: 'review_waiting',
         dedupeKey: `review:${r.mode}:oldest:${r.oldest_id}`,
         subject: `${r.waiting} payment(s) waiting for review longer than ${minutes} minutes`,
-        details: { mode: r.mode, waiting: Number(r.waiting), oldest_waiting_since: new Date(r.oldest_since).toISOString(), threshold_minutes: minutes },
+        details: { mode: r.mode, waiting: Number(r.waiting), oldest_waiting_since: r.updated_at.toISOString(), threshold_minutes: minutes },
       });
       if (result.raised) raised++;
     }

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import type { Job, JobResult } from 'pg-boss';
+import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.ts';
 import { postWebhook, type WebhookResponse } from '../../infra/http/outbound.ts';
 import type { JobRegistration } from '../../infra/jobs/workers.ts';
 import { claimDelivery, claimFirstAttempts, claimGeneral, finishAttempt, finishSuccesses, RESPONSE_BODY_LIMIT, type ClaimedAttempt, type ClaimResult } from './delivery.ts';
 import { grouped } from '../../infra/database/grouped.ts';
+import { db } from '../db.ts';
 import { enqueueDelivery, deliverQueue, DELIVER_QUEUE } from './queue.ts';
 import { readWebhookSettings, type WebhookSettings } from './settings.ts';
 import { signatureHeader } from './signature.ts';
@@ -82,15 +84,16 @@ async function deliverWebhook(deps: AppDeps, settings: WebhookSettings, payload:
  */
 async function sweepDueDeliveries(deps: Pick<AppDeps, 'orm'>, graceMs: number, limit = 500): Promise<number> {
   return deps.orm.em.fork().transactional(async (tx) => {
-    const rows = await tx.execute<Array<{ id: string }>>(
-      `SELECT id FROM webhook_deliveries
-        WHERE status IN ('pending', 'retrying')
-          AND next_attempt_at <= now() - (? * interval '1 millisecond')
-          AND (lease_until IS NULL OR lease_until < now())
-        ORDER BY next_attempt_at LIMIT ?`,
-      [graceMs, limit],
-    );
-    for (const { id } of rows) await enqueueDelivery(tx, Number(id));
+    const rows = await db(tx)
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', 'in', ['pending', 'retrying'])
+      .where('next_attempt_at', '<=', sql<Date>`now() - (${graceMs} * interval '1 millisecond')`)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', sql<Date>`now()`)]))
+      .orderBy('next_attempt_at')
+      .limit(limit)
+      .execute();
+    for (const { id } of rows) await enqueueDelivery(tx, id);
     return rows.length;
   });
 }

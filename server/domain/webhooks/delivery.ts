@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { raiseAlert } from '../alerts/raise.ts';
+import { db } from '../db.ts';
 import { pgIdArray } from '../../infra/database/pg-array.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { WebhookResponse } from '../../infra/http/outbound.ts';
 import { parseRetryAfter, retryDelaySeconds } from './backoff.ts';
-import { signingSecrets, type DisabledReason } from './endpoints.ts';
+import { signingSecrets } from './endpoints.ts';
 import { enqueueDelivery } from './queue.ts';
-import { toDateStrict } from './rows.ts';
 import type { WebhookSettings } from './settings.ts';
 
 /**
@@ -35,7 +36,13 @@ export interface ClaimedAttempt {
   attempt: number;
   /** Attempt number within the current run (the first delivery, or the latest replay): drives backoff and the limit. */
   runAttempt: number;
-  /** Database time the attempt started; recorded as its `requested_at`. */
+  /**
+   * Database time the attempt started (`last_attempt_at`), recorded as its
+   * `requested_at`, as PostgreSQL's text with its microseconds: a Date would cut
+   * them, and the run's attempt count compares `requested_at >= first_attempt_at`,
+   * both set from the same now(), so a truncated value would drop the run's first
+   * attempt from the count and allow one attempt too many.
+   */
   startedAt: string;
   leaseToken: string;
   url: string;
@@ -51,29 +58,6 @@ export type ClaimResult =
   | { kind: 'skipped'; reason: 'busy' | 'final' | 'leased' | 'missing' }
   | { kind: 'dead_letter'; reason: string };
 
-interface ClaimRow {
-  id: string;
-  status: string;
-  attempts: number;
-  lease_token: string | null;
-  last_attempt_at: string | null;
-  url: string;
-  due: boolean;
-  leased: boolean;
-  next_attempt_at: string | null;
-  public_id: string;
-  event: string;
-  payload: string;
-  brand_id: string;
-  endpoint_url: string;
-  enabled: boolean;
-  disabled_reason: DisabledReason | null;
-  secret_encrypted: string;
-  previous_secrets: Array<{ secret: string; expires_at: string }>;
-}
-
-/** `{1,2,3}`: ids bound as one `?::bigint[]` parameter (em.execute would spread a JS array into a list). */
-
 /**
  * The common case in one statement, for a whole batch of wake-ups: first
  * attempts of a run (no attempt of this run yet, so the attempt limit cannot be
@@ -88,36 +72,64 @@ interface ClaimRow {
 export async function claimFirstAttempts(em: EntityManager, deliveryIds: readonly number[], opts: { cipher: PiiCipher; settings: WebhookSettings }): Promise<Map<number, ClaimedAttempt>> {
   if (deliveryIds.length === 0) return new Map();
   const leaseMs = opts.settings.webhook_timeout_ms + LEASE_MARGIN_MS;
-  const rows = await em.execute<Array<Pick<ClaimRow, 'id' | 'public_id' | 'event' | 'payload' | 'brand_id' | 'endpoint_url' | 'secret_encrypted' | 'previous_secrets' | 'attempts' | 'lease_token'> & { last_attempt_at: string }>>(
-    `UPDATE webhook_deliveries d
-        SET attempts = d.attempts + 1, lease_token = gen_random_uuid(), lease_until = now() + (? * interval '1 millisecond'),
-            last_attempt_at = now(), first_attempt_at = now(), url = ep.url, updated_at = now()
-       FROM webhook_events e, webhook_endpoints ep
-      WHERE d.id IN (SELECT id FROM webhook_deliveries
-                      WHERE id = ANY(?::bigint[])
-                        AND status IN ('pending', 'retrying') AND lease_token IS NULL AND first_attempt_at IS NULL
-                        AND COALESCE(next_attempt_at <= now(), true)
-                      FOR UPDATE SKIP LOCKED)
-        AND e.id = d.event_id AND ep.id = d.endpoint_id AND ep.enabled
-      RETURNING d.id, d.attempts, d.lease_token, d.last_attempt_at, ep.url AS endpoint_url, e.public_id, e.event, e.payload,
-                ep.brand_id, ep.secret_encrypted, ep.previous_secrets`,
-    // The ids as one array parameter: `id = ANY(array)` is a primary-key lookup whatever the
-    // statistics say, where a join to a set-returning function was planned as a scan of every
-    // due delivery right after a burst of inserts, before autoanalyze (BENCHMARKS.md, "What the profiles showed", 4).
-    [leaseMs, pgIdArray(deliveryIds)],
-  );
+  const rows = await db(em)
+    .updateTable('webhook_deliveries as d')
+    .from(['webhook_events as e', 'webhook_endpoints as ep'])
+    .set((eb) => ({
+      attempts: eb('d.attempts', '+', 1),
+      lease_token: sql<string>`gen_random_uuid()`,
+      lease_until: sql<Date>`now() + (${leaseMs} * interval '1 millisecond')`,
+      last_attempt_at: sql<Date>`now()`,
+      first_attempt_at: sql<Date>`now()`,
+      url: eb.ref('ep.url'),
+      updated_at: sql<Date>`now()`,
+    }))
+    .where('d.id', 'in', (eb) =>
+      eb
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        // The ids as one array parameter: `id = ANY(array)` is a primary-key lookup whatever the
+        // statistics say, where a join to a set-returning function was planned as a scan of every
+        // due delivery right after a burst of inserts, before autoanalyze (BENCHMARKS.md, "What the profiles showed", 4).
+        .where('id', '=', sql<number>`ANY(${pgIdArray(deliveryIds)}::bigint[])`)
+        .where('status', 'in', ['pending', 'retrying'])
+        .where('lease_token', 'is', null)
+        .where('first_attempt_at', 'is', null)
+        .where(sql<boolean>`COALESCE(next_attempt_at <= now(), true)`)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .whereRef('e.id', '=', 'd.event_id')
+    .whereRef('ep.id', '=', 'd.endpoint_id')
+    .where('ep.enabled', '=', true)
+    .returning([
+      'd.id',
+      'd.attempts',
+      'd.lease_token',
+      // As text under a name no entity has, so it keeps its microseconds (see ClaimedAttempt.startedAt).
+      sql<string>`d.last_attempt_at::text`.as('started_at_text'),
+      'ep.url as endpoint_url',
+      'e.public_id',
+      // Aliased: an output column named `event` would be converted as the deliveries' `event` relation.
+      'e.event as event_name',
+      'e.payload',
+      'ep.brand_id',
+      'ep.secret_encrypted',
+      'ep.previous_secrets',
+    ])
+    .execute();
   return new Map(
     rows.map((row) => [
-      Number(row.id),
+      row.id,
       {
-        deliveryId: Number(row.id),
+        deliveryId: row.id,
         attempt: row.attempts,
         runAttempt: 1,
-        startedAt: row.last_attempt_at,
+        startedAt: row.started_at_text,
         leaseToken: row.lease_token!,
         url: row.endpoint_url,
         eventId: row.public_id,
-        event: row.event,
+        event: row.event_name,
         payload: row.payload,
         secrets: signingSecrets(opts.cipher, row),
       },
@@ -138,39 +150,63 @@ export async function claimDelivery(
 /** Every case: retries, leases that ran out, disabled endpoints, exhausted runs, early wake-ups. */
 export async function claimGeneral(em: EntityManager, deliveryId: number, opts: { cipher: PiiCipher; settings: WebhookSettings }): Promise<ClaimResult> {
   return em.transactional(async (tx) => {
-    const [row] = await tx.execute<ClaimRow[]>(
-      `SELECT d.id, d.status, d.attempts, d.lease_token, d.last_attempt_at, d.url, d.next_attempt_at,
-              COALESCE(d.next_attempt_at <= now(), true) AS due,
-              d.lease_until IS NOT NULL AND d.lease_until > now() AS leased,
-              e.public_id, e.event, e.payload, ep.brand_id, ep.url AS endpoint_url, ep.enabled, ep.disabled_reason,
-              ep.secret_encrypted, ep.previous_secrets
-         FROM webhook_deliveries d
-         JOIN webhook_events e ON e.id = d.event_id
-         JOIN webhook_endpoints ep ON ep.id = d.endpoint_id
-        WHERE d.id = ?
-        FOR UPDATE OF d SKIP LOCKED`,
-      [deliveryId],
-    );
+    const row = await db(tx)
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+      .innerJoin('webhook_endpoints as ep', 'ep.id', 'd.endpoint_id')
+      .select([
+        'd.status',
+        'd.attempts',
+        'd.lease_token',
+        // As text under a name no entity has, so it keeps its microseconds (see ClaimedAttempt.startedAt).
+        sql<string | null>`d.last_attempt_at::text`.as('last_attempt_text'),
+        'd.url',
+        'd.next_attempt_at',
+        sql<boolean>`COALESCE(d.next_attempt_at <= now(), true)`.as('due'),
+        sql<boolean>`d.lease_until IS NOT NULL AND d.lease_until > now()`.as('leased'),
+        'e.public_id',
+        // Aliased: an output column named `event` would be converted as the deliveries' `event` relation.
+        'e.event as event_name',
+        'e.payload',
+        'ep.brand_id',
+        'ep.url as endpoint_url',
+        'ep.enabled',
+        'ep.disabled_reason',
+        'ep.secret_encrypted',
+        'ep.previous_secrets',
+      ])
+      .where('d.id', '=', deliveryId)
+      .forUpdate('d')
+      .skipLocked()
+      .executeTakeFirst();
     if (!row) {
-      const exists = await tx.execute('SELECT 1 FROM webhook_deliveries WHERE id = ?', [deliveryId]);
-      return { kind: 'skipped', reason: exists.length ? 'busy' : 'missing' };
+      const exists = await db(tx).selectFrom('webhook_deliveries').select(sql<number>`1`.as('one')).where('id', '=', deliveryId).executeTakeFirst();
+      return { kind: 'skipped', reason: exists ? 'busy' : 'missing' };
     }
     if (row.status !== 'pending' && row.status !== 'retrying') return { kind: 'skipped', reason: 'final' };
     if (row.leased) return { kind: 'skipped', reason: 'leased' };
     if (!row.due) {
       // Woken early (a deduplicated wake-up, or clock skew): make sure one exists for the due time.
-      const at = toDateStrict(row.next_attempt_at);
+      const at = row.next_attempt_at!;
       await enqueueDelivery(tx, deliveryId, at);
       return { kind: 'later', at };
     }
     if (row.lease_token) {
       // The previous attempt was claimed and never finished: its worker died mid-attempt.
-      await tx.execute(
-        `INSERT INTO webhook_attempts (delivery_id, attempt, url, outcome, requested_at, error_kind, error)
-         VALUES (?, ?, ?, 'abandoned', ?, 'abandoned', 'the worker stopped before recording a result; the receiver may have got this attempt')
-         ON CONFLICT (delivery_id, attempt) DO NOTHING`,
-        [deliveryId, row.attempts, row.url, row.last_attempt_at ?? new Date()],
-      );
+      await db(tx)
+        .insertInto('webhook_attempts')
+        .values({
+          delivery_id: deliveryId,
+          attempt: row.attempts,
+          url: row.url,
+          outcome: 'abandoned',
+          // PostgreSQL's text, cast back by the column: the microseconds stay (see ClaimedAttempt.startedAt).
+          requested_at: (row.last_attempt_text ?? new Date()) as Date,
+          error_kind: 'abandoned',
+          error: 'the worker stopped before recording a result; the receiver may have got this attempt',
+        })
+        .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
+        .execute();
     }
     if (!row.enabled) {
       const reason = `endpoint disabled (${row.disabled_reason ?? 'merchant'})`;
@@ -179,36 +215,47 @@ export async function claimGeneral(em: EntityManager, deliveryId: number, opts: 
     }
     // Attempts of the current run: those since its first attempt (a replay starts a
     // new run with a full retry schedule, while the attempt count keeps counting).
-    const [run] = await tx.execute<Array<{ n: number }>>(
-      `SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
-        WHERE a.delivery_id = ? AND d.first_attempt_at IS NOT NULL AND a.requested_at >= d.first_attempt_at`,
-      [deliveryId],
-    );
-    if (run!.n >= opts.settings.webhook_max_attempts) {
+    const run = await db(tx)
+      .selectFrom('webhook_attempts as a')
+      .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('a.delivery_id', '=', deliveryId)
+      .where('d.first_attempt_at', 'is not', null)
+      .whereRef('a.requested_at', '>=', 'd.first_attempt_at')
+      .executeTakeFirstOrThrow();
+    if (run.n >= opts.settings.webhook_max_attempts) {
       const reason = 'all attempts used; the last one was abandoned by a stopped worker';
       await deadLetterWithoutAttempt(tx, deliveryId, reason);
       return { kind: 'dead_letter', reason };
     }
     const leaseToken = randomUUID();
     const leaseMs = opts.settings.webhook_timeout_ms + LEASE_MARGIN_MS;
-    const [claimed] = await tx.execute<Array<{ attempts: number; last_attempt_at: string }>>(
-      `UPDATE webhook_deliveries
-          SET attempts = attempts + 1, lease_token = ?, lease_until = now() + (? * interval '1 millisecond'),
-              last_attempt_at = now(), first_attempt_at = COALESCE(first_attempt_at, now()), url = ?, updated_at = now()
-        WHERE id = ? RETURNING attempts, last_attempt_at`,
-      [leaseToken, leaseMs, row.endpoint_url, deliveryId],
-    );
+    const claimed = await db(tx)
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        attempts: eb('attempts', '+', 1),
+        lease_token: leaseToken,
+        lease_until: sql<Date>`now() + (${leaseMs} * interval '1 millisecond')`,
+        last_attempt_at: sql<Date>`now()`,
+        first_attempt_at: sql<Date>`COALESCE(first_attempt_at, now())`,
+        url: row.endpoint_url,
+        updated_at: sql<Date>`now()`,
+      }))
+      .where('id', '=', deliveryId)
+      // As text under a name no entity has, so it keeps its microseconds (see ClaimedAttempt.startedAt).
+      .returning(['attempts', sql<string>`last_attempt_at::text`.as('started_at_text')])
+      .executeTakeFirstOrThrow();
     return {
       kind: 'claimed',
       claim: {
         deliveryId,
-        attempt: claimed!.attempts,
-        runAttempt: run!.n + 1,
-        startedAt: claimed!.last_attempt_at,
+        attempt: claimed.attempts,
+        runAttempt: run.n + 1,
+        startedAt: claimed.started_at_text,
         leaseToken,
         url: row.endpoint_url,
         eventId: row.public_id,
-        event: row.event,
+        event: row.event_name,
         payload: row.payload,
         secrets: signingSecrets(opts.cipher, row),
       },
@@ -217,13 +264,19 @@ export async function claimGeneral(em: EntityManager, deliveryId: number, opts: 
 }
 
 async function deadLetterWithoutAttempt(tx: EntityManager, deliveryId: number, reason: string): Promise<void> {
-  await tx.execute(
-    `UPDATE webhook_deliveries
-        SET status = 'dead_letter', dead_lettered_at = now(), next_attempt_at = NULL, lease_token = NULL, lease_until = NULL,
-            last_error = ?, updated_at = now()
-      WHERE id = ?`,
-    [reason, deliveryId],
-  );
+  await db(tx)
+    .updateTable('webhook_deliveries')
+    .set({
+      status: 'dead_letter',
+      dead_lettered_at: sql<Date>`now()`,
+      next_attempt_at: null,
+      lease_token: null,
+      lease_until: null,
+      last_error: reason,
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', deliveryId)
+    .execute();
 }
 
 export type AttemptDecision =
@@ -276,6 +329,7 @@ export interface FinishedAttempt {
  */
 export async function finishSuccesses(em: EntityManager, items: ReadonlyArray<{ claim: ClaimedAttempt; response: WebhookResponse }>): Promise<boolean[]> {
   if (items.length === 0) return [];
+  // Raw SQL: the typed builder cannot declare json_to_recordset's column definition list (`AS u(...)`) that types the batch.
   const rows = await em.execute<Array<{ id: string }>>(
     `WITH u AS (
        SELECT * FROM json_to_recordset(?::json)
@@ -333,66 +387,102 @@ export async function finishAttempt(
   const decision = decideAfterAttempt(response, claim.runAttempt, settings, new Date());
   if (decision.status === 'success') return { decision, applied: await finishSuccess(claim, response), endpointDisabled: null };
   return em.transactional(async (tx) => {
-    const [delivery] = await tx.execute<Array<{ endpoint_id: string; first_attempt_at: string; next_attempt_at: string | null }>>(
-      `UPDATE webhook_deliveries
-          SET status = ?, response_status = ?, response_body = ?, last_error = ?,
-              next_attempt_at = CASE WHEN ? = 'retrying' THEN now() + (? * interval '1 millisecond') END,
-              delivered_at = CASE WHEN ? = 'success' THEN now() ELSE delivered_at END,
-              dead_lettered_at = CASE WHEN ? = 'dead_letter' THEN now() END,
-              lease_token = NULL, lease_until = NULL, updated_at = now()
-        WHERE id = ? AND lease_token = ?
-        RETURNING endpoint_id, first_attempt_at, next_attempt_at`,
-      [
-        decision.status, response.status, cut(response.responseBody), errorText(response),
-        decision.status, decision.status === 'retrying' ? decision.delayMs : 0,
-        decision.status, decision.status, claim.deliveryId, claim.leaseToken,
-      ],
-    );
-    await tx.execute(
-      `INSERT INTO webhook_attempts (delivery_id, attempt, url, outcome, requested_at, duration_ms, response_status, response_body, error_kind, error, next_attempt_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (delivery_id, attempt) DO UPDATE SET
-         outcome = EXCLUDED.outcome, duration_ms = EXCLUDED.duration_ms, response_status = EXCLUDED.response_status,
-         response_body = EXCLUDED.response_body, error_kind = EXCLUDED.error_kind, error = EXCLUDED.error, next_attempt_at = EXCLUDED.next_attempt_at
-       WHERE webhook_attempts.outcome = 'abandoned'`,
-      [
-        claim.deliveryId, claim.attempt, claim.url, response.ok ? 'success' : 'failure', claim.startedAt, response.durationMs,
-        response.status, cut(response.responseBody), response.error?.kind ?? null, errorText(response), delivery?.next_attempt_at ?? null,
-      ],
-    );
+    const status = decision.status;
+    const delivery = await db(tx)
+      .updateTable('webhook_deliveries')
+      .set({
+        status,
+        response_status: response.status,
+        response_body: cut(response.responseBody),
+        last_error: errorText(response),
+        next_attempt_at: sql<Date | null>`CASE WHEN ${status} = 'retrying' THEN now() + (${status === 'retrying' ? decision.delayMs : 0} * interval '1 millisecond') END`,
+        delivered_at: sql<Date | null>`CASE WHEN ${status} = 'success' THEN now() ELSE delivered_at END`,
+        dead_lettered_at: sql<Date | null>`CASE WHEN ${status} = 'dead_letter' THEN now() END`,
+        lease_token: null,
+        lease_until: null,
+        updated_at: sql<Date>`now()`,
+      })
+      .where('id', '=', claim.deliveryId)
+      .where('lease_token', '=', claim.leaseToken)
+      // The text copies under names no entity has keep their microseconds: next_attempt_at goes into
+      // the attempt's row unchanged, first_attempt_at is compared with last_success_at.
+      .returning([
+        'endpoint_id',
+        'next_attempt_at',
+        sql<string | null>`next_attempt_at::text`.as('next_attempt_text'),
+        sql<string | null>`first_attempt_at::text`.as('first_attempt_text'),
+      ])
+      .executeTakeFirst();
+    await db(tx)
+      .insertInto('webhook_attempts')
+      .values({
+        delivery_id: claim.deliveryId,
+        attempt: claim.attempt,
+        url: claim.url,
+        outcome: response.ok ? 'success' : 'failure',
+        // PostgreSQL's text, cast back by the column: the microseconds stay (see ClaimedAttempt.startedAt).
+        requested_at: claim.startedAt as unknown as Date,
+        duration_ms: response.durationMs,
+        response_status: response.status,
+        response_body: cut(response.responseBody),
+        error_kind: response.error?.kind ?? null,
+        error: errorText(response),
+        next_attempt_at: (delivery?.next_attempt_text ?? null) as Date | null,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(['delivery_id', 'attempt'])
+          .doUpdateSet((eb) => ({
+            outcome: eb.ref('excluded.outcome'),
+            duration_ms: eb.ref('excluded.duration_ms'),
+            response_status: eb.ref('excluded.response_status'),
+            response_body: eb.ref('excluded.response_body'),
+            error_kind: eb.ref('excluded.error_kind'),
+            error: eb.ref('excluded.error'),
+            next_attempt_at: eb.ref('excluded.next_attempt_at'),
+          }))
+          .where('webhook_attempts.outcome', '=', 'abandoned'),
+      )
+      .execute();
     if (!delivery) return { decision, applied: false, endpointDisabled: null };
 
     let endpointDisabled: FinishedAttempt['endpointDisabled'] = null;
     // Successes are finished by finishSuccess; this path is a failed attempt.
-    await tx.execute(
-      'UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, now()), last_failure_at = now(), consecutive_failures = consecutive_failures + 1 WHERE id = ?',
-      [delivery.endpoint_id],
-    );
-    if (decision.status === 'retrying') await enqueueDelivery(tx, claim.deliveryId, toDateStrict(delivery.next_attempt_at));
+    const endpointId = delivery.endpoint_id!;
+    await db(tx)
+      .updateTable('webhook_endpoints')
+      .set((eb) => ({
+        failing_since: sql<Date>`COALESCE(failing_since, now())`,
+        last_failure_at: sql<Date>`now()`,
+        consecutive_failures: eb('consecutive_failures', '+', 1),
+      }))
+      .where('id', '=', endpointId)
+      .execute();
+    if (decision.status === 'retrying') await enqueueDelivery(tx, claim.deliveryId, delivery.next_attempt_at!);
     if (decision.status === 'dead_letter' && decision.disable === 'gone') {
-      endpointDisabled = (await disableEndpoint(tx, delivery.endpoint_id, 'gone', null)) ? 'gone' : null;
+      endpointDisabled = (await disableEndpoint(tx, endpointId, 'gone', null)) ? 'gone' : null;
     }
     if (decision.status === 'dead_letter' && decision.disable === 'failing-if-no-success') {
       // Every attempt of this delivery failed over its whole retry window (about three
       // days by default); if nothing else reached the endpoint in that time either,
       // it is broken, not picky about one payload.
-      endpointDisabled = (await disableEndpoint(tx, delivery.endpoint_id, 'failing', delivery.first_attempt_at)) ? 'failing' : null;
+      endpointDisabled = (await disableEndpoint(tx, endpointId, 'failing', delivery.first_attempt_text)) ? 'failing' : null;
     }
     return { decision, applied: true, endpointDisabled };
   });
 }
 
-async function disableEndpoint(tx: EntityManager, endpointId: string, reason: 'gone' | 'failing', noSuccessSince: string | null): Promise<boolean> {
-  const rows = await tx.execute<Array<{ id: string; brand_id: string; disabled_at: Date }>>(
-    `UPDATE webhook_endpoints SET enabled = false, disabled_reason = ?, disabled_at = now(), updated_at = now()
-      WHERE id = ? AND enabled AND (?::timestamptz IS NULL OR last_success_at IS NULL OR last_success_at < ?::timestamptz)
-      RETURNING id, brand_id, disabled_at`,
-    [reason, endpointId, noSuccessSince, noSuccessSince],
-  );
-  const row = rows[0];
+async function disableEndpoint(tx: EntityManager, endpointId: number, reason: 'gone' | 'failing', noSuccessSince: string | null): Promise<boolean> {
+  let update = db(tx)
+    .updateTable('webhook_endpoints')
+    .set({ enabled: false, disabled_reason: reason, disabled_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+    .where('id', '=', endpointId)
+    .where('enabled', '=', true);
+  if (noSuccessSince) update = update.where((eb) => eb.or([eb('last_success_at', 'is', null), eb('last_success_at', '<', sql<Date>`${noSuccessSince}::timestamptz`)]));
+  const row = await update.returning(['id', 'brand_id', 'disabled_at']).executeTakeFirst();
   if (!row) return false;
   // The endpoint's URL stays out of the alert: it can carry the merchant's tokens.
-  const at = new Date(row.disabled_at).toISOString();
+  const at = row.disabled_at!.toISOString();
   await raiseAlert(tx, {
     brandId: Number(row.brand_id),
     type: 'webhook_endpoint_disabled',

@@ -29,6 +29,7 @@ export function systemHandlers(deps: AppDeps) {
     health: async () => ({ status: 200, body: { success: true, data: { status: 'ok', server_time: new Date().toISOString() } } }),
     ready: async () => {
       const [database, jobs] = await Promise.all([
+        // Raw SQL: a round trip to the database and nothing else; there is no table to build a query on.
         timed(() => deps.orm.em.getConnection().execute('SELECT 1'), 2000),
         timed(() => deps.boss.schemaVersion(), 2000),
       ]);

@@ -78,6 +78,7 @@ export async function migrate(orm: Orm, dataMigrations: readonly DataMigration[]
   const em = orm.em.fork();
   return em.transactional(async (tx) => {
     // Transaction-scoped lock: released on commit or rollback, even if we crash.
+    // Raw SQL: a function call on no table, which neither the EntityManager nor the builder models.
     await tx.execute('SELECT pg_advisory_xact_lock(814203911)');
     const applied = await orm.migrator.up();
     for (const step of dataMigrations) await step(orm);
