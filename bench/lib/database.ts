@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -7,18 +6,9 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../../server/infra/database/embedded.ts';
 import { createOrm, migrate, type Orm } from '../../server/infra/database/orm.ts';
 import { entities } from '../../server/domain/entities.ts';
+import { freePort } from '../../server/infra/database/local-server.ts';
+export { freePort };
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export interface BenchDatabase {
   url: string;

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../server/infra/database/embedded.ts';
@@ -10,6 +9,8 @@ import { createOrm, migrate } from '../../server/infra/database/orm.ts';
 import { startBoss } from '../../server/infra/jobs/boss.ts';
 import { createLogger } from '../../server/infra/logger.ts';
 import { entities } from '../../server/domain/entities.ts';
+import { freePort, withDatabase } from '../../server/infra/database/local-server.ts';
+export { freePort };
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,23 +23,7 @@ declare module 'vitest' {
   }
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
-function withDatabase(url: string, db: string): string {
-  const u = new URL(url);
-  u.pathname = `/${db}`;
-  return u.toString();
-}
 
 /**
  * One PostgreSQL for the whole run: the embedded one by default (a fresh

@@ -14,6 +14,7 @@ import { bootstrap, type Runtime } from '../../server/bootstrap.ts';
 import { loadConfig, type Config } from '../../server/config.ts';
 import { createLogger } from '../../server/infra/logger.ts';
 import { createApiKey, createBrand } from '../../server/domain/brands/service.ts';
+import { withDatabase } from '../../server/infra/database/local-server.ts';
 
 export interface TestContext {
   baseUrl: string;
@@ -30,11 +31,6 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-function withDatabase(url: string, db: string): string {
-  const u = new URL(url);
-  u.pathname = `/${db}`;
-  return u.toString();
-}
 
 /** Creates this file's own database from the migrated template. */
 export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {

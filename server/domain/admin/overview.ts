@@ -4,6 +4,7 @@ import { pgIdArray } from '../../infra/database/pg-array.ts';
 import { db } from '../db.ts';
 import { effectiveTimeZone } from '../devices/dashboard.ts';
 import { getSettings } from '../settings/service.ts';
+import { scopeParam } from '../brands/scope.ts';
 
 export interface BrandOverview {
   brand_id: number;
@@ -49,7 +50,7 @@ export async function getOverview(em: EntityManager, f: { brandId?: number; mode
     .selectFrom('brands')
     .select(['id', 'name', 'status', 'timezone'])
     .$if(f.brandId !== undefined, (q) => q.where('id', '=', f.brandId!))
-    .$if(f.brandIds != null, (q) => q.where('id', 'in', [...f.brandIds!, -1]))
+    .$if(f.brandIds != null, (q) => q.where('id', 'in', scopeParam(f.brandIds!)))
     .orderBy('id')
     .execute();
   if (brands.length === 0) return [];

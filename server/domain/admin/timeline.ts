@@ -3,6 +3,7 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { timelineKinds } from '../../../contract/admin/transactions.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { db } from '../db.ts';
+import { scopeParam } from '../brands/scope.ts';
 
 export interface TimelineEntry {
   at: string;
@@ -31,7 +32,7 @@ export async function getTransactionTimeline(em: EntityManager, transactionId: n
     .selectFrom('transactions')
     .select(['id', 'brand_id', 'trx_id', 'amount', 'currency', 'status', 'failure_reason', 'completion_source', 'created_at', 'completed_at', 'updated_at'])
     .where('id', '=', transactionId)
-    .$if(scope?.brandIds != null, (q) => q.where('brand_id', 'in', [...scope!.brandIds!, -1]))
+    .$if(scope?.brandIds != null, (q) => q.where('brand_id', 'in', scopeParam(scope!.brandIds!)))
     .executeTakeFirst();
   if (!t) throw new AppError('TRANSACTION_NOT_FOUND');
 

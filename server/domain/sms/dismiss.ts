@@ -2,7 +2,8 @@ import { AppError } from '../../../contract/common/errors.ts';
 import { smsReviewStatuses } from '../../../contract/admin/sms-records.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { db } from '../db.ts';
-import { MAX_ACTOR_LENGTH, MAX_NOTE_LENGTH } from './review.ts';
+import { MAX_ACTOR_LENGTH, MAX_NOTE_LENGTH, text } from './review.ts';
+import { scopeParam } from '../brands/scope.ts';
 
 export interface Dismissal {
   smsRecordId: number;
@@ -21,9 +22,7 @@ export interface Dismissal {
  * Errors: SMS_RECORD_NOT_FOUND; INVALID_STATE (not waiting for review); VALIDATION_ERROR.
  */
 export async function dismissSmsRecord(em: EntityManager, input: { smsRecordId: number; actor: string; reason: string; brandIds?: readonly number[] | null }): Promise<Dismissal> {
-  const reason = input.reason.trim();
-  if (reason === '') throw new AppError('VALIDATION_ERROR', 'Must not be empty', { field: 'reason' });
-  if (reason.length > MAX_NOTE_LENGTH) throw new AppError('VALIDATION_ERROR', `Must be at most ${MAX_NOTE_LENGTH} characters`, { field: 'reason' });
+  const reason = text(input.reason, 'reason', { required: true, max: MAX_NOTE_LENGTH })!;
   const actor = input.actor.slice(0, MAX_ACTOR_LENGTH);
   const k = db(em);
   const updated = await k
@@ -32,7 +31,7 @@ export async function dismissSmsRecord(em: EntityManager, input: { smsRecordId: 
     .where('id', '=', input.smsRecordId)
     .where('match_status', 'in', [...smsReviewStatuses])
     .where('resolved_at', 'is', null)
-    .$if(input.brandIds != null, (q) => q.where('brand_id', 'in', [...input.brandIds!, -1]))
+    .$if(input.brandIds != null, (q) => q.where('brand_id', 'in', scopeParam(input.brandIds!)))
     .returning(['id', 'brand_id', 'match_status'])
     .executeTakeFirst();
   if (updated) {
@@ -47,7 +46,7 @@ export async function dismissSmsRecord(em: EntityManager, input: { smsRecordId: 
     .selectFrom('sms_records')
     .select(['match_status', 'resolution'])
     .where('id', '=', input.smsRecordId)
-    .$if(input.brandIds != null, (q) => q.where('brand_id', 'in', [...input.brandIds!, -1]))
+    .$if(input.brandIds != null, (q) => q.where('brand_id', 'in', scopeParam(input.brandIds!)))
     .executeTakeFirst();
   if (!existing) throw new AppError('SMS_RECORD_NOT_FOUND');
   throw new AppError(

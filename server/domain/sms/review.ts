@@ -26,7 +26,8 @@ export const MAX_ACTOR_LENGTH = 100;
 const REVIEWABLE = ['no_candidate', 'low_confidence', 'balance_mismatch'] as const;
 export const MAX_NOTE_LENGTH = 500;
 
-function text(value: string | null | undefined, field: string, opts: { required: boolean; max: number }): string | null {
+/** A person's free text (note, reason): trimmed, refused when required and empty or longer than `max`; null when empty and optional. */
+export function text(value: string | null | undefined, field: string, opts: { required: boolean; max: number }): string | null {
   const v = (value ?? '').trim();
   if (v === '') {
     if (opts.required) throw new AppError('VALIDATION_ERROR', 'Must not be empty', { field });
