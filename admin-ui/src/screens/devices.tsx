@@ -73,6 +73,16 @@ export function DevicesScreen() {
                   <span className="block text-xs text-slate-600">
                     #{d.id} · app {d.app_version ?? '?'} · paired {time(d.paired_at)}
                   </span>
+                  {/* In the first column, so a phone-sized screen shows it without scrolling the table sideways. */}
+                  <button
+                    type="button"
+                    aria-label={`Presence history of ${d.name}`}
+                    aria-expanded={history?.id === d.id}
+                    onClick={() => setHistory(history?.id === d.id ? null : { id: d.id, name: d.name })}
+                    className="mt-1 -ml-1 rounded px-1 py-1.5 text-xs font-medium whitespace-nowrap text-indigo-700 underline hover:bg-indigo-50 focus-visible:outline-2 focus-visible:outline-indigo-600"
+                  >
+                    Presence history
+                  </button>
                 </Td>
                 <Td>
                   <StatusBadge status={d.presence} />
@@ -83,16 +93,11 @@ export function DevicesScreen() {
                 <Td className="whitespace-nowrap">{ago(d.last_heartbeat_at)}</Td>
                 <Td>{brandName(d.brand_id)}</Td>
                 <Td>
-                  <div className="flex gap-2">
-                    <Button aria-label={`History of ${d.name}`} aria-pressed={history?.id === d.id} onClick={() => setHistory(history?.id === d.id ? null : { id: d.id, name: d.name })}>
-                      History
+                  {can('operate') && d.status === 'active' ? (
+                    <Button variant="danger" onClick={() => setRevoking({ id: d.id, name: d.name })}>
+                      Revoke
                     </Button>
-                    {can('operate') && d.status === 'active' ? (
-                      <Button variant="danger" onClick={() => setRevoking({ id: d.id, name: d.name })}>
-                        Revoke
-                      </Button>
-                    ) : null}
-                  </div>
+                  ) : null}
                 </Td>
               </tr>
             ))}

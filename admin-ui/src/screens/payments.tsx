@@ -106,7 +106,7 @@ export function PaymentsScreen() {
         Payments
       </PageTitle>
       <Card className="mb-4">
-        <form onSubmit={apply} className="grid grid-cols-2 gap-3 md:grid-cols-4 lg:grid-cols-9" aria-label="Search payments" key={query.toString()}>
+        <form onSubmit={apply} className="grid grid-cols-2 gap-3 md:grid-cols-4 lg:grid-cols-6" aria-label="Search payments" key={query.toString()}>
           <div className="col-span-2">
             <Field label="Reference" htmlFor="f-ref" hint="Trx id, gateway trx id, payment id or the merchant's reference">
               <Input id="f-ref" name="reference" defaultValue={filter.reference ?? filter.trx_id ?? ''} placeholder="TRX… or 9BC7XK2M1A" />
@@ -146,7 +146,7 @@ export function PaymentsScreen() {
           <Field label="To" htmlFor="f-to">
             <Input id="f-to" name="to" type="date" defaultValue={filter.to ?? ''} />
           </Field>
-          <div className="col-span-2 flex items-end gap-2 md:col-span-4 lg:col-span-9">
+          <div className="col-span-2 flex items-end gap-2 md:col-span-3">
             <Button type="submit" variant="primary">
               Search
             </Button>
@@ -158,7 +158,9 @@ export function PaymentsScreen() {
       <Card title={meta ? count(meta.total, 'payment') : 'Payments'}>
         {list.isPending ? (
           <Loading />
-        ) : list.data?.data.length === 0 ? (
+        ) : !list.data ? (
+          <Empty>Nothing to show: the search was refused (see above).</Empty>
+        ) : list.data.data.length === 0 ? (
           <Empty>No payment matches.</Empty>
         ) : (
           <Table label="Payments" head={['Reference', 'Amount', 'Status', 'Gateway', 'Brand', 'Created']}>
