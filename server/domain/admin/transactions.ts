@@ -125,7 +125,7 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
  * merchant API's search (payments/list.ts); a value that cannot be normalised
  * could never match and is a 400 on its parameter.
  */
-async function customerHashes(em: EntityManager, key: Buffer, f: TransactionFilter, kind: 'email' | 'phone', value: string): Promise<string[]> {
+async function customerHashes(em: EntityManager, key: Buffer, f: TransactionFilter, kind: 'email' | 'phone', value: string): Promise<{ brandIds: number[]; hashes: string[] }> {
   const normalised = kind === 'email' ? normalizeEmail(value) : normalizePhone(value);
   if (!normalised) {
     throw new AppError('VALIDATION_ERROR', kind === 'email' ? 'Must be a valid email address' : 'Must be a valid phone number', {
@@ -136,7 +136,7 @@ async function customerHashes(em: EntityManager, key: Buffer, f: TransactionFilt
   if (f.brandId !== undefined) brands = brands.where('id', '=', f.brandId);
   if (f.brandIds) brands = brands.where('id', 'in', scopeParam(f.brandIds));
   const rows = await brands.execute();
-  return rows.map((b) => blindIndex(key, b.id, kind, normalised));
+  return { brandIds: rows.map((b) => b.id), hashes: rows.map((b) => blindIndex(key, b.id, kind, normalised)) };
 }
 
 /** Every brand's transactions, or one brand's, newest first. */
@@ -164,11 +164,17 @@ export async function listAdminTransactions(em: EntityManager, blindIndexKey: Bu
   }
   for (const [kind, value] of [['email', f.customerEmail], ['phone', f.customerPhone]] as const) {
     if (value === undefined) continue;
-    const hashes = await customerHashes(em, blindIndexKey, f, kind, value);
+    const { brandIds, hashes } = await customerHashes(em, blindIndexKey, f, kind, value);
     const column = kind === 'email' ? 'email_hash' : 'phone_hash';
-    // A hash is keyed by its brand, so it can only name that brand's customer; the brand is checked again anyway.
+    // Not correlated with the outer row: the customers are found first (brand, hash: their unique
+    // index), then their intents (payment_intents_customer_idx). A hash is keyed by its brand, so it
+    // names that brand's customer only, and an intent's customer is of the intent's brand.
     q = q.where('i.customer_id', 'in', (eb) =>
-      eb.selectFrom('customers as c').select('c.id').where('c.brand_id', '=', eb.ref('t.brand_id')).where(`c.${column}`, 'in', hashes.length ? hashes : ['']),
+      eb
+        .selectFrom('customers as c')
+        .select('c.id')
+        .where('c.brand_id', 'in', scopeParam(brandIds))
+        .where(`c.${column}`, 'in', hashes.length ? hashes : ['']),
     );
   }
   // Whole UTC days, computed by the database from the date text as before.
