@@ -209,7 +209,7 @@ describe('console', () => {
     expect(lines[1]).toContain(',615.50,BDT,');
     await table.getByRole('link', { name: transaction.trxId }).click();
     await page.getByRole('heading', { level: 1, name: `Payment ${transaction.trxId}` }).waitFor();
-    await page.getByText('Completed by').waitFor();
+    await page.getByText('Completed by', { exact: true }).waitFor();
     await expectAccessible(page, 'payment detail');
     await shot(page, 'payment-detail');
     expect(unexpected(errors)).toEqual([]);
