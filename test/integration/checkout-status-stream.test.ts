@@ -7,6 +7,7 @@ import { eventually } from '../support/wait.ts';
 import { adminRequest } from './admin-support.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { PAYMENT_STATUS_CHANNEL } from '../../server/domain/payments/status-notify.ts';
+import { expireDueIntents } from '../../server/domain/payments/intents.ts';
 
 /**
  * The checkout's status stream (Server-Sent Events) over a real server and
@@ -248,5 +249,59 @@ describe('GET /api/checkout/v1/payments/{id}/status-stream', () => {
     expect((await c.next(() => true)).data.status).toBe('awaiting_verification');
     c.close();
     await eventually(async () => t.runtime.deps.notifications.count() === 0, 5000, 'all subscribers freed');
+  });
+
+  it('tells an expiry, by the expiry job or by the clock alone, as terminal', async () => {
+    // The job: the deadline passed unnoticed, then the sweep expires the payment and notifies.
+    const { paymentId } = await awaitingPayment();
+    const s = await openStream(paymentId);
+    expect((await s.next(() => true)).data.status).toBe('awaiting_verification');
+    await t.sql(`UPDATE payment_intents SET expires_at = now() - interval '1 second' WHERE uuid = $1`, [paymentId]);
+    expect(await expireDueIntents(t.runtime.deps.orm.em.fork())).toBeGreaterThanOrEqual(1);
+    expect((await s.next((e) => e.data.status !== 'awaiting_verification', 2000)).data).toEqual({ status: 'expired', terminal: true });
+    await s.ended;
+
+    // The clock: nothing in the database changes when the deadline passes; the stream looks again then.
+    const { payment_id: soon } = await createPayment(t, brand.apiKey);
+    await t.sql(`UPDATE payment_intents SET expires_at = now() + interval '600 milliseconds' WHERE uuid = $1`, [soon]);
+    const c = await openStream(soon);
+    expect((await c.next(() => true)).data.status).toBe('pending');
+    expect((await c.next((e) => e.data.status !== 'pending', 3000)).data).toEqual({ status: 'expired', terminal: true });
+    await c.ended;
+  });
+
+  it('survives the loss of the listening connection: it reconnects, listens again and the stream still gets the completion', async () => {
+    const { paymentId, trxId, amountToSend } = await awaitingPayment();
+    const s = await openStream(paymentId);
+    await s.next(() => true);
+    const listener = async () =>
+      (await t.sql<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = 'paycollect-listen' AND datname = current_database()`)).map((r) => r.pid);
+    const [before] = await listener();
+    expect(before).toBeDefined();
+    await t.sql('SELECT pg_terminate_backend($1)', [before]);
+    await eventually(async () => {
+      const now = await listener();
+      return now.length === 1 && now[0] !== before;
+    }, 10_000, 'listener reconnected');
+    // The re-LISTEN runs right after the connection is back.
+    await new Promise((r) => setTimeout(r, 200));
+    await deviceRequest(t, phone, 'POST', '/sms/messages', {
+      messages: [{ device_message_id: `re-${trxId}`, sender: 'bKash', body: bkashSms(amountToSend, trxId), received_at: new Date().toISOString() }],
+    });
+    expect((await s.next((e) => e.data.status === 'completed', 3000)).data.terminal).toBe(true);
+  });
+
+  // Last: it shuts the streams down for this server.
+  it('at shutdown ends every open stream (so the HTTP server can close) and refuses new ones with 503', async () => {
+    const { paymentId } = await awaitingPayment();
+    const s = await openStream(paymentId);
+    await s.next(() => true);
+    // What main.ts does on SIGTERM before closing the HTTP server.
+    t.runtime.deps.state.shuttingDown = true;
+    t.runtime.deps.notifications.closeSubscribers();
+    await s.ended;
+    expect(s.events.map((e) => e.data.status)).toEqual(['awaiting_verification']);
+    expectEnvelope(await t.request('GET', streamPath(paymentId)), 503, 'SERVICE_UNAVAILABLE');
+    expect(t.runtime.deps.notifications.count()).toBe(0);
   });
 });
