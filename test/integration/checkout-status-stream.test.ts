@@ -8,6 +8,8 @@ import { adminRequest } from './admin-support.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { PAYMENT_STATUS_CHANNEL } from '../../server/domain/payments/status-notify.ts';
 import { expireDueIntents } from '../../server/domain/payments/intents.ts';
+import { failTransaction, getTransactionByTrxId } from '../../server/domain/payments/transactions.ts';
+import { createNotificationHub, SubscriberLimitError } from '../../server/infra/database/notifications.ts';
 
 /**
  * The checkout's status stream (Server-Sent Events) over a real server and
@@ -169,6 +171,23 @@ describe('GET /api/checkout/v1/payments/{id}/status-stream', () => {
     await eventually(async () => t.runtime.deps.notifications.count(PAYMENT_STATUS_CHANNEL) === 0, 5000, 'subscribers freed');
   });
 
+  it('follows a payment through submission (awaiting verification) and a failure, which is not terminal', async () => {
+    const { payment_id } = await createPayment(t, brand.apiKey, { amount: '320.00' });
+    const s = await openStream(payment_id);
+    expect((await s.next(() => true)).data).toEqual({ status: 'pending', terminal: false });
+    // The customer submits the TrxID (from another tab, say): this stream learns it.
+    const pay = await t.request('POST', `/api/checkout/v1/payments/${payment_id}/transactions`, { body: { gateway: gateway.code, gateway_trx_id: `F${randomBytes(4).toString('hex').toUpperCase()}` } });
+    expect(pay.status, JSON.stringify(pay.body)).toBe(201);
+    expect((await s.next((e) => e.data.status !== 'pending', 2000)).data).toEqual({ status: 'awaiting_verification', terminal: false });
+    // An operator rejects it: failed, and the customer may try again, so the stream stays open.
+    const em = t.runtime.deps.orm.em.fork();
+    await failTransaction(em, (await getTransactionByTrxId(em, pay.body.data.trx_id)).id, { reason: 'Rejected by an operator' });
+    expect((await s.next((e) => e.data.status === 'failed', 2000)).data).toEqual({ status: 'failed', terminal: false });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(s.isEnded()).toBe(false);
+    s.close();
+  });
+
   it('keeps an idle stream open with heartbeat comment lines', async () => {
     const { paymentId } = await awaitingPayment();
     const s = await openStream(paymentId);
@@ -303,5 +322,45 @@ describe('GET /api/checkout/v1/payments/{id}/status-stream', () => {
     expect(s.events.map((e) => e.data.status)).toEqual(['awaiting_verification']);
     expectEnvelope(await t.request('GET', streamPath(paymentId)), 503, 'SERVICE_UNAVAILABLE');
     expect(t.runtime.deps.notifications.count()).toBe(0);
+  });
+});
+
+describe('the notification hub (one listening connection, bounded subscribers)', () => {
+  it('bounds subscribers per key and per process, fans a NOTIFY out to its key only, and frees places', async () => {
+    const hub = createNotificationHub({ url: t.config.DATABASE_URL!, logger: t.runtime.deps.logger, limits: { total: 3, perKey: 2 } });
+    try {
+      const hits: string[] = [];
+      const closed: string[] = [];
+      const sub = (key: string, name: string) => hub.subscribe('hub_test', key, { onNotify: () => hits.push(name), onClose: () => closed.push(name) });
+      const a1 = await sub('1', 'a1');
+      await sub('1', 'a2');
+      await expect(sub('1', 'a3')).rejects.toMatchObject({ scope: 'perKey' });
+      await sub('2', 'b1');
+      const refused = await sub('3', 'c1').catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(SubscriberLimitError);
+      expect((refused as SubscriberLimitError).scope).toBe('total');
+      expect(hub.count()).toBe(3);
+
+      // A NOTIFY committed by anyone reaches exactly the subscribers of its payload.
+      await t.sql(`SELECT pg_notify('hub_test', '1')`);
+      await eventually(async () => hits.length >= 2, 5000, 'notified');
+      await new Promise((r) => setTimeout(r, 100));
+      expect(hits.sort()).toEqual(['a1', 'a2']);
+      // Not delivered when the transaction that sent it rolls back.
+      await t.sql(`DO $$ BEGIN PERFORM pg_notify('hub_test', '2'); RAISE EXCEPTION 'rolled back'; END $$`).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(hits).not.toContain('b1');
+
+      a1.unsubscribe();
+      a1.unsubscribe();
+      expect(hub.count('hub_test', '1')).toBe(1);
+      await sub('3', 'c1');
+      hub.closeSubscribers();
+      expect(closed.sort()).toEqual(['a2', 'b1', 'c1']);
+      expect(hub.count()).toBe(0);
+      await expect(sub('4', 'd1')).rejects.toThrow(/closed/);
+    } finally {
+      await hub.close();
+    }
   });
 });
