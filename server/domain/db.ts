@@ -1,4 +1,6 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Compilable, Kysely } from 'kysely';
+import { ConvertValuesPlugin, prepare, type PreparedStatement } from '../infra/database/convert-values.ts';
 import type { EntityManager } from '../infra/database/orm.ts';
 import type { entities } from './entities.ts';
 
@@ -15,11 +17,24 @@ export type DB = InferKyselyDB<(typeof entities)[number]>;
  * hot-path statements (CTEs, `FOR UPDATE SKIP LOCKED`, `ON CONFLICT`, batch
  * claims); plain reads and writes go through the EntityManager.
  */
-export function db(em: EntityManager) {
-  // convertValues: rows come back as the entities' types (Date for timestamptz,
+export function db(em: EntityManager): Kysely<DB> {
+  // Value conversion: rows come back as the entities' types (Date for timestamptz,
   // number for bigint ids, parsed JSON), and Date/JSON parameters are converted
   // on the way in: this is the one way the application reads timestamps. Without
   // it the driver hands back PostgreSQL's text ('2026-11-25 02:44:40.83+00') and
   // ids as strings (checked against MikroORM 7.2's plugin/transformer.js).
-  return em.getKysely<DB>({ convertValues: true });
+  // This is `em.getKysely({ convertValues: true })` with MikroORM's plugin
+  // replaced by ConvertValuesPlugin: the same conversions, without the lookups
+  // that made it the largest CPU cost of a statement (see convert-values.ts).
+  return em.getKysely<DB>().withPlugin(new ConvertValuesPlugin(em));
+}
+
+/**
+ * A hot-path statement built with the typed builder and compiled once, then run
+ * with new values (`prepare` in infra/database/convert-values.ts): the same SQL,
+ * value conversion and row types as `db(em)`, without building and transforming
+ * the query on every request. `$.name` stands for a parameter.
+ */
+export function prepared<P extends object, O>(build: (db: Kysely<DB>, $: P) => Compilable<O>): PreparedStatement<P, O> {
+  return prepare<DB, P, O>(build);
 }

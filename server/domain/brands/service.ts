@@ -6,7 +6,7 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import { grouped } from '../../infra/database/grouped.ts';
 import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
-import { db } from '../db.ts';
+import { db, prepared } from '../db.ts';
 import { ApiKey, Brand, type ApiKeyEntity, type BrandEntity } from './entities.ts';
 
 export async function createBrand(em: EntityManager, input: { name: string; timezone?: string }): Promise<BrandEntity> {
@@ -55,6 +55,21 @@ export interface ApiKeyPrincipal {
   mode: Mode;
 }
 
+// Staleness on the database's clock, like the write below: the application's may differ.
+const staleKey = sql<boolean>`(k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => ${API_KEY_LAST_USED_RESOLUTION_SECONDS}))`;
+
+/** The lookup of every merchant request, compiled once (db.ts `prepared`; BENCHMARKS.md, "Data layer"). */
+const apiKeysByHash = prepared((k, $: { hashes: string[] }) =>
+  k
+    .selectFrom('api_keys as k')
+    .innerJoin('brands as b', 'b.id', 'k.brand_id')
+    .select(['k.key_hash', 'k.id', 'k.brand_id', 'k.mode', staleKey.as('stale')])
+    // One array parameter: one statement shape (and plan) whatever the number of keys.
+    .where('k.key_hash', '=', sql<string>`ANY(${$.hashes}::varchar[])`)
+    .where('k.revoked_at', 'is', null)
+    .where('b.status', '=', 'active'),
+);
+
 /**
  * Resolves presented keys (by their SHA-256, see `hashApiKey`) to their brands in
  * one statement; the answer has one entry per hash, null when the key is unknown,
@@ -70,17 +85,7 @@ export async function authenticateApiKeyHashes(em: EntityManager, hashes: readon
   // Only SHA-256 hex digests (anything else matches no key).
   const distinct = [...new Set(hashes)].filter((h) => /^[0-9a-f]{64}$/.test(h));
   if (distinct.length === 0) return hashes.map(() => null);
-  // Staleness on the database's clock, like the write below: the application's may differ.
-  const stale = sql<boolean>`(k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => ${API_KEY_LAST_USED_RESOLUTION_SECONDS}))`;
-  const rows = await db(em)
-    .selectFrom('api_keys as k')
-    .innerJoin('brands as b', 'b.id', 'k.brand_id')
-    .select(['k.key_hash', 'k.id', 'k.brand_id', 'k.mode', stale.as('stale')])
-    // One array parameter: one statement shape (and plan) whatever the number of keys.
-    .where('k.key_hash', '=', sql<string>`ANY(${distinct}::varchar[])`)
-    .where('k.revoked_at', 'is', null)
-    .where('b.status', '=', 'active')
-    .execute();
+  const rows = await apiKeysByHash.execute(em, { hashes: distinct });
   const staleIds = rows.filter((r) => r.stale).map((r) => r.id);
   if (staleIds.length) {
     // Conditional: of many calls racing past the minute mark, one writes.
@@ -88,7 +93,7 @@ export async function authenticateApiKeyHashes(em: EntityManager, hashes: readon
       .updateTable('api_keys as k')
       .set({ last_used_at: sql<Date>`now()` })
       .where('k.id', '=', sql<number>`ANY(${staleIds}::bigint[])`)
-      .where(stale)
+      .where(staleKey)
       .execute();
   }
   const byHash = new Map(rows.map((r) => [r.key_hash, { brandId: r.brand_id, apiKeyId: r.id, mode: r.mode as Mode }]));

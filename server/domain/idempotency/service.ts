@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { db, prepared } from '../db.ts';
 import { grouped } from '../../infra/database/grouped.ts';
 import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
@@ -155,21 +155,25 @@ export function groupedClaims(em: () => EntityManager): (request: ClaimRequest) 
   return grouped((requests: ClaimRequest[]) => claimKeys(em(), requests), { maxBatch: MAX_CLAIM_GROUP, queueTimeoutMs: POOL_ACQUIRE_TIMEOUT_MS, concurrency: 2 });
 }
 
+/** completeKey's UPDATE, run by every keyed request, compiled once (db.ts `prepared`; BENCHMARKS.md, "Data layer"). */
+const completeKeyStatement = prepared((k, $: { brandId: number; key: string; token: string; status: number; bodyJson: string }) =>
+  k
+    .updateTable('idempotency_keys')
+    // A jsonb string of the exact text: jsonb objects would reorder keys.
+    .set({ response_status: $.status, response_body: sql`to_jsonb(${$.bodyJson}::text)`, completed_at: sql<Date>`now()`, lock_token: null })
+    .where('brand_id', '=', $.brandId)
+    .where('key', '=', $.key)
+    .where('lock_token', '=', $.token)
+    .returning('id'),
+);
+
 /**
  * Stores the first response, inside the transaction that did the work. The body
  * is kept as the exact JSON text (a jsonb string: jsonb objects would reorder
  * keys), so replays are byte-identical.
  */
 export async function completeKey(em: EntityManager, brandId: number, key: string, token: string, status: number, bodyJson: string): Promise<void> {
-  const rows = await db(em)
-    .updateTable('idempotency_keys')
-    // A jsonb string of the exact text: jsonb objects would reorder keys.
-    .set({ response_status: status, response_body: sql`to_jsonb(${bodyJson}::text)`, completed_at: sql<Date>`now()`, lock_token: null })
-    .where('brand_id', '=', brandId)
-    .where('key', '=', key)
-    .where('lock_token', '=', token)
-    .returning('id')
-    .execute();
+  const rows = await completeKeyStatement.execute(em, { brandId, key, token, status, bodyJson });
   // Another run took the key over (this one outlived the lock timeout): the caller
   // must roll its work back rather than commit a second execution.
   if (rows.length === 0) throw new Error('idempotency key is no longer held by this request');

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { AppError, errorRegistry } from '../../../contract/common/errors.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
@@ -16,7 +16,7 @@ import { toGatewayView, type GatewayRow, type GatewayView } from '../gateways/se
 import { parseStored } from '../settings/service.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES } from './entities.ts';
-import { db, type DB } from '../db.ts';
+import { db, prepared, type DB } from '../db.ts';
 import { paymentEventData } from './view.ts';
 import { notifyPaymentStatus } from './status-notify.ts';
 
@@ -46,18 +46,22 @@ export interface IntentConfig {
   expiryMinutes: number;
 }
 
-/** Both in one statement: the setting rides on every gateway row (one row of nulls when no gateway is enabled). */
-async function loadIntentConfig(em: EntityManager): Promise<IntentConfig> {
-  // The setting comes from a one-row subquery (settings has no entity in this
-  // area), so a service with no enabled gateway still reads it.
-  const rows = await db(em)
+/** The statement of loadIntentConfig, compiled once (db.ts `prepared`; BENCHMARKS.md, "Data layer"). */
+const intentConfigQuery = prepared((k) =>
+  k
     .selectFrom(sql<{ value: unknown }>`(SELECT (SELECT value FROM settings WHERE key = 'intent_expiry_minutes') AS value)`.as('s'))
     .leftJoinLateral((eb) => eb.selectFrom('gateways').selectAll().where('enabled', '=', true).as('g'), (join) => join.onTrue())
     .select('s.value as expiry_setting')
     .selectAll('g')
     .orderBy('g.sort_order')
-    .orderBy('g.id')
-    .execute();
+    .orderBy('g.id'),
+);
+
+/** Both in one statement: the setting rides on every gateway row (one row of nulls when no gateway is enabled). */
+async function loadIntentConfig(em: EntityManager): Promise<IntentConfig> {
+  // The setting comes from a one-row subquery (settings has no entity in this
+  // area), so a service with no enabled gateway still reads it.
+  const rows = await intentConfigQuery.execute(em, {});
   return {
     // The left join makes every gateway column nullable in the row type; a row with an id is a whole gateway row.
     gateways: rows.flatMap(({ expiry_setting: _setting, ...g }) => (g.id === null ? [] : [toGatewayView(g as GatewayRow)])),
@@ -117,6 +121,43 @@ async function checkSomeGatewayTakes(em: EntityManager, config: IntentConfig, am
   }
 }
 
+interface IntentValues {
+  uuid: string;
+  brandId: number;
+  mode: Mode;
+  amount: string;
+  currency: string;
+  reference: string | null;
+  customerId: number | null;
+  metadata: Record<string, unknown>;
+  successUrl: string | null;
+  cancelUrl: string | null;
+}
+
+/** The intent INSERT, one statement per kind of expiry, compiled once (db.ts `prepared`; BENCHMARKS.md, "Data layer"). */
+const insertIntent = <E>(expiresAt: ($: E) => Date | RawBuilder<Date>) =>
+  prepared((k, $: IntentValues & E) =>
+    k
+      .insertInto('payment_intents')
+      .values({
+        uuid: $.uuid,
+        brand_id: $.brandId,
+        mode: $.mode,
+        amount: $.amount,
+        currency: $.currency,
+        reference: $.reference,
+        customer_id: $.customerId,
+        metadata: $.metadata,
+        success_url: $.successUrl,
+        cancel_url: $.cancelUrl,
+        expires_at: expiresAt($),
+      })
+      .returning(['uuid', 'amount', 'metadata', 'created_at', 'expires_at']),
+  );
+const insertIntentExpiringAt = insertIntent(($: { expiresAt: Date }) => $.expiresAt);
+// From the database's clock, so that expires_at - created_at is exactly the lifetime asked for.
+const insertIntentExpiringIn = insertIntent(($: { seconds: number }) => sql<Date>`now() + make_interval(secs => ${$.seconds})`);
+
 /**
  * Creates a payment intent (and finds or creates its customer) in one database
  * transaction, or in the caller's when there is one (an Idempotency-Key request
@@ -141,24 +182,22 @@ export async function createIntent(
     await checkSomeGatewayTakes(tx, { ...config, gateways: gatewaysOfMode(config.gateways, mode) }, input.amount, input.currency);
     const expiry = resolveExpiry(config, input, now);
     const customer = input.customer ? await findOrCreateCustomer(tx, keys, brandId, mode, input.customer) : null;
-    const r = await db(tx)
-      .insertInto('payment_intents')
-      .values({
-        uuid: randomUUID(),
-        brand_id: brandId,
-        mode,
-        amount: input.amount,
-        currency: input.currency,
-        reference: input.reference ?? null,
-        customer_id: customer?.id ?? null,
-        metadata: input.metadata ?? {},
-        success_url: input.successUrl ?? null,
-        cancel_url: input.cancelUrl ?? null,
-        // From the database's clock, so that expires_at - created_at is exactly the lifetime asked for.
-        expires_at: expiry.at ?? sql<Date>`now() + make_interval(secs => ${expiry.seconds})`,
-      })
-      .returning(['uuid', 'amount', 'metadata', 'created_at', 'expires_at'])
-      .executeTakeFirstOrThrow();
+    const values: IntentValues = {
+      uuid: randomUUID(),
+      brandId,
+      mode,
+      amount: input.amount,
+      currency: input.currency,
+      reference: input.reference ?? null,
+      customerId: customer?.id ?? null,
+      metadata: input.metadata ?? {},
+      successUrl: input.successUrl ?? null,
+      cancelUrl: input.cancelUrl ?? null,
+    };
+    const r = expiry.at
+      ? await insertIntentExpiringAt.executeTakeFirst(tx, { ...values, expiresAt: expiry.at })
+      : await insertIntentExpiringIn.executeTakeFirst(tx, { ...values, seconds: expiry.seconds! });
+    if (!r) throw new Error('payment intent insert returned no row');
     return {
       payment_id: r.uuid,
       checkout_url: checkoutUrl(opts.publicBaseUrl, r.uuid),

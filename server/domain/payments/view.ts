@@ -5,7 +5,8 @@ import type { PaymentResource } from '../../../contract/merchant/payments.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { decryptNameAndEmail } from '../customers/service.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
-import { db } from '../db.ts';
+import type { Kysely } from 'kysely';
+import { db, prepared, type DB } from '../db.ts';
 
 /** Drops the zeros numeric(20,10) pads with. */
 export function trimDecimal(s: string | null): string | null {
@@ -23,7 +24,12 @@ export function trimDecimal(s: string | null): string | null {
  * and comes back as the driver's string: read it with Number().
  */
 export function paymentQuery(em: EntityManager) {
-  return db(em)
+  return paymentSelect(db(em));
+}
+
+/** paymentQuery on a given builder (the prepared view below compiles it once). */
+function paymentSelect(k: Kysely<DB>) {
+  return k
     .selectFrom('payment_intents as intent')
     .leftJoinLateral(
       (eb) =>
@@ -109,6 +115,21 @@ export function toPaymentResource(r: PaymentRow, customer: PaymentResource['cust
 }
 
 /**
+ * The merchant's payment read, compiled once (db.ts `prepared`): on this path,
+ * building the query and passing it through the value conversion cost more CPU
+ * than its round trip (BENCHMARKS.md, "Data layer").
+ */
+const paymentView = prepared((k, $: { uuid: string; brandId: number; mode: Mode }) =>
+  paymentSelect(k)
+    .leftJoin('customers as customer', 'customer.id', 'intent.customer_id')
+    .select(['customer.uuid as customer_uuid', 'customer.brand_id as customer_brand_id', 'customer.name_encrypted as customer_name_encrypted',
+      'customer.email_encrypted as customer_email_encrypted'])
+    .where('intent.uuid', '=', $.uuid)
+    .where('intent.brand_id', '=', $.brandId)
+    .where('intent.mode', '=', $.mode),
+);
+
+/**
  * A brand's payment by its public id. Unknown, another brand's and malformed ids
  * all answer PAYMENT_NOT_FOUND, so ids of other brands cannot be probed.
  */
@@ -119,14 +140,7 @@ export async function getPaymentView(em: EntityManager, keys: PersonalDataKeys, 
   // instead of a second query for the customer. On the merchant read path each
   // query is a socket write and a wake-up of a database backend, and that was
   // half of what the lookup cost (bench/merchant-reads.ts, BENCHMARKS.md).
-  const row = await paymentQuery(em)
-    .leftJoin('customers as customer', 'customer.id', 'intent.customer_id')
-    .select(['customer.uuid as customer_uuid', 'customer.brand_id as customer_brand_id', 'customer.name_encrypted as customer_name_encrypted',
-      'customer.email_encrypted as customer_email_encrypted'])
-    .where('intent.uuid', '=', paymentId.toLowerCase())
-    .where('intent.brand_id', '=', brandId)
-    .where('intent.mode', '=', mode)
-    .executeTakeFirst();
+  const row = await paymentView.executeTakeFirst(em, { uuid: paymentId.toLowerCase(), brandId, mode });
   if (!row) throw new AppError('PAYMENT_NOT_FOUND');
   const customer =
     row.customer_id === null || row.customer_uuid === null
