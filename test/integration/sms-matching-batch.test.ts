@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pairDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
@@ -175,6 +176,34 @@ describe('a batch decides each SMS as one by one would', () => {
   });
 });
 
+describe('events of a batch', () => {
+  it('each completion of a batch records its payment.completed with a delivery to each subscribed endpoint of the brand and mode', async () => {
+    const scene = await smsScene(t);
+    const endpoints = await t.sql<{ id: string }>(
+      `INSERT INTO webhook_endpoints (brand_id, url, events, secret_encrypted) VALUES ($1, 'https://merchant.example/a', $2, 'x'), ($1, 'https://merchant.example/b', $2, 'x'),
+              ($1, 'https://merchant.example/c', $3, 'x') RETURNING id`,
+      [scene.brandId, ['payment.completed'], ['payment.failed']],
+    );
+    const ids = [newGatewayTrxId(), newGatewayTrxId(), newGatewayTrxId()];
+    const payments = [];
+    for (const [i, id] of ids.entries()) payments.push(await seedPayment(t, scene, { amount: `${510 + i}.00`, status: 'awaiting_verification', gatewayTrxId: id }));
+    const at = Date.now() - 60_000;
+    const answers = await forwardSms(t, scene.device, ids.map((id, i) => ({ sender: 'bKash', body: smsBodies.bkash(`${510 + i}.00`, id), received_at: new Date(at + i).toISOString() })));
+    expect(answers.map((a) => a.match_status)).toEqual(['matched', 'matched', 'matched']);
+    for (const p of payments) {
+      const rows = await t.sql<{ endpoint_id: string; payload: unknown }>(
+        `SELECT d.endpoint_id, e.payload FROM webhook_events e JOIN webhook_deliveries d ON d.event_id = e.id WHERE e.transaction_id = $1 AND e.event = 'payment.completed' ORDER BY d.endpoint_id`,
+        [p.transaction.id],
+      );
+      expect(rows.map((r) => r.endpoint_id)).toEqual([endpoints[0]!.id, endpoints[1]!.id]);
+      // The event names its own payment (built from that transaction's completion, not another's of the batch).
+      const payload = typeof rows[0]!.payload === 'string' ? JSON.parse(rows[0]!.payload) : rows[0]!.payload;
+      expect(payload).toMatchObject({ event: 'payment.completed', data: { id: p.transaction.id, status: 'completed' } });
+      expect(JSON.stringify(payload)).toContain(p.transaction.trxId);
+    }
+  });
+});
+
 describe('concurrent batches', () => {
   it('two phones forwarding batches that name the same ids at once: each id completes one payment once, nothing stays pending', async () => {
     for (let round = 0; round < 6; round++) {
@@ -195,5 +224,46 @@ describe('concurrent batches', () => {
         expect(all.filter((x) => x.trx_id === p.transaction.trxId)).toHaveLength(1);
       }
     }
+  });
+});
+
+describe('round trips', () => {
+  /** Statements sent to PostgreSQL while `fn` runs (every query of the in-process server goes through pg's Client). */
+  async function countStatements(fn: () => Promise<unknown>): Promise<{ n: number; texts: string[] }> {
+    const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+    const original = proto.query;
+    const texts: string[] = [];
+    proto.query = function (this: unknown, ...args: unknown[]) {
+      const q = args[0];
+      texts.push((typeof q === 'string' ? q : ((q as { text?: string })?.text ?? '')).slice(0, 60));
+      return original.apply(this, args);
+    };
+    try {
+      await fn();
+    } finally {
+      proto.query = original;
+    }
+    return { n: texts.length, texts };
+  }
+
+  it('a request of ten matched SMS makes the same statements for its reads and locks as one of one SMS; only completions add per SMS', async () => {
+    const scene = await smsScene(t);
+    const at = Date.now() - 60_000;
+    const request = async (k: number) => {
+      const ids = Array.from({ length: k }, () => newGatewayTrxId());
+      for (const [i, id] of ids.entries()) await seedPayment(t, scene, { amount: `${300 + i}.00`, status: 'awaiting_verification', gatewayTrxId: id });
+      const messages = ids.map((id, i) => ({ sender: 'bKash', body: smsBodies.bkash(`${300 + i}.00`, id), received_at: new Date(at + i).toISOString() }));
+      let answers: Awaited<ReturnType<typeof forwardSms>> = [];
+      const counted = await countStatements(async () => {
+        answers = await forwardSms(t, scene.device, messages);
+      });
+      expect(answers.every((a) => a.match_status === 'matched')).toBe(true);
+      return counted;
+    };
+    const one = await request(1);
+    const ten = await request(10);
+    console.log(`statements: 1 SMS ${one.n}, 10 SMS ${ten.n}\n  1: ${one.texts.join('\n  1: ')}\n  10: ${ten.texts.join('\n  10: ')}`);
+    // Per matched SMS only its completion (the transaction and intent, the event, the event's endpoints) is its own.
+    expect(ten.n - one.n).toBeLessThanOrEqual(9 * 3);
   });
 });

@@ -10,7 +10,7 @@ import { loadRates } from '../fx/service.ts';
 import { currenciesOf, noRateMessage, quoteGateway } from '../gateways/quote.ts';
 import { getGateway } from '../gateways/service.ts';
 import { gatewayServesMode } from '../sandbox/gateway.ts';
-import { recordEvent } from '../webhooks/outbox.ts';
+import { recordEvent, type EventEndpointsMemo } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES, type TransactionStatus } from './entities.ts';
 import { loadIntent } from './intents.ts';
 import { db } from '../db.ts';
@@ -329,7 +329,7 @@ export async function completeTransaction(
 export async function completeLockedTransaction(
   tx: EntityManager,
   t: TransactionRecord,
-  opts: { source: CompletionSource; gatewayTrxId?: string | null },
+  opts: { source: CompletionSource; gatewayTrxId?: string | null; eventEndpoints?: EventEndpointsMemo },
 ): Promise<TransactionChange> {
   if (!tx.isInTransaction()) throw new Error('completeLockedTransaction must run inside em.transactional()');
   const claimed = opts.gatewayTrxId ? cleanGatewayTrxId(opts.gatewayTrxId) : null;
@@ -411,7 +411,7 @@ export async function completeLockedTransaction(
     done && intent && Number(row.latest_transaction_id) === t.id
       ? paymentEventDataOf(completedPaymentRow(intent, transaction))
       : await paymentEventData(tx, t.intentId);
-  await recordEvent(tx, { brandId: t.brandId, mode: t.mode, event: 'payment.completed', data, transactionId: t.id });
+  await recordEvent(tx, { brandId: t.brandId, mode: t.mode, event: 'payment.completed', data, transactionId: t.id }, opts.eventEndpoints);
   return { transaction, changed: true };
 }
 

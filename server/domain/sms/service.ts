@@ -13,6 +13,7 @@ import { chooseMatch, type MatchResult, type ReasonCode } from './matcher.ts';
 import { customerPhonesOfIntents } from './expected-payer.ts';
 import { parseSms, type ParsedSms } from './parser.ts';
 import { requestBackfillForChainBreak } from '../recovery/backfill.ts';
+import type { EventEndpointsMemo } from '../webhooks/outbox.ts';
 import { claimPendingRecord, claimPendingRecords, SMS_BODY_CONTEXT, storeOutcome, storeOutcomes, type PendingSmsRecord, type SmsOutcome } from './records.ts';
 import { db } from '../db.ts';
 
@@ -268,8 +269,9 @@ async function complete(
   tx: EntityManager,
   o: SmsOutcome,
   locked: ReadonlyMap<number, LockedCandidate>,
+  eventEndpoints?: EventEndpointsMemo,
 ): Promise<{ outcome: SmsOutcome; trxId: string | null; transaction?: LockedCandidate['record'] }> {
-  const opts = { source: 'sms', gatewayTrxId: o.parsed!.trxId! } as const;
+  const opts = { source: 'sms', gatewayTrxId: o.parsed!.trxId!, ...(eventEndpoints ? { eventEndpoints } : {}) } as const;
   const row = locked.get(o.transactionId!)?.record;
   try {
     const { changed, transaction } = !row
@@ -346,13 +348,15 @@ async function matchBatch(em: EntityManager, deps: SmsMatchDeps, recordIds: read
     const bodies = new Map(recs.map((r) => [r.id, deps.cipher.decrypt(r.bodyEncrypted, SMS_BODY_CONTEXT, r.binding)]));
     const batch = await prefetchBatch(tx, deps.cipher, recs.map((r) => planRecord(r, bodies.get(r.id)!, gateways, settings)));
     const provedBy = new Map<number, number>();
+    // The brand's webhook endpoints, read (and share-locked) by the first completion's event only.
+    const eventEndpoints: EventEndpointsMemo = new Map();
     const stored: Array<{ rec: PendingSmsRecord; outcome: SmsOutcome }> = [];
     for (const rec of recs) {
       const decided = await decide(batch.io, rec, bodies.get(rec.id)!, gateways, settings, deps.cipher);
       let outcome = decided.outcome;
       let trxId: string | null = null;
       if (outcome.status === 'matched') {
-        const done = await complete(tx, outcome, decided.locked);
+        const done = await complete(tx, outcome, decided.locked, eventEndpoints);
         ({ outcome, trxId } = done);
         if (done.transaction) {
           batch.completed(done.transaction);

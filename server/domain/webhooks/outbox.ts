@@ -17,6 +17,14 @@ export type { WebhookEventName };
  * a payload that breaks the published contract fails the caller's transaction
  * here rather than reaching merchants.
  */
+/**
+ * The endpoints one transaction already read (and holds FOR SHARE) per brand,
+ * mode and event: a caller recording many events of one brand in one
+ * transaction (a batch of SMS completing payments) passes the same map, and the
+ * endpoints are read once. Locked, they cannot change before it commits.
+ */
+export type EventEndpointsMemo = Map<string, Array<{ id: number; url: string }>>;
+
 export async function recordEvent(
   em: EntityManager,
   input: {
@@ -29,6 +37,7 @@ export async function recordEvent(
     test?: boolean;
     endpointId?: number;
   },
+  memo?: EventEndpointsMemo,
 ): Promise<{ eventId: number; deliveryId: number | null; deliveryIds: number[] }> {
   if (!em.isInTransaction()) throw new Error('recordEvent must run inside em.transactional()');
   const createdAt = new Date();
@@ -64,7 +73,8 @@ export async function recordEvent(
   // replaced; the lock orders the two transactions instead (id order: no deadlock).
   const target = input.test === true ? (input.endpointId ?? null) : null;
   if (input.test === true && target === null) throw new Error('a test event names the endpoint it is sent to');
-  const endpoints = await db(em)
+  const memoKey = target === null ? `${input.brandId}:${input.mode}:${input.event}` : null;
+  const endpoints = (memoKey !== null ? memo?.get(memoKey) : undefined) ?? await db(em)
     .selectFrom('webhook_endpoints')
     .select(['id', 'url'])
     .where('brand_id', '=', input.brandId)
@@ -74,6 +84,7 @@ export async function recordEvent(
     .orderBy('id')
     .forShare()
     .execute();
+  if (memo && memoKey !== null) memo.set(memoKey, endpoints);
   if (endpoints.length === 0) return { eventId, deliveryId: null, deliveryIds: [] };
 
   const deliveries = await db(em)
