@@ -2,7 +2,7 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { compareMoney } from '../money/decimal.ts';
-import { completeLockedTransaction, completeTransaction, TRANSACTION_SENDER_CONTEXT, transactionBinding } from '../payments/transactions.ts';
+import { completeLockedTransaction, completeLockedTransactions, completeTransaction, completionRefusal, TRANSACTION_SENDER_CONTEXT, transactionBinding } from '../payments/transactions.ts';
 import { effectiveSettings, getSettings, settingKeys, type Settings } from '../settings/service.ts';
 import type { MatchedRecordState, MatchSmsRecords } from '../sms-intake/matching-seam.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
@@ -280,14 +280,19 @@ async function complete(
         ? await tx.transactional((sp) => completeLockedTransaction(sp, row, opts))
         : await completeLockedTransaction(tx, row, opts);
     if (changed) return { outcome: o, trxId: transaction.trxId, transaction };
-    return { outcome: { ...o, status: 'low_confidence', transactionId: null, confidence: 0, reason: `transaction ${o.transactionId} was already completed`, reasonCode: 'completion_refused' }, trxId: null };
+    return { outcome: alreadyCompleted(o), trxId: null };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return {
-      outcome: { ...o, status: 'low_confidence', transactionId: null, confidence: 0, reason: `${o.reason}; completing transaction ${o.transactionId} was refused: ${err.message}`, reasonCode: 'completion_refused' },
-      trxId: null,
-    };
+    return { outcome: completionRefused(o, err), trxId: null };
   }
+}
+
+function alreadyCompleted(o: SmsOutcome): SmsOutcome {
+  return { ...o, status: 'low_confidence', transactionId: null, confidence: 0, reason: `transaction ${o.transactionId} was already completed`, reasonCode: 'completion_refused' };
+}
+
+function completionRefused(o: SmsOutcome, err: AppError): SmsOutcome {
+  return { ...o, status: 'low_confidence', transactionId: null, confidence: 0, reason: `${o.reason}; completing transaction ${o.transactionId} was refused: ${err.message}`, reasonCode: 'completion_refused' };
 }
 
 /**
@@ -350,12 +355,32 @@ async function matchBatch(em: EntityManager, deps: SmsMatchDeps, recordIds: read
     const provedBy = new Map<number, number>();
     // The brand's webhook endpoints, read (and share-locked) by the first completion's event only.
     const eventEndpoints: EventEndpointsMemo = new Map();
+    const completions: Array<{ t: LockedCandidate['record']; gatewayTrxId: string }> = [];
     const stored: Array<{ rec: PendingSmsRecord; outcome: SmsOutcome }> = [];
     for (const rec of recs) {
       const decided = await decide(batch.io, rec, bodies.get(rec.id)!, gateways, settings, deps.cipher);
       let outcome = decided.outcome;
       let trxId: string | null = null;
-      if (outcome.status === 'matched') {
+      const row = outcome.status === 'matched' ? decided.locked.get(outcome.transactionId!)?.record : undefined;
+      if (row && row.gatewayTrxId !== null) {
+        // Decided now, written with the batch's other completions after the loop (completeLockedTransactions):
+        // every refusal comes before the write, on the row as locked; the write itself cannot be refused here,
+        // as the row already carries its gateway trx id (else it completes below, on its own, in a savepoint).
+        let refusal: 'already_completed' | null = null;
+        try {
+          refusal = completionRefusal(row, outcome.parsed!.trxId!);
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          outcome = completionRefused(outcome, err);
+        }
+        if (refusal === 'already_completed') outcome = alreadyCompleted(outcome);
+        else if (outcome.status === 'matched') {
+          completions.push({ t: row, gatewayTrxId: outcome.parsed!.trxId! });
+          trxId = row.trxId;
+          batch.completed({ ...row, status: 'completed' });
+          provedBy.set(row.id, rec.id);
+        }
+      } else if (outcome.status === 'matched') {
         const done = await complete(tx, outcome, decided.locked, eventEndpoints);
         ({ outcome, trxId } = done);
         if (done.transaction) {
@@ -368,6 +393,8 @@ async function matchBatch(em: EntityManager, deps: SmsMatchDeps, recordIds: read
       stored.push({ rec, outcome });
       result.set(rec.id, { outcome, trxId });
     }
+    // Every transaction and intent the batch proved in one statement, their events in one more.
+    await completeLockedTransactions(tx, completions, { source: 'sms', eventEndpoints });
     await storeOutcomes(tx, deps.cipher, stored);
     await batch.writeHeads();
     // After the outcomes are stored: a chain break's previous link may be a record of this batch.
