@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Benchmark } from './lib/benchmark.ts';
 import { formatTable, writeReport } from './lib/report.ts';
 import type { BenchOptions } from './lib/servers.ts';
+import { e2e } from './e2e.ts';
 import { intents } from './intents.ts';
 import { merchantReads } from './merchant-reads.ts';
 import { sms } from './sms.ts';
@@ -14,7 +15,7 @@ import { webhooks } from './webhooks.ts';
  * scripts work, not a measurement. Each benchmark starts its own PostgreSQL,
  * seeds it, prints its table and writes bench/results/<name>-<date>.json.
  */
-const benchmarks: Benchmark[] = [merchantReads, intents, webhooks, startup, sms];
+const benchmarks: Benchmark[] = [merchantReads, intents, webhooks, startup, sms, e2e];
 
 const { values } = parseArgs({
   options: {

@@ -4,6 +4,7 @@ import type { AppDeps } from './deps.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './infra/database/embedded.ts';
 import { createOrm, migrate } from './infra/database/orm.ts';
 import { startBoss } from './infra/jobs/boss.ts';
+import { createNotificationHub } from './infra/database/notifications.ts';
 import { prepareJobs, startWorkers, unbindJobs } from './infra/jobs/workers.ts';
 import { closeOutboundDispatchers } from './infra/http/outbound.ts';
 import type { Logger } from './infra/logger.ts';
@@ -55,7 +56,10 @@ export async function bootstrap(config: Config, logger: Logger, opts: { startJob
     const migrations = await migrate(orm, [async (o) => void (await reencryptPersonalData(o, crypto, logger))]);
     const boss = await startBoss({ url, logger });
     cleanup.push(() => boss.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS, close: true }));
-    const deps: AppDeps = { config, secrets, crypto, orm, boss, logger, state: { shuttingDown: false } };
+    // Connects on its first subscriber only: processes that serve no checkout stream hold no extra connection.
+    const notifications = createNotificationHub({ url, logger, limits: { total: config.CHECKOUT_STREAMS_MAX, perKey: config.CHECKOUT_STREAMS_PER_PAYMENT } });
+    cleanup.push(() => notifications.close());
+    const deps: AppDeps = { config, secrets, crypto, orm, boss, logger, notifications, state: { shuttingDown: false } };
     // Queues exist in every process (any process may enqueue); workers run only where enabled.
     await prepareJobs(deps, jobRegistrations());
     cleanup.push(async () => unbindJobs(orm));

@@ -108,6 +108,12 @@ const envSchema = z.object({
   /** ...and at the latest this many hours after login. */
   CONSOLE_SESSION_MAX_HOURS: positiveInt('hours').default(12),
   /** E-mail of the console owner created on the first run. */
+  /** Open checkout status streams (Server-Sent Events) this process serves at most; more are 429. */
+  CHECKOUT_STREAMS_MAX: positiveInt('streams').default(2000),
+  /** ...and at most this many for one payment (a customer's tabs). */
+  CHECKOUT_STREAMS_PER_PAYMENT: positiveInt('streams').default(5),
+  /** A comment line this often keeps proxies from closing an idle stream. */
+  CHECKOUT_STREAM_HEARTBEAT_MS: positiveInt('milliseconds').default(15_000),
   CONSOLE_OWNER_EMAIL: z.string().regex(/^[^\s@]+@[^\s@]+$/, 'must be an e-mail address').default('owner@localhost'),
   ...rateLimitEnvShape,
 });

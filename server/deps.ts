@@ -4,6 +4,7 @@ import type { Orm } from './infra/database/orm.ts';
 import type { Logger } from './infra/logger.ts';
 import type { Secrets } from './infra/secrets.ts';
 import type { PiiCipher } from './infra/crypto/pii-cipher.ts';
+import type { NotificationHub } from './infra/database/notifications.ts';
 
 /**
  * Everything the app needs, built once in main.ts (or a test harness) and
@@ -15,6 +16,8 @@ export interface AppDeps {
   orm: Orm;
   boss: PgBoss;
   logger: Logger;
+  /** This process's one LISTEN connection and its in-memory subscribers (the checkout's status streams). */
+  notifications: NotificationHub;
   /** Personal-data keys parsed from secrets (never stored in the database, never logged). */
   crypto: { pii: PiiCipher; blindIndexKey: Buffer };
   /** Mutable process state: readiness turns false as soon as shutdown starts. */

@@ -62,6 +62,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     deps.state.shuttingDown = true;
+    // Open status streams would keep server.close() waiting: end them (the page falls back to polling, then reloads).
+    deps.notifications.closeSubscribers();
     logger.info({ signal }, 'shutting down: no new requests, finishing those in flight');
     const force = setTimeout(() => {
       logger.error('shutdown took too long; closing remaining connections');

@@ -43,6 +43,21 @@ export const deviceListQuerySchema = z.strictObject({
 
 const devicePath = z.object({ device_id: idParam('device') });
 
+export const devicePresenceChangeSchema = z
+  .object({
+    id: z.number().int(),
+    status: z.enum(['online', 'offline']).describe('What the device became: `offline` after being silent longer than `device_offline_minutes`, `online` when heard from again.'),
+    changed_at: timestampSchema.describe('When the presence sweep recorded the change (it runs every minute).'),
+    last_seen_at: timestampSchema.nullable().describe('The last authenticated call at that moment (to the minute).'),
+    last_heartbeat_at: timestampSchema.nullable(),
+    battery_level: z.number().int().nullable().describe('Percent, as last reported by a heartbeat before the change.'),
+    is_charging: z.boolean().nullable(),
+    network: z.string().nullable().describe('The network (signal) the app last reported: `wifi`, `cellular`...'),
+  })
+  .meta({ id: 'AdminDevicePresenceChange' });
+
+export const presenceHistoryQuerySchema = z.strictObject({ ...pageQuerySchema.shape });
+
 export const adminDevicesContract = c.router(
   {
     list: {
@@ -60,6 +75,17 @@ export const adminDevicesContract = c.router(
       summary: 'Get a device',
       pathParams: devicePath,
       responses: { 200: ok(adminDeviceSchema) },
+      metadata: adminMeta('Devices', ['DEVICE_NOT_FOUND']),
+    },
+    presenceHistory: {
+      method: 'GET',
+      path: '/devices/:device_id/presence-history',
+      summary: "A device's presence history",
+      description:
+        'Each time the device went offline or came back online, newest first, with its battery, charging state and network at that moment. Kept for 30 days. Another brand’s device (outside an operator’s brands) is `DEVICE_NOT_FOUND`, like an unknown one.',
+      pathParams: devicePath,
+      query: presenceHistoryQuerySchema,
+      responses: { 200: okList(devicePresenceChangeSchema, pageMetaWithPagesSchema) },
       metadata: adminMeta('Devices', ['DEVICE_NOT_FOUND']),
     },
     revoke: {

@@ -35,7 +35,7 @@ export const adminOperatorsContract = c.router(
       method: 'POST',
       path: '/operators',
       summary: 'Add a console operator',
-      description: 'Creates the operator with a generated password, returned once. Audited as `operator.create`.',
+      description: 'Creates the operator with a generated password, returned once. Every id in `brand_ids` must name an existing brand (a 400 naming `brand_ids` otherwise; ignored for owners). Audited as `operator.create`.',
       body: z
         .strictObject({
           email: operatorEmailSchema,
@@ -51,7 +51,7 @@ export const adminOperatorsContract = c.router(
       method: 'PATCH',
       path: '/operators/:operator_id',
       summary: 'Change an operator',
-      description: 'Name, role, brands, or `disabled` (which also ends their sessions; so does a change of role or brands). The last active owner cannot be demoted or disabled (`LAST_OWNER`). Audited as `operator.update`.',
+      description: 'Name, role, brands, or `disabled` (which also ends their sessions; so does a change of role or brands). Every id in `brand_ids` must name an existing brand (a 400 naming `brand_ids` otherwise). The last active owner cannot be demoted or disabled (`LAST_OWNER`). Audited as `operator.update`.',
       pathParams: operatorPath,
       body: z
         .strictObject({

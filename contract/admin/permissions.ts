@@ -19,7 +19,7 @@ export const adminPermissions = {
   gateways: { create: 'own', presets: 'read', list: 'read', get: 'read', update: 'own', listFormatAlarms: 'read', evaluateTemplates: 'own' },
   exchangeRates: { set: 'own', list: 'read', delete: 'own' },
   filterRules: { get: 'read', update: 'own' },
-  devices: { list: 'read', get: 'read', revoke: 'operate' },
+  devices: { list: 'read', get: 'read', presenceHistory: 'read', revoke: 'operate' },
   pairingCodes: { create: 'operate' },
   notifications: { send: 'operate' },
   outboundSms: { enqueue: 'operate' },

@@ -58,6 +58,29 @@ export const transactionListQuerySchema = z
     status: z.enum(transactionStatuses).optional().describe('Only transactions in this status.'),
     gateway: z.string().min(1).max(50).optional().describe('Only transactions on this gateway (code).'),
     trx_id: z.string().min(1).max(100).optional().describe('Only the transaction with this service reference, or those with this gateway reference.'),
+    reference: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(
+        "Any reference: the transaction's service trx id, its gateway trx id (case-insensitive), the payment id (the intent's UUID) or the merchant's own reference (exact).",
+      ),
+    customer_email: z
+      .string()
+      .min(3)
+      .max(254)
+      .optional()
+      .describe(
+        "Only payments of the customer with this e-mail (trimmed and lower-cased, then matched on each visible brand's keyed hash of it; nothing is decrypted to search). An address that cannot be valid is a 400 naming `customer_email`.",
+      ),
+    customer_phone: z
+      .string()
+      .min(3)
+      .max(32)
+      .optional()
+      .describe('Only payments of the customer with this phone number (E.164 or national, read as Bangladeshi; matched on the keyed hash of its E.164 form). A number that cannot be valid is a 400 naming `customer_phone`.'),
     from: dateQuery('Created on or after this UTC date (YYYY-MM-DD, inclusive).').optional(),
     to: dateQuery('Created on or before this UTC date (YYYY-MM-DD, inclusive).').optional(),
   })

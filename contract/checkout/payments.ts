@@ -225,6 +225,27 @@ export const checkoutPaymentsContract = c.router(
         ],
       }),
     },
+    statusStream: {
+      method: 'GET',
+      path: '/payments/:payment_id/status-stream',
+      summary: 'Follow the payment status (Server-Sent Events)',
+      description: [
+        'A `text/event-stream` (Server-Sent Events, for `EventSource`) telling the checkout page when the payment changes, instead of polling `GET /payments/{payment_id}`.',
+        'On connect, and whenever the status changes (a submission awaiting verification, completed, failed, expired, canceled), one `status` event whose `data` is JSON `{"status": ..., "terminal": ...}`:',
+        '`status` as `GET /payments/{payment_id}` shows it, `terminal` true for `completed`, `expired` and `canceled`, after which the server ends the stream (a client stops there rather than reconnecting).',
+        'A comment line (`: heartbeat`) every few seconds keeps proxies from closing an idle stream. The stream also ends when the service shuts down; `EventSource` then reconnects after the `retry` the stream names.',
+        'Same rules as `GET /payments/{payment_id}`: the payment id is the credential, an unknown or malformed id is `PAYMENT_NOT_FOUND`, a payment of a disabled brand `BRAND_DISABLED`.',
+        'A few streams per payment and a bounded number per server process: past either, `RATE_LIMITED`.',
+      ].join(' '),
+      pathParams: paymentIdParams,
+      responses: {
+        200: c.otherResponse({
+          contentType: 'text/event-stream',
+          body: z.string().describe('Server-Sent Events: `retry: <ms>`, then `event: status` / `data: {"status":"awaiting_verification","terminal":false}` blocks and `: heartbeat` comment lines.'),
+        }),
+      },
+      metadata: meta({ auth: 'checkout', tag: 'Checkout', errors: ['PAYMENT_NOT_FOUND', 'BRAND_DISABLED'] }),
+    },
     cancel: {
       method: 'POST',
       path: '/payments/:payment_id/cancellations',
@@ -241,6 +262,15 @@ export const checkoutPaymentsContract = c.router(
   { pathPrefix: CHECKOUT_PATH_PREFIX, strictStatusCodes: true },
 );
 
+/** The `data` of a status stream's `status` event (JSON). */
+export const checkoutStatusEventSchema = z
+  .object({
+    status: z.enum(paymentStatuses).describe('The status `GET /payments/{payment_id}` shows now.'),
+    terminal: z.boolean().describe('True for `completed`, `expired` and `canceled`: nothing changes any more and the stream ends.'),
+  })
+  .meta({ id: 'CheckoutStatusEvent' });
+
+export type CheckoutStatusEvent = z.infer<typeof checkoutStatusEventSchema>;
 export type CheckoutPayment = z.infer<typeof checkoutPaymentSchema>;
 export type CheckoutGateway = z.infer<typeof checkoutGatewaySchema>;
 export type CheckoutTransaction = z.infer<typeof checkoutTransactionSchema>;

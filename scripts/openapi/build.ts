@@ -1,4 +1,4 @@
-import { isAppRoute, isAppRouteNoBody, type AppRoute, type AppRouter } from '@ts-rest/core';
+import { isAppRoute, isAppRouteNoBody, isAppRouteOtherResponse, type AppRoute, type AppRouter } from '@ts-rest/core';
 import { OpenApiBuilder, type OpenAPIObject, type OperationObject, type ParameterObject, type ResponsesObject, type SchemaObject } from 'openapi3-ts/oas31';
 import { z } from 'zod';
 import { contract } from '../../contract/index.ts';
@@ -150,6 +150,12 @@ const tagDescriptions: Record<string, string> = {
   'Admin: Webhook deliveries': 'Delivery log with every attempt, replay of one or all dead letters.',
 };
 
+/** What c.otherResponse() holds (ts-rest does not export its type). */
+interface OtherResponse {
+  contentType: string;
+  body: unknown;
+}
+
 export function buildOpenApiDocument(): OpenAPIObject {
   const collector = new SchemaCollector();
   const builder = OpenApiBuilder.create({
@@ -212,7 +218,10 @@ export function buildOpenApiDocument(): OpenAPIObject {
       const description = isError ? errorDescription(st, [...(declaredErrorCodes(schema) ?? [])]) : st === 201 ? 'Created' : st === 204 ? 'No content' : 'OK';
       responses[status] = isAppRouteNoBody(schema as never)
         ? { description }
-        : { description, content: { 'application/json': { schema: collector.convert(schema as z.ZodType, 'output') } } };
+        : isAppRouteOtherResponse(schema as never)
+          ? // A non-JSON answer (the checkout's text/event-stream) under its own media type.
+            { description, content: { [(schema as unknown as OtherResponse).contentType]: { schema: collector.convert((schema as unknown as OtherResponse).body as z.ZodType, 'output') } } }
+          : { description, content: { 'application/json': { schema: collector.convert(schema as z.ZodType, 'output') } } };
     }
     const op: OperationObject = {
       operationId: camel(key),

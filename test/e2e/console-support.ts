@@ -1,8 +1,9 @@
 import { readFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { collectPageErrors } from './support/browser.ts';
 
 /** Helpers of the console's browser tests (test/e2e/console*.e2e.test.ts). */
 
@@ -56,3 +57,23 @@ export async function logIn(page: Page, email: string, password: string): Promis
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Log in' }).click();
 }
+
+/**
+ * A fresh browser context at 1280 px (desktop) or 375 px (a phone), with the
+ * page's console errors collected and any request leaving the service counted
+ * as one.
+ */
+export async function openConsolePage(browser: Browser, baseUrl: string, width: 1280 | 375): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
+  const ctx = await browser.newContext(
+    width === 375 ? { viewport: { width: 375, height: 812 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: 'en-US' } : { viewport: { width: 1280, height: 900 }, locale: 'en-US' },
+  );
+  const page = await ctx.newPage();
+  const errors = collectPageErrors(page);
+  page.on('request', (r) => {
+    if (!r.url().startsWith(baseUrl) && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) errors.push(`foreign request ${r.url()}`);
+  });
+  return { ctx, page, errors };
+}
+
+/** Console errors other than the refusals a test provokes on purpose (they log as failed loads). */
+export const unexpectedErrors = (errors: string[]) => errors.filter((e) => !/status of (400|401|403|429)/.test(e));

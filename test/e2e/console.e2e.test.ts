@@ -10,7 +10,7 @@ import { expectAccessible, logIn, shot } from './console-support.ts';
  * The operator console in a real Chromium, under its real CSP, against the real
  * server and database: log in (wrong password first), decide the review queue
  * (an ambiguous payment verified in at most 3 clicks, one rejected), pair a
- * phone, replay a dead letter, a viewer refused by the server, log out. Every
+ * phone, replay a dead letter, a real viewer refused by the server, log out. Every
  * screen is screenshotted at 1280 and 375 px (test-results/console/) and checked
  * with axe-core; no console error (a CSP violation is one) is allowed.
  */
@@ -199,7 +199,7 @@ describe('console', () => {
     await page.getByRole('button', { name: 'Search' }).click();
     const table = page.getByRole('table', { name: 'Payments' });
     await expect.poll(() => table.getByRole('row').count()).toBe(2);
-    expect(page.url()).toContain(`trx_id=${transaction.trxId}`);
+    expect(page.url()).toContain(`reference=${transaction.trxId}`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
     const csv = await new Response((await download.createReadStream()) as unknown as ReadableStream).text();
     const lines = csv.trim().split('\r\n');
@@ -209,41 +209,63 @@ describe('console', () => {
     expect(lines[1]).toContain(',615.50,BDT,');
     await table.getByRole('link', { name: transaction.trxId }).click();
     await page.getByRole('heading', { level: 1, name: `Payment ${transaction.trxId}` }).waitFor();
-    await page.getByText('Completed by').waitFor();
+    await page.getByText('Completed by', { exact: true }).waitFor();
     await expectAccessible(page, 'payment detail');
     await shot(page, 'payment-detail');
     expect(unexpected(errors)).toEqual([]);
     await ctx.close();
   });
 
-  it('a viewer sees no decision buttons, and an attempt anyway is refused by the server with a clear message', async () => {
+  it('a real viewer: the console offers no mutating action, and a mutation sent from its session with the real CSRF token is refused (403) and changes nothing', async () => {
     const { transaction } = await seedPayment(t, scene, { amount: '730.00', status: 'awaiting_verification', gatewayTrxId: newGatewayTrxId() });
+    // A viewer created through the admin API (beforeAll), logged in through the form like anyone.
     const { ctx, page, errors } = await open(1280);
     await page.goto(`${t.baseUrl}/admin/review`);
     await logIn(page, accounts.viewer.email, accounts.viewer.password);
+    const header = page.getByTestId('operator');
+    await header.waitFor();
+    expect(await header.innerText()).toContain('viewer');
     const queue = page.getByRole('list', { name: 'Items to review' });
     await queue.getByRole('button', { name: /730\.00 BDT/ }).click();
     await page.getByText('Your role can read the queue but not decide it.').waitFor();
-    expect(await page.getByRole('button', { name: /^Reject/ }).count()).toBe(0);
+    for (const name of [/^Reject/, /^Verify/]) expect(await page.getByRole('button', { name }).count()).toBe(0);
+    await shot(page, 'review-viewer');
+    // Devices: readable (presence history included), but no pairing and no revoking.
+    await page.goto(`${t.baseUrl}/admin/devices`);
+    await page.getByRole('table', { name: 'Devices' }).waitFor();
+    expect(await page.getByRole('button', { name: /^Presence history of / }).count()).toBeGreaterThan(0);
+    for (const name of ['Pair a phone', 'Revoke']) expect(await page.getByRole('button', { name }).count()).toBe(0);
+    await shot(page, 'devices-viewer');
 
-    // A console that believed the viewer were an operator (an old tab, a tampered
-    // page) shows the buttons: the server refuses anyway.
-    await page.route('**/api/admin/v1/session', async (route) => {
-      if (route.request().method() !== 'GET') return route.continue();
-      const res = await route.fetch();
-      const body = await res.json();
-      body.data.operator.role = 'operator';
-      await route.fulfill({ response: res, json: body });
-    });
-    await page.reload();
-    await queue.getByRole('button', { name: /730\.00 BDT/ }).click();
-    await page.getByRole('button', { name: /^Reject/ }).click();
-    await page.getByRole('dialog').getByLabel('Reason').fill('trying anyway');
-    await page.getByRole('dialog').getByRole('button', { name: 'Reject payment' }).click();
-    await expect.poll(() => page.getByRole('dialog').getByRole('alert').innerText()).toContain('Your role does not allow this action');
-    await shot(page, 'review-viewer-refused');
-    const [row] = await t.sql<{ status: string }>('SELECT status FROM transactions WHERE id = $1', [transaction.id]);
-    expect(row!.status).toBe('awaiting_verification');
+    // The same browser session asks anyway, with its real cookie and CSRF token: the server refuses.
+    const auditBefore = await t.sql<{ n: string }>('SELECT count(*) AS n FROM audit_log');
+    const answers = await page.evaluate(
+      async ({ txId, deviceId }) => {
+        const session = await (await fetch('/api/admin/v1/session')).json();
+        const csrf: string = session.data.csrf_token;
+        const send = async (path: string, body: unknown) => {
+          const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf }, body: JSON.stringify(body) });
+          return { status: res.status, body: await res.json() };
+        };
+        return {
+          csrf,
+          reject: await send(`/api/admin/v1/transactions/${txId}/rejections`, { reason: 'trying anyway' }),
+          verify: await send(`/api/admin/v1/transactions/${txId}/verifications`, {}),
+          revoke: await send(`/api/admin/v1/devices/${deviceId}/revocations`, {}),
+        };
+      },
+      { txId: transaction.id, deviceId: scene.device.deviceId },
+    );
+    expect(answers.csrf.length).toBeGreaterThan(10);
+    for (const [what, answer] of Object.entries({ reject: answers.reject, verify: answers.verify, revoke: answers.revoke })) {
+      expect(answer.status, what).toBe(403);
+      expect(answer.body, what).toMatchObject({ success: false, errors: [{ code: 'FORBIDDEN' }], request_id: expect.any(String) });
+    }
+    const [row] = await t.sql<{ status: string; failure_reason: string | null }>('SELECT status, failure_reason FROM transactions WHERE id = $1', [transaction.id]);
+    expect(row).toEqual({ status: 'awaiting_verification', failure_reason: null });
+    const [device] = await t.sql<{ status: string }>('SELECT status FROM devices WHERE id = $1', [scene.device.deviceId]);
+    expect(device!.status).toBe('active');
+    expect(await t.sql<{ n: string }>('SELECT count(*) AS n FROM audit_log')).toEqual(auditBefore);
     expect(unexpected(errors)).toEqual([]);
     await ctx.close();
   });

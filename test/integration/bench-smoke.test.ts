@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 /**
- * Keeps bench/ from rotting: runs one benchmark end to end in --quick mode
+ * Keeps bench/ from rotting: runs benchmarks end to end in --quick mode
  * (its own PostgreSQL, seeding, both servers, the load generator) and checks
  * the report it writes. No timing is asserted: figures from a smoke run on a
  * shared machine mean nothing.
@@ -73,5 +73,21 @@ describe('bench/run.ts --quick', () => {
       }
     }
     expect(output).toContain('| metric');
+  }, 300_000);
+
+  it('runs e2e (SMS -> signed webhook) end to end: every SMS completes one payment and its webhook arrives verified', async () => {
+    const { code, output } = await runBench(['--only', 'e2e', '--quick', '--duration', '1', '--warmup', '0', '--out', out]);
+    expect(code, output).toBe(0);
+    const files = readdirSync(out).filter((f) => /^e2e-.+\.json$/.test(f));
+    expect(files).toHaveLength(1);
+    const report = JSON.parse(readFileSync(path.join(out, files[0]!), 'utf8'));
+    expect(report).toMatchObject({ name: 'e2e', quick: true, settings: { rate: 50, sms: 50, smsPerRequest: 1 } });
+    const row = (metric: string) => report.rows.find((r: { metric: string }) => r.metric.startsWith(metric));
+    // Correctness, not timing: each SMS matched and completed exactly one payment, each webhook arrived once with a good signature.
+    expect(row('SMS matched, each completing one payment')).toMatchObject({ ours: '50/50', met: true });
+    expect(row('webhooks arrived / bad signatures / duplicates')).toMatchObject({ ours: '50/0/0', met: true });
+    expect(report.details.completion).toEqual({ completed: 50, events: 50, distinct_intents: 50 });
+    expect(report.details.latencyMs).toHaveLength(50);
+    for (const metric of ['SMS -> webhook at receiver p50', 'SMS -> webhook at receiver p99']) expect(typeof row(metric).ours, metric).toBe('number');
   }, 300_000);
 });

@@ -54,16 +54,22 @@ describe('first run: the console owner', () => {
 
 describe('operators: CLI commands', () => {
   it('create (one-time password), list, reset-password, disable', async () => {
-    const created = await cli(['operators:create', '--email', 'Cli.Op@example.com', '--name', 'CLI Op', '--role', 'operator', '--brands', '1,2', '--json']);
+    const one = (await t.createBrand('CLI Brand 1')).brandId;
+    const two = (await t.createBrand('CLI Brand 2')).brandId;
+    const unknownBrand = await cli(['operators:create', '--email', 'Cli.Op@example.com', '--name', 'CLI Op', '--role', 'operator', '--brands', `${one},${two + 1000}`]);
+    expect(unknownBrand.code).not.toBe(0);
+    expect(unknownBrand.stderr).toContain('brand_ids');
+    expect(await t.sql("SELECT id FROM operators WHERE email = 'cli.op@example.com'")).toEqual([]);
+    const created = await cli(['operators:create', '--email', 'Cli.Op@example.com', '--name', 'CLI Op', '--role', 'operator', '--brands', `${one},${two}`, '--json']);
     expect(created.code, created.stderr).toBe(0);
     const { operator, password } = created.json();
-    expect(operator).toMatchObject({ email: 'cli.op@example.com', role: 'operator', brand_ids: [1, 2] });
+    expect(operator).toMatchObject({ email: 'cli.op@example.com', role: 'operator', brand_ids: [one, two] });
     await session(t, 'cli.op@example.com', password);
 
     const listed = await cli(['operators:list']);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain('cli.op@example.com');
-    expect(listed.stdout).toContain('1,2');
+    expect(listed.stdout).toContain(`${one},${two}`);
 
     const reset = await cli(['operators:reset-password', '--email', 'CLI.OP@example.com']);
     expect(reset.code, reset.stderr).toBe(0);

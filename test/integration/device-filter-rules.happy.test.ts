@@ -145,6 +145,12 @@ describe('filter rules follow the gateways', () => {
     const asOut = await admin('POST', '/gateways', { code: code('out'), name: 'Out', type: 'manual', methods: ['send_money'], currencies: ['BDT'], preset: 'bkash', enabled: false, sms_templates: [{ ...loose, direction: 'out', kind: 'debit' }] });
     expect(asOut.status, JSON.stringify(asOut.body)).toBe(201);
     expect(asOut.body.data.sms_templates.at(-1)).toMatchObject({ direction: 'out', kind: 'debit' });
+    // Such a template reads every credit of its sender as money out, and a money-out reading
+    // of any gateway wins (docs/matching.md): give it a sender of its own, so the bKash
+    // credits below are read as credits again.
+    const moved = await admin('PATCH', `/gateways/${asOut.body.data.code}`, { sms_senders: [code('LooseOut')], confirm_regressions: true });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body.data.sms_senders).not.toContain('bKash');
   });
 });
 

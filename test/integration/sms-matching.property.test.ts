@@ -14,21 +14,26 @@ import { SMS_SENDER_NUMBER_CONTEXT } from '../../server/domain/sms/records.ts';
 import { declaredPayerNumber } from '../../server/domain/sms/service.ts';
 import { smsRecordBinding } from '../../server/domain/sms-intake/record-cipher.ts';
 import { defaultGatewayTemplates } from '../../server/domain/sms/presets/index.ts';
-import { creditTemplate, creditWithBalance, submitAtCheckout } from '../support/sms-matching.ts';
+import { creditTemplate, creditWithBalance, grouped, submitAtCheckout } from '../support/sms-matching.ts';
 
 const withoutBalance = (amount: string, trxId: string, _balance: string, from: string) => creditWithBalance(amount, trxId, '', from).replace(' Balance Tk .', '');
+/** bKash's Send Money wording (read as money out by the bKash preset), with the recipient's number where a credit names the payer. */
+const debitWithBalance = (amount: string, trxId: string, balance: string, to: string, variant: number) =>
+  `Send Money Tk ${grouped(amount)} to ${to} successful. Ref ${variant}. Fee Tk 5.00. Balance Tk ${balance}. TrxID ${trxId} at 15/03/2024 14:32`;
 
 /**
  * The matching property (docs/matching.md) against the real service and
  * database: random open payments (some claiming ids, some with a declared
  * payer number), random SMS (repeated, forwarded by two phones, forged
- * variants with a known trx id, other payer numbers, random balances) and
+ * variants with a known trx id, other payer numbers, random balances, wallet
+ * debits carrying a claimed id and amount) and
  * random customer submissions, all sent at once. Whatever the interleaving,
  * the stored rows must show: no SMS completed two payments, no payment
  * completed twice, one gateway trx id completed one payment, and every
  * completion is proved by exactly one SMS that says its amount and trx id,
  * whose id the payment claimed before, whose payer number does not contradict
- * the declared one and whose balance does not contradict the phone's chain.
+ * the declared one and whose balance does not contradict the phone's chain;
+ * and no debit is ever anything but money out.
  */
 
 let t: TestContext;
@@ -58,6 +63,8 @@ const scenario = fc.record({
       balance: fc.constantFrom(null, null, null, '1.00', '5,000.00', '5,100.00', '5,300.00', '5,600.00'),
       // Another text with the same amount and id (a forged or re-sent notice): another content hash.
       variant: fc.nat(1),
+      // Now and then a debit of the wallet (Send Money) carrying a claimed id and the claimed amount: money out, never a proof.
+      debit: fc.constantFrom(false, false, false, true),
       copies: fc.integer({ min: 1, max: 3 }),
     }),
     { minLength: 1, maxLength: 6 },
@@ -91,7 +98,12 @@ async function run(s: Scenario): Promise<void> {
   }
 
   const deps = { cipher: t.runtime.deps.crypto.pii, hashKey: t.runtime.deps.crypto.blindIndexKey, match: createSmsMatcher({ cipher: t.runtime.deps.crypto.pii }) };
-  const bodies = s.sms.map((m) => ({ ...m, body: (m.balance === null ? withoutBalance : creditWithBalance)(m.amount, trxIds[m.trx]!, m.balance ?? '', m.from).replace(/Ref \w+/, `Ref ${m.variant}`) }));
+  const bodies = s.sms.map((m) => ({
+    ...m,
+    body: m.debit
+      ? debitWithBalance(m.amount, trxIds[m.trx]!, m.balance ?? '1.00', m.from, m.variant)
+      : (m.balance === null ? withoutBalance : creditWithBalance)(m.amount, trxIds[m.trx]!, m.balance ?? '', m.from).replace(/Ref \w+/, `Ref ${m.variant}`),
+  }));
   const work: Array<Promise<unknown>> = [];
   bodies.forEach((m, i) => {
     for (let c = 0; c < m.copies; c++) {
@@ -124,6 +136,9 @@ async function run(s: Scenario): Promise<void> {
   }
   await Promise.all(work);
   await check(brandId, claims);
+  const debits = new Set(bodies.flatMap((m, i) => (m.debit ? Array.from({ length: m.copies }, (_, c) => `m${i}-${c}`) : [])));
+  const debitRecords = (await t.sql<{ device_message_id: string; match_status: string; transaction_id: string | null }>('SELECT device_message_id, match_status, transaction_id FROM sms_records WHERE brand_id = $1', [brandId])).filter((r) => debits.has(r.device_message_id));
+  expect(debitRecords.filter((r) => !['money_out', 'duplicate'].includes(r.match_status) || r.transaction_id !== null), 'a debit is money out, never a proof').toEqual([]);
 }
 
 async function check(brandId: number, claims: ReadonlySet<string>): Promise<void> {

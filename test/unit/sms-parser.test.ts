@@ -90,6 +90,21 @@ describe('parseSms mechanics', () => {
     expect(parseSms({ sender: 'Shop', body }, two)?.gatewayId).toBe(2);
   });
 
+  it('a money-out reading of any gateway sharing the sender wins over another gateway\'s credit reading', () => {
+    // An admin's template that reads a debit as a credit, next to the preset that knows it is a debit.
+    const debit = 'Payment Tk 145.00 to 01700000026 successful. Ref 11. Fee Tk 0.00. Balance Tk 139.40. TrxID BKE1AIYP60 at 14/11/2024 23:25';
+    const credit = { pattern: String.raw`^Payment Tk (?<amount>[\d,.]+) to \d{11} successful\. Ref 11\.[^\n]{0,60}TrxID (?<trx_id>\w{10})` };
+    const two: GatewayParseConfig[] = [
+      { id: 1, senders: ['bKash'], templates: [credit] },
+      { id: 2, senders: ['bKash'], templates: [...defaultGatewayTemplates.bkash.templates] },
+    ];
+    expect(parseSms({ sender: 'bKash', body: debit }, two)).toMatchObject({ gatewayId: 2, direction: 'out', kind: 'payment', amount: '145.00' });
+    // Either order.
+    expect(parseSms({ sender: 'bKash', body: debit }, [...two].reverse())).toMatchObject({ gatewayId: 2, direction: 'out' });
+    // Alone, the admin's gateway reads it as a credit: only the other gateway's knowledge makes it a debit.
+    expect(parseSms({ sender: 'bKash', body: debit }, [two[0]!])).toMatchObject({ direction: 'in' });
+  });
+
   it('trims an empty sender_number group to null and keeps a present one trimmed', () => {
     const t = { pattern: String.raw`^Paid (?<amount>[\d,.]+) ref (?<trx_id>\w+)(?: by (?<sender_number>.*))?$` };
     expect(parseSms({ sender: 'Shop', body }, custom([t]))?.senderNumber).toBeNull();

@@ -49,6 +49,13 @@ describe('presets', () => {
     expect(() => compileTemplate(t.pattern, t.flags, t.direction)).not.toThrow();
   });
 
+  it.each(GATEWAY_PRESETS.flatMap((p) => p.outSamples.map((body) => [p.code, body.replace(/\s+/g, ' ').slice(0, 60), body] as const)))(
+    '%s money-out sample is read as money out by its own templates: %s',
+    (code, _l, body) => {
+      expect(classifySms(body, findPreset(code)!.templates)).toMatchObject({ direction: 'out' });
+    },
+  );
+
   it('no preset money-in template reads any wallet money-out sample', () => {
     expect(() => checkAgainstMoneyOut(GATEWAY_PRESETS.flatMap((p) => presetTemplates(p)))).not.toThrow();
   });

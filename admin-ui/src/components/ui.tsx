@@ -210,6 +210,11 @@ export function ago(iso: string | null | undefined): string {
   return `${Math.floor(s / 86400)} d ago`;
 }
 
+/** "1 payment", "2 payments"; `plural` when it is not the word plus "s" ("1 delivery", "3 deliveries"). */
+export function count(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : plural}`;
+}
+
 /** A decimal-string amount with its currency, never through floating point. */
 export function money(amount: string | null | undefined, currency?: string | null): string {
   if (amount == null) return '–';

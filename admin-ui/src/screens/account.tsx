@@ -87,7 +87,9 @@ export function AccountScreen() {
             >
               <p className="text-sm text-slate-700">Scan this with your authenticator app (or type the secret), then enter the code it shows.</p>
               <QrImage text={start.data.otpauth_url} label="QR code of the TOTP secret" />
-              <p className="font-mono text-sm break-all">{start.data.secret}</p>
+              <p className="font-mono text-sm break-all" data-testid="totp-secret">
+                {start.data.secret}
+              </p>
               <Field label="Code" htmlFor="totp-code">
                 <Input id="totp-code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} value={code} onChange={(e) => setCode(e.target.value.replace(/\D/g, ''))} />
               </Field>

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, ok } from '../api.ts';
 import { useBrandName } from '../queries.ts';
-import { Card, Empty, ErrorBox, Input, Loading, PageTitle, Table, Td, time } from '../components/ui.tsx';
+import { Card, Empty, ErrorBox, Input, Loading, PageTitle, Table, Td, time, count } from '../components/ui.tsx';
 
 function summary(v: Record<string, unknown> | null): string {
   if (!v) return '–';
@@ -24,7 +24,7 @@ export function AuditScreen() {
       <PageTitle>Audit log</PageTitle>
       <ErrorBox error={list.error} />
       <Card
-        title={list.data ? `${list.data.meta.total} entries` : 'Entries'}
+        title={list.data ? count(list.data.meta.total, 'entry', 'entries') : 'Entries'}
         actions={<Input aria-label="Action" placeholder="action, e.g. transaction.verify" value={action} onChange={(e) => setAction(e.target.value)} className="w-64" />}
       >
         {list.isPending ? (

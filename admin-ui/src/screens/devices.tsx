@@ -1,11 +1,11 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok } from '../api.ts';
 import { useMode, type Mode } from '../mode.tsx';
 import { useSession } from '../session.tsx';
 import { useBrandName, useBrands } from '../queries.ts';
 import { QrImage } from '../components/qr.tsx';
-import { Button, Card, Dialog, Empty, ErrorBox, Field, Input, Loading, ModeBadge, Notice, PageTitle, Select, StatusBadge, Table, Td, ago, time } from '../components/ui.tsx';
+import { Button, Card, Dialog, Empty, ErrorBox, Field, Input, Loading, ModeBadge, Notice, PageTitle, Select, StatusBadge, Table, Td, ago, count, time } from '../components/ui.tsx';
 
 type Pairing = { code: string; expires_at: string; mode: Mode; brand_id: number };
 
@@ -18,6 +18,7 @@ export function DevicesScreen() {
   const [revoking, setRevoking] = useState<{ id: number; name: string } | null>(null);
   const [pairOpen, setPairOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  const [history, setHistory] = useState<{ id: number; name: string } | null>(null);
 
   const list = useQuery({
     queryKey: ['devices', mode, presence],
@@ -49,7 +50,7 @@ export function DevicesScreen() {
       {notice ? <Notice>{notice}</Notice> : null}
       <ErrorBox error={list.error} />
       <Card
-        title={list.data ? `${list.data.meta.total} devices` : 'Devices'}
+        title={list.data ? count(list.data.meta.total, 'device') : 'Devices'}
         actions={
           <Select aria-label="Presence" value={presence} onChange={(e) => setPresence(e.target.value as typeof presence)} className="w-36">
             <option value="">any presence</option>
@@ -72,6 +73,16 @@ export function DevicesScreen() {
                   <span className="block text-xs text-slate-600">
                     #{d.id} · app {d.app_version ?? '?'} · paired {time(d.paired_at)}
                   </span>
+                  {/* In the first column, so a phone-sized screen shows it without scrolling the table sideways. */}
+                  <button
+                    type="button"
+                    aria-label={`Presence history of ${d.name}`}
+                    aria-expanded={history?.id === d.id}
+                    onClick={() => setHistory(history?.id === d.id ? null : { id: d.id, name: d.name })}
+                    className="mt-1 -ml-1 rounded px-1 py-1.5 text-xs font-medium whitespace-nowrap text-indigo-700 underline hover:bg-indigo-50 focus-visible:outline-2 focus-visible:outline-indigo-600"
+                  >
+                    Presence history
+                  </button>
                 </Td>
                 <Td>
                   <StatusBadge status={d.presence} />
@@ -93,6 +104,7 @@ export function DevicesScreen() {
           </Table>
         )}
       </Card>
+      {history ? <PresenceHistory key={history.id} device={history} onClose={() => setHistory(null)} /> : null}
 
       <Dialog open={revoking !== null} title={`Revoke ${revoking?.name ?? ''}?`} onClose={() => setRevoking(null)}>
         <p className="mb-3 text-sm text-slate-700">The phone stops forwarding SMS at once; it must pair again with a new code.</p>
@@ -179,5 +191,64 @@ function PairDialog({ open, onClose }: { open: boolean; onClose(): void }) {
         </form>
       )}
     </Dialog>
+  );
+}
+
+const HISTORY_PAGE = 20;
+
+/** When a device went offline and came back, newest first, with its battery and signal then (kept 30 days). */
+function PresenceHistory({ device, onClose }: { device: { id: number; name: string }; onClose(): void }) {
+  const [page, setPage] = useState(1);
+  const panel = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    panel.current?.focus();
+    panel.current?.scrollIntoView({ block: 'nearest' });
+  }, []);
+  const history = useQuery({
+    queryKey: ['presence-history', device.id, page],
+    refetchInterval: 30_000,
+    placeholderData: (prev) => prev,
+    queryFn: () => ok(api.devices.presenceHistory({ params: { device_id: String(device.id) }, query: { page: String(page), per_page: String(HISTORY_PAGE) } })),
+  });
+  const meta = history.data?.meta;
+  return (
+    <div ref={panel} tabIndex={-1} role="region" aria-label={`Presence history of ${device.name}`} className="mt-4 outline-none" data-testid="presence-history">
+      <Card title={`Presence history of ${device.name}`} actions={<Button onClick={onClose}>Close</Button>}>
+        <p className="mb-2 text-xs text-slate-600">Each time the phone went offline or came back online (checked every minute), with its battery and signal at that moment. Kept for 30 days.</p>
+        <ErrorBox error={history.error} />
+        {history.isPending ? (
+          <Loading />
+        ) : history.data?.data.length === 0 ? (
+          <Empty>No change recorded in the last 30 days.</Empty>
+        ) : (
+          <Table label="Presence history" head={['Change', 'When', 'Battery', 'Signal', 'Last seen then']}>
+            {(history.data?.data ?? []).map((c) => (
+              <tr key={c.id}>
+                <Td>
+                  <StatusBadge status={c.status} />
+                </Td>
+                <Td className="whitespace-nowrap">{time(c.changed_at)}</Td>
+                <Td className="whitespace-nowrap">{c.battery_level == null ? '–' : `${c.battery_level}%${c.is_charging ? ' ⚡' : ''}`}</Td>
+                <Td>{c.network ?? '–'}</Td>
+                <Td className="whitespace-nowrap">{time(c.last_seen_at)}</Td>
+              </tr>
+            ))}
+          </Table>
+        )}
+        {meta && meta.total_pages > 1 ? (
+          <nav className="mt-3 flex items-center justify-between text-sm" aria-label="Presence history pages">
+            <Button disabled={page <= 1} onClick={() => setPage(page - 1)}>
+              Newer
+            </Button>
+            <span>
+              Page {page} of {meta.total_pages}
+            </span>
+            <Button disabled={page >= meta.total_pages} onClick={() => setPage(page + 1)}>
+              Older
+            </Button>
+          </nav>
+        ) : null}
+      </Card>
+    </div>
   );
 }

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, ok } from '../api.ts';
 import { useMode } from '../mode.tsx';
 import { Link } from '../router.tsx';
-import { Badge, Card, Empty, ErrorBox, Loading, PageTitle, StatusBadge, ago } from '../components/ui.tsx';
+import { Badge, Card, Empty, ErrorBox, Loading, ModeBadge, PageTitle, StatusBadge, ago, count } from '../components/ui.tsx';
 
 const POLL_MS = 10_000;
 
@@ -68,21 +68,22 @@ export function OverviewScreen() {
                     )}
                   </dd>
                   <dd className="text-xs text-slate-600">
-                    {b.review.transactions} payments · {b.review.sms_records} SMS{b.review.oldest_waiting_since ? ` · oldest ${ago(b.review.oldest_waiting_since)}` : ''}
+                    {count(b.review.transactions, 'payment')} · {b.review.sms_records} SMS{b.review.oldest_waiting_since ? ` · oldest ${ago(b.review.oldest_waiting_since)}` : ''}
                   </dd>
                 </div>
                 <div className="col-span-2">
                   <dt className="mb-1 text-slate-600">
-                    Phones: {b.devices.online} online, {b.devices.offline} offline{b.devices.low_battery ? `, ${b.devices.low_battery} low on battery` : ''}
+                    {mode === 'live' ? 'Live' : 'Test'} phones: {b.devices.online} online, {b.devices.offline} offline{b.devices.low_battery ? `, ${b.devices.low_battery} low on battery` : ''}
                   </dt>
                   <dd>
                     {ds.length === 0 ? (
-                      <span className="text-slate-600">none paired</span>
+                      <span className="text-slate-600">no {mode} phone paired</span>
                     ) : (
                       <ul className="flex flex-col gap-1">
                         {ds.map((d) => (
                           <li key={d.id} className="flex flex-wrap items-center gap-2">
                             <StatusBadge status={d.presence} />
+                            <ModeBadge mode={d.mode} />
                             <span className="font-medium">{d.name}</span>
                             <span className="text-xs text-slate-600">
                               battery {d.battery_level ?? '?'}%{d.is_charging ? ' (charging)' : ''} · {d.network ?? 'network ?'} · heartbeat {ago(d.last_heartbeat_at)}
@@ -96,9 +97,9 @@ export function OverviewScreen() {
                 <div className="col-span-2">
                   <dt className="text-slate-600">Webhooks</dt>
                   <dd className="flex flex-wrap items-center gap-2">
-                    {b.webhooks.dead_letters > 0 ? <Badge tone="red">{`${b.webhooks.dead_letters} dead letters`}</Badge> : <Badge tone="green">no dead letters</Badge>}
+                    {b.webhooks.dead_letters > 0 ? <Badge tone="red">{count(b.webhooks.dead_letters, 'dead letter')}</Badge> : <Badge tone="green">no dead letters</Badge>}
                     {b.webhooks.retrying > 0 ? <Badge tone="amber">{`${b.webhooks.retrying} retrying`}</Badge> : null}
-                    {b.webhooks.endpoints_disabled > 0 ? <Badge tone="red">{`${b.webhooks.endpoints_disabled} endpoints disabled`}</Badge> : null}
+                    {b.webhooks.endpoints_disabled > 0 ? <Badge tone="red">{`${count(b.webhooks.endpoints_disabled, 'endpoint')} disabled`}</Badge> : null}
                     <span className="text-xs text-slate-600">{b.webhooks.delivered_24h} delivered in 24 h</span>
                     <Link to="/webhooks" className="text-xs text-indigo-700 underline">
                       deliveries

@@ -5,20 +5,23 @@ import { useMode } from '../mode.tsx';
 import { useBrandName, useBrands } from '../queries.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
 import { toCsv, download } from '../csv.ts';
-import { Button, Card, Empty, ErrorBox, Field, Input, Loading, ModeBadge, PageTitle, Select, StatusBadge, Table, Td, money, time } from '../components/ui.tsx';
+import { Button, Card, Empty, ErrorBox, Field, Input, Loading, ModeBadge, PageTitle, Select, StatusBadge, Table, Td, count, money, time } from '../components/ui.tsx';
 
 const STATUSES = ['pending', 'processing', 'awaiting_verification', 'completed', 'failed', 'expired'] as const;
 type Status = (typeof STATUSES)[number];
 
+/** The filters as the URL carries them (`customer` is one box for an e-mail or a phone). */
 interface Filter {
+  reference?: string;
   trx_id?: string;
+  customer?: string;
   status?: Status;
   gateway?: string;
   brand_id?: string;
   from?: string;
   to?: string;
 }
-const FILTER_KEYS = ['trx_id', 'status', 'gateway', 'brand_id', 'from', 'to'] as const;
+const FILTER_KEYS = ['reference', 'trx_id', 'customer', 'status', 'gateway', 'brand_id', 'from', 'to'] as const;
 
 function filterFrom(query: URLSearchParams): Filter {
   const f: Filter = {};
@@ -28,6 +31,13 @@ function filterFrom(query: URLSearchParams): Filter {
   }
   if (f.status && !STATUSES.includes(f.status)) delete f.status;
   return f;
+}
+
+/** The API's query: a customer with `@` is an e-mail, else a phone number (the server normalises both). */
+function apiFilter(f: Filter) {
+  const { customer, ...rest } = f;
+  if (!customer) return rest;
+  return customer.includes('@') ? { ...rest, customer_email: customer } : { ...rest, customer_phone: customer };
 }
 
 export function PaymentsScreen() {
@@ -42,7 +52,7 @@ export function PaymentsScreen() {
 
   const list = useQuery({
     queryKey: ['payments', mode, filter, page],
-    queryFn: () => ok(api.transactions.list({ query: { ...filter, mode, page: String(page), per_page: '50' } })),
+    queryFn: () => ok(api.transactions.list({ query: { ...apiFilter(filter), mode, page: String(page), per_page: '50' } })),
     refetchInterval: 15_000,
     placeholderData: (prev) => prev,
   });
@@ -64,7 +74,7 @@ export function PaymentsScreen() {
     try {
       const rows: Array<Array<string | number | null>> = [];
       for (let p = 1; p <= 100; p++) {
-        const res = await ok(api.transactions.list({ query: { ...filter, mode, page: String(p), per_page: '100' } }));
+        const res = await ok(api.transactions.list({ query: { ...apiFilter(filter), mode, page: String(p), per_page: '100' } }));
         for (const t of res.data) rows.push([t.id, t.trx_id, t.payment_id, t.brand_id, t.mode, t.gateway, t.gateway_trx_id, t.amount, t.currency, t.fee, t.requested_amount, t.requested_currency, t.reference, t.status, t.failure_reason, t.completion_source, t.created_at, t.completed_at]);
         if (p >= res.meta.total_pages) break;
       }
@@ -96,10 +106,15 @@ export function PaymentsScreen() {
         Payments
       </PageTitle>
       <Card className="mb-4">
-        <form onSubmit={apply} className="grid grid-cols-2 gap-3 md:grid-cols-4 lg:grid-cols-7" aria-label="Search payments" key={query.toString()}>
+        <form onSubmit={apply} className="grid grid-cols-2 gap-3 md:grid-cols-4 lg:grid-cols-6" aria-label="Search payments" key={query.toString()}>
           <div className="col-span-2">
-            <Field label="Reference" htmlFor="f-trx" hint="Service or gateway trx id">
-              <Input id="f-trx" name="trx_id" defaultValue={filter.trx_id ?? ''} placeholder="TRX… or 9BC7XK2M1A" />
+            <Field label="Reference" htmlFor="f-ref" hint="Trx id, gateway trx id, payment id or the merchant's reference">
+              <Input id="f-ref" name="reference" defaultValue={filter.reference ?? filter.trx_id ?? ''} placeholder="TRX… or 9BC7XK2M1A" />
+            </Field>
+          </div>
+          <div className="col-span-2">
+            <Field label="Customer" htmlFor="f-customer" hint="E-mail or phone number (01712345678 or +8801712345678)">
+              <Input id="f-customer" name="customer" type="search" autoComplete="off" defaultValue={filter.customer ?? ''} placeholder="jane@example.com" />
             </Field>
           </div>
           <Field label="Status" htmlFor="f-status">
@@ -131,7 +146,7 @@ export function PaymentsScreen() {
           <Field label="To" htmlFor="f-to">
             <Input id="f-to" name="to" type="date" defaultValue={filter.to ?? ''} />
           </Field>
-          <div className="col-span-2 flex items-end gap-2 md:col-span-4 lg:col-span-7">
+          <div className="col-span-2 flex items-end gap-2 md:col-span-3">
             <Button type="submit" variant="primary">
               Search
             </Button>
@@ -140,10 +155,12 @@ export function PaymentsScreen() {
         </form>
       </Card>
       <ErrorBox error={list.error ?? exportError} />
-      <Card title={meta ? `${meta.total} payments` : 'Payments'}>
+      <Card title={meta ? count(meta.total, 'payment') : 'Payments'}>
         {list.isPending ? (
           <Loading />
-        ) : list.data?.data.length === 0 ? (
+        ) : !list.data ? (
+          <Empty>Nothing to show: the search was refused (see above).</Empty>
+        ) : list.data.data.length === 0 ? (
           <Empty>No payment matches.</Empty>
         ) : (
           <Table label="Payments" head={['Reference', 'Amount', 'Status', 'Gateway', 'Brand', 'Created']}>

@@ -4,7 +4,7 @@ import { api, ok } from '../api.ts';
 import { useMode } from '../mode.tsx';
 import { useSession } from '../session.tsx';
 import { useBrandName } from '../queries.ts';
-import { Button, Card, Dialog, Empty, ErrorBox, Field, Loading, Notice, PageTitle, Select, StatusBadge, Table, Td, TextArea, money, time } from '../components/ui.tsx';
+import { Button, Card, Dialog, Empty, ErrorBox, Field, Loading, Notice, PageTitle, Select, StatusBadge, Table, Td, TextArea, money, time, count } from '../components/ui.tsx';
 
 export function RefundsScreen() {
   const { mode } = useMode();
@@ -44,7 +44,7 @@ export function RefundsScreen() {
       {notice ? <Notice>{notice}</Notice> : null}
       <ErrorBox error={list.error ?? complete.error} />
       <Card
-        title={list.data ? `${list.data.meta.total} refunds` : 'Refunds'}
+        title={list.data ? count(list.data.meta.total, 'refund') : 'Refunds'}
         actions={
           <Select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value as typeof status)} className="w-36">
             <option value="">any status</option>

@@ -4,7 +4,7 @@ import { api, ok } from '../api.ts';
 import { useMode } from '../mode.tsx';
 import { useSession } from '../session.tsx';
 import { useBrandName } from '../queries.ts';
-import { Button, Card, Dialog, Empty, ErrorBox, Field, Input, Loading, Notice, PageTitle, Select, StatusBadge, Table, Td, time } from '../components/ui.tsx';
+import { Button, Card, Dialog, Empty, ErrorBox, Field, Input, Loading, Notice, PageTitle, Select, StatusBadge, Table, Td, time, count } from '../components/ui.tsx';
 
 const STATUSES = ['pending', 'retrying', 'success', 'dead_letter'] as const;
 
@@ -56,7 +56,7 @@ export function WebhooksScreen() {
       {notice ? <Notice>{notice}</Notice> : null}
       <ErrorBox error={list.error ?? replay.error} />
       <Card
-        title={list.data ? `${list.data.meta.total} deliveries` : 'Deliveries'}
+        title={list.data ? count(list.data.meta.total, 'delivery', 'deliveries') : 'Deliveries'}
         actions={
           <Select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value as typeof status)} className="w-40">
             <option value="">any status</option>

@@ -1,4 +1,4 @@
-// Hosted checkout behaviour: submit a payment, poll while it is being verified,
+// Hosted checkout behaviour: submit a payment, follow it while it is being verified,
 // follow the result. The page itself is rendered by the server for the current
 // state; whenever the state changes this script reloads it.
 (function () {
@@ -179,23 +179,55 @@
     });
   }
 
-  // While a transaction is being verified, watch it and reload when it moves.
+  // While a transaction is being verified, watch it and reload when it moves:
+  // the server pushes the status (Server-Sent Events on .../status-stream); if
+  // the stream is refused or keeps dropping, poll the payment instead, slowly.
   if (status === 'processing' || status === 'awaiting_verification') {
-    var delay = 1500;
+    var polling = false;
+    var delay = 5000;
     var poll = function () {
       request('GET', '').then(
         function (res) {
           if (res.ok && res.body && res.body.data.status !== status) return reload();
-          delay = Math.min(delay * 1.25, 5000);
+          delay = Math.min(delay * 1.25, 15000);
           window.setTimeout(poll, delay);
         },
         function () {
-          delay = Math.min(delay * 2, 10000);
+          delay = Math.min(delay * 2, 30000);
           window.setTimeout(poll, delay);
         }
       );
     };
-    window.setTimeout(poll, delay);
+    var startPolling = function () {
+      if (polling) return;
+      polling = true;
+      window.setTimeout(poll, delay);
+    };
+    if (typeof window.EventSource === 'function') {
+      var source = new window.EventSource(api + '/status-stream');
+      var drops = 0;
+      source.addEventListener('status', function (event) {
+        drops = 0;
+        var data;
+        try { data = JSON.parse(event.data); } catch { return; }
+        if (data.status !== status) {
+          source.close();
+          return reload();
+        }
+        if (data.terminal) source.close();
+      });
+      source.addEventListener('error', function () {
+        // CLOSED: the server refused the stream (an error answer); otherwise
+        // EventSource is reconnecting by itself, which is fine a few times.
+        drops++;
+        if (source.readyState === window.EventSource.CLOSED || drops >= 3) {
+          source.close();
+          startPolling();
+        }
+      });
+    } else {
+      startPolling();
+    }
   }
 
   // Paid: show the confirmation a moment, then go back to the merchant.

@@ -87,6 +87,43 @@ export async function getAdminDevice(em: EntityManager, deviceId: number): Promi
   return toDevice(row);
 }
 
+export interface AdminPresenceChange {
+  id: number;
+  status: 'online' | 'offline';
+  changed_at: string;
+  last_seen_at: string | null;
+  last_heartbeat_at: string | null;
+  battery_level: number | null;
+  is_charging: boolean | null;
+  network: string | null;
+}
+
+/** A device's presence changes, newest first; an unknown device is DEVICE_NOT_FOUND (brand scope is the route guard's). */
+export async function listPresenceHistory(em: EntityManager, deviceId: number, page: { page: number; perPage: number }): Promise<{ items: AdminPresenceChange[]; total: number }> {
+  const device = await db(em).selectFrom('devices').select('id').where('id', '=', deviceId).executeTakeFirst();
+  if (!device) throw new AppError('DEVICE_NOT_FOUND');
+  const ofDevice = db(em).selectFrom('device_presence_changes').where('device_id', '=', deviceId);
+  const { n } = await ofDevice.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const rows = await ofDevice
+    .select(['id', 'status', 'changed_at', 'last_seen_at', 'last_heartbeat_at', 'battery_level', 'is_charging', 'network'])
+    .orderBy('changed_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.perPage)
+    .offset((page.page - 1) * page.perPage)
+    .execute();
+  const items = rows.map((r) => ({
+    id: r.id,
+    status: r.status,
+    changed_at: r.changed_at.toISOString(),
+    last_seen_at: r.last_seen_at?.toISOString() ?? null,
+    last_heartbeat_at: r.last_heartbeat_at?.toISOString() ?? null,
+    battery_level: r.battery_level,
+    is_charging: r.is_charging,
+    network: r.network,
+  }));
+  return { items, total: Number(n) };
+}
+
 /** Newest pairing first. */
 export async function listAdminDevices(
   em: EntityManager,

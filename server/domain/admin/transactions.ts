@@ -9,6 +9,8 @@ import { trimDecimal } from '../payments/view.ts';
 import { rejectTransaction, verifyTransactionManually } from '../sms/review.ts';
 import { AppError } from '../../../contract/common/errors.ts';
 import { scopeParam } from '../brands/scope.ts';
+import { blindIndex } from '../../infra/crypto/blind-index.ts';
+import { normalizeEmail, normalizePhone } from '../customers/normalize.ts';
 
 export interface AdminTransaction {
   id: number;
@@ -104,13 +106,41 @@ export interface TransactionFilter {
   gateway?: string;
   /** Service reference, or gateway reference (case-insensitive). */
   trxId?: string;
+  /** Service trx id, gateway trx id (case-insensitive), payment id (intent UUID) or merchant reference. */
+  reference?: string;
+  /** The customer's e-mail or phone, as typed; normalised like the merchant API's search. */
+  customerEmail?: string;
+  customerPhone?: string;
   /** Inclusive UTC dates, `YYYY-MM-DD`. */
   from?: string;
   to?: string;
 }
 
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The customer's keyed hashes, one per brand the caller may see: the blind
+ * index is keyed by brand, so a search across brands computes one hash per
+ * brand in scope (narrowed by the `brand_id` filter). Normalised exactly as the
+ * merchant API's search (payments/list.ts); a value that cannot be normalised
+ * could never match and is a 400 on its parameter.
+ */
+async function customerHashes(em: EntityManager, key: Buffer, f: TransactionFilter, kind: 'email' | 'phone', value: string): Promise<{ brandIds: number[]; hashes: string[] }> {
+  const normalised = kind === 'email' ? normalizeEmail(value) : normalizePhone(value);
+  if (!normalised) {
+    throw new AppError('VALIDATION_ERROR', kind === 'email' ? 'Must be a valid email address' : 'Must be a valid phone number', {
+      field: kind === 'email' ? 'customer_email' : 'customer_phone',
+    });
+  }
+  let brands = db(em).selectFrom('brands').select('id');
+  if (f.brandId !== undefined) brands = brands.where('id', '=', f.brandId);
+  if (f.brandIds) brands = brands.where('id', 'in', scopeParam(f.brandIds));
+  const rows = await brands.execute();
+  return { brandIds: rows.map((b) => b.id), hashes: rows.map((b) => blindIndex(key, b.id, kind, normalised)) };
+}
+
 /** Every brand's transactions, or one brand's, newest first. */
-export async function listAdminTransactions(em: EntityManager, f: TransactionFilter): Promise<{ items: AdminTransaction[]; total: number }> {
+export async function listAdminTransactions(em: EntityManager, blindIndexKey: Buffer, f: TransactionFilter): Promise<{ items: AdminTransaction[]; total: number }> {
   let q = fromTransactions(em);
   if (f.brandId !== undefined) q = q.where('t.brand_id', '=', f.brandId);
   if (f.brandIds) q = q.where('t.brand_id', 'in', scopeParam(f.brandIds));
@@ -120,6 +150,32 @@ export async function listAdminTransactions(em: EntityManager, f: TransactionFil
   if (f.trxId) {
     const trxId = f.trxId;
     q = q.where((eb) => eb.or([eb('t.trx_id', '=', trxId), eb(sql`upper(t.gateway_trx_id)`, '=', sql`upper(${trxId})`)]));
+  }
+  if (f.reference) {
+    const ref = f.reference;
+    q = q.where((eb) =>
+      eb.or([
+        eb('t.trx_id', '=', ref),
+        eb(sql`upper(t.gateway_trx_id)`, '=', sql`upper(${ref})`),
+        eb('i.reference', '=', ref),
+        ...(UUID_RE.test(ref) ? [eb('i.uuid', '=', ref.toLowerCase())] : []),
+      ]),
+    );
+  }
+  for (const [kind, value] of [['email', f.customerEmail], ['phone', f.customerPhone]] as const) {
+    if (value === undefined) continue;
+    const { brandIds, hashes } = await customerHashes(em, blindIndexKey, f, kind, value);
+    const column = kind === 'email' ? 'email_hash' : 'phone_hash';
+    // Not correlated with the outer row: the customers are found first (brand, hash: their unique
+    // index), then their intents (payment_intents_customer_idx). A hash is keyed by its brand, so it
+    // names that brand's customer only, and an intent's customer is of the intent's brand.
+    q = q.where('i.customer_id', 'in', (eb) =>
+      eb
+        .selectFrom('customers as c')
+        .select('c.id')
+        .where('c.brand_id', 'in', scopeParam(brandIds))
+        .where(`c.${column}`, 'in', hashes.length ? hashes : ['']),
+    );
   }
   // Whole UTC days, computed by the database from the date text as before.
   if (f.from) q = q.where('t.created_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`);

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import type { JobRegistration } from '../../infra/jobs/workers.ts';
 import { scheduledSweep } from '../../infra/jobs/scheduled.ts';
-import { detectOfflineDevices, pruneRotatedRefreshTokens } from './presence.ts';
+import { detectOfflineDevices, prunePresenceHistory, pruneRotatedRefreshTokens } from './presence.ts';
 
 export const DETECT_OFFLINE_QUEUE = 'device-presence-sweep';
 
@@ -9,7 +9,10 @@ export const DETECT_OFFLINE_QUEUE = 'device-presence-sweep';
 async function runPresenceSweep(deps: Pick<AppDeps, 'orm' | 'logger'>): Promise<void> {
   const { wentOffline, cameOnline } = await detectOfflineDevices(deps.orm.em.fork());
   const pruned = await pruneRotatedRefreshTokens(deps.orm.em.fork());
-  if (wentOffline || cameOnline || pruned) deps.logger.info({ went_offline: wentOffline, came_online: cameOnline, pruned_refresh_records: pruned }, 'device presence sweep');
+  const prunedHistory = await prunePresenceHistory(deps.orm.em.fork());
+  if (wentOffline || cameOnline || pruned || prunedHistory) {
+    deps.logger.info({ went_offline: wentOffline, came_online: cameOnline, pruned_refresh_records: pruned, pruned_presence_history: prunedHistory }, 'device presence sweep');
+  }
 }
 
 export function detectOfflineDevicesRegistration(): JobRegistration {

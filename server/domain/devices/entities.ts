@@ -67,6 +67,38 @@ export const DeviceRefreshTokenRotation = defineEntity({
   ],
 });
 
+export const presenceChangeStatuses = ['online', 'offline'] as const;
+
+/**
+ * A device's presence history: one row each time the offline detector moves it
+ * online or offline (devices/presence.ts), with what the phone last reported at
+ * that moment. Kept for `PRESENCE_HISTORY_DAYS` (the presence sweep prunes it).
+ */
+export const DevicePresenceChange = defineEntity({
+  name: 'DevicePresenceChange',
+  tableName: 'device_presence_changes',
+  properties: {
+    id: p.bigint('number').primary().autoincrement().generated('by default as identity'),
+    device: () => p.manyToOne(Device).deleteRule('cascade').foreignKeyName('device_presence_changes_device_id_fkey'),
+    status: p.enum(presenceChangeStatuses),
+    changedAt: p.datetime().defaultRaw('now()'),
+    /** The device's last authenticated call when the change was recorded. */
+    lastSeenAt: p.datetime().nullable(),
+    lastHeartbeatAt: p.datetime().nullable(),
+    batteryLevel: p.smallint().nullable(),
+    isCharging: p.boolean().nullable(),
+    network: p.string().length(32).nullable(),
+  },
+  indexes: [
+    {
+      name: 'device_presence_changes_device_idx',
+      expression: 'CREATE INDEX device_presence_changes_device_idx ON device_presence_changes (device_id, changed_at DESC, id DESC)',
+    },
+    { name: 'device_presence_changes_changed_at_idx', properties: ['changedAt'] },
+  ],
+  checks: [{ name: 'device_presence_changes_battery_level_check', expression: 'battery_level >= 0 AND battery_level <= 100' }],
+});
+
 /** One-time pairing code; only its hash is stored. */
 export const PairingCode = defineEntity({
   name: 'PairingCode',

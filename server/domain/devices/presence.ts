@@ -18,12 +18,46 @@ interface TransitionRow {
   name: string;
   last_seen_at: Date | null;
   last_heartbeat_at: Date | null;
+  battery_level: number | null;
+  is_charging: boolean | null;
+  network: string | null;
   offline_since: Date | null;
   /** Coming back online only: when it was marked offline. */
   was_offline_since?: Date | null;
 }
 
-const RETURNING = ['d.id', 'd.uuid', 'd.brand_id', 'd.mode', 'd.name', 'd.last_seen_at', 'd.last_heartbeat_at'] as const;
+const RETURNING = ['d.id', 'd.uuid', 'd.brand_id', 'd.mode', 'd.name', 'd.last_seen_at', 'd.last_heartbeat_at', 'd.battery_level', 'd.is_charging', 'd.network'] as const;
+
+/** Presence history is kept this long; the presence sweep prunes older rows. */
+export const PRESENCE_HISTORY_DAYS = 30;
+
+/** The transitions of one batch in the device's presence history, in the transaction that made them. */
+async function recordPresenceChanges(tx: EntityManager, rows: TransitionRow[], status: 'offline' | 'online'): Promise<void> {
+  if (rows.length === 0) return;
+  await db(tx)
+    .insertInto('device_presence_changes')
+    .values(
+      rows.map((r) => ({
+        device_id: r.id,
+        status,
+        last_seen_at: r.last_seen_at,
+        last_heartbeat_at: r.last_heartbeat_at,
+        battery_level: r.battery_level,
+        is_charging: r.is_charging,
+        network: r.network,
+      })),
+    )
+    .execute();
+}
+
+/** Presence history older than the retention. */
+export async function prunePresenceHistory(em: EntityManager, days = PRESENCE_HISTORY_DAYS): Promise<number> {
+  const res = await db(em)
+    .deleteFrom('device_presence_changes')
+    .where('changed_at', '<', sql<Date>`now() - make_interval(days => ${days})`)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
 
 function eventData(row: TransitionRow, status: 'offline' | 'online') {
   return {
@@ -53,8 +87,9 @@ async function raiseOfflineAlert(tx: EntityManager, row: TransitionRow): Promise
  * `device.offline`; an offline device heard from again within the threshold
  * comes back online with one `device.online`. Each flip is a conditional UPDATE
  * on the recorded `online` flag (rows locked with SKIP LOCKED), written in the
- * same transaction as its event: concurrent or repeated runs raise each event
- * exactly once per transition.
+ * same transaction as its event and its row in the presence history
+ * (device_presence_changes): concurrent or repeated runs raise each event and
+ * record each change exactly once per transition.
  */
 export async function detectOfflineDevices(em: EntityManager): Promise<{ wentOffline: number; cameOnline: number }> {
   const minutes = await getSetting(em, 'device_offline_minutes');
@@ -63,6 +98,7 @@ export async function detectOfflineDevices(em: EntityManager): Promise<{ wentOff
     for (;;) {
       const moved = await em.fork().transactional(async (tx) => {
         const rows = await move(tx);
+        await recordPresenceChanges(tx, rows, status);
         for (const row of rows) {
           await recordEvent(tx, { brandId: row.brand_id, mode: row.mode, event: status === 'offline' ? 'device.offline' : 'device.online', data: eventData(row, status) });
           // Back online: whatever arrived while it was silent may never have been forwarded (docs/recovery.md).

@@ -7,6 +7,7 @@ import { randomToken, sha256Hex, timingSafeEqualString } from '../../infra/crypt
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { Operator, OperatorSession, type OperatorEntity } from './entities.ts';
+import { Brand } from '../brands/entities.ts';
 import { dummyPasswordHash, generatePassword, hashPassword, verifyPassword } from './password.ts';
 import { checkTotp } from './totp.ts';
 
@@ -181,6 +182,20 @@ function auditState(op: OperatorEntity) {
   return { email: op.email, role: op.role, brand_ids: op.brandIds ?? null, disabled: op.disabled };
 }
 
+/**
+ * Every id of an operator's brand list must name an existing brand: a typo would
+ * otherwise give a scope that silently shows nothing. A 400 naming `brand_ids`.
+ */
+async function checkBrandIds(tx: EntityManager, brandIds: number[] | null | undefined): Promise<void> {
+  if (!brandIds || brandIds.length === 0) return;
+  const found = await tx.find(Brand, { id: { $in: brandIds } }, { fields: ['id'] });
+  const known = new Set(found.map((b) => Number(b.id)));
+  const unknown = brandIds.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw new AppError('VALIDATION_ERROR', `No brand with id ${unknown.join(', ')}`, { field: 'brand_ids' });
+  }
+}
+
 /** Creates an operator with a generated password (returned once). */
 export async function createOperator(
   em: EntityManager,
@@ -192,6 +207,7 @@ export async function createOperator(
   const email = normalizeEmail(input.email);
   return withAudit(em, who, async (tx) => {
     if (await tx.count(Operator, { email })) throw new AppError('OPERATOR_EMAIL_TAKEN');
+    if (input.role !== 'owner') await checkBrandIds(tx, input.brandIds);
     const op = tx.create(Operator, {
       id: randomUUID(),
       email,
@@ -227,6 +243,7 @@ export async function updateOperator(
   return withAudit(em, who, async (tx) => {
     const op = await tx.findOne(Operator, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!op) throw new AppError('OPERATOR_NOT_FOUND');
+    if ((patch.role ?? op.role) !== 'owner') await checkBrandIds(tx, patch.brandIds);
     const before = auditState(op);
     const demoted = op.role === 'owner' && ((patch.role !== undefined && patch.role !== 'owner') || (patch.disabled === true && !op.disabled));
     if (demoted && (await otherActiveOwners(tx, op.id)) === 0) throw new AppError('LAST_OWNER');

@@ -8,6 +8,7 @@ import { db } from '../db.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
 import { getPaymentView, paymentEventData } from './view.ts';
+import { notifyPaymentStatus } from './status-notify.ts';
 
 const CANCELED_REASON = 'Payment canceled by the merchant';
 
@@ -77,6 +78,7 @@ export async function cancelPayment(em: EntityManager, keys: PersonalDataKeys, b
       .set({ status: 'canceled', canceled_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
       .where('id', '=', intentId)
       .where('status', '=', 'pending')
+      .returning((eb) => notifyPaymentStatus(eb.ref('id')).as('status_notified'))
       .execute();
     const data = await paymentEventData(tx, intentId);
     await recordEvent(tx, { brandId, mode, event: 'payment.canceled', data, transactionId: (data.transaction_id as number | null) ?? null });

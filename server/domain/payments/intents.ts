@@ -18,6 +18,7 @@ import { recordEvent } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES } from './entities.ts';
 import { db, type DB } from '../db.ts';
 import { paymentEventData } from './view.ts';
+import { notifyPaymentStatus } from './status-notify.ts';
 
 const MIN_EXPIRY_SECONDS = 60;
 const MAX_EXPIRY_SECONDS = 30 * 24 * 3600;
@@ -233,6 +234,7 @@ async function expireLocked(tx: EntityManager, intentIds: number[]): Promise<voi
     .set({ status: 'expired', expired_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
     .where('id', 'in', intentIds)
     .where('status', '=', 'pending')
+    .returning((eb) => notifyPaymentStatus(eb.ref('id')).as('status_notified'))
     .execute();
   await k
     .updateTable('transactions')

@@ -15,6 +15,7 @@ import { OPEN_TRANSACTION_STATUSES, type TransactionStatus } from './entities.ts
 import { loadIntent } from './intents.ts';
 import { db } from '../db.ts';
 import { paymentEventData, paymentEventDataOf, trimDecimal, type PaymentRow } from './view.ts';
+import { notifyPaymentStatus } from './status-notify.ts';
 
 /** A transaction as services hand it to each other (camelCase, money as strings). */
 export interface TransactionRecord {
@@ -235,6 +236,8 @@ export async function startTransaction(em: EntityManager, keys: PersonalDataKeys
           sender_number_encrypted: encryptSender(keys, senderPhone, intent.brandId, trxId),
         })
         .returning('id')
+        // The checkout's other tabs and streams learn of the submission (status-notify.ts).
+        .returning((eb) => notifyPaymentStatus(eb.ref('intent_id')).as('status_notified'))
         .executeTakeFirstOrThrow();
       return getTransaction(tx, row.id);
     }),
@@ -354,7 +357,9 @@ export async function completeLockedTransaction(
           })
           .where('id', '=', t.id)
           .where('status', 'in', OPEN_TRANSACTION_STATUSES)
-          .returning(['id as done_id', 'completed_at', 'completion_source', 'gateway_trx_id']),
+          .returning(['id as done_id', 'completed_at', 'completion_source', 'gateway_trx_id'])
+          // Announced on commit to whoever follows the payment (status-notify.ts).
+          .returning((eb) => notifyPaymentStatus(eb.ref('intent_id')).as('status_notified')),
       )
       .with('intent', (k) =>
         k
@@ -566,6 +571,7 @@ export async function failTransaction(em: EntityManager, transactionId: number, 
       .set({ status: 'failed', failure_reason: reason, updated_at: sql<Date>`now()` })
       .where('id', '=', transactionId)
       .where('status', 'in', OPEN_TRANSACTION_STATUSES)
+      .returning((eb) => notifyPaymentStatus(eb.ref('intent_id')).as('status_notified'))
       .execute();
     const data = await paymentEventData(tx, t.intentId);
     await recordEvent(tx, { brandId: t.brandId, mode: t.mode, event: 'payment.failed', data, transactionId });

@@ -109,7 +109,9 @@ function compiled(t: SmsTemplateSource): RegExp | null {
  * Finds the first gateway whose official senders include the SMS sender and whose
  * template yields a valid amount (and, for money in, a trx id). Money-out
  * readings are returned too, marked `out`: the caller records them in the
- * balance chain and never matches them. Null means `no_match`.
+ * balance chain and never matches them. A money-out reading by any gateway of
+ * the sender wins over every credit reading, whichever gateway comes first.
+ * Null means `no_match`.
  */
 export function parseSms(
   sms: { sender: string; body: string },
@@ -119,11 +121,12 @@ export function parseSms(
   const sender = sms.sender ?? '';
   if (senderKey(sender) === null) return null;
 
+  // A money-out message (Send Money, Payment, bill pay) must never read as a credit:
+  // when an `out` template of any of the sender's gateways reads it, the `out` reading
+  // wins (it never pays anything).
+  let credit: ParsedSms | null = null;
   for (const gateway of gateways) {
     if (!gateway.senders.some((s) => sameSender(s, sender))) continue;
-    // A money-out message (Send Money, Payment, bill pay) must never read as a credit:
-    // when an `out` template reads it too, the `out` reading wins (it never pays anything).
-    let credit: ParsedSms | null = null;
     for (const [templateIndex, template] of gateway.templates.entries()) {
       if (credit !== null && (template.direction ?? 'in') === 'in') continue;
       const groups = compiled(template)?.exec(sms.body)?.groups;
@@ -150,7 +153,6 @@ export function parseSms(
       if (direction === 'out') return reading;
       credit = reading;
     }
-    if (credit !== null) return credit;
   }
-  return null;
+  return credit;
 }

@@ -65,8 +65,9 @@ function readings(sms: { sender: string; body: string }, gateways: readonly Gate
     if (same) same.gatewayIds.push(g.id);
     else out.push({ parsed, gatewayIds: [g.id] });
   }
-  // Money in first: a credit is what may pay a payment; a debit reading only feeds the chain.
-  return out.sort((a, b) => (a.parsed.direction === b.parsed.direction ? 0 : a.parsed.direction === 'in' ? -1 : 1));
+  // Money out first: when any gateway of the sender reads the SMS as a debit, it is one
+  // (docs/matching.md), however another gateway's template reads it; it never pays anything.
+  return out.sort((a, b) => (a.parsed.direction === b.parsed.direction ? 0 : a.parsed.direction === 'out' ? -1 : 1));
 }
 
 function noMatch(reasonCode: ReasonCode, reason: string): SmsOutcome {

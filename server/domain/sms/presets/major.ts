@@ -71,6 +71,21 @@ export const bkash: GatewayPreset = {
       flags: 'i', direction: 'out', kind: 'recharge', verified: true,
     },
     {
+      // A payment to a personal number, without "is": Payment Tk 5,075.00 to 01700000021 successful. Ref 1. Fee Tk 0.00. Balance Tk 5,061.15. TrxID ... at 04/11/2025 11:42
+      pattern: String.raw`^\s*Payment\s+(?:of\s+)?${CUR}\s*${AMOUNT}\s+to\s+${SENDER_NUMBER}\s+successful\.${GAP}${bkashTail}`,
+      flags: 'i', direction: 'out', kind: 'payment', verified: true,
+    },
+    {
+      // Send Money request of Tk 6.00 to 01700000022 is accepted for processing. Fee Tk 0.00. Balance Tk 68.15. TrxID ... at 03/10/2025 19:48
+      pattern: String.raw`^\s*Send\s+Money\s+request\s+of\s+${CUR}\s*${AMOUNT}\s+to\s+${SENDER_NUMBER}\s+is\s+accepted\s+for\s+processing\.\s*${bkashTail}`,
+      flags: 'i', direction: 'out', kind: 'send_money', verified: true,
+    },
+    {
+      // Your Digital Loan Repayment of Tk 5,068.61 is successful. Balance Tk 7.73. TrxID ... at 23/05/2026 12:10.
+      pattern: String.raw`^\s*Your\s+Digital\s+Loan\s+Repayment\s+of\s+${CUR}\s*${AMOUNT}\s+is\s+successful\.\s*Balance\s+${CUR}\s*${BALANCE}\.\s*TrxID\s*:?\s*${BKASH_TRX}`,
+      flags: 'i', direction: 'out', kind: 'loan_repayment', verified: true,
+    },
+    {
       // bKash to Bank of Tk 2,500.00 for VISA Debit Card is successful. Fee Tk 31.25. Balance Tk 72.73. TrxID ... at 29/03/2024 21:39
       pattern: String.raw`^\s*bKash\s+to\s+Bank\s+of\s+${CUR}\s*${AMOUNT}\s+for\s+[^\n]{1,80}?\s+is\s+successful\.\s*${bkashTail}`,
       flags: 'i', direction: 'out', kind: 'transfer_to_bank', verified: true,
@@ -81,7 +96,9 @@ export const bkash: GatewayPreset = {
       flags: 'i', direction: 'out', kind: 'cash_out', verified: false,
     },
     {
-      // No public wording found: mobile recharge confirmations opening with "Mobile Recharge Tk <amount>".
+      // No genuine wording found (the real recharge debit is "Received Recharge request of Tk ..." above; the
+      // confirmation "Your bKash Mobile Recharge request of Tk ... was successful" moves nothing): messages
+      // opening with "Mobile Recharge Tk <amount>", as expense trackers assume, would still be a debit.
       pattern: String.raw`^\s*Mobile\s+Recharge\s+${CUR}\s*${AMOUNT}\b`,
       flags: 'i', direction: 'out', kind: 'recharge', verified: false,
     },
@@ -92,6 +109,9 @@ export const bkash: GatewayPreset = {
     'Cash Out Tk 1,000.00 to 01700000001 successful. Fee Tk 18.50. Balance Tk 1,412.75. TrxID ABE3KJY9H0 at 14/02/2023 18:31. Cash Out from Priyo Agent at 1.49%',
     'ATM Cash Out Tk 4,000.00 successful. Fee Tk 28.00. Balance Tk 4,508.43. TrxID AAA0000003 at 08/02/2026 17:57',
     'Received Recharge request of Tk 20.00 for 01700000002. Fee Tk 0.00. Balance Tk 757.20. TrxID ACJ9L8GW80 at 19/03/2023 08:36. Wait for confirmation.',
+    'Payment Tk 5,075.00 to 01700000021 successful. Ref 1. Fee Tk 0.00. Balance Tk 5,061.15. TrxID CK47UA5CP0 at 04/11/2025 11:42',
+    'Send Money request of Tk 6.00 to 01700000022 is accepted for processing. Fee Tk 0.00. Balance Tk 68.15. TrxID CJ39WHQFM0 at 03/10/2025 19:48',
+    'Your Digital Loan Repayment of Tk 5,068.61 is successful. Balance Tk 7.73. TrxID DEN0I8U580 at 23/05/2026 12:10.',
     'Bill successfully paid.\nBiller: PALLI BIDYUT\nMM/YYYY: 052026\nSMS Account: 1234567890123\nAmount: Tk 485.00\nFee: Tk 0.00\nTrxID: DEF5678UVX at 28/05/2026 11:20',
   ],
 };
@@ -117,9 +137,16 @@ export const nagad: GatewayPreset = {
       flags: 'i', direction: 'in', kind: 'cash_in', verified: true,
     },
     {
-      // No public wording found: merchant "Payment Received." with "Customer:".
+      // The merchant account's credit, the payer named as "Customer":
+      // Payment Received.\nAmount: Tk 1.00\nCustomer: 01700000020\nTxnID: 75L7Z1Q0
       pattern: String.raw`^\s*Payment\s+Received\.?\s*Amount\s*:\s*${CUR}\s*${AMOUNT}\s*Customer\s*:\s*${SENDER_NUMBER}\b${GAP}\bTxnID\s*:\s*${NAGAD_TRX}`,
-      flags: 'i', direction: 'in', kind: 'merchant_payment_received', verified: false,
+      flags: 'i', direction: 'in', kind: 'merchant_payment_received', verified: true,
+    },
+    {
+      // A Bangla QR payment to the merchant account (no payer number):
+      // Payment - Bangla QR Successfully Received.\nAmount: Tk 1.00\nTxn ID: 0001U730
+      pattern: String.raw`^\s*Payment\s+-\s+Bangla\s+QR\s+Successfully\s+Received\.?\s*Amount\s*:\s*${CUR}\s*${AMOUNT}\s*Txn\s*ID\s*:\s*${NAGAD_TRX}`,
+      flags: 'i', direction: 'in', kind: 'bangla_qr_received', verified: true,
     },
     {
       // Send Money Successful.\nAmount: Tk 3030.00\nReceiver: 01700000003\nRef: 1\nTxnID: 75QL4QL0\nFee: Tk 5.00\nBalance: Tk 460.62\n28/07/2026 15:10

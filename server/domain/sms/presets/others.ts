@@ -2,9 +2,9 @@ import { AMOUNT, BALANCE, CUR, DMY_TIME, FEE, GAP, SENDER_NUMBER, trx } from './
 import type { GatewayPreset } from './types.ts';
 
 // Wordings and senders: see docs/sms-presets.md and test/fixtures/sms/*.json for
-// the public sources of each one. These wallets publish one "money in" wording
-// each in the open-source panels; of their money-out messages only Tap's Cash Out
-// was found.
+// the public sources of each one. These wallets publish one or two "money in"
+// wordings each in the open-source panels; of their money-out messages only Tap's
+// Cash Out and CellFin's Send Money were found.
 
 const ID = trx('[a-z0-9]', 6, 20);
 
@@ -22,6 +22,11 @@ export const upay: GatewayPreset = {
       // Cash In Received.\nAmount: Tk ...\nUddokta: ...\nTxnID: ...\nBalance: ...
       pattern: String.raw`^\s*Cash\s+In\s+Received\.?\s*Amount\s*:\s*${CUR}\s*${AMOUNT}\s*Uddokta\s*:\s*${SENDER_NUMBER}\s*TxnID\s*:\s*${ID}\s*Balance\s*:\s*(?:${CUR}\s*)?${BALANCE}`,
       flags: 'i', direction: 'in', kind: 'cash_in', verified: true,
+    },
+    {
+      // A merchant (Bangla QR) payment received: Received Payment of Tk.1.00 from 01700000020. ... TrxID 01M3V635E0
+      pattern: String.raw`^\s*Received\s+Payment\s+of\s+Tk\.?\s*${AMOUNT}\s+from\s+${SENDER_NUMBER}\b${GAP}\bTrxID\s*:?\s*${ID}`,
+      flags: 'i', direction: 'in', kind: 'merchant_payment_received', verified: true,
     },
   ],
   outSamples: [],
@@ -84,8 +89,21 @@ export const cellfin: GatewayPreset = {
       pattern: String.raw`^\s*Islami\s+Bank\s+CellFin\s+Received\s+${AMOUNT}\s+Tk\s+From\s+CellFin\s*:\s*${SENDER_NUMBER}\s+To\s+CellFin\s*:\s*\d{3,20}\s+TrxId\s*:\s*${ID}`,
       flags: 'i', direction: 'in', kind: 'received', verified: true,
     },
+    {
+      // CellFin\nSend Money Complete\nFrom: <account>\nTo: <account>\nAmount: 1500.00\nTrx Fee: 5.75\nTrxId: 9626052600029140
+      pattern: String.raw`^\s*(?:Islami\s+Bank\s+)?CellFin\s+Send\s+Money\s+Complete\b[\s\S]{0,200}?\bAmount\s*:\s*(?:${CUR}\s*)?${AMOUNT}(?:\s*Trx\s+Fee\s*:\s*(?:${CUR}\s*)?${FEE})?(?:\s*TrxId\s*:\s*${ID})?`,
+      flags: 'i', direction: 'out', kind: 'send_money', verified: true,
+    },
+    {
+      // To a bKash wallet: Islami Bank CellFin\nSend Money bKash Successful.\nFrom: <account>\nbKash Wallet: 01700000023\nAmount: 5100.00
+      pattern: String.raw`^\s*(?:Islami\s+Bank\s+)?CellFin\s+Send\s+Money\s+bKash\s+Successful\.?[\s\S]{0,200}?\bAmount\s*:\s*(?:${CUR}\s*)?${AMOUNT}`,
+      flags: 'i', direction: 'out', kind: 'send_money_bkash', verified: true,
+    },
   ],
-  outSamples: [],
+  outSamples: [
+    'CellFin\nSend Money Complete\nFrom: 20500000000000001\nTo: 20500000000000002\nAmount: 1500.00\nTrx Fee: 5.75\nTrxId: 9626052600029140',
+    'Islami Bank CellFin\nSend Money bKash Successful.\nFrom: 20500000000000001\nbKash Wallet: 01700000023\nAmount: 5100.00',
+  ],
 };
 
 export const pathaopay: GatewayPreset = {

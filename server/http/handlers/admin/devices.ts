@@ -1,6 +1,6 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
-import { getAdminDevice, listAdminDevices, revokeDeviceAudited } from '../../../domain/admin/devices.ts';
+import { getAdminDevice, listAdminDevices, listPresenceHistory, revokeDeviceAudited } from '../../../domain/admin/devices.ts';
 import { adminActor, pageMeta } from './actor.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
 
@@ -13,6 +13,10 @@ export const adminDeviceHandlers = s.router(contract.admin.devices, {
   },
   get: async ({ req, params }) => {
     return { status: 200, body: { success: true, data: await getAdminDevice(req.em, params.device_id) } };
+  },
+  presenceHistory: async ({ req, params, query }) => {
+    const { items, total } = await listPresenceHistory(req.em, params.device_id, { page: query.page, perPage: query.per_page });
+    return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
   },
   revoke: async ({ req, params }) => {
     return { status: 200, body: { success: true, data: await revokeDeviceAudited(req.em, adminActor(req), params.device_id) } };

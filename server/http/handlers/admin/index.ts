@@ -35,7 +35,7 @@ export function adminHandlers(deps: AppDeps) {
     pairingCodes: adminPairingCodeHandlers,
     notifications: adminNotificationHandlers(deps),
     outboundSms: adminOutboundSmsHandlers(deps),
-    transactions: adminTransactionHandlers,
+    transactions: adminTransactionHandlers(deps),
     smsRecords: adminSmsRecordHandlers(deps),
     refunds: adminRefundHandlers,
     webhookDeliveries: adminWebhookDeliveryHandlers,

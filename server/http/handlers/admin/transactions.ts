@@ -9,12 +9,13 @@ import {
 import { getTransactionTimeline } from '../../../domain/admin/timeline.ts';
 import { adminActor, pageMeta } from './actor.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
+import type { AppDeps } from '../../../deps.ts';
 
 const s = initServer();
 
-export const adminTransactionHandlers = s.router(contract.admin.transactions, {
+export const adminTransactionHandlers = (deps: Pick<AppDeps, 'crypto'>) => s.router(contract.admin.transactions, {
   list: async ({ req, query }) => {
-    const { items, total } = await listAdminTransactions(req.em, {
+    const { items, total } = await listAdminTransactions(req.em, deps.crypto.blindIndexKey, {
       page: query.page,
       perPage: query.per_page,
       brandId: query.brand_id,
@@ -23,6 +24,9 @@ export const adminTransactionHandlers = s.router(contract.admin.transactions, {
       status: query.status,
       gateway: query.gateway,
       trxId: query.trx_id,
+      reference: query.reference,
+      customerEmail: query.customer_email,
+      customerPhone: query.customer_phone,
       from: query.from,
       to: query.to,
     });

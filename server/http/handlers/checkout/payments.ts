@@ -1,12 +1,18 @@
+import { PassThrough } from 'node:stream';
 import { initServer } from '@ts-rest/express';
+import { AppError } from '../../../../contract/common/errors.ts';
 import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
 import type { MatchSubmittedTransaction } from '../../../domain/checkout/manual-submission-seam.ts';
 import { startCheckoutTransaction } from '../../../domain/checkout/pay.ts';
 import { replaceCheckoutSubmission } from '../../../domain/checkout/replace.ts';
 import { cancelCheckout, loadCheckout, type CheckoutLinks } from '../../../domain/checkout/view.ts';
+import { followCheckoutStatus } from '../../../domain/checkout/status-stream.ts';
 
 const s = initServer();
+
+/** How long EventSource waits before reconnecting after a dropped stream. */
+const STREAM_RETRY_MS = 3000;
 
 function checkoutLinks(deps: AppDeps): CheckoutLinks {
   return { publicBaseUrl: deps.config.PUBLIC_BASE_URL, sandboxSecret: deps.secrets.sandboxCallbackSecret };
@@ -37,6 +43,42 @@ export function checkoutPaymentHandlers(deps: AppDeps, matchSubmittedTransaction
         { gatewayTrxId: body.gateway_trx_id, senderNumber: body.sender_number, requestId: req.requestId },
       );
       return { status: 200, body: { success: true, data: transaction } };
+    },
+    statusStream: async ({ res, params }) => {
+      // Shutting down: the streams are being ended; a new one would hold the server open.
+      if (deps.state.shuttingDown) throw new AppError('SERVICE_UNAVAILABLE');
+      const body = new PassThrough();
+      // Until the first status is written the client knows nothing: `retry` tells EventSource how soon to come back after a drop.
+      body.write(`retry: ${STREAM_RETRY_MS}\n\n`);
+      let heartbeat: NodeJS.Timeout | undefined;
+      const follower = await followCheckoutStatus(
+        { fork: () => deps.orm.em.fork(), hub: deps.notifications, links, logger: deps.logger },
+        params.payment_id,
+        {
+          status: (event) => body.write(`event: status\ndata: ${JSON.stringify(event)}\n\n`),
+          end: () => {
+            clearInterval(heartbeat);
+            body.end();
+          },
+        },
+      );
+      if (!body.writableEnded) {
+        heartbeat = setInterval(() => body.write(': heartbeat\n\n'), deps.config.CHECKOUT_STREAM_HEARTBEAT_MS);
+        heartbeat.unref();
+      }
+      // The client went away (or the response ended): free the subscription and the timer.
+      const done = () => {
+        clearInterval(heartbeat);
+        follower.stop();
+        body.end();
+      };
+      if (res.destroyed) done();
+      else res.once('close', done);
+      res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+      // A buffering proxy (nginx) would hold the events back.
+      res.setHeader('X-Accel-Buffering', 'no');
+      // ts-rest's Express adapter pipes a Stream body as it is; its types know only the contract's (string) body.
+      return { status: 200, body: body as unknown as string };
     },
     cancel: async ({ req, params }) => {
       const { cancelUrl } = await cancelCheckout(req.em, params.payment_id, links);

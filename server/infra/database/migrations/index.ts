@@ -22,6 +22,7 @@ import { Migration0020SmsFormatAlarms } from './0020-sms-format-alarms.ts';
 import { Migration0021Alerts } from './0021-alerts.ts';
 import { Migration0022Operators } from './0022-operators.ts';
 import { Migration0024SmsDismissals } from './0024-sms-dismissals.ts';
+import { Migration0025DevicePresenceHistory } from './0025-device-presence-history.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -51,4 +52,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0021-alerts', class: Migration0021Alerts },
   { name: '0022-operators', class: Migration0022Operators },
   { name: '0024-sms-dismissals', class: Migration0024SmsDismissals },
+  { name: '0025-device-presence-history', class: Migration0025DevicePresenceHistory },
 ];

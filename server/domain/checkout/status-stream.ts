@@ -1,0 +1,129 @@
+import { AppError } from '../../../contract/common/errors.ts';
+import type { CheckoutStatusEvent } from '../../../contract/checkout/payments.ts';
+import type { EntityManager } from '../../infra/database/orm.ts';
+import { SubscriberLimitError, type NotificationHub, type NotificationSubscription } from '../../infra/database/notifications.ts';
+import type { Logger } from '../../infra/logger.ts';
+import { PAYMENT_STATUS_CHANNEL } from '../payments/status-notify.ts';
+import { loadCheckout, type CheckoutLinks } from './view.ts';
+import type { CheckoutStatus } from './state.ts';
+
+/** Nothing changes after these: the stream says so and ends. */
+const TERMINAL: readonly CheckoutStatus[] = ['completed', 'expired', 'canceled'];
+/** Statuses that turn into `expired` by time alone (checkoutState), with no statement to notify it. */
+const OPEN: readonly CheckoutStatus[] = ['pending', 'failed', 'processing', 'awaiting_verification'];
+/** Longest wait setTimeout takes. */
+const MAX_TIMER_MS = 0x7fffffff;
+
+export interface StatusSink {
+  status(event: CheckoutStatusEvent): void;
+  /** The stream is over: terminal status, the payment became invisible, or shutdown. Called once. */
+  end(): void;
+}
+
+export interface StatusFollower {
+  /** Stops following (the client went away); idempotent, does not call sink.end(). */
+  stop(): void;
+}
+
+/**
+ * Follows one payment's checkout status for a status stream. Authorisation is
+ * exactly the checkout's: every read is loadCheckout (payment id as the only
+ * credential, PAYMENT_NOT_FOUND for unknown or malformed ids, BRAND_DISABLED),
+ * so the first read's AppError is the caller's answer and a stream never shows
+ * more than `GET /payments/{id}` would.
+ *
+ * Order matters: the first read authorises and names the intent, then the
+ * subscription is in effect (LISTEN done), then a second read; a change
+ * committed between the two reads is seen by the second or notified after
+ * it, never lost. Each notification triggers one more read (one at a time;
+ * notifications arriving meanwhile fold into one further read), and only a
+ * status different from the last one sent is passed on.
+ */
+export async function followCheckoutStatus(
+  ctx: { fork: () => EntityManager; hub: NotificationHub; links: CheckoutLinks; logger: Logger },
+  paymentId: string,
+  sink: StatusSink,
+): Promise<StatusFollower> {
+  const first = await loadCheckout(ctx.fork(), paymentId, ctx.links);
+  let last: CheckoutStatus | null = null;
+  let stopped = false;
+  let reading: Promise<void> | null = null;
+  let again = false;
+  let expiryTimer: NodeJS.Timeout | null = null;
+  let subscription: NotificationSubscription | null = null;
+
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    subscription?.unsubscribe();
+    if (expiryTimer) clearTimeout(expiryTimer);
+  };
+  const finish = () => {
+    if (stopped) return;
+    stop();
+    sink.end();
+  };
+
+  const show = (status: CheckoutStatus, expiresAt: string) => {
+    if (stopped) return;
+    if (status !== last) {
+      last = status;
+      const terminal = TERMINAL.includes(status);
+      sink.status({ status, terminal });
+      if (terminal) return finish();
+    }
+    // Expiry by time: nothing in the database changes at that moment, so look again then.
+    if (!expiryTimer && OPEN.includes(status)) {
+      const wait = Date.parse(expiresAt) - Date.now() + 250;
+      expiryTimer = setTimeout(() => {
+        expiryTimer = null;
+        refresh();
+      }, Math.min(Math.max(wait, 250), MAX_TIMER_MS));
+      expiryTimer.unref();
+    }
+  };
+
+  const read = async () => {
+    try {
+      const { view } = await loadCheckout(ctx.fork(), paymentId, ctx.links);
+      show(view.status, view.expires_at);
+    } catch (err) {
+      // The payment's brand was disabled meanwhile (or the payment is gone): nothing more to show here.
+      if (err instanceof AppError) return finish();
+      ctx.logger.error({ err: { message: (err as Error).message } }, 'checkout status read failed');
+      // The client reconnects and gets a fresh read; better than a stream silently stuck.
+      finish();
+    }
+  };
+
+  function refresh(): void {
+    if (stopped) return;
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = read().finally(() => {
+      reading = null;
+      if (again && !stopped) {
+        again = false;
+        refresh();
+      }
+    });
+  }
+
+  show(first.view.status, first.view.expires_at);
+  if (stopped) return { stop };
+  try {
+    subscription = await ctx.hub.subscribe(PAYMENT_STATUS_CHANNEL, String(first.intentId), { onNotify: refresh, onClose: finish });
+  } catch (err) {
+    stop();
+    if (err instanceof SubscriberLimitError) {
+      throw new AppError('RATE_LIMITED', err.scope === 'perKey' ? 'Too many status streams for this payment' : 'Too many status streams; poll the payment instead');
+    }
+    throw err;
+  }
+  // stop() may have run while subscribing (the client left): undo the subscription.
+  if (stopped) subscription.unsubscribe();
+  else refresh();
+  return { stop };
+}
