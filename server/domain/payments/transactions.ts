@@ -463,7 +463,9 @@ export async function completeLockedTransactions(
         })
         .where('id', '=', (eb) => eb.fn.any(eb.val(items.map(({ t }) => t.id))))
         .where('status', 'in', OPEN_TRANSACTION_STATUSES)
-        .returning(['id as done_id', 'intent_id as done_intent_id', 'completed_at', 'completion_source', 'gateway_trx_id']),
+        .returning(['id as done_id', 'intent_id as done_intent_id', 'completed_at', 'completion_source', 'gateway_trx_id'])
+        // Announced on commit to whoever follows each payment (status-notify.ts), as completeLockedTransaction does.
+        .returning((eb) => notifyPaymentStatus(eb.ref('intent_id')).as('status_notified')),
     )
     .with('intent', (k) =>
       k
