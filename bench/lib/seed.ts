@@ -45,6 +45,8 @@ export interface SeededPayment {
   status: string | null;
   amount: string;
   gatewayTrxId: string | null;
+  /** The customer's phone in E.164, when listPayments was given the keys. */
+  customerPhone?: string | null;
 }
 
 export async function withPool<T>(url: string, fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
@@ -196,12 +198,18 @@ export async function seedPayments(pool: pg.Pool, gateways: SeededGateways, mix:
   await pool.query('ANALYZE');
 }
 
-/** Every payment with what a load generator needs to address it (brand index, amount, claimed trx id). */
-export async function listPayments(pool: pg.Pool, brands: readonly SeededBrand[]): Promise<SeededPayment[]> {
+/**
+ * Every payment with what a load generator needs to address it (brand index, amount, claimed trx id).
+ * With `keys`, also its customer's phone in clear (an SMS's payer must agree with it, docs/matching.md).
+ */
+export async function listPayments(pool: pg.Pool, brands: readonly SeededBrand[], keys?: PersonalDataKeys): Promise<SeededPayment[]> {
   const indexOf = new Map(brands.map((b, i) => [b.id, i]));
-  const { rows } = await pool.query<{ uuid: string; brand_id: string; transaction_id: string | null; status: string | null; amount: string; gateway_trx_id: string | null }>(
-    `SELECT i.uuid, i.brand_id, t.id AS transaction_id, t.status, i.amount::text AS amount, t.gateway_trx_id
-       FROM payment_intents i LEFT JOIN transactions t ON t.intent_id = i.id ORDER BY i.id`,
+  const { rows } = await pool.query<{
+    uuid: string; brand_id: string; transaction_id: string | null; status: string | null; amount: string; gateway_trx_id: string | null;
+    customer_uuid: string | null; phone_encrypted: string | null;
+  }>(
+    `SELECT i.uuid, i.brand_id, t.id AS transaction_id, t.status, i.amount::text AS amount, t.gateway_trx_id, c.uuid AS customer_uuid, c.phone_encrypted
+       FROM payment_intents i LEFT JOIN transactions t ON t.intent_id = i.id LEFT JOIN customers c ON c.id = i.customer_id ORDER BY i.id`,
   );
   return rows.map((r) => ({
     brandIndex: indexOf.get(Number(r.brand_id))!,
@@ -210,6 +218,8 @@ export async function listPayments(pool: pg.Pool, brands: readonly SeededBrand[]
     status: r.status,
     amount: r.amount,
     gatewayTrxId: r.gateway_trx_id,
+    customerPhone:
+      keys && r.phone_encrypted && r.customer_uuid ? keys.pii.decrypt(r.phone_encrypted, CUSTOMER_CONTEXT.phone, customerBinding(Number(r.brand_id), r.customer_uuid)) : null,
   }));
 }
 

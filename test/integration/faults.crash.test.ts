@@ -103,8 +103,12 @@ describe(`SIGKILL while matching forwarded SMS (${ROUNDS} rounds)`, () => {
       const base = `http://127.0.0.1:${port}`;
 
       const forwarding = requestAt(base, 'POST', `${DEVICE_API}/sms/messages`, { token: scene.device.accessToken, body: { messages } }).catch((err: Error) => err);
-      // Kill as soon as matching has begun and before it ends.
-      for (let polls = 0; polls < 5000 && (await counts(ids)).completed === 0; polls++) await new Promise((r) => setTimeout(r, 2));
+      // Kill as soon as matching has begun and before it ends. A request's SMS are decided in one transaction
+      // (docs/matching.md, section 10), so no payment shows completed before all do: matching has begun once the
+      // batch is stored (its records pending) or its payments complete.
+      const storedCount = async () =>
+        (await t.sql<{ n: number }>("SELECT count(*)::int AS n FROM sms_records WHERE device_message_id LIKE $1", [`crash-${round}-%`]))[0]!.n;
+      for (let polls = 0; polls < 5000 && (await storedCount()) < BATCH && (await counts(ids)).completed === 0; polls++) await new Promise((r) => setTimeout(r, 2));
       await kill();
       const answer = await forwarding;
       const atKill = (await counts(ids)).completed;

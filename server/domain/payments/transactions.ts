@@ -10,7 +10,7 @@ import { loadRates } from '../fx/service.ts';
 import { currenciesOf, noRateMessage, quoteGateway } from '../gateways/quote.ts';
 import { getGateway } from '../gateways/service.ts';
 import { gatewayServesMode } from '../sandbox/gateway.ts';
-import { recordEvent } from '../webhooks/outbox.ts';
+import { recordEvent, recordEvents, type EventEndpointsMemo } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES, type TransactionStatus } from './entities.ts';
 import { loadIntent } from './intents.ts';
 import { db } from '../db.ts';
@@ -332,17 +332,11 @@ export async function completeTransaction(
 export async function completeLockedTransaction(
   tx: EntityManager,
   t: TransactionRecord,
-  opts: { source: CompletionSource; gatewayTrxId?: string | null },
+  opts: { source: CompletionSource; gatewayTrxId?: string | null; eventEndpoints?: EventEndpointsMemo },
 ): Promise<TransactionChange> {
   if (!tx.isInTransaction()) throw new Error('completeLockedTransaction must run inside em.transactional()');
   const claimed = opts.gatewayTrxId ? cleanGatewayTrxId(opts.gatewayTrxId) : null;
-  if (t.status === 'completed') return { transaction: t, changed: false };
-  if (!(OPEN_TRANSACTION_STATUSES as readonly string[]).includes(t.status)) {
-    throw new AppError('INVALID_STATE', `Transaction is ${t.status} and cannot be completed`);
-  }
-  if (claimed && t.gatewayTrxId && t.gatewayTrxId.toUpperCase() !== claimed.toUpperCase()) {
-    throw new AppError('INVALID_STATE', 'Transaction already carries another gateway transaction id');
-  }
+  if (completionRefusal(t, opts.gatewayTrxId) === 'already_completed') return { transaction: t, changed: false };
   // Both rows are already locked (intent first), so one statement updates both:
   // one round trip fewer per completion (BENCHMARKS.md). The intent's columns the
   // event shows come back from its UPDATE, with the id of its latest transaction
@@ -416,8 +410,112 @@ export async function completeLockedTransaction(
     done && intent && Number(row.latest_transaction_id) === t.id
       ? paymentEventDataOf(completedPaymentRow(intent, transaction))
       : await paymentEventData(tx, t.intentId);
-  await recordEvent(tx, { brandId: t.brandId, mode: t.mode, event: 'payment.completed', data, transactionId: t.id });
+  await recordEvent(tx, { brandId: t.brandId, mode: t.mode, event: 'payment.completed', data, transactionId: t.id }, opts.eventEndpoints);
   return { transaction, changed: true };
+}
+
+/**
+ * What completeLockedTransaction refuses, decided on the locked row before any
+ * write: `already_completed` (it answers `changed: false`), or INVALID_STATE
+ * (thrown); null when it would complete.
+ */
+export function completionRefusal(t: TransactionRecord, gatewayTrxId: string | null | undefined): 'already_completed' | null {
+  const claimed = gatewayTrxId ? cleanGatewayTrxId(gatewayTrxId) : null;
+  if (t.status === 'completed') return 'already_completed';
+  if (!(OPEN_TRANSACTION_STATUSES as readonly string[]).includes(t.status)) {
+    throw new AppError('INVALID_STATE', `Transaction is ${t.status} and cannot be completed`);
+  }
+  if (claimed && t.gatewayTrxId && t.gatewayTrxId.toUpperCase() !== claimed.toUpperCase()) {
+    throw new AppError('INVALID_STATE', 'Transaction already carries another gateway transaction id');
+  }
+  return null;
+}
+
+/**
+ * completeLockedTransaction for several locked transactions (their intents
+ * locked first), each of which completionRefusal let through: every
+ * transaction and intent in one statement and every `payment.completed` event
+ * in one (recordEvents), for a batch of SMS decided in one transaction
+ * (sms/service.ts). Each row and event is what completeLockedTransaction
+ * would write for it. Throws when any of them was no longer open (the caller's
+ * locks make that impossible unless an invariant broke) or when a stored
+ * gateway trx id meets the unique index: the caller's whole transaction then
+ * fails. Returns the completed transactions in the order given.
+ */
+export async function completeLockedTransactions(
+  tx: EntityManager,
+  items: ReadonlyArray<{ t: TransactionRecord; gatewayTrxId: string | null }>,
+  opts: { source: CompletionSource; eventEndpoints?: EventEndpointsMemo },
+): Promise<TransactionRecord[]> {
+  if (items.length === 0) return [];
+  if (!tx.isInTransaction()) throw new Error('completeLockedTransactions must run inside em.transactional()');
+  const claimed = Object.fromEntries(items.map(({ t, gatewayTrxId }) => [String(t.id), gatewayTrxId ? cleanGatewayTrxId(gatewayTrxId) : null]));
+  const rows = await db(tx)
+    .with('done', (k) =>
+      k
+        .updateTable('transactions')
+        .set({
+          status: 'completed',
+          completed_at: sql<Date>`now()`,
+          completion_source: opts.source,
+          gateway_trx_id: sql<string | null>`COALESCE(gateway_trx_id, ${JSON.stringify(claimed)}::jsonb ->> id::text)`,
+          updated_at: sql<Date>`now()`,
+        })
+        .where('id', '=', (eb) => eb.fn.any(eb.val(items.map(({ t }) => t.id))))
+        .where('status', 'in', OPEN_TRANSACTION_STATUSES)
+        .returning(['id as done_id', 'intent_id as done_intent_id', 'completed_at', 'completion_source', 'gateway_trx_id'])
+        // Announced on commit to whoever follows each payment (status-notify.ts), as completeLockedTransaction does.
+        .returning((eb) => notifyPaymentStatus(eb.ref('intent_id')).as('status_notified')),
+    )
+    .with('intent', (k) =>
+      k
+        // Not aliased, as in completeLockedTransaction (db.ts converts the columns of an UPDATE's table named as such).
+        .updateTable('payment_intents')
+        .set({ status: 'completed', completed_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+        .where('payment_intents.id', '=', (eb) => eb.fn.any(eb.val(items.map(({ t }) => t.intentId))))
+        .where('payment_intents.status', '=', 'pending')
+        .returning([
+          'payment_intents.id as intent_id', 'payment_intents.uuid as payment_id', 'payment_intents.brand_id', 'payment_intents.amount as intent_amount',
+          'payment_intents.currency as intent_currency', 'payment_intents.reference', 'payment_intents.metadata', 'payment_intents.status as intent_status',
+          'payment_intents.expires_at', 'payment_intents.created_at', 'payment_intents.customer_id',
+        ])
+        .returning((eb) =>
+          eb
+            .selectFrom('transactions as tt')
+            .select('tt.id')
+            .whereRef('tt.intent_id', '=', 'payment_intents.id')
+            .orderBy('tt.created_at', 'desc')
+            .orderBy('tt.id', 'desc')
+            .limit(1)
+            .as('latest_transaction_id'),
+        ),
+    )
+    .selectFrom('done')
+    .leftJoin('intent', 'intent.intent_id', 'done.done_intent_id')
+    .selectAll(['done', 'intent'])
+    .execute();
+  // Ids through a CTE may come back as text: compared as numbers.
+  const byId = new Map(rows.map((r) => [Number(r.done_id), r]));
+  if (byId.size !== items.length) throw new Error(`transactions ${items.map(({ t }) => t.id).join(', ')}: ${items.length - byId.size} no longer open when completed together`);
+  const events: Array<{ brandId: number; mode: Mode; event: 'payment.completed'; data: Record<string, unknown>; transactionId: number }> = [];
+  const completed: TransactionRecord[] = [];
+  for (const { t } of items) {
+    const row = byId.get(t.id)!;
+    const transaction: TransactionRecord = { ...t, status: 'completed', completedAt: row.completed_at, completionSource: row.completion_source, gatewayTrxId: row.gateway_trx_id };
+    const intent: IntentEventRow | null =
+      row.intent_id === null
+        ? null
+        : {
+            intent_id: row.intent_id, payment_id: row.payment_id!, brand_id: row.brand_id!, intent_amount: row.intent_amount!, intent_currency: row.intent_currency!,
+            reference: row.reference, metadata: row.metadata!, intent_status: row.intent_status!, expires_at: row.expires_at!, intent_created_at: row.created_at!,
+            customer_id: row.customer_id,
+          };
+    const data = intent && Number(row.latest_transaction_id) === t.id ? paymentEventDataOf(completedPaymentRow(intent, transaction)) : await paymentEventData(tx, t.intentId);
+    events.push({ brandId: t.brandId, mode: t.mode, event: 'payment.completed', data, transactionId: t.id });
+    completed.push(transaction);
+  }
+  await recordEvents(tx, events, opts.eventEndpoints);
+  return completed;
 }
 
 /** The intent columns of paymentQuery (view.ts), as the UPDATE in completeLockedTransaction returns them. */

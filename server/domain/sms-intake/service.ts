@@ -40,26 +40,30 @@ interface Sealed {
   body: string;
 }
 
+function recordRow(caller: Caller, sms: ForwardedSms, hash: string, encrypted: Sealed, duplicateOf: number | null) {
+  return {
+    brand_id: caller.brandId,
+    device_id: caller.deviceId,
+    device_message_id: sms.deviceMessageId,
+    content_hash: hash,
+    sender: encrypted.sender,
+    body_encrypted: encrypted.body,
+    received_at: sms.receivedAt,
+    sim_slot: sms.simSlot,
+    match_status: duplicateOf === null ? ('pending' as const) : ('duplicate' as const),
+    duplicate_of_id: duplicateOf,
+    reason: duplicateOf === null ? null : `same sender and text as SMS record ${duplicateOf}, forwarded before`,
+    reason_code: duplicateOf === null ? null : 'duplicate_content',
+    entry: sms.pasted ? ('pasted' as const) : ('forwarded' as const),
+    entered_by: sms.pasted?.enteredBy ?? null,
+    operator_name: sms.pasted?.operatorName ?? null,
+  };
+}
+
 async function insertRecord(tx: EntityManager, caller: Caller, sms: ForwardedSms, hash: string, encrypted: Sealed, duplicateOf: number | null): Promise<number | null> {
   const row = await db(tx)
     .insertInto('sms_records')
-    .values({
-      brand_id: caller.brandId,
-      device_id: caller.deviceId,
-      device_message_id: sms.deviceMessageId,
-      content_hash: hash,
-      sender: encrypted.sender,
-      body_encrypted: encrypted.body,
-      received_at: sms.receivedAt,
-      sim_slot: sms.simSlot,
-      match_status: duplicateOf === null ? 'pending' : 'duplicate',
-      duplicate_of_id: duplicateOf,
-      reason: duplicateOf === null ? null : `same sender and text as SMS record ${duplicateOf}, forwarded before`,
-      reason_code: duplicateOf === null ? null : 'duplicate_content',
-      entry: sms.pasted ? 'pasted' : 'forwarded',
-      entered_by: sms.pasted?.enteredBy ?? null,
-      operator_name: sms.pasted?.operatorName ?? null,
-    })
+    .values(recordRow(caller, sms, hash, encrypted, duplicateOf))
     .onConflict((oc) => oc.doNothing())
     .returning('id')
     .executeTakeFirst();
@@ -97,21 +101,40 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
   const prepared = batch.map((sms, index) => ({ sms, index, hash: smsContentHash(deps.hashKey, caller.brandId, sms.sender, sms.body) }));
   const ordered = [...prepared].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : a.index - b.index));
 
+  const sealed = ordered.map(({ sms }) => {
+    const binding = smsRecordBinding({ ...caller, deviceMessageId: sms.deviceMessageId });
+    return {
+      sender: deps.cipher.encrypt(sms.sender, SMS_RECORD_CONTEXT.sender, binding),
+      body: deps.cipher.encrypt(sms.body, SMS_RECORD_CONTEXT.body, binding),
+    };
+  });
+
   const store = async (tx: EntityManager) => {
     const ids = new Array<number>(batch.length);
     const fresh: Array<{ id: number; at: number }> = [];
-    for (const { sms, index, hash } of ordered) {
-      const binding = smsRecordBinding({ ...caller, deviceMessageId: sms.deviceMessageId });
-      const encrypted = {
-        sender: deps.cipher.encrypt(sms.sender, SMS_RECORD_CONTEXT.sender, binding),
-        body: deps.cipher.encrypt(sms.body, SMS_RECORD_CONTEXT.body, binding),
-      };
-      const inserted = await insertRecord(tx, caller, sms, hash, encrypted, null);
-      if (inserted !== null) {
-        ids[index] = inserted;
-        fresh.push({ id: inserted, at: sms.receivedAt.getTime() });
+    // Every record of the batch in one INSERT, in content-hash order (a multi-row
+    // VALUES list is inserted in its order): one round trip for the batch
+    // instead of one per SMS (BENCHMARKS.md). A row the unique indexes refuse
+    // (the device's own message again, or content stored before) inserts
+    // nothing and is settled one by one below, as before.
+    // Only the first of a message id repeated in the batch is offered: a later one answers its record.
+    const firsts = ordered.flatMap(({ sms, hash }, k) => (ordered.findIndex((o) => o.sms.deviceMessageId === sms.deviceMessageId) === k ? [recordRow(caller, sms, hash, sealed[k]!, null)] : []));
+    const inserted = await db(tx)
+      .insertInto('sms_records')
+      .values(firsts)
+      .onConflict((oc) => oc.doNothing())
+      .returning(['id', 'device_message_id'])
+      .execute();
+    const insertedId = new Map(inserted.map((r) => [r.device_message_id, r.id]));
+    for (const [k, { sms, index, hash }] of ordered.entries()) {
+      const id = insertedId.get(sms.deviceMessageId);
+      if (id !== undefined) {
+        insertedId.delete(sms.deviceMessageId);
+        ids[index] = id;
+        fresh.push({ id, at: sms.receivedAt.getTime() });
         continue;
       }
+      const encrypted = sealed[k]!;
       const own = await findOwn(tx, caller, sms.deviceMessageId);
       if (own !== null) {
         ids[index] = own;

@@ -73,6 +73,17 @@ export interface CandidateRow extends MatchCandidate {
   trxId: string;
 }
 
+/** What loadCandidates looks for: one money-in reading of an SMS. */
+export interface CandidateQuery {
+  brandId: number;
+  mode: Mode;
+  gatewayIds: readonly number[];
+  trxId: string;
+  amount: string;
+  smsTime: Date;
+  windowMinutes: number;
+}
+
 /**
  * docs/matching.md: the brand's open transactions on the gateways whose
  * payment was created within the window before the SMS time, plus every
@@ -83,10 +94,7 @@ export interface CandidateRow extends MatchCandidate {
  * Open ones with another amount are left out in the query: the matcher never
  * decides by them, and a busy brand can have thousands in the window.
  */
-export async function loadCandidates(
-  tx: EntityManager,
-  q: { brandId: number; mode: Mode; gatewayIds: readonly number[]; trxId: string; amount: string; smsTime: Date; windowMinutes: number },
-): Promise<CandidateRow[]> {
+export async function loadCandidates(tx: EntityManager, q: CandidateQuery): Promise<CandidateRow[]> {
   const rows = await db(tx)
     .selectFrom('transactions as t')
     .innerJoin('payment_intents as i', 'i.id', 't.intent_id')

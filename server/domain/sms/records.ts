@@ -70,8 +70,25 @@ export async function claimPendingRecord(
   id: number,
   settingKeys: readonly string[],
   cipher: PiiCipher,
-): Promise<(PendingSmsRecord & { gateways: GatewaySmsRow[]; settings: Map<string, unknown> }) | null> {
-  const row = await db(tx)
+): Promise<ClaimedSmsRecord | null> {
+  return (await claimPendingRecords(tx, [id], settingKeys, cipher))[0] ?? null;
+}
+
+export type ClaimedSmsRecord = PendingSmsRecord & { gateways: GatewaySmsRow[]; settings: Map<string, unknown> };
+
+/**
+ * claimPendingRecord for several records in one statement, locked in id order
+ * (a batch of one phone's SMS decided in one transaction, service.ts). Returns
+ * those still pending, in id order; the gateways and settings are read once.
+ */
+export async function claimPendingRecords(
+  tx: EntityManager,
+  ids: readonly number[],
+  settingKeys: readonly string[],
+  cipher: PiiCipher,
+): Promise<ClaimedSmsRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await db(tx)
     .selectFrom('sms_records as r')
     .innerJoin('devices as d', 'd.id', 'r.device_id')
     .select(['r.id', 'r.brand_id', 'r.mode', 'r.device_id', 'r.device_message_id', 'r.sender', 'r.body_encrypted', smsTimeOf.as('sms_time')])
@@ -81,24 +98,26 @@ export async function claimPendingRecord(
          FROM (SELECT id, code, sms_senders, sms_templates, review_above::text AS review_above, sort_order FROM gateways WHERE cardinality(sms_senders) > 0) g)`.as('gateways'),
     )
     .select(sql<Record<string, unknown>>`(SELECT COALESCE(json_object_agg(s.key, s.value), '{}'::json) FROM settings s WHERE s.key = ANY(${[...settingKeys]}::text[]))`.as('settings'))
-    .where('r.id', '=', id)
+    .where((eb) => (ids.length === 1 ? eb('r.id', '=', ids[0]!) : eb('r.id', '=', eb.fn.any(eb.val([...ids])))))
     .where('r.match_status', '=', 'pending')
+    .orderBy('r.id')
     .forNoKeyUpdate('r')
-    .executeTakeFirst();
-  if (!row) return null;
-  const binding = smsRowBinding(row);
-  return {
-    id: row.id,
-    brandId: row.brand_id,
-    deviceId: row.device_id,
-    mode: row.mode,
-    sender: decryptSmsSender(cipher, row.sender, binding),
-    bodyEncrypted: row.body_encrypted,
-    binding,
-    smsTime: row.sms_time,
-    gateways: row.gateways,
-    settings: new Map(Object.entries(row.settings)),
-  };
+    .execute();
+  return rows.map((row) => {
+    const binding = smsRowBinding(row);
+    return {
+      id: row.id,
+      brandId: row.brand_id,
+      deviceId: row.device_id,
+      mode: row.mode,
+      sender: decryptSmsSender(cipher, row.sender, binding),
+      bodyEncrypted: row.body_encrypted,
+      binding,
+      smsTime: row.sms_time,
+      gateways: row.gateways,
+      settings: new Map(Object.entries(row.settings)),
+    };
+  });
 }
 
 /** What matching decided about one record: stored on it, so an admin can see why. */
@@ -160,6 +179,58 @@ export async function storeOutcome(tx: EntityManager, cipher: PiiCipher, rec: { 
   // The caller locked the row while pending, so this cannot happen
   // unless that invariant is broken; failing rolls the whole decision back.
   if (updated.length !== 1) throw new Error(`SMS record ${id} was no longer pending when its outcome was stored`);
+}
+
+/**
+ * storeOutcome for several records in one statement (a batch decided in one
+ * transaction, service.ts): one UPDATE instead of one per record. The same
+ * values, the same guard (still `pending`, locked by the caller).
+ */
+export async function storeOutcomes(tx: EntityManager, cipher: PiiCipher, items: ReadonlyArray<{ rec: { id: number; binding: PiiBinding }; outcome: SmsOutcome }>): Promise<void> {
+  if (items.length === 0) return;
+  const values = items.map(({ rec, outcome: o }) => ({
+    id: rec.id,
+    match_status: o.status,
+    gateway_id: o.gatewayId,
+    parsed_amount: o.parsed?.amount ?? null,
+    parsed_trx_id: o.parsed?.trxId ?? null,
+    parsed_sender_number: o.parsed?.senderNumber ? cipher.encrypt(o.parsed.senderNumber, SMS_SENDER_NUMBER_CONTEXT, rec.binding) : null,
+    direction: o.parsed?.direction ?? null,
+    kind: o.parsed?.kind?.slice(0, 40) ?? null,
+    parsed_balance: o.parsed?.balance ?? null,
+    parsed_fee: o.parsed?.fee ?? null,
+    wallet_key: o.chain?.wallet ?? null,
+    sms_time: o.chain?.smsTime.toISOString() ?? null,
+    chain_state: o.chain?.state ?? null,
+    chain_previous_id: o.chain?.previousId ?? null,
+    chain_expected_balance: o.chain?.expected ?? null,
+    transaction_id: o.transactionId,
+    confidence: o.confidence.toFixed(4),
+    candidate_ids: o.candidateIds,
+    reason: o.reason,
+    reason_code: o.reasonCode,
+    suggestions: o.suggestions.map((x) => ({ transaction_id: x.transactionId, why: x.why, distance: x.distance })),
+  }));
+  // Raw SQL: the typed builder cannot declare json_to_recordset's column definition list (the batch's outcomes as a table).
+  const updated = await tx.execute<Array<{ id: string }>>(
+    `UPDATE sms_records r
+        SET match_status = v.match_status, gateway_id = v.gateway_id, parsed_amount = v.parsed_amount, parsed_trx_id = v.parsed_trx_id,
+            parsed_sender_number = v.parsed_sender_number, direction = v.direction, kind = v.kind, parsed_balance = v.parsed_balance,
+            parsed_fee = v.parsed_fee, wallet_key = v.wallet_key, sms_time = v.sms_time, chain_state = v.chain_state,
+            chain_previous_id = v.chain_previous_id, chain_expected_balance = v.chain_expected_balance, transaction_id = v.transaction_id,
+            confidence = v.confidence, candidate_ids = v.candidate_ids, reason = v.reason, reason_code = v.reason_code,
+            suggestions = v.suggestions, matched_at = CASE WHEN v.match_status = 'matched' THEN now() END, updated_at = now()
+       FROM json_to_recordset(?::json) AS v(id bigint, match_status text, gateway_id bigint, parsed_amount numeric, parsed_trx_id text,
+            parsed_sender_number text, direction text, kind text, parsed_balance numeric, parsed_fee numeric, wallet_key text,
+            sms_time timestamptz, chain_state text, chain_previous_id bigint, chain_expected_balance numeric, transaction_id bigint,
+            confidence numeric, candidate_ids bigint[], reason text, reason_code text, suggestions jsonb)
+      WHERE r.id = v.id AND r.match_status = 'pending'
+      RETURNING r.id`,
+    [JSON.stringify(values)],
+  );
+  // The caller locked every row while pending, so this cannot happen unless that
+  // invariant is broken; failing rolls the whole batch back.
+  if (updated.length !== items.length) throw new Error(`SMS records ${items.map((i) => i.rec.id).join(', ')}: ${items.length - updated.length} no longer pending when their outcomes were stored`);
 }
 
 /** A parsed, not yet matched record as the submission direction reads it. */

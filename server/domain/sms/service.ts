@@ -2,17 +2,19 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { compareMoney } from '../money/decimal.ts';
-import { completeLockedTransaction, completeTransaction, TRANSACTION_SENDER_CONTEXT, transactionBinding } from '../payments/transactions.ts';
+import { completeLockedTransaction, completeLockedTransactions, completeTransaction, completionRefusal, TRANSACTION_SENDER_CONTEXT, transactionBinding } from '../payments/transactions.ts';
 import { effectiveSettings, getSettings, settingKeys, type Settings } from '../settings/service.ts';
 import type { MatchedRecordState, MatchSmsRecords } from '../sms-intake/matching-seam.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
-import { isOfficialSender, loadCandidates, lockOpenCandidates, toGatewaySmsConfig, type CandidateRow, type GatewaySmsConfig, type LockedCandidate } from './candidates.ts';
+import { isOfficialSender, loadCandidates, lockOpenCandidates, toGatewaySmsConfig, type CandidateQuery, type CandidateRow, type GatewaySmsConfig, type LockedCandidate } from './candidates.ts';
 import { checkBalanceChain, walletKey } from './balance-chain.ts';
+import { prefetchBatch, type BatchRecordPlan, type DecideIo } from './batch-io.ts';
 import { chooseMatch, type MatchResult, type ReasonCode } from './matcher.ts';
 import { customerPhonesOfIntents } from './expected-payer.ts';
 import { parseSms, type ParsedSms } from './parser.ts';
 import { requestBackfillForChainBreak } from '../recovery/backfill.ts';
-import { claimPendingRecord, SMS_BODY_CONTEXT, storeOutcome, type PendingSmsRecord, type SmsOutcome } from './records.ts';
+import type { EventEndpointsMemo } from '../webhooks/outbox.ts';
+import { claimPendingRecord, claimPendingRecords, SMS_BODY_CONTEXT, storeOutcome, storeOutcomes, type PendingSmsRecord, type SmsOutcome } from './records.ts';
 import { db } from '../db.ts';
 
 /**
@@ -97,31 +99,77 @@ function reviewAboveOf(gateways: readonly GatewaySmsConfig[], ids: readonly numb
   return limits.reduce<string | null>((min, x) => (min === null || compareMoney(x, min) < 0 ? x : min), null);
 }
 
+/** The reads of decide() for one record, each its own statement in the record's transaction. */
+function perRecordIo(tx: EntityManager, cipher: PiiCipher): DecideIo {
+  return {
+    chain: (q) => checkBalanceChain(tx, q),
+    lockTrxIds: (ids) => lockGatewayTrxIds(tx, ids),
+    candidates: (_recordId, _index, q) => loadCandidates(tx, q),
+    lockOpen: (rows) => lockOpenCandidates(tx, rows),
+    customerPhones: (intentIds) => customerPhonesOfIntents(tx, cipher, intentIds),
+  };
+}
+
+/** The candidate query of a money-in reading: the window widened by the clock grace, which the matcher applies exactly. */
+function candidateQuery(rec: PendingSmsRecord, r: Reading, settings: MatchSettings): CandidateQuery {
+  return {
+    brandId: rec.brandId,
+    mode: rec.mode,
+    gatewayIds: r.gatewayIds,
+    trxId: r.parsed.trxId!,
+    amount: r.parsed.amount,
+    smsTime: new Date(rec.smsTime.getTime() + settings.graceSeconds * 1000),
+    windowMinutes: settings.windowMinutes + Math.ceil(settings.graceSeconds / 60),
+  };
+}
+
+/** The official gateways of the record's sender and their readings of its text (pure). */
+function readRecord(rec: PendingSmsRecord, body: string, gateways: readonly GatewaySmsConfig[]) {
+  const official = gateways.filter((g) => isOfficialSender(g, rec.sender));
+  return { official, all: official.length === 0 ? [] : readings({ sender: rec.sender, body }, official) };
+}
+
+/**
+ * What deciding the record will read, known from its text alone: the batch
+ * takes every lock and read of its records up front (batch-io.ts). Mirrors
+ * decide() step by step.
+ */
+function planRecord(rec: PendingSmsRecord, body: string, gateways: readonly GatewaySmsConfig[], settings: MatchSettings): BatchRecordPlan {
+  const plan: BatchRecordPlan = { recordId: rec.id, deviceId: rec.deviceId, smsTime: rec.smsTime, chain: null, queries: [] };
+  const { all } = readRecord(rec, body, gateways);
+  if (all.length === 0) return plan;
+  const first = all[0]!.parsed;
+  if (first.balance !== null || first.balanceUnreadable) plan.chain = { wallet: walletKey(rec.sender), reading: first };
+  if (first.direction === 'out') return plan;
+  plan.queries = all.filter((r) => r.parsed.direction === 'in').map((r) => candidateQuery(rec, r, settings));
+  return plan;
+}
+
 /**
  * Decides among the candidates of every reading (normally exactly one). Takes
  * the locks in the global order: the balance chain of the device and wallet,
  * gateway trx ids, then intents and transactions; decisions are made on the
- * rows as they are once locked.
+ * rows as they are once locked. `io` reads them: per record, or from what a
+ * batch read and locked for all its records at once (batch-io.ts).
  */
 async function decide(
-  tx: EntityManager,
-  deps: SmsMatchDeps,
+  io: DecideIo,
   rec: PendingSmsRecord,
   body: string,
   gateways: readonly GatewaySmsConfig[],
   settings: MatchSettings,
+  cipher: PiiCipher,
 ): Promise<{ outcome: SmsOutcome; locked: ReadonlyMap<number, LockedCandidate> }> {
   const none = new Map<number, LockedCandidate>();
-  const official = gateways.filter((g) => isOfficialSender(g, rec.sender));
+  const { official, all } = readRecord(rec, body, gateways);
   if (official.length === 0) return { outcome: noMatch('not_official_sender', 'the sender is not an official SMS sender of any gateway'), locked: none };
-  const all = readings({ sender: rec.sender, body }, official);
   if (all.length === 0) {
     return { outcome: noMatch('not_parsed', `no SMS template of gateway ${official.map((g) => g.code).join(', ')} read an amount and a transaction id in the message`), locked: none };
   }
 
   const first = all[0]!.parsed;
   const wallet = walletKey(rec.sender);
-  const verdict = await checkBalanceChain(tx, { deviceId: rec.deviceId, wallet, recordId: rec.id, smsTime: rec.smsTime, reading: first });
+  const verdict = await io.chain({ deviceId: rec.deviceId, wallet, recordId: rec.id, smsTime: rec.smsTime, reading: first });
   const chain = { wallet, smsTime: rec.smsTime, state: verdict.state, previousId: verdict.previousId, expected: verdict.expected };
   if (first.direction === 'out') {
     const outcome: SmsOutcome = {
@@ -140,30 +188,18 @@ async function decide(
   }
   const ins = all.filter((r) => r.parsed.direction === 'in');
 
-  await lockGatewayTrxIds(tx, ins.map((r) => r.parsed.trxId));
+  await io.lockTrxIds(ins.map((r) => r.parsed.trxId));
   const loaded: CandidateRow[][] = [];
-  for (const r of ins) {
-    loaded.push(
-      await loadCandidates(tx, {
-        brandId: rec.brandId,
-        mode: rec.mode,
-        gatewayIds: r.gatewayIds,
-        trxId: r.parsed.trxId!,
-        amount: r.parsed.amount,
-        smsTime: new Date(rec.smsTime.getTime() + settings.graceSeconds * 1000),
-        windowMinutes: settings.windowMinutes + Math.ceil(settings.graceSeconds / 60),
-      }),
-    );
-  }
+  for (const [i, r] of ins.entries()) loaded.push(await io.candidates(rec.id, i, candidateQuery(rec, r, settings)));
   // Every loaded row can decide the outcome (a claimer of the trx id, or open with the exact amount): lock the open ones.
-  const fresh = await lockOpenCandidates(tx, loaded.flat());
+  const fresh = await io.lockOpen(loaded.flat());
 
   // A claimer without a number declared at checkout is compared with its customer's phone, when the payment has one.
   const claimsOf = (c: CandidateRow, i: number) => c.gatewayTrxId?.toUpperCase() === ins[i]!.parsed.trxId;
   const undeclared = ins.flatMap((_, i) =>
     loaded[i]!.map((c) => fresh.get(c.id) ?? c).filter((c) => c.brandId === rec.brandId && c.mode === rec.mode && claimsOf(c, i) && !c.payerNumberEncrypted),
   );
-  const customerPhones = await customerPhonesOfIntents(tx, deps.cipher, undeclared.map((c) => c.intentId));
+  const customerPhones = await io.customerPhones(undeclared.map((c) => c.intentId));
 
   const outcomes = ins.map((reading, i) => {
     const trxId = reading.parsed.trxId!;
@@ -174,7 +210,7 @@ async function decide(
       .filter((c) => c.brandId === rec.brandId && c.mode === rec.mode)
       .map((c) => {
         if (!claimsOf(c, i)) return c;
-        const payerNumber = c.payerNumberEncrypted ? declaredPayerNumber(deps.cipher, c) : (customerPhones.get(c.intentId) ?? null);
+        const payerNumber = c.payerNumberEncrypted ? declaredPayerNumber(cipher, c) : (customerPhones.get(c.intentId) ?? null);
         return payerNumber === null ? c : { ...c, payerNumber };
       });
     const foreign = rows.filter((c) => !(c.brandId === rec.brandId && c.mode === rec.mode));
@@ -201,7 +237,10 @@ async function decide(
   return { outcome: outcomes.find((o) => o.status !== 'no_candidate') ?? outcomes[0]!, locked: fresh };
 }
 
-async function explainDuplicate(tx: EntityManager, o: SmsOutcome): Promise<SmsOutcome> {
+/** `provedBy`: the records of this batch that completed a transaction (by transaction id), not stored yet. */
+async function explainDuplicate(tx: EntityManager, o: SmsOutcome, provedBy?: ReadonlyMap<number, number>): Promise<SmsOutcome> {
+  const inBatch = provedBy?.get(o.candidateIds[0] ?? 0);
+  if (inBatch !== undefined) return { ...o, reason: `${o.reason} (proved by SMS record ${inBatch})` };
   const earlier = await db(tx)
     .selectFrom('sms_records')
     .select('id')
@@ -227,8 +266,13 @@ async function explainDuplicate(tx: EntityManager, o: SmsOutcome): Promise<SmsOu
  * the gateway trx id, against a customer submitting it elsewhere meanwhile).
  * Returns the completed transaction's service trx id with the outcome.
  */
-async function complete(tx: EntityManager, o: SmsOutcome, locked: ReadonlyMap<number, LockedCandidate>): Promise<{ outcome: SmsOutcome; trxId: string | null }> {
-  const opts = { source: 'sms', gatewayTrxId: o.parsed!.trxId! } as const;
+async function complete(
+  tx: EntityManager,
+  o: SmsOutcome,
+  locked: ReadonlyMap<number, LockedCandidate>,
+  eventEndpoints?: EventEndpointsMemo,
+): Promise<{ outcome: SmsOutcome; trxId: string | null; transaction?: LockedCandidate['record'] }> {
+  const opts = { source: 'sms', gatewayTrxId: o.parsed!.trxId!, ...(eventEndpoints ? { eventEndpoints } : {}) } as const;
   const row = locked.get(o.transactionId!)?.record;
   try {
     const { changed, transaction } = !row
@@ -236,15 +280,20 @@ async function complete(tx: EntityManager, o: SmsOutcome, locked: ReadonlyMap<nu
       : row.gatewayTrxId === null
         ? await tx.transactional((sp) => completeLockedTransaction(sp, row, opts))
         : await completeLockedTransaction(tx, row, opts);
-    if (changed) return { outcome: o, trxId: transaction.trxId };
-    return { outcome: { ...o, status: 'low_confidence', transactionId: null, confidence: 0, reason: `transaction ${o.transactionId} was already completed`, reasonCode: 'completion_refused' }, trxId: null };
+    if (changed) return { outcome: o, trxId: transaction.trxId, transaction };
+    return { outcome: alreadyCompleted(o), trxId: null };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return {
-      outcome: { ...o, status: 'low_confidence', transactionId: null, confidence: 0, reason: `${o.reason}; completing transaction ${o.transactionId} was refused: ${err.message}`, reasonCode: 'completion_refused' },
-      trxId: null,
-    };
+    return { outcome: completionRefused(o, err), trxId: null };
   }
+}
+
+function alreadyCompleted(o: SmsOutcome): SmsOutcome {
+  return { ...o, status: 'low_confidence', transactionId: null, confidence: 0, reason: `transaction ${o.transactionId} was already completed`, reasonCode: 'completion_refused' };
+}
+
+function completionRefused(o: SmsOutcome, err: AppError): SmsOutcome {
+  return { ...o, status: 'low_confidence', transactionId: null, confidence: 0, reason: `${o.reason}; completing transaction ${o.transactionId} was refused: ${err.message}`, reasonCode: 'completion_refused' };
 }
 
 /**
@@ -265,7 +314,7 @@ async function matchRecord(em: EntityManager, deps: SmsMatchDeps, recordId: numb
     if (!rec) return null;
     const body = deps.cipher.decrypt(rec.bodyEncrypted, SMS_BODY_CONTEXT, rec.binding);
     const s = settings ?? matchSettingsOf(effectiveSettings(rec.settings));
-    const decided = await decide(tx, deps, rec, body, rec.gateways.map(toGatewaySmsConfig), s);
+    const decided = await decide(perRecordIo(tx, deps.cipher), rec, body, rec.gateways.map(toGatewaySmsConfig), s, deps.cipher);
     let outcome = decided.outcome;
     let trxId: string | null = null;
     if (outcome.status === 'matched') ({ outcome, trxId } = await complete(tx, outcome, decided.locked));
@@ -280,22 +329,114 @@ async function matchRecord(em: EntityManager, deps: SmsMatchDeps, recordId: numb
 }
 
 /**
- * The intake seam (sms-intake/matching-seam.ts): matches each new record in
- * the order given (intake: by SMS time), each in its own transaction. One record failing does not stop the
- * others; the first error is rethrown so intake reports it (that record stays
- * `pending` for the sweep).
+ * Decides the pending ones among `recordIds` in one database transaction, in
+ * the order given, with the reads and locks of all of them taken together
+ * (batch-io.ts): a constant number of statements for the batch's reads and
+ * locks and one UPDATE for all outcomes, instead of a transaction per record.
+ * Each record is decided exactly as matchSmsRecord would decide it right after
+ * the ones before it committed: the rules, the lock order and the order of
+ * decisions are the same. Completions still write per matched SMS (the
+ * transaction and its intent, the `payment.completed` event).
+ * Returns the decided records; throws (and rolls back all of them) on any
+ * error, after which the caller may match them one by one.
  */
-export function createSmsMatcher(deps: SmsMatchDeps): MatchSmsRecords {
+async function matchBatch(em: EntityManager, deps: SmsMatchDeps, recordIds: readonly number[]): Promise<Map<number, { outcome: SmsOutcome; trxId: string | null }>> {
+  return em.transactional(async (tx) => {
+    const claimed = await claimPendingRecords(tx, recordIds, settingKeys, deps.cipher);
+    const result = new Map<number, { outcome: SmsOutcome; trxId: string | null }>();
+    if (claimed.length === 0) return result;
+    const byId = new Map(claimed.map((r) => [r.id, r]));
+    // In the order given (intake: by SMS time), as the one-by-one path decides them.
+    const recs = recordIds.filter((id, i) => byId.has(id) && recordIds.indexOf(id) === i).map((id) => byId.get(id)!);
+    // Every record of the batch was claimed by the same statement: one reading of the gateways and settings.
+    const gateways = recs[0]!.gateways.map(toGatewaySmsConfig);
+    const settings = matchSettingsOf(effectiveSettings(recs[0]!.settings));
+    const bodies = new Map(recs.map((r) => [r.id, deps.cipher.decrypt(r.bodyEncrypted, SMS_BODY_CONTEXT, r.binding)]));
+    const batch = await prefetchBatch(tx, deps.cipher, recs.map((r) => planRecord(r, bodies.get(r.id)!, gateways, settings)));
+    const provedBy = new Map<number, number>();
+    // The brand's webhook endpoints, read (and share-locked) by the first completion's event only.
+    const eventEndpoints: EventEndpointsMemo = new Map();
+    const completions: Array<{ t: LockedCandidate['record']; gatewayTrxId: string }> = [];
+    const stored: Array<{ rec: PendingSmsRecord; outcome: SmsOutcome }> = [];
+    for (const rec of recs) {
+      const decided = await decide(batch.io, rec, bodies.get(rec.id)!, gateways, settings, deps.cipher);
+      let outcome = decided.outcome;
+      let trxId: string | null = null;
+      const row = outcome.status === 'matched' ? decided.locked.get(outcome.transactionId!)?.record : undefined;
+      if (row && row.gatewayTrxId !== null) {
+        // Decided now, written with the batch's other completions after the loop (completeLockedTransactions):
+        // every refusal comes before the write, on the row as locked; the write itself cannot be refused here,
+        // as the row already carries its gateway trx id (else it completes below, on its own, in a savepoint).
+        let refusal: 'already_completed' | null = null;
+        try {
+          refusal = completionRefusal(row, outcome.parsed!.trxId!);
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          outcome = completionRefused(outcome, err);
+        }
+        if (refusal === 'already_completed') outcome = alreadyCompleted(outcome);
+        else if (outcome.status === 'matched') {
+          completions.push({ t: row, gatewayTrxId: outcome.parsed!.trxId! });
+          trxId = row.trxId;
+          batch.completed({ ...row, status: 'completed' });
+          provedBy.set(row.id, rec.id);
+        }
+      } else if (outcome.status === 'matched') {
+        const done = await complete(tx, outcome, decided.locked, eventEndpoints);
+        ({ outcome, trxId } = done);
+        if (done.transaction) {
+          batch.completed(done.transaction);
+          provedBy.set(done.transaction.id, rec.id);
+        }
+      }
+      if (outcome.status === 'duplicate') outcome = await explainDuplicate(tx, outcome, provedBy);
+      batch.decided(rec.id, outcome);
+      stored.push({ rec, outcome });
+      result.set(rec.id, { outcome, trxId });
+    }
+    // Every transaction and intent the batch proved in one statement, their events in one more.
+    await completeLockedTransactions(tx, completions, { source: 'sms', eventEndpoints });
+    await storeOutcomes(tx, deps.cipher, stored);
+    await batch.writeHeads();
+    // After the outcomes are stored: a chain break's previous link may be a record of this batch.
+    for (const { rec, outcome } of stored) {
+      if (outcome.chain?.state === 'mismatch' && outcome.chain.previousId !== null) {
+        await requestBackfillForChainBreak(tx, { deviceId: rec.deviceId, previousId: outcome.chain.previousId, smsTime: outcome.chain.smsTime });
+      }
+    }
+    return result;
+  });
+}
+
+/**
+ * The intake seam (sms-intake/matching-seam.ts): matches the new records in
+ * the order given (intake: by SMS time) as one batch (matchBatch). Should the
+ * batch fail as a whole (a deadlock, a broken invariant), nothing of it is
+ * kept and each record is matched again in its own transaction, so one record
+ * failing does not stop the others; the first error is rethrown so intake
+ * reports it (that record stays `pending` for the sweep).
+ */
+export function createSmsMatcher(deps: SmsMatchDeps & { onBatchError?: (err: unknown) => void }): MatchSmsRecords {
   return async (em, recordIds) => {
-    let firstError: unknown = null;
     // What each committed decision stored, so that intake need not read it back (BENCHMARKS.md).
     const decided = new Map<number, MatchedRecordState>();
+    // A `matched` outcome always carries its trx id; anything else unexpected is left for intake to read.
+    const answer = (id: number, r: { outcome: SmsOutcome; trxId: string | null } | null) => {
+      if (r && (r.outcome.status === 'matched') === (r.trxId !== null)) decided.set(id, { matchStatus: r.outcome.status, trxId: r.trxId });
+    };
+    try {
+      const results = await matchBatch(em, deps, recordIds);
+      for (const [id, r] of results) answer(id, r);
+      return decided;
+    } catch (err) {
+      // Rolled back: every record is still pending; decided one by one below, each error on its own.
+      deps.onBatchError?.(err);
+    }
+    let firstError: unknown = null;
     // In the order given: intake passes them by SMS time, so a batch's balances chain in the order they happened.
     for (const id of recordIds) {
       try {
-        const r = await matchRecord(em, deps, id);
-        // A `matched` outcome always carries its trx id; anything else unexpected is left for intake to read.
-        if (r && (r.outcome.status === 'matched') === (r.trxId !== null)) decided.set(id, { matchStatus: r.outcome.status, trxId: r.trxId });
+        answer(id, await matchRecord(em, deps, id));
       } catch (err) {
         firstError ??= err;
       }

@@ -17,6 +17,14 @@ export type { WebhookEventName };
  * a payload that breaks the published contract fails the caller's transaction
  * here rather than reaching merchants.
  */
+/**
+ * The endpoints one transaction already read (and holds FOR SHARE) per brand,
+ * mode and event: a caller recording many events of one brand in one
+ * transaction (a batch of SMS completing payments) passes the same map, and the
+ * endpoints are read once. Locked, they cannot change before it commits.
+ */
+export type EventEndpointsMemo = Map<string, Array<{ id: number; url: string }>>;
+
 export async function recordEvent(
   em: EntityManager,
   input: {
@@ -29,6 +37,7 @@ export async function recordEvent(
     test?: boolean;
     endpointId?: number;
   },
+  memo?: EventEndpointsMemo,
 ): Promise<{ eventId: number; deliveryId: number | null; deliveryIds: number[] }> {
   if (!em.isInTransaction()) throw new Error('recordEvent must run inside em.transactional()');
   const createdAt = new Date();
@@ -64,7 +73,8 @@ export async function recordEvent(
   // replaced; the lock orders the two transactions instead (id order: no deadlock).
   const target = input.test === true ? (input.endpointId ?? null) : null;
   if (input.test === true && target === null) throw new Error('a test event names the endpoint it is sent to');
-  const endpoints = await db(em)
+  const memoKey = target === null ? `${input.brandId}:${input.mode}:${input.event}` : null;
+  const endpoints = (memoKey !== null ? memo?.get(memoKey) : undefined) ?? await db(em)
     .selectFrom('webhook_endpoints')
     .select(['id', 'url'])
     .where('brand_id', '=', input.brandId)
@@ -74,6 +84,7 @@ export async function recordEvent(
     .orderBy('id')
     .forShare()
     .execute();
+  if (memo && memoKey !== null) memo.set(memoKey, endpoints);
   if (endpoints.length === 0) return { eventId, deliveryId: null, deliveryIds: [] };
 
   const deliveries = await db(em)
@@ -84,4 +95,70 @@ export async function recordEvent(
   const deliveryIds = deliveries.map((d) => d.id).sort((a, b) => a - b);
   for (const id of deliveryIds) await enqueueDelivery(em, id);
   return { eventId, deliveryId: deliveryIds[0] ?? null, deliveryIds };
+}
+
+/**
+ * recordEvent for several events in one statement each: the events in one
+ * INSERT, the endpoints of each brand, mode and event read once (FOR SHARE, in
+ * id order, through `memo`), the deliveries of all events in one INSERT, each
+ * delivery's job enqueued as recordEvent does. For a batch of SMS completing
+ * payments in one transaction (sms/service.ts). The same checks: each payload
+ * against contract/events.ts, each stored mode against the one given.
+ */
+export async function recordEvents(
+  em: EntityManager,
+  inputs: ReadonlyArray<{ brandId: number; mode: Mode; event: WebhookEventName; data: Record<string, unknown>; transactionId: number }>,
+  memo: EventEndpointsMemo = new Map(),
+): Promise<void> {
+  if (inputs.length === 0) return;
+  if (!em.isInTransaction()) throw new Error('recordEvents must run inside em.transactional()');
+  const createdAt = new Date();
+  const prepared = inputs.map((input) => {
+    const publicId = `evt_${randomUUID().replaceAll('-', '')}`;
+    const schema = webhookEventSchemas[input.event];
+    if (!schema) throw new Error(`unknown webhook event ${String(input.event)}`);
+    const parsed = schema.safeParse({ id: publicId, event: input.event, created_at: createdAt.toISOString(), livemode: input.mode === 'live', data: input.data });
+    if (!parsed.success) {
+      const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+      throw new Error(`${input.event} data does not match contract/events.ts (${fields})`);
+    }
+    return { input, publicId, payload: JSON.stringify(parsed.data) };
+  });
+  const rows = await db(em)
+    .insertInto('webhook_events')
+    .values(prepared.map(({ input, publicId, payload }) => ({ public_id: publicId, brand_id: input.brandId, mode: input.mode, event: input.event, transaction_id: input.transactionId, payload, created_at: createdAt, is_test: false })))
+    .returning(['id', 'mode', 'public_id'])
+    .execute();
+  const stored = new Map(rows.map((r) => [r.public_id, r]));
+  const fanOut: Array<{ eventId: number; endpoints: Array<{ id: number; url: string }>; brandId: number }> = [];
+  for (const { input, publicId } of prepared) {
+    const row = stored.get(publicId)!;
+    if (row.mode !== input.mode) throw new Error(`${input.event} recorded as ${input.mode} for a ${row.mode} transaction`);
+    const key = `${input.brandId}:${input.mode}:${input.event}`;
+    let endpoints = memo.get(key);
+    if (!endpoints) {
+      // FOR SHARE, in id order: as recordEvent reads them.
+      endpoints = await db(em)
+        .selectFrom('webhook_endpoints')
+        .select(['id', 'url'])
+        .where('brand_id', '=', input.brandId)
+        .where('enabled', '=', true)
+        .where((eb) => eb.or([eb('mode', 'is', null), eb('mode', '=', input.mode)]))
+        .where((eb) => eb(eb.val<string>(input.event), '=', eb.fn.any('events')))
+        .orderBy('id')
+        .forShare()
+        .execute();
+      memo.set(key, endpoints);
+    }
+    if (endpoints.length > 0) fanOut.push({ eventId: row.id, endpoints, brandId: input.brandId });
+  }
+  if (fanOut.length === 0) return;
+  const deliveries = await db(em)
+    .insertInto('webhook_deliveries')
+    .values(fanOut.flatMap(({ eventId, endpoints, brandId }) => endpoints.map((ep) => ({ event_id: eventId, endpoint_id: ep.id, brand_id: brandId, url: ep.url, status: 'pending' as const, next_attempt_at: createdAt, created_at: createdAt, updated_at: createdAt }))))
+    .returning(['id', 'event_id'])
+    .execute();
+  // Per event in the order recorded, each event's deliveries in id order: as recordEvent enqueues them.
+  const order = new Map(fanOut.map((f, i) => [f.eventId, i]));
+  for (const d of [...deliveries].sort((a, b) => order.get(a.event_id)! - order.get(b.event_id)! || a.id - b.id)) await enqueueDelivery(em, d.id);
 }

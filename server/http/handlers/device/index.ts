@@ -20,7 +20,13 @@ export function deviceHandlers(deps: AppDeps) {
     filterRules: deviceFilterRulesHandlers,
     notifications: deviceNotificationsHandlers(deps),
     smsQueue: deviceSmsQueueHandlers(deps),
-    smsMessages: deviceSmsMessagesHandlers(deps, createSmsMatcher({ cipher: deps.crypto.pii })),
+    smsMessages: deviceSmsMessagesHandlers(
+      deps,
+      createSmsMatcher({
+        cipher: deps.crypto.pii,
+        onBatchError: (err) => deps.logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'SMS batch matching failed; matching its records one by one'),
+      }),
+    ),
     commands: deviceCommandsHandlers,
   });
 }

@@ -1,0 +1,306 @@
+import { sql } from 'kysely';
+import type { Mode } from '../../../contract/common/mode.ts';
+import type { EntityManager } from '../../infra/database/orm.ts';
+import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
+import type { TransactionStatus } from '../payments/entities.ts';
+import { db } from '../db.ts';
+import { chainState, type ChainReading, type ChainVerdict } from './balance-chain.ts';
+import { lockOpenCandidates, type CandidateQuery, type CandidateRow, type LockedCandidate } from './candidates.ts';
+import { customerPhonesOfIntents } from './expected-payer.ts';
+import { OPEN_STATUSES, type ChainState } from './matcher.ts';
+import type { SmsOutcome } from './records.ts';
+
+/**
+ * What deciding an SMS reads from the database (service.ts, decide()): per
+ * record, each read is its own statement (matchSmsRecord); for a batch of
+ * records, every read is made once for the whole batch, set-based, before the
+ * first record is decided (prefetchBatch), and answered from memory.
+ */
+export interface DecideIo {
+  chain(q: { deviceId: number; wallet: string; recordId: number; smsTime: Date; reading: ChainReading }): Promise<ChainVerdict>;
+  lockTrxIds(ids: Array<string | null>): Promise<void>;
+  /** The candidates of reading `index` of record `recordId` (loadCandidates). */
+  candidates(recordId: number, index: number, q: CandidateQuery): Promise<CandidateRow[]>;
+  lockOpen(rows: readonly CandidateRow[]): Promise<Map<number, LockedCandidate>>;
+  customerPhones(intentIds: readonly number[]): Promise<Map<number, string>>;
+}
+
+/** What a batch needs of one record, worked out from its text before any lock (service.ts). */
+export interface BatchRecordPlan {
+  recordId: number;
+  deviceId: number;
+  smsTime: Date;
+  /** Set when the record reaches the balance chain (its first reading reports a balance, or an unreadable one). */
+  chain: { wallet: string; reading: ChainReading } | null;
+  /** The candidate queries of its money-in readings, in reading order, and the trx ids to lock. */
+  queries: CandidateQuery[];
+}
+
+/** One stored link of a chain: what the next decisions compare with. */
+interface Link {
+  id: number;
+  /** Microseconds since the epoch (exact for PostgreSQL's timestamptz). */
+  at: bigint;
+  balance: string;
+  state: ChainState;
+  amount: string;
+  fee: string | null;
+  direction: 'in' | 'out';
+}
+
+const BROKEN: ReadonlySet<string> = new Set(['mismatch', 'impossible', 'unreadable']);
+const micros = (d: Date) => BigInt(d.getTime()) * 1000n;
+const before = (a: { at: bigint; id: number }, b: { at: bigint; id: number }) => a.at < b.at || (a.at === b.at && a.id < b.id);
+
+/**
+ * The decisions' reads for a whole batch, in the global lock order of SMS
+ * matching (gateway-trx-lock.ts): the balance chains of the batch (sorted),
+ * every gateway trx id of every money-in reading (sorted), then the open
+ * candidates' intents and transactions (each in id order, lockOpenCandidates).
+ * Each class of lock is taken in one statement, so a batch of ten makes the
+ * same round trips as a batch of one (BENCHMARKS.md, "SMS verification,
+ * set-based").
+ *
+ * The answers then replay what deciding the records one after the other in
+ * their own transactions would have read: a record decided earlier in the
+ * batch is a link of the chain for the later ones, and a transaction it
+ * completed is seen completed by them (`completed`). Nothing else can change
+ * what they read meanwhile: the batch holds the chains, the trx ids and the
+ * open candidates locked until it commits.
+ */
+export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans: readonly BatchRecordPlan[]) {
+  const k = db(tx);
+  // 1. The chains: created if new, locked in (device, wallet) order, and the stored links either side of each record.
+  const chained = plans.filter((p) => p.chain !== null);
+  const chainKey = (deviceId: number, wallet: string) => `${deviceId}\u0000${wallet}`;
+  const pairs = [...new Map(chained.map((p) => [chainKey(p.deviceId, p.chain!.wallet), { device_id: p.deviceId, wallet_key: p.chain!.wallet }])).values()].sort(
+    (a, b) => a.device_id - b.device_id || (a.wallet_key < b.wallet_key ? -1 : a.wallet_key > b.wallet_key ? 1 : 0),
+  );
+  const heads = new Map<string, { id: number | null; at: number | null; balance: string | null; broken: boolean; changed: boolean }>();
+  const stored = new Map<number, { prev: Link | null; next: Link | null }>();
+  if (pairs.length > 0) {
+    await k.insertInto('sms_balance_chains').values(pairs).onConflict((oc) => oc.doNothing()).execute();
+    const locked = await k
+      .selectFrom('sms_balance_chains')
+      .select(['device_id', 'wallet_key', 'last_sms_time'])
+      .where((eb) => eb.or(pairs.map((p) => eb.and([eb('device_id', '=', p.device_id), eb('wallet_key', '=', p.wallet_key)]))))
+      .orderBy('device_id')
+      .orderBy('wallet_key')
+      .forUpdate()
+      .execute();
+    for (const h of locked) heads.set(chainKey(h.device_id, h.wallet_key), { id: null, at: h.last_sms_time?.getTime() ?? null, balance: null, broken: false, changed: false });
+    // Raw SQL: the typed builder cannot declare json_to_recordset's column definition list that types the batch.
+    const rows = await tx.execute<
+      Array<{ id: string; p_id: string | null; p_at: string | null; p_balance: string | null; p_state: ChainState; n_id: string | null; n_at: string | null; n_balance: string | null; n_amount: string | null; n_fee: string | null; n_direction: 'in' | 'out' | null }>
+    >(
+      `SELECT q.id, p.id AS p_id, p.at AS p_at, p.parsed_balance AS p_balance, p.chain_state AS p_state,
+              n.id AS n_id, n.at AS n_at, n.parsed_balance AS n_balance, n.parsed_amount AS n_amount, n.parsed_fee AS n_fee, n.direction AS n_direction
+         FROM json_to_recordset(?::json) AS q(id bigint, device_id bigint, wallet text, sms_time timestamptz)
+         LEFT JOIN LATERAL (
+           SELECT r.id, (extract(epoch FROM r.sms_time) * 1000000)::bigint::text AS at, r.parsed_balance::text AS parsed_balance, r.chain_state
+             FROM sms_records r
+            WHERE r.device_id = q.device_id AND r.wallet_key = q.wallet AND r.parsed_balance IS NOT NULL AND r.id <> q.id
+              AND (r.sms_time < q.sms_time OR (r.sms_time = q.sms_time AND r.id < q.id))
+            ORDER BY r.sms_time DESC, r.id DESC LIMIT 1) p ON true
+         LEFT JOIN LATERAL (
+           SELECT r.id, (extract(epoch FROM r.sms_time) * 1000000)::bigint::text AS at, r.parsed_balance::text AS parsed_balance,
+                  r.parsed_amount::text AS parsed_amount, r.parsed_fee::text AS parsed_fee, r.direction
+             FROM sms_records r
+            WHERE r.device_id = q.device_id AND r.wallet_key = q.wallet AND r.parsed_balance IS NOT NULL AND r.id <> q.id
+              AND (r.sms_time > q.sms_time OR (r.sms_time = q.sms_time AND r.id > q.id))
+            ORDER BY r.sms_time, r.id LIMIT 1) n ON true`,
+      [JSON.stringify(chained.map((p) => ({ id: p.recordId, device_id: p.deviceId, wallet: p.chain!.wallet, sms_time: p.smsTime.toISOString() })))],
+    );
+    for (const r of rows) {
+      stored.set(Number(r.id), {
+        prev: r.p_id === null ? null : { id: Number(r.p_id), at: BigInt(r.p_at!), balance: r.p_balance!, state: r.p_state, amount: '0', fee: null, direction: 'in' },
+        next: r.n_id === null ? null : { id: Number(r.n_id), at: BigInt(r.n_at!), balance: r.n_balance!, state: null, amount: r.n_amount!, fee: r.n_fee, direction: r.n_direction! },
+      });
+    }
+  }
+
+  // 2. Every trx id of the batch, sorted, in one statement (gateway-trx-lock.ts).
+  const trxKeys = [...new Set(plans.flatMap((p) => p.queries.map((q) => q.trxId)).filter((id) => id.trim() !== '').map((id) => id.trim().toUpperCase()))].sort();
+  if (trxKeys.length > 0) {
+    // Raw SQL: the locks are taken in the list's (sorted) order, kept by WITH ORDINALITY under the call; the builder has no WITH ORDINALITY.
+    await tx.execute(
+      `SELECT pg_advisory_xact_lock(hashtextextended('gateway_trx_id:' || s.key, 0)) FROM (SELECT key FROM json_array_elements_text(?::json) WITH ORDINALITY AS u(key, n) ORDER BY n) s`,
+      [JSON.stringify(trxKeys)],
+    );
+  }
+
+  // 3. The candidates of every reading in one statement (the conditions of loadCandidates per reading).
+  const queries = plans.flatMap((p) => p.queries.map((q, index) => ({ key: `${p.recordId}:${index}`, q })));
+  const loaded = new Map<string, Array<CandidateRow & { claims: boolean }>>(queries.map(({ key }) => [key, []]));
+  if (queries.length > 0) {
+    const input = JSON.stringify(
+      queries.map(({ q }, n) => ({
+        n,
+        gateway_ids: [...q.gatewayIds],
+        brand_id: q.brandId,
+        mode: q.mode,
+        trx_id: q.trxId,
+        amount: q.amount,
+        sms_time: q.smsTime.toISOString(),
+        window_minutes: q.windowMinutes,
+      })),
+    );
+    const rows = await k
+      // Raw: json_to_recordset's column definition list (the batch's readings as a table) has no builder form.
+      .with('q', () =>
+        sql<{ n: number; gateway_ids: number[]; brand_id: number; mode: Mode; trx_id: string; amount: string; sms_time: Date; window_minutes: number }>`(SELECT * FROM json_to_recordset(${input}::json)
+          AS q(n integer, gateway_ids bigint[], brand_id bigint, mode text, trx_id text, amount numeric, sms_time timestamptz, window_minutes integer))`,
+      )
+      .selectFrom('q')
+      // LATERAL: each reading's look-up is planned as loadCandidates' own, on the indexes of either condition (BitmapOr),
+      // the reading's values as parameters. The intent's creation is a scalar subquery and the window is checked
+      // outside, behind OFFSET 0: as a join, PostgreSQL hashed every payment intent for each batch (EXPLAIN, BENCHMARKS.md).
+      .innerJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('transactions as t')
+            .select(['t.id', 't.brand_id', 't.intent_id', 't.gateway_id', 't.sms_amount', 't.gateway_trx_id', 't.status', 't.sender_number_encrypted', 't.trx_id'])
+            .select((s2) => s2.selectFrom('payment_intents as i').select('i.created_at').whereRef('i.id', '=', 't.intent_id').as('created_at'))
+            .select(sql<Mode>`t.mode`.as('mode'))
+            .select(sql<boolean>`(t.gateway_trx_id IS NOT NULL AND upper(t.gateway_trx_id) = upper(q.trx_id))`.as('claims'))
+            .where(sql<boolean>`t.gateway_id = ANY(q.gateway_ids)`)
+            .where((w) =>
+              w.or([
+                w.and([w('t.brand_id', '=', w.ref('q.brand_id')), w('t.status', 'in', [...OPEN_STATUSES] as TransactionStatus[]), w('t.sms_amount', '=', w.ref('q.amount'))]),
+                w.and([w('t.gateway_trx_id', 'is not', null), w(sql`upper(t.gateway_trx_id)`, '=', sql`upper(q.trx_id)`)]),
+              ]),
+            )
+            .offset(0)
+            .as('c'),
+        (j) => j.onTrue(),
+      )
+      .select(['q.n', 'c.id', 'c.brand_id', 'c.intent_id', 'c.gateway_id', 'c.sms_amount', 'c.gateway_trx_id', 'c.created_at', 'c.status', 'c.sender_number_encrypted', 'c.trx_id', 'c.mode', 'c.claims'])
+      // loadCandidates' condition: a claimer of the id, or the brand's open payment of the SMS's mode with its amount in the window.
+      .where((w) =>
+        w.or([
+          w('c.claims', '=', true),
+          w.and([
+            w('c.brand_id', '=', w.ref('q.brand_id')),
+            w(sql.ref('c.mode'), '=', w.ref('q.mode')),
+            w('c.status', 'in', [...OPEN_STATUSES] as TransactionStatus[]),
+            w('c.sms_amount', '=', w.ref('q.amount')),
+            w('c.created_at', '>=', sql<Date>`q.sms_time - make_interval(mins => q.window_minutes)`),
+            w('c.created_at', '<=', sql<Date>`q.sms_time`),
+          ]),
+        ]),
+      )
+      .orderBy('q.n')
+      .orderBy('c.id')
+      .execute();
+    for (const r of rows) {
+      // Read through a subquery: make sure it still came back as a Date, as the timing rule needs.
+      if (!(r.created_at instanceof Date)) throw new Error('candidate created_at was not read as a timestamp');
+      loaded.get(queries[r.n]!.key)!.push({
+        id: r.id,
+        brandId: r.brand_id,
+        mode: r.mode,
+        intentId: r.intent_id,
+        gatewayId: r.gateway_id,
+        amount: r.sms_amount,
+        gatewayTrxId: r.gateway_trx_id,
+        createdAt: r.created_at,
+        status: r.status,
+        payerNumberEncrypted: r.sender_number_encrypted,
+        trxId: r.trx_id,
+        claims: r.claims,
+      });
+    }
+  }
+
+  // 4. The open ones locked (intents, then transactions), and the customers' phones of claimers without a declared number.
+  const all = [...loaded.values()].flat();
+  const locked = await lockOpenCandidates(tx, all);
+  // Every candidate without a declared number (decide() asks for the claimers among them): one read, not one per record.
+  const phones = await customerPhonesOfIntents(
+    tx,
+    cipher,
+    all.filter((c) => !(locked.get(c.id) ?? c).payerNumberEncrypted).map((c) => c.intentId),
+  );
+
+  // Links decided in this batch, per chain, as they were stored.
+  const decidedLinks = new Map<string, Link[]>();
+  const planOf = new Map(plans.map((p) => [p.recordId, p]));
+
+  const io: DecideIo = {
+    async chain(q) {
+      if (q.reading.balance === null && !q.reading.balanceUnreadable) return { state: null, previousId: null, expected: null };
+      const key = chainKey(q.deviceId, q.wallet);
+      const me = { id: q.recordId, at: micros(q.smsTime) };
+      const links = [...(decidedLinks.get(key) ?? [])];
+      const fromDb = stored.get(q.recordId);
+      if (fromDb?.prev) links.push(fromDb.prev);
+      if (fromDb?.next) links.push(fromDb.next);
+      let prev: Link | null = null;
+      let next: Link | null = null;
+      for (const l of links) {
+        if (l.id === q.recordId) continue;
+        if (before(l, me)) {
+          if (prev === null || before(prev, l)) prev = l;
+        } else if (next === null || before(l, next)) next = l;
+      }
+      const verdict = chainState(q.reading, prev ? { balance: prev.balance, state: prev.state } : null, next ? { balance: next.balance, amount: next.amount, fee: next.fee, direction: next.direction } : null);
+      const head = heads.get(key)!;
+      if ((head.at === null || head.at <= q.smsTime.getTime()) && q.reading.balance !== null) {
+        Object.assign(head, { id: q.recordId, at: q.smsTime.getTime(), balance: q.reading.balance, broken: verdict.state !== null && BROKEN.has(verdict.state), changed: true });
+      }
+      return { state: verdict.state, previousId: prev ? prev.id : null, expected: verdict.expected };
+    },
+    async lockTrxIds() {
+      // Taken for the whole batch above.
+    },
+    async candidates(recordId, index) {
+      // As a later read would see them: a transaction completed earlier in this batch is no longer open, and is
+      // loaded again only as a claimer of the id.
+      return (loaded.get(`${recordId}:${index}`) ?? [])
+        .filter((c) => c.claims || OPEN_STATUSES.includes((locked.get(c.id) ?? c).status))
+        .map(({ claims: _claims, ...c }) => c);
+    },
+    async lockOpen(rows) {
+      const out = new Map<number, LockedCandidate>();
+      for (const r of rows) {
+        const l = locked.get(r.id);
+        if (l) out.set(r.id, l);
+      }
+      return out;
+    },
+    async customerPhones(intentIds) {
+      return new Map(intentIds.flatMap((id) => (phones.has(id) ? [[id, phones.get(id)!] as const] : [])));
+    },
+  };
+
+  return {
+    io,
+    /** A record's outcome, as stored: a link of its chain for the records decided after it. */
+    decided(recordId: number, o: SmsOutcome) {
+      const plan = planOf.get(recordId);
+      if (!o.chain || !o.parsed || o.parsed.balance === null || !plan) return;
+      const key = chainKey(plan.deviceId, o.chain.wallet);
+      const list = decidedLinks.get(key) ?? [];
+      list.push({ id: recordId, at: micros(o.chain.smsTime), balance: o.parsed.balance, state: o.chain.state, amount: o.parsed.amount, fee: o.parsed.fee, direction: o.parsed.direction });
+      decidedLinks.set(key, list);
+    },
+    /** A transaction this batch completed: later records see it completed. */
+    completed(t: LockedCandidate['record']) {
+      const l = locked.get(t.id);
+      if (l) locked.set(t.id, { ...l, status: t.status, gatewayTrxId: t.gatewayTrxId, record: t });
+    },
+    /** Moves each chain's head where the batch's newest link with a balance left it. */
+    async writeHeads() {
+      for (const [key, h] of heads) {
+        if (!h.changed) continue;
+        const [deviceId, wallet] = key.split('\u0000') as [string, string];
+        await k
+          .updateTable('sms_balance_chains')
+          .set({ last_record_id: h.id, last_balance: h.balance, last_sms_time: new Date(h.at!), broken: h.broken, updated_at: sql<Date>`now()` })
+          .where('device_id', '=', Number(deviceId))
+          .where('wallet_key', '=', wallet)
+          .execute();
+      }
+    },
+  };
+}
