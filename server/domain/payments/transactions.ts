@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import { AppError, type ErrorCode } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
@@ -13,7 +13,7 @@ import { gatewayServesMode } from '../sandbox/gateway.ts';
 import { recordEvent, recordEvents, type EventEndpointsMemo } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES, type TransactionStatus } from './entities.ts';
 import { loadIntent } from './intents.ts';
-import { db } from '../db.ts';
+import { db, type DB } from '../db.ts';
 import { paymentEventData, paymentEventDataOf, trimDecimal, type PaymentRow } from './view.ts';
 import { notifyPaymentStatus } from './status-notify.ts';
 
@@ -369,21 +369,8 @@ export async function completeLockedTransaction(
           .set({ status: 'completed', completed_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
           .where('payment_intents.id', '=', t.intentId)
           .where('payment_intents.status', '=', 'pending')
-          .returning([
-            'payment_intents.id as intent_id', 'payment_intents.uuid as payment_id', 'payment_intents.brand_id', 'payment_intents.amount as intent_amount',
-            'payment_intents.currency as intent_currency', 'payment_intents.reference', 'payment_intents.metadata', 'payment_intents.status as intent_status',
-            'payment_intents.expires_at', 'payment_intents.created_at', 'payment_intents.customer_id',
-          ])
-          .returning((eb) =>
-            eb
-              .selectFrom('transactions as tt')
-              .select('tt.id')
-              .whereRef('tt.intent_id', '=', 'payment_intents.id')
-              .orderBy('tt.created_at', 'desc')
-              .orderBy('tt.id', 'desc')
-              .limit(1)
-              .as('latest_transaction_id'),
-          ),
+          .returning(INTENT_EVENT_COLUMNS)
+          .returning(latestTransactionId),
       )
       // One row whatever either UPDATE changed.
       .selectFrom(sql<{ one: number }>`(SELECT 1)`.as('one'))
@@ -397,15 +384,7 @@ export async function completeLockedTransaction(
   const transaction: TransactionRecord = done
     ? { ...t, status: 'completed', completedAt: done.completed_at, completionSource: done.completion_source, gatewayTrxId: done.gateway_trx_id }
     : await getTransaction(tx, t.id);
-  // The left join makes the intent's columns nullable in the row type; with an id, the intent's UPDATE returned them all.
-  const intent: IntentEventRow | null =
-    row.intent_id === null
-      ? null
-      : {
-          intent_id: row.intent_id, payment_id: row.payment_id!, brand_id: row.brand_id!, intent_amount: row.intent_amount!, intent_currency: row.intent_currency!,
-          reference: row.reference, metadata: row.metadata!, intent_status: row.intent_status!, expires_at: row.expires_at!, intent_created_at: row.created_at!,
-          customer_id: row.customer_id,
-        };
+  const intent = intentEventRowOf(row);
   const data =
     done && intent && Number(row.latest_transaction_id) === t.id
       ? paymentEventDataOf(completedPaymentRow(intent, transaction))
@@ -474,21 +453,8 @@ export async function completeLockedTransactions(
         .set({ status: 'completed', completed_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
         .where('payment_intents.id', '=', (eb) => eb.fn.any(eb.val(items.map(({ t }) => t.intentId))))
         .where('payment_intents.status', '=', 'pending')
-        .returning([
-          'payment_intents.id as intent_id', 'payment_intents.uuid as payment_id', 'payment_intents.brand_id', 'payment_intents.amount as intent_amount',
-          'payment_intents.currency as intent_currency', 'payment_intents.reference', 'payment_intents.metadata', 'payment_intents.status as intent_status',
-          'payment_intents.expires_at', 'payment_intents.created_at', 'payment_intents.customer_id',
-        ])
-        .returning((eb) =>
-          eb
-            .selectFrom('transactions as tt')
-            .select('tt.id')
-            .whereRef('tt.intent_id', '=', 'payment_intents.id')
-            .orderBy('tt.created_at', 'desc')
-            .orderBy('tt.id', 'desc')
-            .limit(1)
-            .as('latest_transaction_id'),
-        ),
+        .returning(INTENT_EVENT_COLUMNS)
+        .returning(latestTransactionId),
     )
     .selectFrom('done')
     .leftJoin('intent', 'intent.intent_id', 'done.done_intent_id')
@@ -502,14 +468,7 @@ export async function completeLockedTransactions(
   for (const { t } of items) {
     const row = byId.get(t.id)!;
     const transaction: TransactionRecord = { ...t, status: 'completed', completedAt: row.completed_at, completionSource: row.completion_source, gatewayTrxId: row.gateway_trx_id };
-    const intent: IntentEventRow | null =
-      row.intent_id === null
-        ? null
-        : {
-            intent_id: row.intent_id, payment_id: row.payment_id!, brand_id: row.brand_id!, intent_amount: row.intent_amount!, intent_currency: row.intent_currency!,
-            reference: row.reference, metadata: row.metadata!, intent_status: row.intent_status!, expires_at: row.expires_at!, intent_created_at: row.created_at!,
-            customer_id: row.customer_id,
-          };
+    const intent = intentEventRowOf(row);
     const data = intent && Number(row.latest_transaction_id) === t.id ? paymentEventDataOf(completedPaymentRow(intent, transaction)) : await paymentEventData(tx, t.intentId);
     events.push({ brandId: t.brandId, mode: t.mode, event: 'payment.completed', data, transactionId: t.id });
     completed.push(transaction);
@@ -523,6 +482,41 @@ type IntentEventRow = Pick<
   PaymentRow,
   'intent_id' | 'payment_id' | 'brand_id' | 'intent_amount' | 'intent_currency' | 'reference' | 'metadata' | 'intent_status' | 'expires_at' | 'intent_created_at' | 'customer_id'
 >;
+
+/** What the intent's UPDATE of a completion returns: the intent columns a `payment.completed` event shows (IntentEventRow). */
+const INTENT_EVENT_COLUMNS = [
+  'payment_intents.id as intent_id', 'payment_intents.uuid as payment_id', 'payment_intents.brand_id', 'payment_intents.amount as intent_amount',
+  'payment_intents.currency as intent_currency', 'payment_intents.reference', 'payment_intents.metadata', 'payment_intents.status as intent_status',
+  'payment_intents.expires_at', 'payment_intents.created_at', 'payment_intents.customer_id',
+] as const;
+
+/** ...and the id of the intent's latest transaction: the event shows that one. */
+const latestTransactionId = (eb: ExpressionBuilder<DB, 'payment_intents'>) =>
+  eb
+    .selectFrom('transactions as tt')
+    .select('tt.id')
+    .whereRef('tt.intent_id', '=', 'payment_intents.id')
+    .orderBy('tt.created_at', 'desc')
+    .orderBy('tt.id', 'desc')
+    .limit(1)
+    .as('latest_transaction_id');
+
+/** The intent's UPDATE RETURNING columns as a completion's row has them: nullable, `created_at` under its own name. */
+type IntentReturned = { [K in keyof IntentEventRow as K extends 'intent_created_at' ? 'created_at' : K]: IntentEventRow[K] | null };
+
+/**
+ * The intent's columns of a completion's row (completeLockedTransaction,
+ * completeLockedTransactions), or null when its UPDATE changed nothing. The left
+ * join makes them nullable in the row type; with an id, the UPDATE returned them all.
+ */
+function intentEventRowOf(row: IntentReturned): IntentEventRow | null {
+  if (row.intent_id === null) return null;
+  return {
+    intent_id: row.intent_id, payment_id: row.payment_id!, brand_id: row.brand_id!, intent_amount: row.intent_amount!, intent_currency: row.intent_currency!,
+    reference: row.reference, metadata: row.metadata!, intent_status: row.intent_status!, expires_at: row.expires_at!, intent_created_at: row.created_at!,
+    customer_id: row.customer_id,
+  };
+}
 
 /** The row paymentQuery would read now for a just completed transaction (the intent's latest). */
 function completedPaymentRow(intent: IntentEventRow, t: TransactionRecord): PaymentRow {

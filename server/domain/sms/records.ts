@@ -142,33 +142,39 @@ export interface SmsOutcome {
   chain: { wallet: string; smsTime: Date; state: ChainState; previousId: number | null; expected: string | null } | null;
 }
 
+/** The columns an outcome writes onto its record (storeOutcome, storeOutcomes): one mapping for both. */
+function outcomeColumns(cipher: PiiCipher, rec: { id: number; binding: PiiBinding }, o: SmsOutcome) {
+  return {
+    match_status: o.status,
+    gateway_id: o.gatewayId,
+    parsed_amount: o.parsed?.amount ?? null,
+    parsed_trx_id: o.parsed?.trxId ?? null,
+    parsed_sender_number: o.parsed?.senderNumber ? cipher.encrypt(o.parsed.senderNumber, SMS_SENDER_NUMBER_CONTEXT, rec.binding) : null,
+    direction: o.parsed?.direction ?? null,
+    kind: o.parsed?.kind?.slice(0, 40) ?? null,
+    parsed_balance: o.parsed?.balance ?? null,
+    parsed_fee: o.parsed?.fee ?? null,
+    wallet_key: o.chain?.wallet ?? null,
+    sms_time: o.chain?.smsTime ?? null,
+    chain_state: o.chain?.state ?? null,
+    chain_previous_id: o.chain?.previousId ?? null,
+    chain_expected_balance: o.chain?.expected ?? null,
+    transaction_id: o.transactionId,
+    confidence: o.confidence.toFixed(4),
+    candidate_ids: o.candidateIds,
+    reason: o.reason,
+    reason_code: o.reasonCode,
+    suggestions: o.suggestions.map((x) => ({ transaction_id: x.transactionId, why: x.why, distance: x.distance })),
+  };
+}
+
 /** Writes the outcome onto a record still `pending` (the caller holds its lock). */
 export async function storeOutcome(tx: EntityManager, cipher: PiiCipher, rec: { id: number; binding: PiiBinding }, o: SmsOutcome): Promise<void> {
   const id = rec.id;
-  const sender = o.parsed?.senderNumber ? cipher.encrypt(o.parsed.senderNumber, SMS_SENDER_NUMBER_CONTEXT, rec.binding) : null;
   const updated = await db(tx)
     .updateTable('sms_records')
     .set({
-      match_status: o.status,
-      gateway_id: o.gatewayId,
-      parsed_amount: o.parsed?.amount ?? null,
-      parsed_trx_id: o.parsed?.trxId ?? null,
-      parsed_sender_number: sender,
-      direction: o.parsed?.direction ?? null,
-      kind: o.parsed?.kind?.slice(0, 40) ?? null,
-      parsed_balance: o.parsed?.balance ?? null,
-      parsed_fee: o.parsed?.fee ?? null,
-      wallet_key: o.chain?.wallet ?? null,
-      sms_time: o.chain?.smsTime ?? null,
-      chain_state: o.chain?.state ?? null,
-      chain_previous_id: o.chain?.previousId ?? null,
-      chain_expected_balance: o.chain?.expected ?? null,
-      transaction_id: o.transactionId,
-      confidence: o.confidence.toFixed(4),
-      candidate_ids: o.candidateIds,
-      reason: o.reason,
-      reason_code: o.reasonCode,
-      suggestions: o.suggestions.map((x) => ({ transaction_id: x.transactionId, why: x.why, distance: x.distance })),
+      ...outcomeColumns(cipher, rec, o),
       matched_at: o.status === 'matched' ? sql<Date>`now()` : null,
       updated_at: sql<Date>`now()`,
     })
@@ -188,29 +194,8 @@ export async function storeOutcome(tx: EntityManager, cipher: PiiCipher, rec: { 
  */
 export async function storeOutcomes(tx: EntityManager, cipher: PiiCipher, items: ReadonlyArray<{ rec: { id: number; binding: PiiBinding }; outcome: SmsOutcome }>): Promise<void> {
   if (items.length === 0) return;
-  const values = items.map(({ rec, outcome: o }) => ({
-    id: rec.id,
-    match_status: o.status,
-    gateway_id: o.gatewayId,
-    parsed_amount: o.parsed?.amount ?? null,
-    parsed_trx_id: o.parsed?.trxId ?? null,
-    parsed_sender_number: o.parsed?.senderNumber ? cipher.encrypt(o.parsed.senderNumber, SMS_SENDER_NUMBER_CONTEXT, rec.binding) : null,
-    direction: o.parsed?.direction ?? null,
-    kind: o.parsed?.kind?.slice(0, 40) ?? null,
-    parsed_balance: o.parsed?.balance ?? null,
-    parsed_fee: o.parsed?.fee ?? null,
-    wallet_key: o.chain?.wallet ?? null,
-    sms_time: o.chain?.smsTime.toISOString() ?? null,
-    chain_state: o.chain?.state ?? null,
-    chain_previous_id: o.chain?.previousId ?? null,
-    chain_expected_balance: o.chain?.expected ?? null,
-    transaction_id: o.transactionId,
-    confidence: o.confidence.toFixed(4),
-    candidate_ids: o.candidateIds,
-    reason: o.reason,
-    reason_code: o.reasonCode,
-    suggestions: o.suggestions.map((x) => ({ transaction_id: x.transactionId, why: x.why, distance: x.distance })),
-  }));
+  // sms_time, a Date, goes into the JSON as its ISO text (Date.prototype.toJSON).
+  const values = items.map(({ rec, outcome }) => ({ id: rec.id, ...outcomeColumns(cipher, rec, outcome) }));
   // Raw SQL: the typed builder cannot declare json_to_recordset's column definition list (the batch's outcomes as a table).
   const updated = await tx.execute<Array<{ id: string }>>(
     `UPDATE sms_records r

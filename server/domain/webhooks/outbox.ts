@@ -8,6 +8,14 @@ import { enqueueDelivery } from './queue.ts';
 export type { WebhookEventName };
 
 /**
+ * The endpoints one transaction already read (and holds FOR SHARE) per brand,
+ * mode and event: a caller recording many events of one brand in one
+ * transaction (a batch of SMS completing payments) passes the same map, and the
+ * endpoints are read once. Locked, they cannot change before it commits.
+ */
+export type EventEndpointsMemo = Map<string, Array<{ id: number; url: string }>>;
+
+/**
  * Call inside the caller's em.transactional(): records the event, its delivery
  * row(s) and their pg-boss job(s) in that same transaction.
  *
@@ -17,14 +25,6 @@ export type { WebhookEventName };
  * a payload that breaks the published contract fails the caller's transaction
  * here rather than reaching merchants.
  */
-/**
- * The endpoints one transaction already read (and holds FOR SHARE) per brand,
- * mode and event: a caller recording many events of one brand in one
- * transaction (a batch of SMS completing payments) passes the same map, and the
- * endpoints are read once. Locked, they cannot change before it commits.
- */
-export type EventEndpointsMemo = Map<string, Array<{ id: number; url: string }>>;
-
 export async function recordEvent(
   em: EntityManager,
   input: {
@@ -42,18 +42,7 @@ export async function recordEvent(
   if (!em.isInTransaction()) throw new Error('recordEvent must run inside em.transactional()');
   const createdAt = new Date();
   const publicId = `evt_${randomUUID().replaceAll('-', '')}`;
-  const schema = webhookEventSchemas[input.event];
-  if (!schema) throw new Error(`unknown webhook event ${String(input.event)}`);
-  // `livemode` in the body (like Stripe): an endpoint set through the singular
-  // route receives both modes, and a receiver must tell a test event from a live one.
-  const parsed = schema.safeParse({ id: publicId, event: input.event, created_at: createdAt.toISOString(), livemode: input.mode === 'live', data: input.data });
-  if (!parsed.success) {
-    const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`${input.event} data does not match contract/events.ts (${fields})`);
-  }
-  // Serialised once: retries and replays send exactly these bytes, so a signature
-  // a receiver stored for an id always matches the body it got for that id.
-  const payload = JSON.stringify(parsed.data);
+  const payload = eventPayload(input, publicId, createdAt);
 
   const eventRow = await db(em)
     .insertInto('webhook_events')
@@ -73,18 +62,7 @@ export async function recordEvent(
   // replaced; the lock orders the two transactions instead (id order: no deadlock).
   const target = input.test === true ? (input.endpointId ?? null) : null;
   if (input.test === true && target === null) throw new Error('a test event names the endpoint it is sent to');
-  const memoKey = target === null ? `${input.brandId}:${input.mode}:${input.event}` : null;
-  const endpoints = (memoKey !== null ? memo?.get(memoKey) : undefined) ?? await db(em)
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'url'])
-    .where('brand_id', '=', input.brandId)
-    .where('enabled', '=', true)
-    .where((eb) => eb.or([eb('mode', 'is', null), eb('mode', '=', input.mode)]))
-    .where((eb) => (target === null ? eb(eb.val<string>(input.event), '=', eb.fn.any('events')) : eb('id', '=', target)))
-    .orderBy('id')
-    .forShare()
-    .execute();
-  if (memo && memoKey !== null) memo.set(memoKey, endpoints);
+  const endpoints = await eventEndpoints(em, input, target, memo);
   if (endpoints.length === 0) return { eventId, deliveryId: null, deliveryIds: [] };
 
   const deliveries = await db(em)
@@ -115,14 +93,7 @@ export async function recordEvents(
   const createdAt = new Date();
   const prepared = inputs.map((input) => {
     const publicId = `evt_${randomUUID().replaceAll('-', '')}`;
-    const schema = webhookEventSchemas[input.event];
-    if (!schema) throw new Error(`unknown webhook event ${String(input.event)}`);
-    const parsed = schema.safeParse({ id: publicId, event: input.event, created_at: createdAt.toISOString(), livemode: input.mode === 'live', data: input.data });
-    if (!parsed.success) {
-      const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-      throw new Error(`${input.event} data does not match contract/events.ts (${fields})`);
-    }
-    return { input, publicId, payload: JSON.stringify(parsed.data) };
+    return { input, publicId, payload: eventPayload(input, publicId, createdAt) };
   });
   const rows = await db(em)
     .insertInto('webhook_events')
@@ -134,22 +105,7 @@ export async function recordEvents(
   for (const { input, publicId } of prepared) {
     const row = stored.get(publicId)!;
     if (row.mode !== input.mode) throw new Error(`${input.event} recorded as ${input.mode} for a ${row.mode} transaction`);
-    const key = `${input.brandId}:${input.mode}:${input.event}`;
-    let endpoints = memo.get(key);
-    if (!endpoints) {
-      // FOR SHARE, in id order: as recordEvent reads them.
-      endpoints = await db(em)
-        .selectFrom('webhook_endpoints')
-        .select(['id', 'url'])
-        .where('brand_id', '=', input.brandId)
-        .where('enabled', '=', true)
-        .where((eb) => eb.or([eb('mode', 'is', null), eb('mode', '=', input.mode)]))
-        .where((eb) => eb(eb.val<string>(input.event), '=', eb.fn.any('events')))
-        .orderBy('id')
-        .forShare()
-        .execute();
-      memo.set(key, endpoints);
-    }
+    const endpoints = await eventEndpoints(em, input, null, memo);
     if (endpoints.length > 0) fanOut.push({ eventId: row.id, endpoints, brandId: input.brandId });
   }
   if (fanOut.length === 0) return;
@@ -161,4 +117,52 @@ export async function recordEvents(
   // Per event in the order recorded, each event's deliveries in id order: as recordEvent enqueues them.
   const order = new Map(fanOut.map((f, i) => [f.eventId, i]));
   for (const d of [...deliveries].sort((a, b) => order.get(a.event_id)! - order.get(b.event_id)! || a.id - b.id)) await enqueueDelivery(em, d.id);
+}
+
+/**
+ * The event's body, checked against contract/events.ts: a payload that breaks
+ * the published contract fails the caller's transaction instead of reaching
+ * merchants. Serialised once: retries and replays send exactly these bytes, so a
+ * signature a receiver stored for an id always matches the body it got for it.
+ */
+function eventPayload(input: { mode: Mode; event: WebhookEventName; data: Record<string, unknown> }, publicId: string, createdAt: Date): string {
+  const schema = webhookEventSchemas[input.event];
+  if (!schema) throw new Error(`unknown webhook event ${String(input.event)}`);
+  // `livemode` in the body (like Stripe): an endpoint set through the singular
+  // route receives both modes, and a receiver must tell a test event from a live one.
+  const parsed = schema.safeParse({ id: publicId, event: input.event, created_at: createdAt.toISOString(), livemode: input.mode === 'live', data: input.data });
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`${input.event} data does not match contract/events.ts (${fields})`);
+  }
+  return JSON.stringify(parsed.data);
+}
+
+/**
+ * The endpoints an event fans out to (recordEvent says which and why FOR SHARE, in
+ * id order): the brand's enabled ones of the event's mode subscribed to it, or,
+ * for a test event, its `target` alone. Subscribed endpoints are read once per
+ * transaction through `memo` when one is given.
+ */
+async function eventEndpoints(
+  em: EntityManager,
+  input: { brandId: number; mode: Mode; event: WebhookEventName },
+  target: number | null,
+  memo: EventEndpointsMemo | undefined,
+): Promise<Array<{ id: number; url: string }>> {
+  const memoKey = target === null ? `${input.brandId}:${input.mode}:${input.event}` : null;
+  const known = memoKey !== null ? memo?.get(memoKey) : undefined;
+  if (known) return known;
+  const endpoints = await db(em)
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'url'])
+    .where('brand_id', '=', input.brandId)
+    .where('enabled', '=', true)
+    .where((eb) => eb.or([eb('mode', 'is', null), eb('mode', '=', input.mode)]))
+    .where((eb) => (target === null ? eb(eb.val<string>(input.event), '=', eb.fn.any('events')) : eb('id', '=', target)))
+    .orderBy('id')
+    .forShare()
+    .execute();
+  if (memo && memoKey !== null) memo.set(memoKey, endpoints);
+  return endpoints;
 }
