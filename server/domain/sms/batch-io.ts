@@ -5,7 +5,7 @@ import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
 import { db } from '../db.ts';
 import { chainState, type ChainReading, type ChainVerdict } from './balance-chain.ts';
-import { lockOpenCandidates, type CandidateQuery, type CandidateRow, type LockedCandidate } from './candidates.ts';
+import { candidateRowOf, lockOpenCandidates, type CandidateQuery, type CandidateRow, type LockedCandidate } from './candidates.ts';
 import { customerPhonesOfIntents } from './expected-payer.ts';
 import { OPEN_STATUSES, type ChainState } from './matcher.ts';
 import type { SmsOutcome } from './records.ts';
@@ -195,20 +195,7 @@ export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans:
     for (const r of rows) {
       // Read through a subquery: make sure it still came back as a Date, as the timing rule needs.
       if (!(r.created_at instanceof Date)) throw new Error('candidate created_at was not read as a timestamp');
-      loaded.get(queries[r.n]!.key)!.push({
-        id: r.id,
-        brandId: r.brand_id,
-        mode: r.mode,
-        intentId: r.intent_id,
-        gatewayId: r.gateway_id,
-        amount: r.sms_amount,
-        gatewayTrxId: r.gateway_trx_id,
-        createdAt: r.created_at,
-        status: r.status,
-        payerNumberEncrypted: r.sender_number_encrypted,
-        trxId: r.trx_id,
-        claims: r.claims,
-      });
+      loaded.get(queries[r.n]!.key)!.push({ ...candidateRowOf({ ...r, created_at: r.created_at }), claims: r.claims });
     }
   }
 

@@ -116,7 +116,15 @@ export async function loadCandidates(tx: EntityManager, q: CandidateQuery): Prom
     )
     .orderBy('t.id')
     .execute();
-  return rows.map((r) => ({
+  return rows.map(candidateRowOf);
+}
+
+/** A candidate as loadCandidates and the batch's look-up (batch-io.ts) read it: the columns of `transactions`. */
+export function candidateRowOf(r: {
+  id: number; brand_id: number; mode: Mode; intent_id: number; gateway_id: number; sms_amount: string; gateway_trx_id: string | null;
+  created_at: Date; status: TransactionStatus; sender_number_encrypted: string | null; trx_id: string;
+}): CandidateRow {
+  return {
     id: r.id,
     brandId: r.brand_id,
     mode: r.mode,
@@ -128,7 +136,7 @@ export async function loadCandidates(tx: EntityManager, q: CandidateQuery): Prom
     status: r.status,
     payerNumberEncrypted: r.sender_number_encrypted,
     trxId: r.trx_id,
-  }));
+  };
 }
 
 /** A candidate as locked, with the whole transaction as read under its locks. */
