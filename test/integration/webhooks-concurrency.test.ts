@@ -13,6 +13,8 @@ const WORKER = path.resolve(import.meta.dirname, '../support/webhook-worker-proc
 let server: WebhookTestServer;
 let t: TestContext;
 let receiver: WebhookReceiver;
+/** The claim race's endpoint: its claimed, never-sent delivery is retried once its lease expires, so it must not reach `receiver`. */
+let raceReceiver: WebhookReceiver;
 let child: ChildProcess | null = null;
 const inFlight = new Map<string, number>();
 let maxConcurrentSameId = 0;
@@ -21,10 +23,12 @@ beforeAll(async () => {
   server = await startWebhookTestServer({ ...fastSettings, webhook_worker_batch_size: 5, webhook_worker_concurrency: 2 });
   t = server.t;
   receiver = await startReceiver();
+  raceReceiver = await startReceiver();
 }, 60_000);
 afterAll(async () => {
   if (child && child.exitCode === null) child.kill('SIGKILL');
   await receiver?.close();
+  await raceReceiver?.close();
   await server?.close();
 });
 
@@ -33,7 +37,7 @@ describe('several workers on one database', () => {
     const { brandId, apiKey } = await t.createBrand();
     await server.stopWorkers();
     try {
-      await t.request('PUT', '/api/v1/webhooks/endpoint', { token: apiKey, body: { url: receiver.url, events: ['payment.completed'] } });
+      await t.request('PUT', '/api/v1/webhooks/endpoint', { token: apiKey, body: { url: raceReceiver.url, events: ['payment.completed'] } });
       await emitPaymentCompleted(t, brandId, 1);
       const [delivery] = await deliveriesOf(t, brandId);
       const settings = await readWebhookSettings(t.runtime.deps.orm.em.fork());
