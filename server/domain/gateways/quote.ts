@@ -1,13 +1,13 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { convertWith, loadRates, type RateRow } from '../fx/service.ts';
 import { addMoney, compareMoney, computeFee } from '../money/decimal.ts';
-import { listGateways, type GatewayView } from './service.ts';
+import { listGateways, type GatewayView, type QuotableGateway } from './service.ts';
 
 export type QuoteRefusal = 'CURRENCY_CONVERSION_FAILED' | 'AMOUNT_BELOW_MINIMUM' | 'AMOUNT_EXCEEDS_MAXIMUM';
 
 /** What paying a given amount on one gateway would look like. */
-export interface GatewayQuote {
-  gateway: GatewayView;
+export interface GatewayQuote<G extends QuotableGateway = GatewayView> {
+  gateway: G;
   /** Null when the gateway can take the payment; otherwise the error code that explains why not. */
   refusal: QuoteRefusal | null;
   /** Amount charged on the gateway (converted when needed); null when no rate exists. */
@@ -49,7 +49,7 @@ export function currenciesOf(gateways: ReadonlyArray<Pick<GatewayView, 'currenci
  * rounded half-up once), then checks the gateway's limits on the converted
  * amount and computes the fee (percent plus fixed) on it.
  */
-export function quoteGateway(gateway: GatewayView, amount: string, currency: string, rates: readonly RateRow[]): GatewayQuote {
+export function quoteGateway<G extends QuotableGateway>(gateway: G, amount: string, currency: string, rates: readonly RateRow[]): GatewayQuote<G> {
   const target = chargeCurrency(gateway, currency, rates);
   const conversion = target === null ? null : convertWith(rates, amount, currency, target);
   if (!conversion) {
@@ -86,7 +86,7 @@ export async function quoteGateways(em: EntityManager, amount: string, currency:
 }
 
 /** Quotes for these gateways (already loaded: `listGateways(em, { enabledOnly: true })`); reads exchange rates only when a conversion is needed. */
-export async function quoteGatewaysOf(em: EntityManager, gateways: readonly GatewayView[], amount: string, currency: string): Promise<GatewayQuote[]> {
+export async function quoteGatewaysOf<G extends QuotableGateway>(em: EntityManager, gateways: readonly G[], amount: string, currency: string): Promise<Array<GatewayQuote<G>>> {
   const needRates = gateways.filter((g) => !g.currencies.includes(currency));
   const rates = needRates.length ? await loadRates(em, currency, currenciesOf(needRates)) : [];
   return gateways.map((g) => quoteGateway(g, amount, currency, rates));
@@ -99,7 +99,7 @@ export async function quoteGatewaysOf(em: EntityManager, gateways: readonly Gate
  * AMOUNT_EXCEEDS_MAXIMUM; no gateway can convert it: CURRENCY_CONVERSION_FAILED;
  * otherwise below the minimum somewhere: AMOUNT_BELOW_MINIMUM.
  */
-export function intentRefusal(quotes: readonly GatewayQuote[]): QuoteRefusal | null {
+export function intentRefusal(quotes: ReadonlyArray<Pick<GatewayQuote<QuotableGateway>, 'refusal'>>): QuoteRefusal | null {
   if (quotes.length === 0 || quotes.some((q) => q.refusal === null)) return null;
   const reachable = quotes.filter((q) => q.refusal !== 'CURRENCY_CONVERSION_FAILED');
   if (reachable.length === 0) return 'CURRENCY_CONVERSION_FAILED';

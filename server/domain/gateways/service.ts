@@ -91,6 +91,24 @@ function trimPercent(p: string): string {
   return p.includes('.') ? p.replace(/0+$/, '').replace(/\.$/, '') : p;
 }
 
+/** The fields of a gateway a price quote reads (gateways/quote.ts), with its type (which mode it serves). */
+export type QuotableGateway = Pick<GatewayView, 'type' | 'currencies' | 'minAmount' | 'maxAmount' | 'feePercent' | 'feeFixed' | 'feePayer'>;
+
+/** The columns of a QuotableGateway: what an intent creation loads of each enabled gateway, not its templates. */
+export const QUOTABLE_COLUMNS = ['type', 'currencies', 'min_amount', 'max_amount', 'fee_percent', 'fee_fixed', 'fee_payer'] as const;
+
+export function toQuotableGateway(r: Pick<GatewayRow, (typeof QUOTABLE_COLUMNS)[number]>): QuotableGateway {
+  return {
+    type: r.type,
+    currencies: r.currencies,
+    minAmount: r.min_amount,
+    maxAmount: r.max_amount,
+    feePercent: trimPercent(r.fee_percent),
+    feeFixed: r.fee_fixed,
+    feePayer: r.fee_payer,
+  };
+}
+
 export function toGatewayView(r: GatewayRow): GatewayView {
   return {
     id: Number(r.id),

@@ -12,7 +12,7 @@ import { grouped } from '../../infra/database/grouped.ts';
 import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
 import { intentRefusal, noRateMessage, quoteGatewaysOf } from '../gateways/quote.ts';
 import { gatewaysOfMode } from '../sandbox/gateway.ts';
-import { toGatewayView, type GatewayRow, type GatewayView } from '../gateways/service.ts';
+import { QUOTABLE_COLUMNS, toQuotableGateway, type QuotableGateway } from '../gateways/service.ts';
 import { parseStored } from '../settings/service.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES } from './entities.ts';
@@ -42,7 +42,8 @@ function checkoutUrl(publicBaseUrl: string, paymentId: string): string {
 
 /** The configuration every intent creation reads: the enabled gateways and the default expiry. */
 export interface IntentConfig {
-  gateways: readonly GatewayView[];
+  /** What the amount check reads of each enabled gateway (not its SMS templates). */
+  gateways: readonly QuotableGateway[];
   expiryMinutes: number;
 }
 
@@ -50,9 +51,9 @@ export interface IntentConfig {
 const intentConfigQuery = prepared((k) =>
   k
     .selectFrom(sql<{ value: unknown }>`(SELECT (SELECT value FROM settings WHERE key = 'intent_expiry_minutes') AS value)`.as('s'))
-    .leftJoinLateral((eb) => eb.selectFrom('gateways').selectAll().where('enabled', '=', true).as('g'), (join) => join.onTrue())
+    .leftJoinLateral((eb) => eb.selectFrom('gateways').select(['id', 'sort_order', ...QUOTABLE_COLUMNS]).where('enabled', '=', true).as('g'), (join) => join.onTrue())
     .select('s.value as expiry_setting')
-    .selectAll('g')
+    .select(['g.id', ...QUOTABLE_COLUMNS.map((c) => `g.${c}` as const)])
     .orderBy('g.sort_order')
     .orderBy('g.id'),
 );
@@ -64,7 +65,7 @@ async function loadIntentConfig(em: EntityManager): Promise<IntentConfig> {
   const rows = await intentConfigQuery.execute(em, {});
   return {
     // The left join makes every gateway column nullable in the row type; a row with an id is a whole gateway row.
-    gateways: rows.flatMap(({ expiry_setting: _setting, ...g }) => (g.id === null ? [] : [toGatewayView(g as GatewayRow)])),
+    gateways: rows.flatMap(({ expiry_setting: _setting, id, ...g }) => (id === null ? [] : [toQuotableGateway(g as Parameters<typeof toQuotableGateway>[0])])),
     expiryMinutes: parseStored('intent_expiry_minutes', rows[0]?.expiry_setting ?? undefined),
   };
 }
