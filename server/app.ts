@@ -1,3 +1,4 @@
+import type { EntityManager } from './infra/database/orm.ts';
 import express, { type Express } from 'express';
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import { contract } from '../contract/index.ts';
@@ -38,10 +39,21 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestId);
   app.use(baseSecurityHeaders);
   app.use(requestLogger(deps.logger));
-  app.use((req, _res, next) => {
-    // One identity map per request; forks are cheap and never shared.
-    req.em = deps.orm.em.fork();
-    next();
+  // One identity map per request, never shared: `req.em` is a fork made on first
+  // use, so a request that never touches the database (a 401, a 404, a replayed
+  // idempotent answer) makes none. A fork is not free: MikroORM writes to
+  // process.env and clones its options on each (EntityManager.fork).
+  const forked = new WeakMap<object, EntityManager>();
+  Object.defineProperty(app.request, 'em', {
+    configurable: true,
+    get(this: object) {
+      let em = forked.get(this);
+      if (!em) forked.set(this, (em = deps.orm.em.fork()));
+      return em;
+    },
+    set(this: object, em: EntityManager) {
+      forked.set(this, em);
+    },
   });
   app.use('/api', ...jsonBody(deps.config.BODY_LIMIT_BYTES));
   app.use(docsRouter());

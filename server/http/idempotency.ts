@@ -59,9 +59,8 @@ export function idempotency({ logger, orm }: { logger: Logger; orm: Orm }): Requ
         case 'in_progress':
           return next(new AppError('IDEMPOTENCY_REQUEST_IN_PROGRESS', undefined, { field: 'idempotency-key', headers: { 'Retry-After': '1' } }));
         case 'execute': {
-          const base = req.em;
-          const release = releaseWithRetry(() => releaseKey(base.fork(), scope.brandId, key, claim.token), logger);
-          const tx = base.fork();
+          const release = releaseWithRetry(() => releaseKey(orm.em.fork(), scope.brandId, key, claim.token), logger);
+          const tx = orm.em.fork();
           try {
             await tx.begin();
           } catch (err) {
