@@ -3,7 +3,7 @@ import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { db } from '../db.ts';
+import { db, prepared } from '../db.ts';
 import { chainState, type ChainReading, type ChainVerdict } from './balance-chain.ts';
 import { candidateRowOf, lockOpenCandidates, type CandidateQuery, type CandidateRow, type LockedCandidate } from './candidates.ts';
 import { customerPhonesOfIntents } from './expected-payer.ts';
@@ -51,6 +51,60 @@ interface Link {
 const BROKEN: ReadonlySet<string> = new Set(['mismatch', 'impossible', 'unreadable']);
 const micros = (d: Date) => BigInt(d.getTime()) * 1000n;
 const before = (a: { at: bigint; id: number }, b: { at: bigint; id: number }) => a.at < b.at || (a.at === b.at && a.id < b.id);
+
+/**
+ * The candidates of every reading of a batch (prefetchBatch, step 3), compiled
+ * once (db.ts `prepared`): the readings are one JSON parameter, so the statement
+ * is the same for every batch.
+ */
+const candidatesOfReadings = prepared((k, $: { readings: string }) =>
+  k
+    // Raw: json_to_recordset's column definition list (the batch's readings as a table) has no builder form.
+    .with('q', () =>
+      sql<{ n: number; gateway_ids: number[]; brand_id: number; mode: Mode; trx_id: string; amount: string; sms_time: Date; window_minutes: number }>`(SELECT * FROM json_to_recordset(${$.readings}::json)
+        AS q(n integer, gateway_ids bigint[], brand_id bigint, mode text, trx_id text, amount numeric, sms_time timestamptz, window_minutes integer))`,
+    )
+    .selectFrom('q')
+    // LATERAL: each reading's look-up is planned as loadCandidates' own, on the indexes of either condition (BitmapOr),
+    // the reading's values as parameters. The intent's creation is a scalar subquery and the window is checked
+    // outside, behind OFFSET 0: as a join, PostgreSQL hashed every payment intent for each batch (EXPLAIN, BENCHMARKS.md).
+    .innerJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('transactions as t')
+          .select(['t.id', 't.brand_id', 't.intent_id', 't.gateway_id', 't.sms_amount', 't.gateway_trx_id', 't.status', 't.sender_number_encrypted', 't.trx_id'])
+          .select((s2) => s2.selectFrom('payment_intents as i').select('i.created_at').whereRef('i.id', '=', 't.intent_id').as('created_at'))
+          .select(sql<Mode>`t.mode`.as('mode'))
+          .select(sql<boolean>`(t.gateway_trx_id IS NOT NULL AND upper(t.gateway_trx_id) = upper(q.trx_id))`.as('claims'))
+          .where(sql<boolean>`t.gateway_id = ANY(q.gateway_ids)`)
+          .where((w) =>
+            w.or([
+              w.and([w('t.brand_id', '=', w.ref('q.brand_id')), w('t.status', 'in', [...OPEN_STATUSES] as TransactionStatus[]), w('t.sms_amount', '=', w.ref('q.amount'))]),
+              w.and([w('t.gateway_trx_id', 'is not', null), w(sql`upper(t.gateway_trx_id)`, '=', sql`upper(q.trx_id)`)]),
+            ]),
+          )
+          .offset(0)
+          .as('c'),
+      (j) => j.onTrue(),
+    )
+    .select(['q.n', 'c.id', 'c.brand_id', 'c.intent_id', 'c.gateway_id', 'c.sms_amount', 'c.gateway_trx_id', 'c.created_at', 'c.status', 'c.sender_number_encrypted', 'c.trx_id', 'c.mode', 'c.claims'])
+    // loadCandidates' condition: a claimer of the id, or the brand's open payment of the SMS's mode with its amount in the window.
+    .where((w) =>
+      w.or([
+        w('c.claims', '=', true),
+        w.and([
+          w('c.brand_id', '=', w.ref('q.brand_id')),
+          w(sql.ref('c.mode'), '=', w.ref('q.mode')),
+          w('c.status', 'in', [...OPEN_STATUSES] as TransactionStatus[]),
+          w('c.sms_amount', '=', w.ref('q.amount')),
+          w('c.created_at', '>=', sql<Date>`q.sms_time - make_interval(mins => q.window_minutes)`),
+          w('c.created_at', '<=', sql<Date>`q.sms_time`),
+        ]),
+      ]),
+    )
+    .orderBy('q.n')
+    .orderBy('c.id'),
+);
 
 /**
  * The decisions' reads for a whole batch, in the global lock order of SMS
@@ -145,53 +199,7 @@ export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans:
         window_minutes: q.windowMinutes,
       })),
     );
-    const rows = await k
-      // Raw: json_to_recordset's column definition list (the batch's readings as a table) has no builder form.
-      .with('q', () =>
-        sql<{ n: number; gateway_ids: number[]; brand_id: number; mode: Mode; trx_id: string; amount: string; sms_time: Date; window_minutes: number }>`(SELECT * FROM json_to_recordset(${input}::json)
-          AS q(n integer, gateway_ids bigint[], brand_id bigint, mode text, trx_id text, amount numeric, sms_time timestamptz, window_minutes integer))`,
-      )
-      .selectFrom('q')
-      // LATERAL: each reading's look-up is planned as loadCandidates' own, on the indexes of either condition (BitmapOr),
-      // the reading's values as parameters. The intent's creation is a scalar subquery and the window is checked
-      // outside, behind OFFSET 0: as a join, PostgreSQL hashed every payment intent for each batch (EXPLAIN, BENCHMARKS.md).
-      .innerJoinLateral(
-        (eb) =>
-          eb
-            .selectFrom('transactions as t')
-            .select(['t.id', 't.brand_id', 't.intent_id', 't.gateway_id', 't.sms_amount', 't.gateway_trx_id', 't.status', 't.sender_number_encrypted', 't.trx_id'])
-            .select((s2) => s2.selectFrom('payment_intents as i').select('i.created_at').whereRef('i.id', '=', 't.intent_id').as('created_at'))
-            .select(sql<Mode>`t.mode`.as('mode'))
-            .select(sql<boolean>`(t.gateway_trx_id IS NOT NULL AND upper(t.gateway_trx_id) = upper(q.trx_id))`.as('claims'))
-            .where(sql<boolean>`t.gateway_id = ANY(q.gateway_ids)`)
-            .where((w) =>
-              w.or([
-                w.and([w('t.brand_id', '=', w.ref('q.brand_id')), w('t.status', 'in', [...OPEN_STATUSES] as TransactionStatus[]), w('t.sms_amount', '=', w.ref('q.amount'))]),
-                w.and([w('t.gateway_trx_id', 'is not', null), w(sql`upper(t.gateway_trx_id)`, '=', sql`upper(q.trx_id)`)]),
-              ]),
-            )
-            .offset(0)
-            .as('c'),
-        (j) => j.onTrue(),
-      )
-      .select(['q.n', 'c.id', 'c.brand_id', 'c.intent_id', 'c.gateway_id', 'c.sms_amount', 'c.gateway_trx_id', 'c.created_at', 'c.status', 'c.sender_number_encrypted', 'c.trx_id', 'c.mode', 'c.claims'])
-      // loadCandidates' condition: a claimer of the id, or the brand's open payment of the SMS's mode with its amount in the window.
-      .where((w) =>
-        w.or([
-          w('c.claims', '=', true),
-          w.and([
-            w('c.brand_id', '=', w.ref('q.brand_id')),
-            w(sql.ref('c.mode'), '=', w.ref('q.mode')),
-            w('c.status', 'in', [...OPEN_STATUSES] as TransactionStatus[]),
-            w('c.sms_amount', '=', w.ref('q.amount')),
-            w('c.created_at', '>=', sql<Date>`q.sms_time - make_interval(mins => q.window_minutes)`),
-            w('c.created_at', '<=', sql<Date>`q.sms_time`),
-          ]),
-        ]),
-      )
-      .orderBy('q.n')
-      .orderBy('c.id')
-      .execute();
+    const rows = await candidatesOfReadings.execute(tx, { readings: input });
     for (const r of rows) {
       // Read through a subquery: make sure it still came back as a Date, as the timing rule needs.
       if (!(r.created_at instanceof Date)) throw new Error('candidate created_at was not read as a timestamp');
