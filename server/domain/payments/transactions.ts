@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { sql, type ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { AppError, type ErrorCode } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
@@ -59,7 +59,12 @@ export type CompletionSource = 'sms' | 'admin' | 'gateway_callback' | 'sandbox' 
  * numbers, timestamps as Dates).
  */
 export function transactionQuery(em: EntityManager) {
-  return db(em)
+  return transactionSelect(db(em));
+}
+
+/** transactionQuery on a given builder (a prepared statement compiles it once: sms/candidates.ts). */
+export function transactionSelect(k: Kysely<DB>) {
+  return k
     .selectFrom('transactions as t')
     .innerJoin('payment_intents as i', 'i.id', 't.intent_id')
     .innerJoin('gateways as g', 'g.id', 't.gateway_id')
