@@ -3,7 +3,7 @@ import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { db, prepared } from '../db.ts';
+import { prepared } from '../db.ts';
 import { chainState, type ChainReading, type ChainVerdict } from './balance-chain.ts';
 import { candidateRowOf, lockOpenCandidates, type CandidateQuery, type CandidateRow, type LockedCandidate } from './candidates.ts';
 import { customerPhonesOfIntents } from './expected-payer.ts';
@@ -51,6 +51,52 @@ interface Link {
 const BROKEN: ReadonlySet<string> = new Set(['mismatch', 'impossible', 'unreadable']);
 const micros = (d: Date) => BigInt(d.getTime()) * 1000n;
 const before = (a: { at: bigint; id: number }, b: { at: bigint; id: number }) => a.at < b.at || (a.at === b.at && a.id < b.id);
+
+type ChainPair = { device_id: number; wallet_key: string };
+/**
+ * The chain statements of prefetchBatch for `n` (device, wallet) pairs, compiled
+ * once per count (db.ts `prepared`; a list of pairs has one shape per count): the
+ * chains created if new, then locked in (device, wallet) order. Parameters are
+ * named `<pair>:device_id` and `<pair>:wallet_key`.
+ */
+const chainStatementsByCount = new Map<number, ReturnType<typeof chainStatementsOf>>();
+const chainStatementsOf = (n: number) => {
+  const pairsOf = ($: Record<string, unknown>) => Array.from({ length: n }, (_, i) => ({ device_id: $[`${i}:device_id`] as number, wallet_key: $[`${i}:wallet_key`] as string }));
+  return {
+    create: prepared((k, $: Record<string, unknown>) => k.insertInto('sms_balance_chains').values(pairsOf($)).onConflict((oc) => oc.doNothing())),
+    lock: prepared((k, $: Record<string, unknown>) =>
+      k
+        .selectFrom('sms_balance_chains')
+        .select(['device_id', 'wallet_key', 'last_sms_time'])
+        .where((eb) => eb.or(pairsOf($).map((p) => eb.and([eb('device_id', '=', p.device_id), eb('wallet_key', '=', p.wallet_key)]))))
+        .orderBy('device_id')
+        .orderBy('wallet_key')
+        .forUpdate(),
+    ),
+  };
+};
+function chainStatements(n: number) {
+  let statements = chainStatementsByCount.get(n);
+  if (!statements) chainStatementsByCount.set(n, (statements = chainStatementsOf(n)));
+  return statements;
+}
+function pairValues(pairs: readonly ChainPair[]): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  pairs.forEach((p, i) => {
+    values[`${i}:device_id`] = p.device_id;
+    values[`${i}:wallet_key`] = p.wallet_key;
+  });
+  return values;
+}
+
+/** writeHeads' UPDATE of one chain's head, compiled once (db.ts `prepared`). */
+const moveHead = prepared((k, $: { id: number | null; balance: string | null; at: Date; broken: boolean; deviceId: number; wallet: string }) =>
+  k
+    .updateTable('sms_balance_chains')
+    .set({ last_record_id: $.id, last_balance: $.balance, last_sms_time: $.at, broken: $.broken, updated_at: sql<Date>`now()` })
+    .where('device_id', '=', $.deviceId)
+    .where('wallet_key', '=', $.wallet),
+);
 
 /**
  * The candidates of every reading of a batch (prefetchBatch, step 3), compiled
@@ -123,7 +169,6 @@ const candidatesOfReadings = prepared((k, $: { readings: string }) =>
  * open candidates locked until it commits.
  */
 export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans: readonly BatchRecordPlan[]) {
-  const k = db(tx);
   // 1. The chains: created if new, locked in (device, wallet) order, and the stored links either side of each record.
   const chained = plans.filter((p) => p.chain !== null);
   const chainKey = (deviceId: number, wallet: string) => `${deviceId}\u0000${wallet}`;
@@ -133,15 +178,9 @@ export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans:
   const heads = new Map<string, { id: number | null; at: number | null; balance: string | null; broken: boolean; changed: boolean }>();
   const stored = new Map<number, { prev: Link | null; next: Link | null }>();
   if (pairs.length > 0) {
-    await k.insertInto('sms_balance_chains').values(pairs).onConflict((oc) => oc.doNothing()).execute();
-    const locked = await k
-      .selectFrom('sms_balance_chains')
-      .select(['device_id', 'wallet_key', 'last_sms_time'])
-      .where((eb) => eb.or(pairs.map((p) => eb.and([eb('device_id', '=', p.device_id), eb('wallet_key', '=', p.wallet_key)]))))
-      .orderBy('device_id')
-      .orderBy('wallet_key')
-      .forUpdate()
-      .execute();
+    const values = pairValues(pairs);
+    await chainStatements(pairs.length).create.execute(tx, values);
+    const locked = await chainStatements(pairs.length).lock.execute(tx, values);
     for (const h of locked) heads.set(chainKey(h.device_id, h.wallet_key), { id: null, at: h.last_sms_time?.getTime() ?? null, balance: null, broken: false, changed: false });
     // Raw SQL: the typed builder cannot declare json_to_recordset's column definition list that types the batch.
     const rows = await tx.execute<
@@ -289,12 +328,7 @@ export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans:
       for (const [key, h] of heads) {
         if (!h.changed) continue;
         const [deviceId, wallet] = key.split('\u0000') as [string, string];
-        await k
-          .updateTable('sms_balance_chains')
-          .set({ last_record_id: h.id, last_balance: h.balance, last_sms_time: new Date(h.at!), broken: h.broken, updated_at: sql<Date>`now()` })
-          .where('device_id', '=', Number(deviceId))
-          .where('wallet_key', '=', wallet)
-          .execute();
+        await moveHead.execute(tx, { id: h.id, balance: h.balance, at: new Date(h.at!), broken: h.broken, deviceId: Number(deviceId), wallet });
       }
     },
   };
