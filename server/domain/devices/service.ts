@@ -2,7 +2,7 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { db, prepared } from '../db.ts';
 import { requestBackfill } from '../recovery/backfill.ts';
 import { raiseAlert } from '../alerts/raise.ts';
 import { getSetting } from '../settings/service.ts';
@@ -22,20 +22,18 @@ export interface AuthenticatedDevice {
 }
 
 /**
- * The active device behind an access token's subject, or null when it is
- * unknown, revoked or its brand is disabled. Checked against the database on
- * every call, so a revocation takes effect at once. Refreshes presence in the
- * same statement.
+ * authenticateDevice's statement, compiled once (db.ts `prepared`): every device
+ * call runs it. One statement: the look-up, and the presence write in a
+ * data-modifying CTE (skipped while recent).
  */
-export async function authenticateDevice(em: EntityManager, deviceUuid: string): Promise<AuthenticatedDevice | null> {
-  // One statement: the look-up, and the presence write in a data-modifying CTE (skipped while recent).
-  const row = await db(em)
+const deviceByUuid = prepared((k, $: { uuid: string }) =>
+  k
     .with('found', (qb) =>
       qb
         .selectFrom('devices as d')
         .innerJoin('brands as b', 'b.id', 'd.brand_id')
         .select(['d.id', 'd.brand_id', 'd.mode', 'd.last_seen_at'])
-        .where('d.uuid', '=', deviceUuid)
+        .where('d.uuid', '=', $.uuid)
         .where('d.status', '=', 'active')
         .where('b.status', '=', 'active'),
     )
@@ -52,8 +50,17 @@ export async function authenticateDevice(em: EntityManager, deviceUuid: string):
         .where('status', '=', 'active'),
     )
     .selectFrom('found')
-    .select(['found.id', 'found.brand_id', 'found.mode'])
-    .executeTakeFirst();
+    .select(['found.id', 'found.brand_id', 'found.mode']),
+);
+
+/**
+ * The active device behind an access token's subject, or null when it is
+ * unknown, revoked or its brand is disabled. Checked against the database on
+ * every call, so a revocation takes effect at once. Refreshes presence in the
+ * same statement.
+ */
+export async function authenticateDevice(em: EntityManager, deviceUuid: string): Promise<AuthenticatedDevice | null> {
+  const row = await deviceByUuid.executeTakeFirst(em, { uuid: deviceUuid });
   return row ? { deviceId: row.id, brandId: row.brand_id, mode: row.mode } : null;
 }
 

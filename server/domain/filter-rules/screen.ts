@@ -22,9 +22,26 @@ function keywordPattern(keyword: string): RegExp {
   return new RegExp(`(?<![\\p{L}\\p{M}\\p{N}])${body}(?![\\p{L}\\p{M}\\p{N}])`, 'iu');
 }
 
+/**
+ * Each keyword's pattern, built once per keyword text rather than for every SMS
+ * screened: a pattern depends on its keyword alone, and without the `g` or `y`
+ * flag `test` keeps no state between calls, so one RegExp serves every caller.
+ * Bounded: emptied when it reaches MAX_CACHED_PATTERNS keywords.
+ */
+const patterns = new Map<string, RegExp>();
+const MAX_CACHED_PATTERNS = 10_000;
+function patternOf(keyword: string): RegExp {
+  let pattern = patterns.get(keyword);
+  if (!pattern) {
+    if (patterns.size >= MAX_CACHED_PATTERNS) patterns.clear();
+    patterns.set(keyword, (pattern = keywordPattern(keyword.normalize('NFC'))));
+  }
+  return pattern;
+}
+
 export function containsKeyword(text: string, keywords: readonly string[]): boolean {
   const normalized = text.normalize('NFC');
-  return keywords.some((k) => k.trim() !== '' && keywordPattern(k.normalize('NFC')).test(normalized));
+  return keywords.some((k) => k.trim() !== '' && patternOf(k).test(normalized));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql, type Selectable } from 'kysely';
-import { db, type DB } from '../db.ts';
+import { db, prepared, type DB } from '../db.ts';
 import { senderKey } from '../sms/senders.ts';
 import { DEFAULT_FILTER_RULES, type FilterRules, type FilterRulesPatch } from './defaults.ts';
 
@@ -71,20 +71,24 @@ async function select(em: EntityManager, brandId: number, lock = false): Promise
   return (lock ? q.forUpdate() : q).executeTakeFirst();
 }
 
+/** selectWithSenders' statement, compiled once (db.ts `prepared`): every forwarded batch reads it. */
+const rulesWithSenders = prepared((k, $: { brandId: number }) =>
+  k
+    .selectFrom(['sms_filter_rules as r', 'sms_sender_epoch as e'])
+    .select(['r.version', 'r.extra_senders', 'r.positive_keywords', 'r.negative_keywords', 'r.check_interval_hours', 'e.version as epoch'])
+    // The later of the two is what toRules shows; selected under the column's name, so it comes back as a Date.
+    .select(sql<Date>`GREATEST(r.updated_at, e.updated_at)`.as('updated_at'))
+    .select(enabledSenders.as('senders'))
+    .where('r.brand_id', '=', $.brandId),
+);
+
 /**
  * The brand's rules. A brand that never changed them gets the defaults,
  * written on first read so `version` and `updated_at` stay stable afterwards.
  */
 /** The brand's row and the gateways' senders in one round trip (read on every forwarded batch). */
 async function selectWithSenders(em: EntityManager, brandId: number): Promise<{ row: Row; g: GatewaySenders } | undefined> {
-  const r = await db(em)
-    .selectFrom(['sms_filter_rules as r', 'sms_sender_epoch as e'])
-    .select(['r.version', 'r.extra_senders', 'r.positive_keywords', 'r.negative_keywords', 'r.check_interval_hours', 'e.version as epoch'])
-    // The later of the two is what toRules shows; selected under the column's name, so it comes back as a Date.
-    .select(sql<Date>`GREATEST(r.updated_at, e.updated_at)`.as('updated_at'))
-    .select(enabledSenders.as('senders'))
-    .where('r.brand_id', '=', brandId)
-    .executeTakeFirst();
+  const r = await rulesWithSenders.executeTakeFirst(em, { brandId });
   return r && { row: r, g: { senders: r.senders ?? [], epoch: r.epoch, updated_at: r.updated_at } };
 }
 

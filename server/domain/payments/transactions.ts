@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { sql, type ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { AppError, type ErrorCode } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
@@ -13,7 +13,7 @@ import { gatewayServesMode } from '../sandbox/gateway.ts';
 import { recordEvent, recordEvents, type EventEndpointsMemo } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES, type TransactionStatus } from './entities.ts';
 import { loadIntent } from './intents.ts';
-import { db, type DB } from '../db.ts';
+import { db, prepared, type DB } from '../db.ts';
 import { paymentEventData, paymentEventDataOf, trimDecimal, type PaymentRow } from './view.ts';
 import { notifyPaymentStatus } from './status-notify.ts';
 
@@ -59,7 +59,12 @@ export type CompletionSource = 'sms' | 'admin' | 'gateway_callback' | 'sandbox' 
  * numbers, timestamps as Dates).
  */
 export function transactionQuery(em: EntityManager) {
-  return db(em)
+  return transactionSelect(db(em));
+}
+
+/** transactionQuery on a given builder (a prepared statement compiles it once: sms/candidates.ts). */
+export function transactionSelect(k: Kysely<DB>) {
+  return k
     .selectFrom('transactions as t')
     .innerJoin('payment_intents as i', 'i.id', 't.intent_id')
     .innerJoin('gateways as g', 'g.id', 't.gateway_id')
@@ -411,6 +416,44 @@ export function completionRefusal(t: TransactionRecord, gatewayTrxId: string | n
 }
 
 /**
+ * completeLockedTransactions' statement, compiled once (db.ts `prepared`): the
+ * transactions and intents of a batch by two id arrays, each completion's claimed
+ * gateway trx id from a JSON object keyed by transaction id.
+ */
+const completeTogether = prepared((q, $: { ids: number[]; intentIds: number[]; source: CompletionSource; claimed: string }) =>
+  q
+    .with('done', (k) =>
+      k
+        .updateTable('transactions')
+        .set({
+          status: 'completed',
+          completed_at: sql<Date>`now()`,
+          completion_source: $.source,
+          gateway_trx_id: sql<string | null>`COALESCE(gateway_trx_id, ${$.claimed}::jsonb ->> id::text)`,
+          updated_at: sql<Date>`now()`,
+        })
+        .where('id', '=', (eb) => eb.fn.any(eb.val($.ids)))
+        .where('status', 'in', OPEN_TRANSACTION_STATUSES)
+        .returning(['id as done_id', 'intent_id as done_intent_id', 'completed_at', 'completion_source', 'gateway_trx_id'])
+        // Announced on commit to whoever follows each payment (status-notify.ts), as completeLockedTransaction does.
+        .returning((eb) => notifyPaymentStatus(eb.ref('intent_id')).as('status_notified')),
+    )
+    .with('intent', (k) =>
+      k
+        // Not aliased, as in completeLockedTransaction (db.ts converts the columns of an UPDATE's table named as such).
+        .updateTable('payment_intents')
+        .set({ status: 'completed', completed_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+        .where('payment_intents.id', '=', (eb) => eb.fn.any(eb.val($.intentIds)))
+        .where('payment_intents.status', '=', 'pending')
+        .returning(INTENT_EVENT_COLUMNS)
+        .returning(latestTransactionId),
+    )
+    .selectFrom('done')
+    .leftJoin('intent', 'intent.intent_id', 'done.done_intent_id')
+    .selectAll(['done', 'intent']),
+);
+
+/**
  * completeLockedTransaction for several locked transactions (their intents
  * locked first), each of which completionRefusal let through: every
  * transaction and intent in one statement and every `payment.completed` event
@@ -429,37 +472,12 @@ export async function completeLockedTransactions(
   if (items.length === 0) return [];
   if (!tx.isInTransaction()) throw new Error('completeLockedTransactions must run inside em.transactional()');
   const claimed = Object.fromEntries(items.map(({ t, gatewayTrxId }) => [String(t.id), gatewayTrxId ? cleanGatewayTrxId(gatewayTrxId) : null]));
-  const rows = await db(tx)
-    .with('done', (k) =>
-      k
-        .updateTable('transactions')
-        .set({
-          status: 'completed',
-          completed_at: sql<Date>`now()`,
-          completion_source: opts.source,
-          gateway_trx_id: sql<string | null>`COALESCE(gateway_trx_id, ${JSON.stringify(claimed)}::jsonb ->> id::text)`,
-          updated_at: sql<Date>`now()`,
-        })
-        .where('id', '=', (eb) => eb.fn.any(eb.val(items.map(({ t }) => t.id))))
-        .where('status', 'in', OPEN_TRANSACTION_STATUSES)
-        .returning(['id as done_id', 'intent_id as done_intent_id', 'completed_at', 'completion_source', 'gateway_trx_id'])
-        // Announced on commit to whoever follows each payment (status-notify.ts), as completeLockedTransaction does.
-        .returning((eb) => notifyPaymentStatus(eb.ref('intent_id')).as('status_notified')),
-    )
-    .with('intent', (k) =>
-      k
-        // Not aliased, as in completeLockedTransaction (db.ts converts the columns of an UPDATE's table named as such).
-        .updateTable('payment_intents')
-        .set({ status: 'completed', completed_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
-        .where('payment_intents.id', '=', (eb) => eb.fn.any(eb.val(items.map(({ t }) => t.intentId))))
-        .where('payment_intents.status', '=', 'pending')
-        .returning(INTENT_EVENT_COLUMNS)
-        .returning(latestTransactionId),
-    )
-    .selectFrom('done')
-    .leftJoin('intent', 'intent.intent_id', 'done.done_intent_id')
-    .selectAll(['done', 'intent'])
-    .execute();
+  const rows = await completeTogether.execute(tx, {
+    ids: items.map(({ t }) => t.id),
+    intentIds: items.map(({ t }) => t.intentId),
+    source: opts.source,
+    claimed: JSON.stringify(claimed),
+  });
   // Ids through a CTE may come back as text: compared as numbers.
   const byId = new Map(rows.map((r) => [Number(r.done_id), r]));
   if (byId.size !== items.length) throw new Error(`transactions ${items.map(({ t }) => t.id).join(', ')}: ${items.length - byId.size} no longer open when completed together`);

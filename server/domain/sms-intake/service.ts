@@ -1,5 +1,5 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { db } from '../db.ts';
+import { db, prepared } from '../db.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { SmsRecordStatus } from './entities.ts';
 import { smsContentHash } from './content-hash.ts';
@@ -70,15 +70,55 @@ async function insertRecord(tx: EntityManager, caller: Caller, sms: ForwardedSms
   return row?.id ?? null;
 }
 
+/** findOwn's statement, compiled once (db.ts `prepared`). */
+const ownRecord = prepared((k, $: { deviceId: number; deviceMessageId: string }) =>
+  k.selectFrom('sms_records').select('id').where('device_id', '=', $.deviceId).where('device_message_id', '=', $.deviceMessageId),
+);
+
 async function findOwn(tx: EntityManager, caller: Caller, deviceMessageId: string): Promise<number | null> {
-  const row = await db(tx)
-    .selectFrom('sms_records')
-    .select('id')
-    .where('device_id', '=', caller.deviceId)
-    .where('device_message_id', '=', deviceMessageId)
-    .executeTakeFirst();
+  const row = await ownRecord.executeTakeFirst(tx, { deviceId: caller.deviceId, deviceMessageId });
   return row?.id ?? null;
 }
+
+type RecordRow = ReturnType<typeof recordRow>;
+/** recordRow's columns, in its order (the INSERT's column list). */
+const RECORD_COLUMNS = [
+  'brand_id', 'device_id', 'device_message_id', 'content_hash', 'sender', 'body_encrypted', 'received_at', 'sim_slot', 'match_status', 'duplicate_of_id',
+  'reason', 'reason_code', 'entry', 'entered_by', 'operator_name',
+] as const satisfies ReadonlyArray<keyof RecordRow>;
+
+/**
+ * The batch INSERT of `store` for `n` rows, compiled once per row count (db.ts
+ * `prepared`; a VALUES list has one shape per count, at most MAX_SMS_BATCH):
+ * the statement the builder wrote, each value a parameter named `<row>:<column>`.
+ */
+const insertRecordsStatements = new Map<number, ReturnType<typeof insertRecordsStatement>>();
+const insertRecordsStatement = (n: number) =>
+  prepared((k, $: Record<string, unknown>) =>
+    k
+      .insertInto('sms_records')
+      .values(Array.from({ length: n }, (_, i) => Object.fromEntries(RECORD_COLUMNS.map((c) => [c, $[`${i}:${c}`]])) as RecordRow))
+      .onConflict((oc) => oc.doNothing())
+      .returning(['id', 'device_message_id']),
+  );
+function insertRecords(tx: EntityManager, rows: readonly RecordRow[]) {
+  let statement = insertRecordsStatements.get(rows.length);
+  if (!statement) insertRecordsStatements.set(rows.length, (statement = insertRecordsStatement(rows.length)));
+  const values: Record<string, unknown> = {};
+  rows.forEach((row, i) => {
+    for (const c of RECORD_COLUMNS) values[`${i}:${c}`] = row[c];
+  });
+  return statement.execute(tx, values);
+}
+
+/** The read-back of records the matcher did not answer (ingestSmsBatch), compiled once: the records by one id array. */
+const recordsAsStored = prepared((k, $: { ids: number[] }) =>
+  k
+    .selectFrom('sms_records as r')
+    .leftJoin('transactions as t', 't.id', 'r.transaction_id')
+    .select(['r.id', 'r.match_status', 'r.duplicate_of_id', 't.trx_id'])
+    .where('r.id', '=', (eb) => eb.fn.any(eb.val($.ids))),
+);
 
 /**
  * Stores a batch of forwarded SMS, each exactly once, and answers each in input
@@ -98,8 +138,8 @@ async function findOwn(tx: EntityManager, caller: Caller, deviceMessageId: strin
  * order so two such batches lock in the same order and cannot deadlock.
  */
 export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller: Caller, batch: readonly ForwardedSms[]): Promise<IntakeResult[]> {
-  const prepared = batch.map((sms, index) => ({ sms, index, hash: smsContentHash(deps.hashKey, caller.brandId, sms.sender, sms.body) }));
-  const ordered = [...prepared].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : a.index - b.index));
+  const hashed = batch.map((sms, index) => ({ sms, index, hash: smsContentHash(deps.hashKey, caller.brandId, sms.sender, sms.body) }));
+  const ordered = [...hashed].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : a.index - b.index));
 
   const sealed = ordered.map(({ sms }) => {
     const binding = smsRecordBinding({ ...caller, deviceMessageId: sms.deviceMessageId });
@@ -119,12 +159,7 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
     // nothing and is settled one by one below, as before.
     // Only the first of a message id repeated in the batch is offered: a later one answers its record.
     const firsts = ordered.flatMap(({ sms, hash }, k) => (ordered.findIndex((o) => o.sms.deviceMessageId === sms.deviceMessageId) === k ? [recordRow(caller, sms, hash, sealed[k]!, null)] : []));
-    const inserted = await db(tx)
-      .insertInto('sms_records')
-      .values(firsts)
-      .onConflict((oc) => oc.doNothing())
-      .returning(['id', 'device_message_id'])
-      .execute();
+    const inserted = await insertRecords(tx, firsts);
     const insertedId = new Map(inserted.map((r) => [r.device_message_id, r.id]));
     for (const [k, { sms, index, hash }] of ordered.entries()) {
       const id = insertedId.get(sms.deviceMessageId);
@@ -183,12 +218,7 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
 
   const unknown = [...new Set(ids)].filter((id) => !byId.has(id));
   if (unknown.length > 0) {
-    const rows = await db(em)
-      .selectFrom('sms_records as r')
-      .leftJoin('transactions as t', 't.id', 'r.transaction_id')
-      .select(['r.id', 'r.match_status', 'r.duplicate_of_id', 't.trx_id'])
-      .where('r.id', '=', (eb) => eb.fn.any(eb.val(unknown)))
-      .execute();
+    const rows = await recordsAsStored.execute(em, { ids: unknown });
     for (const r of rows) byId.set(r.id, r);
   }
   return batch.map((sms, i) => {

@@ -3,7 +3,7 @@ import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { db } from '../db.ts';
+import { prepared } from '../db.ts';
 import { chainState, type ChainReading, type ChainVerdict } from './balance-chain.ts';
 import { candidateRowOf, lockOpenCandidates, type CandidateQuery, type CandidateRow, type LockedCandidate } from './candidates.ts';
 import { customerPhonesOfIntents } from './expected-payer.ts';
@@ -52,6 +52,106 @@ const BROKEN: ReadonlySet<string> = new Set(['mismatch', 'impossible', 'unreadab
 const micros = (d: Date) => BigInt(d.getTime()) * 1000n;
 const before = (a: { at: bigint; id: number }, b: { at: bigint; id: number }) => a.at < b.at || (a.at === b.at && a.id < b.id);
 
+type ChainPair = { device_id: number; wallet_key: string };
+/**
+ * The chain statements of prefetchBatch for `n` (device, wallet) pairs, compiled
+ * once per count (db.ts `prepared`; a list of pairs has one shape per count): the
+ * chains created if new, then locked in (device, wallet) order. Parameters are
+ * named `<pair>:device_id` and `<pair>:wallet_key`.
+ */
+const chainStatementsByCount = new Map<number, ReturnType<typeof chainStatementsOf>>();
+const chainStatementsOf = (n: number) => {
+  const pairsOf = ($: Record<string, unknown>) => Array.from({ length: n }, (_, i) => ({ device_id: $[`${i}:device_id`] as number, wallet_key: $[`${i}:wallet_key`] as string }));
+  return {
+    create: prepared((k, $: Record<string, unknown>) => k.insertInto('sms_balance_chains').values(pairsOf($)).onConflict((oc) => oc.doNothing())),
+    lock: prepared((k, $: Record<string, unknown>) =>
+      k
+        .selectFrom('sms_balance_chains')
+        .select(['device_id', 'wallet_key', 'last_sms_time'])
+        .where((eb) => eb.or(pairsOf($).map((p) => eb.and([eb('device_id', '=', p.device_id), eb('wallet_key', '=', p.wallet_key)]))))
+        .orderBy('device_id')
+        .orderBy('wallet_key')
+        .forUpdate(),
+    ),
+  };
+};
+function chainStatements(n: number) {
+  let statements = chainStatementsByCount.get(n);
+  if (!statements) chainStatementsByCount.set(n, (statements = chainStatementsOf(n)));
+  return statements;
+}
+function pairValues(pairs: readonly ChainPair[]): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  pairs.forEach((p, i) => {
+    values[`${i}:device_id`] = p.device_id;
+    values[`${i}:wallet_key`] = p.wallet_key;
+  });
+  return values;
+}
+
+/** writeHeads' UPDATE of one chain's head, compiled once (db.ts `prepared`). */
+const moveHead = prepared((k, $: { id: number | null; balance: string | null; at: Date; broken: boolean; deviceId: number; wallet: string }) =>
+  k
+    .updateTable('sms_balance_chains')
+    .set({ last_record_id: $.id, last_balance: $.balance, last_sms_time: $.at, broken: $.broken, updated_at: sql<Date>`now()` })
+    .where('device_id', '=', $.deviceId)
+    .where('wallet_key', '=', $.wallet),
+);
+
+/**
+ * The candidates of every reading of a batch (prefetchBatch, step 3), compiled
+ * once (db.ts `prepared`): the readings are one JSON parameter, so the statement
+ * is the same for every batch.
+ */
+const candidatesOfReadings = prepared((k, $: { readings: string }) =>
+  k
+    // Raw: json_to_recordset's column definition list (the batch's readings as a table) has no builder form.
+    .with('q', () =>
+      sql<{ n: number; gateway_ids: number[]; brand_id: number; mode: Mode; trx_id: string; amount: string; sms_time: Date; window_minutes: number }>`(SELECT * FROM json_to_recordset(${$.readings}::json)
+        AS q(n integer, gateway_ids bigint[], brand_id bigint, mode text, trx_id text, amount numeric, sms_time timestamptz, window_minutes integer))`,
+    )
+    .selectFrom('q')
+    // LATERAL: each reading's look-up is planned as loadCandidates' own, on the indexes of either condition (BitmapOr),
+    // the reading's values as parameters. The intent's creation is a scalar subquery and the window is checked
+    // outside, behind OFFSET 0: as a join, PostgreSQL hashed every payment intent for each batch (EXPLAIN, BENCHMARKS.md).
+    .innerJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('transactions as t')
+          .select(['t.id', 't.brand_id', 't.intent_id', 't.gateway_id', 't.sms_amount', 't.gateway_trx_id', 't.status', 't.sender_number_encrypted', 't.trx_id'])
+          .select((s2) => s2.selectFrom('payment_intents as i').select('i.created_at').whereRef('i.id', '=', 't.intent_id').as('created_at'))
+          .select(sql<Mode>`t.mode`.as('mode'))
+          .select(sql<boolean>`(t.gateway_trx_id IS NOT NULL AND upper(t.gateway_trx_id) = upper(q.trx_id))`.as('claims'))
+          .where(sql<boolean>`t.gateway_id = ANY(q.gateway_ids)`)
+          .where((w) =>
+            w.or([
+              w.and([w('t.brand_id', '=', w.ref('q.brand_id')), w('t.status', 'in', [...OPEN_STATUSES] as TransactionStatus[]), w('t.sms_amount', '=', w.ref('q.amount'))]),
+              w.and([w('t.gateway_trx_id', 'is not', null), w(sql`upper(t.gateway_trx_id)`, '=', sql`upper(q.trx_id)`)]),
+            ]),
+          )
+          .offset(0)
+          .as('c'),
+      (j) => j.onTrue(),
+    )
+    .select(['q.n', 'c.id', 'c.brand_id', 'c.intent_id', 'c.gateway_id', 'c.sms_amount', 'c.gateway_trx_id', 'c.created_at', 'c.status', 'c.sender_number_encrypted', 'c.trx_id', 'c.mode', 'c.claims'])
+    // loadCandidates' condition: a claimer of the id, or the brand's open payment of the SMS's mode with its amount in the window.
+    .where((w) =>
+      w.or([
+        w('c.claims', '=', true),
+        w.and([
+          w('c.brand_id', '=', w.ref('q.brand_id')),
+          w(sql.ref('c.mode'), '=', w.ref('q.mode')),
+          w('c.status', 'in', [...OPEN_STATUSES] as TransactionStatus[]),
+          w('c.sms_amount', '=', w.ref('q.amount')),
+          w('c.created_at', '>=', sql<Date>`q.sms_time - make_interval(mins => q.window_minutes)`),
+          w('c.created_at', '<=', sql<Date>`q.sms_time`),
+        ]),
+      ]),
+    )
+    .orderBy('q.n')
+    .orderBy('c.id'),
+);
+
 /**
  * The decisions' reads for a whole batch, in the global lock order of SMS
  * matching (gateway-trx-lock.ts): the balance chains of the batch (sorted),
@@ -69,7 +169,6 @@ const before = (a: { at: bigint; id: number }, b: { at: bigint; id: number }) =>
  * open candidates locked until it commits.
  */
 export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans: readonly BatchRecordPlan[]) {
-  const k = db(tx);
   // 1. The chains: created if new, locked in (device, wallet) order, and the stored links either side of each record.
   const chained = plans.filter((p) => p.chain !== null);
   const chainKey = (deviceId: number, wallet: string) => `${deviceId}\u0000${wallet}`;
@@ -79,15 +178,9 @@ export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans:
   const heads = new Map<string, { id: number | null; at: number | null; balance: string | null; broken: boolean; changed: boolean }>();
   const stored = new Map<number, { prev: Link | null; next: Link | null }>();
   if (pairs.length > 0) {
-    await k.insertInto('sms_balance_chains').values(pairs).onConflict((oc) => oc.doNothing()).execute();
-    const locked = await k
-      .selectFrom('sms_balance_chains')
-      .select(['device_id', 'wallet_key', 'last_sms_time'])
-      .where((eb) => eb.or(pairs.map((p) => eb.and([eb('device_id', '=', p.device_id), eb('wallet_key', '=', p.wallet_key)]))))
-      .orderBy('device_id')
-      .orderBy('wallet_key')
-      .forUpdate()
-      .execute();
+    const values = pairValues(pairs);
+    await chainStatements(pairs.length).create.execute(tx, values);
+    const locked = await chainStatements(pairs.length).lock.execute(tx, values);
     for (const h of locked) heads.set(chainKey(h.device_id, h.wallet_key), { id: null, at: h.last_sms_time?.getTime() ?? null, balance: null, broken: false, changed: false });
     // Raw SQL: the typed builder cannot declare json_to_recordset's column definition list that types the batch.
     const rows = await tx.execute<
@@ -145,53 +238,7 @@ export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans:
         window_minutes: q.windowMinutes,
       })),
     );
-    const rows = await k
-      // Raw: json_to_recordset's column definition list (the batch's readings as a table) has no builder form.
-      .with('q', () =>
-        sql<{ n: number; gateway_ids: number[]; brand_id: number; mode: Mode; trx_id: string; amount: string; sms_time: Date; window_minutes: number }>`(SELECT * FROM json_to_recordset(${input}::json)
-          AS q(n integer, gateway_ids bigint[], brand_id bigint, mode text, trx_id text, amount numeric, sms_time timestamptz, window_minutes integer))`,
-      )
-      .selectFrom('q')
-      // LATERAL: each reading's look-up is planned as loadCandidates' own, on the indexes of either condition (BitmapOr),
-      // the reading's values as parameters. The intent's creation is a scalar subquery and the window is checked
-      // outside, behind OFFSET 0: as a join, PostgreSQL hashed every payment intent for each batch (EXPLAIN, BENCHMARKS.md).
-      .innerJoinLateral(
-        (eb) =>
-          eb
-            .selectFrom('transactions as t')
-            .select(['t.id', 't.brand_id', 't.intent_id', 't.gateway_id', 't.sms_amount', 't.gateway_trx_id', 't.status', 't.sender_number_encrypted', 't.trx_id'])
-            .select((s2) => s2.selectFrom('payment_intents as i').select('i.created_at').whereRef('i.id', '=', 't.intent_id').as('created_at'))
-            .select(sql<Mode>`t.mode`.as('mode'))
-            .select(sql<boolean>`(t.gateway_trx_id IS NOT NULL AND upper(t.gateway_trx_id) = upper(q.trx_id))`.as('claims'))
-            .where(sql<boolean>`t.gateway_id = ANY(q.gateway_ids)`)
-            .where((w) =>
-              w.or([
-                w.and([w('t.brand_id', '=', w.ref('q.brand_id')), w('t.status', 'in', [...OPEN_STATUSES] as TransactionStatus[]), w('t.sms_amount', '=', w.ref('q.amount'))]),
-                w.and([w('t.gateway_trx_id', 'is not', null), w(sql`upper(t.gateway_trx_id)`, '=', sql`upper(q.trx_id)`)]),
-              ]),
-            )
-            .offset(0)
-            .as('c'),
-        (j) => j.onTrue(),
-      )
-      .select(['q.n', 'c.id', 'c.brand_id', 'c.intent_id', 'c.gateway_id', 'c.sms_amount', 'c.gateway_trx_id', 'c.created_at', 'c.status', 'c.sender_number_encrypted', 'c.trx_id', 'c.mode', 'c.claims'])
-      // loadCandidates' condition: a claimer of the id, or the brand's open payment of the SMS's mode with its amount in the window.
-      .where((w) =>
-        w.or([
-          w('c.claims', '=', true),
-          w.and([
-            w('c.brand_id', '=', w.ref('q.brand_id')),
-            w(sql.ref('c.mode'), '=', w.ref('q.mode')),
-            w('c.status', 'in', [...OPEN_STATUSES] as TransactionStatus[]),
-            w('c.sms_amount', '=', w.ref('q.amount')),
-            w('c.created_at', '>=', sql<Date>`q.sms_time - make_interval(mins => q.window_minutes)`),
-            w('c.created_at', '<=', sql<Date>`q.sms_time`),
-          ]),
-        ]),
-      )
-      .orderBy('q.n')
-      .orderBy('c.id')
-      .execute();
+    const rows = await candidatesOfReadings.execute(tx, { readings: input });
     for (const r of rows) {
       // Read through a subquery: make sure it still came back as a Date, as the timing rule needs.
       if (!(r.created_at instanceof Date)) throw new Error('candidate created_at was not read as a timestamp');
@@ -281,12 +328,7 @@ export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans:
       for (const [key, h] of heads) {
         if (!h.changed) continue;
         const [deviceId, wallet] = key.split('\u0000') as [string, string];
-        await k
-          .updateTable('sms_balance_chains')
-          .set({ last_record_id: h.id, last_balance: h.balance, last_sms_time: new Date(h.at!), broken: h.broken, updated_at: sql<Date>`now()` })
-          .where('device_id', '=', Number(deviceId))
-          .where('wallet_key', '=', wallet)
-          .execute();
+        await moveHead.execute(tx, { id: h.id, balance: h.balance, at: new Date(h.at!), broken: h.broken, deviceId: Number(deviceId), wallet });
       }
     },
   };

@@ -1,12 +1,12 @@
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { toTransaction, transactionQuery, type TransactionRecord } from '../payments/transactions.ts';
+import { toTransaction, transactionSelect, type TransactionRecord } from '../payments/transactions.ts';
 import { OPEN_STATUSES, type MatchCandidate } from './matcher.ts';
 import type { GatewayParseConfig } from './parser.ts';
 import { sameSender, senderKey } from './senders.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { db, prepared } from '../db.ts';
 import type { GatewaySmsRow } from './records.ts';
 
 export interface GatewaySmsConfig extends GatewayParseConfig {
@@ -144,6 +144,18 @@ export interface LockedCandidate extends CandidateRow {
   record: TransactionRecord;
 }
 
+/** lockOpenCandidates' two statements, compiled once (db.ts `prepared`): the intents, then the transactions, each by an id array in id order. */
+const lockIntents = prepared((k, $: { ids: number[] }) =>
+  k.selectFrom('payment_intents').select(['id', 'created_at']).where('id', '=', (eb) => eb.fn.any(eb.val($.ids))).orderBy('id').forUpdate(),
+);
+const lockTransactions = prepared((k, $: { ids: number[] }) =>
+  transactionSelect(k)
+    .select('t.sender_number_encrypted as payer_number_encrypted')
+    .where('t.id', '=', (eb) => eb.fn.any(eb.val($.ids)))
+    .orderBy('t.id')
+    .forUpdate('t'),
+);
+
 /**
  * Locks the open ones among `rows` (their intents first, then the
  * transactions, each in id order: the order completeTransaction uses) and
@@ -159,20 +171,9 @@ export async function lockOpenCandidates(tx: EntityManager, rows: readonly Candi
   if (open.length === 0) return fresh;
   const intentIds = [...new Set(open.map((r) => r.intentId))].sort((a, b) => a - b);
   // The intents' creation (the timing rule's reference) is read with their locks: it never changes.
-  const intents = await db(tx)
-    .selectFrom('payment_intents')
-    .select(['id', 'created_at'])
-    .where('id', '=', (eb) => eb.fn.any(eb.val(intentIds)))
-    .orderBy('id')
-    .forUpdate()
-    .execute();
+  const intents = await lockIntents.execute(tx, { ids: intentIds });
   const intentCreatedAt = new Map(intents.map((i) => [i.id, i.created_at]));
-  const locked = await transactionQuery(tx)
-    .select('t.sender_number_encrypted as payer_number_encrypted')
-    .where('t.id', '=', (eb) => eb.fn.any(eb.val(open.map((r) => r.id))))
-    .orderBy('t.id')
-    .forUpdate('t')
-    .execute();
+  const locked = await lockTransactions.execute(tx, { ids: open.map((r) => r.id) });
   for (const r of locked) {
     const record = toTransaction(r);
     fresh.set(record.id, {

@@ -1,7 +1,17 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
-import { db } from '../db.ts';
+import { prepared } from '../db.ts';
 import { CUSTOMER_CONTEXT, customerBinding } from '../customers/service.ts';
+
+/** customerPhonesOfIntents' statement, compiled once (db.ts `prepared`): the intents by one id array. */
+const phonesOfIntents = prepared((k, $: { ids: number[] }) =>
+  k
+    .selectFrom('payment_intents as i')
+    .innerJoin('customers as c', 'c.id', 'i.customer_id')
+    .select(['i.id', 'c.brand_id', 'c.uuid', 'c.phone_encrypted'])
+    .where('i.id', '=', (eb) => eb.fn.any(eb.val($.ids)))
+    .where('c.phone_encrypted', 'is not', null),
+);
 
 /**
  * The customer's phone of each payment (intent), in clear: the number an SMS's
@@ -16,13 +26,7 @@ export async function customerPhonesOfIntents(
 ): Promise<Map<number, string>> {
   const phones = new Map<number, string>();
   if (intentIds.length === 0) return phones;
-  const rows = await db(tx)
-    .selectFrom('payment_intents as i')
-    .innerJoin('customers as c', 'c.id', 'i.customer_id')
-    .select(['i.id', 'c.brand_id', 'c.uuid', 'c.phone_encrypted'])
-    .where('i.id', '=', (eb) => eb.fn.any(eb.val([...new Set(intentIds)])))
-    .where('c.phone_encrypted', 'is not', null)
-    .execute();
+  const rows = await phonesOfIntents.execute(tx, { ids: [...new Set(intentIds)] });
   for (const r of rows) {
     phones.set(r.id, cipher.decrypt(r.phone_encrypted!, CUSTOMER_CONTEXT.phone, customerBinding(r.brand_id, r.uuid)));
   }

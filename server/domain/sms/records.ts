@@ -4,7 +4,7 @@ import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { SMS_RECORD_CONTEXT, decryptSmsSender, smsRecordBinding, smsRowBinding } from '../sms-intake/record-cipher.ts';
 import type { StoredSmsTemplate } from '../gateways/entities.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { db, prepared } from '../db.ts';
 import type { ChainState, MatchStatus, ReasonCode, Suggestion } from './matcher.ts';
 
 /** The SMS time of `r` (an sms_records row) joined with its device `d`: see PendingSmsRecord.smsTime. */
@@ -77,6 +77,30 @@ export async function claimPendingRecord(
 export type ClaimedSmsRecord = PendingSmsRecord & { gateways: GatewaySmsRow[]; settings: Map<string, unknown> };
 
 /**
+ * claimPendingRecords' statement, compiled once per shape (db.ts `prepared`): one
+ * record by its id, or several by an id array.
+ */
+const claimStatement = (many: boolean) =>
+  prepared((k, $: { id: number; ids: number[]; settingKeys: string[] }) =>
+    k
+      .selectFrom('sms_records as r')
+      .innerJoin('devices as d', 'd.id', 'r.device_id')
+      .select(['r.id', 'r.brand_id', 'r.mode', 'r.device_id', 'r.device_message_id', 'r.sender', 'r.body_encrypted', smsTimeOf.as('sms_time')])
+      // Raw: `settings` has no entity, and the gateways are aggregated as the JSON rows GatewaySmsRow describes.
+      .select(
+        sql<GatewaySmsRow[]>`(SELECT COALESCE(json_agg(g ORDER BY g.sort_order, g.id), '[]'::json)
+         FROM (SELECT id, code, sms_senders, sms_templates, review_above::text AS review_above, sort_order FROM gateways WHERE cardinality(sms_senders) > 0) g)`.as('gateways'),
+      )
+      .select(sql<Record<string, unknown>>`(SELECT COALESCE(json_object_agg(s.key, s.value), '{}'::json) FROM settings s WHERE s.key = ANY(${$.settingKeys}::text[]))`.as('settings'))
+      .where((eb) => (many ? eb('r.id', '=', eb.fn.any(eb.val($.ids))) : eb('r.id', '=', $.id)))
+      .where('r.match_status', '=', 'pending')
+      .orderBy('r.id')
+      .forNoKeyUpdate('r'),
+  );
+const claimOne = claimStatement(false);
+const claimMany = claimStatement(true);
+
+/**
  * claimPendingRecord for several records in one statement, locked in id order
  * (a batch of one phone's SMS decided in one transaction, service.ts). Returns
  * those still pending, in id order; the gateways and settings are read once.
@@ -88,21 +112,7 @@ export async function claimPendingRecords(
   cipher: PiiCipher,
 ): Promise<ClaimedSmsRecord[]> {
   if (ids.length === 0) return [];
-  const rows = await db(tx)
-    .selectFrom('sms_records as r')
-    .innerJoin('devices as d', 'd.id', 'r.device_id')
-    .select(['r.id', 'r.brand_id', 'r.mode', 'r.device_id', 'r.device_message_id', 'r.sender', 'r.body_encrypted', smsTimeOf.as('sms_time')])
-    // Raw: `settings` has no entity, and the gateways are aggregated as the JSON rows GatewaySmsRow describes.
-    .select(
-      sql<GatewaySmsRow[]>`(SELECT COALESCE(json_agg(g ORDER BY g.sort_order, g.id), '[]'::json)
-         FROM (SELECT id, code, sms_senders, sms_templates, review_above::text AS review_above, sort_order FROM gateways WHERE cardinality(sms_senders) > 0) g)`.as('gateways'),
-    )
-    .select(sql<Record<string, unknown>>`(SELECT COALESCE(json_object_agg(s.key, s.value), '{}'::json) FROM settings s WHERE s.key = ANY(${[...settingKeys]}::text[]))`.as('settings'))
-    .where((eb) => (ids.length === 1 ? eb('r.id', '=', ids[0]!) : eb('r.id', '=', eb.fn.any(eb.val([...ids])))))
-    .where('r.match_status', '=', 'pending')
-    .orderBy('r.id')
-    .forNoKeyUpdate('r')
-    .execute();
+  const rows = await (ids.length === 1 ? claimOne : claimMany).execute(tx, { id: ids[0]!, ids: [...ids], settingKeys: [...settingKeys] });
   return rows.map((row) => {
     const binding = smsRowBinding(row);
     return {

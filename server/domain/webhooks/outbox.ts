@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Mode } from '../../../contract/common/mode.ts';
 import { webhookEventSchemas, type WebhookEventName } from '../../../contract/events.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { db } from '../db.ts';
+import { db, prepared } from '../db.ts';
 import { enqueueDelivery } from './queue.ts';
 
 export type { WebhookEventName };
@@ -75,6 +75,42 @@ export async function recordEvent(
   return { eventId, deliveryId: deliveryIds[0] ?? null, deliveryIds };
 }
 
+interface EventRow {
+  public_id: string;
+  brand_id: number;
+  mode: Mode;
+  event: WebhookEventName;
+  transaction_id: number;
+  payload: string;
+  created_at: Date;
+  is_test: boolean;
+}
+/** EventRow's columns, in its order (the INSERT's column list). */
+const EVENT_COLUMNS = ['public_id', 'brand_id', 'mode', 'event', 'transaction_id', 'payload', 'created_at', 'is_test'] as const satisfies ReadonlyArray<keyof EventRow>;
+
+/**
+ * recordEvents' INSERT of `n` events, compiled once per count (db.ts `prepared`;
+ * a VALUES list has one shape per count): the statement the builder wrote, each
+ * value a parameter named `<row>:<column>`.
+ */
+const insertEventsStatements = new Map<number, ReturnType<typeof insertEventsStatement>>();
+const insertEventsStatement = (n: number) =>
+  prepared((k, $: Record<string, unknown>) =>
+    k
+      .insertInto('webhook_events')
+      .values(Array.from({ length: n }, (_, i) => Object.fromEntries(EVENT_COLUMNS.map((c) => [c, $[`${i}:${c}`]])) as unknown as EventRow))
+      .returning(['id', 'mode', 'public_id']),
+  );
+function insertEvents(em: EntityManager, rows: readonly EventRow[]) {
+  let statement = insertEventsStatements.get(rows.length);
+  if (!statement) insertEventsStatements.set(rows.length, (statement = insertEventsStatement(rows.length)));
+  const values: Record<string, unknown> = {};
+  rows.forEach((row, i) => {
+    for (const c of EVENT_COLUMNS) values[`${i}:${c}`] = row[c];
+  });
+  return statement.execute(em, values);
+}
+
 /**
  * recordEvent for several events in one statement each: the events in one
  * INSERT, the endpoints of each brand, mode and event read once (FOR SHARE, in
@@ -91,18 +127,17 @@ export async function recordEvents(
   if (inputs.length === 0) return;
   if (!em.isInTransaction()) throw new Error('recordEvents must run inside em.transactional()');
   const createdAt = new Date();
-  const prepared = inputs.map((input) => {
+  const stamped = inputs.map((input) => {
     const publicId = `evt_${randomUUID().replaceAll('-', '')}`;
     return { input, publicId, payload: eventPayload(input, publicId, createdAt) };
   });
-  const rows = await db(em)
-    .insertInto('webhook_events')
-    .values(prepared.map(({ input, publicId, payload }) => ({ public_id: publicId, brand_id: input.brandId, mode: input.mode, event: input.event, transaction_id: input.transactionId, payload, created_at: createdAt, is_test: false })))
-    .returning(['id', 'mode', 'public_id'])
-    .execute();
+  const rows = await insertEvents(
+    em,
+    stamped.map(({ input, publicId, payload }) => ({ public_id: publicId, brand_id: input.brandId, mode: input.mode, event: input.event, transaction_id: input.transactionId, payload, created_at: createdAt, is_test: false })),
+  );
   const stored = new Map(rows.map((r) => [r.public_id, r]));
   const fanOut: Array<{ eventId: number; endpoints: Array<{ id: number; url: string }>; brandId: number }> = [];
-  for (const { input, publicId } of prepared) {
+  for (const { input, publicId } of stamped) {
     const row = stored.get(publicId)!;
     if (row.mode !== input.mode) throw new Error(`${input.event} recorded as ${input.mode} for a ${row.mode} transaction`);
     const endpoints = await eventEndpoints(em, input, null, memo);
@@ -139,6 +174,25 @@ function eventPayload(input: { mode: Mode; event: WebhookEventName; data: Record
 }
 
 /**
+ * eventEndpoints' statement, compiled once per shape (db.ts `prepared`): the
+ * endpoints subscribed to the event, or a test event's target.
+ */
+const endpointsStatement = (test: boolean) =>
+  prepared((k, $: { brandId: number; mode: Mode; event: string; target: number }) =>
+    k
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'url'])
+      .where('brand_id', '=', $.brandId)
+      .where('enabled', '=', true)
+      .where((eb) => eb.or([eb('mode', 'is', null), eb('mode', '=', $.mode)]))
+      .where((eb) => (!test ? eb(eb.val<string>($.event), '=', eb.fn.any('events')) : eb('id', '=', $.target)))
+      .orderBy('id')
+      .forShare(),
+  );
+const subscribedEndpoints = endpointsStatement(false);
+const targetEndpoint = endpointsStatement(true);
+
+/**
  * The endpoints an event fans out to (recordEvent says which and why FOR SHARE, in
  * id order): the brand's enabled ones of the event's mode subscribed to it, or,
  * for a test event, its `target` alone. Subscribed endpoints are read once per
@@ -153,16 +207,7 @@ async function eventEndpoints(
   const memoKey = target === null ? `${input.brandId}:${input.mode}:${input.event}` : null;
   const known = memoKey !== null ? memo?.get(memoKey) : undefined;
   if (known) return known;
-  const endpoints = await db(em)
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'url'])
-    .where('brand_id', '=', input.brandId)
-    .where('enabled', '=', true)
-    .where((eb) => eb.or([eb('mode', 'is', null), eb('mode', '=', input.mode)]))
-    .where((eb) => (target === null ? eb(eb.val<string>(input.event), '=', eb.fn.any('events')) : eb('id', '=', target)))
-    .orderBy('id')
-    .forShare()
-    .execute();
+  const endpoints = await (target === null ? subscribedEndpoints : targetEndpoint).execute(em, { brandId: input.brandId, mode: input.mode, event: input.event, target: target ?? 0 });
   if (memo && memoKey !== null) memo.set(memoKey, endpoints);
   return endpoints;
 }
