@@ -82,16 +82,16 @@ const rulesWithSenders = prepared((k, $: { brandId: number }) =>
     .where('r.brand_id', '=', $.brandId),
 );
 
-/**
- * The brand's rules. A brand that never changed them gets the defaults,
- * written on first read so `version` and `updated_at` stay stable afterwards.
- */
 /** The brand's row and the gateways' senders in one round trip (read on every forwarded batch). */
 async function selectWithSenders(em: EntityManager, brandId: number): Promise<{ row: Row; g: GatewaySenders } | undefined> {
   const r = await rulesWithSenders.executeTakeFirst(em, { brandId });
   return r && { row: r, g: { senders: r.senders ?? [], epoch: r.epoch, updated_at: r.updated_at } };
 }
 
+/**
+ * The brand's rules. A brand that never changed them gets the defaults,
+ * written on first read so `version` and `updated_at` stay stable afterwards.
+ */
 export async function getFilterRules(em: EntityManager, brandId: number): Promise<VersionedFilterRules> {
   const existing = await selectWithSenders(em, brandId);
   if (existing) return toRules(existing.row, existing.g);
