@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import type { LoadGenerator, MeasuredLoad } from './load.ts';
 import type { statementStats } from './database.ts';
+import type { TraceSummary } from './trace.ts';
 import { round1, round2 } from './processes.ts';
 import type { Row } from './report.ts';
 import { ratio } from './report.ts';
@@ -63,6 +66,16 @@ export async function compareUnderLoad(
     const order = i % 2 === 0 ? [servers.ours, servers.baseline] : [servers.baseline, servers.ours];
     for (const s of order) {
       await opts.stats?.reset();
+      const tracing = s.name === 'ours' && process.env.BENCH_TRACE === '1';
+      // BENCH_CPU=1 (or BENCH_TRACE=1): CPU per request of both servers, from /proc, without tracing inside ours.
+      const cpuAccounting = process.env.BENCH_TRACE === '1' || process.env.BENCH_CPU === '1';
+      if (tracing) {
+        s.child.send({ type: 'trace-reset' });
+        await s.child.message('trace-reset', 10_000);
+      }
+      const other = s.name === 'ours' ? servers.baseline : servers.ours;
+      const cpu0 = cpuAccounting ? processCpuMs(s.child.pid) : 0;
+      const otherCpu0 = cpuAccounting ? processCpuMs(other.child.pid) : 0;
       const load: MeasuredLoad & { statementsPerRequest?: Array<{ query: string; perRequest: number; totalMs: number }> } = await gen.run(plan(s, opts.durationSeconds), s.child.pid);
       if (opts.stats && load.requests > 0) {
         const all = await opts.stats.read();
@@ -70,6 +83,18 @@ export async function compareUnderLoad(
         const total = load.statementsPerRequest.reduce((a, q) => a + q.perRequest, 0);
         console.log(`  ${s.name}: ${round2(total)} statements per request, ${all.reduce((a, q) => a + q.totalMs, 0)} ms executing in PostgreSQL`);
         for (const q of load.statementsPerRequest.filter((x) => x.perRequest >= 0.05)) console.log(`    ${q.perRequest.toFixed(2).padStart(6)} ${String(q.totalMs).padStart(7)} ms  ${q.query}`);
+      }
+      if (cpuAccounting) {
+        const us = Math.round(((processCpuMs(s.child.pid) - cpu0) * 1000) / Math.max(1, load.requests));
+        (load as MeasuredLoad & { cpuUsPerRequest?: number }).cpuUsPerRequest = us;
+        const idle = Math.round((processCpuMs(other.child.pid) - otherCpu0) / load.durationSeconds);
+        console.log(`  ${s.name}: ${us} µs CPU per request (process, all threads); ${other.name}, idle meanwhile: ${idle} ms CPU per second; client p50/p90/p99/max ${load.latency.p50}/${load.latency.p90}/${load.latency.p99}/${load.latency.max} ms; load ${os.loadavg()[0]!.toFixed(2)}`);
+      }
+      if (tracing) {
+        s.child.send({ type: 'trace' });
+        const { summary } = await s.child.message<{ summary: TraceSummary }>('trace', 30_000);
+        (load as MeasuredLoad & { trace?: TraceSummary }).trace = summary;
+        printTrace(load, summary);
       }
       if (s.name === 'ours') (load as MeasuredLoad & { memory?: unknown }).memory = await heapOf(s);
       measured[s.name].push(load);
@@ -139,4 +164,28 @@ export async function heapOf(server: RunningServer): Promise<Record<string, unkn
   if (server.name !== 'ours') return null;
   server.child.send({ type: 'memory', collect: process.env.BENCH_HEAP_AFTER_GC === '1' });
   return server.child.message<Record<string, unknown>>('memory', 10_000).catch(() => null);
+}
+
+/** One run's trace (BENCH_TRACE=1): the client's latencies next to the server's own, and what else happened. */
+function printTrace(load: MeasuredLoad, t: TraceSummary): void {
+  const j = (o: unknown) => JSON.stringify(o);
+  console.log(`  trace: client p50/p90/p99/max ${load.latency.p50}/${load.latency.p90}/${load.latency.p99}/${load.latency.max} ms; server ${t.serverMs.p50}/${t.serverMs.p90}/${t.serverMs.p99}/${t.serverMs.max} ms over ${t.requests} requests; load ${os.loadavg()[0]!.toFixed(2)}`);
+  console.log(`    parts (mean): all ${j(t.parts.all)}`);
+  console.log(`                  slowest 1 % ${j(t.parts.slowest)}`);
+  for (const [k, v] of Object.entries(t.statements)) console.log(`    stmt ${k.padEnd(26)} ${j(v)}`);
+  console.log(`    background: ${j(t.background)}`);
+  console.log(`    gc: ${j(t.gc)}`);
+  console.log(`    stalls by cause (ms): ${j(t.stallCauses)}; main thread ${t.mainThreadCpuUsPerRequest} µs CPU per request`);
+  console.log(`    event loop: ${j(t.eventLoopDelayMs)}; slowest 1 % overlapping: ${j(t.slowestOverlapping)}`);
+}
+
+/** CPU time (user + system, every thread) a process has used, from /proc (Linux). */
+function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) / 100) * 1000;
+  } catch {
+    return 0;
+  }
 }
