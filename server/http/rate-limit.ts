@@ -21,6 +21,24 @@ export function routeRateLimitKind(meta: RouteMeta | undefined): RateLimitKind |
 }
 
 /**
+ * Whether this request's rate limit is the per-API-key quota: then the API-key
+ * lookup counts it in its own statement (domain/brands/service.ts
+ * `lookupAndCountApiKeys`) and the limiter below uses that count.
+ */
+export function countsApiKeyHit(settings: RateLimitSettings): (req: Request) => boolean {
+  return (req) => {
+    if (!settings.RATE_LIMIT_ENABLED || settings.RATE_LIMIT_API_KEY === null) return false;
+    const meta = (req as Request & { tsRestRoute?: { metadata?: RouteMeta } }).tsRestRoute?.metadata;
+    return routeRateLimitKind(meta) === 'api-key';
+  };
+}
+
+/** The per-key quota's window, for the lookup that counts (null: nothing to count). */
+export function apiKeyWindowSeconds(settings: RateLimitSettings): number | null {
+  return settings.RATE_LIMIT_ENABLED ? (settings.RATE_LIMIT_API_KEY?.windowSeconds ?? null) : null;
+}
+
+/**
  * The bucket of a client address: IPv6 counts per /64 (one subscriber usually
  * holds a whole /64, so single addresses would be free to rotate), IPv4 and
  * IPv4-mapped IPv6 per address. Stored only as a keyed hash: the counters
@@ -106,7 +124,11 @@ export function rateLimit(deps: Pick<AppDeps, 'config' | 'orm' | 'logger' | 'cry
     const buckets = bucketsFor(kind, caller, settings);
     if (!buckets.length) return next();
     maybePurge();
-    withTimeout(counter.count(buckets), STORE_TIMEOUT_MS).then(
+    // Counted already by the API-key lookup's statement (countsApiKeyHit), for this very bucket: not again.
+    const pre = req.apiKeyCount;
+    const preCounted =
+      pre && buckets.length === 1 && buckets[0]!.key === `api-key:${pre.apiKeyId}` ? Promise.resolve<CountedBucket[]>([{ ...buckets[0]!, hits: pre.hits, resetSeconds: pre.resetSeconds, windowEpoch: pre.windowEpoch }]) : null;
+    withTimeout(preCounted ?? counter.count(buckets), STORE_TIMEOUT_MS).then(
       (counted) => {
         const headers = rateLimitHeaders(counted);
         const refundable = counted.filter((b) => b.failuresOnly);
