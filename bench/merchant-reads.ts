@@ -12,8 +12,8 @@ import { startBaseline, startOurs } from './lib/servers.ts';
  * by phone), at 64 connections flat out and at a steady 300/s. Targets (issue
  * 10): throughput >= 0.6 of the baseline, p99 <= 25 ms, server RSS <= 300 MB.
  */
-/** Requests per second of the paced runs: about a third of what either side serves flat out here. */
-const PACED_RATE = 300;
+/** Requests per second of the paced runs: about a third of what either side serves flat out here (BENCH_PACED_RATE: another rate, for diagnostics). */
+const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 300);
 
 export const merchantReads: Benchmark = {
   name: 'merchant-reads',
@@ -71,7 +71,7 @@ export const merchantReads: Benchmark = {
         await compareUnderLoad(gen, servers, () => customersFile, { ...opts, expectStatus: 200, rate: PACED_RATE, rounds: 0 });
       }
       // The same reads at a steady rate both sides sustain: latency without the queueing of 64 connections flat out.
-      const paced = { ...opts, stats, expectStatus: 200, rate: PACED_RATE, warmupSeconds: 0, rounds: opts.quick ? 1 : 2 };
+      const paced = { ...opts, stats, expectStatus: 200, rate: PACED_RATE, warmupSeconds: 0, rounds: opts.quick ? 1 : 2, databaseUrl: db.url };
       await drainDatabase(db.url);
       const paymentsPaced = await compareUnderLoad(gen, servers, () => paymentsFile, paced);
       await drainDatabase(db.url);

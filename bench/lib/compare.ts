@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import type { LoadGenerator, MeasuredLoad } from './load.ts';
 import type { statementStats } from './database.ts';
 import type { TraceSummary } from './trace.ts';
-import { round1, round2 } from './processes.ts';
+import { postgresCpuMs, processCpuMs, round1, round2 } from './processes.ts';
 import type { Row } from './report.ts';
 import { ratio } from './report.ts';
 import type { BenchOptions, RunningServer } from './servers.ts';
@@ -48,7 +47,7 @@ export async function compareUnderLoad(
   gen: LoadGenerator,
   servers: { ours: RunningServer; baseline: RunningServer },
   targetsFile: (side: 'ours' | 'baseline') => string,
-  opts: BenchOptions & { expectStatus: number; rounds?: number; rate?: number; stats?: ReturnType<typeof statementStats> },
+  opts: BenchOptions & { expectStatus: number; rounds?: number; rate?: number; stats?: ReturnType<typeof statementStats>; databaseUrl?: string },
 ): Promise<{ ours: SideFigures; baseline: SideFigures }> {
   const plan = (s: RunningServer, seconds: number) => ({ url: s.url, connections: opts.connections, durationSeconds: seconds, targetsFile: targetsFile(s.name), ...(opts.rate ? { rate: opts.rate } : {}) });
   // Requests cut off at the end of a run are still being worked on by the server; let them finish
@@ -76,6 +75,8 @@ export async function compareUnderLoad(
       const other = s.name === 'ours' ? servers.baseline : servers.ours;
       const cpu0 = cpuAccounting ? processCpuMs(s.child.pid) : 0;
       const otherCpu0 = cpuAccounting ? processCpuMs(other.child.pid) : 0;
+      const pgPort = cpuAccounting && opts.databaseUrl ? new URL(opts.databaseUrl).port : null;
+      const pg0 = pgPort ? postgresCpuMs(pgPort) : 0;
       const load: MeasuredLoad & { statementsPerRequest?: Array<{ query: string; perRequest: number; totalMs: number }> } = await gen.run(plan(s, opts.durationSeconds), s.child.pid);
       if (opts.stats && load.requests > 0) {
         const all = await opts.stats.read();
@@ -88,7 +89,8 @@ export async function compareUnderLoad(
         const us = Math.round(((processCpuMs(s.child.pid) - cpu0) * 1000) / Math.max(1, load.requests));
         (load as MeasuredLoad & { cpuUsPerRequest?: number }).cpuUsPerRequest = us;
         const idle = Math.round((processCpuMs(other.child.pid) - otherCpu0) / load.durationSeconds);
-        console.log(`  ${s.name}: ${us} µs CPU per request (process, all threads); ${other.name}, idle meanwhile: ${idle} ms CPU per second; client p50/p90/p99/max ${load.latency.p50}/${load.latency.p90}/${load.latency.p99}/${load.latency.max} ms; load ${os.loadavg()[0]!.toFixed(2)}`);
+        const pgUs = pgPort ? Math.round(((postgresCpuMs(pgPort) - pg0) * 1000) / Math.max(1, load.requests)) : null;
+        console.log(`  ${s.name}: ${us} µs CPU per request (process, all threads), PostgreSQL ${pgUs ?? '?'} µs; ${other.name}, idle meanwhile: ${idle} ms CPU per second; client p50/p90/p99/max ${load.latency.p50}/${load.latency.p90}/${load.latency.p99}/${load.latency.max} ms; load ${os.loadavg()[0]!.toFixed(2)}`);
       }
       if (tracing) {
         s.child.send({ type: 'trace' });
@@ -177,15 +179,4 @@ function printTrace(load: MeasuredLoad, t: TraceSummary): void {
   console.log(`    gc: ${j(t.gc)}`);
   console.log(`    stalls by cause (ms): ${j(t.stallCauses)}; main thread ${t.mainThreadCpuUsPerRequest} µs CPU per request`);
   console.log(`    event loop: ${j(t.eventLoopDelayMs)}; slowest 1 % overlapping: ${j(t.slowestOverlapping)}`);
-}
-
-/** CPU time (user + system, every thread) a process has used, from /proc (Linux). */
-function processCpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) / 100) * 1000;
-  } catch {
-    return 0;
-  }
 }
