@@ -8,7 +8,12 @@ import { bucketsFor, defaultKindFor, isLimited, rateLimitHeaders, type Caller, t
 import { giveBackHit, purgeExpiredWindows, type CountedBucket } from '../domain/rate-limit/store.ts';
 import { createHitCounter } from '../domain/rate-limit/batch.ts';
 
-/** How long the limiter may take before the request goes ahead uncounted. */
+/**
+ * How long the limiter may take before the request goes ahead uncounted. A
+ * per-key count made by the API-key lookup's own statement (countsApiKeyHit) is
+ * part of authentication and waited for like the lookup (a grouped wait is
+ * bounded by the pool's acquire timeout); its failure still falls back here.
+ */
 const STORE_TIMEOUT_MS = 1000;
 /** Expired windows are purged by whichever process sees traffic, at most this often. */
 const PURGE_EVERY_MS = 60_000;
