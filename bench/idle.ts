@@ -1,6 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { startBenchDatabase, statementStats } from './lib/database.ts';
+import { postgresCpuMs, processCpuMs } from './lib/processes.ts';
 import { benchSecrets } from './lib/secrets.ts';
 import { startBaseline, startOurs } from './lib/servers.ts';
 
@@ -15,36 +15,6 @@ import { startBaseline, startOurs } from './lib/servers.ts';
 const seconds = Number(process.env.IDLE_SECONDS ?? 30);
 const settleSeconds = Number(process.env.IDLE_SETTLE_SECONDS ?? 10);
 
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) / 100) * 1000;
-}
-
-function readOrNull(file: string): string | null {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
-}
-
-function postgresCpuMs(port: string): number {
-  const pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-  const master = pids.find((p) => {
-    const args = readOrNull(`/proc/${p}/cmdline`)?.split('\0') ?? [];
-    return args.some((a) => a.endsWith('postgres')) && args.includes(port);
-  });
-  if (!master) return 0;
-  let total = 0;
-  for (const p of pids) {
-    const status = readOrNull(`/proc/${p}/status`);
-    const parent = status && /PPid:\s+(\d+)/.exec(status)?.[1];
-    if (p === master || parent === master) total += cpuMs(Number(p));
-  }
-  return total;
-}
-
 const db = await startBenchDatabase({ statements: true });
 const port = new URL(db.url).port;
 const secrets = benchSecrets();
@@ -54,9 +24,9 @@ try {
   await new Promise((r) => setTimeout(r, settleSeconds * 1000));
   for (const s of servers) {
     await stats.reset();
-    const [a0, p0] = [cpuMs(s.child.pid), postgresCpuMs(port)];
+    const [a0, p0] = [processCpuMs(s.child.pid), postgresCpuMs(port)];
     await new Promise((r) => setTimeout(r, seconds * 1000));
-    const [a1, p1] = [cpuMs(s.child.pid), postgresCpuMs(port)];
+    const [a1, p1] = [processCpuMs(s.child.pid), postgresCpuMs(port)];
     const all = await stats.read();
     const calls = all.reduce((a, q) => a + q.calls, 0);
     console.log(
