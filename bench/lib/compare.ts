@@ -1,7 +1,9 @@
+import os from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import type { LoadGenerator, MeasuredLoad } from './load.ts';
 import type { statementStats } from './database.ts';
-import { round1, round2 } from './processes.ts';
+import type { TraceSummary } from './trace.ts';
+import { postgresCpuMs, processCpuMs, round1, round2 } from './processes.ts';
 import type { Row } from './report.ts';
 import { ratio } from './report.ts';
 import type { BenchOptions, RunningServer } from './servers.ts';
@@ -45,7 +47,7 @@ export async function compareUnderLoad(
   gen: LoadGenerator,
   servers: { ours: RunningServer; baseline: RunningServer },
   targetsFile: (side: 'ours' | 'baseline') => string,
-  opts: BenchOptions & { expectStatus: number; rounds?: number; rate?: number; stats?: ReturnType<typeof statementStats> },
+  opts: BenchOptions & { expectStatus: number; rounds?: number; rate?: number; stats?: ReturnType<typeof statementStats>; databaseUrl?: string },
 ): Promise<{ ours: SideFigures; baseline: SideFigures }> {
   const plan = (s: RunningServer, seconds: number) => ({ url: s.url, connections: opts.connections, durationSeconds: seconds, targetsFile: targetsFile(s.name), ...(opts.rate ? { rate: opts.rate } : {}) });
   // Requests cut off at the end of a run are still being worked on by the server; let them finish
@@ -63,6 +65,18 @@ export async function compareUnderLoad(
     const order = i % 2 === 0 ? [servers.ours, servers.baseline] : [servers.baseline, servers.ours];
     for (const s of order) {
       await opts.stats?.reset();
+      const tracing = s.name === 'ours' && process.env.BENCH_TRACE === '1';
+      // BENCH_CPU=1 (or BENCH_TRACE=1): CPU per request of both servers, from /proc, without tracing inside ours.
+      const cpuAccounting = process.env.BENCH_TRACE === '1' || process.env.BENCH_CPU === '1';
+      if (tracing) {
+        s.child.send({ type: 'trace-reset' });
+        await s.child.message('trace-reset', 10_000);
+      }
+      const other = s.name === 'ours' ? servers.baseline : servers.ours;
+      const cpu0 = cpuAccounting ? processCpuMs(s.child.pid) : 0;
+      const otherCpu0 = cpuAccounting ? processCpuMs(other.child.pid) : 0;
+      const pgPort = cpuAccounting && opts.databaseUrl ? new URL(opts.databaseUrl).port : null;
+      const pg0 = pgPort ? postgresCpuMs(pgPort) : 0;
       const load: MeasuredLoad & { statementsPerRequest?: Array<{ query: string; perRequest: number; totalMs: number }> } = await gen.run(plan(s, opts.durationSeconds), s.child.pid);
       if (opts.stats && load.requests > 0) {
         const all = await opts.stats.read();
@@ -70,6 +84,19 @@ export async function compareUnderLoad(
         const total = load.statementsPerRequest.reduce((a, q) => a + q.perRequest, 0);
         console.log(`  ${s.name}: ${round2(total)} statements per request, ${all.reduce((a, q) => a + q.totalMs, 0)} ms executing in PostgreSQL`);
         for (const q of load.statementsPerRequest.filter((x) => x.perRequest >= 0.05)) console.log(`    ${q.perRequest.toFixed(2).padStart(6)} ${String(q.totalMs).padStart(7)} ms  ${q.query}`);
+      }
+      if (cpuAccounting) {
+        const us = Math.round(((processCpuMs(s.child.pid) - cpu0) * 1000) / Math.max(1, load.requests));
+        (load as MeasuredLoad & { cpuUsPerRequest?: number }).cpuUsPerRequest = us;
+        const idle = Math.round((processCpuMs(other.child.pid) - otherCpu0) / load.durationSeconds);
+        const pgUs = pgPort ? Math.round(((postgresCpuMs(pgPort) - pg0) * 1000) / Math.max(1, load.requests)) : null;
+        console.log(`  ${s.name}: ${us} µs CPU per request (process, all threads), PostgreSQL ${pgUs ?? '?'} µs; ${other.name}, idle meanwhile: ${idle} ms CPU per second; client p50/p90/p99/max ${load.latency.p50}/${load.latency.p90}/${load.latency.p99}/${load.latency.max} ms; load ${os.loadavg()[0]!.toFixed(2)}`);
+      }
+      if (tracing) {
+        s.child.send({ type: 'trace' });
+        const { summary } = await s.child.message<{ summary: TraceSummary }>('trace', 30_000);
+        (load as MeasuredLoad & { trace?: TraceSummary }).trace = summary;
+        printTrace(load, summary);
       }
       if (s.name === 'ours') (load as MeasuredLoad & { memory?: unknown }).memory = await heapOf(s);
       measured[s.name].push(load);
@@ -139,4 +166,17 @@ export async function heapOf(server: RunningServer): Promise<Record<string, unkn
   if (server.name !== 'ours') return null;
   server.child.send({ type: 'memory', collect: process.env.BENCH_HEAP_AFTER_GC === '1' });
   return server.child.message<Record<string, unknown>>('memory', 10_000).catch(() => null);
+}
+
+/** One run's trace (BENCH_TRACE=1): the client's latencies next to the server's own, and what else happened. */
+function printTrace(load: MeasuredLoad, t: TraceSummary): void {
+  const j = (o: unknown) => JSON.stringify(o);
+  console.log(`  trace: client p50/p90/p99/max ${load.latency.p50}/${load.latency.p90}/${load.latency.p99}/${load.latency.max} ms; server ${t.serverMs.p50}/${t.serverMs.p90}/${t.serverMs.p99}/${t.serverMs.max} ms over ${t.requests} requests; load ${os.loadavg()[0]!.toFixed(2)}`);
+  console.log(`    parts (mean): all ${j(t.parts.all)}`);
+  console.log(`                  slowest 1 % ${j(t.parts.slowest)}`);
+  for (const [k, v] of Object.entries(t.statements)) console.log(`    stmt ${k.padEnd(26)} ${j(v)}`);
+  console.log(`    background: ${j(t.background)}`);
+  console.log(`    gc: ${j(t.gc)}`);
+  console.log(`    stalls by cause (ms): ${j(t.stallCauses)}; main thread ${t.mainThreadCpuUsPerRequest} µs CPU per request`);
+  console.log(`    event loop: ${j(t.eventLoopDelayMs)}; slowest 1 % overlapping: ${j(t.slowestOverlapping)}`);
 }

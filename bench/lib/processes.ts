@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 export const benchDir = path.resolve(import.meta.dirname, '..');
@@ -121,3 +121,49 @@ export function sampleRss(pid: number, everyMs = 250): { stop(): RssSample } {
 
 export const round1 = (n: number) => Math.round(n * 10) / 10;
 export const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/** CPU time (user + system, every thread) a process has used, from /proc (Linux); 0 once it is gone. */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) / 100) * 1000;
+  } catch {
+    return 0;
+  }
+}
+
+function readOrNull(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return null; // the process ended between listing and reading
+  }
+}
+
+/**
+ * CPU time of the PostgreSQL listening on `port`: the postmaster, its live
+ * children (the backends) and the children it has already reaped (cutime and
+ * cstime of the postmaster), so a backend that exits between two readings does
+ * not take its CPU time out of the total.
+ */
+export function postgresCpuMs(port: string): number {
+  const pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  const master = pids.find((p) => {
+    const args = readOrNull(`/proc/${p}/cmdline`)?.split('\0') ?? [];
+    return args.some((a) => a.endsWith('postgres')) && args.includes(port);
+  });
+  if (!master) return 0;
+  let total = 0;
+  for (const p of pids) {
+    const status = readOrNull(`/proc/${p}/status`);
+    const parent = status && /PPid:\s+(\d+)/.exec(status)?.[1];
+    if (p === master || parent === master) total += processCpuMs(Number(p));
+  }
+  const stat = readOrNull(`/proc/${master}/stat`);
+  if (stat) {
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    total += ((Number(fields[13]) + Number(fields[14])) / 100) * 1000;
+  }
+  return total;
+}

@@ -10,12 +10,23 @@ import { createLogger } from '../../server/infra/logger.ts';
  * createApp -> listen), in a process of its own, reporting its port over IPC.
  * SIGTERM closes it cleanly, which is also when `--cpu-prof` writes its profile.
  */
+// Diagnostics (`--trace`): where requests spend their time and what else the process does meanwhile (lib/trace.ts).
+const trace = process.env.BENCH_TRACE === '1' ? await import('../lib/trace.ts') : null;
+trace?.installTrace();
 const config = loadConfig(process.env);
 const logger = createLogger({ level: config.LOG_LEVEL });
 const runtime = await bootstrap(config, logger);
 const app = createApp(runtime.deps);
 const server = app.listen(0, '127.0.0.1', () => {
   process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port });
+});
+if (trace) trace.traceRequests(server);
+process.on('message', (msg: { type?: string }) => {
+  if (!trace) return;
+  if (msg?.type === 'trace-reset') {
+    trace.resetTrace();
+    process.send?.({ type: 'trace-reset' });
+  } else if (msg?.type === 'trace') process.send?.({ type: 'trace', summary: trace.summariseTrace() });
 });
 
 // Where the memory is, on request (bench diagnostics): the process totals and V8's heap spaces.

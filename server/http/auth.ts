@@ -3,7 +3,7 @@ import type { AuthKind, Permission, RouteMeta } from '../../contract/common/meta
 import { AppError } from '../../contract/common/errors.ts';
 import { CSRF_HEADER, SESSION_COOKIE, type OperatorRole } from '../../contract/admin/session.ts';
 import { timingSafeEqualString } from '../infra/crypto/tokens.ts';
-import type { ApiKeyPrincipal } from '../domain/brands/service.ts';
+import type { ApiKeyCount, ApiKeyPrincipal } from '../domain/brands/service.ts';
 import type { EntityManager } from '../infra/database/orm.ts';
 import { csrfMatches, findSession, purgeExpiredSessions, type SessionPolicy } from '../domain/operators/service.ts';
 import type { AdminPrincipal, Principal } from './context.ts';
@@ -34,13 +34,22 @@ export function cookieValue(req: Request, name: string): string | null {
 
 const unauthorized = () => new AppError('UNAUTHORIZED');
 
-/** `lookup`: domain/brands/service.ts `groupedApiKeyLookup`. */
-export function merchantAuthenticator(lookup: (presented: string) => Promise<ApiKeyPrincipal | null>): Authenticator {
-  return async (_req, token) => {
+/**
+ * `lookup`: domain/brands/service.ts `groupedApiKeyLookup`. `countsApiKey`
+ * (http/rate-limit.ts `countsApiKeyHit`): whether the route's rate limit is
+ * the per-key quota; such a request is counted by the lookup's own statement and
+ * the count is left on the request for the limiter (`req.apiKeyCount`).
+ */
+export function merchantAuthenticator(
+  lookup: (presented: string, opts?: { count?: boolean }) => Promise<{ principal: ApiKeyPrincipal | null; counted: ApiKeyCount | null }>,
+  countsApiKey: (req: Request) => boolean = () => false,
+): Authenticator {
+  return async (req, token) => {
     if (!token) throw unauthorized();
-    const found = await lookup(token);
-    if (!found) throw unauthorized();
-    return { kind: 'merchant', ...found };
+    const found = await lookup(token, { count: countsApiKey(req) });
+    if (!found.principal) throw unauthorized();
+    if (found.counted) req.apiKeyCount = { apiKeyId: found.principal.apiKeyId, ...found.counted };
+    return { kind: 'merchant', ...found.principal };
   };
 }
 

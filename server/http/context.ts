@@ -31,6 +31,8 @@ declare global {
       em: EntityManager;
       principal: Principal;
       startedAt: bigint;
+      /** The per-key rate-limit count the API-key lookup did for this request (http/auth.ts), used by the limiter instead of counting again. */
+      apiKeyCount?: { apiKeyId: number; hits: number; resetSeconds: number; windowEpoch: number };
     }
   }
 }

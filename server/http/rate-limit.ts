@@ -8,7 +8,12 @@ import { bucketsFor, defaultKindFor, isLimited, rateLimitHeaders, type Caller, t
 import { giveBackHit, purgeExpiredWindows, type CountedBucket } from '../domain/rate-limit/store.ts';
 import { createHitCounter } from '../domain/rate-limit/batch.ts';
 
-/** How long the limiter may take before the request goes ahead uncounted. */
+/**
+ * How long the limiter may take before the request goes ahead uncounted. A
+ * per-key count made by the API-key lookup's own statement (countsApiKeyHit) is
+ * part of authentication and waited for like the lookup (a grouped wait is
+ * bounded by the pool's acquire timeout); its failure still falls back here.
+ */
 const STORE_TIMEOUT_MS = 1000;
 /** Expired windows are purged by whichever process sees traffic, at most this often. */
 const PURGE_EVERY_MS = 60_000;
@@ -18,6 +23,24 @@ const WARN_EVERY_MS = 10_000;
 export function routeRateLimitKind(meta: RouteMeta | undefined): RateLimitKind | null {
   if (!meta || meta.rateLimit === false) return null;
   return meta.rateLimit ?? defaultKindFor(meta.auth);
+}
+
+/**
+ * Whether this request's rate limit is the per-API-key quota: then the API-key
+ * lookup counts it in its own statement (domain/brands/service.ts
+ * `lookupAndCountApiKeys`) and the limiter below uses that count.
+ */
+export function countsApiKeyHit(settings: RateLimitSettings): (req: Request) => boolean {
+  return (req) => {
+    if (!settings.RATE_LIMIT_ENABLED || settings.RATE_LIMIT_API_KEY === null) return false;
+    const meta = (req as Request & { tsRestRoute?: { metadata?: RouteMeta } }).tsRestRoute?.metadata;
+    return routeRateLimitKind(meta) === 'api-key';
+  };
+}
+
+/** The per-key quota's window, for the lookup that counts (null: nothing to count). */
+export function apiKeyWindowSeconds(settings: RateLimitSettings): number | null {
+  return settings.RATE_LIMIT_ENABLED ? (settings.RATE_LIMIT_API_KEY?.windowSeconds ?? null) : null;
 }
 
 /**
@@ -106,7 +129,11 @@ export function rateLimit(deps: Pick<AppDeps, 'config' | 'orm' | 'logger' | 'cry
     const buckets = bucketsFor(kind, caller, settings);
     if (!buckets.length) return next();
     maybePurge();
-    withTimeout(counter.count(buckets), STORE_TIMEOUT_MS).then(
+    // Counted already by the API-key lookup's statement (countsApiKeyHit), for this very bucket: not again.
+    const pre = req.apiKeyCount;
+    const preCounted =
+      pre && buckets.length === 1 && buckets[0]!.key === `api-key:${pre.apiKeyId}` ? Promise.resolve<CountedBucket[]>([{ ...buckets[0]!, hits: pre.hits, resetSeconds: pre.resetSeconds, windowEpoch: pre.windowEpoch }]) : null;
+    withTimeout(preCounted ?? counter.count(buckets), STORE_TIMEOUT_MS).then(
       (counted) => {
         const headers = rateLimitHeaders(counted);
         const refundable = counted.filter((b) => b.failuresOnly);

@@ -115,7 +115,7 @@ describe('merchant API key authentication', () => {
     });
     const presented = [...brands.map((b) => b.apiKey), `pk_live_${'B'.repeat(40)}`, 'junk'];
     const calls = Array.from({ length: 8 }, () => presented).flat();
-    const answers = await Promise.all(calls.map((k) => lookup(k)));
+    const answers = await Promise.all(calls.map(async (k) => (await lookup(k)).principal));
     expect(statements).toBeGreaterThan(0);
     expect(statements).toBeLessThan(calls.length / 4);
     answers.forEach((a, i) => {
@@ -125,9 +125,47 @@ describe('merchant API key authentication', () => {
     });
     // Revoked after being looked up: the very next lookup refuses it.
     const live = brands[2]!;
-    expect(await lookup(live.apiKey)).not.toBeNull();
+    expect((await lookup(live.apiKey)).principal).not.toBeNull();
     await t.sql('UPDATE api_keys SET revoked_at = now() WHERE brand_id = $1', [live.brandId]);
-    expect(await lookup(live.apiKey)).toBeNull();
+    expect((await lookup(live.apiKey)).principal).toBeNull();
+  });
+
+  it('lookups that count: accepted keys only, each request its exact place, in as few statements; a revocation is still seen at once', async () => {
+    const brands = await Promise.all(Array.from({ length: 4 }, (_, i) => t.createBrand(`Counted ${i}`)));
+    const [revoked, disabled] = brands;
+    await t.sql('UPDATE api_keys SET revoked_at = now() WHERE brand_id = $1', [revoked!.brandId]);
+    await t.sql("UPDATE brands SET status = 'disabled' WHERE id = $1", [disabled!.brandId]);
+    let statements = 0;
+    const lookup = groupedApiKeyLookup(() => {
+      statements++;
+      return t.runtime.deps.orm.em.fork();
+    }, 60);
+    const presented = [...brands.map((b) => b.apiKey), `pk_live_${'C'.repeat(40)}`];
+    const calls = Array.from({ length: 6 }, () => presented).flat();
+    const answers = await Promise.all(calls.map((k) => lookup(k, { count: true })));
+    expect(statements).toBeLessThan(calls.length / 4);
+    const bucketHits = async (apiKeyId: number) =>
+      (await t.sql<{ hits: number }>("SELECT hits FROM rate_limits WHERE bucket = 'api-key:' || $1::text", [apiKeyId])).map((r) => Number(r.hits));
+    for (const b of brands.slice(2)) {
+      const mine = answers.filter((_, i) => calls[i] === b.apiKey);
+      const apiKeyId = mine[0]!.principal!.apiKeyId;
+      // Six requests of one key: places 1..6 in arrival order, and the window's count is 6.
+      expect(mine.map((a) => a.counted?.hits)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(mine.every((a) => a.counted!.resetSeconds >= 1 && a.counted!.resetSeconds <= 60)).toBe(true);
+      expect(await bucketHits(apiKeyId)).toEqual([6]);
+    }
+    // Refused keys are neither accepted nor counted.
+    for (const [i, a] of answers.entries()) if (![brands[2]!.apiKey, brands[3]!.apiKey].includes(calls[i]!)) expect(a).toEqual({ principal: null, counted: null });
+    const revokedIds = await t.sql<{ id: number }>('SELECT id FROM api_keys WHERE brand_id = ANY($1::bigint[])', [[revoked!.brandId, disabled!.brandId]]);
+    for (const r of revokedIds) expect(await bucketHits(Number(r.id))).toEqual([]);
+    // A lookup not asked to count leaves the count alone.
+    const live = brands[2]!;
+    expect(await lookup(live.apiKey)).toEqual({ principal: expect.objectContaining({ brandId: live.brandId }), counted: null });
+    expect(await bucketHits(answers[calls.indexOf(live.apiKey)]!.principal!.apiKeyId)).toEqual([6]);
+    // Revoked after being counted: the very next lookup refuses it and counts nothing.
+    await t.sql('UPDATE api_keys SET revoked_at = now() WHERE brand_id = $1', [live.brandId]);
+    expect(await lookup(live.apiKey, { count: true })).toEqual({ principal: null, counted: null });
+    expect(await bucketHits(answers[calls.indexOf(live.apiKey)]!.principal!.apiKeyId)).toEqual([6]);
   });
 
   it('stores only the hash of the key', async () => {

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { DEVICE_API, pairDevice } from '../support/device.ts';
 import { startSecondInstance, type Instance } from '../support/second-instance.ts';
@@ -54,6 +55,31 @@ describe('per API key', () => {
     expect(results.filter((r) => r.status === 429)).toHaveLength(15);
     const remaining = results.filter((r) => r.status === 200).map((r) => Number(/r=(\d+)/.exec(r.headers.get('ratelimit')!)![1]));
     expect(remaining.sort()).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('the key is looked up and the request counted by one statement, and counted once', async () => {
+    const { apiKey } = await t.createBrand('One statement');
+    // The first use also refreshes last_used_at (once a minute): not part of what is counted below.
+    expect((await t.request('GET', '/api/v1/brand', { token: apiKey })).status).toBe(200);
+    const texts: string[] = [];
+    const query = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const c = args[0] as string | { text?: string } | undefined;
+      const text = typeof c === 'string' ? c : c?.text;
+      if (text) texts.push(text);
+      return (query as (...a: unknown[]) => unknown).apply(this, args) as never;
+    });
+    let res;
+    try {
+      res = await t.request('GET', '/api/v1/brand', { token: apiKey });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit')).toMatch(/^"api-key";r=3;t=\d+$/);
+    const keyOrCount = texts.filter((q) => /api_keys|rate_limits/.test(q));
+    expect(keyOrCount).toHaveLength(1);
+    expect(keyOrCount[0]).toMatch(/api_keys[\s\S]*INSERT INTO rate_limits/);
   });
 
   it('a wrong key is refused by authentication (401), before any quota is spent', async () => {

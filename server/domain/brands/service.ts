@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { generateApiKey, hashApiKey, looksLikeApiKey, type ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { AppError } from '../../../contract/common/errors.ts';
@@ -87,21 +87,131 @@ export async function authenticateApiKeyHashes(em: EntityManager, hashes: readon
   if (distinct.length === 0) return hashes.map(() => null);
   const rows = await apiKeysByHash.execute(em, { hashes: distinct });
   const staleIds = rows.filter((r) => r.stale).map((r) => r.id);
-  if (staleIds.length) {
-    // Conditional: of many calls racing past the minute mark, one writes.
-    await db(em)
-      .updateTable('api_keys as k')
-      .set({ last_used_at: sql<Date>`now()` })
-      .where('k.id', '=', sql<number>`ANY(${staleIds}::bigint[])`)
-      .where(staleKey)
-      .execute();
-  }
+  if (staleIds.length) await touchApiKeys(em, staleIds);
   const byHash = new Map(rows.map((r) => [r.key_hash, { brandId: r.brand_id, apiKeyId: r.id, mode: r.mode as Mode }]));
   return hashes.map((h) => byHash.get(h) ?? null);
 }
 
+/** Refreshes stale `last_used_at` values; conditional: of many calls racing past the minute mark, one writes. */
+async function touchApiKeys(em: EntityManager, ids: number[]): Promise<void> {
+  await db(em)
+    .updateTable('api_keys as k')
+    .set({ last_used_at: sql<Date>`now()` })
+    .where('k.id', '=', sql<number>`ANY(${ids}::bigint[])`)
+    .where(staleKey)
+    .execute();
+}
+
 /** Most keys one grouped lookup resolves (bounds its parameter). */
 const MAX_LOOKUP_GROUP = 500;
+
+/**
+ * The merchant rate limit's count (`api-key:<id>` in `rate_limits`, as
+ * domain/rate-limit/store.ts `countHits` keeps it) of a request whose key the
+ * same statement accepted: the window's total with this group's hits, from
+ * which each request gets its place (`ApiKeyCount`).
+ */
+interface CountedRow {
+  key_hash: string;
+  id: number | string;
+  brand_id: number | string;
+  mode: string;
+  stale: boolean;
+  hits: number | string | null;
+  reset_seconds: number | string | null;
+  window_epoch: number | string | null;
+}
+
+/** A request's place in its key's current window, counted by the lookup (what `countHits` answers for the bucket). */
+export interface ApiKeyCount {
+  hits: number;
+  resetSeconds: number;
+  windowEpoch: number;
+}
+
+/**
+ * The lookup of `authenticateApiKeyHashes` and, in the same statement, the
+ * rate-limit count of each accepted key: `counts` says how many requests of
+ * the group to count per hash. The count is the limiter's own upsert
+ * (`countHits`: the window on the database clock, one atomic
+ * `INSERT ... ON CONFLICT` per bucket, buckets in order), done only for keys
+ * the lookup accepts, as when the limiter ran after authentication. A group
+ * with nothing to count writes nothing.
+ */
+const lookupAndCountSql = `
+WITH found AS (
+  SELECT k.key_hash, k.id, k.brand_id, k.mode,
+         (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => ${API_KEY_LAST_USED_RESOLUTION_SECONDS})) AS stale
+    FROM api_keys k JOIN brands b ON b.id = k.brand_id
+   WHERE k.key_hash = ANY($1::varchar[]) AND k.revoked_at IS NULL AND b.status = 'active'
+),
+spent AS (
+  SELECT 'api-key:' || f.id AS bucket, i.n, to_timestamp(floor(extract(epoch FROM now()) / $4::integer) * $4::integer) AS window_start
+    FROM found f JOIN unnest($2::varchar[], $3::integer[]) AS i (key_hash, n) ON i.key_hash = f.key_hash
+),
+counted AS (
+  INSERT INTO rate_limits AS r (bucket, window_start, hits, expires_at)
+  SELECT bucket, window_start, n, window_start + make_interval(secs => $4::integer) FROM spent ORDER BY bucket
+  ON CONFLICT (bucket, window_start) DO UPDATE SET hits = r.hits + EXCLUDED.hits
+  RETURNING r.bucket, r.hits,
+            greatest(1, ceil(extract(epoch FROM r.expires_at - now())))::integer AS reset_seconds,
+            extract(epoch FROM r.window_start)::bigint AS window_epoch
+)
+SELECT f.key_hash, f.id, f.brand_id, f.mode, f.stale, c.hits, c.reset_seconds, c.window_epoch
+  FROM found f LEFT JOIN counted c ON c.bucket = 'api-key:' || f.id`;
+
+export interface ApiKeyLookupItem {
+  hash: string;
+  /** Count this request in its key's rate-limit window (the route is limited per API key), if the key is accepted. */
+  count: boolean;
+}
+
+export interface ApiKeyLookupResult {
+  principal: ApiKeyPrincipal | null;
+  /** This request's count, when asked for and the key was accepted; null: not counted here (the limiter counts it). */
+  counted: ApiKeyCount | null;
+}
+
+/**
+ * Resolves a group of lookups, counting the requests that ask for it in the
+ * same statement (one round trip instead of a lookup and then a count). Each
+ * counted request gets its exact place in arrival order: of k requests of the
+ * group on one key whose window total is now T, the first has T-k+1, the last T
+ * (as domain/rate-limit/batch.ts `assignCounts`).
+ *
+ * If that statement fails (the counter table unavailable, say), the group is
+ * looked up alone and nothing is counted here: the limiter then counts those
+ * requests itself and fails open as it always has. A failing lookup fails the
+ * requests as before.
+ */
+export async function lookupAndCountApiKeys(em: EntityManager, items: readonly ApiKeyLookupItem[], windowSeconds: number | null): Promise<ApiKeyLookupResult[]> {
+  const hashes = items.map((i) => i.hash);
+  const counting = windowSeconds === null ? [] : items.filter((i) => i.count && /^[0-9a-f]{64}$/.test(i.hash));
+  if (counting.length === 0) return (await authenticateApiKeyHashes(em, hashes)).map((principal) => ({ principal, counted: null }));
+  const distinct = [...new Set(hashes)].filter((h) => /^[0-9a-f]{64}$/.test(h));
+  const spent = new Map<string, number>();
+  for (const i of counting) spent.set(i.hash, (spent.get(i.hash) ?? 0) + 1);
+  let rows: CountedRow[];
+  try {
+    const result = await em.getKysely().executeQuery<CountedRow>(CompiledQuery.raw(lookupAndCountSql, [distinct, [...spent.keys()], [...spent.values()], windowSeconds]));
+    rows = result.rows;
+  } catch {
+    return (await authenticateApiKeyHashes(em, hashes)).map((principal) => ({ principal, counted: null }));
+  }
+  const staleIds = rows.filter((r) => r.stale).map((r) => Number(r.id));
+  if (staleIds.length) await touchApiKeys(em, staleIds);
+  const byHash = new Map(rows.map((r) => [r.key_hash, r]));
+  const placed = new Map<string, number>();
+  return items.map((item) => {
+    const r = byHash.get(item.hash);
+    if (!r) return { principal: null, counted: null };
+    const principal: ApiKeyPrincipal = { brandId: Number(r.brand_id), apiKeyId: Number(r.id), mode: r.mode as Mode };
+    if (!item.count || windowSeconds === null || r.hits === null) return { principal, counted: null };
+    const i = placed.get(item.hash) ?? 0;
+    placed.set(item.hash, i + 1);
+    return { principal, counted: { hits: Number(r.hits) - spent.get(item.hash)! + 1 + i, resetSeconds: Number(r.reset_seconds), windowEpoch: Number(r.window_epoch) } };
+  });
+}
 
 /**
  * API-key lookups of concurrent requests, grouped (infra/database/grouped.ts):
@@ -114,8 +224,16 @@ const MAX_LOOKUP_GROUP = 500;
  * of it. Here each request is still checked by a statement that starts after the
  * request arrived, so a revocation committed before a request is seen by it in
  * every process, as without grouping; only the round trips are shared.
+ *
+ * `rateLimitWindowSeconds` (the per-key quota's window; null when that quota is
+ * off or limiting is disabled): a lookup asked to count also counts the
+ * request for the limiter in the same statement (`lookupAndCountApiKeys`).
+ * Why: at a steady moderate rate requests rarely share a statement, and the
+ * count after the lookup was a third sequential round trip of every merchant
+ * read, against the hand-written floor's two (BENCHMARKS.md, "Merchant reads:
+ * where the p99 tail comes from").
  */
-export function groupedApiKeyLookup(em: () => EntityManager): (presented: string) => Promise<ApiKeyPrincipal | null> {
-  const lookup = grouped((hashes: string[]) => authenticateApiKeyHashes(em(), hashes), { maxBatch: MAX_LOOKUP_GROUP, queueTimeoutMs: POOL_ACQUIRE_TIMEOUT_MS, concurrency: 2 });
-  return async (presented) => (looksLikeApiKey(presented) ? lookup(hashApiKey(presented)) : null);
+export function groupedApiKeyLookup(em: () => EntityManager, rateLimitWindowSeconds: number | null = null): (presented: string, opts?: { count?: boolean }) => Promise<ApiKeyLookupResult> {
+  const lookup = grouped((items: ApiKeyLookupItem[]) => lookupAndCountApiKeys(em(), items, rateLimitWindowSeconds), { maxBatch: MAX_LOOKUP_GROUP, queueTimeoutMs: POOL_ACQUIRE_TIMEOUT_MS, concurrency: 2 });
+  return async (presented, opts = {}) => (looksLikeApiKey(presented) ? lookup({ hash: hashApiKey(presented), count: opts.count === true }) : { principal: null, counted: null });
 }
