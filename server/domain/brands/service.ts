@@ -7,6 +7,7 @@ import type { Mode } from '../../../contract/common/mode.ts';
 import { grouped } from '../../infra/database/grouped.ts';
 import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
 import { db, prepared } from '../db.ts';
+import { countUpsert } from '../rate-limit/store.ts';
 import { ApiKey, Brand, type ApiKeyEntity, type BrandEntity } from './entities.ts';
 
 export async function createBrand(em: EntityManager, input: { name: string; timezone?: string }): Promise<BrandEntity> {
@@ -137,6 +138,10 @@ export interface ApiKeyCount {
  * `INSERT ... ON CONFLICT` per bucket, buckets in order), done only for keys
  * the lookup accepts, as when the limiter ran after authentication. A group
  * with nothing to count writes nothing.
+ *
+ * Raw: the increment is countHits' own SQL (rate-limit/store.ts `countUpsert`),
+ * kept one text so the two can never count differently; the typed builder
+ * cannot embed it.
  */
 const lookupAndCountSql = `
 WITH found AS (
@@ -146,16 +151,11 @@ WITH found AS (
    WHERE k.key_hash = ANY($1::varchar[]) AND k.revoked_at IS NULL AND b.status = 'active'
 ),
 spent AS (
-  SELECT 'api-key:' || f.id AS bucket, i.n, to_timestamp(floor(extract(epoch FROM now()) / $4::integer) * $4::integer) AS window_start
+  SELECT 'api-key:' || f.id AS bucket, $4::integer AS w, i.n, to_timestamp(floor(extract(epoch FROM now()) / $4::integer) * $4::integer) AS window_start
     FROM found f JOIN unnest($2::varchar[], $3::integer[]) AS i (key_hash, n) ON i.key_hash = f.key_hash
 ),
 counted AS (
-  INSERT INTO rate_limits AS r (bucket, window_start, hits, expires_at)
-  SELECT bucket, window_start, n, window_start + make_interval(secs => $4::integer) FROM spent ORDER BY bucket
-  ON CONFLICT (bucket, window_start) DO UPDATE SET hits = r.hits + EXCLUDED.hits
-  RETURNING r.bucket, r.hits,
-            greatest(1, ceil(extract(epoch FROM r.expires_at - now())))::integer AS reset_seconds,
-            extract(epoch FROM r.window_start)::bigint AS window_epoch
+  ${countUpsert('spent')}
 )
 SELECT f.key_hash, f.id, f.brand_id, f.mode, f.stale, c.hits, c.reset_seconds, c.window_epoch
   FROM found f LEFT JOIN counted c ON c.bucket = 'api-key:' || f.id`;

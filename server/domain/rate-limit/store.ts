@@ -24,6 +24,23 @@ export interface CounterTotal {
 }
 
 /**
+ * The increment itself, from a relation `from` of (bucket, w, n, window_start)
+ * rows with distinct buckets: inserted in bucket order (two statements spending
+ * the same buckets lock them in the same order), atomic under any concurrency,
+ * returning each counter's new total and its window from the database clock.
+ * Shared by countHits and the API-key lookup that counts its requests
+ * (domain/brands/service.ts `lookupAndCountApiKeys`).
+ */
+export function countUpsert(from: string): string {
+  return `INSERT INTO rate_limits AS r (bucket, window_start, hits, expires_at)
+     SELECT bucket, window_start, n, window_start + make_interval(secs => w) FROM ${from} ORDER BY bucket
+     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = r.hits + EXCLUDED.hits
+     RETURNING r.bucket, r.hits,
+               greatest(1, ceil(extract(epoch FROM r.expires_at - now())))::integer AS reset_seconds,
+               extract(epoch FROM r.window_start)::bigint AS window_epoch`;
+}
+
+/**
  * Adds `n` hits to each bucket's current window in one statement and returns
  * the new totals by key. Keys must be distinct (an upsert cannot touch a row
  * twice); the batcher (batch.ts) sums a batch's requests per bucket first.
@@ -43,12 +60,7 @@ export async function countHits(em: EntityManager, increments: ReadonlyArray<{ k
           windowed AS (
             SELECT bucket, w, n, to_timestamp(floor(extract(epoch FROM now()) / w) * w) AS window_start FROM input
           )
-     INSERT INTO rate_limits AS r (bucket, window_start, hits, expires_at)
-     SELECT bucket, window_start, n, window_start + make_interval(secs => w) FROM windowed ORDER BY bucket
-     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = r.hits + EXCLUDED.hits
-     RETURNING r.bucket, r.hits,
-               greatest(1, ceil(extract(epoch FROM r.expires_at - now())))::integer AS reset_seconds,
-               extract(epoch FROM r.window_start)::bigint AS window_epoch`,
+     ${countUpsert('windowed')}`,
     params,
   );
   return new Map(rows.map((r) => [r.bucket, { hits: Number(r.hits), resetSeconds: Number(r.reset_seconds), windowEpoch: Number(r.window_epoch) }]));
