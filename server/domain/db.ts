@@ -38,3 +38,27 @@ export function db(em: EntityManager): Kysely<DB> {
 export function prepared<P extends object, O>(build: (db: Kysely<DB>, $: P) => Compilable<O>): PreparedStatement<P, O> {
   return prepare<DB, P, O>(build);
 }
+
+/**
+ * A statement over a list of rows (a multi-row VALUES), compiled once per row
+ * count: `build` gets one placeholder row per row, each of its `columns`
+ * standing for that row's value (parameters named `<row>:<column>`). A VALUES
+ * list has one shape per count, so use it for batches with a small maximum.
+ */
+export function preparedPerRowCount<R extends object, O>(
+  columns: ReadonlyArray<keyof R & string>,
+  build: (db: Kysely<DB>, rows: R[]) => Compilable<O>,
+): (em: EntityManager, rows: readonly R[]) => Promise<O[]> {
+  const byCount = new Map<number, PreparedStatement<Record<string, unknown>, O>>();
+  const compile = (n: number) =>
+    prepared((k, $: Record<string, unknown>) => build(k, Array.from({ length: n }, (_, i) => Object.fromEntries(columns.map((c) => [c, $[`${i}:${c}`]])) as R)));
+  return (em, rows) => {
+    let statement = byCount.get(rows.length);
+    if (!statement) byCount.set(rows.length, (statement = compile(rows.length)));
+    const values: Record<string, unknown> = {};
+    rows.forEach((row, i) => {
+      for (const c of columns) values[`${i}:${c}`] = row[c];
+    });
+    return statement.execute(em, values);
+  };
+}

@@ -1,5 +1,5 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { db, prepared } from '../db.ts';
+import { db, prepared, preparedPerRowCount } from '../db.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { SmsRecordStatus } from './entities.ts';
 import { smsContentHash } from './content-hash.ts';
@@ -88,28 +88,12 @@ const RECORD_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof RecordRow>;
 
 /**
- * The batch INSERT of `store` for `n` rows, compiled once per row count (db.ts
- * `prepared`; a VALUES list has one shape per count, at most MAX_SMS_BATCH):
- * the statement the builder wrote, each value a parameter named `<row>:<column>`.
+ * The batch INSERT of `store`, compiled once per row count (db.ts
+ * `preparedPerRowCount`; at most MAX_SMS_BATCH rows): the statement the builder wrote.
  */
-const insertRecordsStatements = new Map<number, ReturnType<typeof insertRecordsStatement>>();
-const insertRecordsStatement = (n: number) =>
-  prepared((k, $: Record<string, unknown>) =>
-    k
-      .insertInto('sms_records')
-      .values(Array.from({ length: n }, (_, i) => Object.fromEntries(RECORD_COLUMNS.map((c) => [c, $[`${i}:${c}`]])) as RecordRow))
-      .onConflict((oc) => oc.doNothing())
-      .returning(['id', 'device_message_id']),
-  );
-function insertRecords(tx: EntityManager, rows: readonly RecordRow[]) {
-  let statement = insertRecordsStatements.get(rows.length);
-  if (!statement) insertRecordsStatements.set(rows.length, (statement = insertRecordsStatement(rows.length)));
-  const values: Record<string, unknown> = {};
-  rows.forEach((row, i) => {
-    for (const c of RECORD_COLUMNS) values[`${i}:${c}`] = row[c];
-  });
-  return statement.execute(tx, values);
-}
+const insertRecords = preparedPerRowCount(RECORD_COLUMNS, (k, rows: RecordRow[]) =>
+  k.insertInto('sms_records').values(rows).onConflict((oc) => oc.doNothing()).returning(['id', 'device_message_id']),
+);
 
 /** The read-back of records the matcher did not answer (ingestSmsBatch), compiled once: the records by one id array. */
 const recordsAsStored = prepared((k, $: { ids: number[] }) =>

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Mode } from '../../../contract/common/mode.ts';
 import { webhookEventSchemas, type WebhookEventName } from '../../../contract/events.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { db, prepared } from '../db.ts';
+import { db, prepared, preparedPerRowCount } from '../db.ts';
 import { enqueueDelivery } from './queue.ts';
 
 export type { WebhookEventName };
@@ -88,28 +88,10 @@ interface EventRow {
 /** EventRow's columns, in its order (the INSERT's column list). */
 const EVENT_COLUMNS = ['public_id', 'brand_id', 'mode', 'event', 'transaction_id', 'payload', 'created_at', 'is_test'] as const satisfies ReadonlyArray<keyof EventRow>;
 
-/**
- * recordEvents' INSERT of `n` events, compiled once per count (db.ts `prepared`;
- * a VALUES list has one shape per count): the statement the builder wrote, each
- * value a parameter named `<row>:<column>`.
- */
-const insertEventsStatements = new Map<number, ReturnType<typeof insertEventsStatement>>();
-const insertEventsStatement = (n: number) =>
-  prepared((k, $: Record<string, unknown>) =>
-    k
-      .insertInto('webhook_events')
-      .values(Array.from({ length: n }, (_, i) => Object.fromEntries(EVENT_COLUMNS.map((c) => [c, $[`${i}:${c}`]])) as unknown as EventRow))
-      .returning(['id', 'mode', 'public_id']),
-  );
-function insertEvents(em: EntityManager, rows: readonly EventRow[]) {
-  let statement = insertEventsStatements.get(rows.length);
-  if (!statement) insertEventsStatements.set(rows.length, (statement = insertEventsStatement(rows.length)));
-  const values: Record<string, unknown> = {};
-  rows.forEach((row, i) => {
-    for (const c of EVENT_COLUMNS) values[`${i}:${c}`] = row[c];
-  });
-  return statement.execute(em, values);
-}
+/** recordEvents' INSERT, compiled once per event count (db.ts `preparedPerRowCount`): the statement the builder wrote. */
+const insertEvents = preparedPerRowCount(EVENT_COLUMNS, (k, rows: EventRow[]) =>
+  k.insertInto('webhook_events').values(rows).returning(['id', 'mode', 'public_id']),
+);
 
 /**
  * recordEvent for several events in one statement each: the events in one
