@@ -103,8 +103,9 @@ describe('merchant API key authentication', () => {
     expectEnvelope(await t.request('GET', '/api/v1/brand', { token: key }), 401, 'UNAUTHORIZED');
   });
 
-  it('concurrent lookups share statements and each gets its own answer (no cache: a revocation is seen at once)', async () => {
-    const brands = await Promise.all(Array.from({ length: 6 }, (_, i) => t.createBrand(`Grouped ${i}`)));
+  /** `n` brands with a key each, the first revoked and the second disabled, and a grouped lookup counting its statements. */
+  async function lookupScene(n: number, name: string, rateLimitWindowSeconds?: number) {
+    const brands = await Promise.all(Array.from({ length: n }, (_, i) => t.createBrand(`${name} ${i}`)));
     const [revoked, disabled] = brands;
     await t.sql('UPDATE api_keys SET revoked_at = now() WHERE brand_id = $1', [revoked!.brandId]);
     await t.sql("UPDATE brands SET status = 'disabled' WHERE id = $1", [disabled!.brandId]);
@@ -112,12 +113,17 @@ describe('merchant API key authentication', () => {
     const lookup = groupedApiKeyLookup(() => {
       statements++;
       return t.runtime.deps.orm.em.fork();
-    });
+    }, rateLimitWindowSeconds);
+    return { brands, revoked, disabled, lookup, statements: () => statements };
+  }
+
+  it('concurrent lookups share statements and each gets its own answer (no cache: a revocation is seen at once)', async () => {
+    const { brands, revoked, disabled, lookup, statements } = await lookupScene(6, 'Grouped');
     const presented = [...brands.map((b) => b.apiKey), `pk_live_${'B'.repeat(40)}`, 'junk'];
     const calls = Array.from({ length: 8 }, () => presented).flat();
     const answers = await Promise.all(calls.map(async (k) => (await lookup(k)).principal));
-    expect(statements).toBeGreaterThan(0);
-    expect(statements).toBeLessThan(calls.length / 4);
+    expect(statements()).toBeGreaterThan(0);
+    expect(statements()).toBeLessThan(calls.length / 4);
     answers.forEach((a, i) => {
       const b = brands.find((x) => x.apiKey === calls[i]);
       if (!b || b === revoked || b === disabled) expect(a).toBeNull();
@@ -131,19 +137,11 @@ describe('merchant API key authentication', () => {
   });
 
   it('lookups that count: accepted keys only, each request its exact place, in as few statements; a revocation is still seen at once', async () => {
-    const brands = await Promise.all(Array.from({ length: 4 }, (_, i) => t.createBrand(`Counted ${i}`)));
-    const [revoked, disabled] = brands;
-    await t.sql('UPDATE api_keys SET revoked_at = now() WHERE brand_id = $1', [revoked!.brandId]);
-    await t.sql("UPDATE brands SET status = 'disabled' WHERE id = $1", [disabled!.brandId]);
-    let statements = 0;
-    const lookup = groupedApiKeyLookup(() => {
-      statements++;
-      return t.runtime.deps.orm.em.fork();
-    }, 60);
+    const { brands, revoked, disabled, lookup, statements } = await lookupScene(4, 'Counted', 60);
     const presented = [...brands.map((b) => b.apiKey), `pk_live_${'C'.repeat(40)}`];
     const calls = Array.from({ length: 6 }, () => presented).flat();
     const answers = await Promise.all(calls.map((k) => lookup(k, { count: true })));
-    expect(statements).toBeLessThan(calls.length / 4);
+    expect(statements()).toBeLessThan(calls.length / 4);
     const bucketHits = async (apiKeyId: number) =>
       (await t.sql<{ hits: number }>("SELECT hits FROM rate_limits WHERE bucket = 'api-key:' || $1::text", [apiKeyId])).map((r) => Number(r.hits));
     for (const b of brands.slice(2)) {
