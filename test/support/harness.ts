@@ -54,6 +54,15 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
     async drop() {
       const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
+      // A pool whose end() resolved before its last socket closed still has a
+      // connection here for a moment; FORCE would answer it "terminating connection
+      // due to administrator command", an error event on a client that may have no
+      // listener left (an uncaught exception in the test run). Let them go first.
+      for (let wait = 0; wait < 20; wait++) {
+        const { rows } = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+        if (rows[0]!.n === 0) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
       await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
       await c.end();
     },
