@@ -56,13 +56,16 @@ export interface IntentConfig {
  * checked against a remembered configuration learns, from its own insert's
  * snapshot, whether that configuration was still current.
  */
-const configFingerprint = sql<string>`(SELECT md5(coalesce((SELECT value::text FROM settings WHERE key = 'intent_expiry_minutes'), '') || '|' || coalesce(string_agg(g::text, '|' ORDER BY g.sort_order, g.id), ''))
+/** The default expiry setting's stored value (settings has no entity in this area). */
+const expirySetting = sql<unknown>`(SELECT value FROM settings WHERE key = 'intent_expiry_minutes')`;
+
+const configFingerprint = sql<string>`(SELECT md5(coalesce(${expirySetting}::text, '') || '|' || coalesce(string_agg(g::text, '|' ORDER BY g.sort_order, g.id), ''))
   FROM (SELECT ${sql.join(['id', 'sort_order', ...QUOTABLE_COLUMNS].map((c) => sql.ref(c)))} FROM gateways WHERE enabled) AS g)`;
 
 /** The statement of loadIntentConfig, compiled once (db.ts `prepared`; BENCHMARKS.md, "Data layer"). */
 const intentConfigQuery = prepared((k) =>
   k
-    .selectFrom(sql<{ value: unknown }>`(SELECT (SELECT value FROM settings WHERE key = 'intent_expiry_minutes') AS value)`.as('s'))
+    .selectFrom(sql<{ value: unknown }>`(SELECT ${expirySetting} AS value)`.as('s'))
     .leftJoinLateral((eb) => eb.selectFrom('gateways').select(['id', 'sort_order', ...QUOTABLE_COLUMNS]).where('enabled', '=', true).as('g'), (join) => join.onTrue())
     .select('s.value as expiry_setting')
     .select(configFingerprint.as('fingerprint'))
@@ -231,24 +234,21 @@ export async function createIntent(
         if (err instanceof AppError) return null;
         throw err;
       });
-      if (created?.fingerprint === remembered.fingerprint) return toCreated(created, opts.publicBaseUrl, input, mode);
+      if (created?.row.config_fingerprint === remembered.fingerprint) return toCreated(created, opts.publicBaseUrl, input, mode);
       // The configuration changed since this process read it: the insert is undone and the create decided again on what is current.
-      if (created) await deleteInsertedIntent.execute(tx, { uuid: created.uuid });
+      if (created) await deleteInsertedIntent.execute(tx, { uuid: created.row.uuid });
     }
     // Read in this transaction, so it is current for this request: whatever the insert's own snapshot shows, this decision stands.
     return toCreated(await createWith(tx, keys, brandId, mode, input, now, await read(tx)), opts.publicBaseUrl, input, mode);
   }, { propagation: 'required' });
 }
 
+type InsertedIntent = NonNullable<Awaited<ReturnType<typeof insertIntentExpiringIn.executeTakeFirst>>>;
+
+/** The intent as inserted (its row carries configFingerprint in the insert's snapshot) and its customer's public id. */
 interface Created {
-  uuid: string;
-  amount: string;
-  metadata: Record<string, unknown>;
-  createdAt: Date;
-  expiresAt: Date;
+  row: InsertedIntent;
   customerUuid: string | null;
-  /** configFingerprint in the insert's snapshot. */
-  fingerprint: string;
 }
 
 /** Checks the create against `config` (refusals before any write), then writes the customer and the intent. */
@@ -272,10 +272,10 @@ async function createWith(tx: EntityManager, keys: PersonalDataKeys, brandId: nu
     ? await insertIntentExpiringAt.executeTakeFirst(tx, { ...values, expiresAt: expiry.at })
     : await insertIntentExpiringIn.executeTakeFirst(tx, { ...values, seconds: expiry.seconds! });
   if (!r) throw new Error('payment intent insert returned no row');
-  return { uuid: r.uuid, amount: r.amount, metadata: r.metadata, createdAt: r.created_at, expiresAt: r.expires_at, customerUuid: customer?.uuid ?? null, fingerprint: r.config_fingerprint };
+  return { row: r, customerUuid: customer?.uuid ?? null };
 }
 
-function toCreated(r: Created, publicBaseUrl: string, input: CreateIntentInput, mode: Mode): PaymentCreatedResource {
+function toCreated({ row: r, customerUuid }: Created, publicBaseUrl: string, input: CreateIntentInput, mode: Mode): PaymentCreatedResource {
   return {
     payment_id: r.uuid,
     checkout_url: checkoutUrl(publicBaseUrl, r.uuid),
@@ -283,12 +283,12 @@ function toCreated(r: Created, publicBaseUrl: string, input: CreateIntentInput, 
     amount: r.amount,
     currency: input.currency,
     reference: input.reference ?? null,
-    customer_id: r.customerUuid,
+    customer_id: customerUuid,
     metadata: r.metadata,
     success_url: input.successUrl ?? null,
     cancel_url: input.cancelUrl ?? null,
-    expires_at: r.expiresAt.toISOString(),
-    created_at: r.createdAt.toISOString(),
+    expires_at: r.expires_at.toISOString(),
+    created_at: r.created_at.toISOString(),
     livemode: mode === 'live',
   };
 }
