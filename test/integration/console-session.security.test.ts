@@ -175,7 +175,12 @@ describe('TOTP', () => {
     // Pending only: login does not need a code yet.
     expect((await loginAs(t, op.email)).status).toBe(200);
     expect((await consoleRequest(t, s, 'POST', '/session/totp/confirm', { code: '000000' === currentTotpCode(secret) ? '111111' : '000000' })).body.errors[0].code).toBe('INVALID_CREDENTIALS');
-    const confirm = await consoleRequest(t, s, 'POST', '/session/totp/confirm', { code: currentTotpCode(secret) });
+    // The confirmation's code and time are kept: the replay below sends this very
+    // code, which stays within the one-step drift allowance when the 30 s window
+    // turns over during the test (a code recomputed then would be a new one).
+    const confirmedAt = Date.now();
+    const confirmedCode = currentTotpCode(secret, confirmedAt);
+    const confirm = await consoleRequest(t, s, 'POST', '/session/totp/confirm', { code: confirmedCode });
     expect([confirm.status, confirm.body.data.totp_enabled]).toEqual([200, true]);
     const [row] = await t.sql<{ totp_secret: string }>('SELECT totp_secret FROM operators WHERE id = $1', [op.id]);
     expect(row!.totp_secret).toMatch(/^v2\./);
@@ -186,9 +191,9 @@ describe('TOTP', () => {
     const wrong = await loginAs(t, op.email, PASSWORD, { totp_code: currentTotpCode(secret, Date.now() - 5 * 60_000) });
     expect([wrong.status, wrong.body.errors[0].code]).toEqual([401, 'INVALID_CREDENTIALS']);
     // The code of the confirmation was used already.
-    const replay = await loginAs(t, op.email, PASSWORD, { totp_code: currentTotpCode(secret) });
+    const replay = await loginAs(t, op.email, PASSWORD, { totp_code: confirmedCode });
     expect(replay.status).toBe(401);
-    const next = currentTotpCode(secret, Date.now() + 30_000);
+    const next = currentTotpCode(secret, confirmedAt + 30_000);
     const ok = await loginAs(t, op.email, PASSWORD, { totp_code: next });
     expect(ok.status).toBe(200);
     expect(ok.body.data.operator.totp_enabled).toBe(true);
