@@ -42,12 +42,12 @@ export const intents: Benchmark = {
       defer(() => gen.stop());
       await assertSameCreation({ ours, baseline }, brands[0]!.apiKey, bodies[0]![2]);
 
-      const load = await compareUnderLoad(gen, { ours, baseline }, () => file, { ...opts, stats, expectStatus: 201 });
+      const load = await compareUnderLoad(gen, { ours, baseline }, () => file, { ...opts, stats, databaseUrl: db.url, expectStatus: 201 });
       await baseline.child.stop();
       // The same protocol written by hand: what the Idempotency-Key costs by itself, apart from our layers.
       const keyed = await startBaseline(db.url, secrets, { BASELINE_IDEMPOTENCY: '1' });
       defer(() => keyed.child.stop());
-      const keyedLoad = await compareUnderLoad(gen, { ours, baseline: keyed }, () => file, { ...opts, stats, expectStatus: 201 });
+      const keyedLoad = await compareUnderLoad(gen, { ours, baseline: keyed }, () => file, { ...opts, stats, databaseUrl: db.url, expectStatus: 201 });
       const [{ n: keys }] = await withPool(db.url, async (pool) => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM idempotency_keys WHERE completed_at IS NOT NULL')).rows) as [{ n: number }];
       return {
         rows: [

@@ -62,13 +62,13 @@ export const merchantReads: Benchmark = {
 
       const targets = { minRatio: 0.6, maxP99Ms: 25, maxRssMb: 300 };
       // BENCH_PACED_ONLY=1 (diagnostics of the steady-rate latency): skips the runs at 64 connections flat out.
-      const flatOut = process.env.BENCH_PACED_ONLY === '1' ? null : { ...opts, stats, expectStatus: 200 };
+      const flatOut = process.env.BENCH_PACED_ONLY === '1' ? null : { ...opts, stats, databaseUrl: db.url, expectStatus: 200 };
       const paymentsLoad = flatOut && (await compareUnderLoad(gen, servers, () => paymentsFile, flatOut));
       const customersLoad = flatOut && (await compareUnderLoad(gen, servers, () => customersFile, flatOut));
       if (!flatOut) {
         // The paced runs start cold otherwise: warm both servers (JIT, pools) at the paced rate first.
-        await compareUnderLoad(gen, servers, () => paymentsFile, { ...opts, expectStatus: 200, rate: PACED_RATE, rounds: 0 });
-        await compareUnderLoad(gen, servers, () => customersFile, { ...opts, expectStatus: 200, rate: PACED_RATE, rounds: 0 });
+        await compareUnderLoad(gen, servers, () => paymentsFile, { ...opts, databaseUrl: db.url, expectStatus: 200, rate: PACED_RATE, rounds: 0 });
+        await compareUnderLoad(gen, servers, () => customersFile, { ...opts, databaseUrl: db.url, expectStatus: 200, rate: PACED_RATE, rounds: 0 });
       }
       // The same reads at a steady rate both sides sustain: latency without the queueing of 64 connections flat out.
       const paced = { ...opts, stats, expectStatus: 200, rate: PACED_RATE, warmupSeconds: 0, rounds: opts.quick ? 1 : 2, databaseUrl: db.url };

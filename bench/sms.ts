@@ -101,7 +101,7 @@ export const sms: Benchmark = {
           ours: writeTargets(tmp, `sms-${name}-ours`, targetsFor(0, perRequest, maxRequests)),
           baseline: writeTargets(tmp, `sms-${name}-baseline`, targetsFor(1, perRequest, maxRequests)),
         };
-        return compareUnderLoad(gen, servers, (side) => files[side], { ...opts, stats, expectStatus: 200, ...(rate ? { rate, warmupSeconds: 0, rounds: 2 } : {}) });
+        return compareUnderLoad(gen, servers, (side) => files[side], { ...opts, stats, databaseUrl: db.url, expectStatus: 200, ...(rate ? { rate, warmupSeconds: 0, rounds: 2 } : {}) });
       };
       const single = await scenario('single', 1, null, Math.min(Math.ceil(400 * seconds), share(0.4, 1)));
       const batched = await scenario('batch10', 10, null, Math.min(Math.ceil(60 * seconds), share(0.4, 10)));

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import type { LoadGenerator, MeasuredLoad } from './load.ts';
-import type { statementStats } from './database.ts';
+import { waitForQuietDatabase, type statementStats } from './database.ts';
 import type { TraceSummary } from './trace.ts';
 import { postgresCpuMs, processCpuMs, round1, round2 } from './processes.ts';
 import type { Row } from './report.ts';
@@ -47,16 +47,23 @@ export async function compareUnderLoad(
   gen: LoadGenerator,
   servers: { ours: RunningServer; baseline: RunningServer },
   targetsFile: (side: 'ours' | 'baseline') => string,
-  opts: BenchOptions & { expectStatus: number; rounds?: number; rate?: number; stats?: ReturnType<typeof statementStats>; databaseUrl?: string },
+  opts: BenchOptions & { expectStatus: number; rounds?: number; rate?: number; stats?: ReturnType<typeof statementStats>; databaseUrl: string },
 ): Promise<{ ours: SideFigures; baseline: SideFigures }> {
   const plan = (s: RunningServer, seconds: number) => ({ url: s.url, connections: opts.connections, durationSeconds: seconds, targetsFile: targetsFile(s.name), ...(opts.rate ? { rate: opts.rate } : {}) });
-  // Requests cut off at the end of a run are still being worked on by the server; let them finish
-  // so they do not count against the next run's first seconds.
-  const settle = () => new Promise((r) => setTimeout(r, 1000));
+  // Requests cut off at the end of a run are still being worked on by the server, and their statements
+  // by PostgreSQL: the next run starts once the database is quiet, so one side's backlog is never
+  // measured as the other side's slowness. A fixed second was not enough: with 100k rows the
+  // baseline's ten-SMS requests ran on for seconds into our rounds (pg_stat_statements of our rounds
+  // held the baseline's candidate query, 24 s of PostgreSQL time).
+  const settle = async (after: string) => {
+    await new Promise((r) => setTimeout(r, 1000));
+    const waited = await waitForQuietDatabase(opts.databaseUrl);
+    if (waited > 1500) console.log(`  (after ${after}: ${waited} ms until the database was quiet)`);
+  };
   for (const s of [servers.ours, servers.baseline]) {
     if (opts.warmupSeconds > 0) {
       await gen.run(plan(s, opts.warmupSeconds), s.child.pid);
-      await settle();
+      await settle(`${s.name}'s warm-up`);
     }
   }
   const rounds = opts.rounds ?? (opts.quick ? 1 : 2);
@@ -100,7 +107,7 @@ export async function compareUnderLoad(
       }
       if (s.name === 'ours') (load as MeasuredLoad & { memory?: unknown }).memory = await heapOf(s);
       measured[s.name].push(load);
-      await settle();
+      await settle(`${s.name}'s round`);
     }
   }
   return { ours: summarise(measured.ours, opts.expectStatus), baseline: summarise(measured.baseline, opts.expectStatus) };
