@@ -80,6 +80,7 @@ const envSchema = z.object({
   PUBLIC_BASE_URL: z.url({ error: 'must be an absolute http(s) URL' }).optional(),
   DATABASE_URL: postgresUrl.optional(),
   DATABASE_POOL_MAX: positiveInt('connections').default(10),
+  DATABASE_NAMED_STATEMENTS: bool.default(true),
   DATA_DIR: z.string().min(1).default('.data'),
   EMBEDDED_DB_PORT: port.default(54329),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

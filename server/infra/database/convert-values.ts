@@ -1,3 +1,4 @@
+import { nameStatement } from './named-statements.ts';
 import type { EntityMetadata, EntityProperty, MetadataStorage } from '@mikro-orm/core';
 import {
   DeleteQueryNode,
@@ -219,6 +220,7 @@ export function prepare<DB, P extends object, O>(build: (db: Kysely<DB>, $: P) =
     const $ = new Proxy({}, { get: (_, name) => new Param(String(name)) }) as P;
     const kysely = (em.getKysely() as unknown as Kysely<DB>).withPlugin(new ConvertValuesPlugin(em, transformer));
     const query = build(kysely, $).compile();
+    nameStatement(query.sql);
     const props = transformer.params;
     transformer.params = null;
     const slots = query.parameters.map((v) => (v instanceof Param ? { name: v.name, prop: props.get(v) } : { fixed: v }));

@@ -3,6 +3,8 @@ import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../logger.ts';
 import { migrationsList } from './migrations/index.ts';
 import { reclaimDeadClients } from './pool-guard.ts';
+import { useNamedStatements } from './named-statements.ts';
+import type { Pool } from 'pg';
 
 export type { EntityManager };
 export type Orm = MikroORM;
@@ -15,6 +17,8 @@ export interface OrmOptions {
   /** Every entity of the schema (`server/domain/entities.ts`); passed in so infra does not import the domain. */
   entities: readonly EntitySchema[];
   poolMax: number;
+  /** The statements compiled once go to PostgreSQL as named (prepared) statements (named-statements.ts); default on. */
+  namedStatements?: boolean;
   logger?: Logger;
   debug?: boolean;
 }
@@ -45,7 +49,11 @@ export function ormConfig(opts: OrmOptions): Options {
     // for a pooled connection (all busy, or the database not answering) and then
     // gets a 503. TCP keepalive lets the driver notice a database host that vanished.
     // reclaimDeadClients: slots of connections lost mid-transaction come back (see pool-guard.ts).
-    driverOptions: { connectionTimeoutMillis: POOL_ACQUIRE_TIMEOUT_MS, keepAlive: true, onPoolCreated: reclaimDeadClients },
+    // useNamedStatements: hot statements are parsed and planned once per connection (see named-statements.ts).
+    driverOptions: { connectionTimeoutMillis: POOL_ACQUIRE_TIMEOUT_MS, keepAlive: true, onPoolCreated: (pool: Pool) => {
+      reclaimDeadClients(pool);
+      if (opts.namedStatements !== false) useNamedStatements(pool);
+    } },
     // Entities are defined with defineEntity, so no reflection is needed and
     // start-up does not scan the file system.
     discovery: { warnWhenNoEntities: true },
