@@ -1,7 +1,8 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import type { Compilable, Kysely } from 'kysely';
+import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import { ConvertValuesPlugin, prepare, type PreparedStatement } from '../infra/database/convert-values.ts';
 import type { EntityManager } from '../infra/database/orm.ts';
+import { nameStatement } from '../infra/database/named-statements.ts';
 import type { entities } from './entities.ts';
 
 /**
@@ -61,4 +62,15 @@ export function preparedPerRowCount<R extends object, O>(
     });
     return statement.execute(em, values);
   };
+}
+
+/**
+ * A raw statement of fixed text with `$1`..`$n` parameters (each use says why the
+ * builder cannot write it), sent as a named statement like the compiled ones
+ * (infra/database/named-statements.ts). Runs on `em`'s transaction when it has
+ * one; rows come back as `pg` parsed them, without value conversion.
+ */
+export function rawStatement<R>(text: string): (em: EntityManager, params: readonly unknown[]) => Promise<R[]> {
+  nameStatement(text);
+  return async (em, params) => (await em.getKysely().executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows;
 }

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { generateApiKey, hashApiKey, looksLikeApiKey, type ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import { grouped } from '../../infra/database/grouped.ts';
 import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
-import { db, prepared } from '../db.ts';
+import { db, prepared, rawStatement } from '../db.ts';
 import { countUpsert } from '../rate-limit/store.ts';
 import { ApiKey, Brand, type ApiKeyEntity, type BrandEntity } from './entities.ts';
 
@@ -143,7 +143,7 @@ export interface ApiKeyCount {
  * kept one text so the two can never count differently; the typed builder
  * cannot embed it.
  */
-const lookupAndCountSql = `
+const lookupAndCount = rawStatement<CountedRow>(`
 WITH found AS (
   SELECT k.key_hash, k.id, k.brand_id, k.mode,
          (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => ${API_KEY_LAST_USED_RESOLUTION_SECONDS})) AS stale
@@ -158,7 +158,7 @@ counted AS (
   ${countUpsert('spent')}
 )
 SELECT f.key_hash, f.id, f.brand_id, f.mode, f.stale, c.hits, c.reset_seconds, c.window_epoch
-  FROM found f LEFT JOIN counted c ON c.bucket = 'api-key:' || f.id`;
+  FROM found f LEFT JOIN counted c ON c.bucket = 'api-key:' || f.id`);
 
 export interface ApiKeyLookupItem {
   hash: string;
@@ -193,8 +193,7 @@ export async function lookupAndCountApiKeys(em: EntityManager, items: readonly A
   for (const i of counting) spent.set(i.hash, (spent.get(i.hash) ?? 0) + 1);
   let rows: CountedRow[];
   try {
-    const result = await em.getKysely().executeQuery<CountedRow>(CompiledQuery.raw(lookupAndCountSql, [distinct, [...spent.keys()], [...spent.values()], windowSeconds]));
-    rows = result.rows;
+    rows = await lookupAndCount(em, [distinct, [...spent.keys()], [...spent.values()], windowSeconds]);
   } catch {
     return (await authenticateApiKeyHashes(em, hashes)).map((principal) => ({ principal, counted: null }));
   }

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { db, prepared } from '../db.ts';
+import { db, prepared, rawStatement } from '../db.ts';
 import { grouped } from '../../infra/database/grouped.ts';
 import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
@@ -67,6 +67,25 @@ function decide(row: KeyRow, hash: string): Claim {
 }
 
 /**
+ * claimKeys' INSERT, the requests as parallel arrays in their (brand, key) order.
+ * Raw SQL: an INSERT from a list kept in its order (rows are locked in (brand,
+ * key) order, by WITH ORDINALITY), which the typed builder cannot say.
+ */
+const insertClaims = rawStatement<{ lock_token: string }>(
+  `INSERT INTO idempotency_keys AS k (brand_id, key, request_hash, lock_token, locked_at)
+   SELECT v.brand_id, v.key, v.request_hash, v.lock_token, now()
+     FROM unnest($1::bigint[], $2::varchar[], $3::varchar[], $4::uuid[]) WITH ORDINALITY AS v (brand_id, key, request_hash, lock_token, ord)
+    ORDER BY v.ord
+   ON CONFLICT (brand_id, key) DO UPDATE
+     SET request_hash = EXCLUDED.request_hash, lock_token = EXCLUDED.lock_token, locked_at = now(),
+         response_status = NULL, response_body = NULL, completed_at = NULL, created_at = now()
+   WHERE k.created_at < now() - make_interval(hours => $5::integer)
+      OR (k.completed_at IS NULL AND k.request_hash = EXCLUDED.request_hash
+          AND k.locked_at < now() - make_interval(secs => $6::integer))
+   RETURNING k.lock_token`,
+);
+
+/**
  * `claimKey` for several requests in one statement (two when some keys are
  * already there), answering one claim per request, in order, exactly as if
  * they had been claimed one after the other in that order: of requests with
@@ -87,22 +106,14 @@ export async function claimKeys(em: EntityManager, requests: readonly ClaimReque
     return x.brandId - y.brandId || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
   });
   const tokens = new Map(firsts.map((i) => [i, randomUUID()]));
-  // Raw SQL: an INSERT from a VALUES list kept in its order (rows are locked in
-  // (brand, key) order), which the typed builder cannot say without raw SQL for the list itself.
-  const claimed = await em.execute<Array<{ lock_token: string }>>(
-    `INSERT INTO idempotency_keys AS k (brand_id, key, request_hash, lock_token, locked_at)
-     SELECT v.brand_id, v.key, v.request_hash, v.lock_token, now()
-       FROM (VALUES ${firsts.map(() => '(?::bigint, ?::varchar, ?::varchar, ?::uuid, ?::integer)').join(', ')}) AS v (brand_id, key, request_hash, lock_token, ord)
-      ORDER BY v.ord
-     ON CONFLICT (brand_id, key) DO UPDATE
-       SET request_hash = EXCLUDED.request_hash, lock_token = EXCLUDED.lock_token, locked_at = now(),
-           response_status = NULL, response_body = NULL, completed_at = NULL, created_at = now()
-     WHERE k.created_at < now() - make_interval(hours => ?)
-        OR (k.completed_at IS NULL AND k.request_hash = EXCLUDED.request_hash
-            AND k.locked_at < now() - make_interval(secs => ?))
-     RETURNING k.lock_token`,
-    [...firsts.flatMap((i, ord) => [requests[i]!.brandId, requests[i]!.key, requests[i]!.hash, tokens.get(i)!, ord]), KEY_TTL_HOURS, LOCK_TIMEOUT_SECONDS],
-  );
+  const claimed = await insertClaims(em, [
+    firsts.map((i) => requests[i]!.brandId),
+    firsts.map((i) => requests[i]!.key),
+    firsts.map((i) => requests[i]!.hash),
+    firsts.map((i) => tokens.get(i)!),
+    KEY_TTL_HOURS,
+    LOCK_TIMEOUT_SECONDS,
+  ]);
   const won = new Set(claimed.map((r) => r.lock_token));
   const lost: number[] = [];
   for (const i of firsts) {

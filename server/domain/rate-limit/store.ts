@@ -1,6 +1,6 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { db, rawStatement } from '../db.ts';
 import type { BucketState } from './policy.ts';
 
 /** A counted bucket, with what is needed to give the hit back. */
@@ -41,6 +41,19 @@ export function countUpsert(from: string): string {
 }
 
 /**
+ * countHits' statement, the increments as parallel arrays. Raw: a list read as a
+ * table feeding countUpsert's text, which the typed builder cannot express; one
+ * statement per request (or batch) on the hottest path there is.
+ */
+const countIncrements = rawStatement<CountedRow>(
+  `WITH windowed AS (
+     SELECT bucket, w, n, to_timestamp(floor(extract(epoch FROM now()) / w) * w) AS window_start
+       FROM unnest($1::varchar[], $2::integer[], $3::integer[]) AS input (bucket, w, n)
+   )
+   ${countUpsert('windowed')}`,
+);
+
+/**
  * Adds `n` hits to each bucket's current window in one statement and returns
  * the new totals by key. Keys must be distinct (an upsert cannot touch a row
  * twice); the batcher (batch.ts) sums a batch's requests per bucket first.
@@ -51,18 +64,7 @@ export function countUpsert(from: string): string {
  */
 export async function countHits(em: EntityManager, increments: ReadonlyArray<{ key: string; windowSeconds: number; n: number }>): Promise<Map<string, CounterTotal>> {
   if (increments.length === 0) return new Map();
-  const values = increments.map(() => '(?::varchar, ?::integer, ?::integer)').join(', ');
-  const params = increments.flatMap((b) => [b.key, b.windowSeconds, b.n]);
-  // Raw: the increments are a VALUES list read as a table, which the typed builder cannot express;
-  // one statement per request (or batch) on the hottest path there is.
-  const rows = await em.execute<CountedRow[]>(
-    `WITH input (bucket, w, n) AS (VALUES ${values}),
-          windowed AS (
-            SELECT bucket, w, n, to_timestamp(floor(extract(epoch FROM now()) / w) * w) AS window_start FROM input
-          )
-     ${countUpsert('windowed')}`,
-    params,
-  );
+  const rows = await countIncrements(em, [increments.map((b) => b.key), increments.map((b) => b.windowSeconds), increments.map((b) => b.n)]);
   return new Map(rows.map((r) => [r.bucket, { hits: Number(r.hits), resetSeconds: Number(r.reset_seconds), windowEpoch: Number(r.window_epoch) }]));
 }
 

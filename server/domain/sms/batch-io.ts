@@ -3,7 +3,7 @@ import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { prepared } from '../db.ts';
+import { prepared, rawStatement } from '../db.ts';
 import { chainState, type ChainReading, type ChainVerdict } from './balance-chain.ts';
 import { candidateRowOf, lockOpenCandidates, type CandidateQuery, type CandidateRow, type LockedCandidate } from './candidates.ts';
 import { customerPhonesOfIntents } from './expected-payer.ts';
@@ -153,6 +153,15 @@ const candidatesOfReadings = prepared((k, $: { readings: string }) =>
 );
 
 /**
+ * Step 2's advisory locks, one per trx id key (gateway-trx-lock.ts), in the list's
+ * (sorted) order. Raw SQL: the order is kept by WITH ORDINALITY under the call,
+ * which the builder has no way to say.
+ */
+const lockTrxKeys = rawStatement(
+  `SELECT pg_advisory_xact_lock(hashtextextended('gateway_trx_id:' || s.key, 0)) FROM (SELECT key FROM json_array_elements_text($1::json) WITH ORDINALITY AS u(key, n) ORDER BY n) s`,
+);
+
+/**
  * The decisions' reads for a whole batch, in the global lock order of SMS
  * matching (gateway-trx-lock.ts): the balance chains of the batch (sorted),
  * every gateway trx id of every money-in reading (sorted), then the open
@@ -215,11 +224,7 @@ export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans:
   // 2. Every trx id of the batch, sorted, in one statement (gateway-trx-lock.ts).
   const trxKeys = [...new Set(plans.flatMap((p) => p.queries.map((q) => q.trxId)).filter((id) => id.trim() !== '').map((id) => id.trim().toUpperCase()))].sort();
   if (trxKeys.length > 0) {
-    // Raw SQL: the locks are taken in the list's (sorted) order, kept by WITH ORDINALITY under the call; the builder has no WITH ORDINALITY.
-    await tx.execute(
-      `SELECT pg_advisory_xact_lock(hashtextextended('gateway_trx_id:' || s.key, 0)) FROM (SELECT key FROM json_array_elements_text(?::json) WITH ORDINALITY AS u(key, n) ORDER BY n) s`,
-      [JSON.stringify(trxKeys)],
-    );
+    await lockTrxKeys(tx, [JSON.stringify(trxKeys)]);
   }
 
   // 3. The candidates of every reading in one statement (the conditions of loadCandidates per reading).

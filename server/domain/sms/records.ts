@@ -4,7 +4,7 @@ import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { SMS_RECORD_CONTEXT, decryptSmsSender, smsRecordBinding, smsRowBinding } from '../sms-intake/record-cipher.ts';
 import type { StoredSmsTemplate } from '../gateways/entities.ts';
 import { sql } from 'kysely';
-import { db, prepared } from '../db.ts';
+import { db, prepared, rawStatement } from '../db.ts';
 import type { ChainState, MatchStatus, ReasonCode, Suggestion } from './matcher.ts';
 
 /** The SMS time of `r` (an sms_records row) joined with its device `d`: see PendingSmsRecord.smsTime. */
@@ -197,6 +197,23 @@ export async function storeOutcome(tx: EntityManager, cipher: PiiCipher, rec: { 
   if (updated.length !== 1) throw new Error(`SMS record ${id} was no longer pending when its outcome was stored`);
 }
 
+/** storeOutcomes' UPDATE. Raw SQL: the typed builder cannot declare json_to_recordset's column definition list (the batch's outcomes as a table). */
+const updateOutcomes = rawStatement<{ id: string }>(
+  `UPDATE sms_records r
+        SET match_status = v.match_status, gateway_id = v.gateway_id, parsed_amount = v.parsed_amount, parsed_trx_id = v.parsed_trx_id,
+            parsed_sender_number = v.parsed_sender_number, direction = v.direction, kind = v.kind, parsed_balance = v.parsed_balance,
+            parsed_fee = v.parsed_fee, wallet_key = v.wallet_key, sms_time = v.sms_time, chain_state = v.chain_state,
+            chain_previous_id = v.chain_previous_id, chain_expected_balance = v.chain_expected_balance, transaction_id = v.transaction_id,
+            confidence = v.confidence, candidate_ids = v.candidate_ids, reason = v.reason, reason_code = v.reason_code,
+            suggestions = v.suggestions, matched_at = CASE WHEN v.match_status = 'matched' THEN now() END, updated_at = now()
+       FROM json_to_recordset($1::json) AS v(id bigint, match_status text, gateway_id bigint, parsed_amount numeric, parsed_trx_id text,
+            parsed_sender_number text, direction text, kind text, parsed_balance numeric, parsed_fee numeric, wallet_key text,
+            sms_time timestamptz, chain_state text, chain_previous_id bigint, chain_expected_balance numeric, transaction_id bigint,
+            confidence numeric, candidate_ids bigint[], reason text, reason_code text, suggestions jsonb)
+      WHERE r.id = v.id AND r.match_status = 'pending'
+      RETURNING r.id`,
+);
+
 /**
  * storeOutcome for several records in one statement (a batch decided in one
  * transaction, service.ts): one UPDATE instead of one per record. The same
@@ -206,23 +223,7 @@ export async function storeOutcomes(tx: EntityManager, cipher: PiiCipher, items:
   if (items.length === 0) return;
   // sms_time, a Date, goes into the JSON as its ISO text (Date.prototype.toJSON).
   const values = items.map(({ rec, outcome }) => ({ id: rec.id, ...outcomeColumns(cipher, rec, outcome) }));
-  // Raw SQL: the typed builder cannot declare json_to_recordset's column definition list (the batch's outcomes as a table).
-  const updated = await tx.execute<Array<{ id: string }>>(
-    `UPDATE sms_records r
-        SET match_status = v.match_status, gateway_id = v.gateway_id, parsed_amount = v.parsed_amount, parsed_trx_id = v.parsed_trx_id,
-            parsed_sender_number = v.parsed_sender_number, direction = v.direction, kind = v.kind, parsed_balance = v.parsed_balance,
-            parsed_fee = v.parsed_fee, wallet_key = v.wallet_key, sms_time = v.sms_time, chain_state = v.chain_state,
-            chain_previous_id = v.chain_previous_id, chain_expected_balance = v.chain_expected_balance, transaction_id = v.transaction_id,
-            confidence = v.confidence, candidate_ids = v.candidate_ids, reason = v.reason, reason_code = v.reason_code,
-            suggestions = v.suggestions, matched_at = CASE WHEN v.match_status = 'matched' THEN now() END, updated_at = now()
-       FROM json_to_recordset(?::json) AS v(id bigint, match_status text, gateway_id bigint, parsed_amount numeric, parsed_trx_id text,
-            parsed_sender_number text, direction text, kind text, parsed_balance numeric, parsed_fee numeric, wallet_key text,
-            sms_time timestamptz, chain_state text, chain_previous_id bigint, chain_expected_balance numeric, transaction_id bigint,
-            confidence numeric, candidate_ids bigint[], reason text, reason_code text, suggestions jsonb)
-      WHERE r.id = v.id AND r.match_status = 'pending'
-      RETURNING r.id`,
-    [JSON.stringify(values)],
-  );
+  const updated = await updateOutcomes(tx, [JSON.stringify(values)]);
   // The caller locked every row while pending, so this cannot happen unless that
   // invariant is broken; failing rolls the whole batch back.
   if (updated.length !== items.length) throw new Error(`SMS records ${items.map((i) => i.rec.id).join(', ')}: ${items.length - updated.length} no longer pending when their outcomes were stored`);
