@@ -6,7 +6,7 @@ import type { TransactionStatus } from '../payments/entities.ts';
 import { prepared, rawStatement } from '../db.ts';
 import { chainState, type ChainReading, type ChainVerdict } from './balance-chain.ts';
 import { candidateRowOf, lockOpenCandidates, type CandidateQuery, type CandidateRow, type LockedCandidate } from './candidates.ts';
-import { customerPhonesOfIntents } from './expected-payer.ts';
+import { customerPhoneOf, customerPhonesOfIntents } from './expected-payer.ts';
 import { OPEN_STATUSES, type ChainState } from './matcher.ts';
 import type { SmsOutcome } from './records.ts';
 
@@ -254,12 +254,14 @@ export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans:
   // 4. The open ones locked (intents, then transactions), and the customers' phones of claimers without a declared number.
   const all = [...loaded.values()].flat();
   const locked = await lockOpenCandidates(tx, all);
-  // Every candidate without a declared number (decide() asks for the claimers among them): one read, not one per record.
-  const phones = await customerPhonesOfIntents(
-    tx,
-    cipher,
-    all.filter((c) => !(locked.get(c.id) ?? c).payerNumberEncrypted).map((c) => c.intentId),
-  );
+  // Every candidate without a declared number (decide() asks for the claimers among them): a locked one's phone came
+  // with its lock; the others' (not open any more) in one read, not one per record, and none when all are locked.
+  const undeclared = all.filter((c) => !(locked.get(c.id) ?? c).payerNumberEncrypted);
+  const phones = await customerPhonesOfIntents(tx, cipher, undeclared.filter((c) => !locked.has(c.id)).map((c) => c.intentId));
+  for (const c of undeclared) {
+    const phone = locked.get(c.id)?.customerPhone;
+    if (phone) phones.set(c.intentId, customerPhoneOf(cipher, phone));
+  }
 
   // Links decided in this batch, per chain, as they were stored.
   const decidedLinks = new Map<string, Link[]>();

@@ -7,6 +7,7 @@ import type { GatewayParseConfig } from './parser.ts';
 import { sameSender, senderKey } from './senders.ts';
 import { sql } from 'kysely';
 import { db, prepared } from '../db.ts';
+import type { StoredCustomerPhone } from './expected-payer.ts';
 import type { GatewaySmsRow } from './records.ts';
 
 export interface GatewaySmsConfig extends GatewayParseConfig {
@@ -142,6 +143,8 @@ export function candidateRowOf(r: {
 /** A candidate as locked, with the whole transaction as read under its locks. */
 export interface LockedCandidate extends CandidateRow {
   record: TransactionRecord;
+  /** The payment's customer phone as stored (a PII token with its binding), read with the lock; null without one. */
+  customerPhone: StoredCustomerPhone | null;
 }
 
 /** lockOpenCandidates' two statements, compiled once (db.ts `prepared`): the intents, then the transactions, each by an id array in id order. */
@@ -151,6 +154,9 @@ const lockIntents = prepared((k, $: { ids: number[] }) =>
 const lockTransactions = prepared((k, $: { ids: number[] }) =>
   transactionSelect(k)
     .select('t.sender_number_encrypted as payer_number_encrypted')
+    // The customer's phone comes along (not locked): the number a claimer without a declared one is compared with.
+    .leftJoin('customers as cu', 'cu.id', 'i.customer_id')
+    .select(['cu.brand_id as customer_brand_id', 'cu.uuid as customer_uuid', 'cu.phone_encrypted as customer_phone_encrypted'])
     .where('t.id', '=', (eb) => eb.fn.any(eb.val($.ids)))
     .orderBy('t.id')
     .forUpdate('t'),
@@ -189,6 +195,10 @@ export async function lockOpenCandidates(tx: EntityManager, rows: readonly Candi
       payerNumberEncrypted: r.payer_number_encrypted,
       trxId: record.trxId,
       record,
+      customerPhone:
+        r.customer_phone_encrypted !== null && r.customer_brand_id !== null && r.customer_uuid !== null
+          ? { brandId: r.customer_brand_id, uuid: r.customer_uuid, token: r.customer_phone_encrypted }
+          : null,
     });
   }
   return fresh;

@@ -27,8 +27,18 @@ export async function customerPhonesOfIntents(
   const phones = new Map<number, string>();
   if (intentIds.length === 0) return phones;
   const rows = await phonesOfIntents.execute(tx, { ids: [...new Set(intentIds)] });
-  for (const r of rows) {
-    phones.set(r.id, cipher.decrypt(r.phone_encrypted!, CUSTOMER_CONTEXT.phone, customerBinding(r.brand_id, r.uuid)));
-  }
+  for (const r of rows) phones.set(r.id, customerPhoneOf(cipher, { brandId: r.brand_id, uuid: r.uuid, token: r.phone_encrypted! }));
   return phones;
+}
+
+/** A customer's phone as stored: its PII token and what it is bound to. */
+export interface StoredCustomerPhone {
+  brandId: number;
+  uuid: string;
+  token: string;
+}
+
+/** The phone in clear. */
+export function customerPhoneOf(cipher: PiiCipher, p: StoredCustomerPhone): string {
+  return cipher.decrypt(p.token, CUSTOMER_CONTEXT.phone, customerBinding(p.brandId, p.uuid));
 }
