@@ -62,10 +62,11 @@ describe('named statements on (the default)', () => {
     const second = await forwardOne(t, scene, '152.00');
     expect([first.status, second.status]).toEqual(['matched', 'matched']);
     const named = (s: Sent[]) => s.filter((x) => x.name !== null);
-    // Device auth, filter rules, the record INSERT, the claim, candidates, locks, phones, completion, events, outcomes.
-    expect(named(first.sent).length).toBeGreaterThanOrEqual(8);
     for (const x of named(first.sent)) expect(x.name).toMatch(/^pc_[0-9a-f]{20}$/);
-    expect(new Set(named(second.sent).map((x) => x.name))).toEqual(new Set(named(first.sent).map((x) => x.name)));
+    // Device auth, filter rules, the record INSERT, the claim, trx-id locks, candidates, locks, completion,
+    // events, endpoints, outcomes: by the same names on both SMS (a scheduled sweep may add its own to one window).
+    const again = new Set(named(second.sent).map((x) => x.name));
+    expect(new Set(named(first.sent).map((x) => x.name).filter((n) => again.has(n))).size).toBeGreaterThanOrEqual(10);
     // One name, one text (pg refuses a name reused for another text on a connection).
     const textOf = new Map<string, string>();
     for (const x of [...named(first.sent), ...named(second.sent)]) {
