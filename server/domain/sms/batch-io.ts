@@ -6,7 +6,7 @@ import type { TransactionStatus } from '../payments/entities.ts';
 import { prepared, rawStatement } from '../db.ts';
 import { chainState, type ChainReading, type ChainVerdict } from './balance-chain.ts';
 import { candidateRowOf, lockOpenCandidates, type CandidateQuery, type CandidateRow, type LockedCandidate } from './candidates.ts';
-import { customerPhoneOf, customerPhonesOfIntents } from './expected-payer.ts';
+import { customerPhonesOfCandidates } from './expected-payer.ts';
 import { OPEN_STATUSES, type ChainState } from './matcher.ts';
 import type { SmsOutcome } from './records.ts';
 
@@ -22,7 +22,8 @@ export interface DecideIo {
   /** The candidates of reading `index` of record `recordId` (loadCandidates). */
   candidates(recordId: number, index: number, q: CandidateQuery): Promise<CandidateRow[]>;
   lockOpen(rows: readonly CandidateRow[]): Promise<Map<number, LockedCandidate>>;
-  customerPhones(intentIds: readonly number[]): Promise<Map<number, string>>;
+  /** The customer's phone, in clear, of each row's payment (by intent id), for rows as loaded or as locked. */
+  customerPhones(rows: ReadonlyArray<CandidateRow | LockedCandidate>): Promise<Map<number, string>>;
 }
 
 /** What a batch needs of one record, worked out from its text before any lock (service.ts). */
@@ -254,14 +255,8 @@ export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans:
   // 4. The open ones locked (intents, then transactions), and the customers' phones of claimers without a declared number.
   const all = [...loaded.values()].flat();
   const locked = await lockOpenCandidates(tx, all);
-  // Every candidate without a declared number (decide() asks for the claimers among them): a locked one's phone came
-  // with its lock; the others' (not open any more) in one read, not one per record, and none when all are locked.
-  const undeclared = all.filter((c) => !(locked.get(c.id) ?? c).payerNumberEncrypted);
-  const phones = await customerPhonesOfIntents(tx, cipher, undeclared.filter((c) => !locked.has(c.id)).map((c) => c.intentId));
-  for (const c of undeclared) {
-    const phone = locked.get(c.id)?.customerPhone;
-    if (phone) phones.set(c.intentId, customerPhoneOf(cipher, phone));
-  }
+  // Every candidate without a declared number (decide() asks for the claimers among them), for the whole batch at once.
+  const phones = await customerPhonesOfCandidates(tx, cipher, all.map((c) => locked.get(c.id) ?? c).filter((c) => !c.payerNumberEncrypted));
 
   // Links decided in this batch, per chain, as they were stored.
   const decidedLinks = new Map<string, Link[]>();
@@ -309,8 +304,8 @@ export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans:
       }
       return out;
     },
-    async customerPhones(intentIds) {
-      return new Map(intentIds.flatMap((id) => (phones.has(id) ? [[id, phones.get(id)!] as const] : [])));
+    async customerPhones(rows) {
+      return new Map(rows.flatMap(({ intentId: id }) => (phones.has(id) ? [[id, phones.get(id)!] as const] : [])));
     },
   };
 

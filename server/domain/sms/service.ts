@@ -10,7 +10,7 @@ import { isOfficialSender, loadCandidates, lockOpenCandidates, toGatewaySmsConfi
 import { checkBalanceChain, walletKey } from './balance-chain.ts';
 import { prefetchBatch, type BatchRecordPlan, type DecideIo } from './batch-io.ts';
 import { chooseMatch, type MatchResult, type ReasonCode } from './matcher.ts';
-import { customerPhonesOfIntents } from './expected-payer.ts';
+import { customerPhonesOfCandidates } from './expected-payer.ts';
 import { parseSms, type ParsedSms } from './parser.ts';
 import { requestBackfillForChainBreak } from '../recovery/backfill.ts';
 import type { EventEndpointsMemo } from '../webhooks/outbox.ts';
@@ -106,7 +106,7 @@ function perRecordIo(tx: EntityManager, cipher: PiiCipher): DecideIo {
     lockTrxIds: (ids) => lockGatewayTrxIds(tx, ids),
     candidates: (_recordId, _index, q) => loadCandidates(tx, q),
     lockOpen: (rows) => lockOpenCandidates(tx, rows),
-    customerPhones: (intentIds) => customerPhonesOfIntents(tx, cipher, intentIds),
+    customerPhones: (rows) => customerPhonesOfCandidates(tx, cipher, rows),
   };
 }
 
@@ -199,7 +199,7 @@ async function decide(
   const undeclared = ins.flatMap((_, i) =>
     loaded[i]!.map((c) => fresh.get(c.id) ?? c).filter((c) => c.brandId === rec.brandId && c.mode === rec.mode && claimsOf(c, i) && !c.payerNumberEncrypted),
   );
-  const customerPhones = await io.customerPhones(undeclared.map((c) => c.intentId));
+  const customerPhones = await io.customerPhones(undeclared);
 
   const outcomes = ins.map((reading, i) => {
     const trxId = reading.parsed.trxId!;
