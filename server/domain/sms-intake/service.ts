@@ -133,57 +133,54 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
     };
   });
 
-  const store = async () => {
-    const ids = new Array<number>(batch.length);
-    const fresh: Array<{ id: number; at: number }> = [];
-    // Every record of the batch in one INSERT, in content-hash order (a multi-row
-    // VALUES list is inserted in its order): one round trip for the batch
-    // instead of one per SMS (BENCHMARKS.md). A row the unique indexes refuse
-    // (the device's own message again, or content stored before) inserts
-    // nothing and is settled one by one below, as before.
-    // Only the first of a message id repeated in the batch is offered: a later one answers its record.
-    const firsts = ordered.flatMap(({ sms, hash }, k) => (ordered.findIndex((o) => o.sms.deviceMessageId === sms.deviceMessageId) === k ? [recordRow(caller, sms, hash, sealed[k]!, null)] : []));
-    const inserted = await insertRecords(em, firsts);
-    const insertedId = new Map(inserted.map((r) => [r.device_message_id, r.id]));
-    for (const [k, { sms, index, hash }] of ordered.entries()) {
-      const id = insertedId.get(sms.deviceMessageId);
-      if (id !== undefined) {
-        insertedId.delete(sms.deviceMessageId);
-        ids[index] = id;
-        fresh.push({ id, at: sms.receivedAt.getTime() });
-        continue;
-      }
-      const encrypted = sealed[k]!;
-      const own = await findOwn(em, caller, sms.deviceMessageId);
-      if (own !== null) {
-        ids[index] = own;
-        continue;
-      }
-      // Originals are one per brand and mode (the record takes its device's mode):
-      // a test phone's copy must never make a live phone's SMS a duplicate.
-      const original = await db(em)
-        .selectFrom('sms_records')
-        .select('id')
-        .where('brand_id', '=', caller.brandId)
-        .where('mode', '=', (eb) => eb.selectFrom('devices').select('devices.mode').where('devices.id', '=', caller.deviceId))
-        .where('content_hash', '=', hash)
-        .where('duplicate_of_id', 'is', null)
-        .executeTakeFirstOrThrow();
-      const duplicate = await insertRecord(em, caller, sms, hash, encrypted, original.id);
-      // Null only if this device's own retry of the message committed meanwhile.
-      ids[index] = duplicate ?? (await findOwn(em, caller, sms.deviceMessageId))!;
+  // No transaction around the writes: the batch's INSERT is one statement, atomic
+  // on its own, and each write for a row it refused (the copy of a duplicate) is
+  // too. Should the process die between them, the phone, which got no answer, sends
+  // the batch again, and every message it finds stored by its id is answered as
+  // stored. BEGIN and COMMIT were two of the round trips of every request
+  // (BENCHMARKS.md). The records are committed before matching starts.
+  const ids = new Array<number>(batch.length);
+  const freshAt: Array<{ id: number; at: number }> = [];
+  // Every record of the batch in one INSERT, in content-hash order (a multi-row
+  // VALUES list is inserted in its order): one round trip for the batch
+  // instead of one per SMS (BENCHMARKS.md). A row the unique indexes refuse
+  // (the device's own message again, or content stored before) inserts
+  // nothing and is settled one by one below, as before.
+  // Only the first of a message id repeated in the batch is offered: a later one answers its record.
+  const firsts = ordered.flatMap(({ sms, hash }, k) => (ordered.findIndex((o) => o.sms.deviceMessageId === sms.deviceMessageId) === k ? [recordRow(caller, sms, hash, sealed[k]!, null)] : []));
+  const inserted = await insertRecords(em, firsts);
+  const insertedId = new Map(inserted.map((r) => [r.device_message_id, r.id]));
+  for (const [k, { sms, index, hash }] of ordered.entries()) {
+    const id = insertedId.get(sms.deviceMessageId);
+    if (id !== undefined) {
+      insertedId.delete(sms.deviceMessageId);
+      ids[index] = id;
+      freshAt.push({ id, at: sms.receivedAt.getTime() });
+      continue;
     }
-    // Matched in the order the phone received them (then id): the balance chain
-    // checks each SMS against the one before it, whatever order the batch had.
-    return { ids, fresh: fresh.sort((a, b) => a.at - b.at || a.id - b.id).map((f) => f.id) };
-  };
-  // No transaction around it: the batch's INSERT is one statement, atomic on its
-  // own, and each write for a row it refused (the copy of a duplicate) is too.
-  // Should the process die between them, the phone, which got no answer, sends the
-  // batch again, and every message it finds stored by its id is answered as stored.
-  // BEGIN and COMMIT were two of the round trips of every request (BENCHMARKS.md).
-  // The records are committed before matching starts.
-  const { ids, fresh } = await store();
+    const encrypted = sealed[k]!;
+    const own = await findOwn(em, caller, sms.deviceMessageId);
+    if (own !== null) {
+      ids[index] = own;
+      continue;
+    }
+    // Originals are one per brand and mode (the record takes its device's mode):
+    // a test phone's copy must never make a live phone's SMS a duplicate.
+    const original = await db(em)
+      .selectFrom('sms_records')
+      .select('id')
+      .where('brand_id', '=', caller.brandId)
+      .where('mode', '=', (eb) => eb.selectFrom('devices').select('devices.mode').where('devices.id', '=', caller.deviceId))
+      .where('content_hash', '=', hash)
+      .where('duplicate_of_id', 'is', null)
+      .executeTakeFirstOrThrow();
+    const duplicate = await insertRecord(em, caller, sms, hash, encrypted, original.id);
+    // Null only if this device's own retry of the message committed meanwhile.
+    ids[index] = duplicate ?? (await findOwn(em, caller, sms.deviceMessageId))!;
+  }
+  // Matched in the order the phone received them (then id): the balance chain
+  // checks each SMS against the one before it, whatever order the batch had.
+  const fresh = freshAt.sort((a, b) => a.at - b.at || a.id - b.id).map((f) => f.id);
 
   // Records the matcher reports as decided are answered as it committed them, the
   // rest as read now: reading back records whose state we already know was one

@@ -1,4 +1,3 @@
-import { nameStatement } from './named-statements.ts';
 import type { EntityMetadata, EntityProperty, MetadataStorage } from '@mikro-orm/core';
 import {
   DeleteQueryNode,
@@ -18,6 +17,7 @@ import {
   type Kysely,
 } from 'kysely';
 import type { EntityManager } from './orm.ts';
+import { nameStatement } from './named-statements.ts';
 
 /**
  * MikroORM 7.2's value conversion for Kysely queries (what
