@@ -1,6 +1,6 @@
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
-import { ConvertValuesPlugin, prepare, type PreparedStatement } from '../infra/database/convert-values.ts';
+import { CompiledQuery, type Compilable, type Kysely, type QueryResult, type UnknownRow } from 'kysely';
+import { ConvertValuesPlugin, prepare, type BoundStatement, type PreparedStatement } from '../infra/database/convert-values.ts';
 import type { EntityManager } from '../infra/database/orm.ts';
 import { nameStatement } from '../infra/database/named-statements.ts';
 import type { entities } from './entities.ts';
@@ -64,13 +64,51 @@ export function preparedPerRowCount<R extends object, O>(
   };
 }
 
+/** A raw statement (rawStatement): run it, or bind it to be sent with others (`pipelined`). */
+export interface RawStatement<R> {
+  (em: EntityManager, params: readonly unknown[]): Promise<R[]>;
+  bind(params: readonly unknown[]): BoundStatement<R>;
+}
+
 /**
  * A raw statement of fixed text with `$1`..`$n` parameters (each use says why the
  * builder cannot write it), sent as a named statement like the compiled ones
  * (infra/database/named-statements.ts). Runs on `em`'s transaction when it has
  * one; rows come back as `pg` parsed them, without value conversion.
  */
-export function rawStatement<R>(text: string): (em: EntityManager, params: readonly unknown[]) => Promise<R[]> {
+export function rawStatement<R>(text: string): RawStatement<R> {
   nameStatement(text);
-  return async (em, params) => (await em.getKysely().executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows;
+  const bind = (params: readonly unknown[]): BoundStatement<R> => ({ query: CompiledQuery.raw(text, [...params]), rows: (result) => result.rows as R[] });
+  const run = async (em: EntityManager, params: readonly unknown[]) => (await em.getKysely().executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows;
+  return Object.assign(run, { bind });
+}
+
+type RowsOf<T extends readonly BoundStatement<unknown>[]> = { [K in keyof T]: T[K] extends BoundStatement<infer O> ? O[] : never };
+
+/**
+ * Sends `statements` on `em`'s connection (its transaction's, else one pooled
+ * connection) without waiting for each answer before the next: one round trip
+ * for all of them instead of one each (the pool's clients are in `pg`'s
+ * pipeline mode, orm.ts). Returns each one's rows, in order.
+ *
+ * PostgreSQL still runs them one after the other, in order, and under READ
+ * COMMITTED each takes its snapshot when it starts: a statement sees whatever
+ * was committed before it began, including the commit of a lock holder that an
+ * earlier statement of the same pipeline waited for. So a read may follow the
+ * lock it depends on in one pipeline; what a statement cannot use is an earlier
+ * one's answer (only the values known before sending).
+ *
+ * Every statement is waited for before returning or throwing, so the connection
+ * is never handed on with statements of ours in flight. In a transaction, a
+ * failed statement aborts it and every later one fails with it; the first
+ * failure is thrown.
+ */
+export async function pipelined<T extends readonly BoundStatement<unknown>[]>(em: EntityManager, ...statements: T): Promise<RowsOf<T>> {
+  const executor = em.getKysely().getExecutor();
+  const settled = await executor.provideConnection(async (connection) =>
+    Promise.allSettled(statements.map((s) => connection.executeQuery<UnknownRow>(s.query))),
+  );
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s, i) => statements[i]!.rows((s as PromiseFulfilledResult<QueryResult<UnknownRow>>).value)) as RowsOf<T>;
 }

@@ -1,8 +1,8 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pairDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { seedGateway } from '../support/seed.ts';
+import { countStatements } from '../support/statements.ts';
 import {
   creditTemplate,
   creditWithBalance,
@@ -228,26 +228,6 @@ describe('concurrent batches', () => {
 });
 
 describe('round trips', () => {
-  /** Statements sent to PostgreSQL while `fn` runs, but pg-boss's (every query of the in-process server goes through pg's Client). */
-  async function countStatements(fn: () => Promise<unknown>): Promise<{ n: number; texts: string[] }> {
-    const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-    const original = proto.query;
-    const texts: string[] = [];
-    proto.query = function (this: unknown, ...args: unknown[]) {
-      const q = args[0];
-      const text = typeof q === 'string' ? q : ((q as { text?: string })?.text ?? '');
-      // pg-boss's own polling and maintenance may land in the window; they are not the request's.
-      if (!/\bpgboss\./i.test(text)) texts.push(text.slice(0, 60));
-      return original.apply(this, args);
-    };
-    try {
-      await fn();
-    } finally {
-      proto.query = original;
-    }
-    return { n: texts.length, texts };
-  }
-
   it('a request of ten matched SMS makes the statements of a request of one: stored, matched and completed set-based', async () => {
     const scene = await smsScene(t);
     const at = Date.now() - 60_000;
@@ -264,8 +244,11 @@ describe('round trips', () => {
     };
     const one = await request(1);
     const ten = await request(10);
-    console.log(`statements: 1 SMS ${one.n}, 10 SMS ${ten.n}\n  1: ${one.texts.join('\n  1: ')}\n  10: ${ten.texts.join('\n  10: ')}`);
+    console.log(`statements (round trips): 1 SMS ${one.n} (${one.trips}), 10 SMS ${ten.n} (${ten.trips})\n  1: ${one.texts.join('\n  1: ')}\n  10: ${ten.texts.join('\n  10: ')}`);
     // Nothing per SMS: ten cost what one costs (the first request also created the brand's filter rules).
     expect(ten.n).toBeLessThanOrEqual(one.n);
+    expect(ten.trips).toBeLessThanOrEqual(one.trips);
+    // Statements that need no answer of another go together (db.ts `pipelined`): fewer waits than statements.
+    expect(ten.trips).toBeLessThanOrEqual(ten.n - 4);
   });
 });

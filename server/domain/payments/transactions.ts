@@ -416,7 +416,7 @@ export function completionRefusal(t: TransactionRecord, gatewayTrxId: string | n
 }
 
 /**
- * completeLockedTransactions' statement, compiled once (db.ts `prepared`): the
+ * bindCompletions' statement, compiled once (db.ts `prepared`): the
  * transactions and intents of a batch by two id arrays, each completion's claimed
  * gateway trx id from a JSON object keyed by transaction id.
  */
@@ -459,40 +459,43 @@ const completeTogether = prepared((q, $: { ids: number[]; intentIds: number[]; s
  * transaction and intent in one statement and every `payment.completed` event
  * in one (recordEvents), for a batch of SMS decided in one transaction
  * (sms/service.ts). Each row and event is what completeLockedTransaction
- * would write for it. Throws when any of them was no longer open (the caller's
- * locks make that impossible unless an invariant broke) or when a stored
- * gateway trx id meets the unique index: the caller's whole transaction then
- * fails. Returns the completed transactions in the order given.
+ * would write for it. In two steps, so that the caller can send the statement
+ * along with others (db.ts `pipelined`): `statement`, then `finish` with its
+ * rows, which checks them, records the events and returns the completed
+ * transactions in the order given. A stored gateway trx id meeting the unique
+ * index fails the statement, and `finish` throws when any transaction was no
+ * longer open (the caller's locks make that impossible unless an invariant
+ * broke): the caller's whole transaction then fails.
  */
-export async function completeLockedTransactions(
+export function bindCompletions(
   tx: EntityManager,
   items: ReadonlyArray<{ t: TransactionRecord; gatewayTrxId: string | null }>,
-  opts: { source: CompletionSource; eventEndpoints?: EventEndpointsMemo },
-): Promise<TransactionRecord[]> {
-  if (items.length === 0) return [];
-  if (!tx.isInTransaction()) throw new Error('completeLockedTransactions must run inside em.transactional()');
+  source: CompletionSource,
+) {
+  if (!tx.isInTransaction()) throw new Error('bindCompletions must run inside em.transactional()');
   const claimed = Object.fromEntries(items.map(({ t, gatewayTrxId }) => [String(t.id), gatewayTrxId ? cleanGatewayTrxId(gatewayTrxId) : null]));
-  const rows = await completeTogether.execute(tx, {
-    ids: items.map(({ t }) => t.id),
-    intentIds: items.map(({ t }) => t.intentId),
-    source: opts.source,
-    claimed: JSON.stringify(claimed),
-  });
-  // Ids through a CTE may come back as text: compared as numbers.
-  const byId = new Map(rows.map((r) => [Number(r.done_id), r]));
-  if (byId.size !== items.length) throw new Error(`transactions ${items.map(({ t }) => t.id).join(', ')}: ${items.length - byId.size} no longer open when completed together`);
-  const events: Array<{ brandId: number; mode: Mode; event: 'payment.completed'; data: Record<string, unknown>; transactionId: number }> = [];
-  const completed: TransactionRecord[] = [];
-  for (const { t } of items) {
-    const row = byId.get(t.id)!;
-    const transaction: TransactionRecord = { ...t, status: 'completed', completedAt: row.completed_at, completionSource: row.completion_source, gatewayTrxId: row.gateway_trx_id };
-    const intent = intentEventRowOf(row);
-    const data = intent && Number(row.latest_transaction_id) === t.id ? paymentEventDataOf(completedPaymentRow(intent, transaction)) : await paymentEventData(tx, t.intentId);
-    events.push({ brandId: t.brandId, mode: t.mode, event: 'payment.completed', data, transactionId: t.id });
-    completed.push(transaction);
-  }
-  await recordEvents(tx, events, opts.eventEndpoints);
-  return completed;
+  const values = { ids: items.map(({ t }) => t.id), intentIds: items.map(({ t }) => t.intentId), source, claimed: JSON.stringify(claimed) };
+  type Row = Awaited<ReturnType<typeof completeTogether.execute>>[number];
+  return {
+    statement: completeTogether.bind(tx, values),
+    async finish(rows: Row[], eventEndpoints?: EventEndpointsMemo): Promise<TransactionRecord[]> {
+      // Ids through a CTE may come back as text: compared as numbers.
+      const byId = new Map(rows.map((r) => [Number(r.done_id), r]));
+      if (byId.size !== items.length) throw new Error(`transactions ${items.map(({ t }) => t.id).join(', ')}: ${items.length - byId.size} no longer open when completed together`);
+      const events: Array<{ brandId: number; mode: Mode; event: 'payment.completed'; data: Record<string, unknown>; transactionId: number }> = [];
+      const completed: TransactionRecord[] = [];
+      for (const { t } of items) {
+        const row = byId.get(t.id)!;
+        const transaction: TransactionRecord = { ...t, status: 'completed', completedAt: row.completed_at, completionSource: row.completion_source, gatewayTrxId: row.gateway_trx_id };
+        const intent = intentEventRowOf(row);
+        const data = intent && Number(row.latest_transaction_id) === t.id ? paymentEventDataOf(completedPaymentRow(intent, transaction)) : await paymentEventData(tx, t.intentId);
+        events.push({ brandId: t.brandId, mode: t.mode, event: 'payment.completed', data, transactionId: t.id });
+        completed.push(transaction);
+      }
+      await recordEvents(tx, events, eventEndpoints);
+      return completed;
+    },
+  };
 }
 
 /** The intent columns of paymentQuery (view.ts), as the UPDATE in completeLockedTransaction returns them. */
@@ -524,7 +527,7 @@ type IntentReturned = { [K in keyof IntentEventRow as K extends 'intent_created_
 
 /**
  * The intent's columns of a completion's row (completeLockedTransaction,
- * completeLockedTransactions), or null when its UPDATE changed nothing. The left
+ * bindCompletions), or null when its UPDATE changed nothing. The left
  * join makes them nullable in the row type; with an id, the UPDATE returned them all.
  */
 function intentEventRowOf(row: IntentReturned): IntentEventRow | null {

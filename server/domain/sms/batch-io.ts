@@ -3,7 +3,8 @@ import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { prepared, rawStatement } from '../db.ts';
+import { pipelined, prepared, rawStatement } from '../db.ts';
+import type { BoundStatement } from '../../infra/database/convert-values.ts';
 import { chainState, type ChainReading, type ChainVerdict } from './balance-chain.ts';
 import { candidateRowOf, lockOpenCandidates, type CandidateQuery, type CandidateRow, type LockedCandidate } from './candidates.ts';
 import { customerPhonesOfCandidates } from './expected-payer.ts';
@@ -90,7 +91,7 @@ function pairValues(pairs: readonly ChainPair[]): Record<string, unknown> {
   return values;
 }
 
-/** writeHeads' UPDATE of one chain's head, compiled once (db.ts `prepared`). */
+/** headWrites' UPDATE of one chain's head, compiled once (db.ts `prepared`). */
 const moveHead = prepared((k, $: { id: number | null; balance: string | null; at: Date; broken: boolean; deviceId: number; wallet: string }) =>
   k
     .updateTable('sms_balance_chains')
@@ -162,6 +163,34 @@ const lockTrxKeys = rawStatement(
   `SELECT pg_advisory_xact_lock(hashtextextended('gateway_trx_id:' || s.key, 0)) FROM (SELECT key FROM json_array_elements_text($1::json) WITH ORDINALITY AS u(key, n) ORDER BY n) s`,
 );
 
+type LinkRow = {
+  id: string; p_id: string | null; p_at: string | null; p_balance: string | null; p_state: ChainState;
+  n_id: string | null; n_at: string | null; n_balance: string | null; n_amount: string | null; n_fee: string | null; n_direction: 'in' | 'out' | null;
+};
+/**
+ * Step 1's stored links either side of each record of the batch. Raw SQL: the
+ * typed builder cannot declare json_to_recordset's column definition list that
+ * types the batch.
+ */
+const chainLinks = rawStatement<LinkRow>(
+  `SELECT q.id, p.id AS p_id, p.at AS p_at, p.parsed_balance AS p_balance, p.chain_state AS p_state,
+              n.id AS n_id, n.at AS n_at, n.parsed_balance AS n_balance, n.parsed_amount AS n_amount, n.parsed_fee AS n_fee, n.direction AS n_direction
+         FROM json_to_recordset($1::json) AS q(id bigint, device_id bigint, wallet text, sms_time timestamptz)
+         LEFT JOIN LATERAL (
+           SELECT r.id, (extract(epoch FROM r.sms_time) * 1000000)::bigint::text AS at, r.parsed_balance::text AS parsed_balance, r.chain_state
+             FROM sms_records r
+            WHERE r.device_id = q.device_id AND r.wallet_key = q.wallet AND r.parsed_balance IS NOT NULL AND r.id <> q.id
+              AND (r.sms_time < q.sms_time OR (r.sms_time = q.sms_time AND r.id < q.id))
+            ORDER BY r.sms_time DESC, r.id DESC LIMIT 1) p ON true
+         LEFT JOIN LATERAL (
+           SELECT r.id, (extract(epoch FROM r.sms_time) * 1000000)::bigint::text AS at, r.parsed_balance::text AS parsed_balance,
+                  r.parsed_amount::text AS parsed_amount, r.parsed_fee::text AS parsed_fee, r.direction
+             FROM sms_records r
+            WHERE r.device_id = q.device_id AND r.wallet_key = q.wallet AND r.parsed_balance IS NOT NULL AND r.id <> q.id
+              AND (r.sms_time > q.sms_time OR (r.sms_time = q.sms_time AND r.id > q.id))
+            ORDER BY r.sms_time, r.id LIMIT 1) n ON true`,
+);
+
 /**
  * The decisions' reads for a whole batch, in the global lock order of SMS
  * matching (gateway-trx-lock.ts): the balance chains of the batch (sorted),
@@ -187,46 +216,21 @@ export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans:
   );
   const heads = new Map<string, { id: number | null; at: number | null; balance: string | null; broken: boolean; changed: boolean }>();
   const stored = new Map<number, { prev: Link | null; next: Link | null }>();
+  // Steps 1-3 go to PostgreSQL together (db.ts `pipelined`): each needs only what the batch's texts say, not
+  // another's answer, and PostgreSQL runs them in this order, each read after the locks before it.
+  const steps: Array<BoundStatement<unknown>> = [];
+  const at = { lock: -1, links: -1, candidates: -1 };
   if (pairs.length > 0) {
     const values = pairValues(pairs);
-    await chainStatements(pairs.length).create.execute(tx, values);
-    const locked = await chainStatements(pairs.length).lock.execute(tx, values);
-    for (const h of locked) heads.set(chainKey(h.device_id, h.wallet_key), { id: null, at: h.last_sms_time?.getTime() ?? null, balance: null, broken: false, changed: false });
-    // Raw SQL: the typed builder cannot declare json_to_recordset's column definition list that types the batch.
-    const rows = await tx.execute<
-      Array<{ id: string; p_id: string | null; p_at: string | null; p_balance: string | null; p_state: ChainState; n_id: string | null; n_at: string | null; n_balance: string | null; n_amount: string | null; n_fee: string | null; n_direction: 'in' | 'out' | null }>
-    >(
-      `SELECT q.id, p.id AS p_id, p.at AS p_at, p.parsed_balance AS p_balance, p.chain_state AS p_state,
-              n.id AS n_id, n.at AS n_at, n.parsed_balance AS n_balance, n.parsed_amount AS n_amount, n.parsed_fee AS n_fee, n.direction AS n_direction
-         FROM json_to_recordset(?::json) AS q(id bigint, device_id bigint, wallet text, sms_time timestamptz)
-         LEFT JOIN LATERAL (
-           SELECT r.id, (extract(epoch FROM r.sms_time) * 1000000)::bigint::text AS at, r.parsed_balance::text AS parsed_balance, r.chain_state
-             FROM sms_records r
-            WHERE r.device_id = q.device_id AND r.wallet_key = q.wallet AND r.parsed_balance IS NOT NULL AND r.id <> q.id
-              AND (r.sms_time < q.sms_time OR (r.sms_time = q.sms_time AND r.id < q.id))
-            ORDER BY r.sms_time DESC, r.id DESC LIMIT 1) p ON true
-         LEFT JOIN LATERAL (
-           SELECT r.id, (extract(epoch FROM r.sms_time) * 1000000)::bigint::text AS at, r.parsed_balance::text AS parsed_balance,
-                  r.parsed_amount::text AS parsed_amount, r.parsed_fee::text AS parsed_fee, r.direction
-             FROM sms_records r
-            WHERE r.device_id = q.device_id AND r.wallet_key = q.wallet AND r.parsed_balance IS NOT NULL AND r.id <> q.id
-              AND (r.sms_time > q.sms_time OR (r.sms_time = q.sms_time AND r.id > q.id))
-            ORDER BY r.sms_time, r.id LIMIT 1) n ON true`,
-      [JSON.stringify(chained.map((p) => ({ id: p.recordId, device_id: p.deviceId, wallet: p.chain!.wallet, sms_time: p.smsTime.toISOString() })))],
-    );
-    for (const r of rows) {
-      stored.set(Number(r.id), {
-        prev: r.p_id === null ? null : { id: Number(r.p_id), at: BigInt(r.p_at!), balance: r.p_balance!, state: r.p_state, amount: '0', fee: null, direction: 'in' },
-        next: r.n_id === null ? null : { id: Number(r.n_id), at: BigInt(r.n_at!), balance: r.n_balance!, state: null, amount: r.n_amount!, fee: r.n_fee, direction: r.n_direction! },
-      });
-    }
+    steps.push(chainStatements(pairs.length).create.bind(tx, values));
+    at.lock = steps.push(chainStatements(pairs.length).lock.bind(tx, values)) - 1;
+    const input = chained.map((p) => ({ id: p.recordId, device_id: p.deviceId, wallet: p.chain!.wallet, sms_time: p.smsTime.toISOString() }));
+    at.links = steps.push(chainLinks.bind([JSON.stringify(input)])) - 1;
   }
 
   // 2. Every trx id of the batch, sorted, in one statement (gateway-trx-lock.ts).
   const trxKeys = [...new Set(plans.flatMap((p) => p.queries.map((q) => q.trxId)).filter((id) => id.trim() !== '').map((id) => id.trim().toUpperCase()))].sort();
-  if (trxKeys.length > 0) {
-    await lockTrxKeys(tx, [JSON.stringify(trxKeys)]);
-  }
+  if (trxKeys.length > 0) steps.push(lockTrxKeys.bind([JSON.stringify(trxKeys)]));
 
   // 3. The candidates of every reading in one statement (the conditions of loadCandidates per reading).
   const queries = plans.flatMap((p) => p.queries.map((q, index) => ({ key: `${p.recordId}:${index}`, q })));
@@ -244,8 +248,23 @@ export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans:
         window_minutes: q.windowMinutes,
       })),
     );
-    const rows = await candidatesOfReadings.execute(tx, { readings: input });
-    for (const r of rows) {
+    at.candidates = steps.push(candidatesOfReadings.bind(tx, { readings: input })) - 1;
+  }
+
+  const answers = steps.length > 0 ? await pipelined(tx, ...steps) : [];
+  if (at.lock >= 0) {
+    for (const h of answers[at.lock] as Array<{ device_id: number; wallet_key: string; last_sms_time: Date | null }>) {
+      heads.set(chainKey(h.device_id, h.wallet_key), { id: null, at: h.last_sms_time?.getTime() ?? null, balance: null, broken: false, changed: false });
+    }
+    for (const r of answers[at.links] as LinkRow[]) {
+      stored.set(Number(r.id), {
+        prev: r.p_id === null ? null : { id: Number(r.p_id), at: BigInt(r.p_at!), balance: r.p_balance!, state: r.p_state, amount: '0', fee: null, direction: 'in' },
+        next: r.n_id === null ? null : { id: Number(r.n_id), at: BigInt(r.n_at!), balance: r.n_balance!, state: null, amount: r.n_amount!, fee: r.n_fee, direction: r.n_direction! },
+      });
+    }
+  }
+  if (at.candidates >= 0) {
+    for (const r of answers[at.candidates] as Array<Awaited<ReturnType<typeof candidatesOfReadings.execute>>[number]>) {
       // Read through a subquery: make sure it still came back as a Date, as the timing rule needs.
       if (!(r.created_at instanceof Date)) throw new Error('candidate created_at was not read as a timestamp');
       loaded.get(queries[r.n]!.key)!.push({ ...candidateRowOf({ ...r, created_at: r.created_at }), claims: r.claims });
@@ -325,13 +344,16 @@ export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans:
       const l = locked.get(t.id);
       if (l) locked.set(t.id, { ...l, status: t.status, gatewayTrxId: t.gatewayTrxId, record: t });
     },
-    /** Moves each chain's head where the batch's newest link with a balance left it. */
-    async writeHeads() {
-      for (const [key, h] of heads) {
-        if (!h.changed) continue;
+    /**
+     * The UPDATEs that move each chain's head where the batch's newest link with a balance left it,
+     * as statements for the caller to send with its other writes (db.ts `pipelined`).
+     */
+    headWrites(): Array<BoundStatement<unknown>> {
+      return [...heads].flatMap(([key, h]) => {
+        if (!h.changed) return [];
         const [deviceId, wallet] = key.split('\u0000') as [string, string];
-        await moveHead.execute(tx, { id: h.id, balance: h.balance, at: new Date(h.at!), broken: h.broken, deviceId: Number(deviceId), wallet });
-      }
+        return [moveHead.bind(tx, { id: h.id, balance: h.balance, at: new Date(h.at!), broken: h.broken, deviceId: Number(deviceId), wallet })];
+      });
     },
   };
 }

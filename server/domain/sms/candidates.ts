@@ -6,7 +6,7 @@ import { OPEN_STATUSES, type MatchCandidate } from './matcher.ts';
 import type { GatewayParseConfig } from './parser.ts';
 import { sameSender, senderKey } from './senders.ts';
 import { sql } from 'kysely';
-import { db, prepared } from '../db.ts';
+import { db, pipelined, prepared } from '../db.ts';
 import type { StoredCustomerPhone } from './expected-payer.ts';
 import type { GatewaySmsRow } from './records.ts';
 
@@ -177,9 +177,9 @@ export async function lockOpenCandidates(tx: EntityManager, rows: readonly Candi
   if (open.length === 0) return fresh;
   const intentIds = [...new Set(open.map((r) => r.intentId))].sort((a, b) => a - b);
   // The intents' creation (the timing rule's reference) is read with their locks: it never changes.
-  const intents = await lockIntents.execute(tx, { ids: intentIds });
+  // Both statements in one round trip (db.ts `pipelined`): PostgreSQL takes the intents' locks first, as ever.
+  const [intents, locked] = await pipelined(tx, lockIntents.bind(tx, { ids: intentIds }), lockTransactions.bind(tx, { ids: open.map((r) => r.id) }));
   const intentCreatedAt = new Map(intents.map((i) => [i.id, i.created_at]));
-  const locked = await lockTransactions.execute(tx, { ids: open.map((r) => r.id) });
   for (const r of locked) {
     const record = toTransaction(r);
     fresh.set(record.id, {

@@ -152,7 +152,7 @@ export interface SmsOutcome {
   chain: { wallet: string; smsTime: Date; state: ChainState; previousId: number | null; expected: string | null } | null;
 }
 
-/** The columns an outcome writes onto its record (storeOutcome, storeOutcomes): one mapping for both. */
+/** The columns an outcome writes onto its record (storeOutcome, bindOutcomes): one mapping for both. */
 function outcomeColumns(cipher: PiiCipher, rec: { id: number; binding: PiiBinding }, o: SmsOutcome) {
   return {
     match_status: o.status,
@@ -197,7 +197,7 @@ export async function storeOutcome(tx: EntityManager, cipher: PiiCipher, rec: { 
   if (updated.length !== 1) throw new Error(`SMS record ${id} was no longer pending when its outcome was stored`);
 }
 
-/** storeOutcomes' UPDATE. Raw SQL: the typed builder cannot declare json_to_recordset's column definition list (the batch's outcomes as a table). */
+/** bindOutcomes' UPDATE. Raw SQL: the typed builder cannot declare json_to_recordset's column definition list (the batch's outcomes as a table). */
 const updateOutcomes = rawStatement<{ id: string }>(
   `UPDATE sms_records r
         SET match_status = v.match_status, gateway_id = v.gateway_id, parsed_amount = v.parsed_amount, parsed_trx_id = v.parsed_trx_id,
@@ -216,17 +216,21 @@ const updateOutcomes = rawStatement<{ id: string }>(
 
 /**
  * storeOutcome for several records in one statement (a batch decided in one
- * transaction, service.ts): one UPDATE instead of one per record. The same
- * values, the same guard (still `pending`, locked by the caller).
+ * transaction, service.ts): one UPDATE instead of one per record, as a
+ * statement to send along with others (db.ts `pipelined`); `check` takes its
+ * answer. The same values, the same guard (still `pending`, locked by the caller).
  */
-export async function storeOutcomes(tx: EntityManager, cipher: PiiCipher, items: ReadonlyArray<{ rec: { id: number; binding: PiiBinding }; outcome: SmsOutcome }>): Promise<void> {
-  if (items.length === 0) return;
+export function bindOutcomes(cipher: PiiCipher, items: ReadonlyArray<{ rec: { id: number; binding: PiiBinding }; outcome: SmsOutcome }>) {
   // sms_time, a Date, goes into the JSON as its ISO text (Date.prototype.toJSON).
   const values = items.map(({ rec, outcome }) => ({ id: rec.id, ...outcomeColumns(cipher, rec, outcome) }));
-  const updated = await updateOutcomes(tx, [JSON.stringify(values)]);
-  // The caller locked every row while pending, so this cannot happen unless that
-  // invariant is broken; failing rolls the whole batch back.
-  if (updated.length !== items.length) throw new Error(`SMS records ${items.map((i) => i.rec.id).join(', ')}: ${items.length - updated.length} no longer pending when their outcomes were stored`);
+  return {
+    statement: updateOutcomes.bind([JSON.stringify(values)]),
+    check(updated: ReadonlyArray<{ id: string }>) {
+      // The caller locked every row while pending, so this cannot happen unless that
+      // invariant is broken; failing rolls the whole batch back.
+      if (updated.length !== items.length) throw new Error(`SMS records ${items.map((i) => i.rec.id).join(', ')}: ${items.length - updated.length} no longer pending when their outcomes were stored`);
+    },
+  };
 }
 
 /** A parsed, not yet matched record as the submission direction reads it. */

@@ -2,7 +2,7 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { compareMoney } from '../money/decimal.ts';
-import { completeLockedTransaction, completeLockedTransactions, completeTransaction, completionRefusal, TRANSACTION_SENDER_CONTEXT, transactionBinding } from '../payments/transactions.ts';
+import { bindCompletions, completeLockedTransaction, completeTransaction, completionRefusal, TRANSACTION_SENDER_CONTEXT, transactionBinding } from '../payments/transactions.ts';
 import { effectiveSettings, getSettings, settingKeys, type Settings } from '../settings/service.ts';
 import type { MatchedRecordState, MatchSmsRecords } from '../sms-intake/matching-seam.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
@@ -13,9 +13,9 @@ import { chooseMatch, type MatchResult, type ReasonCode } from './matcher.ts';
 import { customerPhonesOfCandidates } from './expected-payer.ts';
 import { parseSms, type ParsedSms } from './parser.ts';
 import { requestBackfillForChainBreak } from '../recovery/backfill.ts';
-import type { EventEndpointsMemo } from '../webhooks/outbox.ts';
-import { claimPendingRecord, claimPendingRecords, SMS_BODY_CONTEXT, storeOutcome, storeOutcomes, type PendingSmsRecord, type SmsOutcome } from './records.ts';
-import { db } from '../db.ts';
+import { endpointsToRead, type EventEndpointsMemo } from '../webhooks/outbox.ts';
+import { bindOutcomes, claimPendingRecord, claimPendingRecords, SMS_BODY_CONTEXT, storeOutcome, type PendingSmsRecord, type SmsOutcome } from './records.ts';
+import { db, pipelined } from '../db.ts';
 
 /**
  * Applies the pure matcher (docs/matching.md) to stored SMS records: one
@@ -394,10 +394,18 @@ async function matchBatch(em: EntityManager, deps: SmsMatchDeps, recordIds: read
       stored.push({ rec, outcome });
       result.set(rec.id, { outcome, trxId });
     }
-    // Every transaction and intent the batch proved in one statement, their events in one more.
-    await completeLockedTransactions(tx, completions, { source: 'sms', eventEndpoints });
-    await storeOutcomes(tx, deps.cipher, stored);
-    await batch.writeHeads();
+    // The batch's writes in one round trip (db.ts `pipelined`): every transaction and intent it proved in one
+    // statement, every outcome in one, the chains' heads, and the endpoints its events go to (FOR SHARE,
+    // as recordEvents would read them); then the events, which show the completions as written.
+    const completion = completions.length > 0 ? bindCompletions(tx, completions, 'sms') : null;
+    const endpoints = endpointsToRead(tx, completions.map(({ t }) => ({ brandId: t.brandId, mode: t.mode, event: 'payment.completed' as const })), eventEndpoints);
+    const outcomes = bindOutcomes(deps.cipher, stored);
+    const [outcomeRows, ...answers] = await pipelined(tx, outcomes.statement, ...(completion ? [completion.statement] : []), ...endpoints.statements, ...batch.headWrites());
+    outcomes.check(outcomeRows);
+    if (completion) {
+      endpoints.remember(answers.slice(1, 1 + endpoints.statements.length) as Array<Array<{ id: number; url: string }>>);
+      await completion.finish(answers[0] as Parameters<typeof completion.finish>[0], eventEndpoints);
+    }
     // After the outcomes are stored: a chain break's previous link may be a record of this batch.
     for (const { rec, outcome } of stored) {
       if (outcome.chain?.state === 'mismatch' && outcome.chain.previousId !== null) {

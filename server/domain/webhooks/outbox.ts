@@ -3,6 +3,7 @@ import type { Mode } from '../../../contract/common/mode.ts';
 import { webhookEventSchemas, type WebhookEventName } from '../../../contract/events.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { db, prepared, preparedPerRowCount } from '../db.ts';
+import type { BoundStatement } from '../../infra/database/convert-values.ts';
 import { enqueueDelivery } from './queue.ts';
 
 export type { WebhookEventName };
@@ -175,6 +176,29 @@ const subscribedEndpoints = endpointsStatement(false);
 const targetEndpoint = endpointsStatement(true);
 
 /**
+ * The subscribed endpoints of `inputs`' events that `memo` does not hold yet, as
+ * statements for a caller to send along with others (db.ts `pipelined`) before
+ * recording the events; `remember` puts their answers into `memo`, where
+ * recordEvents then finds them. The same statement and locks as eventEndpoints.
+ */
+export function endpointsToRead(
+  em: EntityManager,
+  inputs: ReadonlyArray<{ brandId: number; mode: Mode; event: WebhookEventName }>,
+  memo: EventEndpointsMemo,
+): { statements: Array<BoundStatement<{ id: number; url: string }>>; remember(answers: ReadonlyArray<Array<{ id: number; url: string }>>): void } {
+  const wanted = new Map<string, { brandId: number; mode: Mode; event: WebhookEventName }>();
+  for (const input of inputs) {
+    const key = `${input.brandId}:${input.mode}:${input.event}`;
+    if (!memo.has(key) && !wanted.has(key)) wanted.set(key, input);
+  }
+  const keys = [...wanted.keys()];
+  return {
+    statements: [...wanted.values()].map((input) => subscribedEndpoints.bind(em, { brandId: input.brandId, mode: input.mode, event: input.event, target: 0 })),
+    remember: (answers) => keys.forEach((key, i) => memo.set(key, answers[i]!)),
+  };
+}
+
+/**
  * The endpoints an event fans out to (recordEvent says which and why FOR SHARE, in
  * id order): the brand's enabled ones of the event's mode subscribed to it, or,
  * for a test event, its `target` alone. Subscribed endpoints are read once per
@@ -186,6 +210,7 @@ async function eventEndpoints(
   target: number | null,
   memo: EventEndpointsMemo | undefined,
 ): Promise<Array<{ id: number; url: string }>> {
+  // The key endpointsToRead fills too.
   const memoKey = target === null ? `${input.brandId}:${input.mode}:${input.event}` : null;
   const known = memoKey !== null ? memo?.get(memoKey) : undefined;
   if (known) return known;

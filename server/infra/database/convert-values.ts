@@ -178,11 +178,23 @@ function convertRows(t: CachingTransformer, map: FieldMap, rows: UnknownRow[]): 
   });
 }
 
+/**
+ * A statement with its values, not sent yet: what `pipelined` (db.ts) sends
+ * together with others. `rows` turns its result into the rows `execute` would
+ * have returned.
+ */
+export interface BoundStatement<O> {
+  query: CompiledQuery;
+  rows(result: QueryResult<UnknownRow>): O[];
+}
+
 /** A statement compiled once per ORM; see `prepare`. */
 export interface PreparedStatement<P, O> {
   /** Runs on `em`'s transaction when it has one, else on the pool; rows converted as the builder's would be. */
   execute(em: EntityManager, params: P): Promise<O[]>;
   executeTakeFirst(em: EntityManager, params: P): Promise<O | undefined>;
+  /** The statement with these values, to be sent with others (db.ts `pipelined`). */
+  bind(em: EntityManager, params: P): BoundStatement<O>;
 }
 
 interface Compiled {
@@ -228,15 +240,22 @@ export function prepare<DB, P extends object, O>(build: (db: Kysely<DB>, $: P) =
     byOrm.set(metadata, compiled);
     return compiled;
   };
-  const execute = async (em: EntityManager, params: P): Promise<O[]> => {
+  const bind = (em: EntityManager, params: P): BoundStatement<O> => {
     const c = compiledFor(em);
     const values = params as Record<string, unknown>;
     const parameters = c.slots.map((s) => ('fixed' in s ? s.fixed : c.transformer.prepareInputValue(s.prop, values[s.name], true)));
-    const result = await em.getKysely().executeQuery<UnknownRow>({ ...c.query, parameters });
-    return (c.fields && result.rows.length ? convertRows(c.transformer, c.fields, result.rows) : result.rows) as O[];
+    return {
+      query: { ...c.query, parameters },
+      rows: (result) => (c.fields && result.rows.length ? convertRows(c.transformer, c.fields, result.rows) : result.rows) as O[],
+    };
+  };
+  const execute = async (em: EntityManager, params: P): Promise<O[]> => {
+    const bound = bind(em, params);
+    return bound.rows(await em.getKysely().executeQuery<UnknownRow>(bound.query));
   };
   return {
     execute,
     executeTakeFirst: async (em, params) => (await execute(em, params))[0],
+    bind,
   };
 }

@@ -50,7 +50,10 @@ export function ormConfig(opts: OrmOptions): Options {
     // gets a 503. TCP keepalive lets the driver notice a database host that vanished.
     // reclaimDeadClients: slots of connections lost mid-transaction come back (see pool-guard.ts).
     // useNamedStatements: hot statements are parsed and planned once per connection (see named-statements.ts).
-    driverOptions: { connectionTimeoutMillis: POOL_ACQUIRE_TIMEOUT_MS, keepAlive: true, onPoolCreated: (pool: Pool) => {
+    // pipeline: a client sends each query as soon as it is given one, without waiting for the answer to the one
+    // before (pg's pipeline mode). Kysely still gives a connection one query at a time, so nothing changes but
+    // where the domain asks for several at once (db.ts `pipelined`): those go in one round trip.
+    driverOptions: { connectionTimeoutMillis: POOL_ACQUIRE_TIMEOUT_MS, keepAlive: true, pipeline: true, onPoolCreated: (pool: Pool) => {
       reclaimDeadClients(pool);
       if (opts.namedStatements !== false) useNamedStatements(pool);
     } },

@@ -1,0 +1,75 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pipelined, rawStatement } from '../../server/domain/db.ts';
+import { startTestServer, type TestContext } from '../support/harness.ts';
+import { countStatements } from '../support/statements.ts';
+import { waitForLockWaiters } from '../support/wait.ts';
+
+/**
+ * db.ts `pipelined`: statements sent together on one connection (pg's pipeline
+ * mode, orm.ts), one round trip for all, run by PostgreSQL in order, each with
+ * its own snapshot; the first failure thrown after all have settled.
+ */
+
+const backendPid = rawStatement<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+const advisoryLock = rawStatement('SELECT pg_advisory_xact_lock($1::bigint)');
+const settingValue = rawStatement<{ value: unknown }>('SELECT value FROM settings WHERE key = $1');
+const putSetting = rawStatement('INSERT INTO settings (key, value) VALUES ($1, $2::jsonb)');
+const failing = rawStatement('SELECT 1 / $1::int AS x');
+
+describe('pipelined statements', () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(() => t?.close());
+
+  it('sends every statement before the first answer: one round trip, one connection, answers in order', async () => {
+    const em = t.runtime.deps.orm.em.fork();
+    let answers: Array<Array<{ pid: number }>> = [];
+    const counted = await countStatements(async () => {
+      answers = await pipelined(em, backendPid.bind([]), backendPid.bind([]), backendPid.bind([]));
+    });
+    expect(counted.n).toBe(3);
+    expect(counted.trips).toBe(1);
+    // Outside a transaction too: all on the one connection the pool lent.
+    expect(new Set(answers.map((rows) => rows[0]!.pid)).size).toBe(1);
+  });
+
+  it('a read sent behind a lock sees what the lock holder committed while it waited', async () => {
+    const key = `pipeline-probe-${Date.now()}`;
+    const lockKey = 7_340_021;
+    const holder = new pg.Client({ connectionString: t.config.DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock($1::bigint)', [lockKey]);
+      await holder.query('INSERT INTO settings (key, value) VALUES ($1, $2::jsonb)', [key, JSON.stringify('written by the holder')]);
+      const em = t.runtime.deps.orm.em.fork();
+      const reading = em.transactional((tx) => pipelined(tx, advisoryLock.bind([lockKey]), settingValue.bind([key])));
+      // Once the pipeline provably waits on the lock, the holder commits its row and lets go.
+      await waitForLockWaiters(holder, 1);
+      await holder.query('COMMIT');
+      const [, rows] = await reading;
+      expect(rows).toEqual([{ value: 'written by the holder' }]);
+    } finally {
+      await holder.end();
+      await t.sql('DELETE FROM settings WHERE key = $1', [key]);
+    }
+  });
+
+  it('a failing statement fails the call after all have answered, and its transaction keeps nothing', async () => {
+    const key = `pipeline-failure-${Date.now()}`;
+    const em = t.runtime.deps.orm.em.fork();
+    const attempt = em.transactional((tx) => pipelined(tx, putSetting.bind([key, JSON.stringify(1)]), failing.bind([0]), backendPid.bind([])));
+    await expect(attempt).rejects.toThrow(/division by zero/);
+    expect(await t.sql('SELECT key FROM settings WHERE key = $1', [key])).toEqual([]);
+    // Every connection came back usable: the pool still answers, in and out of transactions.
+    const [[again]] = await pipelined(t.runtime.deps.orm.em.fork(), backendPid.bind([]));
+    expect(again!.pid).toBeGreaterThan(0);
+    await em.fork().transactional((tx) => pipelined(tx, putSetting.bind([key, JSON.stringify(2)])));
+    expect(await t.sql('SELECT value FROM settings WHERE key = $1', [key])).toEqual([{ value: 2 }]);
+    await t.sql('DELETE FROM settings WHERE key = $1', [key]);
+  });
+});
+
