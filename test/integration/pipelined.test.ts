@@ -1,6 +1,8 @@
+import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipelined, rawStatement } from '../../server/domain/db.ts';
+import { answerBeginEarly } from '../../server/infra/database/early-begin.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { countStatements } from '../support/statements.ts';
 import { waitForLockWaiters } from '../support/wait.ts';
@@ -73,3 +75,37 @@ describe('pipelined statements', () => {
   });
 });
 
+describe("a transaction's BEGIN (early-begin.ts)", () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(() => t?.close());
+
+  it('goes out with the first statement: BEGIN, one statement and COMMIT in two round trips', async () => {
+    const em = t.runtime.deps.orm.em.fork();
+    const counted = await countStatements(() => em.transactional((tx) => backendPid(tx, [])));
+    expect(counted.texts.map((x) => x.replace(/^\+ /, '').toLowerCase().slice(0, 6))).toEqual(['begin', 'select', 'commit']);
+    expect(counted.trips).toBe(2);
+  });
+
+  it('its failure fails the statement that followed it', async () => {
+    // A pool and client stand-in: BEGIN refused as PostgreSQL refuses it in an aborted transaction.
+    const pool = new EventEmitter();
+    answerBeginEarly(pool as unknown as pg.Pool);
+    const refused = Object.assign(new Error('current transaction is aborted, commands ignored until end of transaction block'), { code: '25P02' });
+    const sent: string[] = [];
+    const client = {
+      query(text: string, _values?: unknown[]) {
+        sent.push(text);
+        return text === 'begin' ? Promise.reject(refused) : Promise.resolve({ command: 'SELECT', rowCount: 1, oid: 0, rows: [{ x: 1 }], fields: [] });
+      },
+    };
+    pool.emit('connect', client);
+    await expect(client.query('begin', [])).resolves.toMatchObject({ command: 'BEGIN' });
+    await expect(client.query('select 1 as x', [])).rejects.toBe(refused);
+    // Only the statement right after BEGIN carries its answer.
+    await expect(client.query('select 1 as x', [])).resolves.toMatchObject({ rows: [{ x: 1 }] });
+    expect(sent).toEqual(['begin', 'select 1 as x', 'select 1 as x']);
+  });
+});
