@@ -3,7 +3,9 @@ import { db, prepared, preparedPerRowCount } from '../db.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { SmsRecordStatus } from './entities.ts';
 import { smsContentHash } from './content-hash.ts';
-import type { MatchSmsRecords } from './matching-seam.ts';
+import type { MatchSmsRecords, StoredSms } from './matching-seam.ts';
+import { smsTimeSql } from './sms-time.ts';
+import { sql } from 'kysely';
 import { SMS_RECORD_CONTEXT, smsRecordBinding } from './record-cipher.ts';
 
 export interface ForwardedSms {
@@ -92,7 +94,13 @@ const RECORD_COLUMNS = [
  * `preparedPerRowCount`; at most MAX_SMS_BATCH rows): the statement the builder wrote.
  */
 const insertRecords = preparedPerRowCount(RECORD_COLUMNS, (k, rows: RecordRow[]) =>
-  k.insertInto('sms_records').values(rows).onConflict((oc) => oc.doNothing()).returning(['id', 'device_message_id']),
+  k
+    .insertInto('sms_records')
+    .values(rows)
+    .onConflict((oc) => oc.doNothing())
+    .returning(['id', 'device_message_id', 'mode'])
+    // Raw: the SMS time's expression (sms-time.ts) over the inserted row; named sms_time, it comes back as a Date.
+    .returning(sql<Date>`${sql.raw(smsTimeSql('sms_records', '(SELECT d.clock_offset_ms FROM devices d WHERE d.id = sms_records.device_id)'))}`.as('sms_time')),
 );
 
 /** The read-back of records the matcher did not answer (ingestSmsBatch), compiled once: the records by one id array. */
@@ -150,12 +158,16 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
   const firsts = ordered.flatMap(({ sms, hash }, k) => (ordered.findIndex((o) => o.sms.deviceMessageId === sms.deviceMessageId) === k ? [recordRow(caller, sms, hash, sealed[k]!, null)] : []));
   const inserted = await insertRecords(em, firsts);
   const insertedId = new Map(inserted.map((r) => [r.device_message_id, r.id]));
+  const insertedRow = new Map(inserted.map((r) => [r.id, r]));
+  const stored = new Map<number, StoredSms>();
   for (const [k, { sms, index, hash }] of ordered.entries()) {
     const id = insertedId.get(sms.deviceMessageId);
     if (id !== undefined) {
       insertedId.delete(sms.deviceMessageId);
       ids[index] = id;
       freshAt.push({ id, at: sms.receivedAt.getTime() });
+      const row = insertedRow.get(id)!;
+      stored.set(id, { brandId: caller.brandId, deviceId: caller.deviceId, mode: row.mode, sender: sms.sender, body: sms.body, smsTime: row.sms_time });
       continue;
     }
     const encrypted = sealed[k]!;
@@ -190,7 +202,7 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
   const byId = new Map<number, Answer>();
   if (deps.match && fresh.length > 0) {
     try {
-      const decided = await deps.match(em, fresh);
+      const decided = await deps.match(em, fresh, stored);
       for (const id of fresh) {
         const d = decided?.get(id);
         if (d) byId.set(id, { match_status: d.matchStatus, duplicate_of_id: null, trx_id: d.trxId });

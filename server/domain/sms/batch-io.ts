@@ -208,6 +208,16 @@ const chainLinks = rawStatement<LinkRow>(
  * open candidates locked until it commits.
  */
 export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans: readonly BatchRecordPlan[]) {
+  const reads = batchReads(tx, cipher, plans);
+  return reads.finish(reads.statements.length > 0 ? await pipelined(tx, ...reads.statements) : []);
+}
+
+/**
+ * prefetchBatch in two steps, for a caller that sends the reads along with
+ * statements of its own (db.ts `pipelined`): `statements` (steps 1-3, to be
+ * sent in this order, after the caller's), then `finish` with their answers.
+ */
+export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly BatchRecordPlan[]) {
   // 1. The chains: created if new, locked in (device, wallet) order, and the stored links either side of each record.
   const chained = plans.filter((p) => p.chain !== null);
   const chainKey = (deviceId: number, wallet: string) => `${deviceId}\u0000${wallet}`;
@@ -251,109 +261,113 @@ export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans:
     at.candidates = steps.push(candidatesOfReadings.bind(tx, { readings: input })) - 1;
   }
 
-  const answers = steps.length > 0 ? await pipelined(tx, ...steps) : [];
-  if (at.lock >= 0) {
-    for (const h of answers[at.lock] as Array<{ device_id: number; wallet_key: string; last_sms_time: Date | null }>) {
-      heads.set(chainKey(h.device_id, h.wallet_key), { id: null, at: h.last_sms_time?.getTime() ?? null, balance: null, broken: false, changed: false });
-    }
-    for (const r of answers[at.links] as LinkRow[]) {
-      stored.set(Number(r.id), {
-        prev: r.p_id === null ? null : { id: Number(r.p_id), at: BigInt(r.p_at!), balance: r.p_balance!, state: r.p_state, amount: '0', fee: null, direction: 'in' },
-        next: r.n_id === null ? null : { id: Number(r.n_id), at: BigInt(r.n_at!), balance: r.n_balance!, state: null, amount: r.n_amount!, fee: r.n_fee, direction: r.n_direction! },
-      });
-    }
-  }
-  if (at.candidates >= 0) {
-    for (const r of answers[at.candidates] as Array<Awaited<ReturnType<typeof candidatesOfReadings.execute>>[number]>) {
-      // Read through a subquery: make sure it still came back as a Date, as the timing rule needs.
-      if (!(r.created_at instanceof Date)) throw new Error('candidate created_at was not read as a timestamp');
-      loaded.get(queries[r.n]!.key)!.push({ ...candidateRowOf({ ...r, created_at: r.created_at }), claims: r.claims });
-    }
-  }
-
-  // 4. The open ones locked (intents, then transactions), and the customers' phones of claimers without a declared number.
-  const all = [...loaded.values()].flat();
-  const locked = await lockOpenCandidates(tx, all);
-  // Every candidate without a declared number (decide() asks for the claimers among them), for the whole batch at once.
-  const phones = await customerPhonesOfCandidates(tx, cipher, all.map((c) => locked.get(c.id) ?? c).filter((c) => !c.payerNumberEncrypted));
-
-  // Links decided in this batch, per chain, as they were stored.
-  const decidedLinks = new Map<string, Link[]>();
-  const planOf = new Map(plans.map((p) => [p.recordId, p]));
-
-  const io: DecideIo = {
-    async chain(q) {
-      if (q.reading.balance === null && !q.reading.balanceUnreadable) return { state: null, previousId: null, expected: null };
-      const key = chainKey(q.deviceId, q.wallet);
-      const me = { id: q.recordId, at: micros(q.smsTime) };
-      const links = [...(decidedLinks.get(key) ?? [])];
-      const fromDb = stored.get(q.recordId);
-      if (fromDb?.prev) links.push(fromDb.prev);
-      if (fromDb?.next) links.push(fromDb.next);
-      let prev: Link | null = null;
-      let next: Link | null = null;
-      for (const l of links) {
-        if (l.id === q.recordId) continue;
-        if (before(l, me)) {
-          if (prev === null || before(prev, l)) prev = l;
-        } else if (next === null || before(l, next)) next = l;
-      }
-      const verdict = chainState(q.reading, prev ? { balance: prev.balance, state: prev.state } : null, next ? { balance: next.balance, amount: next.amount, fee: next.fee, direction: next.direction } : null);
-      const head = heads.get(key)!;
-      if ((head.at === null || head.at <= q.smsTime.getTime()) && q.reading.balance !== null) {
-        Object.assign(head, { id: q.recordId, at: q.smsTime.getTime(), balance: q.reading.balance, broken: verdict.state !== null && BROKEN.has(verdict.state), changed: true });
-      }
-      return { state: verdict.state, previousId: prev ? prev.id : null, expected: verdict.expected };
-    },
-    async lockTrxIds() {
-      // Taken for the whole batch above.
-    },
-    async candidates(recordId, index) {
-      // As a later read would see them: a transaction completed earlier in this batch is no longer open, and is
-      // loaded again only as a claimer of the id.
-      return (loaded.get(`${recordId}:${index}`) ?? [])
-        .filter((c) => c.claims || OPEN_STATUSES.includes((locked.get(c.id) ?? c).status))
-        .map(({ claims: _claims, ...c }) => c);
-    },
-    async lockOpen(rows) {
-      const out = new Map<number, LockedCandidate>();
-      for (const r of rows) {
-        const l = locked.get(r.id);
-        if (l) out.set(r.id, l);
-      }
-      return out;
-    },
-    async customerPhones(rows) {
-      return new Map(rows.flatMap(({ intentId: id }) => (phones.has(id) ? [[id, phones.get(id)!] as const] : [])));
-    },
-  };
-
   return {
-    io,
-    /** A record's outcome, as stored: a link of its chain for the records decided after it. */
-    decided(recordId: number, o: SmsOutcome) {
-      const plan = planOf.get(recordId);
-      if (!o.chain || !o.parsed || o.parsed.balance === null || !plan) return;
-      const key = chainKey(plan.deviceId, o.chain.wallet);
-      const list = decidedLinks.get(key) ?? [];
-      list.push({ id: recordId, at: micros(o.chain.smsTime), balance: o.parsed.balance, state: o.chain.state, amount: o.parsed.amount, fee: o.parsed.fee, direction: o.parsed.direction });
-      decidedLinks.set(key, list);
-    },
-    /** A transaction this batch completed: later records see it completed. */
-    completed(t: LockedCandidate['record']) {
-      const l = locked.get(t.id);
-      if (l) locked.set(t.id, { ...l, status: t.status, gatewayTrxId: t.gatewayTrxId, record: t });
-    },
-    /**
-     * The UPDATEs that move each chain's head where the batch's newest link with a balance left it,
-     * as statements for the caller to send with its other writes (db.ts `pipelined`).
-     */
-    headWrites(): Array<BoundStatement<unknown>> {
-      return [...heads].flatMap(([key, h]) => {
-        if (!h.changed) return [];
-        const [deviceId, wallet] = key.split('\u0000') as [string, string];
-        return [moveHead.bind(tx, { id: h.id, balance: h.balance, at: new Date(h.at!), broken: h.broken, deviceId: Number(deviceId), wallet })];
-      });
+    statements: steps,
+    async finish(answers: unknown[][]) {
+      if (at.lock >= 0) {
+        for (const h of answers[at.lock] as Array<{ device_id: number; wallet_key: string; last_sms_time: Date | null }>) {
+          heads.set(chainKey(h.device_id, h.wallet_key), { id: null, at: h.last_sms_time?.getTime() ?? null, balance: null, broken: false, changed: false });
+        }
+        for (const r of answers[at.links] as LinkRow[]) {
+          stored.set(Number(r.id), {
+            prev: r.p_id === null ? null : { id: Number(r.p_id), at: BigInt(r.p_at!), balance: r.p_balance!, state: r.p_state, amount: '0', fee: null, direction: 'in' },
+            next: r.n_id === null ? null : { id: Number(r.n_id), at: BigInt(r.n_at!), balance: r.n_balance!, state: null, amount: r.n_amount!, fee: r.n_fee, direction: r.n_direction! },
+          });
+        }
+      }
+      if (at.candidates >= 0) {
+        for (const r of answers[at.candidates] as Array<Awaited<ReturnType<typeof candidatesOfReadings.execute>>[number]>) {
+          // Read through a subquery: make sure it still came back as a Date, as the timing rule needs.
+          if (!(r.created_at instanceof Date)) throw new Error('candidate created_at was not read as a timestamp');
+          loaded.get(queries[r.n]!.key)!.push({ ...candidateRowOf({ ...r, created_at: r.created_at }), claims: r.claims });
+        }
+      }
+
+      // 4. The open ones locked (intents, then transactions), and the customers' phones of claimers without a declared number.
+      const all = [...loaded.values()].flat();
+      const locked = await lockOpenCandidates(tx, all);
+      // Every candidate without a declared number (decide() asks for the claimers among them), for the whole batch at once.
+      const phones = await customerPhonesOfCandidates(tx, cipher, all.map((c) => locked.get(c.id) ?? c).filter((c) => !c.payerNumberEncrypted));
+
+      // Links decided in this batch, per chain, as they were stored.
+      const decidedLinks = new Map<string, Link[]>();
+      const planOf = new Map(plans.map((p) => [p.recordId, p]));
+
+      const io: DecideIo = {
+        async chain(q) {
+          if (q.reading.balance === null && !q.reading.balanceUnreadable) return { state: null, previousId: null, expected: null };
+          const key = chainKey(q.deviceId, q.wallet);
+          const me = { id: q.recordId, at: micros(q.smsTime) };
+          const links = [...(decidedLinks.get(key) ?? [])];
+          const fromDb = stored.get(q.recordId);
+          if (fromDb?.prev) links.push(fromDb.prev);
+          if (fromDb?.next) links.push(fromDb.next);
+          let prev: Link | null = null;
+          let next: Link | null = null;
+          for (const l of links) {
+            if (l.id === q.recordId) continue;
+            if (before(l, me)) {
+              if (prev === null || before(prev, l)) prev = l;
+            } else if (next === null || before(l, next)) next = l;
+          }
+          const verdict = chainState(q.reading, prev ? { balance: prev.balance, state: prev.state } : null, next ? { balance: next.balance, amount: next.amount, fee: next.fee, direction: next.direction } : null);
+          const head = heads.get(key)!;
+          if ((head.at === null || head.at <= q.smsTime.getTime()) && q.reading.balance !== null) {
+            Object.assign(head, { id: q.recordId, at: q.smsTime.getTime(), balance: q.reading.balance, broken: verdict.state !== null && BROKEN.has(verdict.state), changed: true });
+          }
+          return { state: verdict.state, previousId: prev ? prev.id : null, expected: verdict.expected };
+        },
+        async lockTrxIds() {
+          // Taken for the whole batch above.
+        },
+        async candidates(recordId, index) {
+          // As a later read would see them: a transaction completed earlier in this batch is no longer open, and is
+          // loaded again only as a claimer of the id.
+          return (loaded.get(`${recordId}:${index}`) ?? [])
+            .filter((c) => c.claims || OPEN_STATUSES.includes((locked.get(c.id) ?? c).status))
+            .map(({ claims: _claims, ...c }) => c);
+        },
+        async lockOpen(rows) {
+          const out = new Map<number, LockedCandidate>();
+          for (const r of rows) {
+            const l = locked.get(r.id);
+            if (l) out.set(r.id, l);
+          }
+          return out;
+        },
+        async customerPhones(rows) {
+          return new Map(rows.flatMap(({ intentId: id }) => (phones.has(id) ? [[id, phones.get(id)!] as const] : [])));
+        },
+      };
+
+      return {
+        io,
+        /** A record's outcome, as stored: a link of its chain for the records decided after it. */
+        decided(recordId: number, o: SmsOutcome) {
+          const plan = planOf.get(recordId);
+          if (!o.chain || !o.parsed || o.parsed.balance === null || !plan) return;
+          const key = chainKey(plan.deviceId, o.chain.wallet);
+          const list = decidedLinks.get(key) ?? [];
+          list.push({ id: recordId, at: micros(o.chain.smsTime), balance: o.parsed.balance, state: o.chain.state, amount: o.parsed.amount, fee: o.parsed.fee, direction: o.parsed.direction });
+          decidedLinks.set(key, list);
+        },
+        /** A transaction this batch completed: later records see it completed. */
+        completed(t: LockedCandidate['record']) {
+          const l = locked.get(t.id);
+          if (l) locked.set(t.id, { ...l, status: t.status, gatewayTrxId: t.gatewayTrxId, record: t });
+        },
+        /**
+         * The UPDATEs that move each chain's head where the batch's newest link with a balance left it,
+         * as statements for the caller to send with its other writes (db.ts `pipelined`).
+         */
+        headWrites(): Array<BoundStatement<unknown>> {
+          return [...heads].flatMap(([key, h]) => {
+            if (!h.changed) return [];
+            const [deviceId, wallet] = key.split('\u0000') as [string, string];
+            return [moveHead.bind(tx, { id: h.id, balance: h.balance, at: new Date(h.at!), broken: h.broken, deviceId: Number(deviceId), wallet })];
+          });
+        },
+      };
     },
   };
 }

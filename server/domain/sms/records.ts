@@ -2,13 +2,14 @@ import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { SMS_RECORD_CONTEXT, decryptSmsSender, smsRecordBinding, smsRowBinding } from '../sms-intake/record-cipher.ts';
+import { smsTimeSql } from '../sms-intake/sms-time.ts';
 import type { StoredSmsTemplate } from '../gateways/entities.ts';
 import { sql } from 'kysely';
-import { db, prepared, rawStatement } from '../db.ts';
+import { db, pipelined, prepared, rawStatement } from '../db.ts';
 import type { ChainState, MatchStatus, ReasonCode, Suggestion } from './matcher.ts';
 
 /** The SMS time of `r` (an sms_records row) joined with its device `d`: see PendingSmsRecord.smsTime. */
-export const SMS_TIME_SQL = `LEAST(r.received_at - make_interval(secs => COALESCE(d.clock_offset_ms, 0) / 1000.0), r.server_received_at)`;
+export const SMS_TIME_SQL = smsTimeSql('r', 'd.clock_offset_ms');
 
 /**
  * The same as a Kysely expression, for queries over `sms_records as r` joined
@@ -112,22 +113,34 @@ export async function claimPendingRecords(
   cipher: PiiCipher,
 ): Promise<ClaimedSmsRecord[]> {
   if (ids.length === 0) return [];
-  const rows = await (ids.length === 1 ? claimOne : claimMany).execute(tx, { id: ids[0]!, ids: [...ids], settingKeys: [...settingKeys] });
-  return rows.map((row) => {
-    const binding = smsRowBinding(row);
-    return {
-      id: row.id,
-      brandId: row.brand_id,
-      deviceId: row.device_id,
-      mode: row.mode,
-      sender: decryptSmsSender(cipher, row.sender, binding),
-      bodyEncrypted: row.body_encrypted,
-      binding,
-      smsTime: row.sms_time,
-      gateways: row.gateways,
-      settings: new Map(Object.entries(row.settings)),
-    };
-  });
+  const claim = bindClaim(tx, ids, settingKeys, cipher);
+  const [rows] = await pipelined(tx, claim.statement);
+  return claim.finish(rows);
+}
+
+/** claimPendingRecords as a statement to send along with others (db.ts `pipelined`), and what makes its rows records. */
+export function bindClaim(tx: EntityManager, ids: readonly number[], settingKeys: readonly string[], cipher: PiiCipher) {
+  const statement = (ids.length === 1 ? claimOne : claimMany).bind(tx, { id: ids[0]!, ids: [...ids], settingKeys: [...settingKeys] });
+  return {
+    statement,
+    finish(rows: ReturnType<typeof statement.rows>): ClaimedSmsRecord[] {
+      return rows.map((row) => {
+        const binding = smsRowBinding(row);
+        return {
+          id: row.id,
+          brandId: row.brand_id,
+          deviceId: row.device_id,
+          mode: row.mode,
+          sender: decryptSmsSender(cipher, row.sender, binding),
+          bodyEncrypted: row.body_encrypted,
+          binding,
+          smsTime: row.sms_time,
+          gateways: row.gateways,
+          settings: new Map(Object.entries(row.settings)),
+        };
+      });
+    },
+  };
 }
 
 /** What matching decided about one record: stored on it, so an admin can see why. */

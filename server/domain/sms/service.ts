@@ -4,17 +4,17 @@ import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { compareMoney } from '../money/decimal.ts';
 import { bindCompletions, completeLockedTransaction, completeTransaction, completionRefusal, TRANSACTION_SENDER_CONTEXT, transactionBinding } from '../payments/transactions.ts';
 import { effectiveSettings, getSettings, settingKeys, type Settings } from '../settings/service.ts';
-import type { MatchedRecordState, MatchSmsRecords } from '../sms-intake/matching-seam.ts';
+import type { MatchedRecordState, MatchSmsRecords, StoredSms } from '../sms-intake/matching-seam.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
 import { isOfficialSender, loadCandidates, lockOpenCandidates, toGatewaySmsConfig, type CandidateQuery, type CandidateRow, type GatewaySmsConfig, type LockedCandidate } from './candidates.ts';
 import { checkBalanceChain, walletKey } from './balance-chain.ts';
-import { prefetchBatch, type BatchRecordPlan, type DecideIo } from './batch-io.ts';
+import { batchReads, prefetchBatch, type BatchRecordPlan, type DecideIo } from './batch-io.ts';
 import { chooseMatch, type MatchResult, type ReasonCode } from './matcher.ts';
 import { customerPhonesOfCandidates } from './expected-payer.ts';
 import { parseSms, type ParsedSms } from './parser.ts';
 import { requestBackfillForChainBreak } from '../recovery/backfill.ts';
 import { endpointsToRead, type EventEndpointsMemo } from '../webhooks/outbox.ts';
-import { bindOutcomes, claimPendingRecord, claimPendingRecords, SMS_BODY_CONTEXT, storeOutcome, type PendingSmsRecord, type SmsOutcome } from './records.ts';
+import { bindClaim, bindOutcomes, claimPendingRecord, SMS_BODY_CONTEXT, storeOutcome, type ClaimedSmsRecord, type PendingSmsRecord, type SmsOutcome } from './records.ts';
 import { db, pipelined } from '../db.ts';
 
 /**
@@ -329,6 +329,28 @@ async function matchRecord(em: EntityManager, deps: SmsMatchDeps, recordId: numb
 }
 
 /**
+ * The gateways and settings the last batch claim read, per ORM: what plansAhead
+ * plans with. Only a guess: matchBatch keeps what it read with it only if the
+ * claim, reading them again, makes the same plans.
+ */
+const lastClaimConfig = new WeakMap<object, { gateways: ClaimedSmsRecord['gateways']; settings: ClaimedSmsRecord['settings'] }>();
+
+/** Each record's plan from the record as stored and the last claim's configuration; null without either. */
+function plansAhead(tx: EntityManager, recordIds: readonly number[], stored: ReadonlyMap<number, StoredSms> | undefined): { plans: BatchRecordPlan[] } | null {
+  const config = lastClaimConfig.get(tx.getMetadata());
+  if (!config || !stored || recordIds.some((id) => !stored.has(id)) || new Set(recordIds).size !== recordIds.length) return null;
+  const gateways = config.gateways.map(toGatewaySmsConfig);
+  const settings = matchSettingsOf(effectiveSettings(config.settings));
+  return {
+    plans: recordIds.map((id) => {
+      const r = stored.get(id)!;
+      const rec = { id, brandId: r.brandId, deviceId: r.deviceId, mode: r.mode, sender: r.sender, smsTime: r.smsTime, bodyEncrypted: '', binding: { brandId: r.brandId, row: '' } };
+      return planRecord(rec, r.body, gateways, settings);
+    }),
+  };
+}
+
+/**
  * Decides the pending ones among `recordIds` in one database transaction, in
  * the order given, with the reads and locks of all of them taken together
  * (batch-io.ts): a constant number of statements for the batch's reads and
@@ -340,19 +362,35 @@ async function matchRecord(em: EntityManager, deps: SmsMatchDeps, recordId: numb
  * Returns the decided records; throws (and rolls back all of them) on any
  * error, after which the caller may match them one by one.
  */
-async function matchBatch(em: EntityManager, deps: SmsMatchDeps, recordIds: readonly number[]): Promise<Map<number, { outcome: SmsOutcome; trxId: string | null }>> {
+async function matchBatch(
+  em: EntityManager,
+  deps: SmsMatchDeps,
+  recordIds: readonly number[],
+  asStored?: ReadonlyMap<number, StoredSms>,
+): Promise<Map<number, { outcome: SmsOutcome; trxId: string | null }>> {
   return em.transactional(async (tx) => {
-    const claimed = await claimPendingRecords(tx, recordIds, settingKeys, deps.cipher);
+    // What the batch will read, worked out before the claim from the records as intake stored them and the
+    // gateways and settings the last claim read (`ahead`), so that the claim and the reads go in one round trip.
+    const ahead = plansAhead(tx, recordIds, asStored);
+    const claim = bindClaim(tx, recordIds, settingKeys, deps.cipher);
+    const reads = ahead ? batchReads(tx, deps.cipher, ahead.plans) : null;
+    const [claimRows, ...readAnswers] = await pipelined(tx, claim.statement, ...(reads?.statements ?? []));
+    const claimed = claim.finish(claimRows);
     const result = new Map<number, { outcome: SmsOutcome; trxId: string | null }>();
     if (claimed.length === 0) return result;
     const byId = new Map(claimed.map((r) => [r.id, r]));
     // In the order given (intake: by SMS time), as the one-by-one path decides them.
     const recs = recordIds.filter((id, i) => byId.has(id) && recordIds.indexOf(id) === i).map((id) => byId.get(id)!);
     // Every record of the batch was claimed by the same statement: one reading of the gateways and settings.
+    lastClaimConfig.set(tx.getMetadata(), { gateways: recs[0]!.gateways, settings: recs[0]!.settings });
     const gateways = recs[0]!.gateways.map(toGatewaySmsConfig);
     const settings = matchSettingsOf(effectiveSettings(recs[0]!.settings));
     const bodies = new Map(recs.map((r) => [r.id, deps.cipher.decrypt(r.bodyEncrypted, SMS_BODY_CONTEXT, r.binding)]));
-    const batch = await prefetchBatch(tx, deps.cipher, recs.map((r) => planRecord(r, bodies.get(r.id)!, gateways, settings)));
+    const plans = recs.map((r) => planRecord(r, bodies.get(r.id)!, gateways, settings));
+    // The reads sent with the claim stand only if they are exactly what the records as claimed, under the
+    // gateways and settings as claimed, need; else (another configuration, a record not claimed) they are
+    // read again. Reads and locks taken for nothing are harmless: the batch holds them until it ends.
+    const batch = reads && JSON.stringify(ahead!.plans) === JSON.stringify(plans) ? await reads.finish(readAnswers) : await prefetchBatch(tx, deps.cipher, plans);
     const provedBy = new Map<number, number>();
     // The brand's webhook endpoints, read (and share-locked) by the first completion's event only.
     const eventEndpoints: EventEndpointsMemo = new Map();
@@ -425,7 +463,7 @@ async function matchBatch(em: EntityManager, deps: SmsMatchDeps, recordIds: read
  * reports it (that record stays `pending` for the sweep).
  */
 export function createSmsMatcher(deps: SmsMatchDeps & { onBatchError?: (err: unknown) => void }): MatchSmsRecords {
-  return async (em, recordIds) => {
+  return async (em, recordIds, stored) => {
     // What each committed decision stored, so that intake need not read it back (BENCHMARKS.md).
     const decided = new Map<number, MatchedRecordState>();
     // A `matched` outcome always carries its trx id; anything else unexpected is left for intake to read.
@@ -433,7 +471,7 @@ export function createSmsMatcher(deps: SmsMatchDeps & { onBatchError?: (err: unk
       if (r && (r.outcome.status === 'matched') === (r.trxId !== null)) decided.set(id, { matchStatus: r.outcome.status, trxId: r.trxId });
     };
     try {
-      const results = await matchBatch(em, deps, recordIds);
+      const results = await matchBatch(em, deps, recordIds, stored);
       for (const [id, r] of results) answer(id, r);
       return decided;
     } catch (err) {
