@@ -73,23 +73,15 @@ describe('pipelined statements', () => {
     expect(await t.sql('SELECT value FROM settings WHERE key = $1', [key])).toEqual([{ value: 2 }]);
     await t.sql('DELETE FROM settings WHERE key = $1', [key]);
   });
-});
 
-describe("a transaction's BEGIN (early-begin.ts)", () => {
-  let t: TestContext;
-  beforeAll(async () => {
-    t = await startTestServer();
-  });
-  afterAll(() => t?.close());
-
-  it('goes out with the first statement: BEGIN, one statement and COMMIT in two round trips', async () => {
+  it("a transaction's BEGIN (early-begin.ts) goes out with the first statement: BEGIN, one statement and COMMIT in two round trips", async () => {
     const em = t.runtime.deps.orm.em.fork();
     const counted = await countStatements(() => em.transactional((tx) => backendPid(tx, [])));
     expect(counted.texts.map((x) => x.replace(/^\+ /, '').toLowerCase().slice(0, 6))).toEqual(['begin', 'select', 'commit']);
     expect(counted.trips).toBe(2);
   });
 
-  it('its failure fails the statement that followed it', async () => {
+  it("a transaction's BEGIN failing fails the statement that followed it", async () => {
     // A pool and client stand-in: BEGIN refused as PostgreSQL refuses it in an aborted transaction.
     const pool = new EventEmitter();
     answerBeginEarly(pool as unknown as pg.Pool);
