@@ -3,6 +3,7 @@ import { CompiledQuery, type Compilable, type Kysely, type QueryResult, type Unk
 import { ConvertValuesPlugin, prepare, type BoundStatement, type PreparedStatement } from '../infra/database/convert-values.ts';
 import type { EntityManager } from '../infra/database/orm.ts';
 import { nameStatement } from '../infra/database/named-statements.ts';
+import { inOneWrite } from '../infra/database/early-begin.ts';
 import type { entities } from './entities.ts';
 
 /**
@@ -105,8 +106,9 @@ type RowsOf<T extends readonly BoundStatement<unknown>[]> = { [K in keyof T]: T[
  */
 export async function pipelined<T extends readonly BoundStatement<unknown>[]>(em: EntityManager, ...statements: T): Promise<RowsOf<T>> {
   const executor = em.getKysely().getExecutor();
+  // Each executeQuery hands its query to the client before its first await, so inOneWrite sees them all.
   const settled = await executor.provideConnection(async (connection) =>
-    Promise.allSettled(statements.map((s) => connection.executeQuery<UnknownRow>(s.query))),
+    Promise.allSettled(inOneWrite(() => statements.map((s) => connection.executeQuery<UnknownRow>(s.query)))),
   );
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipelined, rawStatement } from '../../server/domain/db.ts';
@@ -36,6 +37,32 @@ describe('pipelined statements', () => {
     expect(counted.trips).toBe(1);
     // Outside a transaction too: all on the one connection the pool lent.
     expect(new Set(answers.map((rows) => rows[0]!.pid)).size).toBe(1);
+  });
+
+  it('leaves in one write to the socket: the statements sent together, and BEGIN with the first statement after it', async () => {
+    const port = Number(new URL(t.config.DATABASE_URL!).port || 5432);
+    const proto = net.Socket.prototype as unknown as Record<'_write' | '_writev', (...a: unknown[]) => unknown>;
+    const original = { _write: proto._write, _writev: proto._writev };
+    let writes = 0;
+    for (const k of ['_write', '_writev'] as const) {
+      proto[k] = function (this: net.Socket, ...a: unknown[]) {
+        if (this.remotePort === port) writes++;
+        return original[k].apply(this, a);
+      };
+    }
+    const written = async (fn: () => Promise<unknown>) => {
+      writes = 0;
+      await fn();
+      return writes;
+    };
+    try {
+      const em = t.runtime.deps.orm.em.fork();
+      expect(await written(() => pipelined(em, backendPid.bind([]), backendPid.bind([]), backendPid.bind([])))).toBe(1);
+      // BEGIN and the three, then COMMIT.
+      expect(await written(() => em.transactional((tx) => pipelined(tx, backendPid.bind([]), backendPid.bind([]), backendPid.bind([]))))).toBe(2);
+    } finally {
+      Object.assign(proto, original);
+    }
   });
 
   it('a read sent behind a lock sees what the lock holder committed while it waited', async () => {

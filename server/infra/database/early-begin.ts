@@ -1,18 +1,30 @@
 import type { Pool, PoolClient, QueryResult } from 'pg';
 
 /**
+ * Fewer round trips and fewer writes on the pool's clients (in pipeline mode, orm.ts).
+ *
  * BEGIN without its own round trip. Kysely (under MikroORM) opens a transaction
  * by sending `begin` and waiting for its answer before it lets the first
  * statement go. Nothing waits for anything in that answer, so here a client
- * answers `begin` at once and sends it on; with the pool's clients in pipeline
- * mode (orm.ts) the transaction's first statement follows it on the wire
- * without waiting, and PostgreSQL runs them in order.
+ * answers `begin` at once and keeps it until the transaction's first statement,
+ * and the two leave together; PostgreSQL runs them in order.
  *
- * BEGIN's real answer is not dropped: the first statement after it resolves
- * only once both answered, and rejects with BEGIN's error if BEGIN failed. A
- * plain `begin` fails only when its session cannot run anything either (the
- * connection lost, or a transaction already aborted), so that statement fails
- * with it and nothing of the transaction runs outside it.
+ * BEGIN's real answer is not dropped: that first statement resolves only once
+ * both answered, and rejects with BEGIN's error if BEGIN failed. A plain `begin`
+ * fails only when its session cannot run anything either (the connection lost,
+ * or a transaction already aborted), so that statement fails with it and
+ * nothing of the transaction runs outside it.
+ *
+ * One write for statements sent together. `pg` 8.23 writes each query's
+ * messages to the socket on their own (it corks the socket around one query), so
+ * statements sent together (db.ts `pipelined`) still cost a system call each;
+ * writing to PostgreSQL's socket was a fifth of our process's CPU time in the
+ * SMS benchmarks (BENCHMARKS.md). `inOneWrite` corks the socket of every client
+ * given a query while `send` runs, and uncorks them after: Node's stream then
+ * writes everything buffered in one `writev`. The socket is `pg`'s own
+ * (`client.connection.stream`, which its query.js corks the same way);
+ * test/integration/pipelined.test.ts counts the writes, so a `pg` that moves it
+ * fails there.
  *
  * Installed after useNamedStatements (named-statements.ts): it calls whatever
  * `query` a client had, and the prototype's otherwise, looked up on every call
@@ -23,23 +35,61 @@ export function answerBeginEarly(pool: Pool): void {
     const own = Object.prototype.hasOwnProperty.call(client, 'query') ? client.query : null;
     const next = (...args: unknown[]) =>
       (own ?? (Object.getPrototypeOf(client) as { query: (...a: unknown[]) => unknown }).query).apply(client, args) as Promise<QueryResult>;
-    let begun: Promise<QueryResult> | null = null;
+    let held: unknown[] | null = null;
     client.query = ((config: unknown, ...rest: unknown[]) => {
       const promised = rest.every((r) => typeof r !== 'function');
-      if (promised && typeof config === 'string' && /^begin$/i.test(config) && (rest.length === 0 || (Array.isArray(rest[0]) && rest[0].length === 0))) {
-        const sent = next(config, ...rest);
-        // Handled when the next statement settles; this only keeps it from being reported as unhandled meanwhile.
-        sent.catch(() => undefined);
-        begun = sent;
+      if (promised && held === null && typeof config === 'string' && /^begin$/i.test(config) && (rest.length === 0 || (Array.isArray(rest[0]) && rest[0].length === 0))) {
+        held = [config, ...rest];
         return Promise.resolve({ command: 'BEGIN', rowCount: null, oid: 0, rows: [], fields: [] } satisfies QueryResult);
       }
-      if (begun && promised) {
-        const before = begun;
-        begun = null;
-        const result = next(config, ...rest);
-        return Promise.all([before, result]).then(([, r]) => r);
+      if (held !== null) {
+        const begin = held;
+        held = null;
+        return inOneWrite(() => {
+          corkWhileBatching(client);
+          const begun = next(...begin);
+          // Handled below, with the statement's answer; this only keeps it from being reported as unhandled meanwhile.
+          begun.catch(() => undefined);
+          const result = next(config, ...rest);
+          // (A query with a callback, which Kysely never sends, answers through it alone.)
+          return promised ? Promise.all([begun, result]).then(([, r]) => r) : result;
+        });
       }
+      corkWhileBatching(client);
       return next(config, ...rest);
     }) as PoolClient['query'];
+  });
+}
+
+/** While inOneWrite's `send` runs: how to uncork each socket it corked. */
+let batch: Array<() => void> | null = null;
+
+/**
+ * Runs `send`, which hands queries to the pool's clients synchronously, with
+ * each such client's socket corked until it returns: each client's queries leave
+ * in one write (see above). Nested calls join the outermost.
+ */
+export function inOneWrite<T>(send: () => T): T {
+  if (batch !== null) return send();
+  batch = [];
+  try {
+    return send();
+  } finally {
+    const uncork = batch;
+    batch = null;
+    for (const u of uncork) u();
+  }
+}
+
+const corked = new WeakSet<object>();
+function corkWhileBatching(client: PoolClient): void {
+  if (batch === null || corked.has(client)) return;
+  const stream = (client as unknown as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection?.stream;
+  if (!stream?.cork || !stream.uncork) return;
+  stream.cork();
+  corked.add(client);
+  batch.push(() => {
+    corked.delete(client);
+    stream.uncork!();
   });
 }
