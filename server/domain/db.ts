@@ -3,7 +3,7 @@ import { CompiledQuery, type Compilable, type Kysely, type QueryResult, type Unk
 import { ConvertValuesPlugin, prepare, type BoundStatement, type PreparedStatement } from '../infra/database/convert-values.ts';
 import type { EntityManager } from '../infra/database/orm.ts';
 import { nameStatement } from '../infra/database/named-statements.ts';
-import { inOneWrite } from '../infra/database/early-begin.ts';
+import { inOneWrite } from '../infra/database/client-pipeline.ts';
 import type { entities } from './entities.ts';
 
 /**
@@ -80,7 +80,7 @@ export interface RawStatement<R> {
 export function rawStatement<R>(text: string): RawStatement<R> {
   nameStatement(text);
   const bind = (params: readonly unknown[]): BoundStatement<R> => ({ query: CompiledQuery.raw(text, [...params]), rows: (result) => result.rows as R[] });
-  const run = async (em: EntityManager, params: readonly unknown[]) => (await em.getKysely().executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows;
+  const run = async (em: EntityManager, params: readonly unknown[]) => (await em.getKysely().executeQuery<R>(bind(params).query)).rows;
   return Object.assign(run, { bind });
 }
 

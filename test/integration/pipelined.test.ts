@@ -3,7 +3,7 @@ import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipelined, rawStatement } from '../../server/domain/db.ts';
-import { answerBeginEarly } from '../../server/infra/database/early-begin.ts';
+import { answerBeginEarly } from '../../server/infra/database/client-pipeline.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { countStatements } from '../support/statements.ts';
 import { waitForLockWaiters } from '../support/wait.ts';
@@ -101,7 +101,7 @@ describe('pipelined statements', () => {
     await t.sql('DELETE FROM settings WHERE key = $1', [key]);
   });
 
-  it("a transaction's BEGIN (early-begin.ts) goes out with the first statement: BEGIN, one statement and COMMIT in two round trips", async () => {
+  it("a transaction's BEGIN (client-pipeline.ts) goes out with the first statement: BEGIN, one statement and COMMIT in two round trips", async () => {
     const em = t.runtime.deps.orm.em.fork();
     const counted = await countStatements(() => em.transactional((tx) => backendPid(tx, [])));
     expect(counted.texts.map((x) => x.replace(/^\+ /, '').toLowerCase().slice(0, 6))).toEqual(['begin', 'select', 'commit']);

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { db, prepared, preparedPerRowCount } from '../db.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
@@ -5,7 +6,6 @@ import type { SmsRecordStatus } from './entities.ts';
 import { smsContentHash } from './content-hash.ts';
 import type { MatchSmsRecords, StoredSms } from './matching-seam.ts';
 import { smsTimeSql } from './sms-time.ts';
-import { sql } from 'kysely';
 import { SMS_RECORD_CONTEXT, smsRecordBinding } from './record-cipher.ts';
 
 export interface ForwardedSms {
@@ -157,17 +157,15 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
   // Only the first of a message id repeated in the batch is offered: a later one answers its record.
   const firsts = ordered.flatMap(({ sms, hash }, k) => (ordered.findIndex((o) => o.sms.deviceMessageId === sms.deviceMessageId) === k ? [recordRow(caller, sms, hash, sealed[k]!, null)] : []));
   const inserted = await insertRecords(em, firsts);
-  const insertedId = new Map(inserted.map((r) => [r.device_message_id, r.id]));
-  const insertedRow = new Map(inserted.map((r) => [r.id, r]));
+  const insertedRow = new Map(inserted.map((r) => [r.device_message_id, r]));
   const stored = new Map<number, StoredSms>();
   for (const [k, { sms, index, hash }] of ordered.entries()) {
-    const id = insertedId.get(sms.deviceMessageId);
-    if (id !== undefined) {
-      insertedId.delete(sms.deviceMessageId);
-      ids[index] = id;
-      freshAt.push({ id, at: sms.receivedAt.getTime() });
-      const row = insertedRow.get(id)!;
-      stored.set(id, { brandId: caller.brandId, deviceId: caller.deviceId, mode: row.mode, sender: sms.sender, body: sms.body, smsTime: row.sms_time });
+    const row = insertedRow.get(sms.deviceMessageId);
+    if (row !== undefined) {
+      insertedRow.delete(sms.deviceMessageId);
+      ids[index] = row.id;
+      freshAt.push({ id: row.id, at: sms.receivedAt.getTime() });
+      stored.set(row.id, { brandId: caller.brandId, deviceId: caller.deviceId, mode: row.mode, sender: sms.sender, body: sms.body, smsTime: row.sms_time });
       continue;
     }
     const encrypted = sealed[k]!;

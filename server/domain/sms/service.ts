@@ -110,8 +110,11 @@ function perRecordIo(tx: EntityManager, cipher: PiiCipher): DecideIo {
   };
 }
 
+/** What planning a record reads of it: known from the claim, or from intake's StoredSms before it. */
+type PlannedRecord = Pick<PendingSmsRecord, 'id' | 'brandId' | 'deviceId' | 'mode' | 'sender' | 'smsTime'>;
+
 /** The candidate query of a money-in reading: the window widened by the clock grace, which the matcher applies exactly. */
-function candidateQuery(rec: PendingSmsRecord, r: Reading, settings: MatchSettings): CandidateQuery {
+function candidateQuery(rec: PlannedRecord, r: Reading, settings: MatchSettings): CandidateQuery {
   return {
     brandId: rec.brandId,
     mode: rec.mode,
@@ -124,7 +127,7 @@ function candidateQuery(rec: PendingSmsRecord, r: Reading, settings: MatchSettin
 }
 
 /** The official gateways of the record's sender and their readings of its text (pure). */
-function readRecord(rec: PendingSmsRecord, body: string, gateways: readonly GatewaySmsConfig[]) {
+function readRecord(rec: Pick<PendingSmsRecord, 'sender'>, body: string, gateways: readonly GatewaySmsConfig[]) {
   const official = gateways.filter((g) => isOfficialSender(g, rec.sender));
   return { official, all: official.length === 0 ? [] : readings({ sender: rec.sender, body }, official) };
 }
@@ -134,7 +137,7 @@ function readRecord(rec: PendingSmsRecord, body: string, gateways: readonly Gate
  * takes every lock and read of its records up front (batch-io.ts). Mirrors
  * decide() step by step.
  */
-function planRecord(rec: PendingSmsRecord, body: string, gateways: readonly GatewaySmsConfig[], settings: MatchSettings): BatchRecordPlan {
+function planRecord(rec: PlannedRecord, body: string, gateways: readonly GatewaySmsConfig[], settings: MatchSettings): BatchRecordPlan {
   const plan: BatchRecordPlan = { recordId: rec.id, deviceId: rec.deviceId, smsTime: rec.smsTime, chain: null, queries: [] };
   const { all } = readRecord(rec, body, gateways);
   if (all.length === 0) return plan;
@@ -344,8 +347,7 @@ function plansAhead(tx: EntityManager, recordIds: readonly number[], stored: Rea
   return {
     plans: recordIds.map((id) => {
       const r = stored.get(id)!;
-      const rec = { id, brandId: r.brandId, deviceId: r.deviceId, mode: r.mode, sender: r.sender, smsTime: r.smsTime, bodyEncrypted: '', binding: { brandId: r.brandId, row: '' } };
-      return planRecord(rec, r.body, gateways, settings);
+      return planRecord({ id, ...r }, r.body, gateways, settings);
     }),
   };
 }
