@@ -1,8 +1,10 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pairDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { seedGateway, seedSetting } from '../support/seed.ts';
 import { countStatements } from '../support/statements.ts';
+import { waitForLockWaiters } from '../support/wait.ts';
 import {
   creditTemplate,
   creditWithBalance,
@@ -227,6 +229,34 @@ describe('concurrent batches', () => {
   });
 });
 
+describe('locks sent with the reads (batch-io.ts)', () => {
+  it('a payment completed between the read of the candidates and their locks is decided as it is under the lock', async () => {
+    const scene = await smsScene(t);
+    const id = newGatewayTrxId();
+    const { transaction } = await seedPayment(t, scene, { amount: '640.00', status: 'awaiting_verification', gatewayTrxId: id });
+    const holder = new pg.Client({ connectionString: t.config.DATABASE_URL });
+    await holder.connect();
+    try {
+      // The payment's intent is held: the batch reads the payment open, then waits at its first lock.
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM payment_intents WHERE id = $1 FOR UPDATE', [transaction.intentId]);
+      const forwarded = forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash('640.00', id) }]);
+      await waitForLockWaiters(holder, 1);
+      // Meanwhile another path (an operator) completes it and lets go.
+      await holder.query("UPDATE transactions SET status = 'completed', completed_at = now(), completion_source = 'admin' WHERE id = $1", [transaction.id]);
+      await holder.query("UPDATE payment_intents SET status = 'completed', completed_at = now() WHERE id = $1", [transaction.intentId]);
+      await holder.query('COMMIT');
+      const [answer] = await forwarded;
+      // As one by one: the SMS proves a payment already completed, not one to complete again.
+      expect(answer!.match_status).toBe('duplicate');
+      expect(await smsRow(t, answer!.id)).toMatchObject({ reason_code: 'duplicate_trx_id', transaction_id: null });
+      expect(await eventsOf(t, transaction.id)).toEqual([]);
+    } finally {
+      await holder.end();
+    }
+  });
+});
+
 describe('round trips', () => {
   it('a request of ten matched SMS makes the statements of a request of one: stored, matched and completed set-based', async () => {
     const scene = await smsScene(t);
@@ -251,11 +281,11 @@ describe('round trips', () => {
     // Nothing per SMS: ten cost what one costs.
     expect(ten.n).toBeLessThanOrEqual(one.n);
     expect(ten.trips).toBeLessThanOrEqual(one.trips);
-    // Statements that need no answer of another go together (db.ts `pipelined`): six fewer waits than statements
-    // (BEGIN with the claim and the batch's reads; the two locks; the outcomes, completions and endpoints).
+    // Statements that need no answer of another go together (db.ts `pipelined`): seven fewer waits than statements
+    // (BEGIN with the claim, the batch's reads and its locks; the outcomes, completions and endpoints).
     // A sweep's statements landing in the window add to both counts, never to the difference.
-    expect(one.trips).toBeLessThanOrEqual(one.n - 6);
-    expect(ten.trips).toBeLessThanOrEqual(ten.n - 6);
+    expect(one.trips).toBeLessThanOrEqual(one.n - 7);
+    expect(ten.trips).toBeLessThanOrEqual(ten.n - 7);
   });
 });
 

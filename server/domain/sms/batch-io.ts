@@ -1,12 +1,12 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { pipelined, prepared, rawStatement } from '../db.ts';
+import { pipelined, prepared, rawStatement, type DB } from '../db.ts';
 import type { BoundStatement } from '../../infra/database/convert-values.ts';
 import { chainState, type ChainReading, type ChainVerdict } from './balance-chain.ts';
-import { candidateRowOf, lockOpenCandidates, type CandidateQuery, type CandidateRow, type LockedCandidate } from './candidates.ts';
+import { candidateRowOf, intentLocks, lockedCandidatesOf, lockOpenCandidates, transactionLocks, type CandidateQuery, type CandidateRow, type LockedCandidate } from './candidates.ts';
 import { customerPhonesOfCandidates } from './expected-payer.ts';
 import { OPEN_STATUSES, type ChainState } from './matcher.ts';
 import type { SmsOutcome } from './records.ts';
@@ -101,15 +101,15 @@ const moveHead = prepared((k, $: { id: number | null; balance: string | null; at
 );
 
 /**
- * The candidates of every reading of a batch (prefetchBatch, step 3), compiled
- * once (db.ts `prepared`): the readings are one JSON parameter, so the statement
- * is the same for every batch.
+ * The candidates of every reading of a batch, as a query to select from: the
+ * readings are one JSON parameter, so each statement built on it is the same
+ * for every batch. loadCandidates' conditions, per reading.
  */
-const candidatesOfReadings = prepared((k, $: { readings: string }) =>
-  k
+function readingsCandidates(k: Kysely<DB>, readings: string) {
+  return k
     // Raw: json_to_recordset's column definition list (the batch's readings as a table) has no builder form.
     .with('q', () =>
-      sql<{ n: number; gateway_ids: number[]; brand_id: number; mode: Mode; trx_id: string; amount: string; sms_time: Date; window_minutes: number }>`(SELECT * FROM json_to_recordset(${$.readings}::json)
+      sql<{ n: number; gateway_ids: number[]; brand_id: number; mode: Mode; trx_id: string; amount: string; sms_time: Date; window_minutes: number }>`(SELECT * FROM json_to_recordset(${readings}::json)
         AS q(n integer, gateway_ids bigint[], brand_id bigint, mode text, trx_id text, amount numeric, sms_time timestamptz, window_minutes integer))`,
     )
     .selectFrom('q')
@@ -135,7 +135,6 @@ const candidatesOfReadings = prepared((k, $: { readings: string }) =>
           .as('c'),
       (j) => j.onTrue(),
     )
-    .select(['q.n', 'c.id', 'c.brand_id', 'c.intent_id', 'c.gateway_id', 'c.sms_amount', 'c.gateway_trx_id', 'c.created_at', 'c.status', 'c.sender_number_encrypted', 'c.trx_id', 'c.mode', 'c.claims'])
     // loadCandidates' condition: a claimer of the id, or the brand's open payment of the SMS's mode with its amount in the window.
     .where((w) =>
       w.or([
@@ -149,10 +148,27 @@ const candidatesOfReadings = prepared((k, $: { readings: string }) =>
           w('c.created_at', '<=', sql<Date>`q.sms_time`),
         ]),
       ]),
-    )
+    );
+}
+
+/** Step 3's read (prefetchBatch), compiled once (db.ts `prepared`): the candidates of every reading, by reading. */
+const candidatesOfReadings = prepared((k, $: { readings: string }) =>
+  readingsCandidates(k, $.readings)
+    .select(['q.n', 'c.id', 'c.brand_id', 'c.intent_id', 'c.gateway_id', 'c.sms_amount', 'c.gateway_trx_id', 'c.created_at', 'c.status', 'c.sender_number_encrypted', 'c.trx_id', 'c.mode', 'c.claims'])
     .orderBy('q.n')
     .orderBy('c.id'),
 );
+
+/**
+ * Step 4's locks, sent with step 3 (prefetchBatch), compiled once: the open
+ * candidates' intents, then their transactions (lockOpenCandidates' order and
+ * columns), each found by the candidates' own conditions. Each statement reads
+ * the candidates again, at its own moment: finish checks that they locked what
+ * step 3 found.
+ */
+const openCandidates = (k: Kysely<DB>, readings: string) => readingsCandidates(k, readings).where('c.status', 'in', [...OPEN_STATUSES] as TransactionStatus[]);
+const lockIntentsOfReadings = prepared((k, $: { readings: string }) => intentLocks(k).where('id', 'in', openCandidates(k, $.readings).select('c.intent_id')));
+const lockTransactionsOfReadings = prepared((k, $: { readings: string }) => transactionLocks(k).where('t.id', 'in', openCandidates(k, $.readings).select('c.id')));
 
 /**
  * Step 2's advisory locks, one per trx id key (gateway-trx-lock.ts), in the list's
@@ -229,7 +245,7 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
   // Steps 1-3 go to PostgreSQL together (db.ts `pipelined`): each needs only what the batch's texts say, not
   // another's answer, and PostgreSQL runs them in this order, each read after the locks before it.
   const steps: Array<BoundStatement<unknown>> = [];
-  const at = { lock: -1, links: -1, candidates: -1 };
+  const at = { lock: -1, links: -1, candidates: -1, intents: -1, transactions: -1 };
   if (pairs.length > 0) {
     const values = pairValues(pairs);
     steps.push(chainStatements(pairs.length).create.bind(tx, values));
@@ -259,6 +275,9 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
       })),
     );
     at.candidates = steps.push(candidatesOfReadings.bind(tx, { readings: input })) - 1;
+    // 4. The open ones locked, behind the read: intents, then transactions.
+    at.intents = steps.push(lockIntentsOfReadings.bind(tx, { readings: input })) - 1;
+    at.transactions = steps.push(lockTransactionsOfReadings.bind(tx, { readings: input })) - 1;
   }
 
   return {
@@ -285,7 +304,11 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
 
       // 4. The open ones locked (intents, then transactions), and the customers' phones of claimers without a declared number.
       const all = [...loaded.values()].flat();
-      const locked = await lockOpenCandidates(tx, all);
+      let locked = at.intents >= 0 ? lockedCandidatesOf(answers[at.intents] as never, answers[at.transactions] as never) : new Map<number, LockedCandidate>();
+      // The locks found the open candidates again, a moment after step 3 read them. Should a payment have changed
+      // in between (one open as read but not locked, or a transaction locked without its intent), every open
+      // one is locked again by id, as one by one: the decisions use the rows as they are under their locks.
+      if (all.some((c) => OPEN_STATUSES.includes(c.status) && !locked.has(c.id))) locked = await lockOpenCandidates(tx, all);
       // Every candidate without a declared number (decide() asks for the claimers among them), for the whole batch at once.
       const phones = await customerPhonesOfCandidates(tx, cipher, all.map((c) => locked.get(c.id) ?? c).filter((c) => !c.payerNumberEncrypted));
 

@@ -5,8 +5,8 @@ import { toTransaction, transactionSelect, type TransactionRecord } from '../pay
 import { OPEN_STATUSES, type MatchCandidate } from './matcher.ts';
 import type { GatewayParseConfig } from './parser.ts';
 import { sameSender, senderKey } from './senders.ts';
-import { sql } from 'kysely';
-import { db, pipelined, prepared } from '../db.ts';
+import { sql, type Kysely } from 'kysely';
+import { db, pipelined, prepared, type DB } from '../db.ts';
 import type { StoredCustomerPhone } from './expected-payer.ts';
 import type { GatewaySmsRow } from './records.ts';
 
@@ -147,20 +147,71 @@ export interface LockedCandidate extends CandidateRow {
   customerPhone: StoredCustomerPhone | null;
 }
 
-/** lockOpenCandidates' two statements, compiled once (db.ts `prepared`): the intents, then the transactions, each by an id array in id order. */
-const lockIntents = prepared((k, $: { ids: number[] }) =>
-  k.selectFrom('payment_intents').select(['id', 'created_at']).where('id', '=', (eb) => eb.fn.any(eb.val($.ids))).orderBy('id').forUpdate(),
-);
-const lockTransactions = prepared((k, $: { ids: number[] }) =>
-  transactionSelect(k)
-    .select('t.sender_number_encrypted as payer_number_encrypted')
-    // The customer's phone comes along (not locked): the number a claimer without a declared one is compared with.
-    .leftJoin('customers as cu', 'cu.id', 'i.customer_id')
-    .select(['cu.brand_id as customer_brand_id', 'cu.uuid as customer_uuid', 'cu.phone_encrypted as customer_phone_encrypted'])
-    .where('t.id', '=', (eb) => eb.fn.any(eb.val($.ids)))
-    .orderBy('t.id')
-    .forUpdate('t'),
-);
+/**
+ * The intents' locks of lockOpenCandidates, in id order, without the ids to
+ * lock: a caller adds them (an id array here, a subquery in batch-io.ts). The
+ * intent's creation (the timing rule's reference) comes with its lock: it never changes.
+ */
+export function intentLocks(k: Kysely<DB>) {
+  return k.selectFrom('payment_intents').select(['id', 'created_at']).orderBy('id').forUpdate();
+}
+
+/**
+ * The transactions' locks of lockOpenCandidates, in id order, without the ids
+ * to lock (as intentLocks): each whole transaction, read under its lock.
+ */
+export function transactionLocks(k: Kysely<DB>) {
+  return (
+    transactionSelect(k)
+      .select('t.sender_number_encrypted as payer_number_encrypted')
+      // The customer's phone comes along (not locked): the number a claimer without a declared one is compared with.
+      .leftJoin('customers as cu', 'cu.id', 'i.customer_id')
+      .select(['cu.brand_id as customer_brand_id', 'cu.uuid as customer_uuid', 'cu.phone_encrypted as customer_phone_encrypted'])
+      .orderBy('t.id')
+      .forUpdate('t')
+  );
+}
+
+type IntentLockRow = Awaited<ReturnType<ReturnType<typeof intentLocks>['execute']>>[number];
+type TransactionLockRow = Awaited<ReturnType<ReturnType<typeof transactionLocks>['execute']>>[number];
+
+/** lockOpenCandidates' two statements, compiled once (db.ts `prepared`): the intents, then the transactions, each by an id array. */
+const lockIntents = prepared((k, $: { ids: number[] }) => intentLocks(k).where('id', '=', (eb) => eb.fn.any(eb.val($.ids))));
+const lockTransactions = prepared((k, $: { ids: number[] }) => transactionLocks(k).where('t.id', '=', (eb) => eb.fn.any(eb.val($.ids))));
+
+/**
+ * The locked candidates of the two lock statements' answers. A transaction
+ * whose intent is not among `intents` is left out: the caller did not hold its
+ * intent's lock when it took the transaction's, and must lock it again.
+ */
+export function lockedCandidatesOf(intents: readonly IntentLockRow[], rows: readonly TransactionLockRow[]): Map<number, LockedCandidate> {
+  const intentCreatedAt = new Map(intents.map((i) => [i.id, i.created_at]));
+  const fresh = new Map<number, LockedCandidate>();
+  for (const r of rows) {
+    const record = toTransaction(r);
+    const createdAt = intentCreatedAt.get(record.intentId);
+    if (createdAt === undefined) continue;
+    fresh.set(record.id, {
+      id: record.id,
+      brandId: record.brandId,
+      mode: record.mode,
+      intentId: record.intentId,
+      gatewayId: record.gatewayId,
+      amount: record.smsAmount,
+      gatewayTrxId: record.gatewayTrxId,
+      createdAt,
+      status: record.status,
+      payerNumberEncrypted: r.payer_number_encrypted,
+      trxId: record.trxId,
+      record,
+      customerPhone:
+        r.customer_phone_encrypted !== null && r.customer_brand_id !== null && r.customer_uuid !== null
+          ? { brandId: r.customer_brand_id, uuid: r.customer_uuid, token: r.customer_phone_encrypted }
+          : null,
+    });
+  }
+  return fresh;
+}
 
 /**
  * Locks the open ones among `rows` (their intents first, then the
@@ -173,33 +224,9 @@ const lockTransactions = prepared((k, $: { ids: number[] }) =>
  */
 export async function lockOpenCandidates(tx: EntityManager, rows: readonly CandidateRow[]): Promise<Map<number, LockedCandidate>> {
   const open = rows.filter((r) => OPEN_STATUSES.includes(r.status));
-  const fresh = new Map<number, LockedCandidate>();
-  if (open.length === 0) return fresh;
+  if (open.length === 0) return new Map();
   const intentIds = [...new Set(open.map((r) => r.intentId))].sort((a, b) => a - b);
-  // The intents' creation (the timing rule's reference) is read with their locks: it never changes.
   // Both statements in one round trip (db.ts `pipelined`): PostgreSQL takes the intents' locks first, as ever.
   const [intents, locked] = await pipelined(tx, lockIntents.bind(tx, { ids: intentIds }), lockTransactions.bind(tx, { ids: open.map((r) => r.id) }));
-  const intentCreatedAt = new Map(intents.map((i) => [i.id, i.created_at]));
-  for (const r of locked) {
-    const record = toTransaction(r);
-    fresh.set(record.id, {
-      id: record.id,
-      brandId: record.brandId,
-      mode: record.mode,
-      intentId: record.intentId,
-      gatewayId: record.gatewayId,
-      amount: record.smsAmount,
-      gatewayTrxId: record.gatewayTrxId,
-      createdAt: intentCreatedAt.get(record.intentId)!,
-      status: record.status,
-      payerNumberEncrypted: r.payer_number_encrypted,
-      trxId: record.trxId,
-      record,
-      customerPhone:
-        r.customer_phone_encrypted !== null && r.customer_brand_id !== null && r.customer_uuid !== null
-          ? { brandId: r.customer_brand_id, uuid: r.customer_uuid, token: r.customer_phone_encrypted }
-          : null,
-    });
-  }
-  return fresh;
+  return lockedCandidatesOf(intents, locked);
 }
