@@ -3,7 +3,7 @@ import { CompiledQuery, type Compilable, type Kysely, type QueryResult, type Unk
 import { ConvertValuesPlugin, prepare, type BoundStatement, type PreparedStatement } from '../infra/database/convert-values.ts';
 import type { EntityManager } from '../infra/database/orm.ts';
 import { nameStatement } from '../infra/database/named-statements.ts';
-import { inOneWrite } from '../infra/database/client-pipeline.ts';
+import { atCommit, inOneWrite } from '../infra/database/client-pipeline.ts';
 import type { entities } from './entities.ts';
 
 /**
@@ -113,4 +113,22 @@ export async function pipelined<T extends readonly BoundStatement<unknown>[]>(em
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;
   return settled.map((s, i) => statements[i]!.rows((s as PromiseFulfilledResult<QueryResult<UnknownRow>>).value)) as RowsOf<T>;
+}
+
+/**
+ * Hands `statements` to `em`'s transaction to be sent with its COMMIT (client-pipeline.ts
+ * `atCommit`): the last writes of a transaction and its COMMIT in one round trip. Resolves
+ * once they are handed over, not answered: the caller returns from its transaction callback
+ * without waiting for them, and may not need their answers. Should one fail, the
+ * transaction is rolled back and em.transactional() rejects with that statement's error.
+ * So every check of what they write must be in the statements themselves
+ * (`check_invariant`, migration 0026), none after them in code.
+ */
+export async function sendWithCommit(em: EntityManager, ...statements: ReadonlyArray<BoundStatement<unknown>>): Promise<void> {
+  if (!em.isInTransaction()) throw new Error('sendWithCommit must run inside em.transactional()');
+  if (statements.length === 0) return;
+  await em.getKysely().getExecutor().provideConnection(async (connection) => {
+    // Their failure reaches the COMMIT; caught here only so that it is not reported as unhandled as well.
+    atCommit(() => statements.map((s) => connection.executeQuery<UnknownRow>(s.query).catch(() => undefined)));
+  });
 }

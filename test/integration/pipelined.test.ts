@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pipelined, rawStatement } from '../../server/domain/db.ts';
+import { pipelined, rawStatement, sendWithCommit } from '../../server/domain/db.ts';
 import { answerBeginEarly } from '../../server/infra/database/client-pipeline.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { countStatements } from '../support/statements.ts';
@@ -126,5 +126,66 @@ describe('pipelined statements', () => {
     // Only the statement right after BEGIN carries its answer.
     await expect(client.query('select 1 as x', [])).resolves.toMatchObject({ rows: [{ x: 1 }] });
     expect(sent).toEqual(['begin', 'select 1 as x', 'select 1 as x']);
+  });
+
+  describe('sendWithCommit (db.ts): statements sent with their COMMIT', () => {
+    const checked = rawStatement('SELECT check_invariant($1::boolean, $2::text) AS ok');
+
+    it('leave with the COMMIT: the writes and COMMIT in one round trip, and they are kept', async () => {
+      const key = `commit-rider-${Date.now()}`;
+      const em = t.runtime.deps.orm.em.fork();
+      const counted = await countStatements(() =>
+        em.transactional(async (tx) => {
+          await backendPid(tx, []);
+          await sendWithCommit(tx, putSetting.bind([key, JSON.stringify('kept')]), checked.bind([true, 'never raised']));
+        }),
+      );
+      expect(counted.texts.map((x) => x.replace(/^\+ /, '').toLowerCase().slice(0, 6))).toEqual(['begin', 'select', 'insert', 'select', 'commit']);
+      // BEGIN with the first statement; the two writes with the COMMIT.
+      expect(counted.trips).toBe(2);
+      expect(await t.sql('SELECT value FROM settings WHERE key = $1', [key])).toEqual([{ value: 'kept' }]);
+      await t.sql('DELETE FROM settings WHERE key = $1', [key]);
+    });
+
+    it('one failing fails the transaction with its error, though PostgreSQL answers the COMMIT with ROLLBACK; nothing is kept', async () => {
+      const key = `commit-rider-failure-${Date.now()}`;
+      const em = t.runtime.deps.orm.em.fork();
+      const attempt = em.transactional(async (tx) => {
+        await putSetting(tx, [`${key}-before`, JSON.stringify(1)]);
+        await sendWithCommit(tx, putSetting.bind([key, JSON.stringify(2)]), checked.bind([false, 'SMS batch: the invariant broke']));
+      });
+      await expect(attempt).rejects.toThrow('SMS batch: the invariant broke');
+      expect(await t.sql('SELECT key FROM settings WHERE key = ANY($1::text[])', [[key, `${key}-before`]])).toEqual([]);
+      // The connection went back to the pool usable: the next transaction commits.
+      await em.fork().transactional((tx) => sendWithCommit(tx, putSetting.bind([key, JSON.stringify(3)])));
+      expect(await t.sql('SELECT value FROM settings WHERE key = $1', [key])).toEqual([{ value: 3 }]);
+      await t.sql('DELETE FROM settings WHERE key = $1', [key]);
+    });
+
+    it('are dropped unsent when the transaction rolls back instead', async () => {
+      const key = `commit-rider-rollback-${Date.now()}`;
+      const em = t.runtime.deps.orm.em.fork();
+      const counted = await countStatements(async () => {
+        const attempt = em.transactional(async (tx) => {
+          await backendPid(tx, []);
+          await sendWithCommit(tx, putSetting.bind([key, JSON.stringify(1)]));
+          throw new Error('changed its mind');
+        });
+        await expect(attempt).rejects.toThrow('changed its mind');
+      });
+      expect(counted.texts.some((x) => /insert/i.test(x))).toBe(false);
+      expect(await t.sql('SELECT key FROM settings WHERE key = $1', [key])).toEqual([]);
+    });
+
+    it('go out ahead of any later statement of their transaction, in order', async () => {
+      const key = `commit-rider-order-${Date.now()}`;
+      const em = t.runtime.deps.orm.em.fork();
+      const seen = await em.transactional(async (tx) => {
+        await sendWithCommit(tx, putSetting.bind([key, JSON.stringify('first')]));
+        return settingValue(tx, [key]);
+      });
+      expect(seen).toEqual([{ value: 'first' }]);
+      await t.sql('DELETE FROM settings WHERE key = $1', [key]);
+    });
   });
 });

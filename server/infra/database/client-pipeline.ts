@@ -36,7 +36,11 @@ export function answerBeginEarly(pool: Pool): void {
     const next = (...args: unknown[]) =>
       (own ?? (Object.getPrototypeOf(client) as { query: (...a: unknown[]) => unknown }).query).apply(client, args) as Promise<QueryResult>;
     let held: unknown[] | null = null;
-    client.query = ((config: unknown, ...rest: unknown[]) => {
+    // Statements handed over inside atCommit: sent with the transaction's next statement, normally its COMMIT.
+    let riders: Rider[] = [];
+    // The first of them to fail since the transaction's last COMMIT or ROLLBACK: its COMMIT fails with it.
+    let riderFailure: { error: unknown } | null = null;
+    const send = (config: unknown, rest: unknown[]): Promise<QueryResult> => {
       const promised = rest.every((r) => typeof r !== 'function');
       if (promised && held === null && typeof config === 'string' && /^begin$/i.test(config) && (rest.length === 0 || (Array.isArray(rest[0]) && rest[0].length === 0))) {
         held = [config, ...rest];
@@ -57,8 +61,91 @@ export function answerBeginEarly(pool: Pool): void {
       }
       corkWhileBatching(client);
       return next(config, ...rest);
+    };
+    client.query = ((config: unknown, ...rest: unknown[]) => {
+      if (holding !== null) {
+        const rider = deferred(config, rest);
+        riders.push(rider);
+        return rider.promise;
+      }
+      const command = typeof config === 'string' ? config.trim().toLowerCase() : '';
+      if (command === 'rollback') {
+        // Never sent: the transaction ends without them.
+        for (const r of riders) r.reject(new Error('the transaction was rolled back before its commit'));
+        riders = [];
+        riderFailure = null;
+        return send(config, rest);
+      }
+      if (riders.length === 0) {
+        if (command !== 'commit' || riderFailure === null) return send(config, rest);
+      }
+      const going = riders;
+      riders = [];
+      return inOneWrite(() => {
+        for (const r of going) {
+          send(r.config, r.rest).then(r.resolve, (error: unknown) => {
+            riderFailure ??= { error };
+            r.reject(error);
+          });
+        }
+        const result = send(config, rest);
+        if (command !== 'commit') return result;
+        // PostgreSQL answers the COMMIT of a transaction a failed statement aborted with ROLLBACK, not an
+        // error: the commit fails here instead, with that statement's error, once every rider has answered.
+        const riderAnswers = going.map((r) => r.promise.catch(() => undefined));
+        return Promise.allSettled([result, ...riderAnswers]).then(([committed]) => {
+          const failure = riderFailure;
+          riderFailure = null;
+          if (failure !== null) throw failure.error;
+          if (committed!.status === 'rejected') throw committed!.reason;
+          return committed!.value;
+        });
+      });
     }) as PoolClient['query'];
   });
+}
+
+interface Rider {
+  config: unknown;
+  rest: unknown[];
+  promise: Promise<QueryResult>;
+  resolve(r: QueryResult): void;
+  reject(e: unknown): void;
+}
+
+function deferred(config: unknown, rest: unknown[]): Rider {
+  let resolve!: (r: QueryResult) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<QueryResult>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Its failure reaches the COMMIT (or whoever awaits it); this only keeps it from being reported as unhandled.
+  promise.catch(() => undefined);
+  return { config, rest, promise, resolve, reject };
+}
+
+/** Set while atCommit's `hand` runs: the statements clients are given then wait for the transaction's next one. */
+let holding: true | null = null;
+
+/**
+ * Runs `hand`, which hands queries to a transaction's client synchronously; the
+ * client keeps them and sends them with the transaction's next statement, which
+ * is normally its COMMIT: the last writes and COMMIT leave in one write and cost
+ * one round trip. Their answers settle their own promises. Should one fail,
+ * PostgreSQL has rolled the transaction back, and the COMMIT fails with that
+ * statement's error (so the caller's transaction fails as if the statement had
+ * been awaited). A ROLLBACK instead drops them unsent. Decisions must not need
+ * their answers: nothing runs between them and the COMMIT.
+ */
+export function atCommit<T>(hand: () => T): T {
+  if (holding !== null) return hand();
+  holding = true;
+  try {
+    return hand();
+  } finally {
+    holding = null;
+  }
 }
 
 /** While inOneWrite's `send` runs: how to uncork each socket it corked. */

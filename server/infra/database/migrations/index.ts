@@ -23,6 +23,7 @@ import { Migration0021Alerts } from './0021-alerts.ts';
 import { Migration0022Operators } from './0022-operators.ts';
 import { Migration0024SmsDismissals } from './0024-sms-dismissals.ts';
 import { Migration0025DevicePresenceHistory } from './0025-device-presence-history.ts';
+import { Migration0026CheckInvariant } from './0026-check-invariant.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -53,4 +54,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0022-operators', class: Migration0022Operators },
   { name: '0024-sms-dismissals', class: Migration0024SmsDismissals },
   { name: '0025-device-presence-history', class: Migration0025DevicePresenceHistory },
+  { name: '0026-check-invariant', class: Migration0026CheckInvariant },
 ];
