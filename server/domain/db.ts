@@ -50,19 +50,35 @@ export function prepared<P extends object, O>(build: (db: Kysely<DB>, $: P) => C
 export function preparedPerRowCount<R extends object, O>(
   columns: ReadonlyArray<keyof R & string>,
   build: (db: Kysely<DB>, rows: R[]) => Compilable<O>,
-): (em: EntityManager, rows: readonly R[]) => Promise<O[]> {
+): PerRowCountStatement<R, O> {
   const byCount = new Map<number, PreparedStatement<Record<string, unknown>, O>>();
   const compile = (n: number) =>
     prepared((k, $: Record<string, unknown>) => build(k, Array.from({ length: n }, (_, i) => Object.fromEntries(columns.map((c) => [c, $[`${i}:${c}`]])) as R)));
-  return (em, rows) => {
+  const statementOf = (rows: readonly R[]) => {
     let statement = byCount.get(rows.length);
     if (!statement) byCount.set(rows.length, (statement = compile(rows.length)));
     const values: Record<string, unknown> = {};
     rows.forEach((row, i) => {
       for (const c of columns) values[`${i}:${c}`] = row[c];
     });
+    return { statement, values };
+  };
+  const run = (em: EntityManager, rows: readonly R[]) => {
+    const { statement, values } = statementOf(rows);
     return statement.execute(em, values);
   };
+  return Object.assign(run, {
+    bind(em: EntityManager, rows: readonly R[]) {
+      const { statement, values } = statementOf(rows);
+      return statement.bind(em, values);
+    },
+  });
+}
+
+/** A preparedPerRowCount statement: run it, or bind it to be sent with others (`pipelined`, `sendWithCommit`). */
+export interface PerRowCountStatement<R, O> {
+  (em: EntityManager, rows: readonly R[]): Promise<O[]>;
+  bind(em: EntityManager, rows: readonly R[]): BoundStatement<O>;
 }
 
 /** A raw statement (rawStatement): run it, or bind it to be sent with others (`pipelined`). */

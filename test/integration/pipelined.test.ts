@@ -40,20 +40,29 @@ describe('pipelined statements', () => {
   });
 
   it('leaves in one write to the socket: the statements sent together, and BEGIN with the first statement after it', async () => {
-    const port = Number(new URL(t.config.DATABASE_URL!).port || 5432);
+    // Writes are counted per socket, and only those of the connection that ran the statements (found by its
+    // backend pid) are compared: the test server's workers write to the database at any moment too.
     const proto = net.Socket.prototype as unknown as Record<'_write' | '_writev', (...a: unknown[]) => unknown>;
     const original = { _write: proto._write, _writev: proto._writev };
-    let writes = 0;
+    const writes = new Map<net.Socket, number>();
     for (const k of ['_write', '_writev'] as const) {
       proto[k] = function (this: net.Socket, ...a: unknown[]) {
-        if (this.remotePort === port) writes++;
+        writes.set(this, (writes.get(this) ?? 0) + 1);
         return original[k].apply(this, a);
       };
     }
-    const written = async (fn: () => Promise<unknown>) => {
-      writes = 0;
-      await fn();
-      return writes;
+    const clientQuery = pg.Client.prototype.query;
+    const socketOfPid = new Map<number, net.Socket>();
+    pg.Client.prototype.query = function (this: pg.Client & { processID?: number; connection?: { stream?: net.Socket } }, ...a: unknown[]) {
+      if (this.processID !== undefined && this.connection?.stream) socketOfPid.set(this.processID, this.connection.stream);
+      return (clientQuery as (...x: unknown[]) => unknown).apply(this, a);
+    } as typeof clientQuery;
+    const written = async (fn: () => Promise<Array<Array<{ pid: number }>>>) => {
+      writes.clear();
+      const answers = await fn();
+      const pid = answers[0]![0]!.pid;
+      expect(answers.every((rows) => rows[0]!.pid === pid)).toBe(true);
+      return writes.get(socketOfPid.get(pid)!) ?? 0;
     };
     try {
       const em = t.runtime.deps.orm.em.fork();
@@ -62,6 +71,7 @@ describe('pipelined statements', () => {
       expect(await written(() => em.transactional((tx) => pipelined(tx, backendPid.bind([]), backendPid.bind([]), backendPid.bind([]))))).toBe(2);
     } finally {
       Object.assign(proto, original);
+      pg.Client.prototype.query = clientQuery;
     }
   });
 

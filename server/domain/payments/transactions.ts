@@ -448,7 +448,15 @@ const completeTogether = prepared((q, $: { ids: number[]; intentIds: number[]; s
         .returning(INTENT_EVENT_COLUMNS)
         .returning(latestTransactionId),
     )
-    .selectFrom('done')
+    // Every transaction was still open (the caller's locks promise it): checked in the statement, so that it may
+    // go with the COMMIT (db.ts `sendWithCommit`). Selected from, so it always runs, also when nothing was updated.
+    .with('checked', (k) =>
+      k.selectNoFrom(
+        sql<boolean>`check_invariant((SELECT count(*) FROM done) = cardinality(${$.ids}::bigint[]), 'transactions ' || array_to_string(${$.ids}::bigint[], ', ') || ': not all of them open when completed together')`.as('ok'),
+      ),
+    )
+    .selectFrom('checked')
+    .leftJoin('done', (j) => j.onTrue())
     .leftJoin('intent', 'intent.intent_id', 'done.done_intent_id')
     .selectAll(['done', 'intent']),
 );
@@ -479,8 +487,8 @@ export function bindCompletions(
   return {
     statement: completeTogether.bind(tx, values),
     async finish(rows: Row[], eventEndpoints?: EventEndpointsMemo): Promise<TransactionRecord[]> {
-      // Ids through a CTE may come back as text: compared as numbers.
-      const byId = new Map(rows.map((r) => [Number(r.done_id), r]));
+      // Ids through a CTE may come back as text: compared as numbers. (No row of `done`: the one row of `checked` alone.)
+      const byId = new Map(rows.filter((r) => r.done_id !== null).map((r) => [Number(r.done_id), r]));
       if (byId.size !== items.length) throw new Error(`transactions ${items.map(({ t }) => t.id).join(', ')}: ${items.length - byId.size} no longer open when completed together`);
       const events: Array<{ brandId: number; mode: Mode; event: 'payment.completed'; data: Record<string, unknown>; transactionId: number }> = [];
       const completed: TransactionRecord[] = [];
@@ -505,14 +513,14 @@ type IntentEventRow = Pick<
 >;
 
 /** What the intent's UPDATE of a completion returns: the intent columns a `payment.completed` event shows (IntentEventRow). */
-const INTENT_EVENT_COLUMNS = [
+export const INTENT_EVENT_COLUMNS = [
   'payment_intents.id as intent_id', 'payment_intents.uuid as payment_id', 'payment_intents.brand_id', 'payment_intents.amount as intent_amount',
   'payment_intents.currency as intent_currency', 'payment_intents.reference', 'payment_intents.metadata', 'payment_intents.status as intent_status',
   'payment_intents.expires_at', 'payment_intents.created_at', 'payment_intents.customer_id',
 ] as const;
 
 /** ...and the id of the intent's latest transaction: the event shows that one. */
-const latestTransactionId = (eb: ExpressionBuilder<DB, 'payment_intents'>) =>
+export const latestTransactionId = (eb: ExpressionBuilder<DB, 'payment_intents'>) =>
   eb
     .selectFrom('transactions as tt')
     .select('tt.id')
@@ -530,13 +538,32 @@ type IntentReturned = { [K in keyof IntentEventRow as K extends 'intent_created_
  * bindCompletions), or null when its UPDATE changed nothing. The left
  * join makes them nullable in the row type; with an id, the UPDATE returned them all.
  */
-function intentEventRowOf(row: IntentReturned): IntentEventRow | null {
+export function intentEventRowOf(row: IntentReturned): IntentEventRow | null {
   if (row.intent_id === null) return null;
   return {
     intent_id: row.intent_id, payment_id: row.payment_id!, brand_id: row.brand_id!, intent_amount: row.intent_amount!, intent_currency: row.intent_currency!,
     reference: row.reference, metadata: row.metadata!, intent_status: row.intent_status!, expires_at: row.expires_at!, intent_created_at: row.created_at!,
     customer_id: row.customer_id,
   };
+}
+
+/**
+ * The `payment.completed` data bindCompletions will record for `t`, worked out
+ * before its statement runs, from the intent as locked (still pending, `t` its
+ * latest transaction) and the transaction's `now()`, which the completion
+ * writes as both completion times: what the statement will return. Null when
+ * the intent does not qualify (bindCompletions then reads the payment).
+ */
+export function completionEventDataAhead(
+  intent: (IntentReturned & { latest_transaction_id: number | string | null }) | undefined,
+  t: TransactionRecord,
+  completedAt: Date,
+  source: CompletionSource,
+): Record<string, unknown> | null {
+  const row = intent ? intentEventRowOf(intent) : null;
+  if (!row || row.intent_status !== 'pending' || Number(intent!.latest_transaction_id) !== t.id || t.gatewayTrxId === null) return null;
+  const transaction: TransactionRecord = { ...t, status: 'completed', completedAt, completionSource: source };
+  return paymentEventDataOf(completedPaymentRow({ ...row, intent_status: 'completed' }, transaction));
 }
 
 /** The row paymentQuery would read now for a just completed transaction (the intent's latest). */

@@ -3,10 +3,10 @@ import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { pipelined, prepared, rawStatement, type DB } from '../db.ts';
+import { prepared, rawStatement, type DB } from '../db.ts';
 import type { BoundStatement } from '../../infra/database/convert-values.ts';
 import { chainState, type ChainReading, type ChainVerdict } from './balance-chain.ts';
-import { candidateRowOf, intentLocks, lockedCandidatesOf, lockOpenCandidates, transactionLocks, type CandidateQuery, type CandidateRow, type LockedCandidate } from './candidates.ts';
+import { candidateRowOf, intentLocks, lockedCandidatesOf, lockOpenCandidates, transactionLocks, type CandidateQuery, type CandidateRow, type IntentLockRow, type LockedCandidate } from './candidates.ts';
 import { customerPhonesOfCandidates } from './expected-payer.ts';
 import { OPEN_STATUSES, type ChainState } from './matcher.ts';
 import type { SmsOutcome } from './records.ts';
@@ -15,7 +15,7 @@ import type { SmsOutcome } from './records.ts';
  * What deciding an SMS reads from the database (service.ts, decide()): per
  * record, each read is its own statement (matchSmsRecord); for a batch of
  * records, every read is made once for the whole batch, set-based, before the
- * first record is decided (prefetchBatch), and answered from memory.
+ * first record is decided (batchReads), and answered from memory.
  */
 export interface DecideIo {
   chain(q: { deviceId: number; wallet: string; recordId: number; smsTime: Date; reading: ChainReading }): Promise<ChainVerdict>;
@@ -56,7 +56,7 @@ const before = (a: { at: bigint; id: number }, b: { at: bigint; id: number }) =>
 
 type ChainPair = { device_id: number; wallet_key: string };
 /**
- * The chain statements of prefetchBatch for `n` (device, wallet) pairs, compiled
+ * The chain statements of batchReads for `n` (device, wallet) pairs, compiled
  * once per count (db.ts `prepared`; a list of pairs has one shape per count): the
  * chains created if new, then locked in (device, wallet) order. Parameters are
  * named `<pair>:device_id` and `<pair>:wallet_key`.
@@ -151,7 +151,7 @@ function readingsCandidates(k: Kysely<DB>, readings: string) {
     );
 }
 
-/** Step 3's read (prefetchBatch), compiled once (db.ts `prepared`): the candidates of every reading, by reading. */
+/** Step 3's read (batchReads), compiled once (db.ts `prepared`): the candidates of every reading, by reading. */
 const candidatesOfReadings = prepared((k, $: { readings: string }) =>
   readingsCandidates(k, $.readings)
     .select(['q.n', 'c.id', 'c.brand_id', 'c.intent_id', 'c.gateway_id', 'c.sms_amount', 'c.gateway_trx_id', 'c.created_at', 'c.status', 'c.sender_number_encrypted', 'c.trx_id', 'c.mode', 'c.claims'])
@@ -160,15 +160,22 @@ const candidatesOfReadings = prepared((k, $: { readings: string }) =>
 );
 
 /**
- * Step 4's locks, sent with step 3 (prefetchBatch), compiled once: the open
+ * Step 4's locks, sent with step 3 (batchReads), compiled once: the open
  * candidates' intents, then their transactions (lockOpenCandidates' order and
  * columns), each found by the candidates' own conditions. Each statement reads
  * the candidates again, at its own moment: finish checks that they locked what
  * step 3 found.
  */
 const openCandidates = (k: Kysely<DB>, readings: string) => readingsCandidates(k, readings).where('c.status', 'in', [...OPEN_STATUSES] as TransactionStatus[]);
-const lockIntentsOfReadings = prepared((k, $: { readings: string }) => intentLocks(k).where('id', 'in', openCandidates(k, $.readings).select('c.intent_id')));
+const lockIntentsOfReadings = prepared((k, $: { readings: string }) => intentLocks(k).where('payment_intents.id', 'in', openCandidates(k, $.readings).select('c.intent_id')));
 const lockTransactionsOfReadings = prepared((k, $: { readings: string }) => transactionLocks(k).where('t.id', 'in', openCandidates(k, $.readings).select('c.id')));
+
+/**
+ * The transaction's now(), read with the batch (the time every completion of the batch writes), in whole
+ * milliseconds as a timestamp comes back as a Date. Raw: a fixed expression; as text, since a raw statement's
+ * rows are not converted.
+ */
+const transactionNow = rawStatement<{ ms: string }>('SELECT floor(extract(epoch FROM now()) * 1000)::bigint::text AS ms');
 
 /**
  * Step 2's advisory locks, one per trx id key (gateway-trx-lock.ts), in the list's
@@ -214,7 +221,9 @@ const chainLinks = rawStatement<LinkRow>(
  * candidates' intents and transactions (each in id order, lockOpenCandidates).
  * Each class of lock is taken in one statement, so a batch of ten makes the
  * same round trips as a batch of one (BENCHMARKS.md, "SMS verification,
- * set-based").
+ * set-based"). In two steps, for a caller that sends them along with
+ * statements of its own (db.ts `pipelined`): `statements` (steps 1-4, to be
+ * sent in this order, in one round trip), then `finish` with their answers.
  *
  * The answers then replay what deciding the records one after the other in
  * their own transactions would have read: a record decided earlier in the
@@ -222,16 +231,6 @@ const chainLinks = rawStatement<LinkRow>(
  * completed is seen completed by them (`completed`). Nothing else can change
  * what they read meanwhile: the batch holds the chains, the trx ids and the
  * open candidates locked until it commits.
- */
-export async function prefetchBatch(tx: EntityManager, cipher: PiiCipher, plans: readonly BatchRecordPlan[]) {
-  const reads = batchReads(tx, cipher, plans);
-  return reads.finish(reads.statements.length > 0 ? await pipelined(tx, ...reads.statements) : []);
-}
-
-/**
- * prefetchBatch in two steps, for a caller that sends the reads along with
- * statements of its own (db.ts `pipelined`): `statements` (steps 1-3, to be
- * sent in this order, after the caller's), then `finish` with their answers.
  */
 export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly BatchRecordPlan[]) {
   // 1. The chains: created if new, locked in (device, wallet) order, and the stored links either side of each record.
@@ -245,7 +244,7 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
   // Steps 1-3 go to PostgreSQL together (db.ts `pipelined`): each needs only what the batch's texts say, not
   // another's answer, and PostgreSQL runs them in this order, each read after the locks before it.
   const steps: Array<BoundStatement<unknown>> = [];
-  const at = { lock: -1, links: -1, candidates: -1, intents: -1, transactions: -1 };
+  const at = { lock: -1, links: -1, candidates: -1, intents: -1, transactions: -1, now: -1 };
   if (pairs.length > 0) {
     const values = pairValues(pairs);
     steps.push(chainStatements(pairs.length).create.bind(tx, values));
@@ -278,6 +277,8 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
     // 4. The open ones locked, behind the read: intents, then transactions.
     at.intents = steps.push(lockIntentsOfReadings.bind(tx, { readings: input })) - 1;
     at.transactions = steps.push(lockTransactionsOfReadings.bind(tx, { readings: input })) - 1;
+    // The transaction's now(): what its completions will write as their times (completionEventDataAhead).
+    at.now = steps.push(transactionNow.bind([])) - 1;
   }
 
   return {
@@ -304,11 +305,17 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
 
       // 4. The open ones locked (intents, then transactions), and the customers' phones of claimers without a declared number.
       const all = [...loaded.values()].flat();
-      let locked = at.intents >= 0 ? lockedCandidatesOf(answers[at.intents] as never, answers[at.transactions] as never) : new Map<number, LockedCandidate>();
+      const lockedIntents = at.intents >= 0 ? (answers[at.intents] as IntentLockRow[]) : [];
+      let locked = at.intents >= 0 ? lockedCandidatesOf(lockedIntents, answers[at.transactions] as never) : new Map<number, LockedCandidate>();
+      let intentsAsLocked: Map<number, IntentLockRow> | null = new Map(lockedIntents.map((i) => [Number(i.intent_id), i]));
       // The locks found the open candidates again, a moment after step 3 read them. Should a payment have changed
       // in between (one open as read but not locked, or a transaction locked without its intent), every open
       // one is locked again by id, as one by one: the decisions use the rows as they are under their locks.
-      if (all.some((c) => OPEN_STATUSES.includes(c.status) && !locked.has(c.id))) locked = await lockOpenCandidates(tx, all);
+      if (all.some((c) => OPEN_STATUSES.includes(c.status) && !locked.has(c.id))) {
+        locked = await lockOpenCandidates(tx, all);
+        intentsAsLocked = null;
+      }
+      const now = at.now >= 0 ? new Date(Number((answers[at.now] as Array<{ ms: string }>)[0]!.ms)) : null;
       // Every candidate without a declared number (decide() asks for the claimers among them), for the whole batch at once.
       const phones = await customerPhonesOfCandidates(tx, cipher, all.map((c) => locked.get(c.id) ?? c).filter((c) => !c.payerNumberEncrypted));
 
@@ -365,6 +372,11 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
 
       return {
         io,
+        /**
+         * The intents of the open candidates as locked, with the transaction's now(), for working out the
+         * events of the batch's completions before they are written; null when they were locked again by id.
+         */
+        ahead: intentsAsLocked && now ? { intents: intentsAsLocked, now } : null,
         /** A record's outcome, as stored: a link of its chain for the records decided after it. */
         decided(recordId: number, o: SmsOutcome) {
           const plan = planOf.get(recordId);

@@ -1,7 +1,7 @@
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { toTransaction, transactionSelect, type TransactionRecord } from '../payments/transactions.ts';
+import { INTENT_EVENT_COLUMNS, latestTransactionId, toTransaction, transactionSelect, type TransactionRecord } from '../payments/transactions.ts';
 import { OPEN_STATUSES, type MatchCandidate } from './matcher.ts';
 import type { GatewayParseConfig } from './parser.ts';
 import { sameSender, senderKey } from './senders.ts';
@@ -153,7 +153,15 @@ export interface LockedCandidate extends CandidateRow {
  * intent's creation (the timing rule's reference) comes with its lock: it never changes.
  */
 export function intentLocks(k: Kysely<DB>) {
-  return k.selectFrom('payment_intents').select(['id', 'created_at']).orderBy('id').forUpdate();
+  return (
+    k
+      .selectFrom('payment_intents')
+      // The columns a `payment.completed` event shows, as locked: a batch works out its events from them (completionEventDataAhead).
+      .select(INTENT_EVENT_COLUMNS)
+      .select(latestTransactionId)
+      .orderBy('payment_intents.id')
+      .forUpdate()
+  );
 }
 
 /**
@@ -172,11 +180,11 @@ export function transactionLocks(k: Kysely<DB>) {
   );
 }
 
-type IntentLockRow = Awaited<ReturnType<ReturnType<typeof intentLocks>['execute']>>[number];
+export type IntentLockRow = Awaited<ReturnType<ReturnType<typeof intentLocks>['execute']>>[number];
 type TransactionLockRow = Awaited<ReturnType<ReturnType<typeof transactionLocks>['execute']>>[number];
 
 /** lockOpenCandidates' two statements, compiled once (db.ts `prepared`): the intents, then the transactions, each by an id array. */
-const lockIntents = prepared((k, $: { ids: number[] }) => intentLocks(k).where('id', '=', (eb) => eb.fn.any(eb.val($.ids))));
+const lockIntents = prepared((k, $: { ids: number[] }) => intentLocks(k).where('payment_intents.id', '=', (eb) => eb.fn.any(eb.val($.ids))));
 const lockTransactions = prepared((k, $: { ids: number[] }) => transactionLocks(k).where('t.id', '=', (eb) => eb.fn.any(eb.val($.ids))));
 
 /**
@@ -185,7 +193,7 @@ const lockTransactions = prepared((k, $: { ids: number[] }) => transactionLocks(
  * intent's lock when it took the transaction's, and must lock it again.
  */
 export function lockedCandidatesOf(intents: readonly IntentLockRow[], rows: readonly TransactionLockRow[]): Map<number, LockedCandidate> {
-  const intentCreatedAt = new Map(intents.map((i) => [i.id, i.created_at]));
+  const intentCreatedAt = new Map(intents.map((i) => [Number(i.intent_id), i.created_at]));
   const fresh = new Map<number, LockedCandidate>();
   for (const r of rows) {
     const record = toTransaction(r);

@@ -210,9 +210,14 @@ export async function storeOutcome(tx: EntityManager, cipher: PiiCipher, rec: { 
   if (updated.length !== 1) throw new Error(`SMS record ${id} was no longer pending when its outcome was stored`);
 }
 
-/** bindOutcomes' UPDATE. Raw SQL: the typed builder cannot declare json_to_recordset's column definition list (the batch's outcomes as a table). */
-const updateOutcomes = rawStatement<{ id: string }>(
-  `UPDATE sms_records r
+/**
+ * bindOutcomes' UPDATE, which fails unless it updated every record given ($2 of
+ * them): checked in the statement, so that it may go with the COMMIT (db.ts
+ * `sendWithCommit`). Raw SQL: the typed builder cannot declare json_to_recordset's
+ * column definition list (the batch's outcomes as a table).
+ */
+const updateOutcomes = rawStatement<{ ok: boolean }>(
+  `WITH u AS (UPDATE sms_records r
         SET match_status = v.match_status, gateway_id = v.gateway_id, parsed_amount = v.parsed_amount, parsed_trx_id = v.parsed_trx_id,
             parsed_sender_number = v.parsed_sender_number, direction = v.direction, kind = v.kind, parsed_balance = v.parsed_balance,
             parsed_fee = v.parsed_fee, wallet_key = v.wallet_key, sms_time = v.sms_time, chain_state = v.chain_state,
@@ -224,26 +229,23 @@ const updateOutcomes = rawStatement<{ id: string }>(
             sms_time timestamptz, chain_state text, chain_previous_id bigint, chain_expected_balance numeric, transaction_id bigint,
             confidence numeric, candidate_ids bigint[], reason text, reason_code text, suggestions jsonb)
       WHERE r.id = v.id AND r.match_status = 'pending'
-      RETURNING r.id`,
+      RETURNING r.id)
+   SELECT check_invariant((SELECT count(*) FROM u) = $2::int,
+          'SMS records ' || $3::text || ': ' || ($2::int - (SELECT count(*) FROM u)) || ' no longer pending when their outcomes were stored') AS ok`,
 );
 
 /**
  * storeOutcome for several records in one statement (a batch decided in one
  * transaction, service.ts): one UPDATE instead of one per record, as a
- * statement to send along with others (db.ts `pipelined`); `check` takes its
- * answer. The same values, the same guard (still `pending`, locked by the caller).
+ * statement to send along with others (db.ts `pipelined`, `sendWithCommit`).
+ * The same values, the same guard (still `pending`, locked by the caller).
  */
 export function bindOutcomes(cipher: PiiCipher, items: ReadonlyArray<{ rec: { id: number; binding: PiiBinding }; outcome: SmsOutcome }>) {
   // sms_time, a Date, goes into the JSON as its ISO text (Date.prototype.toJSON).
   const values = items.map(({ rec, outcome }) => ({ id: rec.id, ...outcomeColumns(cipher, rec, outcome) }));
-  return {
-    statement: updateOutcomes.bind([JSON.stringify(values)]),
-    check(updated: ReadonlyArray<{ id: string }>) {
-      // The caller locked every row while pending, so this cannot happen unless that
-      // invariant is broken; failing rolls the whole batch back.
-      if (updated.length !== items.length) throw new Error(`SMS records ${items.map((i) => i.rec.id).join(', ')}: ${items.length - updated.length} no longer pending when their outcomes were stored`);
-    },
-  };
+  // The caller locked every row while pending, so the statement's check fails only if that invariant is
+  // broken; failing rolls the whole batch back.
+  return { statement: updateOutcomes.bind([JSON.stringify(values), items.length, items.map((i) => i.rec.id).join(', ')]) };
 }
 
 /** A parsed, not yet matched record as the submission direction reads it. */

@@ -2,20 +2,21 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { compareMoney } from '../money/decimal.ts';
-import { bindCompletions, completeLockedTransaction, completeTransaction, completionRefusal, TRANSACTION_SENDER_CONTEXT, transactionBinding } from '../payments/transactions.ts';
+import { bindCompletions, completeLockedTransaction, completionEventDataAhead, completeTransaction, completionRefusal, TRANSACTION_SENDER_CONTEXT, transactionBinding } from '../payments/transactions.ts';
 import { effectiveSettings, getSettings, settingKeys, type Settings } from '../settings/service.ts';
 import type { MatchedRecordState, MatchSmsRecords, StoredSms } from '../sms-intake/matching-seam.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
 import { isOfficialSender, loadCandidates, lockOpenCandidates, toGatewaySmsConfig, type CandidateQuery, type CandidateRow, type GatewaySmsConfig, type LockedCandidate } from './candidates.ts';
 import { checkBalanceChain, walletKey } from './balance-chain.ts';
-import { batchReads, prefetchBatch, type BatchRecordPlan, type DecideIo } from './batch-io.ts';
+import { batchReads, type BatchRecordPlan, type DecideIo } from './batch-io.ts';
 import { chooseMatch, type MatchResult, type ReasonCode } from './matcher.ts';
 import { customerPhonesOfCandidates } from './expected-payer.ts';
 import { parseSms, type ParsedSms } from './parser.ts';
 import { requestBackfillForChainBreak } from '../recovery/backfill.ts';
-import { endpointsToRead, type EventEndpointsMemo } from '../webhooks/outbox.ts';
+import { bindUndeliveredEvents, endpointsToRead, type EventEndpointsMemo } from '../webhooks/outbox.ts';
 import { bindClaim, bindOutcomes, claimPendingRecord, SMS_BODY_CONTEXT, storeOutcome, type ClaimedSmsRecord, type PendingSmsRecord, type SmsOutcome } from './records.ts';
-import { db, pipelined } from '../db.ts';
+import { db, pipelined, sendWithCommit } from '../db.ts';
+import type { BoundStatement } from '../../infra/database/convert-values.ts';
 
 /**
  * Applies the pure matcher (docs/matching.md) to stored SMS records: one
@@ -352,6 +353,20 @@ function plansAhead(tx: EntityManager, recordIds: readonly number[], stored: Rea
   };
 }
 
+/** The batch's reads (batch-io.ts) and `extra` statements in one round trip; `extra` remembers its answers. */
+async function readBatch(
+  tx: EntityManager,
+  cipher: PiiCipher,
+  plans: readonly BatchRecordPlan[],
+  extra: { statements: ReadonlyArray<BoundStatement<{ id: number; url: string }>>; remember(answers: ReadonlyArray<Array<{ id: number; url: string }>>): void },
+) {
+  const reads = batchReads(tx, cipher, plans);
+  const all = [...reads.statements, ...extra.statements];
+  const answers = all.length > 0 ? await pipelined(tx, ...all) : [];
+  extra.remember(answers.slice(reads.statements.length) as Array<Array<{ id: number; url: string }>>);
+  return reads.finish(answers.slice(0, reads.statements.length));
+}
+
 /**
  * Decides the pending ones among `recordIds` in one database transaction, in
  * the order given, with the reads and locks of all of them taken together
@@ -375,8 +390,16 @@ async function matchBatch(
     // gateways and settings the last claim read (`ahead`), so that the claim and the reads go in one round trip.
     const ahead = plansAhead(tx, recordIds, asStored);
     const claim = bindClaim(tx, recordIds, settingKeys, deps.cipher);
+    // The brand's webhook endpoints for the events of the completions the batch may make, read (and share-locked)
+    // with its reads, as recordEvents would read them: known before the writes, the events can go with them.
+    const eventEndpoints: EventEndpointsMemo = new Map();
+    const endpointsOf = (plans: readonly BatchRecordPlan[]) =>
+      endpointsToRead(tx, plans.flatMap((p) => p.queries.map((q) => ({ brandId: q.brandId, mode: q.mode, event: 'payment.completed' as const }))), eventEndpoints);
     const reads = ahead ? batchReads(tx, deps.cipher, ahead.plans) : null;
-    const [claimRows, ...readAnswers] = await pipelined(tx, claim.statement, ...(reads?.statements ?? []));
+    const endpointsAhead = ahead ? endpointsOf(ahead.plans) : null;
+    const [claimRows, ...readAnswers] = await pipelined(tx, claim.statement, ...(reads?.statements ?? []), ...(endpointsAhead?.statements ?? []));
+    // Read under their locks whatever the plans turn out to be: they stand either way.
+    endpointsAhead?.remember(readAnswers.slice(reads?.statements.length ?? 0) as Array<Array<{ id: number; url: string }>>);
     const claimed = claim.finish(claimRows);
     const result = new Map<number, { outcome: SmsOutcome; trxId: string | null }>();
     if (claimed.length === 0) return result;
@@ -392,10 +415,8 @@ async function matchBatch(
     // The reads sent with the claim stand only if they are exactly what the records as claimed, under the
     // gateways and settings as claimed, need; else (another configuration, a record not claimed) they are
     // read again. Reads and locks taken for nothing are harmless: the batch holds them until it ends.
-    const batch = reads && JSON.stringify(ahead!.plans) === JSON.stringify(plans) ? await reads.finish(readAnswers) : await prefetchBatch(tx, deps.cipher, plans);
+    const batch = reads && JSON.stringify(ahead!.plans) === JSON.stringify(plans) ? await reads.finish(readAnswers) : await readBatch(tx, deps.cipher, plans, endpointsOf(plans));
     const provedBy = new Map<number, number>();
-    // The brand's webhook endpoints, read (and share-locked) by the first completion's event only.
-    const eventEndpoints: EventEndpointsMemo = new Map();
     const completions: Array<{ t: LockedCandidate['record']; gatewayTrxId: string }> = [];
     const stored: Array<{ rec: PendingSmsRecord; outcome: SmsOutcome }> = [];
     for (const rec of recs) {
@@ -434,23 +455,40 @@ async function matchBatch(
       stored.push({ rec, outcome });
       result.set(rec.id, { outcome, trxId });
     }
-    // The batch's writes in one round trip (db.ts `pipelined`): every transaction and intent it proved in one
-    // statement, every outcome in one, the chains' heads, and the endpoints its events go to (FOR SHARE,
-    // as recordEvents would read them); then the events, which show the completions as written.
     const completion = completions.length > 0 ? bindCompletions(tx, completions, 'sms') : null;
-    const endpoints = endpointsToRead(tx, completions.map(({ t }) => ({ brandId: t.brandId, mode: t.mode, event: 'payment.completed' as const })), eventEndpoints);
     const outcomes = bindOutcomes(deps.cipher, stored);
-    const [outcomeRows, ...answers] = await pipelined(tx, outcomes.statement, ...(completion ? [completion.statement] : []), ...endpoints.statements, ...batch.headWrites());
-    outcomes.check(outcomeRows);
+    const breaks = stored.filter(({ outcome }) => outcome.chain?.state === 'mismatch' && outcome.chain.previousId !== null);
+    // The batch's writes with its COMMIT, in one round trip (db.ts `sendWithCommit`): every outcome in one
+    // statement, every transaction and intent it proved in one, the chains' heads, and the completions' events,
+    // worked out before from the intents as locked and the transaction's now() (completionEventDataAhead). Each
+    // checks itself in the statement. Only when nothing else must follow them: no event goes to an endpoint (a
+    // delivery and its job need the event's id), and no chain broke (a backfill request follows the outcomes).
+    const locked = batch.ahead;
+    const eventsAhead = completions.map(({ t }) => ({
+      brandId: t.brandId,
+      mode: t.mode,
+      event: 'payment.completed' as const,
+      data: locked ? completionEventDataAhead(locked.intents.get(t.intentId), t, locked.now, 'sms') : null,
+      transactionId: t.id,
+    }));
+    const oneEachIntent = new Set(completions.map(({ t }) => t.intentId)).size === completions.length;
+    const ready = eventsAhead.every((e) => e.data !== null) && oneEachIntent;
+    const events = completion && ready ? bindUndeliveredEvents(tx, eventsAhead as Array<(typeof eventsAhead)[number] & { data: Record<string, unknown> }>, eventEndpoints) : null;
+    if (breaks.length === 0 && (completion === null || events !== null)) {
+      await sendWithCommit(tx, outcomes.statement, ...(completion ? [completion.statement] : []), ...batch.headWrites(), ...(events ? [events] : []));
+      return result;
+    }
+    // Else the writes in one round trip (db.ts `pipelined`), with the endpoints its events go to if not read yet;
+    // then the events, which show the completions as written.
+    const endpoints = endpointsToRead(tx, completions.map(({ t }) => ({ brandId: t.brandId, mode: t.mode, event: 'payment.completed' as const })), eventEndpoints);
+    const [, ...answers] = await pipelined(tx, outcomes.statement, ...(completion ? [completion.statement] : []), ...endpoints.statements, ...batch.headWrites());
     if (completion) {
       endpoints.remember(answers.slice(1, 1 + endpoints.statements.length) as Array<Array<{ id: number; url: string }>>);
       await completion.finish(answers[0] as Parameters<typeof completion.finish>[0], eventEndpoints);
     }
     // After the outcomes are stored: a chain break's previous link may be a record of this batch.
-    for (const { rec, outcome } of stored) {
-      if (outcome.chain?.state === 'mismatch' && outcome.chain.previousId !== null) {
-        await requestBackfillForChainBreak(tx, { deviceId: rec.deviceId, previousId: outcome.chain.previousId, smsTime: outcome.chain.smsTime });
-      }
+    for (const { rec, outcome } of breaks) {
+      await requestBackfillForChainBreak(tx, { deviceId: rec.deviceId, previousId: outcome.chain!.previousId!, smsTime: outcome.chain!.smsTime });
     }
     return result;
   });

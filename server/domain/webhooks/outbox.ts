@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Mode } from '../../../contract/common/mode.ts';
 import { webhookEventSchemas, type WebhookEventName } from '../../../contract/events.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
@@ -91,7 +92,17 @@ const EVENT_COLUMNS = ['public_id', 'brand_id', 'mode', 'event', 'transaction_id
 
 /** recordEvents' INSERT, compiled once per event count (db.ts `preparedPerRowCount`): the statement the builder wrote. */
 const insertEvents = preparedPerRowCount(EVENT_COLUMNS, (k, rows: EventRow[]) =>
-  k.insertInto('webhook_events').values(rows).returning(['id', 'mode', 'public_id']),
+  k
+    .insertInto('webhook_events')
+    .values(rows)
+    .returning(['id', 'mode', 'public_id'])
+    // The database derives an event's mode from its transaction; the body must say the same. Checked in the
+    // statement, so that it may go with the COMMIT (db.ts `sendWithCommit`); recordEvents checks the mode returned too.
+    .returning(
+      sql<boolean>`check_invariant((payload::jsonb ->> 'livemode')::boolean = (mode = 'live'), event || ' ' || public_id || ' says livemode ' || (payload::jsonb ->> 'livemode') || ' for a ' || mode || ' transaction')`.as(
+        'mode_checked',
+      ),
+    ),
 );
 
 /**
@@ -135,6 +146,30 @@ export async function recordEvents(
   // Per event in the order recorded, each event's deliveries in id order: as recordEvent enqueues them.
   const order = new Map(fanOut.map((f, i) => [f.eventId, i]));
   for (const d of [...deliveries].sort((a, b) => order.get(a.event_id)! - order.get(b.event_id)! || a.id - b.id)) await enqueueDelivery(em, d.id);
+}
+
+/**
+ * recordEvents' events as one statement to send with the COMMIT (db.ts
+ * `sendWithCommit`), for a caller that knows from `memo` that none of them
+ * goes to any endpoint (so there is no delivery to write or enqueue); null
+ * otherwise, and the caller records them with recordEvents. The same rows and
+ * checks: each payload against contract/events.ts here, each stored mode
+ * against its body in the statement.
+ */
+export function bindUndeliveredEvents(
+  em: EntityManager,
+  inputs: ReadonlyArray<{ brandId: number; mode: Mode; event: WebhookEventName; data: Record<string, unknown>; transactionId: number }>,
+  memo: EventEndpointsMemo,
+): BoundStatement<unknown> | null {
+  if (inputs.length === 0 || inputs.some((input) => memo.get(`${input.brandId}:${input.mode}:${input.event}`)?.length !== 0)) return null;
+  const createdAt = new Date();
+  return insertEvents.bind(
+    em,
+    inputs.map((input) => {
+      const publicId = `evt_${randomUUID().replaceAll('-', '')}`;
+      return { public_id: publicId, brand_id: input.brandId, mode: input.mode, event: input.event, transaction_id: input.transactionId, payload: eventPayload(input, publicId, createdAt), created_at: createdAt, is_test: false };
+    }),
+  );
 }
 
 /**
