@@ -1,6 +1,7 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import type { BoundStatement } from '../../infra/database/convert-values.ts';
+import { prepared } from '../db.ts';
 
 /**
  * Phone clocks run minutes fast or slow. A phone reports its own time with a
@@ -17,21 +18,40 @@ const CLOCK_JUMP_MS = 10 * 60_000;
 /** Offsets beyond a day are not a skewed clock but a wrong one: ignored. */
 const MAX_CLOCK_OFFSET_MS = 86_400_000;
 
-/** Records one sample; returns the stored (smoothed) offset in ms, or null when the sample was ignored. */
-export async function recordDeviceClock(em: EntityManager, deviceId: number, deviceTime: Date): Promise<number | null> {
-  const sample = deviceTime.getTime() - Date.now();
-  if (!Number.isFinite(sample) || Math.abs(sample) > MAX_CLOCK_OFFSET_MS) return null;
-  const row = await db(em)
+/** The sample's UPDATE, compiled once (db.ts `prepared`): an SMS batch sends it with its records (bindDeviceClock). */
+const storeClockSample = prepared((k, $: { deviceId: number; sample: number }) =>
+  k
     .updateTable('devices')
     .set({
       // Raw: the smoothing reads the stored offset in the same statement (no read-modify-write race).
       clock_offset_ms: sql<number>`CASE
-          WHEN clock_offset_ms IS NULL OR abs(${sample}::integer - clock_offset_ms) > ${CLOCK_JUMP_MS}::integer THEN ${sample}::integer
-          ELSE round(clock_offset_ms + ${CLOCK_SMOOTHING}::numeric * (${sample}::integer - clock_offset_ms))::integer END`,
+          WHEN clock_offset_ms IS NULL OR abs(${$.sample}::integer - clock_offset_ms) > ${CLOCK_JUMP_MS}::integer THEN ${$.sample}::integer
+          ELSE round(clock_offset_ms + ${CLOCK_SMOOTHING}::numeric * (${$.sample}::integer - clock_offset_ms))::integer END`,
       clock_offset_at: sql<Date>`now()`,
     })
-    .where('id', '=', deviceId)
-    .returning('clock_offset_ms')
-    .executeTakeFirst();
+    .where('id', '=', $.deviceId)
+    .returning('clock_offset_ms'),
+);
+
+/** The offset a phone's time shows now, or null when it is to be ignored. */
+function sampleOf(deviceTime: Date): number | null {
+  const sample = deviceTime.getTime() - Date.now();
+  return Number.isFinite(sample) && Math.abs(sample) <= MAX_CLOCK_OFFSET_MS ? sample : null;
+}
+
+/**
+ * The UPDATE that records one sample, not sent yet (to go with other statements,
+ * db.ts `pipelined`), or null when the sample is ignored. The sample is taken now.
+ */
+export function bindDeviceClock(em: EntityManager, deviceId: number, deviceTime: Date): BoundStatement<{ clock_offset_ms: number | null }> | null {
+  const sample = sampleOf(deviceTime);
+  return sample === null ? null : storeClockSample.bind(em, { deviceId, sample });
+}
+
+/** Records one sample; returns the stored (smoothed) offset in ms, or null when the sample was ignored. */
+export async function recordDeviceClock(em: EntityManager, deviceId: number, deviceTime: Date): Promise<number | null> {
+  const sample = sampleOf(deviceTime);
+  if (sample === null) return null;
+  const row = await storeClockSample.executeTakeFirst(em, { deviceId, sample });
   return row ? row.clock_offset_ms : null;
 }

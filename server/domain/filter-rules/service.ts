@@ -110,6 +110,36 @@ export async function getFilterRules(em: EntityManager, brandId: number): Promis
   return toRules((await select(em, brandId))!, await gatewaySenders(em));
 }
 
+/**
+ * The rules the SMS forward path last read for each brand, per ORM: what it
+ * screens a batch with before storing it, instead of reading them on every
+ * batch. Only a guess: the INSERT of the batch's records stores nothing unless
+ * the brand's version in its own snapshot is still this one (the version only
+ * grows, see toRules), and the batch is screened again on a fresh read
+ * otherwise (sms-intake/screened.ts). One entry per brand that forwarded.
+ */
+const lastRules = new WeakMap<object, Map<number, VersionedFilterRules>>();
+
+/** The brand's rules as this process last read them for screening, if it did; possibly no longer current. */
+export function rememberedFilterRules(em: EntityManager, brandId: number): VersionedFilterRules | undefined {
+  return lastRules.get(em.getMetadata())?.get(brandId);
+}
+
+/**
+ * getFilterRules, remembered for rememberedFilterRules. Only what is committed
+ * is remembered: inside a transaction the read may see the transaction's own
+ * change, and a version that is rolled back can be reached again by other rules.
+ */
+export async function readFilterRulesToRemember(em: EntityManager, brandId: number): Promise<VersionedFilterRules> {
+  const rules = await getFilterRules(em, brandId);
+  if (!em.isInTransaction()) {
+    let byBrand = lastRules.get(em.getMetadata());
+    if (!byBrand) lastRules.set(em.getMetadata(), (byBrand = new Map()));
+    byBrand.set(brandId, rules);
+  }
+  return rules;
+}
+
 /** Extra senders must be able to equal a real sender (printable ASCII names or numbers; see senders.ts). */
 function cleanSenders(list: readonly string[]): string[] {
   const out = cleanList('extra_senders', list);

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { db, prepared, preparedPerRowCount } from '../db.ts';
+import { db, pipelined, prepared } from '../db.ts';
+import type { BoundStatement } from '../../infra/database/convert-values.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { SmsRecordStatus } from './entities.ts';
 import { smsContentHash } from './content-hash.ts';
@@ -90,17 +91,50 @@ const RECORD_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof RecordRow>;
 
 /**
- * The batch INSERT of `store`, compiled once per row count (db.ts
- * `preparedPerRowCount`; at most MAX_SMS_BATCH rows): the statement the builder wrote.
+ * The batch INSERT, with the proof of the filter rules the batch was screened
+ * with. Stores nothing unless the brand's rules version (sms_filter_rules
+ * version plus the sender epoch, as filter-rules/service.ts toRules counts it)
+ * is `rulesVersion` in this statement's own snapshot, or `rulesVersion` is null
+ * (a batch screened on rules read after it arrived, or not screened at all).
+ * One row always comes back with `current`, the proof, then each inserted
+ * record: no record and `current` false means the rules changed, no record and
+ * `current` true that ON CONFLICT DO NOTHING refused every row.
+ *
+ * A flag rather than an error: the statement stays one builder statement whose
+ * answer is converted like any other, a failed proof logs no ERROR on the
+ * server, and a clock sample sent ahead of it in the same round trip is not
+ * mistaken for its failure. The proof has to gate the INSERT itself (a read of
+ * the version in another statement has another snapshot), so the rows come
+ * from a SELECT, not a VALUES list: a VALUES list outside INSERT ... VALUES
+ * types its parameters as text. They come as one jsonb array typed by the table
+ * itself (jsonb_populate_recordset over the sms_records row type), so the
+ * statement is compiled once (db.ts `prepared`) for every batch size, and
+ * inserted in the array's order (content-hash order, see ingestSmsBatch).
  */
-const insertRecords = preparedPerRowCount(RECORD_COLUMNS, (k, rows: RecordRow[]) =>
+const insertRecords = prepared((k, $: { rows: string; brandId: number; rulesVersion: number | null }) =>
   k
-    .insertInto('sms_records')
-    .values(rows)
-    .onConflict((oc) => oc.doNothing())
-    .returning(['id', 'device_message_id', 'mode'])
-    // Raw: the SMS time's expression (sms-time.ts) over the inserted row; named sms_time, it comes back as a Date.
-    .returning(sql<Date>`${sql.raw(smsTimeSql('sms_records', '(SELECT d.clock_offset_ms FROM devices d WHERE d.id = sms_records.device_id)'))}`.as('sms_time')),
+    // Raw: the builder cannot type a parameter that may be null in `IS NULL`; the version is the sum of two tables' counters.
+    .with('proof', (w) => w.selectNoFrom(sql<boolean>`${$.rulesVersion}::integer IS NULL OR coalesce((SELECT r.version + e.version FROM sms_filter_rules r, sms_sender_epoch e WHERE r.brand_id = ${$.brandId}) = ${$.rulesVersion}::integer, false)`.as('current')))
+    .with('ins', (w) =>
+      w
+        .insertInto('sms_records')
+        .columns([...RECORD_COLUMNS])
+        .expression((eb) =>
+          eb
+            // Raw: a set-returning function typed by the table's row type, which the builder has no call for.
+            .selectFrom([sql<RecordRow & { ordinality: number }>`jsonb_populate_recordset(NULL::sms_records, ${$.rows}::jsonb) WITH ORDINALITY`.as('v'), 'proof'])
+            .select(RECORD_COLUMNS.map((c) => `v.${c}` as const))
+            .where('proof.current', '=', true)
+            .orderBy('v.ordinality'),
+        )
+        .onConflict((oc) => oc.doNothing())
+        .returning(['id', 'device_message_id', 'mode'])
+        // Raw: the SMS time's expression (sms-time.ts) over the inserted row; named sms_time, it comes back as a Date.
+        .returning(sql<Date>`${sql.raw(smsTimeSql('sms_records', '(SELECT d.clock_offset_ms FROM devices d WHERE d.id = sms_records.device_id)'))}`.as('sms_time')),
+    )
+    .selectFrom('proof')
+    .leftJoin('ins', (j) => j.onTrue())
+    .select(['proof.current', 'ins.id', 'ins.device_message_id', 'ins.mode', 'ins.sms_time']),
 );
 
 /** The read-back of records the matcher did not answer (ingestSmsBatch), compiled once: the records by one id array. */
@@ -130,6 +164,41 @@ const recordsAsStored = prepared((k, $: { ids: number[] }) =>
  * order so two such batches lock in the same order and cannot deadlock.
  */
 export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller: Caller, batch: readonly ForwardedSms[]): Promise<IntakeResult[]> {
+  return (await ingest(em, deps, caller, batch, {}))!;
+}
+
+export interface ScreenedIntake {
+  /**
+   * The brand's filter rules version the batch was screened with
+   * (filter-rules/service.ts, rememberedFilterRules): nothing is stored unless
+   * it is still the brand's when the records' INSERT runs. Null: rules read
+   * after the batch arrived, good for it whatever happened since.
+   */
+  rulesVersion: number | null;
+  /**
+   * Statements sent ahead of the INSERT, in the same round trip (db.ts
+   * `pipelined`), each its own implicit transaction: they run whatever the
+   * proof says (the phone's clock sample, which the INSERT's SMS times read).
+   */
+  ahead: ReadonlyArray<BoundStatement<unknown>>;
+}
+
+/**
+ * ingestSmsBatch for a batch screened with filter rules that may have changed
+ * since (see ScreenedIntake): null, with nothing of the batch stored, when they
+ * did; the caller screens the batch again on the rules read now.
+ */
+export async function ingestScreenedSmsBatch(
+  em: EntityManager,
+  deps: IntakeDeps,
+  caller: Caller,
+  batch: readonly ForwardedSms[],
+  screened: ScreenedIntake,
+): Promise<IntakeResult[] | null> {
+  return ingest(em, deps, caller, batch, screened);
+}
+
+async function ingest(em: EntityManager, deps: IntakeDeps, caller: Caller, batch: readonly ForwardedSms[], screened: Partial<ScreenedIntake>): Promise<IntakeResult[] | null> {
   const hashed = batch.map((sms, index) => ({ sms, index, hash: smsContentHash(deps.hashKey, caller.brandId, sms.sender, sms.body) }));
   const ordered = [...hashed].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : a.index - b.index));
 
@@ -149,14 +218,23 @@ export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller
   // (BENCHMARKS.md). The records are committed before matching starts.
   const ids = new Array<number>(batch.length);
   const freshAt: Array<{ id: number; at: number }> = [];
-  // Every record of the batch in one INSERT, in content-hash order (a multi-row
-  // VALUES list is inserted in its order): one round trip for the batch
+  // Every record of the batch in one INSERT, in content-hash order (inserted in
+  // the order of its rows, see insertRecords): one round trip for the batch
   // instead of one per SMS (BENCHMARKS.md). A row the unique indexes refuse
   // (the device's own message again, or content stored before) inserts
   // nothing and is settled one by one below, as before.
   // Only the first of a message id repeated in the batch is offered: a later one answers its record.
   const firsts = ordered.flatMap(({ sms, hash }, k) => (ordered.findIndex((o) => o.sms.deviceMessageId === sms.deviceMessageId) === k ? [recordRow(caller, sms, hash, sealed[k]!, null)] : []));
-  const inserted = await insertRecords(em, firsts);
+  // A lone surrogate (a phone's message id may hold one) is stored as U+FFFD, as the driver encodes a text parameter:
+  // JSON.stringify would write it as an escape that PostgreSQL's jsonb refuses.
+  const rows = JSON.stringify(firsts, (_, v: unknown) => (typeof v === 'string' ? v.toWellFormed() : v));
+  const insert = { rows, brandId: caller.brandId, rulesVersion: screened.rulesVersion ?? null };
+  const answer = screened.ahead?.length
+    ? ((await pipelined(em, ...screened.ahead, insertRecords.bind(em, insert))).at(-1) as Awaited<ReturnType<typeof insertRecords.execute>>)
+    : await insertRecords.execute(em, insert);
+  // Nothing was stored: screened again by the caller, on the rules as they are now.
+  if (!answer[0]!.current) return null;
+  const inserted = answer.flatMap((r) => (r.id === null ? [] : [{ id: r.id, device_message_id: r.device_message_id!, mode: r.mode!, sms_time: r.sms_time! }]));
   const insertedRow = new Map(inserted.map((r) => [r.device_message_id, r]));
   const stored = new Map<number, StoredSms>();
   for (const [k, { sms, index, hash }] of ordered.entries()) {

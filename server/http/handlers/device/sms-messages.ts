@@ -1,12 +1,10 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
-import { screenSms } from '../../../domain/filter-rules/screen.ts';
-import { getFilterRules } from '../../../domain/filter-rules/service.ts';
-import { ingestSmsBatch } from '../../../domain/sms-intake/service.ts';
+import { ingestForwardedBatch } from '../../../domain/sms-intake/screened.ts';
 import type { MatchSmsRecords } from '../../../domain/sms-intake/matching-seam.ts';
 import { deviceOf } from '../../context.ts';
-import { recordDeviceClock } from '../../../domain/devices/clock.ts';
+import { bindDeviceClock } from '../../../domain/devices/clock.ts';
 
 const s = initServer();
 
@@ -14,14 +12,10 @@ const s = initServer();
 export function deviceSmsMessagesHandlers(deps: AppDeps, matchSmsRecords?: MatchSmsRecords) {
   return s.router(contract.device.smsMessages, {
     forward: async ({ req, body }) => {
-      // Before the batch is stored and matched, so its own SMS times are corrected with it.
-      if (body.device_time) await recordDeviceClock(req.em, deviceOf(req).deviceId, new Date(body.device_time));
-      // The phone screens before forwarding, but a modified or outdated app may not:
-      // the service applies the same rules and keeps nothing of a refused message.
-      const rules = await getFilterRules(req.em, deviceOf(req).brandId);
-      const screens = body.messages.map((m) => screenSms(rules, m));
-      const kept = body.messages.filter((_, i) => screens[i]!.forward);
-      const results = kept.length === 0 ? [] : await ingestSmsBatch(
+      const device = deviceOf(req);
+      // Sent with the batch's INSERT and before it, so its own SMS times are corrected with it.
+      const clock = body.device_time ? bindDeviceClock(req.em, device.deviceId, new Date(body.device_time)) : null;
+      const answers = await ingestForwardedBatch(
         req.em,
         {
           cipher: deps.crypto.pii,
@@ -30,26 +24,26 @@ export function deviceSmsMessagesHandlers(deps: AppDeps, matchSmsRecords?: Match
           onMatchError: (err) =>
             deps.logger.error({ request_id: req.requestId, err: { message: err instanceof Error ? err.message : String(err) } }, 'SMS matching failed; records left pending'),
         },
-        deviceOf(req),
-        kept.map((m) => ({
+        device,
+        body.messages.map((m) => ({
           deviceMessageId: m.device_message_id,
           sender: m.sender,
           body: m.body,
           receivedAt: new Date(m.received_at),
           simSlot: m.sim_slot ?? null,
         })),
+        clock ? [clock] : [],
       );
-      let stored = 0;
       return {
         status: 200,
         body: {
           success: true,
           data: body.messages.map((m, i) => {
-            const screen = screens[i]!;
-            if (!screen.forward) {
-              return { device_message_id: m.device_message_id, id: null, match_status: 'screened_out' as const, screen_reason: screen.reason, trx_id: null, duplicate_of: null };
+            const answer = answers[i]!;
+            if (!('result' in answer)) {
+              return { device_message_id: m.device_message_id, id: null, match_status: 'screened_out' as const, screen_reason: answer.screen.reason, trx_id: null, duplicate_of: null };
             }
-            const r = results[stored++]!;
+            const r = answer.result;
             return { device_message_id: r.deviceMessageId, id: r.id, match_status: r.matchStatus, screen_reason: null, trx_id: r.trxId, duplicate_of: r.duplicateOf };
           }),
         },
