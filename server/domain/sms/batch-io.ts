@@ -167,8 +167,15 @@ const candidatesOfReadings = prepared((k, $: { readings: string }) =>
  * step 3 found.
  */
 const openCandidates = (k: Kysely<DB>, readings: string) => readingsCandidates(k, readings).where('c.status', 'in', [...OPEN_STATUSES] as TransactionStatus[]);
-const lockIntentsOfReadings = prepared((k, $: { readings: string }) => intentLocks(k).where('payment_intents.id', 'in', openCandidates(k, $.readings).select('c.intent_id')));
-const lockTransactionsOfReadings = prepared((k, $: { readings: string }) => transactionLocks(k).where('t.id', 'in', openCandidates(k, $.readings).select('c.id')));
+// `= ANY(ARRAY(subquery))`, not `IN (subquery)`: the candidates are found once (an InitPlan) and the rows locked
+// through the primary key, as by an id array. Written as `IN`, the SMS benchmark ran five to six times slower
+// (BENCHMARKS.md, "Four round trips").
+const lockIntentsOfReadings = prepared((k, $: { readings: string }) =>
+  intentLocks(k).where('payment_intents.id', '=', (eb) => eb.fn.any(sql<number[]>`ARRAY(${openCandidates(k, $.readings).select('c.intent_id')})`)),
+);
+const lockTransactionsOfReadings = prepared((k, $: { readings: string }) =>
+  transactionLocks(k).where('t.id', '=', (eb) => eb.fn.any(sql<number[]>`ARRAY(${openCandidates(k, $.readings).select('c.id')})`)),
+);
 
 /**
  * The transaction's now(), read with the batch (the time every completion of the batch writes), in whole

@@ -13,7 +13,7 @@ import { chooseMatch, type MatchResult, type ReasonCode } from './matcher.ts';
 import { customerPhonesOfCandidates } from './expected-payer.ts';
 import { parseSms, type ParsedSms } from './parser.ts';
 import { requestBackfillForChainBreak } from '../recovery/backfill.ts';
-import { bindUndeliveredEvents, endpointsToRead, type EventEndpointsMemo } from '../webhooks/outbox.ts';
+import { bindEventsAhead, endpointsToRead, reserveDeliveryIds, type EventEndpointsMemo } from '../webhooks/outbox.ts';
 import { bindClaim, bindOutcomes, claimPendingRecord, SMS_BODY_CONTEXT, storeOutcome, type ClaimedSmsRecord, type PendingSmsRecord, type SmsOutcome } from './records.ts';
 import { db, pipelined, sendWithCommit } from '../db.ts';
 import type { BoundStatement } from '../../infra/database/convert-values.ts';
@@ -358,12 +358,12 @@ async function readBatch(
   tx: EntityManager,
   cipher: PiiCipher,
   plans: readonly BatchRecordPlan[],
-  extra: { statements: ReadonlyArray<BoundStatement<{ id: number; url: string }>>; remember(answers: ReadonlyArray<Array<{ id: number; url: string }>>): void },
+  extra: { statements: ReadonlyArray<BoundStatement<unknown>>; remember(answers: ReadonlyArray<ReadonlyArray<unknown>>): void },
 ) {
   const reads = batchReads(tx, cipher, plans);
   const all = [...reads.statements, ...extra.statements];
   const answers = all.length > 0 ? await pipelined(tx, ...all) : [];
-  extra.remember(answers.slice(reads.statements.length) as Array<Array<{ id: number; url: string }>>);
+  extra.remember(answers.slice(reads.statements.length));
   return reads.finish(answers.slice(0, reads.statements.length));
 }
 
@@ -392,14 +392,27 @@ async function matchBatch(
     const claim = bindClaim(tx, recordIds, settingKeys, deps.cipher);
     // The brand's webhook endpoints for the events of the completions the batch may make, read (and share-locked)
     // with its reads, as recordEvents would read them: known before the writes, the events can go with them.
+    // With them, delivery ids for the events' deliveries (reserveDeliveryIds), so that the deliveries and their jobs
+    // can go with the writes too.
     const eventEndpoints: EventEndpointsMemo = new Map();
-    const endpointsOf = (plans: readonly BatchRecordPlan[]) =>
-      endpointsToRead(tx, plans.flatMap((p) => p.queries.map((q) => ({ brandId: q.brandId, mode: q.mode, event: 'payment.completed' as const }))), eventEndpoints);
+    let reservedDeliveryIds: number[] = [];
+    const endpointsOf = (plans: readonly BatchRecordPlan[]) => {
+      const possible = plans.flatMap((p) => p.queries.map((q) => ({ brandId: q.brandId, mode: q.mode, event: 'payment.completed' as const })));
+      const reads = endpointsToRead(tx, possible, eventEndpoints);
+      const reserve = possible.length > 0 ? reserveDeliveryIds(possible) : null;
+      return {
+        statements: [...reads.statements, ...(reserve ? [reserve.statement] : [])],
+        remember(answers: ReadonlyArray<ReadonlyArray<unknown>>) {
+          reads.remember(answers.slice(0, reads.statements.length) as Array<Array<{ id: number; url: string }>>);
+          if (reserve) reservedDeliveryIds = reserve.ids(answers[reads.statements.length] as Array<{ id: string }>);
+        },
+      };
+    };
     const reads = ahead ? batchReads(tx, deps.cipher, ahead.plans) : null;
     const endpointsAhead = ahead ? endpointsOf(ahead.plans) : null;
     const [claimRows, ...readAnswers] = await pipelined(tx, claim.statement, ...(reads?.statements ?? []), ...(endpointsAhead?.statements ?? []));
     // Read under their locks whatever the plans turn out to be: they stand either way.
-    endpointsAhead?.remember(readAnswers.slice(reads?.statements.length ?? 0) as Array<Array<{ id: number; url: string }>>);
+    endpointsAhead?.remember(readAnswers.slice(reads?.statements.length ?? 0));
     const claimed = claim.finish(claimRows);
     const result = new Map<number, { outcome: SmsOutcome; trxId: string | null }>();
     if (claimed.length === 0) return result;
@@ -461,8 +474,9 @@ async function matchBatch(
     // The batch's writes with its COMMIT, in one round trip (db.ts `sendWithCommit`): every outcome in one
     // statement, every transaction and intent it proved in one, the chains' heads, and the completions' events,
     // worked out before from the intents as locked and the transaction's now() (completionEventDataAhead). Each
-    // checks itself in the statement. Only when nothing else must follow them: no event goes to an endpoint (a
-    // delivery and its job need the event's id), and no chain broke (a backfill request follows the outcomes).
+    // checks itself in the statement, and the events' deliveries and jobs, with the ids reserved. Only when nothing
+    // else must follow them: every event's endpoints and delivery ids are known, and no chain broke (a backfill
+    // request follows the outcomes).
     const locked = batch.ahead;
     const eventsAhead = completions.map(({ t }) => ({
       brandId: t.brandId,
@@ -473,9 +487,9 @@ async function matchBatch(
     }));
     const oneEachIntent = new Set(completions.map(({ t }) => t.intentId)).size === completions.length;
     const ready = eventsAhead.every((e) => e.data !== null) && oneEachIntent;
-    const events = completion && ready ? bindUndeliveredEvents(tx, eventsAhead as Array<(typeof eventsAhead)[number] & { data: Record<string, unknown> }>, eventEndpoints) : null;
+    const events = completion && ready ? await bindEventsAhead(tx, eventsAhead as Array<(typeof eventsAhead)[number] & { data: Record<string, unknown> }>, eventEndpoints, reservedDeliveryIds) : null;
     if (breaks.length === 0 && (completion === null || events !== null)) {
-      await sendWithCommit(tx, outcomes.statement, ...(completion ? [completion.statement] : []), ...batch.headWrites(), ...(events ? [events] : []));
+      await sendWithCommit(tx, outcomes.statement, ...(completion ? [completion.statement] : []), ...batch.headWrites(), ...(events ?? []));
       return result;
     }
     // Else the writes in one round trip (db.ts `pipelined`), with the endpoints its events go to if not read yet;

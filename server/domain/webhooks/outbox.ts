@@ -3,9 +3,9 @@ import { sql } from 'kysely';
 import type { Mode } from '../../../contract/common/mode.ts';
 import { webhookEventSchemas, type WebhookEventName } from '../../../contract/events.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { db, prepared, preparedPerRowCount } from '../db.ts';
+import { db, prepared, preparedPerRowCount, rawStatement } from '../db.ts';
 import type { BoundStatement } from '../../infra/database/convert-values.ts';
-import { enqueueDelivery } from './queue.ts';
+import { bindDeliveryJobs, enqueueDelivery } from './queue.ts';
 
 export type { WebhookEventName };
 
@@ -148,28 +148,86 @@ export async function recordEvents(
   for (const d of [...deliveries].sort((a, b) => order.get(a.event_id)! - order.get(b.event_id)! || a.id - b.id)) await enqueueDelivery(em, d.id);
 }
 
+/** The mode check of insertEvents, over a row of webhook_events as inserted (`e`). */
+const MODE_CHECK = `check_invariant((e.payload::jsonb ->> 'livemode')::boolean = (e.mode = 'live'), e.event || ' ' || e.public_id || ' says livemode ' || (e.payload::jsonb ->> 'livemode') || ' for a ' || e.mode || ' transaction')`;
+
 /**
- * recordEvents' events as one statement to send with the COMMIT (db.ts
- * `sendWithCommit`), for a caller that knows from `memo` that none of them
- * goes to any endpoint (so there is no delivery to write or enqueue); null
- * otherwise, and the caller records them with recordEvents. The same rows and
- * checks: each payload against contract/events.ts here, each stored mode
- * against its body in the statement.
+ * Events and their deliveries in one statement, the deliveries with ids taken
+ * before (reserveDeliveryIds). Raw SQL: the typed builder cannot declare
+ * json_to_recordset's column definition lists (the events and the deliveries
+ * as tables).
  */
-export function bindUndeliveredEvents(
+const insertEventsWithDeliveries = rawStatement<{ id: string }>(
+  `WITH e AS (
+     INSERT INTO webhook_events (public_id, brand_id, mode, event, transaction_id, payload, created_at, is_test)
+     SELECT v.public_id, v.brand_id, v.mode, v.event, v.transaction_id, v.payload, v.created_at, false
+       FROM json_to_recordset($1::json) AS v(n integer, public_id text, brand_id bigint, mode text, event text, transaction_id bigint, payload text, created_at timestamptz)
+      ORDER BY v.n
+     RETURNING id, public_id, mode, event, payload),
+   checked AS (SELECT e.id, e.public_id, ${MODE_CHECK} AS ok FROM e)
+   INSERT INTO webhook_deliveries (id, event_id, endpoint_id, brand_id, url, status, next_attempt_at, created_at, updated_at)
+   SELECT d.id, c.id, d.endpoint_id, d.brand_id, d.url, 'pending', d.at, d.at, d.at
+     FROM json_to_recordset($2::json) AS d(id bigint, public_id text, endpoint_id bigint, brand_id bigint, url text, at timestamptz)
+     JOIN checked c ON c.public_id = d.public_id
+    -- Every event checked, also one without a delivery (an InitPlan, run once over all of them).
+    WHERE (SELECT bool_and(c2.ok) FROM checked c2)
+    ORDER BY d.id
+   RETURNING id`,
+);
+
+/**
+ * Delivery ids taken ahead, for events a caller may record later in its
+ * transaction (bindEventsAhead): for each input, one per endpoint that would
+ * take its event, counted as eventEndpoints finds them. Sent after the
+ * endpoints' read (endpointsToRead), which holds them FOR SHARE: none can go
+ * meanwhile. Ids left unused are gaps in the sequence, as a rolled-back insert
+ * leaves. Raw SQL: the inputs as a table (json_to_recordset) and nextval over
+ * the identity's sequence, which the builder has no call for.
+ */
+const reserveIds = rawStatement<{ id: string }>(
+  `SELECT nextval(pg_get_serial_sequence('webhook_deliveries', 'id'))::text AS id
+     FROM json_to_recordset($1::json) AS k(brand_id bigint, mode text, event text)
+     JOIN webhook_endpoints ep ON ep.brand_id = k.brand_id AND ep.enabled AND (ep.mode IS NULL OR ep.mode = k.mode) AND k.event = ANY(ep.events)`,
+);
+
+export function reserveDeliveryIds(inputs: ReadonlyArray<{ brandId: number; mode: Mode; event: WebhookEventName }>): { statement: BoundStatement<{ id: string }>; ids(rows: ReadonlyArray<{ id: string }>): number[] } {
+  return {
+    statement: reserveIds.bind([JSON.stringify(inputs.map((i) => ({ brand_id: i.brandId, mode: i.mode, event: i.event })))]),
+    ids: (rows) => rows.map((r) => Number(r.id)).sort((a, b) => a - b),
+  };
+}
+
+/**
+ * recordEvents' events, deliveries and jobs as statements to send with the
+ * COMMIT (db.ts `sendWithCommit`), for a caller that holds each event's
+ * endpoints in `memo` (read with endpointsToRead) and delivery ids reserved for
+ * them (reserveDeliveryIds); null when it does not (then recordEvents). The
+ * same rows, in the same order, and the same checks: each payload against
+ * contract/events.ts here, each stored mode against its body in the statement.
+ */
+export async function bindEventsAhead(
   em: EntityManager,
   inputs: ReadonlyArray<{ brandId: number; mode: Mode; event: WebhookEventName; data: Record<string, unknown>; transactionId: number }>,
   memo: EventEndpointsMemo,
-): BoundStatement<unknown> | null {
-  if (inputs.length === 0 || inputs.some((input) => memo.get(`${input.brandId}:${input.mode}:${input.event}`)?.length !== 0)) return null;
+  reserved: readonly number[],
+): Promise<Array<BoundStatement<unknown>> | null> {
+  if (inputs.length === 0) return null;
+  const endpointsOf = inputs.map((input) => memo.get(`${input.brandId}:${input.mode}:${input.event}`));
+  if (endpointsOf.some((e) => e === undefined)) return null;
   const createdAt = new Date();
-  return insertEvents.bind(
-    em,
-    inputs.map((input) => {
-      const publicId = `evt_${randomUUID().replaceAll('-', '')}`;
-      return { public_id: publicId, brand_id: input.brandId, mode: input.mode, event: input.event, transaction_id: input.transactionId, payload: eventPayload(input, publicId, createdAt), created_at: createdAt, is_test: false };
-    }),
-  );
+  const rows = inputs.map((input) => {
+    const publicId = `evt_${randomUUID().replaceAll('-', '')}`;
+    return { public_id: publicId, brand_id: input.brandId, mode: input.mode, event: input.event, transaction_id: input.transactionId, payload: eventPayload(input, publicId, createdAt), created_at: createdAt, is_test: false };
+  });
+  // Per event in the order recorded, each event's deliveries in endpoint id order, ids ascending: as recordEvents.
+  const deliveries = rows.flatMap((row, i) => endpointsOf[i]!.map((ep) => ({ public_id: row.public_id, endpoint_id: ep.id, brand_id: row.brand_id, url: ep.url, at: createdAt })));
+  if (deliveries.length === 0) return [insertEvents.bind(em, rows)];
+  if (deliveries.length > reserved.length) return null;
+  const withIds = deliveries.map((d, i) => ({ id: reserved[i]!, ...d }));
+  return [
+    insertEventsWithDeliveries.bind([JSON.stringify(rows.map((r, n) => ({ n, ...r }))), JSON.stringify(withIds)]),
+    await bindDeliveryJobs(em, withIds.map((d) => d.id)),
+  ];
 }
 
 /**

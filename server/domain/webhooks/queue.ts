@@ -1,6 +1,7 @@
 import type { Queue } from 'pg-boss';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { enqueueInTransaction } from '../../infra/jobs/workers.ts';
+import { bindEnqueue, enqueueInTransaction } from '../../infra/jobs/workers.ts';
+import type { BoundStatement } from '../../infra/database/convert-values.ts';
 
 export const DELIVER_QUEUE = 'webhook-deliver';
 
@@ -27,4 +28,9 @@ export const deliverQueue: Queue = {
 /** Enqueues a wake-up for one delivery in the caller's transaction. */
 export async function enqueueDelivery(em: EntityManager, deliveryId: number, startAfter?: Date): Promise<void> {
   await enqueueInTransaction(em, DELIVER_QUEUE, { deliveryId }, { singletonKey: `delivery:${deliveryId}`, ...(startAfter ? { startAfter } : {}) });
+}
+
+/** enqueueDelivery for several deliveries, in the order given, as one statement to send with others (workers.ts `bindEnqueue`). */
+export function bindDeliveryJobs(em: EntityManager, deliveryIds: readonly number[]): Promise<BoundStatement<unknown>> {
+  return bindEnqueue(em, DELIVER_QUEUE, deliveryIds.map((deliveryId) => ({ data: { deliveryId }, singletonKey: `delivery:${deliveryId}` })));
 }

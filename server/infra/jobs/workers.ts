@@ -1,6 +1,8 @@
 import { fromKysely, type PgBoss, type Queue, type SendOptions } from 'pg-boss';
 import type { AppDeps } from '../../deps.ts';
 import type { EntityManager, Orm } from '../database/orm.ts';
+import { CompiledQuery } from 'kysely';
+import type { BoundStatement } from '../database/convert-values.ts';
 
 /**
  * Background work. Each job module exports a registration; the list of them
@@ -46,6 +48,37 @@ export async function enqueueInTransaction(em: EntityManager, name: string, data
   const boss = queues.get(em.config);
   if (!boss) throw new Error('job queue is not bound to this ORM; bootstrap calls prepareJobs()');
   return boss.send(name, data, { ...options, db: fromKysely(em.getKysely() as never) });
+}
+
+/**
+ * enqueueInTransaction for several jobs of one queue, as one statement for the
+ * caller to send with others (db.ts `pipelined`, `sendWithCommit`) in its
+ * transaction: pg-boss's own `insert`, whose SQL (the statement `send` runs,
+ * over a list of jobs) is taken from its database adapter instead of run there.
+ * Only the options `send` and `insert` treat alike are taken (`singletonKey`,
+ * `startAfter`); pg-boss version upgrades are covered by the tests that deliver
+ * such jobs.
+ */
+export async function bindEnqueue(
+  em: EntityManager,
+  name: string,
+  jobs: ReadonlyArray<{ data: object; singletonKey?: string; startAfter?: Date }>,
+): Promise<BoundStatement<unknown>> {
+  if (!em.isInTransaction()) throw new Error(`enqueue of ${name} must run inside em.transactional()`);
+  const boss = queues.get(em.config);
+  if (!boss) throw new Error('job queue is not bound to this ORM; bootstrap calls prepareJobs()');
+  let statement: { text: string; values: unknown[] } | null = null;
+  await boss.insert(name, [...jobs], {
+    db: {
+      async executeSql(text: string, values: unknown[]) {
+        statement = { text, values };
+        return { rows: [] };
+      },
+    },
+  });
+  if (statement === null) throw new Error(`pg-boss wrote no statement for the jobs of ${name}`);
+  const { text, values } = statement as { text: string; values: unknown[] };
+  return { query: CompiledQuery.raw(text, values), rows: (result) => result.rows };
 }
 
 /** Starts every registered worker; `stop()` stops them (in-flight work finishes first). */
