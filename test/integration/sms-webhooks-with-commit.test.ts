@@ -56,8 +56,11 @@ describe('events with deliveries, written with the COMMIT', () => {
     expect(answers[0]!.match_status).toBe('matched');
     // The events with their deliveries, then the jobs (pg-boss's statement, which countStatements leaves out), then
     // COMMIT, all riding with the writes.
-    expect(counted.texts.slice(-2).map((x) => x.split('\n')[0])).toEqual(['+ WITH e AS (', '+ commit']);
-    expect(counted.texts.filter((x) => /^(rollback|begin)$/i.test(x))).toEqual(['begin']);
+    // (The worker, delivering meanwhile, may add statements of its own around them.)
+    const commit = counted.texts.indexOf('+ commit');
+    expect(counted.texts.slice(commit - 1, commit + 1).map((x) => x.split('\n')[0])).toEqual(['+ WITH e AS (', '+ commit']);
+    // Not rolled back and matched again one by one (which would record the event with recordEvent instead).
+    expect(counted.texts.some((x) => /^rollback$/i.test(x))).toBe(false);
     // Device auth; the INSERT; BEGIN with the reads; the writes with the COMMIT. A worker's statement landing in
     // the window adds to both counts, never to the difference.
     expect(counted.trips).toBeLessThanOrEqual(counted.n - 11);
