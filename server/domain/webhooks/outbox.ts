@@ -17,6 +17,9 @@ export type { WebhookEventName };
  */
 export type EventEndpointsMemo = Map<string, Array<{ id: number; url: string }>>;
 
+/** An event's key in EventEndpointsMemo. */
+const memoKeyOf = (input: { brandId: number; mode: Mode; event: WebhookEventName }) => `${input.brandId}:${input.mode}:${input.event}`;
+
 /**
  * Call inside the caller's em.transactional(): records the event, its delivery
  * row(s) and their pg-boss job(s) in that same transaction.
@@ -90,20 +93,34 @@ interface EventRow {
 /** EventRow's columns, in its order (the INSERT's column list). */
 const EVENT_COLUMNS = ['public_id', 'brand_id', 'mode', 'event', 'transaction_id', 'payload', 'created_at', 'is_test'] as const satisfies ReadonlyArray<keyof EventRow>;
 
+/**
+ * The database derives an event's mode from its transaction; its body's `livemode` must
+ * say the same. As SQL over the inserted row `e` (a table name or alias): true, or an
+ * error (check_invariant), so that a statement that may go with the COMMIT checks itself.
+ */
+const modeCheck = (e: string) =>
+  `check_invariant((${e}.payload::jsonb ->> 'livemode')::boolean = (${e}.mode = 'live'), ${e}.event || ' ' || ${e}.public_id || ' says livemode ' || (${e}.payload::jsonb ->> 'livemode') || ' for a ' || ${e}.mode || ' transaction')`;
+
 /** recordEvents' INSERT, compiled once per event count (db.ts `preparedPerRowCount`): the statement the builder wrote. */
 const insertEvents = preparedPerRowCount(EVENT_COLUMNS, (k, rows: EventRow[]) =>
   k
     .insertInto('webhook_events')
     .values(rows)
     .returning(['id', 'mode', 'public_id'])
-    // The database derives an event's mode from its transaction; the body must say the same. Checked in the
-    // statement, so that it may go with the COMMIT (db.ts `sendWithCommit`); recordEvents checks the mode returned too.
-    .returning(
-      sql<boolean>`check_invariant((payload::jsonb ->> 'livemode')::boolean = (mode = 'live'), event || ' ' || public_id || ' says livemode ' || (payload::jsonb ->> 'livemode') || ' for a ' || mode || ' transaction')`.as(
-        'mode_checked',
-      ),
-    ),
+    // Checked in the statement (bindEventsAhead sends it with the COMMIT); recordEvents checks the mode returned too.
+    .returning(sql<boolean>`${sql.raw(modeCheck('webhook_events'))}`.as('mode_checked')),
 );
+
+/** An event of recordEvents and bindEventsAhead: its payment's transaction and the event's data. */
+type EventInput = { brandId: number; mode: Mode; event: WebhookEventName; data: Record<string, unknown>; transactionId: number };
+
+/** recordEvents' rows of webhook_events, each with its public id and its body (eventPayload). */
+function eventRows(inputs: ReadonlyArray<EventInput>, createdAt: Date): EventRow[] {
+  return inputs.map((input) => {
+    const publicId = `evt_${randomUUID().replaceAll('-', '')}`;
+    return { public_id: publicId, brand_id: input.brandId, mode: input.mode, event: input.event, transaction_id: input.transactionId, payload: eventPayload(input, publicId, createdAt), created_at: createdAt, is_test: false };
+  });
+}
 
 /**
  * recordEvent for several events in one statement each: the events in one
@@ -115,24 +132,17 @@ const insertEvents = preparedPerRowCount(EVENT_COLUMNS, (k, rows: EventRow[]) =>
  */
 export async function recordEvents(
   em: EntityManager,
-  inputs: ReadonlyArray<{ brandId: number; mode: Mode; event: WebhookEventName; data: Record<string, unknown>; transactionId: number }>,
+  inputs: ReadonlyArray<EventInput>,
   memo: EventEndpointsMemo = new Map(),
 ): Promise<void> {
   if (inputs.length === 0) return;
   if (!em.isInTransaction()) throw new Error('recordEvents must run inside em.transactional()');
   const createdAt = new Date();
-  const stamped = inputs.map((input) => {
-    const publicId = `evt_${randomUUID().replaceAll('-', '')}`;
-    return { input, publicId, payload: eventPayload(input, publicId, createdAt) };
-  });
-  const rows = await insertEvents(
-    em,
-    stamped.map(({ input, publicId, payload }) => ({ public_id: publicId, brand_id: input.brandId, mode: input.mode, event: input.event, transaction_id: input.transactionId, payload, created_at: createdAt, is_test: false })),
-  );
-  const stored = new Map(rows.map((r) => [r.public_id, r]));
+  const events = eventRows(inputs, createdAt);
+  const stored = new Map((await insertEvents(em, events)).map((r) => [r.public_id, r]));
   const fanOut: Array<{ eventId: number; endpoints: Array<{ id: number; url: string }>; brandId: number }> = [];
-  for (const { input, publicId } of stamped) {
-    const row = stored.get(publicId)!;
+  for (const [i, input] of inputs.entries()) {
+    const row = stored.get(events[i]!.public_id)!;
     if (row.mode !== input.mode) throw new Error(`${input.event} recorded as ${input.mode} for a ${row.mode} transaction`);
     const endpoints = await eventEndpoints(em, input, null, memo);
     if (endpoints.length > 0) fanOut.push({ eventId: row.id, endpoints, brandId: input.brandId });
@@ -148,9 +158,6 @@ export async function recordEvents(
   for (const d of [...deliveries].sort((a, b) => order.get(a.event_id)! - order.get(b.event_id)! || a.id - b.id)) await enqueueDelivery(em, d.id);
 }
 
-/** The mode check of insertEvents, over a row of webhook_events as inserted (`e`). */
-const MODE_CHECK = `check_invariant((e.payload::jsonb ->> 'livemode')::boolean = (e.mode = 'live'), e.event || ' ' || e.public_id || ' says livemode ' || (e.payload::jsonb ->> 'livemode') || ' for a ' || e.mode || ' transaction')`;
-
 /**
  * Events and their deliveries in one statement, the deliveries with ids taken
  * before (reserveDeliveryIds). Raw SQL: the typed builder cannot declare
@@ -164,7 +171,7 @@ const insertEventsWithDeliveries = rawStatement<{ id: string }>(
        FROM json_to_recordset($1::json) AS v(n integer, public_id text, brand_id bigint, mode text, event text, transaction_id bigint, payload text, created_at timestamptz)
       ORDER BY v.n
      RETURNING id, public_id, mode, event, payload),
-   checked AS (SELECT e.id, e.public_id, ${MODE_CHECK} AS ok FROM e)
+   checked AS (SELECT e.id, e.public_id, ${modeCheck('e')} AS ok FROM e)
    INSERT INTO webhook_deliveries (id, event_id, endpoint_id, brand_id, url, status, next_attempt_at, created_at, updated_at)
    SELECT d.id, c.id, d.endpoint_id, d.brand_id, d.url, 'pending', d.at, d.at, d.at
      FROM json_to_recordset($2::json) AS d(id bigint, public_id text, endpoint_id bigint, brand_id bigint, url text, at timestamptz)
@@ -207,18 +214,15 @@ export function reserveDeliveryIds(inputs: ReadonlyArray<{ brandId: number; mode
  */
 export async function bindEventsAhead(
   em: EntityManager,
-  inputs: ReadonlyArray<{ brandId: number; mode: Mode; event: WebhookEventName; data: Record<string, unknown>; transactionId: number }>,
+  inputs: ReadonlyArray<EventInput>,
   memo: EventEndpointsMemo,
   reserved: readonly number[],
 ): Promise<Array<BoundStatement<unknown>> | null> {
   if (inputs.length === 0) return null;
-  const endpointsOf = inputs.map((input) => memo.get(`${input.brandId}:${input.mode}:${input.event}`));
+  const endpointsOf = inputs.map((input) => memo.get(memoKeyOf(input)));
   if (endpointsOf.some((e) => e === undefined)) return null;
   const createdAt = new Date();
-  const rows = inputs.map((input) => {
-    const publicId = `evt_${randomUUID().replaceAll('-', '')}`;
-    return { public_id: publicId, brand_id: input.brandId, mode: input.mode, event: input.event, transaction_id: input.transactionId, payload: eventPayload(input, publicId, createdAt), created_at: createdAt, is_test: false };
-  });
+  const rows = eventRows(inputs, createdAt);
   // Per event in the order recorded, each event's deliveries in endpoint id order, ids ascending: as recordEvents.
   const deliveries = rows.flatMap((row, i) => endpointsOf[i]!.map((ep) => ({ public_id: row.public_id, endpoint_id: ep.id, brand_id: row.brand_id, url: ep.url, at: createdAt })));
   if (deliveries.length === 0) return [insertEvents.bind(em, rows)];
@@ -281,7 +285,7 @@ export function endpointsToRead(
 ): { statements: Array<BoundStatement<{ id: number; url: string }>>; remember(answers: ReadonlyArray<Array<{ id: number; url: string }>>): void } {
   const wanted = new Map<string, { brandId: number; mode: Mode; event: WebhookEventName }>();
   for (const input of inputs) {
-    const key = `${input.brandId}:${input.mode}:${input.event}`;
+    const key = memoKeyOf(input);
     if (!memo.has(key) && !wanted.has(key)) wanted.set(key, input);
   }
   const keys = [...wanted.keys()];
@@ -303,8 +307,7 @@ async function eventEndpoints(
   target: number | null,
   memo: EventEndpointsMemo | undefined,
 ): Promise<Array<{ id: number; url: string }>> {
-  // The key endpointsToRead fills too.
-  const memoKey = target === null ? `${input.brandId}:${input.mode}:${input.event}` : null;
+  const memoKey = target === null ? memoKeyOf(input) : null;
   const known = memoKey !== null ? memo?.get(memoKey) : undefined;
   if (known) return known;
   const endpoints = await (target === null ? subscribedEndpoints : targetEndpoint).execute(em, { brandId: input.brandId, mode: input.mode, event: input.event, target: target ?? 0 });

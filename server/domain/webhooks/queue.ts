@@ -27,10 +27,16 @@ export const deliverQueue: Queue = {
 
 /** Enqueues a wake-up for one delivery in the caller's transaction. */
 export async function enqueueDelivery(em: EntityManager, deliveryId: number, startAfter?: Date): Promise<void> {
-  await enqueueInTransaction(em, DELIVER_QUEUE, { deliveryId }, { singletonKey: `delivery:${deliveryId}`, ...(startAfter ? { startAfter } : {}) });
+  const { data, singletonKey } = deliveryJob(deliveryId);
+  await enqueueInTransaction(em, DELIVER_QUEUE, data, { singletonKey, ...(startAfter ? { startAfter } : {}) });
 }
 
 /** enqueueDelivery for several deliveries, in the order given, as one statement to send with others (workers.ts `bindEnqueue`). */
 export function bindDeliveryJobs(em: EntityManager, deliveryIds: readonly number[]): Promise<BoundStatement<unknown>> {
-  return bindEnqueue(em, DELIVER_QUEUE, deliveryIds.map((deliveryId) => ({ data: { deliveryId }, singletonKey: `delivery:${deliveryId}` })));
+  return bindEnqueue(em, DELIVER_QUEUE, deliveryIds.map(deliveryJob));
+}
+
+/** A delivery's wake-up: its id, and the singleton key that keeps one queued per delivery (see deliverQueue). */
+function deliveryJob(deliveryId: number) {
+  return { data: { deliveryId }, singletonKey: `delivery:${deliveryId}` };
 }

@@ -44,10 +44,15 @@ export function unbindJobs(orm: Orm): void {
  * the driver (em.execute would not: it only fills `?` placeholders).
  */
 export async function enqueueInTransaction(em: EntityManager, name: string, data: object, options: Omit<SendOptions, 'db'> = {}): Promise<string | null> {
+  return queueOf(em, name).send(name, data, { ...options, db: fromKysely(em.getKysely() as never) });
+}
+
+/** The job queue of `em`'s runtime, for enqueueing `name` in `em`'s open transaction. */
+function queueOf(em: EntityManager, name: string): PgBoss {
   if (!em.isInTransaction()) throw new Error(`enqueue of ${name} must run inside em.transactional()`);
   const boss = queues.get(em.config);
   if (!boss) throw new Error('job queue is not bound to this ORM; bootstrap calls prepareJobs()');
-  return boss.send(name, data, { ...options, db: fromKysely(em.getKysely() as never) });
+  return boss;
 }
 
 /**
@@ -64,11 +69,8 @@ export async function bindEnqueue(
   name: string,
   jobs: ReadonlyArray<{ data: object; singletonKey?: string; startAfter?: Date }>,
 ): Promise<BoundStatement<unknown>> {
-  if (!em.isInTransaction()) throw new Error(`enqueue of ${name} must run inside em.transactional()`);
-  const boss = queues.get(em.config);
-  if (!boss) throw new Error('job queue is not bound to this ORM; bootstrap calls prepareJobs()');
   let statement: { text: string; values: unknown[] } | null = null;
-  await boss.insert(name, [...jobs], {
+  await queueOf(em, name).insert(name, [...jobs], {
     db: {
       async executeSql(text: string, values: unknown[]) {
         statement = { text, values };
