@@ -164,7 +164,8 @@ const recordsAsStored = prepared((k, $: { ids: number[] }) =>
  * order so two such batches lock in the same order and cannot deadlock.
  */
 export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller: Caller, batch: readonly ForwardedSms[]): Promise<IntakeResult[]> {
-  return (await ingest(em, deps, caller, batch, {}))!;
+  // Without a rules version nothing is refused: always the records.
+  return (await ingestScreenedSmsBatch(em, deps, caller, batch, {}))!;
 }
 
 export interface ScreenedIntake {
@@ -193,12 +194,8 @@ export async function ingestScreenedSmsBatch(
   deps: IntakeDeps,
   caller: Caller,
   batch: readonly ForwardedSms[],
-  screened: ScreenedIntake,
+  screened: Partial<ScreenedIntake>,
 ): Promise<IntakeResult[] | null> {
-  return ingest(em, deps, caller, batch, screened);
-}
-
-async function ingest(em: EntityManager, deps: IntakeDeps, caller: Caller, batch: readonly ForwardedSms[], screened: Partial<ScreenedIntake>): Promise<IntakeResult[] | null> {
   const hashed = batch.map((sms, index) => ({ sms, index, hash: smsContentHash(deps.hashKey, caller.brandId, sms.sender, sms.body) }));
   const ordered = [...hashed].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : a.index - b.index));
 
@@ -229,9 +226,7 @@ async function ingest(em: EntityManager, deps: IntakeDeps, caller: Caller, batch
   // JSON.stringify would write it as an escape that PostgreSQL's jsonb refuses.
   const rows = JSON.stringify(firsts, (_, v: unknown) => (typeof v === 'string' ? v.toWellFormed() : v));
   const insert = { rows, brandId: caller.brandId, rulesVersion: screened.rulesVersion ?? null };
-  const answer = screened.ahead?.length
-    ? ((await pipelined(em, ...screened.ahead, insertRecords.bind(em, insert))).at(-1) as Awaited<ReturnType<typeof insertRecords.execute>>)
-    : await insertRecords.execute(em, insert);
+  const answer = (await pipelined(em, ...(screened.ahead ?? []), insertRecords.bind(em, insert))).at(-1) as Awaited<ReturnType<typeof insertRecords.execute>>;
   // Nothing was stored: screened again by the caller, on the rules as they are now.
   if (!answer[0]!.current) return null;
   const inserted = answer.flatMap((r) => (r.id === null ? [] : [{ id: r.id, device_message_id: r.device_message_id!, mode: r.mode!, sms_time: r.sms_time! }]));

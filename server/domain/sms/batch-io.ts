@@ -6,7 +6,7 @@ import type { TransactionStatus } from '../payments/entities.ts';
 import { prepared, rawStatement, type DB } from '../db.ts';
 import type { BoundStatement } from '../../infra/database/convert-values.ts';
 import { chainState, type ChainReading, type ChainVerdict } from './balance-chain.ts';
-import { candidateRowOf, intentLocks, lockedCandidatesOf, lockOpenCandidates, transactionLocks, type CandidateQuery, type CandidateRow, type IntentLockRow, type LockedCandidate } from './candidates.ts';
+import { candidateRowOf, intentLocks, lockedCandidatesOf, lockOpenCandidates, transactionLocks, type CandidateQuery, type CandidateRow, type IntentLockRow, type LockedCandidate, type TransactionLockRow } from './candidates.ts';
 import { customerPhonesOfCandidates } from './expected-payer.ts';
 import { OPEN_STATUSES, type ChainState } from './matcher.ts';
 import type { SmsOutcome } from './records.ts';
@@ -313,7 +313,7 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
       // 4. The open ones locked (intents, then transactions), and the customers' phones of claimers without a declared number.
       const all = [...loaded.values()].flat();
       const lockedIntents = at.intents >= 0 ? (answers[at.intents] as IntentLockRow[]) : [];
-      let locked = at.intents >= 0 ? lockedCandidatesOf(lockedIntents, answers[at.transactions] as never) : new Map<number, LockedCandidate>();
+      let locked = at.intents >= 0 ? lockedCandidatesOf(lockedIntents, answers[at.transactions] as TransactionLockRow[]) : new Map<number, LockedCandidate>();
       let intentsAsLocked: Map<number, IntentLockRow> | null = new Map(lockedIntents.map((i) => [Number(i.intent_id), i]));
       // The locks found the open candidates again, a moment after step 3 read them. Should a payment have changed
       // in between (one open as read but not locked, or a transaction locked without its intent), every open
@@ -383,7 +383,7 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
          * The intents of the open candidates as locked, with the transaction's now(), for working out the
          * events of the batch's completions before they are written; null when they were locked again by id.
          */
-        ahead: intentsAsLocked && now ? { intents: intentsAsLocked, now } : null,
+        asLocked: intentsAsLocked && now ? { intents: intentsAsLocked, now } : null,
         /** A record's outcome, as stored: a link of its chain for the records decided after it. */
         decided(recordId: number, o: SmsOutcome) {
           const plan = planOf.get(recordId);

@@ -181,7 +181,7 @@ export function transactionLocks(k: Kysely<DB>) {
 }
 
 export type IntentLockRow = Awaited<ReturnType<ReturnType<typeof intentLocks>['execute']>>[number];
-type TransactionLockRow = Awaited<ReturnType<ReturnType<typeof transactionLocks>['execute']>>[number];
+export type TransactionLockRow = Awaited<ReturnType<ReturnType<typeof transactionLocks>['execute']>>[number];
 
 /** lockOpenCandidates' two statements, compiled once (db.ts `prepared`): the intents, then the transactions, each by an id array. */
 const lockIntents = prepared((k, $: { ids: number[] }) => intentLocks(k).where('payment_intents.id', '=', (eb) => eb.fn.any(eb.val($.ids))));

@@ -477,7 +477,7 @@ async function matchBatch(
     // checks itself in the statement, and the events' deliveries and jobs, with the ids reserved. Only when nothing
     // else must follow them: every event's endpoints and delivery ids are known, and no chain broke (a backfill
     // request follows the outcomes).
-    const locked = batch.ahead;
+    const locked = batch.asLocked;
     const eventsAhead = completions.map(({ t }) => ({
       brandId: t.brandId,
       mode: t.mode,
@@ -492,14 +492,11 @@ async function matchBatch(
       await sendWithCommit(tx, outcomes.statement, ...(completion ? [completion.statement] : []), ...batch.headWrites(), ...(events ?? []));
       return result;
     }
-    // Else the writes in one round trip (db.ts `pipelined`), with the endpoints its events go to if not read yet;
-    // then the events, which show the completions as written.
-    const endpoints = endpointsToRead(tx, completions.map(({ t }) => ({ brandId: t.brandId, mode: t.mode, event: 'payment.completed' as const })), eventEndpoints);
-    const [, ...answers] = await pipelined(tx, outcomes.statement, ...(completion ? [completion.statement] : []), ...endpoints.statements, ...batch.headWrites());
-    if (completion) {
-      endpoints.remember(answers.slice(1, 1 + endpoints.statements.length) as Array<Array<{ id: number; url: string }>>);
-      await completion.finish(answers[0] as Parameters<typeof completion.finish>[0], eventEndpoints);
-    }
+    // Else the writes in one round trip (db.ts `pipelined`); then the events, which show the completions as written.
+    // Their endpoints were read with the batch's reads: every completion is of a record's brand and mode, which its
+    // plan's queries name.
+    const [, ...answers] = await pipelined(tx, outcomes.statement, ...(completion ? [completion.statement] : []), ...batch.headWrites());
+    if (completion) await completion.finish(answers[0] as Parameters<typeof completion.finish>[0], eventEndpoints);
     // After the outcomes are stored: a chain break's previous link may be a record of this batch.
     for (const { rec, outcome } of breaks) {
       await requestBackfillForChainBreak(tx, { deviceId: rec.deviceId, previousId: outcome.chain!.previousId!, smsTime: outcome.chain!.smsTime });

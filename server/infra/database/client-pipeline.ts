@@ -26,11 +26,15 @@ import type { Pool, PoolClient, QueryResult } from 'pg';
  * test/integration/pipelined.test.ts counts the writes, so a `pg` that moves it
  * fails there.
  *
+ * Statements sent with the COMMIT: those handed over inside `atCommit` (db.ts
+ * `sendWithCommit`) are kept and sent with the transaction's next statement,
+ * normally its COMMIT, which fails if one of them did (see atCommit).
+ *
  * Installed after useNamedStatements (named-statements.ts): it calls whatever
  * `query` a client had, and the prototype's otherwise, looked up on every call
  * (as there: whatever wraps the prototype later still sees every statement).
  */
-export function answerBeginEarly(pool: Pool): void {
+export function pipelineTransactions(pool: Pool): void {
   pool.on('connect', (client) => {
     const own = Object.prototype.hasOwnProperty.call(client, 'query') ? client.query : null;
     const next = (...args: unknown[]) =>
@@ -114,12 +118,7 @@ interface Rider {
 }
 
 function deferred(config: unknown, rest: unknown[]): Rider {
-  let resolve!: (r: QueryResult) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<QueryResult>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
+  const { promise, resolve, reject } = Promise.withResolvers<QueryResult>();
   // Its failure reaches the COMMIT (or whoever awaits it); this only keeps it from being reported as unhandled.
   promise.catch(() => undefined);
   return { config, rest, promise, resolve, reject };

@@ -4,7 +4,7 @@ import type { Logger } from '../logger.ts';
 import { migrationsList } from './migrations/index.ts';
 import { reclaimDeadClients } from './pool-guard.ts';
 import { useNamedStatements } from './named-statements.ts';
-import { answerBeginEarly } from './client-pipeline.ts';
+import { pipelineTransactions } from './client-pipeline.ts';
 import type { Pool } from 'pg';
 
 export type { EntityManager };
@@ -51,7 +51,8 @@ export function ormConfig(opts: OrmOptions): Options {
     // gets a 503. TCP keepalive lets the driver notice a database host that vanished.
     // reclaimDeadClients: slots of connections lost mid-transaction come back (see pool-guard.ts).
     // useNamedStatements: hot statements are parsed and planned once per connection (see named-statements.ts).
-    // answerBeginEarly: a transaction's BEGIN goes out with its first statement (see client-pipeline.ts).
+    // pipelineTransactions: a transaction's BEGIN goes out with its first statement, and statements handed over for
+    // its COMMIT with the COMMIT (see client-pipeline.ts).
     // pipeline: a client sends each query as soon as it is given one, without waiting for the answer to the one
     // before (pg's pipeline mode). Kysely still gives a connection one query at a time, so nothing changes but
     // where the domain asks for several at once (db.ts `pipelined`): those go in one round trip.
@@ -59,7 +60,7 @@ export function ormConfig(opts: OrmOptions): Options {
       reclaimDeadClients(pool);
       if (opts.namedStatements !== false) useNamedStatements(pool);
       // After the named statements: it wraps their client.query (client-pipeline.ts).
-      answerBeginEarly(pool);
+      pipelineTransactions(pool);
     } },
     // Entities are defined with defineEntity, so no reflection is needed and
     // start-up does not scan the file system.
