@@ -3,7 +3,7 @@ import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipelined, rawStatement, sendWithCommit } from '../../server/domain/db.ts';
-import { answerBeginEarly } from '../../server/infra/database/client-pipeline.ts';
+import { pipelineTransactions } from '../../server/infra/database/client-pipeline.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { countStatements } from '../support/statements.ts';
 import { waitForLockWaiters } from '../support/wait.ts';
@@ -121,7 +121,7 @@ describe('pipelined statements', () => {
   it("a transaction's BEGIN failing fails the statement that followed it", async () => {
     // A pool and client stand-in: BEGIN refused as PostgreSQL refuses it in an aborted transaction.
     const pool = new EventEmitter();
-    answerBeginEarly(pool as unknown as pg.Pool);
+    pipelineTransactions(pool as unknown as pg.Pool);
     const refused = Object.assign(new Error('current transaction is aborted, commands ignored until end of transaction block'), { code: '25P02' });
     const sent: string[] = [];
     const client = {
