@@ -50,7 +50,7 @@ export async function bootstrap(config: Config, logger: Logger, opts: { startJob
   }
   const cleanup: Array<() => Promise<unknown>> = [];
   try {
-    const orm = await createOrm({ url, entities, poolMax: config.DATABASE_POOL_MAX, namedStatements: config.DATABASE_NAMED_STATEMENTS, logger });
+    const orm = await createOrm({ url, entities, poolMax: config.DATABASE_POOL_MAX, poolMin: config.DATABASE_POOL_MIN, namedStatements: config.DATABASE_NAMED_STATEMENTS, logger });
     cleanup.push(() => orm.close());
     // Rows written before personal data was bound to row and brand are rewritten before anything serves them.
     const migrations = await migrate(orm, [async (o) => void (await reencryptPersonalData(o, crypto, logger))]);

@@ -25,6 +25,12 @@ const positiveInt = (what: string) =>
     .transform(Number)
     .pipe(z.number().int().positive(`must be a positive number of ${what}`));
 
+const nonNegativeInt = (what: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, `must be a whole number of ${what}`)
+    .transform(Number);
+
 const postgresUrl = z
   .string()
   .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// or postgresql:// URL');
@@ -80,6 +86,8 @@ const envSchema = z.object({
   PUBLIC_BASE_URL: z.url({ error: 'must be an absolute http(s) URL' }).optional(),
   DATABASE_URL: postgresUrl.optional(),
   DATABASE_POOL_MAX: positiveInt('connections').default(10),
+  /** Connections kept open while idle (at most DATABASE_POOL_MAX; unset: all of them); the rest close after 10 s unused. */
+  DATABASE_POOL_MIN: nonNegativeInt('connections').optional(),
   DATABASE_NAMED_STATEMENTS: bool.default(true),
   DATA_DIR: z.string().min(1).default('.data'),
   EMBEDDED_DB_PORT: port.default(54329),
@@ -108,21 +116,22 @@ const envSchema = z.object({
   CONSOLE_SESSION_IDLE_MINUTES: positiveInt('minutes').default(30),
   /** ...and at the latest this many hours after login. */
   CONSOLE_SESSION_MAX_HOURS: positiveInt('hours').default(12),
-  /** E-mail of the console owner created on the first run. */
   /** Open checkout status streams (Server-Sent Events) this process serves at most; more are 429. */
   CHECKOUT_STREAMS_MAX: positiveInt('streams').default(2000),
   /** ...and at most this many for one payment (a customer's tabs). */
   CHECKOUT_STREAMS_PER_PAYMENT: positiveInt('streams').default(5),
   /** A comment line this often keeps proxies from closing an idle stream. */
   CHECKOUT_STREAM_HEARTBEAT_MS: positiveInt('milliseconds').default(15_000),
+  /** E-mail of the console owner created on the first run. */
   CONSOLE_OWNER_EMAIL: z.string().regex(/^[^\s@]+@[^\s@]+$/, 'must be an e-mail address').default('owner@localhost'),
   ...rateLimitEnvShape,
 });
 
 type Env = z.output<typeof envSchema>;
 
-export interface Config extends Readonly<Omit<Env, 'PUBLIC_BASE_URL'>> {
+export interface Config extends Readonly<Omit<Env, 'PUBLIC_BASE_URL' | 'DATABASE_POOL_MIN'>> {
   readonly PUBLIC_BASE_URL: string;
+  readonly DATABASE_POOL_MIN: number;
 }
 
 export class ConfigError extends Error {
@@ -142,8 +151,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.DATABASE_POOL_MIN !== undefined && e.DATABASE_POOL_MIN > e.DATABASE_POOL_MAX) {
+    throw new ConfigError(`Invalid configuration:\n  DATABASE_POOL_MIN: must be at most DATABASE_POOL_MAX (${e.DATABASE_POOL_MAX})`);
+  }
   const base = e.PUBLIC_BASE_URL ?? `http://${e.HOST === '0.0.0.0' ? 'localhost' : e.HOST}:${e.PORT}`;
-  return Object.freeze({ ...e, PUBLIC_BASE_URL: base.replace(/\/+$/, '') });
+  return Object.freeze({ ...e, PUBLIC_BASE_URL: base.replace(/\/+$/, ''), DATABASE_POOL_MIN: e.DATABASE_POOL_MIN ?? e.DATABASE_POOL_MAX });
 }
 
 /** Settings that parse but weaken the service: logged as warnings at start-up. */

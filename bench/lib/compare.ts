@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import type { LoadGenerator, MeasuredLoad } from './load.ts';
-import { waitForQuietDatabase, type statementStats } from './database.ts';
+import { jobsDuring, waitForQuietDatabase, type BackgroundJob, type statementStats } from './database.ts';
 import type { TraceSummary } from './trace.ts';
 import { postgresCpuMs, processCpuMs, round1, round2 } from './processes.ts';
 import type { Row } from './report.ts';
@@ -106,6 +106,11 @@ export async function compareUnderLoad(
         printTrace(load, summary);
       }
       if (s.name === 'ours') (load as MeasuredLoad & { memory?: unknown }).memory = await heapOf(s);
+      if (load.startedAt !== undefined && load.slowest) {
+        const jobs = s.name === 'ours' ? await jobsDuring(opts.databaseUrl, load.startedAt, load.startedAt + load.durationSeconds * 1000) : [];
+        (load as MeasuredLoad & { jobs?: BackgroundJob[] }).jobs = jobs;
+        printSlowest(s.name, load, jobs);
+      }
       measured[s.name].push(load);
       await settle(`${s.name}'s round`);
     }
@@ -186,4 +191,20 @@ function printTrace(load: MeasuredLoad, t: TraceSummary): void {
   console.log(`    gc: ${j(t.gc)}`);
   console.log(`    stalls by cause (ms): ${j(t.stallCauses)}; main thread ${t.mainThreadCpuUsPerRequest} µs CPU per request`);
   console.log(`    event loop: ${j(t.eventLoopDelayMs)}; slowest 1 % overlapping: ${j(t.slowestOverlapping)}`);
+  for (const m of t.slowMoments) console.log(`    slow at ${(m.at / 1000).toFixed(1)} s: ${m.slow} requests; gc ${m.gcMs} ms, stalls ${m.stallMs} ms; background ${j(m.background)}`);
+}
+
+/**
+ * Paced runs: when in the round the slowest 1 % of requests were sent (100 ms buckets, seconds from the
+ * round's start) and which of our background jobs started in it, so a tail can be matched to what caused it.
+ */
+function printSlowest(side: string, load: MeasuredLoad, jobs: BackgroundJob[]): void {
+  const buckets = new Map<number, { n: number; max: number }>();
+  for (const [at, ms] of load.slowest ?? []) {
+    const b = buckets.get(Math.floor(at / 100)) ?? { n: 0, max: 0 };
+    buckets.set(Math.floor(at / 100), { n: b.n + 1, max: Math.max(b.max, ms) });
+  }
+  const clusters = [...buckets].sort((a, b) => b[1].n - a[1].n).slice(0, 6).sort((a, b) => a[0] - b[0]);
+  console.log(`  ${side}, round from ${new Date(load.startedAt ?? 0).toISOString().slice(11, 19)}: slowest 1 % at (s: count, max ms) ${clusters.map(([k, v]) => `${(k / 10).toFixed(1)}: ${v.n}, ${v.max}`).join('; ')}`);
+  if (jobs.length) console.log(`    jobs started: ${jobs.map((j) => `${j.name} ${(j.at / 1000).toFixed(1)} s (${j.ms ?? '?'} ms)`).join('; ')}`);
 }

@@ -137,3 +137,31 @@ export async function drainDatabase(url: string): Promise<void> {
     await client.end();
   }
 }
+
+/** A pg-boss job that started inside a window: its queue, when it started (ms after the window's start) and how long it ran. */
+export interface BackgroundJob {
+  name: string;
+  at: number;
+  ms: number | null;
+}
+
+/** Our server's pg-boss jobs (sweeps, deliveries) that started between two epoch times: what ran in the background of a round. */
+export async function jobsDuring(url: string, from: number, to: number): Promise<BackgroundJob[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // pg-boss's own table, read directly: the bench wants every job of every queue, which its API lists one queue at a time.
+    const { rows } = await client.query<{ name: string; at: number; ms: number | null }>(
+      `SELECT name, (extract(epoch FROM started_on) * 1000 - $1)::float8 AS at,
+              (extract(epoch FROM completed_on - started_on) * 1000)::float8 AS ms
+         FROM pgboss.job WHERE started_on >= to_timestamp($1 / 1000.0) AND started_on < to_timestamp($2 / 1000.0) ORDER BY started_on`,
+      [from, to],
+    );
+    return rows.map((r) => ({ name: r.name, at: Math.round(r.at), ms: r.ms === null ? null : Math.round(r.ms) }));
+  } catch {
+    // No pg-boss schema (a run against the baseline's database only): nothing ran.
+    return [];
+  } finally {
+    await client.end();
+  }
+}

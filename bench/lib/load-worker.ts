@@ -90,9 +90,12 @@ async function runSteady(
 ) {
   const pool = new Pool(new URL(plan.url).origin, { connections: plan.connections, pipelining: 1 });
   const latencies: number[] = [];
+  /** Each answered request's send time (ms from the start) and latency: when in the round the slow ones were. */
+  const timeline: Array<[number, number]> = [];
   const statuses: Record<string, number> = {};
   let errors = 0;
   const interval = 1000 / plan.rate!;
+  const startedAt = Date.now();
   const start = performance.now();
   const end = start + plan.durationSeconds * 1000;
   const inflight = new Set<Promise<void>>();
@@ -108,7 +111,9 @@ async function runSteady(
         async (res) => {
           await res.body.dump();
           statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
-          latencies.push(performance.now() - due);
+          const ms = performance.now() - due;
+          latencies.push(ms);
+          timeline.push([due - start, ms]);
         },
         () => {
           errors++;
@@ -122,7 +127,10 @@ async function runSteady(
   const sorted = latencies.sort((a, b) => a - b);
   const q = (p: number) => (sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]! * 100) / 100 : 0);
   const seconds = (performance.now() - start) / 1000;
+  const slowCut = q(0.99);
   return {
+    startedAt,
+    slowest: timeline.filter(([, ms]) => ms >= slowCut).map(([at, ms]) => [Math.round(at), Math.round(ms * 10) / 10] as [number, number]),
     requests: sorted.length,
     rps: Math.round((sorted.length / plan.durationSeconds) * 10) / 10,
     latency: { p50: q(0.5), p90: q(0.9), p99: q(0.99), max: q(1), mean: sorted.length ? Math.round((sorted.reduce((a, b) => a + b, 0) / sorted.length) * 100) / 100 : 0 },

@@ -33,6 +33,9 @@ export interface LoadResult {
   durationSeconds: number;
   /** A `sequence` target list ran out and started over (its writes repeat from then on). */
   wrapped: boolean;
+  /** Paced runs: when the run started (epoch ms), and the slowest 1 % of requests as [sent, ms after the start; latency ms]. */
+  startedAt?: number;
+  slowest?: Array<[number, number]>;
 }
 
 export interface MeasuredLoad extends LoadResult {

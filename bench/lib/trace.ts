@@ -102,6 +102,7 @@ function threadCpuMs(): number {
 
 let installed = false;
 let cpuAtReset = 0;
+let resetAt = 0;
 
 /** Patches pg and starts the observers; call before the service connects. */
 export function installTrace(): void {
@@ -142,6 +143,7 @@ export function resetTrace(): void {
   stalls = [];
   eld.reset();
   cpuAtReset = threadCpuMs();
+  resetAt = performance.now();
 }
 
 const r2 = (n: number) => Math.round(n * 100) / 100;
@@ -177,6 +179,11 @@ export interface TraceSummary {
   stallCauses: { gcMs: number; runningNoGcMs: number; offCpuMs: number };
   /** Main-thread CPU per request (µs), background work included. */
   mainThreadCpuUsPerRequest: number;
+  /**
+   * Moments (100 ms, ms after the reset) holding three or more of the slowest 1 %, with the background
+   * statements sent from 200 ms before to the moment's end (kind: count), collections and stalls in it.
+   */
+  slowMoments: Array<{ at: number; slow: number; background: Record<string, number>; gcMs: number; stallMs: number }>;
   /** Of the slowest 1 % of requests: how many overlapped each kind of event. */
   slowestOverlapping: { withBackgroundStatement: number; withGc: number; withStall: number; withNothing: number; ofSlowest: number };
 }
@@ -240,6 +247,7 @@ export function summariseTrace(): TraceSummary {
     gc: { count: gcs.length, totalMs: r2(gcs.reduce((a, g) => a + g.t1 - g.t0, 0)), maxMs: r2(Math.max(0, ...gcs.map((g) => g.t1 - g.t0))), byKind },
     eventLoopDelayMs: { p50: ns(eld.percentile(50)), p99: ns(eld.percentile(99)), max: ns(eld.max), stallsOver7ms: stalls.length, stallMsTotal: r2(stalls.reduce((a, s) => a + s.t1 - s.t0, 0)) },
     stallCauses: stallCauses(),
+    slowMoments: slowMoments(slowest),
     mainThreadCpuUsPerRequest: Math.round(((threadCpuMs() - cpuAtReset) * 1000) / Math.max(1, done.length)),
     slowestOverlapping: {
       withBackgroundStatement: withBg,
@@ -265,4 +273,23 @@ function stallCauses(): TraceSummary['stallCauses'] {
     offCpuMs += len - running;
   }
   return { gcMs: r2(gcMs), runningNoGcMs: r2(runningNoGcMs), offCpuMs: r2(offCpuMs) };
+}
+
+function slowMoments(slowest: RequestRecord[]): TraceSummary['slowMoments'] {
+  const buckets = new Map<number, number>();
+  for (const r of slowest) {
+    const k = Math.floor((r.t0 - resetAt) / 100);
+    buckets.set(k, (buckets.get(k) ?? 0) + 1);
+  }
+  return [...buckets]
+    .filter(([, n]) => n >= 3)
+    .sort((a, b) => a[0] - b[0])
+    .map(([k, n]) => {
+      const from = resetAt + k * 100;
+      const to = from + 100;
+      const bg: Record<string, number> = {};
+      for (const b of background) if (b.t0 >= from - 200 && b.t0 < to) bg[b.label] = (bg[b.label] ?? 0) + 1;
+      const within = (spans: Span[]) => r2(spans.filter((x) => overlaps(x, { t0: from - 200, t1: to })).reduce((a, x) => a + x.t1 - x.t0, 0));
+      return { at: k * 100, slow: n, background: bg, gcMs: within(gcs), stallMs: within(stalls) };
+    });
 }

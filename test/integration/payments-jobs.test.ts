@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { createPayment, seedGateway, seedTransaction } from '../support/seed.ts';
-import { EXPIRE_INTENTS_QUEUE } from '../../server/domain/payments/expire-intents.job.ts';
+import { EXPIRE_INTENTS_SWEEP } from '../../server/domain/payments/expire-intents.job.ts';
+import { MINUTE_SWEEPS_QUEUE, runMinuteSweepsNow } from '../../server/infra/jobs/scheduled.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { PURGE_IDEMPOTENCY_KEYS_QUEUE } from '../../server/domain/idempotency/purge-idempotency-keys.job.ts';
 import { waitFor } from '../support/wait.ts';
@@ -18,12 +19,12 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 describe('payment background jobs run through the job queue', () => {
-  it('intent expiry runs every minute, the idempotency purge hourly', async () => {
+  it('intent expiry runs every minute (with the other minute sweeps), the idempotency purge hourly', async () => {
     const schedules = await t.runtime.deps.boss.getSchedules();
-    const mine = schedules.filter((s) => [EXPIRE_INTENTS_QUEUE, PURGE_IDEMPOTENCY_KEYS_QUEUE].includes(s.name)).map((s) => [s.name, s.cron]);
+    const mine = schedules.filter((s) => [MINUTE_SWEEPS_QUEUE, PURGE_IDEMPOTENCY_KEYS_QUEUE].includes(s.name)).map((s) => [s.name, s.cron]);
     expect(mine.sort()).toEqual(
       [
-        [EXPIRE_INTENTS_QUEUE, '* * * * *'],
+        [MINUTE_SWEEPS_QUEUE, '* * * * *'],
         [PURGE_IDEMPOTENCY_KEYS_QUEUE, '17 * * * *'],
       ].sort(),
     );
@@ -34,7 +35,7 @@ describe('payment background jobs run through the job queue', () => {
     const open = await seedTransaction(t, { apiKey, gateway: bkash, status: 'awaiting_verification' });
     const later = await createPayment(t, apiKey);
     await t.sql(`UPDATE payment_intents SET expires_at = now() - interval '1 second' WHERE uuid = ANY($1::uuid[])`, [[bare.payment_id, open.paymentId]]);
-    await t.runtime.deps.boss.send(EXPIRE_INTENTS_QUEUE, {});
+    await runMinuteSweepsNow(t.runtime.deps.boss, [EXPIRE_INTENTS_SWEEP]);
     const statuses = async () =>
       (await t.sql<{ uuid: string; status: string }>('SELECT uuid::text, status FROM payment_intents WHERE uuid = ANY($1::uuid[]) ORDER BY uuid', [
         [bare.payment_id, open.paymentId, later.payment_id],

@@ -1,13 +1,12 @@
 import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import type { JobRegistration } from '../../infra/jobs/workers.ts';
-import { scheduledSweep } from '../../infra/jobs/scheduled.ts';
+import type { MinuteSweep } from '../../infra/jobs/scheduled.ts';
 import { db } from '../db.ts';
 import { getSetting } from '../settings/service.ts';
 import { raiseAlert } from './raise.ts';
 
-const REVIEW_WAITING_QUEUE = 'alert-review-waiting-sweep';
+export const REVIEW_WAITING_SWEEP = 'alert-review-waiting-sweep';
 
 /**
  * Payments a person must verify that have waited longer than
@@ -48,6 +47,5 @@ export async function sweepReviewWaiting(em: EntityManager): Promise<number> {
   });
 }
 
-export function reviewWaitingRegistration(): JobRegistration {
-  return scheduledSweep(REVIEW_WAITING_QUEUE, { cron: '* * * * *', run: (deps: AppDeps) => sweepReviewWaiting(deps.orm.em.fork()) });
-}
+/** Runs every minute with the other minute sweeps (infra/jobs/scheduled.ts). */
+export const reviewWaitingSweep: MinuteSweep = { name: REVIEW_WAITING_SWEEP, run: (deps: AppDeps) => sweepReviewWaiting(deps.orm.em.fork()) };

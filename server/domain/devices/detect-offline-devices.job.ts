@@ -1,9 +1,8 @@
 import type { AppDeps } from '../../deps.ts';
-import type { JobRegistration } from '../../infra/jobs/workers.ts';
-import { scheduledSweep } from '../../infra/jobs/scheduled.ts';
+import type { MinuteSweep } from '../../infra/jobs/scheduled.ts';
 import { detectOfflineDevices, prunePresenceHistory, pruneRotatedRefreshTokens } from './presence.ts';
 
-export const DETECT_OFFLINE_QUEUE = 'device-presence-sweep';
+export const DETECT_OFFLINE_SWEEP = 'device-presence-sweep';
 
 /** The job: no payload; the device rows say everything. */
 async function runPresenceSweep(deps: Pick<AppDeps, 'orm' | 'logger'>): Promise<void> {
@@ -15,6 +14,5 @@ async function runPresenceSweep(deps: Pick<AppDeps, 'orm' | 'logger'>): Promise<
   }
 }
 
-export function detectOfflineDevicesRegistration(): JobRegistration {
-  return scheduledSweep(DETECT_OFFLINE_QUEUE, { cron: '* * * * *', run: runPresenceSweep });
-}
+/** Runs every minute with the other minute sweeps (infra/jobs/scheduled.ts). */
+export const presenceSweep: MinuteSweep = { name: DETECT_OFFLINE_SWEEP, run: runPresenceSweep };

@@ -1,9 +1,8 @@
 import type { AppDeps } from '../../deps.ts';
-import type { JobRegistration } from '../../infra/jobs/workers.ts';
-import { scheduledSweep } from '../../infra/jobs/scheduled.ts';
+import type { MinuteSweep } from '../../infra/jobs/scheduled.ts';
 import { expireOutboundSms, reapExpiredLeases } from './service.ts';
 
-export const SWEEP_OUTBOUND_SMS_QUEUE = 'outbound-sms-sweep';
+export const OUTBOUND_SMS_SWEEP = 'outbound-sms-sweep';
 
 /** Unreported leases back to `pending` first, so items past their TTL among them expire in the same run. */
 async function runOutboundSmsSweep(deps: Pick<AppDeps, 'orm' | 'logger'>): Promise<void> {
@@ -12,6 +11,5 @@ async function runOutboundSmsSweep(deps: Pick<AppDeps, 'orm' | 'logger'>): Promi
   if (reaped || expired) deps.logger.info({ leases_returned: reaped, expired }, 'outbound SMS sweep');
 }
 
-export function sweepOutboundSmsRegistration(): JobRegistration {
-  return scheduledSweep(SWEEP_OUTBOUND_SMS_QUEUE, { cron: '* * * * *', run: runOutboundSmsSweep });
-}
+/** Runs every minute with the other minute sweeps (infra/jobs/scheduled.ts). */
+export const outboundSmsSweep: MinuteSweep = { name: OUTBOUND_SMS_SWEEP, run: runOutboundSmsSweep };

@@ -1,9 +1,8 @@
 import type { AppDeps } from '../../deps.ts';
-import type { JobRegistration } from '../../infra/jobs/workers.ts';
-import { scheduledSweep } from '../../infra/jobs/scheduled.ts';
+import type { MinuteSweep } from '../../infra/jobs/scheduled.ts';
 import { expireDueIntents } from './intents.ts';
 
-export const EXPIRE_INTENTS_QUEUE = 'payment-intents-expiry';
+export const EXPIRE_INTENTS_SWEEP = 'payment-intents-expiry';
 
 /** Batch size per database transaction, and the most one run handles (the next run takes the rest). */
 const BATCH = 200;
@@ -24,6 +23,5 @@ export async function runIntentExpirySweep(deps: Pick<AppDeps, 'orm' | 'logger'>
   return total;
 }
 
-export function expireIntentsRegistration(): JobRegistration {
-  return scheduledSweep(EXPIRE_INTENTS_QUEUE, { cron: '* * * * *', run: runIntentExpirySweep });
-}
+/** Runs every minute with the other minute sweeps (infra/jobs/scheduled.ts). */
+export const intentExpirySweep: MinuteSweep = { name: EXPIRE_INTENTS_SWEEP, run: runIntentExpirySweep };

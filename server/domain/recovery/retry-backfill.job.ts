@@ -1,14 +1,13 @@
 import type { AppDeps } from '../../deps.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
-import type { JobRegistration } from '../../infra/jobs/workers.ts';
-import { scheduledSweep } from '../../infra/jobs/scheduled.ts';
+import type { MinuteSweep } from '../../infra/jobs/scheduled.ts';
 import { createNotification } from '../notifications/service.ts';
 import { MAX_BACKFILL_ATTEMPTS, nextAttemptDelayMs } from './backfill.ts';
 import { sql } from 'kysely';
 import { db } from '../db.ts';
 
-const RETRY_BACKFILL_QUEUE = 'backfill-retry-sweep';
+export const RETRY_BACKFILL_SWEEP = 'backfill-retry-sweep';
 
 /**
  * One pass over open backfill requests whose next attempt is due: each gets a
@@ -79,6 +78,5 @@ async function runBackfillRetrySweep(deps: Pick<AppDeps, 'orm' | 'logger' | 'cry
   if (nudged) deps.logger.info({ nudged }, 'backfill requests nudged');
 }
 
-export function retryBackfillRegistration(): JobRegistration {
-  return scheduledSweep(RETRY_BACKFILL_QUEUE, { cron: '* * * * *', run: runBackfillRetrySweep });
-}
+/** Runs every minute with the other minute sweeps (infra/jobs/scheduled.ts). */
+export const backfillRetrySweep: MinuteSweep = { name: RETRY_BACKFILL_SWEEP, run: runBackfillRetrySweep };

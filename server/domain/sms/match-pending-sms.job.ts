@@ -1,11 +1,10 @@
 import type { AppDeps } from '../../deps.ts';
-import type { JobRegistration } from '../../infra/jobs/workers.ts';
-import { scheduledSweep } from '../../infra/jobs/scheduled.ts';
+import type { MinuteSweep } from '../../infra/jobs/scheduled.ts';
 import { loadMatchSettings, matchSmsRecord } from './service.ts';
 import { sql } from 'kysely';
 import { db } from '../db.ts';
 
-const MATCH_PENDING_SMS_QUEUE = 'sms-match-pending';
+export const MATCH_PENDING_SMS_SWEEP = 'sms-match-pending';
 
 const PAGE = 100;
 const MAX_PER_RUN = 2_000;
@@ -53,6 +52,5 @@ export async function runPendingSmsSweep(
   return { decided, failed };
 }
 
-export function matchPendingSmsRegistration(): JobRegistration {
-  return scheduledSweep(MATCH_PENDING_SMS_QUEUE, { cron: '* * * * *', run: (deps) => runPendingSmsSweep(deps) });
-}
+/** Runs every minute with the other minute sweeps (infra/jobs/scheduled.ts). */
+export const pendingSmsSweep: MinuteSweep = { name: MATCH_PENDING_SMS_SWEEP, run: (deps) => runPendingSmsSweep(deps) };

@@ -18,6 +18,10 @@ export interface OrmOptions {
   /** Every entity of the schema (`server/domain/entities.ts`); passed in so infra does not import the domain. */
   entities: readonly EntitySchema[];
   poolMax: number;
+  /** Connections the pool keeps open while idle. */
+  poolMin?: number;
+  /** How long a connection above poolMin stays open unused (pg-pool's default, 10 s, when unset). */
+  poolIdleTimeoutMs?: number;
   /** The statements compiled once go to PostgreSQL as named (prepared) statements (named-statements.ts); default on. */
   namedStatements?: boolean;
   logger?: Logger;
@@ -45,7 +49,7 @@ export function ormConfig(opts: OrmOptions): Options {
       allOrNothing: true,
       snapshot: false,
     },
-    pool: { min: 0, max: opts.poolMax },
+    pool: { min: opts.poolMin ?? 0, max: opts.poolMax, ...(opts.poolIdleTimeoutMs ? { idleTimeoutMillis: opts.poolIdleTimeoutMs } : {}) },
     // Fail fast instead of queueing without end: a request waits at most this long
     // for a pooled connection (all busy, or the database not answering) and then
     // gets a 503. TCP keepalive lets the driver notice a database host that vanished.
