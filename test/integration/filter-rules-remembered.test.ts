@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FILTER_RULES } from '../../server/domain/filter-rules/defaults.ts';
 import { bindDeviceClock } from '../../server/domain/devices/clock.ts';
-import { getFilterRules, updateFilterRules } from '../../server/domain/filter-rules/service.ts';
+import { getFilterRules, readFilterRulesToRemember, rememberedFilterRules, rememberedRulesSize, REMEMBERED_RULES_MAX_BYTES, updateFilterRules } from '../../server/domain/filter-rules/service.ts';
 import type { StoredSms } from '../../server/domain/sms-intake/matching-seam.ts';
 import { ingestScreenedSmsBatch } from '../../server/domain/sms-intake/service.ts';
 import { deviceRequest, pairDevice, type PairedDevice } from '../support/device.ts';
@@ -237,5 +237,42 @@ describe('the INSERT (sms-intake/service.ts, ingestScreenedSmsBatch)', () => {
     const out = await ingestScreenedSmsBatch(em(), deps(), device, [sms], { rulesVersion: null, ahead: [] });
     expect(out![0]!.id).not.toBeNull();
     expect(await storedIds(device)).toEqual([sms.deviceMessageId.toWellFormed()]);
+  });
+});
+
+describe('remembered rules are bounded in memory', () => {
+  it('beyond REMEMBERED_RULES_MAX_BYTES the least recently used brands are forgotten, and read again when they forward', async () => {
+    // Brands with rules near the largest an admin may set (100 entries of up to 64 characters a list).
+    const brands = (
+      await t.sql<{ id: string }>(`INSERT INTO brands (uuid, name) SELECT gen_random_uuid(), 'Big rules ' || g FROM generate_series(1, 220) g RETURNING id`)
+    ).map((r) => Number(r.id));
+    await t.sql(
+      `INSERT INTO sms_filter_rules (brand_id, extra_senders, positive_keywords, negative_keywords, check_interval_hours)
+       SELECT b, (SELECT array_agg('S' || lpad(i::text, 10, '0')) FROM generate_series(1, 100) i),
+                 (SELECT array_agg(repeat('p', 58) || lpad(i::text, 6, '0')) FROM generate_series(1, 100) i),
+                 (SELECT array_agg(repeat('n', 58) || lpad(i::text, 6, '0')) FROM generate_series(1, 100) i), 24
+         FROM unnest($1::bigint[]) b`,
+      [brands],
+    );
+    const em = () => t.runtime.deps.orm.em.fork();
+    const first = await readFilterRulesToRemember(em(), brands[0]!);
+    expect(first.positiveKeywords).toHaveLength(100);
+    expect(rememberedRulesSize(first) * brands.length).toBeGreaterThan(REMEMBERED_RULES_MAX_BYTES);
+    for (const id of brands.slice(1)) {
+      await readFilterRulesToRemember(em(), id);
+      // The first brand keeps forwarding: used last, it is never the one forgotten.
+      expect(rememberedFilterRules(em(), brands[0]!)).toBeDefined();
+    }
+    const kept = brands.filter((id) => rememberedFilterRules(em(), id) !== undefined);
+    const held = kept.reduce((n, id) => n + rememberedRulesSize(rememberedFilterRules(em(), id)!), 0);
+    expect(held).toBeLessThanOrEqual(REMEMBERED_RULES_MAX_BYTES);
+    expect(kept.length).toBeLessThan(brands.length);
+    expect(kept).toContain(brands[0]);
+    expect(kept).toContain(brands.at(-1));
+    // The oldest of the rest went first.
+    expect(rememberedFilterRules(em(), brands[1]!)).toBeUndefined();
+    // A forgotten brand's rules are read again and remembered.
+    await readFilterRulesToRemember(em(), brands[1]!);
+    expect(rememberedFilterRules(em(), brands[1]!)?.positiveKeywords).toHaveLength(100);
   });
 });

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql, type Selectable } from 'kysely';
@@ -116,9 +117,19 @@ export async function getFilterRules(em: EntityManager, brandId: number): Promis
  * batch. Only a guess: the INSERT of the batch's records stores nothing unless
  * the brand's version in its own snapshot is still this one (the version only
  * grows, see toRules), and the batch is screened again on a fresh read
- * otherwise (sms-intake/screened.ts). One entry per brand that forwarded.
+ * otherwise (sms-intake/screened.ts). One entry per brand that forwarded, the
+ * least recently used forgotten beyond REMEMBERED_RULES_MAX_BYTES (lru-cache:
+ * a brand's rules run from a few hundred bytes to about 50 kB, so a count of
+ * brands would bound nothing); a forgotten brand's next batch reads them again.
  */
-const lastRules = new WeakMap<object, Map<number, VersionedFilterRules>>();
+export const REMEMBERED_RULES_MAX_BYTES = 8 * 1024 * 1024;
+const lastRules = new WeakMap<object, LRUCache<number, VersionedFilterRules>>();
+
+/** Roughly what a brand's rules hold in memory: two bytes a character and a string's header, per list entry. */
+export function rememberedRulesSize(rules: FilterRules): number {
+  const list = (l: readonly string[]) => l.reduce((n, v) => n + 2 * v.length + 32, 0);
+  return 200 + list(rules.allowedSenders) + list(rules.extraSenders) + list(rules.positiveKeywords) + list(rules.negativeKeywords);
+}
 
 /** The brand's rules as this process last read them for screening, if it did; possibly no longer current. */
 export function rememberedFilterRules(em: EntityManager, brandId: number): VersionedFilterRules | undefined {
@@ -134,7 +145,7 @@ export async function readFilterRulesToRemember(em: EntityManager, brandId: numb
   const rules = await getFilterRules(em, brandId);
   if (!em.isInTransaction()) {
     let byBrand = lastRules.get(em.getMetadata());
-    if (!byBrand) lastRules.set(em.getMetadata(), (byBrand = new Map()));
+    if (!byBrand) lastRules.set(em.getMetadata(), (byBrand = new LRUCache<number, VersionedFilterRules>({ maxSize: REMEMBERED_RULES_MAX_BYTES, sizeCalculation: rememberedRulesSize })));
     byBrand.set(brandId, rules);
   }
   return rules;
