@@ -18,18 +18,13 @@ const port = z
   .transform(Number)
   .pipe(z.number().int().min(0, 'must be between 0 and 65535').max(65535, 'must be between 0 and 65535'));
 
-const positiveInt = (what: string) =>
-  z
-    .string()
-    .regex(/^\d+$/, `must be a whole number of ${what}`)
-    .transform(Number)
-    .pipe(z.number().int().positive(`must be a positive number of ${what}`));
-
 const nonNegativeInt = (what: string) =>
   z
     .string()
     .regex(/^\d+$/, `must be a whole number of ${what}`)
     .transform(Number);
+
+const positiveInt = (what: string) => nonNegativeInt(what).pipe(z.number().int().positive(`must be a positive number of ${what}`));
 
 const postgresUrl = z
   .string()

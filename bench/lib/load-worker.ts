@@ -89,7 +89,6 @@ async function runSteady(
   headersFor: (tokenIndex: number, body: string | null) => Record<string, string>,
 ) {
   const pool = new Pool(new URL(plan.url).origin, { connections: plan.connections, pipelining: 1 });
-  const latencies: number[] = [];
   /** Each answered request's send time (ms from the start) and latency: when in the round the slow ones were. */
   const timeline: Array<[number, number]> = [];
   const statuses: Record<string, number> = {};
@@ -111,9 +110,7 @@ async function runSteady(
         async (res) => {
           await res.body.dump();
           statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
-          const ms = performance.now() - due;
-          latencies.push(ms);
-          timeline.push([due - start, ms]);
+          timeline.push([due - start, performance.now() - due]);
         },
         () => {
           errors++;
@@ -124,7 +121,7 @@ async function runSteady(
   }
   await Promise.all(inflight);
   await pool.close();
-  const sorted = latencies.sort((a, b) => a - b);
+  const sorted = timeline.map(([, ms]) => ms).sort((a, b) => a - b);
   const q = (p: number) => (sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]! * 100) / 100 : 0);
   const seconds = (performance.now() - start) / 1000;
   const slowCut = q(0.99);

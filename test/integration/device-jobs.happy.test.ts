@@ -6,7 +6,7 @@ import { MINUTE_SWEEPS_QUEUE, runMinuteSweepsNow } from '../../server/infra/jobs
 import { jobRegistrations } from '../../server/domain/jobs.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { pairDevice } from '../support/device.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor, waitForJobFinished } from '../support/wait.ts';
 
 let t: TestContext;
 
@@ -24,7 +24,7 @@ describe('device background jobs run through the job queue', () => {
     // Each sweep answers to its name in an on-demand run: an unknown name would fail the job.
     for (const name of [DETECT_OFFLINE_SWEEP, OUTBOUND_SMS_SWEEP]) {
       const id = await runMinuteSweepsNow(t.runtime.deps.boss, [name]);
-      const job = await waitFor(() => t.runtime.deps.boss.getJobById(MINUTE_SWEEPS_QUEUE, id), (j) => j?.state === 'completed' || j?.state === 'failed');
+      const job = await waitForJobFinished(t.runtime.deps.boss, MINUTE_SWEEPS_QUEUE, id);
       expect(job?.state).toBe('completed');
     }
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINUTE_SWEEPS_QUEUE, minuteSweeps, runMinuteSweepsNow, type MinuteSweep } from '../../server/infra/jobs/scheduled.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitForJobFinished } from '../support/wait.ts';
 
 // Workers off: the minute sweeps started here are the only worker of the queue, with sweeps of this file's own.
 let t: TestContext;
@@ -36,11 +36,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-const finished = async (id: string) =>
-  waitFor(
-    () => t.runtime.deps.boss.getJobById<unknown>(MINUTE_SWEEPS_QUEUE, id),
-    (j) => j?.state === 'completed' || j?.state === 'failed',
-  );
+const finished = (id: string) => waitForJobFinished(t.runtime.deps.boss, MINUTE_SWEEPS_QUEUE, id);
 
 describe('the minute sweeps share one schedule', () => {
   it('one schedule every minute; the schedule and queue a sweep had of its own are removed', async () => {

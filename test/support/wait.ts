@@ -1,3 +1,4 @@
+import type { PgBoss } from 'pg-boss';
 import type { TestContext } from './harness.ts';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -23,6 +24,15 @@ export async function eventually<T>(check: () => Promise<T | null | undefined | 
   const value = await waitFor(check, (v) => Boolean(v), timeoutMs);
   if (!value) throw new Error(`${what} not reached within ${timeoutMs} ms`);
   return value;
+}
+
+/** Waits until pg-boss's job `id` of `queue` has completed or failed, and answers it as it then stands. */
+export async function waitForJobFinished(boss: Pick<PgBoss, 'getJobById'>, queue: string, id: string, timeoutMs = 20_000) {
+  return waitFor(
+    () => boss.getJobById<unknown>(queue, id),
+    (j) => j?.state === 'completed' || j?.state === 'failed',
+    timeoutMs,
+  );
 }
 
 /**

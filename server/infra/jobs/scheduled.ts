@@ -3,14 +3,6 @@ import { z } from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import type { JobRegistration } from './workers.ts';
 
-const sweepQueue = {
-  policy: 'exclusive',
-  retryLimit: 0,
-  expireInSeconds: 300,
-  deleteAfterSeconds: 24 * 60 * 60,
-  notify: true,
-} as const satisfies Omit<Queue, 'name'>;
-
 /**
  * A periodic sweep: pg-boss's scheduler sends one job per cron tick across every
  * process sharing the database, and the `exclusive` queue drops a tick that finds
@@ -19,14 +11,22 @@ const sweepQueue = {
  */
 export function scheduledSweep(
   name: string,
-  opts: { cron: string; pollingIntervalSeconds?: number; run(deps: AppDeps): Promise<unknown> },
+  opts: { cron: string; pollingIntervalSeconds?: number; run(deps: AppDeps, data: unknown): Promise<unknown> },
 ): JobRegistration {
-  const queue: Queue = { ...sweepQueue, name };
+  const queue: Queue = {
+    name,
+    policy: 'exclusive',
+    retryLimit: 0,
+    expireInSeconds: 300,
+    deleteAfterSeconds: 24 * 60 * 60,
+    notify: true,
+  };
   return {
     queue,
     async start(deps) {
-      await deps.boss.work(name, { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 15 }, async () => {
-        await opts.run(deps);
+      // The job's data: none from the scheduler, what the sender gave for a run sent by hand.
+      await deps.boss.work(name, { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 15 }, async ([job]) => {
+        await opts.run(deps, job?.data ?? {});
       });
       await deps.boss.schedule(name, opts.cron);
       return { stop: () => deps.boss.offWork(name, { wait: true }) };
@@ -59,37 +59,37 @@ const minuteSweepsPayload = z.object({ only: z.array(z.string()).min(1).optional
  * an operator): send the queue `{ only: [names] }` (runMinuteSweepsNow).
  */
 export function minuteSweeps(sweeps: readonly MinuteSweep[]): JobRegistration {
-  const queue: Queue = { ...sweepQueue, name: MINUTE_SWEEPS_QUEUE };
   const byName = new Map(sweeps.map((s) => [s.name, s]));
+  const scheduled = scheduledSweep(MINUTE_SWEEPS_QUEUE, {
+    cron: '* * * * *',
+    async run(deps, data) {
+      const payload = minuteSweepsPayload.safeParse(data);
+      if (!payload.success) throw new Error(`minute sweeps: bad payload (${payload.error.issues.map((i) => i.message).join('; ')})`);
+      const only = payload.data.only;
+      const unknown = (only ?? []).filter((n) => !byName.has(n));
+      if (unknown.length) throw new Error(`minute sweeps: no sweep named ${unknown.join(', ')}`);
+      const failed: string[] = [];
+      for (const s of only ? sweeps.filter((s) => only.includes(s.name)) : sweeps) {
+        try {
+          await s.run(deps);
+        } catch (err) {
+          failed.push(s.name);
+          deps.logger.error({ sweep: s.name, err: { message: err instanceof Error ? err.message : String(err) } }, 'minute sweep failed');
+        }
+      }
+      if (failed.length) throw new Error(`minute sweeps failed: ${failed.join(', ')}`);
+    },
+  });
   return {
-    queue,
+    queue: scheduled.queue,
     async start(deps) {
       // Each of these sweeps used to have a schedule and a queue of its own: a database that still holds
-      // them would go on sending their jobs every minute to queues nothing works. Both calls do nothing
-      // when there is nothing to remove.
-      for (const s of sweeps) {
-        await deps.boss.unschedule(s.name);
-        await deps.boss.deleteQueue(s.name);
-      }
-      await deps.boss.work(MINUTE_SWEEPS_QUEUE, { pollingIntervalSeconds: 15 }, async ([job]) => {
-        const payload = minuteSweepsPayload.safeParse(job?.data ?? {});
-        if (!payload.success) throw new Error(`minute sweeps: bad payload (${payload.error.issues.map((i) => i.message).join('; ')})`);
-        const unknown = (payload.data.only ?? []).filter((n) => !byName.has(n));
-        if (unknown.length) throw new Error(`minute sweeps: no sweep named ${unknown.join(', ')}`);
-        const chosen = payload.data.only ? sweeps.filter((s) => payload.data.only!.includes(s.name)) : sweeps;
-        const failed: string[] = [];
-        for (const s of chosen) {
-          try {
-            await s.run(deps);
-          } catch (err) {
-            failed.push(s.name);
-            deps.logger.error({ sweep: s.name, err: { message: err instanceof Error ? err.message : String(err) } }, 'minute sweep failed');
-          }
-        }
-        if (failed.length) throw new Error(`minute sweeps failed: ${failed.join(', ')}`);
-      });
-      await deps.boss.schedule(MINUTE_SWEEPS_QUEUE, '* * * * *');
-      return { stop: () => deps.boss.offWork(MINUTE_SWEEPS_QUEUE, { wait: true }) };
+      // them would go on sending their jobs every minute to queues nothing works. Read once (two statements
+      // per start), removed only where present.
+      const names = new Set(byName.keys());
+      for (const s of await deps.boss.getSchedules()) if (names.has(s.name)) await deps.boss.unschedule(s.name, s.key);
+      for (const q of await deps.boss.getQueues([...names])) await deps.boss.deleteQueue(q.name);
+      return scheduled.start!(deps);
     },
   };
 }
