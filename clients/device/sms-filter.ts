@@ -23,12 +23,15 @@ const ASCII_NAME_RE = /^[\x20-\x7e]+$/;
  * printable ASCII compared case-insensitively and nothing else, so a fullwidth
  * or look-alike `ｂＫａｓｈ` never equals `bKash`; numbers compare as E.164
  * (Bangladeshi national forms `01847-348685` = `+8801847348685`); short codes
- * (`16216`) as their digits. The service applies the same rule.
+ * (`16216`) as their digits. Nothing is trimmed: a sender with a leading or
+ * trailing space, or any character outside printable ASCII (U+FEFF, a Unicode
+ * space, a zero-width or bidi control), equals nothing. The service applies the
+ * same rule.
  */
 export function senderKey(sender: string): string | null {
   if (typeof sender !== 'string') return null;
-  const s = sender.replace(/^ +| +$/g, '');
-  if (s === '' || s.length > 64 || !ASCII_NAME_RE.test(s)) return null;
+  const s = sender;
+  if (s === '' || s.length > 64 || !ASCII_NAME_RE.test(s) || s.trim() !== s) return null;
   if (NUMBER_RE.test(s)) {
     let digits = s.replace(/\D/g, '');
     if (s.startsWith('+')) return `+${digits}`;

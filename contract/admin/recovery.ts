@@ -43,7 +43,13 @@ export const backfillRequestSchema = z
 export const pastedSmsRequestSchema = z
   .strictObject({
     device_id: z.number().int().min(1).describe('The phone (and so the wallet and brand) the SMS belongs to.'),
-    sender: z.string().trim().min(1).max(64).describe('Sender as the phone shows it, e.g. `bKash`.'),
+    // Not trimmed: compared and stored exactly as given, like a forwarded SMS's sender.
+    sender: z
+      .string()
+      .min(1)
+      .max(64)
+      .refine((s) => s.trim() !== '', 'sender must not be blank')
+      .describe('Sender exactly as the phone shows it, e.g. `bKash`; not trimmed (a sender with characters outside printable ASCII is not an official sender).'),
     body: z.string().trim().min(1).max(2000).describe('The SMS text, as received.'),
     received_at: z.iso.datetime({ offset: true }).describe('When the phone received it (as shown on the phone).'),
     operator_name: z.string().trim().min(1).max(100).optional().describe('Name of the person entering it, recorded with the record and in the audit log.'),

@@ -11,7 +11,7 @@ const c = initContract();
  * A record's place in its phone's balance chain for one wallet (docs/matching.md).
  * In the order of the database's check constraint, which the entity's enum must reproduce.
  */
-export const balanceChainStates = ['first', 'follows', 'mismatch', 'impossible', 'unreadable', 'after_break'] as const;
+export const balanceChainStates = ['first', 'follows', 'mismatch', 'impossible', 'unreadable', 'after_break', 'missing', 'repaired'] as const;
 /** How a person resolved a record left for review. */
 export const smsResolutions = ['verified', 'rejected', 'dismissed'] as const;
 
@@ -73,7 +73,7 @@ export const adminSmsRecordSchema = z
         state: z
           .enum(balanceChainStates)
           .nullable()
-          .describe('`first` no earlier balance of this phone and wallet; `follows` agrees with the previous one; `mismatch` does not (a forged or missed SMS); `after_break` follows a message that broke the chain; `impossible` lower than the credit itself; `unreadable` not a number; null: the SMS reports no balance.'),
+          .describe('`first` no earlier balance of this phone and wallet; `follows` agrees with the previous one, which is trusted; `mismatch` does not (a forged or missed SMS); `after_break` agrees with the previous one, but the chain broke before it and was not repaired since (untrusted: never completes a payment by itself); `impossible` lower than the credit itself; `unreadable` not a number; `missing` a credit without a readable balance on a chain whose messages carry balances; `repaired` was `mismatch` or `after_break`, and an SMS that arrived later (a backfilled one) filled the gap so that it follows; null: the SMS reports no balance and the chain has none to expect. Only `first`, `follows` and `repaired` (and a record an operator verified) are trusted links. docs/matching.md, "Balance chain".'),
         previous_id: z.number().int().nullable().describe('The record whose balance it was checked against.'),
         expected_balance: z.string().nullable().describe('The balance the previous message implies (a decimal string; negative when the chain cannot be right).'),
       })

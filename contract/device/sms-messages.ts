@@ -18,7 +18,14 @@ export const forwardedSmsSchema = z
       .min(1)
       .max(128)
       .describe("The phone's own id for the message (e.g. its SMS provider row id). Sending the same id again stores nothing new."),
-    sender: noControlChars('sender').trim().min(1).max(64).describe('Sender address as the phone shows it (`bKash`, `16216`).'),
+    // Not trimmed: the sender is evidence and is compared and stored exactly as received (a `\ufeffbKash` is not bKash).
+    sender: noControlChars('sender')
+      .min(1)
+      .max(64)
+      .refine((s) => s.trim() !== '', 'sender must not be blank')
+      .describe(
+        'Sender address exactly as the phone received it (`bKash`, `16216`), not trimmed or normalised: the service compares it exactly, and a sender with any character outside printable ASCII (a leading or trailing Unicode space, U+FEFF, a zero-width or bidi control) is not a wallet\'s official sender.',
+      ),
     body: z.string().min(1).max(MAX_FORWARDED_SMS_LENGTH).describe(`Full text of the SMS, at most ${MAX_FORWARDED_SMS_LENGTH} characters.`),
     received_at: z.iso.datetime({ offset: true }).describe('When the phone received it, ISO 8601 (device clock; an offset is allowed).'),
     sim_slot: z.number().int().min(0).max(7).nullable().optional().describe('SIM slot that received it (0-based), when the phone knows.'),

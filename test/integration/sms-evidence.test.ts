@@ -203,10 +203,11 @@ describe('balance chain, per phone and wallet', () => {
   });
 
   it('two SMS of one phone at the same moment that each follow the same balance: the chain forks, only one passes', async () => {
-    const scene = await chainScene();
     // SMS times strictly increase across rounds (within the clock grace before the payments).
     const start = Date.now() - 60_000;
     for (let round = 0; round < 8; round++) {
+      // A phone of its own each round: the fork leaves a chain untrusted until repaired.
+      const scene = await chainScene();
       const [a, b] = [newGatewayTrxId(), newGatewayTrxId()];
       const base = 1000 * (round + 1);
       const now = start + round * 5_000 + 3_000;

@@ -84,6 +84,16 @@ describe('self-repair: a missed SMS comes back by itself', () => {
     expect(records.map((r) => r.device_message_id)).toEqual(['inbox-1', 'inbox-3', 'inbox-2']);
     expect(records[2]!.match_status).toBe('matched');
 
+    // The re-sent SMS filled the gap: the link that broke is repaired (its decision stays for a person), and the
+    // chain is trusted again, so the next payment's SMS completes by itself.
+    const [broke] = await t.sql<{ match_status: string; chain_state: string }>("SELECT match_status, chain_state FROM sms_records WHERE brand_id = $1 AND device_message_id = 'inbox-3'", [brandId]);
+    expect(broke).toEqual({ match_status: 'balance_mismatch', chain_state: 'repaired' });
+    const laterTrx = newGatewayTrxId();
+    const later = await seedPayment(t, scene, { amount: '200.00', status: 'awaiting_verification', gatewayTrxId: laterTrx, senderNumber: '01712345515' });
+    const after = await sim('sms', '--file', smsFile('d.json', [{ sender: 'bKash', body: creditWithBalance('200.00', laterTrx, '2,000.00'), received_at: at(60), device_message_id: 'inbox-4' }]));
+    expect(after.results[0].match_status).toBe('matched');
+    expect((await transactionRow(t, later.transaction.id)).status).toBe('completed');
+
     const ms = Math.round(repaired - breakStarted);
     console.log(`self-repair: chain break to payment completed in ${ms} ms (forward, command poll, re-send, match)`);
     expect(ms).toBeLessThan(30_000);

@@ -9,16 +9,19 @@ const debit = (amount: string, balance: string | null, fee: string | null = null
 
 describe('balance chain (pure)', () => {
   it.each([
-    ['credit follows: previous + amount', credit('500.00', '1500.00'), { balance: '1000.00', state: 'follows' as const }, 'follows', '1500.00'],
-    ['credit with fee follows: previous + amount - fee', credit('500.00', '1490.00', '10.00'), { balance: '1000.00', state: 'follows' as const }, 'follows', '1490.00'],
-    ['debit follows: previous - amount - fee', debit('200.00', '795.00', '5.00'), { balance: '1000.00', state: 'follows' as const }, 'follows', '795.00'],
-    ['credit one paisa off: mismatch', credit('500.00', '1500.01'), { balance: '1000.00', state: 'follows' as const }, 'mismatch', '1500.00'],
-    ['a credit after a missed one: mismatch', credit('500.00', '2500.00'), { balance: '1000.00', state: 'first' as const }, 'mismatch', '1500.00'],
-    ['following a broken link: after_break', credit('500.00', '1500.00'), { balance: '1000.00', state: 'mismatch' as const }, 'after_break', '1500.00'],
+    ['credit follows: previous + amount', credit('500.00', '1500.00'), { balance: '1000.00', trusted: true }, 'follows', '1500.00'],
+    ['credit with fee follows: previous + amount - fee', credit('500.00', '1490.00', '10.00'), { balance: '1000.00', trusted: true }, 'follows', '1490.00'],
+    ['debit follows: previous - amount - fee', debit('200.00', '795.00', '5.00'), { balance: '1000.00', trusted: true }, 'follows', '795.00'],
+    ['credit one paisa off: mismatch', credit('500.00', '1500.01'), { balance: '1000.00', trusted: true }, 'mismatch', '1500.00'],
+    ['a credit after a missed one: mismatch', credit('500.00', '2500.00'), { balance: '1000.00', trusted: true }, 'mismatch', '1500.00'],
+    ['following an untrusted link: after_break', credit('500.00', '1500.00'), { balance: '1000.00', trusted: false }, 'after_break', '1500.00'],
+    ['a debit following an untrusted link: after_break too (it does not reset the chain)', debit('100.00', '900.00'), { balance: '1000.00', trusted: false }, 'after_break', '900.00'],
     ['no previous: first', credit('500.00', '1500.00'), null, 'first', null],
     ['forged "received 20,000, balance 1.00": impossible even without a previous', credit('20000.00', '1.00'), null, 'impossible', null],
-    ['forged, with a previous: impossible', credit('20000.00', '1.00'), { balance: '1000.00', state: 'follows' as const }, 'impossible', null],
-    ['no balance in the SMS: no chain', credit('500.00', null), { balance: '1000.00', state: 'follows' as const }, null, null],
+    ['forged, with a previous: impossible', credit('20000.00', '1.00'), { balance: '1000.00', trusted: true }, 'impossible', null],
+    ['a credit without a balance on a chain with balances: missing', credit('500.00', null), { balance: '1000.00', trusted: true }, 'missing', null],
+    ['a credit without a balance on a chain without any: no chain', credit('500.00', null), null, null, null],
+    ['a debit without a balance: no chain', debit('500.00', null), { balance: '1000.00', trusted: true }, null, null],
   ])('%s', (_n, reading, previous, state, expected) => {
     expect(chainState(reading, previous)).toEqual({ state, expected });
   });
@@ -100,7 +103,7 @@ describe('parser: direction, balance, fee, sender number', () => {
 
 describe('balance chain: a later SMS decided first (out-of-order delivery)', () => {
   it('a reading between its previous and an already decided next must agree with both, else the chain forked', () => {
-    const prev = { balance: '1000.00', state: 'follows' as const };
+    const prev = { balance: '1000.00', trusted: true };
     expect(chainState(credit('100.00', '1100.00'), prev, { direction: 'in', amount: '200.00', fee: null, balance: '1300.00' }).state).toBe('follows');
     expect(chainState(credit('100.00', '1100.00'), prev, { direction: 'in', amount: '200.00', fee: null, balance: '1200.00' }).state).toBe('mismatch');
     expect(chainState(credit('100.00', '1100.00'), null, { direction: 'out', amount: '50.00', fee: '1.00', balance: '1049.00' }).state).toBe('first');

@@ -11,7 +11,6 @@ describe('sameSender: names are ASCII, case-insensitive, nothing else', () => {
     ['tap.', 'TAP.'],
     ['IBBL .', 'ibbl .'],
     ['PathaoPay', 'pathaopay'],
-    [' bKash ', 'bKash'],
   ])('%j equals %j', (a, b) => {
     expect(sameSender(a, b)).toBe(true);
     expect(sdkSameSender(a, b)).toBe(true);
@@ -31,6 +30,17 @@ describe('sameSender: names are ASCII, case-insensitive, nothing else', () => {
     ['16216', '16217', 'other short code'],
     ['16216', '+16216', 'a plus makes it a phone number'],
     ['bKash', '', 'empty'],
+    // Compared exactly as the phone received it: nothing is trimmed (these each completed a live payment when it was).
+    ['bKash', ' bKash ', 'ASCII spaces around'],
+    ['bKash', '\ufeffbKash', 'leading BOM'],
+    ['bKash', 'bKash\ufeff', 'trailing BOM'],
+    ['bKash', '\u00a0bKash', 'leading no-break space'],
+    ['bKash', '\u3000bKash\u2028', 'ideographic space and line separator'],
+    ['bKash', '\u2000bKash', 'en quad'],
+    ['bKash', '\u1680bKash', 'ogham space mark'],
+    ['bKash', '\u202ebKash', 'bidi override'],
+    ['NAGAD', '\u200bNAGAD', 'leading zero-width space'],
+    ['16216', '\u00a016216', 'short code with a no-break space'],
   ])('%j differs from %j (%s)', (a, b) => {
     expect(sameSender(a, b)).toBe(false);
     expect(sdkSameSender(a, b)).toBe(false);

@@ -43,7 +43,7 @@ interface Sealed {
   body: string;
 }
 
-function recordRow(caller: Caller, sms: ForwardedSms, hash: string, encrypted: Sealed, duplicateOf: number | null) {
+function recordRow(caller: Caller, sms: ForwardedSms, hash: string, encrypted: Sealed, duplicateOf: number | null, phoneOrder: number) {
   return {
     brand_id: caller.brandId,
     device_id: caller.deviceId,
@@ -53,6 +53,7 @@ function recordRow(caller: Caller, sms: ForwardedSms, hash: string, encrypted: S
     body_encrypted: encrypted.body,
     received_at: sms.receivedAt,
     sim_slot: sms.simSlot,
+    phone_order: phoneOrder,
     match_status: duplicateOf === null ? ('pending' as const) : ('duplicate' as const),
     duplicate_of_id: duplicateOf,
     reason: duplicateOf === null ? null : `same sender and text as SMS record ${duplicateOf}, forwarded before`,
@@ -63,10 +64,10 @@ function recordRow(caller: Caller, sms: ForwardedSms, hash: string, encrypted: S
   };
 }
 
-async function insertRecord(tx: EntityManager, caller: Caller, sms: ForwardedSms, hash: string, encrypted: Sealed, duplicateOf: number | null): Promise<number | null> {
+async function insertRecord(tx: EntityManager, caller: Caller, sms: ForwardedSms, hash: string, encrypted: Sealed, duplicateOf: number, phoneOrder: number): Promise<number | null> {
   const row = await db(tx)
     .insertInto('sms_records')
-    .values(recordRow(caller, sms, hash, encrypted, duplicateOf))
+    .values(recordRow(caller, sms, hash, encrypted, duplicateOf, phoneOrder))
     .onConflict((oc) => oc.doNothing())
     .returning('id')
     .executeTakeFirst();
@@ -86,7 +87,7 @@ async function findOwn(tx: EntityManager, caller: Caller, deviceMessageId: strin
 type RecordRow = ReturnType<typeof recordRow>;
 /** recordRow's columns, in its order (the INSERT's column list). */
 const RECORD_COLUMNS = [
-  'brand_id', 'device_id', 'device_message_id', 'content_hash', 'sender', 'body_encrypted', 'received_at', 'sim_slot', 'match_status', 'duplicate_of_id',
+  'brand_id', 'device_id', 'device_message_id', 'content_hash', 'sender', 'body_encrypted', 'received_at', 'sim_slot', 'phone_order', 'match_status', 'duplicate_of_id',
   'reason', 'reason_code', 'entry', 'entered_by', 'operator_name',
 ] as const satisfies ReadonlyArray<keyof RecordRow>;
 
@@ -196,6 +197,12 @@ export async function ingestScreenedSmsBatch(
   batch: readonly ForwardedSms[],
   screened: Partial<ScreenedIntake>,
 ): Promise<IntakeResult[] | null> {
+  // The phone's order: as it received them, ties (whole-second or capped times) in the order of the request.
+  const phoneOrder = new Array<number>(batch.length);
+  batch
+    .map((sms, index) => ({ at: sms.receivedAt.getTime(), index }))
+    .sort((a, b) => a.at - b.at || a.index - b.index)
+    .forEach(({ index }, place) => (phoneOrder[index] = place));
   const hashed = batch.map((sms, index) => ({ sms, index, hash: smsContentHash(deps.hashKey, caller.brandId, sms.sender, sms.body) }));
   const ordered = [...hashed].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : a.index - b.index));
 
@@ -214,14 +221,16 @@ export async function ingestScreenedSmsBatch(
   // stored. BEGIN and COMMIT were two of the round trips of every request
   // (BENCHMARKS.md). The records are committed before matching starts.
   const ids = new Array<number>(batch.length);
-  const freshAt: Array<{ id: number; at: number }> = [];
+  const freshAt: Array<{ id: number; order: number }> = [];
   // Every record of the batch in one INSERT, in content-hash order (inserted in
   // the order of its rows, see insertRecords): one round trip for the batch
   // instead of one per SMS (BENCHMARKS.md). A row the unique indexes refuse
   // (the device's own message again, or content stored before) inserts
   // nothing and is settled one by one below, as before.
   // Only the first of a message id repeated in the batch is offered: a later one answers its record.
-  const firsts = ordered.flatMap(({ sms, hash }, k) => (ordered.findIndex((o) => o.sms.deviceMessageId === sms.deviceMessageId) === k ? [recordRow(caller, sms, hash, sealed[k]!, null)] : []));
+  const firsts = ordered.flatMap(({ sms, hash, index }, k) =>
+    ordered.findIndex((o) => o.sms.deviceMessageId === sms.deviceMessageId) === k ? [recordRow(caller, sms, hash, sealed[k]!, null, phoneOrder[index]!)] : [],
+  );
   // A lone surrogate (a phone's message id may hold one) is stored as U+FFFD, as the driver encodes a text parameter:
   // JSON.stringify would write it as an escape that PostgreSQL's jsonb refuses.
   const rows = JSON.stringify(firsts, (_, v: unknown) => (typeof v === 'string' ? v.toWellFormed() : v));
@@ -237,7 +246,7 @@ export async function ingestScreenedSmsBatch(
     if (row !== undefined) {
       insertedRow.delete(sms.deviceMessageId);
       ids[index] = row.id;
-      freshAt.push({ id: row.id, at: sms.receivedAt.getTime() });
+      freshAt.push({ id: row.id, order: phoneOrder[index]! });
       stored.set(row.id, { brandId: caller.brandId, deviceId: caller.deviceId, mode: row.mode, sender: sms.sender, body: sms.body, smsTime: row.sms_time });
       continue;
     }
@@ -257,13 +266,13 @@ export async function ingestScreenedSmsBatch(
       .where('content_hash', '=', hash)
       .where('duplicate_of_id', 'is', null)
       .executeTakeFirstOrThrow();
-    const duplicate = await insertRecord(em, caller, sms, hash, encrypted, original.id);
+    const duplicate = await insertRecord(em, caller, sms, hash, encrypted, original.id, phoneOrder[index]!);
     // Null only if this device's own retry of the message committed meanwhile.
     ids[index] = duplicate ?? (await findOwn(em, caller, sms.deviceMessageId))!;
   }
-  // Matched in the order the phone received them (then id): the balance chain
-  // checks each SMS against the one before it, whatever order the batch had.
-  const fresh = freshAt.sort((a, b) => a.at - b.at || a.id - b.id).map((f) => f.id);
+  // Matched in the order the phone received them (its time, then the request's
+  // order): the balance chain checks each SMS against the one before it.
+  const fresh = freshAt.sort((a, b) => a.order - b.order).map((f) => f.id);
 
   // Records the matcher reports as decided are answered as it committed them, the
   // rest as read now: reading back records whose state we already know was one

@@ -30,11 +30,45 @@ export interface ChainVerdict {
   expected: string | null;
 }
 
-const BROKEN: ReadonlySet<string> = new Set(['mismatch', 'impossible', 'unreadable']);
+/** Links a later SMS may follow as trusted evidence; every other state leaves the chain untrusted until repaired. */
+const TRUSTED: ReadonlySet<string> = new Set(['first', 'follows', 'repaired']);
 
-/** One chain per wallet as the phone names its sender (`bKash` and `BKASH` are one wallet, senders.ts). */
-export function walletKey(sender: string): string {
-  return (senderKey(sender) ?? normalizeSender(sender)).slice(0, 64);
+/** True when the chain's head after this link is broken (and so untrusted). */
+export function breaksChain(state: ChainState): boolean {
+  return state !== null && !TRUSTED.has(state);
+}
+
+/**
+ * Whether a stored link is trusted evidence for the next one: its own state is
+ * trusted, or an operator verified it (a person checked the wallet, so its
+ * balance is real whatever the chain said).
+ */
+export function linkTrusted(state: ChainState, resolution: string | null): boolean {
+  return (state !== null && TRUSTED.has(state)) || resolution === 'verified';
+}
+
+/**
+ * One chain per phone and wallet, whatever sender id the wallet used: the
+ * official senders of the gateways are joined into wallets (two senders of one
+ * gateway, or two gateways sharing a sender, are one wallet), and the wallet is
+ * named by its first sender key, names before numbers (`name:bkash` for bKash's
+ * `bKash` and `16247`). A forgery through a wallet's second sender id thus meets
+ * the same chain as the first's. A sender of no gateway is its own wallet.
+ */
+export function walletKey(sender: string, gateways: ReadonlyArray<{ senders: readonly string[] }> = []): string {
+  const own = senderKey(sender);
+  if (own === null) return normalizeSender(sender).slice(0, 64);
+  const wallet = new Set([own]);
+  const groups = gateways.map((g) => g.senders.map(senderKey).filter((k): k is string => k !== null));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const keys of groups) {
+      if (!keys.some((k) => wallet.has(k))) continue;
+      for (const k of keys) if (!wallet.has(k)) grew = wallet.add(k) !== null;
+    }
+  }
+  const named = (k: string) => (k.startsWith('name:') ? 0 : 1);
+  return [...wallet].sort((a, b) => named(a) - named(b) || (a < b ? -1 : a > b ? 1 : 0))[0]!.slice(0, 64);
 }
 
 /** The balance after `r` if the balance before it was `previous`. */
@@ -43,18 +77,33 @@ export function expectedAfter(previous: string, r: Pick<ChainReading, 'direction
   return r.direction === 'in' ? subMoney(addMoney(previous, r.amount), fee) : subMoney(subMoney(previous, r.amount), fee);
 }
 
+/** The previous link as the chain rule reads it: its balance, and whether it is trusted (linkTrusted). */
+export interface PreviousLink {
+  balance: string;
+  trusted: boolean;
+}
+
 /**
  * Pure: the chain state of a reading given the previous link (null when none).
- * `impossible`: a credit whose balance is below what it alone brought in (the
- * wallet would have been negative before it), known without any previous link.
+ * - `unreadable`: the template read a balance that is not a number.
+ * - `missing`: a credit without a balance on a chain whose messages carry
+ *   balances (there is a previous link): its format should have said one.
+ * - `impossible`: a balance below zero, or a credit whose balance is below what
+ *   it alone brought in (the wallet would have been negative before it), known
+ *   without any previous link.
+ * - `mismatch`: it does not follow the previous link, or a later link decided
+ *   before it does not follow from it (the chain forked here).
+ * - `follows` / `after_break`: it follows a trusted / an untrusted previous
+ *   link. A chain that broke stays untrusted, link after link, until an
+ *   operator verifies one of its SMS or a later-arriving SMS repairs it.
  */
 export function chainState(
   r: ChainReading,
-  previous: { balance: string; state: ChainState } | null,
+  previous: PreviousLink | null,
   next: (Pick<ChainReading, 'direction' | 'amount' | 'fee'> & { balance: string }) | null = null,
 ): { state: ChainState; expected: string | null } {
   if (r.balanceUnreadable) return { state: 'unreadable', expected: null };
-  if (r.balance === null) return { state: null, expected: null };
+  if (r.balance === null) return { state: r.direction === 'in' && previous !== null ? 'missing' : null, expected: null };
   if (compareMoney(r.balance, '0') < 0) return { state: 'impossible', expected: null };
   if (r.direction === 'in' && compareMoney(r.balance, subMoney(r.amount, r.fee ?? '0')) < 0) return { state: 'impossible', expected: null };
   // A later SMS decided before this one (out-of-order delivery) must follow from it too, or the chain forked here.
@@ -63,25 +112,58 @@ export function chainState(
   }
   if (previous === null) return { state: 'first', expected: null };
   const expected = expectedAfter(previous.balance, r);
-  if (compareMoney(expected, r.balance) === 0) {
-    // Following a message that itself broke the chain proves little: it is recorded as such, not as a clean link.
-    return { state: previous.state !== null && BROKEN.has(previous.state) ? 'after_break' : 'follows', expected };
-  }
+  if (compareMoney(expected, r.balance) === 0) return { state: previous.trusted ? 'follows' : 'after_break', expected };
   return { state: 'mismatch', expected };
+}
+
+/** The SMS of a chain in order: SMS time, then the phone's order within a request, then record id (sms_records_chain_idx). */
+const ORDER_KEY = sql`(sms_time, phone_order, id)`;
+const ownOrderKey = (recordId: number, smsTime: Date) => sql`(${smsTime}::timestamptz, (SELECT me.phone_order FROM sms_records me WHERE me.id = ${recordId}), ${recordId}::bigint)`;
+
+/**
+ * A later link that this SMS repairs: it was untrusted because the chain broke
+ * before it (`mismatch`, `after_break`), and it follows from this trusted SMS
+ * (the fork check of chainState), which arrived late and filled the gap.
+ */
+export function repairs(verdict: ChainState, next: { state: ChainState; resolution: string | null } | null): boolean {
+  return (verdict === 'first' || verdict === 'follows') && next !== null && (next.state === 'mismatch' || next.state === 'after_break');
+}
+
+/**
+ * Marks `from` and the run of `after_break` links right after it `repaired`:
+ * they follow, link by link, from an SMS that filled the gap. The run ends at
+ * the first link that broke the chain on its own (or a trusted one). Their
+ * records keep their status: a decision already made is not re-opened.
+ */
+export async function repairChain(tx: EntityManager, q: { deviceId: number; wallet: string; from: number }): Promise<void> {
+  // Raw: row-value comparisons over the chain's order, which the builder cannot say.
+  await sql`
+    WITH start AS (SELECT sms_time, phone_order, id FROM sms_records WHERE id = ${q.from}),
+    stop AS (
+      SELECT r.sms_time, r.phone_order, r.id FROM sms_records r, start s
+       WHERE r.device_id = ${q.deviceId} AND r.wallet_key = ${q.wallet} AND r.parsed_balance IS NOT NULL
+         AND (r.sms_time, r.phone_order, r.id) > (s.sms_time, s.phone_order, s.id) AND r.chain_state IS DISTINCT FROM 'after_break'
+       ORDER BY r.sms_time, r.phone_order, r.id LIMIT 1)
+    UPDATE sms_records r SET chain_state = 'repaired', updated_at = now()
+      FROM start s
+     WHERE r.device_id = ${q.deviceId} AND r.wallet_key = ${q.wallet} AND r.parsed_balance IS NOT NULL
+       AND (r.sms_time, r.phone_order, r.id) >= (s.sms_time, s.phone_order, s.id)
+       AND (NOT EXISTS (SELECT 1 FROM stop) OR (r.sms_time, r.phone_order, r.id) < (SELECT t.sms_time, t.phone_order, t.id FROM stop t))
+       AND (r.id = ${q.from} OR r.chain_state = 'after_break')`.execute(db(tx));
 }
 
 /**
  * Locks the chain of (device, wallet) for the rest of the transaction, finds
- * the previous link by SMS time (and the next one, when a later SMS was
- * decided first), decides the reading's state and moves the chain's head when
- * this SMS is the newest. Concurrent batches of one phone
- * thus check their balances one after the other.
+ * the previous link in chain order (and the next one, when a later SMS was
+ * decided first), decides the reading's state, repairs the links after it when
+ * it fills a break, and moves the chain's head when this SMS is the newest.
+ * Concurrent batches of one phone thus check their balances one after the other.
  */
 export async function checkBalanceChain(
   tx: EntityManager,
   q: { deviceId: number; wallet: string; recordId: number; smsTime: Date; reading: ChainReading },
 ): Promise<ChainVerdict> {
-  if (q.reading.balance === null && !q.reading.balanceUnreadable) return { state: null, previousId: null, expected: null };
+  if (!reachesChain(q.reading)) return { state: null, previousId: null, expected: null };
   const k = db(tx);
   await k.insertInto('sms_balance_chains').values({ device_id: q.deviceId, wallet_key: q.wallet }).onConflict((oc) => oc.doNothing()).execute();
   const head = await k
@@ -91,7 +173,7 @@ export async function checkBalanceChain(
     .where('wallet_key', '=', q.wallet)
     .forUpdate()
     .executeTakeFirst();
-  // The links either side by (sms_time, id), along sms_records_chain_idx.
+  // The links either side in chain order, along sms_records_chain_idx.
   const link = () =>
     k
       .selectFrom('sms_records')
@@ -99,34 +181,45 @@ export async function checkBalanceChain(
       .where('wallet_key', '=', q.wallet)
       .where('parsed_balance', 'is not', null)
       .where('id', '<>', q.recordId);
+  const me = ownOrderKey(q.recordId, q.smsTime);
   const prev = await link()
-    .select(['id', 'parsed_balance', 'chain_state'])
-    .where((eb) => eb.or([eb('sms_time', '<', q.smsTime), eb.and([eb('sms_time', '=', q.smsTime), eb('id', '<', q.recordId)])]))
+    .select(['id', 'parsed_balance', 'chain_state', 'resolution'])
+    .where(sql<boolean>`${ORDER_KEY} < ${me}`)
     .orderBy('sms_time', 'desc')
+    .orderBy('phone_order', 'desc')
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();
   const next = await link()
-    .select(['parsed_balance', 'parsed_amount', 'parsed_fee', 'direction'])
-    .where((eb) => eb.or([eb('sms_time', '>', q.smsTime), eb.and([eb('sms_time', '=', q.smsTime), eb('id', '>', q.recordId)])]))
+    .select(['id', 'parsed_balance', 'parsed_amount', 'parsed_fee', 'direction', 'chain_state', 'resolution'])
+    .where(sql<boolean>`${ORDER_KEY} > ${me}`)
     .orderBy('sms_time')
+    .orderBy('phone_order')
     .orderBy('id')
     .limit(1)
     .executeTakeFirst();
   // Selected with a balance: parsed_balance is set; a record with a balance has its amount and direction too.
   const verdict = chainState(
     q.reading,
-    prev ? { balance: prev.parsed_balance!, state: prev.chain_state } : null,
-    next ? { balance: next.parsed_balance!, amount: next.parsed_amount!, fee: next.parsed_fee, direction: next.direction! } : null,
+    prev ? { balance: prev.parsed_balance!, trusted: linkTrusted(prev.chain_state, prev.resolution) } : null,
+    next && q.reading.balance !== null ? { balance: next.parsed_balance!, amount: next.parsed_amount!, fee: next.parsed_fee, direction: next.direction! } : null,
   );
+  if (q.reading.balance !== null && next && repairs(verdict.state, { state: next.chain_state, resolution: next.resolution })) {
+    await repairChain(tx, { deviceId: q.deviceId, wallet: q.wallet, from: next.id });
+  }
   const newest = !head?.last_sms_time || head.last_sms_time.getTime() <= q.smsTime.getTime();
   if (newest && q.reading.balance !== null) {
     await k
       .updateTable('sms_balance_chains')
-      .set({ last_record_id: q.recordId, last_balance: q.reading.balance, last_sms_time: q.smsTime, broken: verdict.state !== null && BROKEN.has(verdict.state), updated_at: sql<Date>`now()` })
+      .set({ last_record_id: q.recordId, last_balance: q.reading.balance, last_sms_time: q.smsTime, broken: breaksChain(verdict.state), updated_at: sql<Date>`now()` })
       .where('device_id', '=', q.deviceId)
       .where('wallet_key', '=', q.wallet)
       .execute();
   }
   return { state: verdict.state, previousId: prev ? prev.id : null, expected: verdict.expected };
+}
+
+/** A reading the chain checks: one with a balance (readable or not), or a credit, which may be missing one. */
+export function reachesChain(r: ChainReading): boolean {
+  return r.balance !== null || r.balanceUnreadable || r.direction === 'in';
 }

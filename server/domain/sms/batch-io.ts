@@ -5,9 +5,10 @@ import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
 import { prepared, rawStatement, type DB } from '../db.ts';
 import type { BoundStatement } from '../../infra/database/convert-values.ts';
-import { chainState, type ChainReading, type ChainVerdict } from './balance-chain.ts';
+import { breaksChain, chainState, linkTrusted, reachesChain, repairs, type ChainReading, type ChainVerdict } from './balance-chain.ts';
 import { candidateRowOf, intentLocks, lockedCandidatesOf, lockOpenCandidates, transactionLocks, type CandidateQuery, type CandidateRow, type IntentLockRow, type LockedCandidate, type TransactionLockRow } from './candidates.ts';
 import { customerPhonesOfCandidates } from './expected-payer.ts';
+import { contradictedStatement, type ContradictedQuery } from './contradicted.ts';
 import { OPEN_STATUSES, type ChainState } from './matcher.ts';
 import type { SmsOutcome } from './records.ts';
 
@@ -20,6 +21,8 @@ import type { SmsOutcome } from './records.ts';
 export interface DecideIo {
   chain(q: { deviceId: number; wallet: string; recordId: number; smsTime: Date; reading: ChainReading }): Promise<ChainVerdict>;
   lockTrxIds(ids: Array<string | null>): Promise<void>;
+  /** The ids among `trxIds` that an earlier SMS contradicted or a person refused (contradicted.ts). */
+  contradicted(q: ContradictedQuery): Promise<Set<string>>;
   /** The candidates of reading `index` of record `recordId` (loadCandidates). */
   candidates(recordId: number, index: number, q: CandidateQuery): Promise<CandidateRow[]>;
   lockOpen(rows: readonly CandidateRow[]): Promise<Map<number, LockedCandidate>>;
@@ -32,7 +35,7 @@ export interface BatchRecordPlan {
   recordId: number;
   deviceId: number;
   smsTime: Date;
-  /** Set when the record reaches the balance chain (its first reading reports a balance, or an unreadable one). */
+  /** Set when the record reaches the balance chain (balance-chain.ts `reachesChain`: a balance, readable or not, or a credit). */
   chain: { wallet: string; reading: ChainReading } | null;
   /** The candidate queries of its money-in readings, in reading order, and the trx ids to lock. */
   queries: CandidateQuery[];
@@ -43,16 +46,31 @@ interface Link {
   id: number;
   /** Microseconds since the epoch (exact for PostgreSQL's timestamptz). */
   at: bigint;
+  /** The SMS's place in its request as the phone received them (sms_records.phone_order). */
+  order: number;
   balance: string;
   state: ChainState;
+  resolution: string | null;
   amount: string;
   fee: string | null;
   direction: 'in' | 'out';
 }
 
-const BROKEN: ReadonlySet<string> = new Set(['mismatch', 'impossible', 'unreadable']);
 const micros = (d: Date) => BigInt(d.getTime()) * 1000n;
-const before = (a: { at: bigint; id: number }, b: { at: bigint; id: number }) => a.at < b.at || (a.at === b.at && a.id < b.id);
+type ChainPlace = { at: bigint; order: number; id: number };
+/** Chain order: SMS time, the phone's order, record id (sms_records_chain_idx). */
+const before = (a: ChainPlace, b: ChainPlace) => a.at < b.at || (a.at === b.at && (a.order < b.order || (a.order === b.order && a.id < b.id)));
+
+/**
+ * Thrown when an SMS of the batch fills a break of its chain (balance-chain.ts
+ * `repairs`): the repair rewrites stored links that later records of the batch
+ * may have read, so the batch is decided again one record at a time (service.ts).
+ */
+export class ChainRepairInBatch extends Error {
+  constructor() {
+    super('an SMS of the batch repairs its balance chain: decided one by one');
+  }
+}
 
 type ChainPair = { device_id: number; wallet_key: string };
 /**
@@ -194,8 +212,10 @@ const lockTrxKeys = rawStatement(
 );
 
 type LinkRow = {
-  id: string; p_id: string | null; p_at: string | null; p_balance: string | null; p_state: ChainState;
-  n_id: string | null; n_at: string | null; n_balance: string | null; n_amount: string | null; n_fee: string | null; n_direction: 'in' | 'out' | null;
+  id: string; own_order: number;
+  p_id: string | null; p_at: string | null; p_order: number | null; p_balance: string | null; p_state: ChainState; p_resolution: string | null;
+  n_id: string | null; n_at: string | null; n_order: number | null; n_balance: string | null; n_amount: string | null; n_fee: string | null; n_direction: 'in' | 'out' | null;
+  n_state: ChainState; n_resolution: string | null;
 };
 /**
  * Step 1's stored links either side of each record of the batch. Raw SQL: the
@@ -203,22 +223,26 @@ type LinkRow = {
  * types the batch.
  */
 const chainLinks = rawStatement<LinkRow>(
-  `SELECT q.id, p.id AS p_id, p.at AS p_at, p.parsed_balance AS p_balance, p.chain_state AS p_state,
-              n.id AS n_id, n.at AS n_at, n.parsed_balance AS n_balance, n.parsed_amount AS n_amount, n.parsed_fee AS n_fee, n.direction AS n_direction
+  `SELECT q.id, me.phone_order AS own_order,
+              p.id AS p_id, p.at AS p_at, p.phone_order AS p_order, p.parsed_balance AS p_balance, p.chain_state AS p_state, p.resolution AS p_resolution,
+              n.id AS n_id, n.at AS n_at, n.phone_order AS n_order, n.parsed_balance AS n_balance, n.parsed_amount AS n_amount, n.parsed_fee AS n_fee,
+              n.direction AS n_direction, n.chain_state AS n_state, n.resolution AS n_resolution
          FROM json_to_recordset($1::json) AS q(id bigint, device_id bigint, wallet text, sms_time timestamptz)
+         JOIN sms_records me ON me.id = q.id
          LEFT JOIN LATERAL (
-           SELECT r.id, (extract(epoch FROM r.sms_time) * 1000000)::bigint::text AS at, r.parsed_balance::text AS parsed_balance, r.chain_state
+           SELECT r.id, (extract(epoch FROM r.sms_time) * 1000000)::bigint::text AS at, r.phone_order, r.parsed_balance::text AS parsed_balance, r.chain_state,
+                  r.resolution
              FROM sms_records r
             WHERE r.device_id = q.device_id AND r.wallet_key = q.wallet AND r.parsed_balance IS NOT NULL AND r.id <> q.id
-              AND (r.sms_time < q.sms_time OR (r.sms_time = q.sms_time AND r.id < q.id))
-            ORDER BY r.sms_time DESC, r.id DESC LIMIT 1) p ON true
+              AND (r.sms_time, r.phone_order, r.id) < (q.sms_time, me.phone_order, q.id)
+            ORDER BY r.sms_time DESC, r.phone_order DESC, r.id DESC LIMIT 1) p ON true
          LEFT JOIN LATERAL (
-           SELECT r.id, (extract(epoch FROM r.sms_time) * 1000000)::bigint::text AS at, r.parsed_balance::text AS parsed_balance,
-                  r.parsed_amount::text AS parsed_amount, r.parsed_fee::text AS parsed_fee, r.direction
+           SELECT r.id, (extract(epoch FROM r.sms_time) * 1000000)::bigint::text AS at, r.phone_order, r.parsed_balance::text AS parsed_balance,
+                  r.parsed_amount::text AS parsed_amount, r.parsed_fee::text AS parsed_fee, r.direction, r.chain_state, r.resolution
              FROM sms_records r
             WHERE r.device_id = q.device_id AND r.wallet_key = q.wallet AND r.parsed_balance IS NOT NULL AND r.id <> q.id
-              AND (r.sms_time > q.sms_time OR (r.sms_time = q.sms_time AND r.id > q.id))
-            ORDER BY r.sms_time, r.id LIMIT 1) n ON true`,
+              AND (r.sms_time, r.phone_order, r.id) > (q.sms_time, me.phone_order, q.id)
+            ORDER BY r.sms_time, r.phone_order, r.id LIMIT 1) n ON true`,
 );
 
 /**
@@ -247,11 +271,11 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
     (a, b) => a.device_id - b.device_id || (a.wallet_key < b.wallet_key ? -1 : a.wallet_key > b.wallet_key ? 1 : 0),
   );
   const heads = new Map<string, { id: number | null; at: number | null; balance: string | null; broken: boolean; changed: boolean }>();
-  const stored = new Map<number, { prev: Link | null; next: Link | null }>();
+  const stored = new Map<number, { order: number; prev: Link | null; next: Link | null }>();
   // Steps 1-3 go to PostgreSQL together (db.ts `pipelined`): each needs only what the batch's texts say, not
   // another's answer, and PostgreSQL runs them in this order, each read after the locks before it.
   const steps: Array<BoundStatement<unknown>> = [];
-  const at = { lock: -1, links: -1, candidates: -1, intents: -1, transactions: -1, now: -1 };
+  const at = { lock: -1, links: -1, contradicted: [] as number[], candidates: -1, intents: -1, transactions: -1, now: -1 };
   if (pairs.length > 0) {
     const values = pairValues(pairs);
     steps.push(chainStatements(pairs.length).create.bind(tx, values));
@@ -263,6 +287,12 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
   // 2. Every trx id of the batch, sorted, in one statement (gateway-trx-lock.ts).
   const trxKeys = [...new Set(plans.flatMap((p) => p.queries.map((q) => q.trxId)).filter((id) => id.trim() !== '').map((id) => id.trim().toUpperCase()))].sort();
   if (trxKeys.length > 0) steps.push(lockTrxKeys.bind([JSON.stringify(trxKeys)]));
+  // Under those locks, the ids an SMS stored before contradicted or a person refused, per brand and mode (normally one).
+  const scopes = [...new Map(plans.flatMap((p) => p.queries.map((q) => [`${q.brandId}:${q.mode}`, { brandId: q.brandId, mode: q.mode }] as const))).values()];
+  for (const scope of scopes) {
+    const trxIds = [...new Set(plans.flatMap((p) => p.queries.filter((q) => q.brandId === scope.brandId && q.mode === scope.mode).map((q) => q.trxId)))];
+    at.contradicted.push(steps.push(contradictedStatement.bind(tx, { ...scope, recordIds: plans.map((p) => p.recordId), trxIds })) - 1);
+  }
 
   // 3. The candidates of every reading in one statement (the conditions of loadCandidates per reading).
   const queries = plans.flatMap((p) => p.queries.map((q, index) => ({ key: `${p.recordId}:${index}`, q })));
@@ -297,8 +327,15 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
         }
         for (const r of answers[at.links] as LinkRow[]) {
           stored.set(Number(r.id), {
-            prev: r.p_id === null ? null : { id: Number(r.p_id), at: BigInt(r.p_at!), balance: r.p_balance!, state: r.p_state, amount: '0', fee: null, direction: 'in' },
-            next: r.n_id === null ? null : { id: Number(r.n_id), at: BigInt(r.n_at!), balance: r.n_balance!, state: null, amount: r.n_amount!, fee: r.n_fee, direction: r.n_direction! },
+            order: r.own_order,
+            prev:
+              r.p_id === null
+                ? null
+                : { id: Number(r.p_id), at: BigInt(r.p_at!), order: r.p_order!, balance: r.p_balance!, state: r.p_state, resolution: r.p_resolution, amount: '0', fee: null, direction: 'in' },
+            next:
+              r.n_id === null
+                ? null
+                : { id: Number(r.n_id), at: BigInt(r.n_at!), order: r.n_order!, balance: r.n_balance!, state: r.n_state, resolution: r.n_resolution, amount: r.n_amount!, fee: r.n_fee, direction: r.n_direction! },
           });
         }
       }
@@ -328,15 +365,21 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
 
       // Links decided in this batch, per chain, as they were stored.
       const decidedLinks = new Map<string, Link[]>();
+      // Trx ids contradicted before the batch (per brand and mode), and by its records decided so far.
+      const contradicted = new Map<string, Set<string>>();
+      scopes.forEach((scope, i) => {
+        const rows = answers[at.contradicted[i]!] as Array<{ parsed_trx_id: string | null }>;
+        contradicted.set(`${scope.brandId}:${scope.mode}`, new Set(rows.map((r) => r.parsed_trx_id!)));
+      });
       const planOf = new Map(plans.map((p) => [p.recordId, p]));
 
       const io: DecideIo = {
         async chain(q) {
-          if (q.reading.balance === null && !q.reading.balanceUnreadable) return { state: null, previousId: null, expected: null };
+          if (!reachesChain(q.reading)) return { state: null, previousId: null, expected: null };
           const key = chainKey(q.deviceId, q.wallet);
-          const me = { id: q.recordId, at: micros(q.smsTime) };
-          const links = [...(decidedLinks.get(key) ?? [])];
           const fromDb = stored.get(q.recordId);
+          const me = { id: q.recordId, at: micros(q.smsTime), order: fromDb?.order ?? 0 };
+          const links = [...(decidedLinks.get(key) ?? [])];
           if (fromDb?.prev) links.push(fromDb.prev);
           if (fromDb?.next) links.push(fromDb.next);
           let prev: Link | null = null;
@@ -347,15 +390,25 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
               if (prev === null || before(prev, l)) prev = l;
             } else if (next === null || before(l, next)) next = l;
           }
-          const verdict = chainState(q.reading, prev ? { balance: prev.balance, state: prev.state } : null, next ? { balance: next.balance, amount: next.amount, fee: next.fee, direction: next.direction } : null);
+          const verdict = chainState(
+            q.reading,
+            prev ? { balance: prev.balance, trusted: linkTrusted(prev.state, prev.resolution) } : null,
+            next && q.reading.balance !== null ? { balance: next.balance, amount: next.amount, fee: next.fee, direction: next.direction } : null,
+          );
+          // A stored link after it that this SMS repairs (only a stored one: the batch decides in chain order).
+          if (q.reading.balance !== null && next !== null && next.id === fromDb?.next?.id && repairs(verdict.state, next)) throw new ChainRepairInBatch();
           const head = heads.get(key)!;
           if ((head.at === null || head.at <= q.smsTime.getTime()) && q.reading.balance !== null) {
-            Object.assign(head, { id: q.recordId, at: q.smsTime.getTime(), balance: q.reading.balance, broken: verdict.state !== null && BROKEN.has(verdict.state), changed: true });
+            Object.assign(head, { id: q.recordId, at: q.smsTime.getTime(), balance: q.reading.balance, broken: breaksChain(verdict.state), changed: true });
           }
           return { state: verdict.state, previousId: prev ? prev.id : null, expected: verdict.expected };
         },
         async lockTrxIds() {
           // Taken for the whole batch above.
+        },
+        async contradicted(q) {
+          const known = contradicted.get(`${q.brandId}:${q.mode}`) ?? new Set<string>();
+          return new Set(q.trxIds.filter((id) => known.has(id)));
         },
         async candidates(recordId, index) {
           // As a later read would see them: a transaction completed earlier in this batch is no longer open, and is
@@ -387,10 +440,16 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
         /** A record's outcome, as stored: a link of its chain for the records decided after it. */
         decided(recordId: number, o: SmsOutcome) {
           const plan = planOf.get(recordId);
+          const scope = plan?.queries[0];
+          if (o.status === 'balance_mismatch' && o.parsed?.trxId && scope) {
+            const key = `${scope.brandId}:${scope.mode}`;
+            contradicted.set(key, (contradicted.get(key) ?? new Set<string>()).add(o.parsed.trxId));
+          }
           if (!o.chain || !o.parsed || o.parsed.balance === null || !plan) return;
           const key = chainKey(plan.deviceId, o.chain.wallet);
           const list = decidedLinks.get(key) ?? [];
-          list.push({ id: recordId, at: micros(o.chain.smsTime), balance: o.parsed.balance, state: o.chain.state, amount: o.parsed.amount, fee: o.parsed.fee, direction: o.parsed.direction });
+          const order = stored.get(recordId)?.order ?? 0;
+          list.push({ id: recordId, at: micros(o.chain.smsTime), order, balance: o.parsed.balance, state: o.chain.state, resolution: null, amount: o.parsed.amount, fee: o.parsed.fee, direction: o.parsed.direction });
           decidedLinks.set(key, list);
         },
         /** A transaction this batch completed: later records see it completed. */

@@ -45,20 +45,31 @@ export const reasonCodes = [
   'balance_mismatch',
   'balance_impossible',
   'balance_unreadable',
+  'balance_after_break',
+  'balance_missing',
+  'trx_id_contradicted',
+  'payer_is_another_customer',
   'above_review_threshold',
   'completion_refused',
 ] as const;
 export type ReasonCode = (typeof reasonCodes)[number];
 
 /** Where the SMS stands in its device's balance chain (balance-chain.ts). */
-export type ChainState = 'first' | 'follows' | 'after_break' | 'mismatch' | 'impossible' | 'unreadable' | null;
+export type ChainState = 'first' | 'follows' | 'after_break' | 'mismatch' | 'impossible' | 'unreadable' | 'missing' | 'repaired' | null;
 
-/** Chain states that contradict the SMS: it never completes anything. */
+/**
+ * Chain states that keep the SMS from completing anything by itself: it
+ * contradicts the chain, or the chain is untrusted since a break (`after_break`),
+ * or it lacks the balance its wallet's messages carry (`missing`).
+ */
 const CHAIN_CONTRADICTIONS: Partial<Record<NonNullable<ChainState>, ReasonCode>> = {
   mismatch: 'balance_mismatch',
   impossible: 'balance_impossible',
   unreadable: 'balance_unreadable',
+  after_break: 'balance_after_break',
+  missing: 'balance_missing',
 };
+const CHAIN_CODES: ReadonlySet<ReasonCode> = new Set(Object.values(CHAIN_CONTRADICTIONS));
 
 export interface MatchCandidate {
   id: number;
@@ -73,6 +84,8 @@ export interface MatchCandidate {
   status: string;
   /** The payer's number the customer declared at checkout, E.164, or null. */
   payerNumber?: string | null;
+  /** Its gateway's review threshold, when it has its own (the SMS may read for several gateways); else the rules'. */
+  reviewAbove?: string | null;
 }
 
 export interface Suggestion {
@@ -101,6 +114,11 @@ export interface SmsEvidence {
   /** The SMS time with the device's clock offset corrected (never later than the server's receipt). */
   time: Date;
   chainState: ChainState;
+  /**
+   * An earlier SMS about the same trx id contradicted its chain or was refused
+   * (docs/matching.md, rule 9): this one, whatever it says, is for a person.
+   */
+  trxIdContradicted?: boolean;
 }
 
 export interface MatchRules {
@@ -149,19 +167,29 @@ function contradiction(sms: SmsEvidence, c: MatchCandidate, rules: MatchRules): 
   if (comparePayerNumbers(sms.senderNumber, c.payerNumber ?? null) === 'disagree') {
     return { code: 'sender_number_mismatch', why: `the SMS names another payer number than the one declared for transaction ${c.id}` };
   }
-  if (rules.reviewAbove !== null && compareMoney(sms.amount, rules.reviewAbove) > 0) {
-    return { code: 'above_review_threshold', why: `amount ${sms.amount} is above the gateway's review threshold ${rules.reviewAbove}` };
+  const reviewAbove = c.reviewAbove !== undefined ? c.reviewAbove : rules.reviewAbove;
+  if (reviewAbove !== null && compareMoney(sms.amount, reviewAbove) > 0) {
+    return { code: 'above_review_threshold', why: `amount ${sms.amount} is above the gateway's review threshold ${reviewAbove}` };
+  }
+  if (sms.trxIdContradicted) {
+    return { code: 'trx_id_contradicted', why: `an earlier SMS about gateway trx id ${sms.trxId} contradicted the balance chain or was refused` };
   }
   return null;
 }
 
+const CHAIN_WHY: Partial<Record<NonNullable<ChainState>, string>> = {
+  after_break: 'the balance chain broke before this SMS and was not repaired since: it follows an untrusted message',
+  missing: "the SMS carries no readable balance, though its wallet's messages on this phone do",
+};
+
 function chainContradiction(sms: SmsEvidence): { code: ReasonCode; why: string } | null {
   const code = sms.chainState ? CHAIN_CONTRADICTIONS[sms.chainState] : undefined;
-  return code ? { code, why: `the reported balance contradicts the device's balance chain (${sms.chainState})` } : null;
+  if (!code) return null;
+  return { code, why: CHAIN_WHY[sms.chainState!] ?? `the reported balance contradicts the device's balance chain (${sms.chainState})` };
 }
 
 function statusFor(code: ReasonCode): MatchStatus {
-  return code === 'balance_mismatch' || code === 'balance_impossible' || code === 'balance_unreadable' ? 'balance_mismatch' : 'low_confidence';
+  return CHAIN_CODES.has(code) ? 'balance_mismatch' : 'low_confidence';
 }
 
 function review(code: ReasonCode, reason: string, suggestions: Suggestion[]): MatchResult {
@@ -205,6 +233,25 @@ export function chooseMatch(input: { sms: SmsEvidence; candidates: readonly Matc
     }
     const { c, bad } = checked[0]!;
     if (bad) return review(bad.code, bad.why, suggestions);
+    // The claimer names no payer, but the SMS's payer is another open payment's customer: the claim may be a
+    // front-run of an id someone else paid with (docs/matching.md, section 3).
+    if ((c.payerNumber ?? null) === null && sms.senderNumber !== null) {
+      const theirs = candidates.filter(
+        (o) =>
+          o.id !== c.id &&
+          !sameTrx(o.gatewayTrxId, sms.trxId) &&
+          OPEN_STATUSES.includes(o.status) &&
+          compareMoney(o.amount, sms.amount) === 0 &&
+          comparePayerNumbers(sms.senderNumber, o.payerNumber ?? null) === 'agree',
+      );
+      if (theirs.length > 0) {
+        return review(
+          'payer_is_another_customer',
+          `transaction ${c.id} claims the id without naming a payer, but the SMS's payer is the customer of open transaction ${theirs.map((o) => o.id).join(', ')}`,
+          [...suggestions, ...theirs.sort(byId).map((o) => ({ transactionId: o.id, why: `open with amount ${o.amount}, its customer's number is the SMS's payer`, distance: null }))],
+        );
+      }
+    }
     return {
       status: 'matched',
       transactionId: c.id,
@@ -233,6 +280,8 @@ export function chooseMatch(input: { sms: SmsEvidence; candidates: readonly Matc
 export interface StoredSmsEvidence extends SmsEvidence {
   id: number;
   matchStatus: MatchStatus;
+  /** A person dismissed it, or rejected the payment it was offered for. */
+  refused?: boolean;
 }
 
 export interface ReverseMatchResult {
@@ -274,7 +323,9 @@ export function matchSubmittedTrxId(input: { transaction: MatchCandidate & { gat
   if (open.length === 0) return out('no_candidate', null, [], `no unmatched SMS carries gateway trx id ${tx.gatewayTrxId} yet`, 'no_candidate');
   if (open.length > 1) return out('low_confidence', null, ids, `${open.length} SMS carry gateway trx id ${tx.gatewayTrxId}`, 'several_claims');
 
-  const sms = open[0]!;
+  // An SMS about this id that contradicted its chain (or a person refused) makes any other one about it a person's call.
+  const contradicted = relevant.some((s) => s.matchStatus === 'balance_mismatch' || s.refused === true);
+  const sms = { ...open[0]!, trxIdContradicted: contradicted || open[0]!.trxIdContradicted };
   const bad = contradiction(sms, tx, rules);
   if (bad) return out(statusFor(bad.code), null, ids, `SMS ${sms.id}: ${bad.why}`, bad.code);
   return out('matched', sms.id, ids, 'gateway trx id and amount match, timing fits, nothing contradicts', 'certain_match');

@@ -261,6 +261,7 @@ export interface StoredEvidenceRow {
   matchStatus: MatchStatus;
   candidateIds: number[];
   resolvedAt: Date | null;
+  resolution: string | null;
 }
 
 /**
@@ -272,7 +273,7 @@ export async function lockEvidenceByTrxId(tx: EntityManager, brandId: number, mo
   const rows = await db(tx)
     .selectFrom('sms_records as r')
     .innerJoin('devices as d', 'd.id', 'r.device_id')
-    .select(['r.id', 'r.parsed_amount', 'r.parsed_trx_id', 'r.parsed_sender_number', 'r.device_id', 'r.device_message_id', 'r.chain_state', 'r.match_status', 'r.candidate_ids', 'r.resolved_at'])
+    .select(['r.id', 'r.parsed_amount', 'r.parsed_trx_id', 'r.parsed_sender_number', 'r.device_id', 'r.device_message_id', 'r.chain_state', 'r.match_status', 'r.candidate_ids', 'r.resolved_at', 'r.resolution'])
     .select(sql<Date>`COALESCE(r.sms_time, ${smsTimeOf})`.as('sms_time'))
     .where('r.brand_id', '=', brandId)
     .where('r.mode', '=', mode)
@@ -293,5 +294,6 @@ export async function lockEvidenceByTrxId(tx: EntityManager, brandId: number, mo
     matchStatus: r.match_status as MatchStatus,
     candidateIds: r.candidate_ids ?? [],
     resolvedAt: r.resolved_at,
+    resolution: r.resolution,
   }));
 }

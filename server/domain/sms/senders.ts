@@ -6,9 +6,10 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
  * The sender decides whether a message is trusted as a wallet's own, so the
  * comparison is deliberately narrow:
  * - names (`bKash`, `NAGAD`, `tap.`) are printable ASCII compared
- *   case-insensitively and nothing else: no Unicode folding, no removal of inner
- *   spaces. A name with any non-ASCII or control character (fullwidth `ｂＫａｓｈ`,
- *   Cyrillic look-alikes, zero-width characters) equals nothing, not even itself;
+ *   case-insensitively and nothing else: no Unicode folding, no trimming, no
+ *   removal of spaces. A name with any non-ASCII or control character (fullwidth
+ *   `ｂＫａｓｈ`, Cyrillic look-alikes, zero-width or bidi characters, U+FEFF, any
+ *   Unicode space) or a leading or trailing space equals nothing, not even itself;
  * - numbers (`+8801847348685`, `01847-348685`) are compared in E.164, national
  *   forms read as Bangladeshi; short codes (`16216`) compare as their digits.
  */
@@ -37,8 +38,9 @@ function plainNumberKey(raw: string): string {
  */
 export function senderKey(sender: string): string | null {
   if (typeof sender !== 'string') return null;
-  const s = sender.replace(/^ +| +$/g, '');
-  if (s === '' || s.length > MAX_SENDER_LENGTH || !ASCII_NAME_RE.test(s)) return null;
+  const s = sender;
+  // A wallet's sender id never starts or ends with a space: one that does is not that sender.
+  if (s === '' || s.length > MAX_SENDER_LENGTH || !ASCII_NAME_RE.test(s) || s.trim() !== s) return null;
   if (NUMBER_RE.test(s)) {
     const digits = s.replace(/\D/g, '');
     if (!s.startsWith('+') && digits.length <= MAX_SHORT_CODE_DIGITS) return `#${digits}`;

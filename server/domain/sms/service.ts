@@ -7,8 +7,9 @@ import { effectiveSettings, getSettings, settingKeys, type Settings } from '../s
 import type { MatchedRecordState, MatchSmsRecords, StoredSms } from '../sms-intake/matching-seam.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
 import { isOfficialSender, loadCandidates, lockOpenCandidates, toGatewaySmsConfig, type CandidateQuery, type CandidateRow, type GatewaySmsConfig, type LockedCandidate } from './candidates.ts';
-import { checkBalanceChain, walletKey } from './balance-chain.ts';
-import { batchReads, type BatchRecordPlan, type DecideIo } from './batch-io.ts';
+import { checkBalanceChain, reachesChain, walletKey } from './balance-chain.ts';
+import { batchReads, ChainRepairInBatch, type BatchRecordPlan, type DecideIo } from './batch-io.ts';
+import { contradictedTrxIds } from './contradicted.ts';
 import { chooseMatch, type MatchResult, type ReasonCode } from './matcher.ts';
 import { customerPhonesOfCandidates } from './expected-payer.ts';
 import { parseSms, type ParsedSms } from './parser.ts';
@@ -94,17 +95,12 @@ function outcomeOf(reading: Reading, r: MatchResult, gatewayId: number, chain: S
   };
 }
 
-/** The lowest review threshold among the gateways: the SMS may pay a payment on any of them. */
-function reviewAboveOf(gateways: readonly GatewaySmsConfig[], ids: readonly number[]): string | null {
-  const limits = gateways.filter((g) => ids.includes(g.id) && g.reviewAbove !== null).map((g) => g.reviewAbove!);
-  return limits.reduce<string | null>((min, x) => (min === null || compareMoney(x, min) < 0 ? x : min), null);
-}
-
 /** The reads of decide() for one record, each its own statement in the record's transaction. */
 function perRecordIo(tx: EntityManager, cipher: PiiCipher): DecideIo {
   return {
     chain: (q) => checkBalanceChain(tx, q),
     lockTrxIds: (ids) => lockGatewayTrxIds(tx, ids),
+    contradicted: (q) => contradictedTrxIds(tx, q),
     candidates: (_recordId, _index, q) => loadCandidates(tx, q),
     lockOpen: (rows) => lockOpenCandidates(tx, rows),
     customerPhones: (rows) => customerPhonesOfCandidates(tx, cipher, rows),
@@ -143,7 +139,7 @@ function planRecord(rec: PlannedRecord, body: string, gateways: readonly Gateway
   const { all } = readRecord(rec, body, gateways);
   if (all.length === 0) return plan;
   const first = all[0]!.parsed;
-  if (first.balance !== null || first.balanceUnreadable) plan.chain = { wallet: walletKey(rec.sender), reading: first };
+  if (reachesChain(first)) plan.chain = { wallet: walletKey(rec.sender, gateways), reading: first };
   if (first.direction === 'out') return plan;
   plan.queries = all.filter((r) => r.parsed.direction === 'in').map((r) => candidateQuery(rec, r, settings));
   return plan;
@@ -172,7 +168,7 @@ async function decide(
   }
 
   const first = all[0]!.parsed;
-  const wallet = walletKey(rec.sender);
+  const wallet = walletKey(rec.sender, gateways);
   const verdict = await io.chain({ deviceId: rec.deviceId, wallet, recordId: rec.id, smsTime: rec.smsTime, reading: first });
   const chain = { wallet, smsTime: rec.smsTime, state: verdict.state, previousId: verdict.previousId, expected: verdict.expected };
   if (first.direction === 'out') {
@@ -193,15 +189,20 @@ async function decide(
   const ins = all.filter((r) => r.parsed.direction === 'in');
 
   await io.lockTrxIds(ins.map((r) => r.parsed.trxId));
+  // Read under the trx id locks: an earlier SMS about one of these ids that contradicted its chain, or was refused.
+  const contradicted = await io.contradicted({ brandId: rec.brandId, mode: rec.mode, recordId: rec.id, trxIds: ins.map((r) => r.parsed.trxId!) });
   const loaded: CandidateRow[][] = [];
   for (const [i, r] of ins.entries()) loaded.push(await io.candidates(rec.id, i, candidateQuery(rec, r, settings)));
   // Every loaded row can decide the outcome (a claimer of the trx id, or open with the exact amount): lock the open ones.
   const fresh = await io.lockOpen(loaded.flat());
 
-  // A claimer without a number declared at checkout is compared with its customer's phone, when the payment has one.
+  // A payment without a number declared at checkout is compared with its customer's phone, when it has one: a
+  // claimer's, to check the payer; another open one's, to see whether the SMS's payer is its customer.
   const claimsOf = (c: CandidateRow, i: number) => c.gatewayTrxId?.toUpperCase() === ins[i]!.parsed.trxId;
-  const undeclared = ins.flatMap((_, i) =>
-    loaded[i]!.map((c) => fresh.get(c.id) ?? c).filter((c) => c.brandId === rec.brandId && c.mode === rec.mode && claimsOf(c, i) && !c.payerNumberEncrypted),
+  const undeclared = ins.flatMap((r, i) =>
+    r.parsed.senderNumber === null
+      ? []
+      : loaded[i]!.map((c) => fresh.get(c.id) ?? c).filter((c) => c.brandId === rec.brandId && c.mode === rec.mode && !c.payerNumberEncrypted),
   );
   const customerPhones = await io.customerPhones(undeclared);
 
@@ -209,19 +210,22 @@ async function decide(
     const trxId = reading.parsed.trxId!;
     const rows = loaded[i]!.map((c) => fresh.get(c.id) ?? c);
     // Only the brand's payments of the SMS's mode can be proved by it; a claimer of the other mode is a conflict for a person.
-    // Only a claimer's number is compared (declared at checkout, else its customer's phone); it is decrypted only then.
+    // Numbers (declared at checkout, else the customer's phone) are decrypted only when the SMS names a payer, or
+    // for a claimer; each payment is checked against its own gateway's review threshold.
+    const reviewAboveOf = (gatewayId: number) => gateways.find((g) => g.id === gatewayId)?.reviewAbove ?? null;
     const own = rows
       .filter((c) => c.brandId === rec.brandId && c.mode === rec.mode)
       .map((c) => {
-        if (!claimsOf(c, i)) return c;
+        const checked = { ...c, reviewAbove: reviewAboveOf(c.gatewayId) };
+        if (!claimsOf(c, i) && reading.parsed.senderNumber === null) return checked;
         const payerNumber = c.payerNumberEncrypted ? declaredPayerNumber(cipher, c) : (customerPhones.get(c.intentId) ?? null);
-        return payerNumber === null ? c : { ...c, payerNumber };
+        return payerNumber === null ? checked : { ...checked, payerNumber };
       });
     const foreign = rows.filter((c) => !(c.brandId === rec.brandId && c.mode === rec.mode));
     const result = chooseMatch({
-      sms: { amount: reading.parsed.amount, trxId, senderNumber: reading.parsed.senderNumber, time: rec.smsTime, chainState: verdict.state },
+      sms: { amount: reading.parsed.amount, trxId, senderNumber: reading.parsed.senderNumber, time: rec.smsTime, chainState: verdict.state, trxIdContradicted: contradicted.has(trxId) },
       candidates: own,
-      rules: { windowMinutes: settings.windowMinutes, graceSeconds: settings.graceSeconds, reviewAbove: reviewAboveOf(gateways, reading.gatewayIds) },
+      rules: { windowMinutes: settings.windowMinutes, graceSeconds: settings.graceSeconds, reviewAbove: null },
     });
     const gatewayId = result.transactionId !== null ? own.find((c) => c.id === result.transactionId)!.gatewayId : reading.gatewayIds[0]!;
     if (foreign.length > 0 && result.status !== 'duplicate') {
@@ -526,8 +530,9 @@ export function createSmsMatcher(deps: SmsMatchDeps & { onBatchError?: (err: unk
       for (const [id, r] of results) answer(id, r);
       return decided;
     } catch (err) {
-      // Rolled back: every record is still pending; decided one by one below, each error on its own.
-      deps.onBatchError?.(err);
+      // Rolled back: every record is still pending; decided one by one below, each error on its own. A chain
+      // repair is no error: the batch leaves it to the one-by-one path by design (batch-io.ts).
+      if (!(err instanceof ChainRepairInBatch)) deps.onBatchError?.(err);
     }
     let firstError: unknown = null;
     // In the order given: intake passes them by SMS time, so a batch's balances chain in the order they happened.

@@ -94,6 +94,7 @@ export async function matchSubmittedGatewayTrxId(
         senderNumber: e.senderNumberEncrypted !== null && expected !== null && cipher ? cipher.decrypt(e.senderNumberEncrypted, SMS_SENDER_NUMBER_CONTEXT, e.binding) : null,
         chainState: e.chainState,
         matchStatus: e.matchStatus,
+        refused: e.resolution === 'dismissed' || e.resolution === 'rejected',
       })),
       rules: { windowMinutes: s.windowMinutes, graceSeconds: s.graceSeconds, reviewAbove },
     });
