@@ -40,10 +40,11 @@ export const SmsRecord = defineEntity({
     simSlot: p.smallint().nullable(),
     /**
      * The SMS's place in its forwarding request, ordered as the phone received
-     * them (its `received_at`, then its position in the request): what orders a
-     * balance chain's links whose SMS times tie (a fast clock capped at the
-     * server's receipt, whole-second times), instead of the record ids, which
-     * are assigned in content-hash order.
+     * them (its `received_at`, then its position in the request). A balance
+     * chain's links whose SMS times tie (a fast clock capped at the server's
+     * receipt, whole-second times) are ordered by their request's arrival
+     * (`serverReceivedAt`, one instant per request) and then by this, instead
+     * of by record id, which is assigned in content-hash order.
      */
     phoneOrder: p.smallint().default(0),
     matchStatus: p.enum(smsRecordStatuses).default('pending'),
@@ -93,7 +94,7 @@ export const SmsRecord = defineEntity({
   ],
   indexes: [
     { name: 'sms_records_balance_review_idx', properties: ['brand', 'createdAt'], where: "match_status = 'balance_mismatch' AND resolved_at IS NULL" },
-    { name: 'sms_records_chain_idx', properties: ['device', 'walletKey', 'smsTime', 'phoneOrder', 'id'], where: 'parsed_balance IS NOT NULL' },
+    { name: 'sms_records_chain_idx', properties: ['device', 'walletKey', 'smsTime', 'serverReceivedAt', 'phoneOrder', 'id'], where: 'parsed_balance IS NOT NULL' },
     { name: 'sms_records_parsed_trx_idx', properties: ['brand', 'parsedTrxId'], where: 'parsed_trx_id IS NOT NULL' },
     { name: 'sms_records_pending_idx', properties: ['brand', 'serverReceivedAt'], where: "match_status = 'pending'" },
     { name: 'sms_records_pii_v1_idx', properties: ['id'], where: 'pii_v = 1' },

@@ -116,9 +116,13 @@ export function chainState(
   return { state: 'mismatch', expected };
 }
 
-/** The SMS of a chain in order: SMS time, then the phone's order within a request, then record id (sms_records_chain_idx). */
-const ORDER_KEY = sql`(sms_time, phone_order, id)`;
-const ownOrderKey = (recordId: number, smsTime: Date) => sql`(${smsTime}::timestamptz, (SELECT me.phone_order FROM sms_records me WHERE me.id = ${recordId}), ${recordId}::bigint)`;
+/**
+ * The SMS of a chain in order (sms_records_chain_idx): SMS time; on a tie, the
+ * request that arrived first, then the phone's order within a request, then record id.
+ */
+const ORDER_KEY = sql`(sms_time, server_received_at, phone_order, id)`;
+const ownOrderKey = (recordId: number, smsTime: Date) =>
+  sql`(${smsTime}::timestamptz, (SELECT me.server_received_at FROM sms_records me WHERE me.id = ${recordId}), (SELECT me.phone_order FROM sms_records me WHERE me.id = ${recordId}), ${recordId}::bigint)`;
 
 /**
  * A later link that this SMS repairs: it was untrusted because the chain broke
@@ -138,17 +142,17 @@ export function repairs(verdict: ChainState, next: { state: ChainState; resoluti
 export async function repairChain(tx: EntityManager, q: { deviceId: number; wallet: string; from: number }): Promise<void> {
   // Raw: row-value comparisons over the chain's order, which the builder cannot say.
   await sql`
-    WITH start AS (SELECT sms_time, phone_order, id FROM sms_records WHERE id = ${q.from}),
+    WITH start AS (SELECT sms_time, server_received_at, phone_order, id FROM sms_records WHERE id = ${q.from}),
     stop AS (
-      SELECT r.sms_time, r.phone_order, r.id FROM sms_records r, start s
+      SELECT r.sms_time, r.server_received_at, r.phone_order, r.id FROM sms_records r, start s
        WHERE r.device_id = ${q.deviceId} AND r.wallet_key = ${q.wallet} AND r.parsed_balance IS NOT NULL
-         AND (r.sms_time, r.phone_order, r.id) > (s.sms_time, s.phone_order, s.id) AND r.chain_state IS DISTINCT FROM 'after_break'
-       ORDER BY r.sms_time, r.phone_order, r.id LIMIT 1)
+         AND (r.sms_time, r.server_received_at, r.phone_order, r.id) > (s.sms_time, s.server_received_at, s.phone_order, s.id) AND r.chain_state IS DISTINCT FROM 'after_break'
+       ORDER BY r.sms_time, r.server_received_at, r.phone_order, r.id LIMIT 1)
     UPDATE sms_records r SET chain_state = 'repaired', updated_at = now()
       FROM start s
      WHERE r.device_id = ${q.deviceId} AND r.wallet_key = ${q.wallet} AND r.parsed_balance IS NOT NULL
-       AND (r.sms_time, r.phone_order, r.id) >= (s.sms_time, s.phone_order, s.id)
-       AND (NOT EXISTS (SELECT 1 FROM stop) OR (r.sms_time, r.phone_order, r.id) < (SELECT t.sms_time, t.phone_order, t.id FROM stop t))
+       AND (r.sms_time, r.server_received_at, r.phone_order, r.id) >= (s.sms_time, s.server_received_at, s.phone_order, s.id)
+       AND (NOT EXISTS (SELECT 1 FROM stop) OR (r.sms_time, r.server_received_at, r.phone_order, r.id) < (SELECT t.sms_time, t.server_received_at, t.phone_order, t.id FROM stop t))
        AND (r.id = ${q.from} OR r.chain_state = 'after_break')`.execute(db(tx));
 }
 
@@ -186,6 +190,7 @@ export async function checkBalanceChain(
     .select(['id', 'parsed_balance', 'chain_state', 'resolution'])
     .where(sql<boolean>`${ORDER_KEY} < ${me}`)
     .orderBy('sms_time', 'desc')
+    .orderBy('server_received_at', 'desc')
     .orderBy('phone_order', 'desc')
     .orderBy('id', 'desc')
     .limit(1)
@@ -194,6 +199,7 @@ export async function checkBalanceChain(
     .select(['id', 'parsed_balance', 'parsed_amount', 'parsed_fee', 'direction', 'chain_state', 'resolution'])
     .where(sql<boolean>`${ORDER_KEY} > ${me}`)
     .orderBy('sms_time')
+    .orderBy('server_received_at')
     .orderBy('phone_order')
     .orderBy('id')
     .limit(1)

@@ -46,6 +46,8 @@ interface Link {
   id: number;
   /** Microseconds since the epoch (exact for PostgreSQL's timestamptz). */
   at: bigint;
+  /** Microseconds since the epoch of its request's arrival (sms_records.server_received_at). */
+  arrived: bigint;
   /** The SMS's place in its request as the phone received them (sms_records.phone_order). */
   order: number;
   balance: string;
@@ -57,9 +59,12 @@ interface Link {
 }
 
 const micros = (d: Date) => BigInt(d.getTime()) * 1000n;
-type ChainPlace = { at: bigint; order: number; id: number };
-/** Chain order: SMS time, the phone's order, record id (sms_records_chain_idx). */
-const before = (a: ChainPlace, b: ChainPlace) => a.at < b.at || (a.at === b.at && (a.order < b.order || (a.order === b.order && a.id < b.id)));
+type ChainPlace = { at: bigint; arrived: bigint; order: number; id: number };
+/** Chain order (sms_records_chain_idx): SMS time, its request's arrival, the phone's order, record id. */
+const before = (a: ChainPlace, b: ChainPlace) => {
+  for (const [x, y] of [[a.at, b.at], [a.arrived, b.arrived], [BigInt(a.order), BigInt(b.order)], [BigInt(a.id), BigInt(b.id)]] as const) if (x !== y) return x < y;
+  return false;
+};
 
 /**
  * Thrown when an SMS of the batch fills a break of its chain (balance-chain.ts
@@ -212,9 +217,9 @@ const lockTrxKeys = rawStatement(
 );
 
 type LinkRow = {
-  id: string; own_order: number;
-  p_id: string | null; p_at: string | null; p_order: number | null; p_balance: string | null; p_state: ChainState; p_resolution: string | null;
-  n_id: string | null; n_at: string | null; n_order: number | null; n_balance: string | null; n_amount: string | null; n_fee: string | null; n_direction: 'in' | 'out' | null;
+  id: string; own_arrived: string; own_order: number;
+  p_id: string | null; p_at: string | null; p_arrived: string | null; p_order: number | null; p_balance: string | null; p_state: ChainState; p_resolution: string | null;
+  n_id: string | null; n_at: string | null; n_arrived: string | null; n_order: number | null; n_balance: string | null; n_amount: string | null; n_fee: string | null; n_direction: 'in' | 'out' | null;
   n_state: ChainState; n_resolution: string | null;
 };
 /**
@@ -223,26 +228,26 @@ type LinkRow = {
  * types the batch.
  */
 const chainLinks = rawStatement<LinkRow>(
-  `SELECT q.id, me.phone_order AS own_order,
-              p.id AS p_id, p.at AS p_at, p.phone_order AS p_order, p.parsed_balance AS p_balance, p.chain_state AS p_state, p.resolution AS p_resolution,
-              n.id AS n_id, n.at AS n_at, n.phone_order AS n_order, n.parsed_balance AS n_balance, n.parsed_amount AS n_amount, n.parsed_fee AS n_fee,
+  `SELECT q.id, (extract(epoch FROM me.server_received_at) * 1000000)::bigint::text AS own_arrived, me.phone_order AS own_order,
+              p.id AS p_id, p.at AS p_at, p.arrived AS p_arrived, p.phone_order AS p_order, p.parsed_balance AS p_balance, p.chain_state AS p_state, p.resolution AS p_resolution,
+              n.id AS n_id, n.at AS n_at, n.arrived AS n_arrived, n.phone_order AS n_order, n.parsed_balance AS n_balance, n.parsed_amount AS n_amount, n.parsed_fee AS n_fee,
               n.direction AS n_direction, n.chain_state AS n_state, n.resolution AS n_resolution
          FROM json_to_recordset($1::json) AS q(id bigint, device_id bigint, wallet text, sms_time timestamptz)
          JOIN sms_records me ON me.id = q.id
          LEFT JOIN LATERAL (
-           SELECT r.id, (extract(epoch FROM r.sms_time) * 1000000)::bigint::text AS at, r.phone_order, r.parsed_balance::text AS parsed_balance, r.chain_state,
-                  r.resolution
+           SELECT r.id, (extract(epoch FROM r.sms_time) * 1000000)::bigint::text AS at, (extract(epoch FROM r.server_received_at) * 1000000)::bigint::text AS arrived,
+                  r.phone_order, r.parsed_balance::text AS parsed_balance, r.chain_state, r.resolution
              FROM sms_records r
             WHERE r.device_id = q.device_id AND r.wallet_key = q.wallet AND r.parsed_balance IS NOT NULL AND r.id <> q.id
-              AND (r.sms_time, r.phone_order, r.id) < (q.sms_time, me.phone_order, q.id)
-            ORDER BY r.sms_time DESC, r.phone_order DESC, r.id DESC LIMIT 1) p ON true
+              AND (r.sms_time, r.server_received_at, r.phone_order, r.id) < (q.sms_time, me.server_received_at, me.phone_order, q.id)
+            ORDER BY r.sms_time DESC, r.server_received_at DESC, r.phone_order DESC, r.id DESC LIMIT 1) p ON true
          LEFT JOIN LATERAL (
-           SELECT r.id, (extract(epoch FROM r.sms_time) * 1000000)::bigint::text AS at, r.phone_order, r.parsed_balance::text AS parsed_balance,
-                  r.parsed_amount::text AS parsed_amount, r.parsed_fee::text AS parsed_fee, r.direction, r.chain_state, r.resolution
+           SELECT r.id, (extract(epoch FROM r.sms_time) * 1000000)::bigint::text AS at, (extract(epoch FROM r.server_received_at) * 1000000)::bigint::text AS arrived,
+                  r.phone_order, r.parsed_balance::text AS parsed_balance, r.parsed_amount::text AS parsed_amount, r.parsed_fee::text AS parsed_fee, r.direction, r.chain_state, r.resolution
              FROM sms_records r
             WHERE r.device_id = q.device_id AND r.wallet_key = q.wallet AND r.parsed_balance IS NOT NULL AND r.id <> q.id
-              AND (r.sms_time, r.phone_order, r.id) > (q.sms_time, me.phone_order, q.id)
-            ORDER BY r.sms_time, r.phone_order, r.id LIMIT 1) n ON true`,
+              AND (r.sms_time, r.server_received_at, r.phone_order, r.id) > (q.sms_time, me.server_received_at, me.phone_order, q.id)
+            ORDER BY r.sms_time, r.server_received_at, r.phone_order, r.id LIMIT 1) n ON true`,
 );
 
 /**
@@ -271,7 +276,7 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
     (a, b) => a.device_id - b.device_id || (a.wallet_key < b.wallet_key ? -1 : a.wallet_key > b.wallet_key ? 1 : 0),
   );
   const heads = new Map<string, { id: number | null; at: number | null; balance: string | null; broken: boolean; changed: boolean }>();
-  const stored = new Map<number, { order: number; prev: Link | null; next: Link | null }>();
+  const stored = new Map<number, { arrived: bigint; order: number; prev: Link | null; next: Link | null }>();
   // Steps 1-3 go to PostgreSQL together (db.ts `pipelined`): each needs only what the batch's texts say, not
   // another's answer, and PostgreSQL runs them in this order, each read after the locks before it.
   const steps: Array<BoundStatement<unknown>> = [];
@@ -327,15 +332,16 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
         }
         for (const r of answers[at.links] as LinkRow[]) {
           stored.set(Number(r.id), {
+            arrived: BigInt(r.own_arrived),
             order: r.own_order,
             prev:
               r.p_id === null
                 ? null
-                : { id: Number(r.p_id), at: BigInt(r.p_at!), order: r.p_order!, balance: r.p_balance!, state: r.p_state, resolution: r.p_resolution, amount: '0', fee: null, direction: 'in' },
+                : { id: Number(r.p_id), at: BigInt(r.p_at!), arrived: BigInt(r.p_arrived!), order: r.p_order!, balance: r.p_balance!, state: r.p_state, resolution: r.p_resolution, amount: '0', fee: null, direction: 'in' },
             next:
               r.n_id === null
                 ? null
-                : { id: Number(r.n_id), at: BigInt(r.n_at!), order: r.n_order!, balance: r.n_balance!, state: r.n_state, resolution: r.n_resolution, amount: r.n_amount!, fee: r.n_fee, direction: r.n_direction! },
+                : { id: Number(r.n_id), at: BigInt(r.n_at!), arrived: BigInt(r.n_arrived!), order: r.n_order!, balance: r.n_balance!, state: r.n_state, resolution: r.n_resolution, amount: r.n_amount!, fee: r.n_fee, direction: r.n_direction! },
           });
         }
       }
@@ -378,7 +384,7 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
           if (!reachesChain(q.reading)) return { state: null, previousId: null, expected: null };
           const key = chainKey(q.deviceId, q.wallet);
           const fromDb = stored.get(q.recordId);
-          const me = { id: q.recordId, at: micros(q.smsTime), order: fromDb?.order ?? 0 };
+          const me = { id: q.recordId, at: micros(q.smsTime), arrived: fromDb?.arrived ?? 0n, order: fromDb?.order ?? 0 };
           const links = [...(decidedLinks.get(key) ?? [])];
           if (fromDb?.prev) links.push(fromDb.prev);
           if (fromDb?.next) links.push(fromDb.next);
@@ -448,8 +454,8 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
           if (!o.chain || !o.parsed || o.parsed.balance === null || !plan) return;
           const key = chainKey(plan.deviceId, o.chain.wallet);
           const list = decidedLinks.get(key) ?? [];
-          const order = stored.get(recordId)?.order ?? 0;
-          list.push({ id: recordId, at: micros(o.chain.smsTime), order, balance: o.parsed.balance, state: o.chain.state, resolution: null, amount: o.parsed.amount, fee: o.parsed.fee, direction: o.parsed.direction });
+          const place = stored.get(recordId);
+          list.push({ id: recordId, at: micros(o.chain.smsTime), arrived: place?.arrived ?? 0n, order: place?.order ?? 0, balance: o.parsed.balance, state: o.chain.state, resolution: null, amount: o.parsed.amount, fee: o.parsed.fee, direction: o.parsed.direction });
           decidedLinks.set(key, list);
         },
         /** A transaction this batch completed: later records see it completed. */

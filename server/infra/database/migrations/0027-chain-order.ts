@@ -4,9 +4,10 @@ import { Migration } from '@mikro-orm/migrations';
  * Balance chains ordered as the phone received their SMS, and two more chain
  * states (docs/matching.md, "Balance chain"):
  * - `phone_order`: an SMS's place in its forwarding request as the phone
- *   received them; links whose SMS times tie are ordered by it before the
- *   record id (ids are assigned in content-hash order, not the phone's). The
- *   chain index orders by it too. Existing records get 0 and keep their id order.
+ *   received them; links whose SMS times tie are ordered by their request's
+ *   arrival (`server_received_at`) and then by it, before the record id (ids
+ *   are assigned in content-hash order, not the phone's). The chain index
+ *   orders the same way. Existing records get 0 and keep their id order.
  * - `chain_state` may now be `missing` (a credit without a readable balance on a
  *   chain that carries balances) and `repaired` (a break a later-arriving SMS
  *   filled).
@@ -18,7 +19,7 @@ export class Migration0027ChainOrder extends Migration {
     this.addSql(`drop index "sms_records_chain_idx";`);
     this.addSql(`alter table "sms_records" drop constraint "sms_records_chain_state_check";`);
     this.addSql(`alter table "sms_records" add "phone_order" smallint not null default 0;`);
-    this.addSql(`create index "sms_records_chain_idx" on "sms_records" ("device_id", "wallet_key", "sms_time", "phone_order", "id") where parsed_balance IS NOT NULL;`);
+    this.addSql(`create index "sms_records_chain_idx" on "sms_records" ("device_id", "wallet_key", "sms_time", "server_received_at", "phone_order", "id") where parsed_balance IS NOT NULL;`);
     this.addSql(`alter table "sms_records" add constraint "sms_records_chain_state_check" check ("chain_state" in ('first', 'follows', 'mismatch', 'impossible', 'unreadable', 'after_break', 'missing', 'repaired'));`);
   }
 
