@@ -42,7 +42,9 @@ interface Phone {
 function smsFor(p: SeededPayment, payer: string, phone: Phone, at: Date): string {
   const cents = Math.round(Number(p.amount) * 100);
   phone.balanceCents += cents;
-  const date = `${p2(at.getUTCDate())}/${p2(at.getUTCMonth() + 1)}/${at.getUTCFullYear()} ${p2(at.getUTCHours())}:${p2(at.getUTCMinutes())}`;
+  // bKash dates its messages in Bangladesh time (UTC+6); the matcher reads that date (docs/matching.md, rule 5b).
+  const bd = new Date(at.getTime() + 6 * 3_600_000);
+  const date = `${p2(bd.getUTCDate())}/${p2(bd.getUTCMonth() + 1)}/${bd.getUTCFullYear()} ${p2(bd.getUTCHours())}:${p2(bd.getUTCMinutes())}`;
   return `You have received Tk ${grouped(cents)} from ${payer}. Ref ${p.transactionId}. Fee Tk 0.00. Balance Tk ${grouped(phone.balanceCents)}. TrxID ${p.gatewayTrxId} at ${date}`;
 }
 

@@ -10,6 +10,7 @@ import { PAYMENT_STATUS_CHANNEL } from '../../server/domain/payments/status-noti
 import { expireDueIntents } from '../../server/domain/payments/intents.ts';
 import { failTransaction, getTransactionByTrxId } from '../../server/domain/payments/transactions.ts';
 import { createNotificationHub, SubscriberLimitError } from '../../server/infra/database/notifications.ts';
+import { bdNow } from '../support/sms-matching.ts';
 
 /**
  * The checkout's status stream (Server-Sent Events) over a real server and
@@ -123,11 +124,9 @@ async function openStream(id: string): Promise<OpenStream> {
 /** The phone's wallet balance in cents: each SMS reports the balance after its money arrived (the matcher checks the chain). */
 let balanceCents = 100_000;
 function bkashSms(amount: string, trxId: string): string {
-  const d = new Date();
-  const p = (n: number) => String(n).padStart(2, '0');
   balanceCents += Math.round(Number(amount) * 100);
   const balance = `${Math.floor(balanceCents / 100).toLocaleString('en-US')}.${String(balanceCents % 100).padStart(2, '0')}`;
-  return `You have received Tk ${amount} from 01712345678. Fee Tk 0.00. Balance Tk ${balance}. TrxID ${trxId} at ${p(d.getUTCDate())}/${p(d.getUTCMonth() + 1)}/${d.getUTCFullYear()} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}`;
+  return `You have received Tk ${amount} from 01712345678. Fee Tk 0.00. Balance Tk ${balance}. TrxID ${trxId} at ${bdNow('dmy')}`;
 }
 
 let seq = 0;

@@ -5,6 +5,7 @@ import { seedGateway } from '../support/seed.ts';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { eventually } from '../support/wait.ts';
 import { contractRoutes, fillPath } from '../support/contract-walk.ts';
+import { bdNow } from '../support/sms-matching.ts';
 
 /**
  * A broad run at LOG_LEVEL=debug (what an operator turns on while
@@ -29,7 +30,7 @@ const PII = {
   email: 'zebulon.quixote@example.org',
   phone: '+8801755512345',
   nationalPhone: '01755512345',
-  smsText: 'You have received Tk 1,234.00 from 01755512345. Ref Birthday gift for Zebulon. Fee Tk 0.00. Balance Tk 9,999.00. TrxID BLOGS12345 at 15/03/2024 14:32',
+  smsText: `You have received Tk 1,234.00 from 01755512345. Ref Birthday gift for Zebulon. Fee Tk 0.00. Balance Tk 9,999.00. TrxID BLOGS12345 at ${bdNow('dmy')}`,
   outboundText: 'Your OTP for the secret vault is 918273',
 };
 

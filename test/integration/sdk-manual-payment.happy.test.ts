@@ -8,6 +8,7 @@ import { newPairingCode } from '../support/device.ts';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { PaycollectMerchant, WebhookSignatureError, type WebhookEvent } from '../../clients/merchant/index.ts';
 import { run } from '../../scripts/device-sim.ts';
+import { bdNow } from '../support/sms-matching.ts';
 
 /*
  * A manual-gateway payment end to end, with only the integrators' tools: the
@@ -40,9 +41,7 @@ async function sim(...argv: string[]) {
 
 /** The body of a bKash "money received" SMS, dated like the real ones (dd/mm/yyyy HH:MM). */
 function bkashSms(amount: string, trxId: string): string {
-  const d = new Date();
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `You have received Tk ${amount} from 01712345678. Fee Tk 0.00. Balance Tk 9,500.00. TrxID ${trxId} at ${p(d.getUTCDate())}/${p(d.getUTCMonth() + 1)}/${d.getUTCFullYear()} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}`;
+  return `You have received Tk ${amount} from 01712345678. Fee Tk 0.00. Balance Tk 9,500.00. TrxID ${trxId} at ${bdNow('dmy')}`;
 }
 
 describe('a manual bKash payment, driven by the SDKs and the device simulator', () => {

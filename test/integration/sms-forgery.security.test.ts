@@ -4,7 +4,7 @@ import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { adminRequest } from './admin-support.ts';
 import { deviceRequest, pairDevice, type PairedDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
-import { seedGateway } from '../support/seed.ts';
+import { createPayment, seedGateway } from '../support/seed.ts';
 import {
   creditTemplate,
   creditWithBalance,
@@ -15,6 +15,7 @@ import {
   seedPayment,
   smsRow,
   transactionRow,
+  bdNow,
   type SmsScene,
 } from '../support/sms-matching.ts';
 
@@ -199,8 +200,12 @@ describe('a trx id that failed once', () => {
     const other = await pairDevice(t, { brandId: s.brandId });
     const [retry] = await forwardSms(t, other, [{ sender: s.sender, body: noBalance('500.00', x), received_at: secondsAgo(30) }]);
     expect(['no_candidate', 'low_confidence']).toContain(retry!.match_status);
-    const p = await claim(s, '500.00', x);
-    expect((await transactionRow(t, p.transaction.id)).status).toBe('awaiting_verification');
+    // The customer types the id on the checkout, which looks for stored SMS that prove it.
+    const payment = await createPayment(t, s.apiKey, { amount: '500.00', currency: 'BDT' });
+    const res = await t.request('POST', `/api/checkout/v1/payments/${payment.payment_id}/transactions`, { body: { gateway: s.gateway.code, gateway_trx_id: x } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const [row] = await t.sql<{ status: string }>('SELECT status FROM transactions WHERE trx_id = $1', [res.body.data.trx_id]);
+    expect(row!.status).toBe('awaiting_verification');
   });
 });
 
@@ -228,6 +233,34 @@ describe('front-running a known trx id', () => {
     const [a] = await forwardSms(t, s.device, [{ sender: s.sender, body: noBalance('500.00', x, '01712345515'), received_at: secondsAgo(5) }]);
     expect(a!.match_status).toBe('matched');
     expect((await transactionRow(t, claimer.transaction.id)).status).toBe('completed');
+  });
+});
+
+
+describe('the time the SMS states in its text', () => {
+  // bKash's own wording, read by its preset (which reads the time after "at").
+  const bkash = (amount: string, trxId: string, balance: string, at: Date) =>
+    `You have received Tk ${amount} from 01712345515. Ref 7. Fee Tk 0.00. Balance Tk ${balance}. TrxID ${trxId} at ${bdNow('dmy', at)}`;
+
+  it('an SMS the wallet dated before the payment existed does not complete it, whenever the phone received it', async () => {
+    const { brandId, apiKey } = await t.createBrand('Dated Brand');
+    const device = await pairDevice(t, { brandId });
+    const gateway = await seedGateway(t, 'bkash', { sms_senders: [uniqueSender()] });
+    const s = { brandId, apiKey, device, gateway };
+    const [old, fresh] = [newGatewayTrxId(), newGatewayTrxId()];
+    const p1 = await claim(s, '500.00', old);
+    const p2 = await claim(s, '300.00', fresh);
+    const answers = await forwardSms(t, device, [
+      // Yesterday's message (a replay of an earlier payment's SMS), arriving now.
+      { sender: gateway.smsSenders[0]!, body: bkash('500.00', old, '1,500.00', new Date(Date.now() - 86_400_000)), received_at: secondsAgo(3) },
+      { sender: gateway.smsSenders[0]!, body: bkash('300.00', fresh, '1,800.00', new Date()), received_at: secondsAgo(2) },
+    ]);
+    expect(answers[0]!.match_status).toBe('low_confidence');
+    expect((await smsRow(t, answers[0]!.id)).reason_code).toBe('dated_before_payment');
+    expect((await transactionRow(t, p1.transaction.id)).status).toBe('awaiting_verification');
+    // Today's, the same minute as its payment: it completes.
+    expect(answers[1]!.match_status).toBe('matched');
+    expect((await transactionRow(t, p2.transaction.id)).status).toBe('completed');
   });
 });
 

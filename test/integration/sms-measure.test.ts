@@ -7,7 +7,7 @@ import { GATEWAY_PRESETS, presetTemplates } from '../../server/domain/sms/preset
 import { pairDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { seedGateway } from '../support/seed.ts';
-import { forwardSms, seedPayment, smsRow, transactionRow, type SmsScene } from '../support/sms-matching.ts';
+import { bdNow, forwardSms, seedPayment, smsRow, transactionRow, type SmsScene } from '../support/sms-matching.ts';
 
 /**
  * The measurement of docs/matching.md section 9: every fixture SMS under
@@ -77,6 +77,16 @@ function withId(body: string, oldId: string, newId: string): string {
   return body.replace(new RegExp(oldId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), newId);
 }
 
+/**
+ * The fixture's own date, as its wallet printed it, replaced by the time it is sent at: the payments are
+ * created now, and an SMS the wallet dated before its payment existed is an older payment's (docs/matching.md, rule 5b).
+ */
+function restamp(body: string): string {
+  return body
+    .replace(/\b\d{2}\/\d{2}\/\d{4}\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]m)?/gi, bdNow('dmy'))
+    .replace(/\b\d{2}-[a-z]{3}-\d{2}\s+\d{1,2}:\d{2}:\d{2}\s*[ap]m/gi, bdNow('rocket'));
+}
+
 /** The presets' senders and templates (money in and out) for every wallet they know. */
 function gatewayInputs(): Map<string, Partial<GatewayInput>> {
   return new Map(GATEWAY_PRESETS.map((p) => [p.code.toLowerCase(), { sms_senders: [...p.senders], sms_templates: presetTemplates(p) }]));
@@ -142,7 +152,7 @@ describe('measurement: fixtures through parse and match', () => {
           gatewayTrxId: opts.claim ? id : null,
           ...(opts.declared ? { senderNumber: opts.declared } : {}),
         });
-        const body = (opts.body ?? ((b) => b))(withId(c.body, e.trxId!, id));
+        const body = restamp((opts.body ?? ((b) => b))(withId(c.body, e.trxId!, id)));
         const [answer] = await forwardSms(t, device, [{ sender: c.sender, body }]);
         const completed = (await transactionRow(t, p.transaction.id)).status === 'completed';
         const wrong = scenario !== 'certain' && completed;

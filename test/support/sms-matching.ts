@@ -38,12 +38,26 @@ export function grouped(amount: string): string {
  */
 export const smsBodies = {
   bkash: (amount: string, trxId: string, from = '01712345678') =>
-    `You have received Tk ${grouped(amount)} from ${from}. Ref ${randomBytes(2).toString('hex')}. TrxID ${trxId} at 15/03/2024 14:32`,
+    `You have received Tk ${grouped(amount)} from ${from}. Ref ${randomBytes(2).toString('hex')}. TrxID ${trxId} at ${bdNow('dmy')}`,
   nagad: (amount: string, trxId: string, from = '01712345678') =>
-    `Money Received.\nAmount: Tk ${grouped(amount)}\nSender: ${from}\nRef: N/A\nTxnID: ${trxId}\nBalance: Tk 9,999,999.00\n15/03/2024 14:32`,
+    `Money Received.\nAmount: Tk ${grouped(amount)}\nSender: ${from}\nRef: N/A\nTxnID: ${trxId}\nBalance: Tk 9,999,999.00\n${bdNow('dmy')}`,
   rocket: (amount: string, trxId: string, from = '017123456785') =>
-    `Tk${grouped(amount)} received from A/C:${from} Fee:Tk0, Your A/C Balance: Tk9,999,999.00 TxnId:${trxId} Date:15-MAR-24 02:32:10 pm.`,
+    `Tk${grouped(amount)} received from A/C:${from} Fee:Tk0, Your A/C Balance: Tk9,999,999.00 TxnId:${trxId} Date:${bdNow('rocket')}.`,
 } as const;
+
+/**
+ * A moment as the wallets print it in their SMS, in Bangladesh time (UTC+6): `dmy` as bKash and Nagad
+ * (`28/11/2026 14:32`), `rocket` as Rocket (`28-NOV-26 02:32:10 pm`). The matcher refuses an SMS its wallet
+ * dated before the payment existed, so test messages carry the time they are sent at.
+ */
+export function bdNow(format: 'dmy' | 'rocket', at: Date = new Date()): string {
+  const bd = new Date(at.getTime() + 6 * 3_600_000);
+  const p = (n: number) => String(n).padStart(2, '0');
+  if (format === 'dmy') return `${p(bd.getUTCDate())}/${p(bd.getUTCMonth() + 1)}/${bd.getUTCFullYear()} ${p(bd.getUTCHours())}:${p(bd.getUTCMinutes())}`;
+  const months = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+  const h = bd.getUTCHours();
+  return `${p(bd.getUTCDate())}-${months[bd.getUTCMonth()]}-${p(bd.getUTCFullYear() % 100)} ${p(h % 12 || 12)}:${p(bd.getUTCMinutes())}:${p(bd.getUTCSeconds())} ${h < 12 ? 'am' : 'pm'}`;
+}
 
 const AMOUNT_GROUP = String.raw`(?:tk\.?|৳)\s*(?<amount>\d[\d,]*(?:\.\d{1,2})?)`;
 /** bKash's money-received wording, reading the balance and fee too (the default template reads neither). */
@@ -61,7 +75,7 @@ export const sendMoneyTemplate = {
 };
 /** A money-received SMS with the balance given (read by creditTemplate). */
 export const creditWithBalance = (amount: string, trxId: string, balance: string, from = '01712345515', fee = '0.00') =>
-  `You have received Tk ${grouped(amount)} from ${from}. Ref gift. Fee Tk ${fee}. Balance Tk ${balance}. TrxID ${trxId} at 15/03/2024 14:32`;
+  `You have received Tk ${grouped(amount)} from ${from}. Ref gift. Fee Tk ${fee}. Balance Tk ${balance}. TrxID ${trxId} at ${bdNow('dmy')}`;
 /** A Send Money SMS (read by sendMoneyTemplate). */
 export const sendMoneyWithBalance = (amount: string, to: string, balance: string, fee = '5.00') =>
   `Send Money Tk ${grouped(amount)} to ${to} successful. Fee Tk ${fee}. Balance Tk ${balance}. TrxID ${newGatewayTrxId('S')}`;

@@ -79,7 +79,7 @@ describe('parser: direction, balance, fee, sender number', () => {
   };
   it('reads a credit with its balance and fee', () => {
     expect(parseSms({ sender: 'bKash', body: 'You have received Tk 1,250.00 from 01XXXXXX515. Fee Tk 0.00. Balance Tk 5,432.10. TrxID bfc2xyz789 at now' }, [gateway])).toEqual({
-      gatewayId: 1, direction: 'in', kind: null, amount: '1250.00', trxId: 'BFC2XYZ789', senderNumber: '01XXXXXX515', balance: '5432.10', balanceUnreadable: false, fee: '0.00', templateIndex: 0,
+      gatewayId: 1, direction: 'in', kind: null, amount: '1250.00', trxId: 'BFC2XYZ789', senderNumber: '01XXXXXX515', balance: '5432.10', balanceUnreadable: false, fee: '0.00', templateIndex: 0, statedAt: null,
     });
   });
   it('a balance that is not a number is marked unreadable, not dropped silently', () => {

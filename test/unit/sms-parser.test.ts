@@ -64,7 +64,7 @@ describe('parseSms mechanics', () => {
 
   it('tries templates in order and reports which one matched', () => {
     const r = parseSms({ sender: 'shop', body }, custom([{ pattern: String.raw`^Got (?<amount>\d+) (?<trx_id>\w+)` }, good]));
-    expect(r).toEqual({ gatewayId: 9, direction: 'in', kind: null, amount: '1250.00', trxId: 'AB12CD', senderNumber: null, balance: null, balanceUnreadable: false, fee: null, templateIndex: 1 });
+    expect(r).toEqual({ gatewayId: 9, direction: 'in', kind: null, amount: '1250.00', trxId: 'AB12CD', senderNumber: null, balance: null, balanceUnreadable: false, fee: null, templateIndex: 1, statedAt: null });
   });
 
   it('moves on when a template matches but its amount is not valid', () => {

@@ -72,6 +72,8 @@ export const SmsRecord = defineEntity({
     kind: p.string().length(40).nullable(),
     parsedBalance: p.decimal('string').precision(16).scale(2).nullable(),
     parsedFee: p.decimal('string').precision(14).scale(2).nullable(),
+    /** The latest moment the time stated in the SMS's own text can stand for (sms/stated-time.ts), when it states one. */
+    statedAt: p.datetime().nullable(),
     walletKey: p.string().length(64).nullable(),
     /** The SMS time matching used: the device clock corrected by its offset, capped at the server's receipt. */
     smsTime: p.datetime().nullable(),

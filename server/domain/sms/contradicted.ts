@@ -5,9 +5,10 @@ import { prepared } from '../db.ts';
 /**
  * docs/matching.md, rule 9: once an SMS about a trx id contradicted its
  * balance chain (`balance_mismatch` status, whatever the chain reason) or a
- * person refused it (dismissed it, or rejected the payment it was offered
- * for), every later SMS about that id goes to a person: a failed forgery
- * cannot be retried without its balance.
+ * person refused it (dismissed it: it proves no payment), every later SMS
+ * about that id goes to a person: a failed forgery cannot be retried without
+ * its balance. A rejected payment refuses the claim, not the SMS: the SMS may
+ * still prove the genuine payment.
  */
 export interface ContradictedQuery {
   brandId: number;
@@ -27,7 +28,7 @@ export const contradictedStatement = prepared((k, $: { brandId: number; mode: Mo
     .where('mode', '=', $.mode)
     .where('parsed_trx_id', '=', (eb) => eb.fn.any(eb.val($.trxIds)))
     .where((eb) => eb.not(eb('id', '=', eb.fn.any(eb.val($.recordIds)))))
-    .where((eb) => eb.or([eb('match_status', '=', 'balance_mismatch'), eb('resolution', 'in', ['dismissed', 'rejected'])])),
+    .where((eb) => eb.or([eb('match_status', '=', 'balance_mismatch'), eb('resolution', '=', 'dismissed')])),
 );
 
 export async function contradictedTrxIds(tx: EntityManager, q: ContradictedQuery): Promise<Set<string>> {

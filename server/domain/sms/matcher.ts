@@ -41,6 +41,7 @@ export const reasonCodes = [
   'claim_not_open',
   'amount_mismatch',
   'outside_window',
+  'dated_before_payment',
   'sender_number_mismatch',
   'balance_mismatch',
   'balance_impossible',
@@ -119,6 +120,8 @@ export interface SmsEvidence {
    * (docs/matching.md, rule 9): this one, whatever it says, is for a person.
    */
   trxIdContradicted?: boolean;
+  /** The latest moment the time stated in the SMS's text can stand for (parser.ts), when it states one. */
+  statedAt?: Date | null;
 }
 
 export interface MatchRules {
@@ -163,6 +166,11 @@ function contradiction(sms: SmsEvidence, c: MatchCandidate, rules: MatchRules): 
   }
   if (!timingFits(c.createdAt, sms.time, rules.windowMinutes, rules.graceSeconds)) {
     return { code: 'outside_window', why: `the SMS time does not fall between the creation of transaction ${c.id}'s payment and ${rules.windowMinutes} minutes after it` };
+  }
+  // The wallet's own time in the text: a message it dated before the payment existed (beyond the clock grace) is
+  // an older payment's, whenever the phone says it arrived.
+  if (sms.statedAt && sms.statedAt.getTime() < c.createdAt.getTime() - rules.graceSeconds * 1000) {
+    return { code: 'dated_before_payment', why: `the SMS's text dates it ${sms.statedAt.toISOString()}, before transaction ${c.id}'s payment was created` };
   }
   if (comparePayerNumbers(sms.senderNumber, c.payerNumber ?? null) === 'disagree') {
     return { code: 'sender_number_mismatch', why: `the SMS names another payer number than the one declared for transaction ${c.id}` };
@@ -280,7 +288,7 @@ export function chooseMatch(input: { sms: SmsEvidence; candidates: readonly Matc
 export interface StoredSmsEvidence extends SmsEvidence {
   id: number;
   matchStatus: MatchStatus;
-  /** A person dismissed it, or rejected the payment it was offered for. */
+  /** A person dismissed it (it proves no payment). */
   refused?: boolean;
 }
 

@@ -2,6 +2,7 @@ import { MAX_AMOUNT_INTEGER_DIGITS } from '../../../contract/common/money.ts';
 import { isPositive, toMoney } from '../money/decimal.ts';
 import { sameSender, senderKey } from './senders.ts';
 import { compileTemplate, type SmsTemplateSource } from './template.ts';
+import { parseStatedTime } from './stated-time.ts';
 
 /** Real SMS (even concatenated) are far shorter; a cap bounds regex time on hostile input. */
 export const MAX_SMS_BODY_LENGTH = 2000;
@@ -35,6 +36,11 @@ export interface ParsedSms {
   fee: string | null;
   /** Index into the gateway's `templates`, so a record can say which one matched. */
   templateIndex: number;
+  /**
+   * The latest moment the time the SMS states in its text (the `time` group, stated-time.ts) can stand for
+   * (a time to the minute stands for its whole minute), or null when the template reads none or it is no date.
+   */
+  statedAt: Date | null;
 }
 
 /**
@@ -105,6 +111,11 @@ function compiled(t: SmsTemplateSource): RegExp | null {
   return re;
 }
 
+function statedUpTo(raw: string | undefined): Date | null {
+  const stated = parseStatedTime(raw);
+  return stated === null ? null : new Date(stated.at.getTime() + stated.precisionMs - 1);
+}
+
 /**
  * Finds the first gateway whose official senders include the SMS sender and whose
  * template yields a valid amount (and, for money in, a trx id). Money-out
@@ -149,6 +160,7 @@ export function parseSms(
         balanceUnreadable: rawBalance !== undefined && balance === null,
         fee,
         templateIndex,
+        statedAt: statedUpTo(groups['time']),
       };
       if (direction === 'out') return reading;
       credit = reading;

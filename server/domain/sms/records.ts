@@ -155,6 +155,8 @@ export interface SmsOutcome {
     senderNumber: string | null;
     balance: string | null;
     fee: string | null;
+    /** See ParsedSms.statedAt. */
+    statedAt: Date | null;
   } | null;
   transactionId: number | null;
   confidence: number;
@@ -177,6 +179,7 @@ function outcomeColumns(cipher: PiiCipher, rec: { id: number; binding: PiiBindin
     kind: o.parsed?.kind?.slice(0, 40) ?? null,
     parsed_balance: o.parsed?.balance ?? null,
     parsed_fee: o.parsed?.fee ?? null,
+    stated_at: o.parsed?.statedAt ?? null,
     wallet_key: o.chain?.wallet ?? null,
     sms_time: o.chain?.smsTime ?? null,
     chain_state: o.chain?.state ?? null,
@@ -220,12 +223,12 @@ const updateOutcomes = rawStatement<{ ok: boolean }>(
   `WITH u AS (UPDATE sms_records r
         SET match_status = v.match_status, gateway_id = v.gateway_id, parsed_amount = v.parsed_amount, parsed_trx_id = v.parsed_trx_id,
             parsed_sender_number = v.parsed_sender_number, direction = v.direction, kind = v.kind, parsed_balance = v.parsed_balance,
-            parsed_fee = v.parsed_fee, wallet_key = v.wallet_key, sms_time = v.sms_time, chain_state = v.chain_state,
+            parsed_fee = v.parsed_fee, stated_at = v.stated_at, wallet_key = v.wallet_key, sms_time = v.sms_time, chain_state = v.chain_state,
             chain_previous_id = v.chain_previous_id, chain_expected_balance = v.chain_expected_balance, transaction_id = v.transaction_id,
             confidence = v.confidence, candidate_ids = v.candidate_ids, reason = v.reason, reason_code = v.reason_code,
             suggestions = v.suggestions, matched_at = CASE WHEN v.match_status = 'matched' THEN now() END, updated_at = now()
        FROM json_to_recordset($1::json) AS v(id bigint, match_status text, gateway_id bigint, parsed_amount numeric, parsed_trx_id text,
-            parsed_sender_number text, direction text, kind text, parsed_balance numeric, parsed_fee numeric, wallet_key text,
+            parsed_sender_number text, direction text, kind text, parsed_balance numeric, parsed_fee numeric, stated_at timestamptz, wallet_key text,
             sms_time timestamptz, chain_state text, chain_previous_id bigint, chain_expected_balance numeric, transaction_id bigint,
             confidence numeric, candidate_ids bigint[], reason text, reason_code text, suggestions jsonb)
       WHERE r.id = v.id AND r.match_status = 'pending'
@@ -262,6 +265,7 @@ export interface StoredEvidenceRow {
   candidateIds: number[];
   resolvedAt: Date | null;
   resolution: string | null;
+  statedAt: Date | null;
 }
 
 /**
@@ -273,7 +277,7 @@ export async function lockEvidenceByTrxId(tx: EntityManager, brandId: number, mo
   const rows = await db(tx)
     .selectFrom('sms_records as r')
     .innerJoin('devices as d', 'd.id', 'r.device_id')
-    .select(['r.id', 'r.parsed_amount', 'r.parsed_trx_id', 'r.parsed_sender_number', 'r.device_id', 'r.device_message_id', 'r.chain_state', 'r.match_status', 'r.candidate_ids', 'r.resolved_at', 'r.resolution'])
+    .select(['r.id', 'r.parsed_amount', 'r.parsed_trx_id', 'r.parsed_sender_number', 'r.device_id', 'r.device_message_id', 'r.chain_state', 'r.match_status', 'r.candidate_ids', 'r.resolved_at', 'r.resolution', 'r.stated_at'])
     .select(sql<Date>`COALESCE(r.sms_time, ${smsTimeOf})`.as('sms_time'))
     .where('r.brand_id', '=', brandId)
     .where('r.mode', '=', mode)
@@ -295,5 +299,6 @@ export async function lockEvidenceByTrxId(tx: EntityManager, brandId: number, mo
     candidateIds: r.candidate_ids ?? [],
     resolvedAt: r.resolved_at,
     resolution: r.resolution,
+    statedAt: r.stated_at,
   }));
 }

@@ -77,7 +77,7 @@ function noMatch(reasonCode: ReasonCode, reason: string): SmsOutcome {
 }
 
 function parsedOf(p: ParsedSms): NonNullable<SmsOutcome['parsed']> {
-  return { direction: p.direction, kind: p.kind, amount: p.amount, trxId: p.trxId, senderNumber: p.senderNumber, balance: p.balance, fee: p.fee };
+  return { direction: p.direction, kind: p.kind, amount: p.amount, trxId: p.trxId, senderNumber: p.senderNumber, balance: p.balance, fee: p.fee, statedAt: p.statedAt };
 }
 
 function outcomeOf(reading: Reading, r: MatchResult, gatewayId: number, chain: SmsOutcome['chain']): SmsOutcome {
@@ -223,7 +223,7 @@ async function decide(
       });
     const foreign = rows.filter((c) => !(c.brandId === rec.brandId && c.mode === rec.mode));
     const result = chooseMatch({
-      sms: { amount: reading.parsed.amount, trxId, senderNumber: reading.parsed.senderNumber, time: rec.smsTime, chainState: verdict.state, trxIdContradicted: contradicted.has(trxId) },
+      sms: { amount: reading.parsed.amount, trxId, senderNumber: reading.parsed.senderNumber, time: rec.smsTime, chainState: verdict.state, trxIdContradicted: contradicted.has(trxId), statedAt: reading.parsed.statedAt },
       candidates: own,
       rules: { windowMinutes: settings.windowMinutes, graceSeconds: settings.graceSeconds, reviewAbove: null },
     });

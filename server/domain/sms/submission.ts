@@ -94,7 +94,8 @@ export async function matchSubmittedGatewayTrxId(
         senderNumber: e.senderNumberEncrypted !== null && expected !== null && cipher ? cipher.decrypt(e.senderNumberEncrypted, SMS_SENDER_NUMBER_CONTEXT, e.binding) : null,
         chainState: e.chainState,
         matchStatus: e.matchStatus,
-        refused: e.resolution === 'dismissed' || e.resolution === 'rejected',
+        refused: e.resolution === 'dismissed',
+        statedAt: e.statedAt,
       })),
       rules: { windowMinutes: s.windowMinutes, graceSeconds: s.graceSeconds, reviewAbove },
     });
