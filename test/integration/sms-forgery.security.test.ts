@@ -5,6 +5,7 @@ import { adminRequest } from './admin-support.ts';
 import { deviceRequest, pairDevice, type PairedDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { createPayment, seedGateway } from '../support/seed.ts';
+import { GATEWAY_PRESETS, presetTemplates } from '../../server/domain/sms/presets/index.ts';
 import {
   creditTemplate,
   creditWithBalance,
@@ -172,6 +173,30 @@ describe('balances the wallet always prints', () => {
     const [f] = await forwardSms(t, s.device, [{ sender: s.senders[1]!, body: creditWithBalance('500.00', x, '9,999.00'), received_at: secondsAgo(30) }]);
     expect(f!.match_status).toBe('balance_mismatch');
     expect((await transactionRow(t, p.transaction.id)).status).toBe('awaiting_verification');
+  });
+});
+
+describe('what a message is, read as it is', () => {
+  it('a debit that states no balance (bill pay) keeps the chain: the next credit follows it', async () => {
+    const bkash = GATEWAY_PRESETS.find((p) => p.code === 'bkash')!;
+    const billPay = presetTemplates(bkash).find((x) => x.kind === 'bill_pay')!;
+    const { brandId, apiKey } = await t.createBrand('Bill Pay Brand');
+    const device = await pairDevice(t, { brandId });
+    const sender = uniqueSender();
+    const gateway = await seedGateway(t, 'bkash', { sms_senders: [sender], sms_templates: [creditTemplate, billPay] });
+    const s: Scene = { brandId, apiKey, device, gateway, sender, senders: [sender] };
+    await genuineStart(s);
+    const [bill] = await forwardSms(t, device, [
+      { sender, body: `Bill successfully paid.\nBiller: PALLI BIDYUT\nAccount: 1234567\nAmount: Tk 485.00\nFee: Tk 0.00\nTrxID: ${newGatewayTrxId('P')} at ${bdNow('dmy')}`, received_at: secondsAgo(40) },
+    ]);
+    expect(bill!.match_status).toBe('money_out');
+    expect(await smsRow(t, bill!.id)).toMatchObject({ chain_state: 'follows' });
+    const x = newGatewayTrxId();
+    const p = await claim(s, '500.00', x);
+    // 1,100.00 - 485.00 + 500.00
+    const [next] = await forwardSms(t, device, [{ sender, body: creditWithBalance('500.00', x, '1,115.00'), received_at: secondsAgo(30) }]);
+    expect(next!.match_status).toBe('matched');
+    expect((await transactionRow(t, p.transaction.id)).status).toBe('completed');
   });
 });
 

@@ -21,9 +21,17 @@ describe('balance chain (pure)', () => {
     ['forged, with a previous: impossible', credit('20000.00', '1.00'), { balance: '1000.00', trusted: true }, 'impossible', null],
     ['a credit without a balance on a chain with balances: missing', credit('500.00', null), { balance: '1000.00', trusted: true }, 'missing', null],
     ['a credit without a balance on a chain without any: no chain', credit('500.00', null), null, null, null],
-    ['a debit without a balance: no chain', debit('500.00', null), { balance: '1000.00', trusted: true }, null, null],
+    ['a debit without a balance (bill pay): a link derived from the previous', debit('485.00', null, '0.00'), { balance: '1000.00', trusted: true }, 'follows', '515.00'],
+    ['...after a break, untrusted like any other', debit('485.00', null), { balance: '1000.00', trusted: false }, 'after_break', '515.00'],
+    ['...larger than the previous balance: money the chain never saw, a mismatch', debit('1485.00', null), { balance: '1000.00', trusted: true }, 'mismatch', '-485.00'],
+    ['...with no previous link: nothing to derive', debit('485.00', null), null, null, null],
   ])('%s', (_n, reading, previous, state, expected) => {
-    expect(chainState(reading, previous)).toEqual({ state, expected });
+    expect(chainState(reading, previous)).toMatchObject({ state, expected });
+  });
+  it("a derived debit's balance is what the next SMS is checked against", () => {
+    const billPay = chainState(debit('485.00', null), { balance: '1000.00', trusted: true });
+    expect(billPay.balance).toBe('515.00');
+    expect(chainState(credit('500.00', '1015.00'), { balance: billPay.balance!, trusted: true }).state).toBe('follows');
   });
   it('an unreadable balance is its own state', () => {
     expect(chainState({ ...credit('500.00', null), balanceUnreadable: true }, null).state).toBe('unreadable');

@@ -80,6 +80,12 @@ export const SmsRecord = defineEntity({
     chainState: p.enum(balanceChainStates).nullable(),
     chainPrevious: () => p.manyToOne(SmsRecord).nullable().deleteRule('no action').foreignKeyName('sms_records_chain_previous_id_fkey'),
     chainExpectedBalance: p.decimal('string').precision(16).scale(2).nullable(),
+    /**
+     * The wallet's balance after this SMS as its chain counts it: the balance the
+     * SMS states, or for a debit that states none (bill pay), the previous link's
+     * less the debit. Set: the record is a link of its chain (docs/matching.md).
+     */
+    chainBalance: p.decimal('string').precision(16).scale(2).nullable(),
     /** What matching read and decided beyond the above (docs/matching.md). */
     reasonCode: p.string().length(40).nullable(),
     suggestions: p.json<StoredSuggestion[]>().defaultRaw(`'[]'::jsonb`),
@@ -96,7 +102,7 @@ export const SmsRecord = defineEntity({
   ],
   indexes: [
     { name: 'sms_records_balance_review_idx', properties: ['brand', 'createdAt'], where: "match_status = 'balance_mismatch' AND resolved_at IS NULL" },
-    { name: 'sms_records_chain_idx', properties: ['device', 'walletKey', 'smsTime', 'serverReceivedAt', 'phoneOrder', 'id'], where: 'parsed_balance IS NOT NULL' },
+    { name: 'sms_records_chain_idx', properties: ['device', 'walletKey', 'smsTime', 'serverReceivedAt', 'phoneOrder', 'id'], where: 'chain_balance IS NOT NULL' },
     { name: 'sms_records_parsed_trx_idx', properties: ['brand', 'parsedTrxId'], where: 'parsed_trx_id IS NOT NULL' },
     { name: 'sms_records_pending_idx', properties: ['brand', 'serverReceivedAt'], where: "match_status = 'pending'" },
     { name: 'sms_records_pii_v1_idx', properties: ['id'], where: 'pii_v = 1' },

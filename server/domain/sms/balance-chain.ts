@@ -28,6 +28,8 @@ export interface ChainVerdict {
   previousId: number | null;
   /** What the balance should have been after the previous message, when it is known. */
   expected: string | null;
+  /** The balance after this SMS as the chain counts it (stated, or derived for a debit stating none); null: not a link. */
+  balance: string | null;
 }
 
 /** Links a later SMS may follow as trusted evidence; every other state leaves the chain untrusted until repaired. */
@@ -101,19 +103,28 @@ export function chainState(
   r: ChainReading,
   previous: PreviousLink | null,
   next: (Pick<ChainReading, 'direction' | 'amount' | 'fee'> & { balance: string }) | null = null,
-): { state: ChainState; expected: string | null } {
-  if (r.balanceUnreadable) return { state: 'unreadable', expected: null };
-  if (r.balance === null) return { state: r.direction === 'in' && previous !== null ? 'missing' : null, expected: null };
-  if (compareMoney(r.balance, '0') < 0) return { state: 'impossible', expected: null };
-  if (r.direction === 'in' && compareMoney(r.balance, subMoney(r.amount, r.fee ?? '0')) < 0) return { state: 'impossible', expected: null };
-  // A later SMS decided before this one (out-of-order delivery) must follow from it too, or the chain forked here.
-  if (next !== null && compareMoney(expectedAfter(r.balance, next), next.balance) !== 0) {
-    return { state: 'mismatch', expected: previous === null ? null : expectedAfter(previous.balance, r) };
+): { state: ChainState; expected: string | null; balance: string | null } {
+  if (r.balanceUnreadable) return { state: 'unreadable', expected: null, balance: null };
+  const forks = (balance: string) => next !== null && compareMoney(expectedAfter(balance, next), next.balance) !== 0;
+  if (r.balance === null) {
+    if (r.direction === 'in') return { state: previous !== null ? 'missing' : null, expected: null, balance: null };
+    // A debit whose wallet states no balance in it (Rocket's bill pay): read as what it is, the previous
+    // balance less the debit, so the next SMS is checked against what the wallet holds after it.
+    if (previous === null) return { state: null, expected: null, balance: null };
+    const derived = expectedAfter(previous.balance, r);
+    // Below zero: money came in that the chain never saw (a missed SMS), or the debit is not genuine.
+    if (compareMoney(derived, '0') < 0 || forks(derived)) return { state: 'mismatch', expected: derived, balance: derived };
+    return { state: previous.trusted ? 'follows' : 'after_break', expected: derived, balance: derived };
   }
-  if (previous === null) return { state: 'first', expected: null };
+  const balance = r.balance;
+  if (compareMoney(balance, '0') < 0) return { state: 'impossible', expected: null, balance };
+  if (r.direction === 'in' && compareMoney(balance, subMoney(r.amount, r.fee ?? '0')) < 0) return { state: 'impossible', expected: null, balance };
+  // A later SMS decided before this one (out-of-order delivery) must follow from it too, or the chain forked here.
+  if (forks(balance)) return { state: 'mismatch', expected: previous === null ? null : expectedAfter(previous.balance, r), balance };
+  if (previous === null) return { state: 'first', expected: null, balance };
   const expected = expectedAfter(previous.balance, r);
-  if (compareMoney(expected, r.balance) === 0) return { state: previous.trusted ? 'follows' : 'after_break', expected };
-  return { state: 'mismatch', expected };
+  if (compareMoney(expected, balance) === 0) return { state: previous.trusted ? 'follows' : 'after_break', expected, balance };
+  return { state: 'mismatch', expected, balance };
 }
 
 /**
@@ -145,12 +156,12 @@ export async function repairChain(tx: EntityManager, q: { deviceId: number; wall
     WITH start AS (SELECT sms_time, server_received_at, phone_order, id FROM sms_records WHERE id = ${q.from}),
     stop AS (
       SELECT r.sms_time, r.server_received_at, r.phone_order, r.id FROM sms_records r, start s
-       WHERE r.device_id = ${q.deviceId} AND r.wallet_key = ${q.wallet} AND r.parsed_balance IS NOT NULL
+       WHERE r.device_id = ${q.deviceId} AND r.wallet_key = ${q.wallet} AND r.chain_balance IS NOT NULL
          AND (r.sms_time, r.server_received_at, r.phone_order, r.id) > (s.sms_time, s.server_received_at, s.phone_order, s.id) AND r.chain_state IS DISTINCT FROM 'after_break'
        ORDER BY r.sms_time, r.server_received_at, r.phone_order, r.id LIMIT 1)
     UPDATE sms_records r SET chain_state = 'repaired', updated_at = now()
       FROM start s
-     WHERE r.device_id = ${q.deviceId} AND r.wallet_key = ${q.wallet} AND r.parsed_balance IS NOT NULL
+     WHERE r.device_id = ${q.deviceId} AND r.wallet_key = ${q.wallet} AND r.chain_balance IS NOT NULL
        AND (r.sms_time, r.server_received_at, r.phone_order, r.id) >= (s.sms_time, s.server_received_at, s.phone_order, s.id)
        AND (NOT EXISTS (SELECT 1 FROM stop) OR (r.sms_time, r.server_received_at, r.phone_order, r.id) < (SELECT t.sms_time, t.server_received_at, t.phone_order, t.id FROM stop t))
        AND (r.id = ${q.from} OR r.chain_state = 'after_break')`.execute(db(tx));
@@ -167,7 +178,7 @@ export async function checkBalanceChain(
   tx: EntityManager,
   q: { deviceId: number; wallet: string; recordId: number; smsTime: Date; reading: ChainReading },
 ): Promise<ChainVerdict> {
-  if (!reachesChain(q.reading)) return { state: null, previousId: null, expected: null };
+  if (!reachesChain(q.reading)) return { state: null, previousId: null, expected: null, balance: null };
   const k = db(tx);
   await k.insertInto('sms_balance_chains').values({ device_id: q.deviceId, wallet_key: q.wallet }).onConflict((oc) => oc.doNothing()).execute();
   const head = await k
@@ -183,11 +194,11 @@ export async function checkBalanceChain(
       .selectFrom('sms_records')
       .where('device_id', '=', q.deviceId)
       .where('wallet_key', '=', q.wallet)
-      .where('parsed_balance', 'is not', null)
+      .where('chain_balance', 'is not', null)
       .where('id', '<>', q.recordId);
   const me = ownOrderKey(q.recordId, q.smsTime);
   const prev = await link()
-    .select(['id', 'parsed_balance', 'chain_state', 'resolution'])
+    .select(['id', 'chain_balance', 'chain_state', 'resolution'])
     .where(sql<boolean>`${ORDER_KEY} < ${me}`)
     .orderBy('sms_time', 'desc')
     .orderBy('server_received_at', 'desc')
@@ -196,7 +207,7 @@ export async function checkBalanceChain(
     .limit(1)
     .executeTakeFirst();
   const next = await link()
-    .select(['id', 'parsed_balance', 'parsed_amount', 'parsed_fee', 'direction', 'chain_state', 'resolution'])
+    .select(['id', 'chain_balance', 'parsed_amount', 'parsed_fee', 'direction', 'chain_state', 'resolution'])
     .where(sql<boolean>`${ORDER_KEY} > ${me}`)
     .orderBy('sms_time')
     .orderBy('server_received_at')
@@ -204,28 +215,31 @@ export async function checkBalanceChain(
     .orderBy('id')
     .limit(1)
     .executeTakeFirst();
-  // Selected with a balance: parsed_balance is set; a record with a balance has its amount and direction too.
+  // Selected as links: chain_balance is set; a link has its amount and direction too.
   const verdict = chainState(
     q.reading,
-    prev ? { balance: prev.parsed_balance!, trusted: linkTrusted(prev.chain_state, prev.resolution) } : null,
-    next && q.reading.balance !== null ? { balance: next.parsed_balance!, amount: next.parsed_amount!, fee: next.parsed_fee, direction: next.direction! } : null,
+    prev ? { balance: prev.chain_balance!, trusted: linkTrusted(prev.chain_state, prev.resolution) } : null,
+    next ? { balance: next.chain_balance!, amount: next.parsed_amount!, fee: next.parsed_fee, direction: next.direction! } : null,
   );
-  if (q.reading.balance !== null && next && repairs(verdict.state, { state: next.chain_state, resolution: next.resolution })) {
+  if (verdict.balance !== null && next && repairs(verdict.state, { state: next.chain_state, resolution: next.resolution })) {
     await repairChain(tx, { deviceId: q.deviceId, wallet: q.wallet, from: next.id });
   }
   const newest = !head?.last_sms_time || head.last_sms_time.getTime() <= q.smsTime.getTime();
-  if (newest && q.reading.balance !== null) {
+  if (newest && verdict.balance !== null) {
     await k
       .updateTable('sms_balance_chains')
-      .set({ last_record_id: q.recordId, last_balance: q.reading.balance, last_sms_time: q.smsTime, broken: breaksChain(verdict.state), updated_at: sql<Date>`now()` })
+      .set({ last_record_id: q.recordId, last_balance: verdict.balance, last_sms_time: q.smsTime, broken: breaksChain(verdict.state), updated_at: sql<Date>`now()` })
       .where('device_id', '=', q.deviceId)
       .where('wallet_key', '=', q.wallet)
       .execute();
   }
-  return { state: verdict.state, previousId: prev ? prev.id : null, expected: verdict.expected };
+  return { state: verdict.state, previousId: prev ? prev.id : null, expected: verdict.expected, balance: verdict.balance };
 }
 
-/** A reading the chain checks: one with a balance (readable or not), or a credit, which may be missing one. */
-export function reachesChain(r: ChainReading): boolean {
-  return r.balance !== null || r.balanceUnreadable || r.direction === 'in';
+/**
+ * A reading the chain checks: every one, since a credit without a balance may be missing one and a debit
+ * without one is a link derived from the previous. (Kept as a function: the batch plans by it.)
+ */
+export function reachesChain(_r: ChainReading): boolean {
+  return true;
 }

@@ -229,23 +229,23 @@ type LinkRow = {
  */
 const chainLinks = rawStatement<LinkRow>(
   `SELECT q.id, (extract(epoch FROM me.server_received_at) * 1000000)::bigint::text AS own_arrived, me.phone_order AS own_order,
-              p.id AS p_id, p.at AS p_at, p.arrived AS p_arrived, p.phone_order AS p_order, p.parsed_balance AS p_balance, p.chain_state AS p_state, p.resolution AS p_resolution,
-              n.id AS n_id, n.at AS n_at, n.arrived AS n_arrived, n.phone_order AS n_order, n.parsed_balance AS n_balance, n.parsed_amount AS n_amount, n.parsed_fee AS n_fee,
+              p.id AS p_id, p.at AS p_at, p.arrived AS p_arrived, p.phone_order AS p_order, p.chain_balance AS p_balance, p.chain_state AS p_state, p.resolution AS p_resolution,
+              n.id AS n_id, n.at AS n_at, n.arrived AS n_arrived, n.phone_order AS n_order, n.chain_balance AS n_balance, n.parsed_amount AS n_amount, n.parsed_fee AS n_fee,
               n.direction AS n_direction, n.chain_state AS n_state, n.resolution AS n_resolution
          FROM json_to_recordset($1::json) AS q(id bigint, device_id bigint, wallet text, sms_time timestamptz)
          JOIN sms_records me ON me.id = q.id
          LEFT JOIN LATERAL (
            SELECT r.id, (extract(epoch FROM r.sms_time) * 1000000)::bigint::text AS at, (extract(epoch FROM r.server_received_at) * 1000000)::bigint::text AS arrived,
-                  r.phone_order, r.parsed_balance::text AS parsed_balance, r.chain_state, r.resolution
+                  r.phone_order, r.chain_balance::text AS chain_balance, r.chain_state, r.resolution
              FROM sms_records r
-            WHERE r.device_id = q.device_id AND r.wallet_key = q.wallet AND r.parsed_balance IS NOT NULL AND r.id <> q.id
+            WHERE r.device_id = q.device_id AND r.wallet_key = q.wallet AND r.chain_balance IS NOT NULL AND r.id <> q.id
               AND (r.sms_time, r.server_received_at, r.phone_order, r.id) < (q.sms_time, me.server_received_at, me.phone_order, q.id)
             ORDER BY r.sms_time DESC, r.server_received_at DESC, r.phone_order DESC, r.id DESC LIMIT 1) p ON true
          LEFT JOIN LATERAL (
            SELECT r.id, (extract(epoch FROM r.sms_time) * 1000000)::bigint::text AS at, (extract(epoch FROM r.server_received_at) * 1000000)::bigint::text AS arrived,
-                  r.phone_order, r.parsed_balance::text AS parsed_balance, r.parsed_amount::text AS parsed_amount, r.parsed_fee::text AS parsed_fee, r.direction, r.chain_state, r.resolution
+                  r.phone_order, r.chain_balance::text AS chain_balance, r.parsed_amount::text AS parsed_amount, r.parsed_fee::text AS parsed_fee, r.direction, r.chain_state, r.resolution
              FROM sms_records r
-            WHERE r.device_id = q.device_id AND r.wallet_key = q.wallet AND r.parsed_balance IS NOT NULL AND r.id <> q.id
+            WHERE r.device_id = q.device_id AND r.wallet_key = q.wallet AND r.chain_balance IS NOT NULL AND r.id <> q.id
               AND (r.sms_time, r.server_received_at, r.phone_order, r.id) > (q.sms_time, me.server_received_at, me.phone_order, q.id)
             ORDER BY r.sms_time, r.server_received_at, r.phone_order, r.id LIMIT 1) n ON true`,
 );
@@ -381,7 +381,7 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
 
       const io: DecideIo = {
         async chain(q) {
-          if (!reachesChain(q.reading)) return { state: null, previousId: null, expected: null };
+          if (!reachesChain(q.reading)) return { state: null, previousId: null, expected: null, balance: null };
           const key = chainKey(q.deviceId, q.wallet);
           const fromDb = stored.get(q.recordId);
           const me = { id: q.recordId, at: micros(q.smsTime), arrived: fromDb?.arrived ?? 0n, order: fromDb?.order ?? 0 };
@@ -399,15 +399,15 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
           const verdict = chainState(
             q.reading,
             prev ? { balance: prev.balance, trusted: linkTrusted(prev.state, prev.resolution) } : null,
-            next && q.reading.balance !== null ? { balance: next.balance, amount: next.amount, fee: next.fee, direction: next.direction } : null,
+            next ? { balance: next.balance, amount: next.amount, fee: next.fee, direction: next.direction } : null,
           );
           // A stored link after it that this SMS repairs (only a stored one: the batch decides in chain order).
-          if (q.reading.balance !== null && next !== null && next.id === fromDb?.next?.id && repairs(verdict.state, next)) throw new ChainRepairInBatch();
+          if (verdict.balance !== null && next !== null && next.id === fromDb?.next?.id && repairs(verdict.state, next)) throw new ChainRepairInBatch();
           const head = heads.get(key)!;
-          if ((head.at === null || head.at <= q.smsTime.getTime()) && q.reading.balance !== null) {
-            Object.assign(head, { id: q.recordId, at: q.smsTime.getTime(), balance: q.reading.balance, broken: breaksChain(verdict.state), changed: true });
+          if ((head.at === null || head.at <= q.smsTime.getTime()) && verdict.balance !== null) {
+            Object.assign(head, { id: q.recordId, at: q.smsTime.getTime(), balance: verdict.balance, broken: breaksChain(verdict.state), changed: true });
           }
-          return { state: verdict.state, previousId: prev ? prev.id : null, expected: verdict.expected };
+          return { state: verdict.state, previousId: prev ? prev.id : null, expected: verdict.expected, balance: verdict.balance };
         },
         async lockTrxIds() {
           // Taken for the whole batch above.
@@ -451,11 +451,11 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
             const key = `${scope.brandId}:${scope.mode}`;
             contradicted.set(key, (contradicted.get(key) ?? new Set<string>()).add(o.parsed.trxId));
           }
-          if (!o.chain || !o.parsed || o.parsed.balance === null || !plan) return;
+          if (!o.chain || !o.parsed || o.chain.balance === null || !plan) return;
           const key = chainKey(plan.deviceId, o.chain.wallet);
           const list = decidedLinks.get(key) ?? [];
           const place = stored.get(recordId);
-          list.push({ id: recordId, at: micros(o.chain.smsTime), arrived: place?.arrived ?? 0n, order: place?.order ?? 0, balance: o.parsed.balance, state: o.chain.state, resolution: null, amount: o.parsed.amount, fee: o.parsed.fee, direction: o.parsed.direction });
+          list.push({ id: recordId, at: micros(o.chain.smsTime), arrived: place?.arrived ?? 0n, order: place?.order ?? 0, balance: o.chain.balance, state: o.chain.state, resolution: null, amount: o.parsed.amount, fee: o.parsed.fee, direction: o.parsed.direction });
           decidedLinks.set(key, list);
         },
         /** A transaction this batch completed: later records see it completed. */

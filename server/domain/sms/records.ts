@@ -164,7 +164,7 @@ export interface SmsOutcome {
   reason: string;
   reasonCode: ReasonCode;
   suggestions: Suggestion[];
-  chain: { wallet: string; smsTime: Date; state: ChainState; previousId: number | null; expected: string | null } | null;
+  chain: { wallet: string; smsTime: Date; state: ChainState; previousId: number | null; expected: string | null; balance: string | null } | null;
 }
 
 /** The columns an outcome writes onto its record (storeOutcome, bindOutcomes): one mapping for both. */
@@ -185,6 +185,7 @@ function outcomeColumns(cipher: PiiCipher, rec: { id: number; binding: PiiBindin
     chain_state: o.chain?.state ?? null,
     chain_previous_id: o.chain?.previousId ?? null,
     chain_expected_balance: o.chain?.expected ?? null,
+    chain_balance: o.chain?.balance ?? null,
     transaction_id: o.transactionId,
     confidence: o.confidence.toFixed(4),
     candidate_ids: o.candidateIds,
@@ -224,12 +225,13 @@ const updateOutcomes = rawStatement<{ ok: boolean }>(
         SET match_status = v.match_status, gateway_id = v.gateway_id, parsed_amount = v.parsed_amount, parsed_trx_id = v.parsed_trx_id,
             parsed_sender_number = v.parsed_sender_number, direction = v.direction, kind = v.kind, parsed_balance = v.parsed_balance,
             parsed_fee = v.parsed_fee, stated_at = v.stated_at, wallet_key = v.wallet_key, sms_time = v.sms_time, chain_state = v.chain_state,
-            chain_previous_id = v.chain_previous_id, chain_expected_balance = v.chain_expected_balance, transaction_id = v.transaction_id,
+            chain_previous_id = v.chain_previous_id, chain_expected_balance = v.chain_expected_balance, chain_balance = v.chain_balance,
+            transaction_id = v.transaction_id,
             confidence = v.confidence, candidate_ids = v.candidate_ids, reason = v.reason, reason_code = v.reason_code,
             suggestions = v.suggestions, matched_at = CASE WHEN v.match_status = 'matched' THEN now() END, updated_at = now()
        FROM json_to_recordset($1::json) AS v(id bigint, match_status text, gateway_id bigint, parsed_amount numeric, parsed_trx_id text,
             parsed_sender_number text, direction text, kind text, parsed_balance numeric, parsed_fee numeric, stated_at timestamptz, wallet_key text,
-            sms_time timestamptz, chain_state text, chain_previous_id bigint, chain_expected_balance numeric, transaction_id bigint,
+            sms_time timestamptz, chain_state text, chain_previous_id bigint, chain_expected_balance numeric, chain_balance numeric, transaction_id bigint,
             confidence numeric, candidate_ids bigint[], reason text, reason_code text, suggestions jsonb)
       WHERE r.id = v.id AND r.match_status = 'pending'
       RETURNING r.id)

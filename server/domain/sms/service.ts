@@ -170,7 +170,7 @@ async function decide(
   const first = all[0]!.parsed;
   const wallet = walletKey(rec.sender, gateways);
   const verdict = await io.chain({ deviceId: rec.deviceId, wallet, recordId: rec.id, smsTime: rec.smsTime, reading: first });
-  const chain = { wallet, smsTime: rec.smsTime, state: verdict.state, previousId: verdict.previousId, expected: verdict.expected };
+  const chain = { wallet, smsTime: rec.smsTime, state: verdict.state, previousId: verdict.previousId, expected: verdict.expected, balance: verdict.balance };
   if (first.direction === 'out') {
     const outcome: SmsOutcome = {
       status: 'money_out',

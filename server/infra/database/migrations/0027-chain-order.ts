@@ -11,6 +11,10 @@ import { Migration } from '@mikro-orm/migrations';
  * - `stated_at`: the time the SMS's own text states (the wallet's, in
  *   Bangladesh time), to the end of its minute: an SMS the wallet dated before
  *   the payment existed is not its evidence.
+ * - `chain_balance`: the wallet's balance after the SMS as its chain counts
+ *   it; a debit that states no balance (bill pay) is a link too, its balance
+ *   derived from the previous one. Links are the records that have one
+ *   (existing links: their stated balance).
  * - `chain_state` may now be `missing` (a credit without a readable balance on a
  *   chain that carries balances) and `repaired` (a break a later-arriving SMS
  *   filled).
@@ -23,7 +27,9 @@ export class Migration0027ChainOrder extends Migration {
     this.addSql(`alter table "sms_records" drop constraint "sms_records_chain_state_check";`);
     this.addSql(`alter table "sms_records" add "phone_order" smallint not null default 0;`);
     this.addSql(`alter table "sms_records" add "stated_at" timestamptz null;`);
-    this.addSql(`create index "sms_records_chain_idx" on "sms_records" ("device_id", "wallet_key", "sms_time", "server_received_at", "phone_order", "id") where parsed_balance IS NOT NULL;`);
+    this.addSql(`alter table "sms_records" add "chain_balance" numeric(16,2) null;`);
+    this.addSql(`update "sms_records" set "chain_balance" = "parsed_balance" where "parsed_balance" is not null and "wallet_key" is not null;`);
+    this.addSql(`create index "sms_records_chain_idx" on "sms_records" ("device_id", "wallet_key", "sms_time", "server_received_at", "phone_order", "id") where chain_balance IS NOT NULL;`);
     this.addSql(`alter table "sms_records" add constraint "sms_records_chain_state_check" check ("chain_state" in ('first', 'follows', 'mismatch', 'impossible', 'unreadable', 'after_break', 'missing', 'repaired'));`);
   }
 
@@ -33,6 +39,7 @@ export class Migration0027ChainOrder extends Migration {
     this.addSql(`update "sms_records" set "chain_state" = null where "chain_state" in ('missing', 'repaired');`);
     this.addSql(`alter table "sms_records" drop column "phone_order";`);
     this.addSql(`alter table "sms_records" drop column "stated_at";`);
+    this.addSql(`alter table "sms_records" drop column "chain_balance";`);
     this.addSql(`create index "sms_records_chain_idx" on "sms_records" ("device_id", "wallet_key", "sms_time", "id") where parsed_balance IS NOT NULL;`);
     this.addSql(`alter table "sms_records" add constraint "sms_records_chain_state_check" check ("chain_state" in ('first', 'follows', 'mismatch', 'impossible', 'unreadable', 'after_break'));`);
   }
