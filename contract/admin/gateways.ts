@@ -31,7 +31,7 @@ export const smsTemplateSchema = z
       .enum(smsDirections)
       .default('in')
       .describe('`in` (default): a credit that may pay a payment. `out`: the wallet\'s Send Money, Cash Out, Payment, bill pay or recharge message, recognised and never matched: it only feeds the balance chain (docs/matching.md).'),
-    kind: z.string().regex(/^[a-z0-9_]{1,40}$/, 'Must be 1-40 characters of a-z 0-9 _').optional().describe('What the message reports: `received`, `cash_in`, `send_money`, ...'),
+    kind: z.string().regex(/^[a-z0-9_]{1,40}$/, 'Must be 1-40 characters of a-z 0-9 _').optional().describe("What the message reports: `received`, `cash_in`, `send_money`, ... A money-in template of kind `cashback` reads money that is never a customer's payment: balance chain evidence only, like a debit."),
   })
   .meta({ id: 'AdminSmsTemplate' });
 

@@ -53,7 +53,7 @@ export type SmsRecordStatus = (typeof smsRecordStatuses)[number];
 export const smsMatchStatusSchema = z
   .enum(smsRecordStatuses)
   .describe(
-    '`pending` stored, not decided yet; `matched` it completed a payment (`trx_id`): only certain evidence does; `no_match` not from an official sender or no gateway template read it; `no_candidate` parsed, but no payment claims its id and none has its amount; `low_confidence` left for review (see the record\'s `reason_code` and `suggestions`); `balance_mismatch` the reported balance contradicts the phone\'s balance chain, left for review; `money_out` a debit of the wallet (Send Money, Cash Out...): balance chain evidence, never a match; `duplicate` the same SMS was forwarded before (see `duplicate_of`). The rules: docs/matching.md.',
+    '`pending` stored, not decided yet; `matched` it completed a payment (`trx_id`): only certain evidence does; `no_match` not from an official sender, no gateway template read it, or money into the wallet that is never a customer\'s payment (a cashback: balance chain evidence only); `no_candidate` parsed, but no payment claims its id and none has its amount; `low_confidence` left for review (see the record\'s `reason_code` and `suggestions`); `balance_mismatch` the reported balance contradicts the phone\'s balance chain, left for review; `money_out` a debit of the wallet (Send Money, Cash Out...): balance chain evidence, never a match; `duplicate` the same SMS was forwarded before (see `duplicate_of`). The rules: docs/matching.md.',
   );
 
 export const screenReasonSchema = z

@@ -200,6 +200,32 @@ describe('what a message is, read as it is', () => {
   });
 });
 
+describe('a cashback is read as what it is', () => {
+  it('it keeps the chain (the next credit follows it) and pays nothing', async () => {
+    const bkash = GATEWAY_PRESETS.find((p) => p.code === 'bkash')!;
+    const { brandId, apiKey } = await t.createBrand('Cashback Brand');
+    const device = await pairDevice(t, { brandId });
+    const sender = uniqueSender();
+    const gateway = await seedGateway(t, 'bkash', { sms_senders: [sender], sms_templates: [creditTemplate, ...presetTemplates(bkash)] });
+    const s: Scene = { brandId, apiKey, device, gateway, sender, senders: [sender] };
+    await genuineStart(s);
+    const cashbackId = newGatewayTrxId();
+    // Someone claims the cashback's id with its amount: a cashback still pays nothing.
+    const claimer = await claim(s, '50.00', cashbackId);
+    const [cashback] = await forwardSms(t, device, [
+      { sender, body: `Congratulations! You have received Cashback Tk 50.00. Balance Tk 1,150.00. TrxID ${cashbackId} at ${bdNow('dmy')}. Cashback on bkash transaction`, received_at: secondsAgo(40) },
+    ]);
+    expect(cashback!.match_status).toBe('no_match');
+    expect(await smsRow(t, cashback!.id)).toMatchObject({ reason_code: 'not_a_payment', kind: 'cashback', chain_state: 'follows' });
+    expect((await transactionRow(t, claimer.transaction.id)).status).toBe('awaiting_verification');
+    const x = newGatewayTrxId();
+    const p = await claim(s, '500.00', x);
+    const [next] = await forwardSms(t, device, [{ sender, body: creditWithBalance('500.00', x, '1,650.00'), received_at: secondsAgo(30) }]);
+    expect(next!.match_status).toBe('matched');
+    expect((await transactionRow(t, p.transaction.id)).status).toBe('completed');
+  });
+});
+
 describe('a trx id that failed once', () => {
   it('is review when retried without the balance, on another phone of the brand', async () => {
     const s = await scene();

@@ -174,6 +174,7 @@ export interface SmsRow {
   resolved_by: string | null;
   resolved_at: Date | null;
   resolution_note: string | null;
+  kind: string | null;
 }
 
 export async function smsRow(t: TestContext, id: number): Promise<SmsRow> {

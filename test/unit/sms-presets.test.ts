@@ -1,3 +1,4 @@
+import { paysPayments } from '../../server/domain/sms/template.ts';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkAgainstMoneyOut } from '../../server/domain/sms/presets/gateway-input.ts';
@@ -102,7 +103,6 @@ describe('look-alikes never parse as money in', () => {
     ['a promotion', 'bKash', 'You have received a special offer! Get Tk 100 cashback on Tk 500 payment. TrxID not needed. Dial *247#'],
     ['a failed transaction', 'bKash', 'Send Money Tk 500.00 to 01712345678 failed. Insufficient balance. TrxID BFC2XYZ790'],
     ['a request for money', 'bKash', 'Request Money: 01712345678 requested Tk 500.00 from you. Ref 42.'],
-    ['a bKash cashback', 'bKash', 'Congratulations! You have received Cashback Tk 50.00. Balance Tk 71.91. TrxID GHI9012RSU at 29/05/2026 19:15.'],
     ['an absurd amount', 'bKash', 'You have received Tk 9999999999999999.00 from 01712345678. Fee Tk 0.00. Balance Tk 5.00. TrxID BFC2XYZ789 at 15/03/2026 14:32'],
     ['a zero amount', 'bKash', 'You have received Tk 0.00 from 01712345678. Fee Tk 0.00. Balance Tk 5.00. TrxID BFC2XYZ789 at 15/03/2026 14:32'],
     ['a non-numeric balance', 'NAGAD', 'Money Received.\nAmount: Tk 500.00\nSender: 01712345678\nRef: N/A\nTxnID: 71A2B3C4\nBalance: Tk 1,2,3,4\n15/03/2026 14:32'],
@@ -113,6 +113,12 @@ describe('look-alikes never parse as money in', () => {
     expect(parseSms({ sender, body }, allGateways)).toBeNull();
     const official = GATEWAY_PRESETS.find((p) => p.senders.some((s) => sameSender(s, sender)));
     if (official) expect(classifySms(body, official.templates)?.direction ?? 'none').not.toBe('in');
+  });
+
+  it("a bKash cashback is read as money in that never pays: the balance chain counts it, no payment does", () => {
+    const parsed = parseSms({ sender: 'bKash', body: 'Congratulations! You have received Cashback Tk 50.00. Balance Tk 71.91. TrxID GHI9012RSU at 29/05/2026 19:15.' }, allGateways);
+    expect(parsed).toMatchObject({ direction: 'in', kind: 'cashback', amount: '50.00', balance: '71.91' });
+    expect(paysPayments(parsed!)).toBe(false);
   });
 
   it('hostile bodies finish quickly', () => {

@@ -30,6 +30,7 @@ export const reasonCodes = [
   'certain_match',
   'not_official_sender',
   'not_parsed',
+  'not_a_payment',
   'money_out',
   'duplicate_trx_id',
   'duplicate_content',

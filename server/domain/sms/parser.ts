@@ -1,7 +1,7 @@
 import { MAX_AMOUNT_INTEGER_DIGITS } from '../../../contract/common/money.ts';
 import { isPositive, toMoney } from '../money/decimal.ts';
 import { sameSender, senderKey } from './senders.ts';
-import { compileTemplate, type SmsTemplateSource } from './template.ts';
+import { compileTemplate, paysPayments, type SmsTemplateSource } from './template.ts';
 import { parseStatedTime } from './stated-time.ts';
 
 /** Real SMS (even concatenated) are far shorter; a cap bounds regex time on hostile input. */
@@ -119,9 +119,10 @@ function statedUpTo(raw: string | undefined): Date | null {
 /**
  * Finds the first gateway whose official senders include the SMS sender and whose
  * template yields a valid amount (and, for money in, a trx id). Money-out
- * readings are returned too, marked `out`: the caller records them in the
- * balance chain and never matches them. A money-out reading by any gateway of
- * the sender wins over every credit reading, whichever gateway comes first.
+ * readings, and credits that are never a payment (template.ts
+ * `NON_PAYMENT_KINDS`), are returned too: the caller records them in the
+ * balance chain and never matches them. Such a reading by any gateway of the
+ * sender wins over every payment reading, whichever gateway comes first.
  * Null means `no_match`.
  */
 export function parseSms(
@@ -139,7 +140,7 @@ export function parseSms(
   for (const gateway of gateways) {
     if (!gateway.senders.some((s) => sameSender(s, sender))) continue;
     for (const [templateIndex, template] of gateway.templates.entries()) {
-      if (credit !== null && (template.direction ?? 'in') === 'in') continue;
+      if (credit !== null && paysPayments(template)) continue;
       const groups = compiled(template)?.exec(sms.body)?.groups;
       if (!groups) continue;
       const direction = template.direction ?? 'in';
@@ -162,7 +163,8 @@ export function parseSms(
         templateIndex,
         statedAt: statedUpTo(groups['time']),
       };
-      if (direction === 'out') return reading;
+      // A debit, or a credit that is never a payment (cashback), wins: it never pays anything.
+      if (!paysPayments(reading)) return reading;
       credit = reading;
     }
   }

@@ -13,6 +13,7 @@ import { contradictedTrxIds } from './contradicted.ts';
 import { chooseMatch, type MatchResult, type ReasonCode } from './matcher.ts';
 import { customerPhonesOfCandidates } from './expected-payer.ts';
 import { parseSms, type ParsedSms } from './parser.ts';
+import { paysPayments } from './template.ts';
 import { requestBackfillForChainBreak } from '../recovery/backfill.ts';
 import { bindEventsAhead, endpointsToRead, reserveDeliveryIds, type EventEndpointsMemo } from '../webhooks/outbox.ts';
 import { bindClaim, bindOutcomes, claimPendingRecord, SMS_BODY_CONTEXT, storeOutcome, type ClaimedSmsRecord, type PendingSmsRecord, type SmsOutcome } from './records.ts';
@@ -69,7 +70,9 @@ function readings(sms: { sender: string; body: string }, gateways: readonly Gate
   }
   // Money out first: when any gateway of the sender reads the SMS as a debit, it is one
   // (docs/matching.md), however another gateway's template reads it; it never pays anything.
-  return out.sort((a, b) => (a.parsed.direction === b.parsed.direction ? 0 : a.parsed.direction === 'out' ? -1 : 1));
+  // Likewise a credit that is never a payment (cashback, template.ts NON_PAYMENT_KINDS).
+  const rank = (r: Reading) => (r.parsed.direction === 'out' ? 0 : paysPayments(r.parsed) ? 2 : 1);
+  return out.sort((a, b) => rank(a) - rank(b));
 }
 
 function noMatch(reasonCode: ReasonCode, reason: string): SmsOutcome {
@@ -140,8 +143,8 @@ function planRecord(rec: PlannedRecord, body: string, gateways: readonly Gateway
   if (all.length === 0) return plan;
   const first = all[0]!.parsed;
   if (reachesChain(first)) plan.chain = { wallet: walletKey(rec.sender, gateways), reading: first };
-  if (first.direction === 'out') return plan;
-  plan.queries = all.filter((r) => r.parsed.direction === 'in').map((r) => candidateQuery(rec, r, settings));
+  if (!paysPayments(first)) return plan;
+  plan.queries = all.filter((r) => paysPayments(r.parsed)).map((r) => candidateQuery(rec, r, settings));
   return plan;
 }
 
@@ -186,7 +189,17 @@ async function decide(
     };
     return { outcome, locked: none };
   }
-  const ins = all.filter((r) => r.parsed.direction === 'in');
+  if (!paysPayments(first)) {
+    // A credit that is never a customer's payment (a wallet's cashback): chain evidence, like a debit.
+    const outcome: SmsOutcome = {
+      ...noMatch('not_a_payment', `money into the wallet that is never a customer's payment (${first.kind}): balance chain evidence only`),
+      gatewayId: all[0]!.gatewayIds[0]!,
+      parsed: parsedOf(first),
+      chain,
+    };
+    return { outcome, locked: none };
+  }
+  const ins = all.filter((r) => paysPayments(r.parsed));
 
   await io.lockTrxIds(ins.map((r) => r.parsed.trxId));
   // Read under the trx id locks: an earlier SMS about one of these ids that contradicted its chain, or was refused.

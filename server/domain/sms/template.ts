@@ -21,6 +21,17 @@ const KNOWN_GROUPS: ReadonlySet<string> = new Set([...REQUIRED_GROUPS, ...OPTION
 
 export type TemplateDirection = SmsDirection;
 
+/**
+ * Kinds of money-in message that are never a customer's payment (a wallet's
+ * cashback): they feed the balance chain, as a debit does, and pay nothing.
+ */
+export const NON_PAYMENT_KINDS: ReadonlySet<string> = new Set(['cashback']);
+
+/** True when a reading may pay a payment: money in, of a kind that is a payment. */
+export function paysPayments(r: { direction?: TemplateDirection | null; kind?: string | null }): boolean {
+  return (r.direction ?? 'in') === 'in' && !NON_PAYMENT_KINDS.has(r.kind ?? '');
+}
+
 export interface SmsTemplateSource {
   pattern: string;
   flags?: string;

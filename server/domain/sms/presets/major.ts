@@ -39,6 +39,18 @@ export const bkash: GatewayPreset = {
       flags: 'i', direction: 'in', kind: 'cash_in', verified: true,
     },
     {
+      // A credit that is never a customer's payment (kind `cashback`): balance chain evidence only.
+      // Congratulations! You have received Cashback Tk 50.00. Balance Tk 71.91. TrxID GHI9012RSU at 29/05/2026 19:15. Cashback on bkash transaction
+      pattern: String.raw`^\s*(?:Congratulations!\s*)?You\s+have\s+received\s+Cashback\s+${CUR}\s*${AMOUNT}\.\s*Balance\s+${CUR}\s*${BALANCE}\.\s*TrxID\s*:?\s*${BKASH_TRX}\s+at\s+${DMY_TIME}`,
+      flags: 'i', direction: 'in', kind: 'cashback', verified: true,
+    },
+    {
+      // A campaign's cashback worded like a payment, "from" a campaign code and marked by its footer:
+      // You have received Tk 5.00 from DM0000. Fee Tk 0.00. Balance Tk 4,593.00. TrxID AAA0000006 at 09/02/2023 20:42. Cashback on Special Offer Send Money
+      pattern: String.raw`^\s*You\s+have\s+received\s+${CUR}\s*${AMOUNT}\s+from\s+[a-z0-9]{2,20}\.\s*${bkashTail}\.?\s*Cashback\b`,
+      flags: 'i', direction: 'in', kind: 'cashback', verified: true,
+    },
+    {
       // Send Money Tk 0.20 to 01600000000 successful. Ref 2. Fee Tk 0.00. Balance Tk 0.08. TrxID ... at 07/06/2026 22:45.
       pattern: String.raw`^\s*Send\s+Money\s+${CUR}\s*${AMOUNT}\s+to\s+${SENDER_NUMBER}\s+successful\.${GAP}${bkashTail}`,
       flags: 'i', direction: 'out', kind: 'send_money', verified: true,
