@@ -276,6 +276,22 @@ describe('front-running a known trx id', () => {
     expect((await transactionRow(t, front.transaction.id)).status).toBe('awaiting_verification');
   });
 
+  it('...also when the SMS came first and the id is claimed after it', async () => {
+    const s = await scene();
+    const x = newGatewayTrxId();
+    const real = await claim(s, '500.00', null, { senderNumber: '01712345515' });
+    const [a] = await forwardSms(t, s.device, [{ sender: s.sender, body: noBalance('500.00', x, '01712345515'), received_at: secondsAgo(5) }]);
+    expect(a!.match_status).toBe('low_confidence');
+    // Someone who saw the id types it on a payment of their own, naming no number.
+    const payment = await createPayment(t, s.apiKey, { amount: '500.00', currency: 'BDT' });
+    const res = await t.request('POST', `/api/checkout/v1/payments/${payment.payment_id}/transactions`, { body: { gateway: s.gateway.code, gateway_trx_id: x } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const [row] = await t.sql<{ status: string }>('SELECT status FROM transactions WHERE trx_id = $1', [res.body.data.trx_id]);
+    expect(row!.status).toBe('awaiting_verification');
+    expect((await smsRow(t, a!.id)).reason_code).toBe('payer_is_another_customer');
+    expect((await transactionRow(t, real.transaction.id)).status).toBe('pending');
+  });
+
   it('...and does win when no other open payment is that payer\'s', async () => {
     const s = await scene();
     const x = newGatewayTrxId();

@@ -310,7 +310,13 @@ export interface ReverseMatchResult {
  * (`no_candidate`, `low_confidence`) can be used, under the same rules as the
  * forward direction; a `matched` one means the id already completed something.
  */
-export function matchSubmittedTrxId(input: { transaction: MatchCandidate & { gatewayTrxId: string }; storedSms: readonly StoredSmsEvidence[]; rules: MatchRules }): ReverseMatchResult {
+export function matchSubmittedTrxId(input: {
+  transaction: MatchCandidate & { gatewayTrxId: string };
+  storedSms: readonly StoredSmsEvidence[];
+  rules: MatchRules;
+  /** Other open payments of the SMS's amount and their payer numbers (declared, else the customer's phone): see chooseMatch. */
+  otherOpenPayers?: ReadonlyArray<{ id: number; payerNumber: string }>;
+}): ReverseMatchResult {
   const { transaction: tx, storedSms, rules } = input;
   checkRules(rules);
   const out = (status: MatchStatus, smsId: number | null, smsIds: number[], reason: string, reasonCode: ReasonCode): ReverseMatchResult => ({
@@ -337,5 +343,12 @@ export function matchSubmittedTrxId(input: { transaction: MatchCandidate & { gat
   const sms = { ...open[0]!, trxIdContradicted: contradicted || open[0]!.trxIdContradicted };
   const bad = contradiction(sms, tx, rules);
   if (bad) return out(statusFor(bad.code), null, ids, `SMS ${sms.id}: ${bad.why}`, bad.code);
+  // As in chooseMatch: a claim naming no payer does not win an SMS whose payer is another open payment's customer.
+  if ((tx.payerNumber ?? null) === null && sms.senderNumber !== null) {
+    const theirs = (input.otherOpenPayers ?? []).filter((o) => o.id !== tx.id && comparePayerNumbers(sms.senderNumber, o.payerNumber) === 'agree');
+    if (theirs.length > 0) {
+      return out('low_confidence', null, ids, `SMS ${sms.id}: transaction ${tx.id} names no payer, but the SMS's payer is the customer of open transaction ${theirs.map((o) => o.id).join(', ')}`, 'payer_is_another_customer');
+    }
+  }
   return out('matched', sms.id, ids, 'gateway trx id and amount match, timing fits, nothing contradicts', 'certain_match');
 }

@@ -2,13 +2,14 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
 import { completeTransaction, getTransaction } from '../payments/transactions.ts';
-import { gatewaysSharingSenders, loadGatewaySmsConfigs } from './candidates.ts';
-import { CERTAIN_CONFIDENCE, matchSubmittedTrxId, type MatchStatus } from './matcher.ts';
+import { gatewaysSharingSenders, loadCandidates, loadGatewaySmsConfigs, type CandidateRow } from './candidates.ts';
+import { CERTAIN_CONFIDENCE, matchSubmittedTrxId, OPEN_STATUSES, type MatchStatus } from './matcher.ts';
+import type { Mode } from '../../../contract/common/mode.ts';
 import { sql } from 'kysely';
 import { db } from '../db.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { lockEvidenceByTrxId, SMS_SENDER_NUMBER_CONTEXT } from './records.ts';
-import { customerPhonesOfIntents } from './expected-payer.ts';
+import { customerPhonesOfCandidates, customerPhonesOfIntents } from './expected-payer.ts';
 import { declaredPayerNumber, loadMatchSettings, type MatchSettings } from './service.ts';
 
 export interface SubmissionMatch {
@@ -16,6 +17,40 @@ export interface SubmissionMatch {
   status: MatchStatus;
   smsRecordId: number | null;
   reason: string;
+}
+
+/**
+ * The open payments, other than `t`, that an unclaimed SMS of the evidence could also be for (its amount,
+ * its gateways, within the window) with their payer numbers in clear: declared at checkout, else their
+ * customer's phone. Read, not locked: they only keep `t` from completing.
+ */
+async function otherOpenPayersOf(
+  tx: EntityManager,
+  cipher: PiiCipher,
+  t: { id: number; brandId: number; mode: Mode },
+  gatewayIds: readonly number[],
+  evidence: ReadonlyArray<{ trxId: string; amount: string; smsTime: Date; senderNumberEncrypted: string | null; matchStatus: MatchStatus }>,
+  s: MatchSettings,
+): Promise<Array<{ id: number; payerNumber: string }>> {
+  const rows: CandidateRow[] = [];
+  for (const e of evidence) {
+    if (e.senderNumberEncrypted === null || (e.matchStatus !== 'no_candidate' && e.matchStatus !== 'low_confidence')) continue;
+    const found = await loadCandidates(tx, {
+      brandId: t.brandId,
+      mode: t.mode,
+      gatewayIds,
+      trxId: e.trxId,
+      amount: e.amount,
+      smsTime: new Date(e.smsTime.getTime() + s.graceSeconds * 1000),
+      windowMinutes: s.windowMinutes + Math.ceil(s.graceSeconds / 60),
+    });
+    rows.push(...found.filter((c) => c.id !== t.id && OPEN_STATUSES.includes(c.status) && c.gatewayTrxId?.toUpperCase() !== e.trxId));
+  }
+  const phones = await customerPhonesOfCandidates(tx, cipher, rows.filter((c) => !c.payerNumberEncrypted));
+  return rows.flatMap((c) => {
+    const payerNumber = c.payerNumberEncrypted ? declaredPayerNumber(cipher, c) : (phones.get(c.intentId) ?? null);
+    return payerNumber === null ? [] : [{ id: c.id, payerNumber }];
+  });
 }
 
 async function lockTransactionRows(tx: EntityManager, intentId: number, transactionId: number): Promise<void> {
@@ -67,6 +102,9 @@ export async function matchSubmittedGatewayTrxId(
     const declared = intent.payer;
     // Without a number declared at checkout, the payment's customer phone is the number the SMS's payer must agree with.
     const expected = declared ?? intent.customer_phone;
+    // A claim naming no payer at all: the other open payments whose customer the SMS's payer may be.
+    const otherOpenPayers = expected === null && cipher ? await otherOpenPayersOf(tx, cipher, t, gatewayIds, evidence, s) : [];
+    const compareNumbers = expected !== null || otherOpenPayers.length > 0;
     // Numbers are compared only when both sides have one; without the cipher that comparison cannot be made, so nothing completes.
     if (expected !== null && !cipher && evidence.some((e) => e.senderNumberEncrypted !== null)) {
       return { status: 'low_confidence', smsRecordId: null, reason: 'the payer numbers cannot be compared here; the SMS waits for review' };
@@ -91,13 +129,14 @@ export async function matchSubmittedGatewayTrxId(
         amount: e.amount,
         trxId: e.trxId,
         time: e.smsTime,
-        senderNumber: e.senderNumberEncrypted !== null && expected !== null && cipher ? cipher.decrypt(e.senderNumberEncrypted, SMS_SENDER_NUMBER_CONTEXT, e.binding) : null,
+        senderNumber: e.senderNumberEncrypted !== null && compareNumbers && cipher ? cipher.decrypt(e.senderNumberEncrypted, SMS_SENDER_NUMBER_CONTEXT, e.binding) : null,
         chainState: e.chainState,
         matchStatus: e.matchStatus,
         refused: e.resolution === 'dismissed',
         statedAt: e.statedAt,
       })),
       rules: { windowMinutes: s.windowMinutes, graceSeconds: s.graceSeconds, reviewAbove },
+      otherOpenPayers,
     });
 
     if (r.status === 'matched') {
