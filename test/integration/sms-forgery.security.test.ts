@@ -439,3 +439,59 @@ describe('property: forged credits after a break, however they are split into re
     );
   });
 });
+
+describe('property: genuine SMS sent in the phone order complete, however split into requests and whatever times tie', () => {
+  it('every one completes', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 20, max: 900 }), { minLength: 2, maxLength: 5 }),
+        fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
+        fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
+        async (amounts, cuts, ties) => {
+          const s = await scene();
+          let balance = 1000;
+          let second = 60;
+          const sent = [];
+          for (const [i, whole] of amounts.entries()) {
+            const amount = `${whole}.00`;
+            const x = newGatewayTrxId();
+            const p = await claim(s, amount, x);
+            balance += whole;
+            // A tie: the same whole-second time as the SMS before it.
+            if (i === 0 || !ties[i % ties.length]) second -= 2;
+            sent.push({ p, sms: { sender: s.sender, body: creditWithBalance(amount, x, `${balance}.00`), received_at: secondsAgo(second) } });
+          }
+          let batch: typeof sent = [];
+          for (const [i, m] of sent.entries()) {
+            batch.push(m);
+            if (i === sent.length - 1 || cuts[i % cuts.length]) {
+              await forwardSms(t, s.device, batch.map((b) => b.sms));
+              batch = [];
+            }
+          }
+          for (const m of sent) expect((await transactionRow(t, m.p.transaction.id)).status).toBe('completed');
+        },
+      ),
+      { numRuns: 8 },
+    );
+  });
+});
+
+describe('property: on a chain with balances, a forged credit never completes, whatever sender id of the wallet and with or without a balance', () => {
+  it('never completes', async () => {
+    const senders = [uniqueSender(), String(20_000 + Math.floor(Math.random() * 70_000)), uniqueSender()];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(0, 1, 2), fc.constantFrom('none', 'wrong'), fc.integer({ min: 1, max: 9_000 }), async (via, balance, off) => {
+        const s = await scene({ senders });
+        await genuineStart(s, `${(1100 + off).toLocaleString('en-US')}.00`);
+        const x = newGatewayTrxId();
+        const p = await claim(s, '300.00', x);
+        const body = balance === 'none' ? noBalance('300.00', x) : creditWithBalance('300.00', x, `${(5 + off).toLocaleString('en-US')}.00`);
+        const [a] = await forwardSms(t, s.device, [{ sender: senders[via]!, body, received_at: secondsAgo(10) }]);
+        expect(a!.match_status).toBe('balance_mismatch');
+        expect((await transactionRow(t, p.transaction.id)).status).toBe('awaiting_verification');
+      }),
+      { numRuns: 10 },
+    );
+  });
+});
