@@ -35,12 +35,13 @@ describe('the pool keeps DATABASE_POOL_MIN connections open while idle', () => {
     await db?.drop();
   });
 
-  // Five statements at once take five connections; after a short idle timeout, what is left open is the minimum.
+  // Five statements at once take five connections (each long enough that none is free for another while the
+  // others connect, even on a loaded machine); after a short idle timeout, what is left open is the minimum.
   const openAfterBurst = async (poolMin: number) => {
     const orm = await createOrm({ url: db.url, entities, poolMax: 5, poolMin, poolIdleTimeoutMs: 100 });
     orms.push(orm);
     const pool = (await orm.em.getConnection().getNativeClient()) as pg.Pool;
-    await Promise.all(Array.from({ length: 5 }, () => orm.em.fork().getConnection().execute('SELECT pg_sleep(0.05)')));
+    await Promise.all(Array.from({ length: 5 }, () => orm.em.fork().getConnection().execute('SELECT pg_sleep(0.3)')));
     expect(pool.totalCount).toBe(5);
     return waitFor(async () => pool.totalCount, (n) => n <= poolMin, 3000).then(async (n) => {
       // Past several idle timeouts: nothing more closes.
