@@ -17,6 +17,7 @@ import {
   smsRow,
   transactionRow,
   bdNow,
+  type OutgoingSms,
   type SmsScene,
 } from '../support/sms-matching.ts';
 
@@ -409,6 +410,18 @@ describe('property: look-alike senders never complete anything', () => {
   });
 });
 
+/** Forwards `messages` in order, as consecutive requests: a request ends after message i when `cuts[i]` says so. */
+async function forwardInRequests(device: PairedDevice, messages: OutgoingSms[], cuts: readonly boolean[]) {
+  let request: OutgoingSms[] = [];
+  for (const [i, m] of messages.entries()) {
+    request.push(m);
+    if (i === messages.length - 1 || cuts[i % cuts.length]) {
+      await forwardSms(t, device, request);
+      request = [];
+    }
+  }
+}
+
 describe('property: forged credits after a break, however they are split into requests', () => {
   it('never complete', async () => {
     await fc.assert(
@@ -424,15 +437,7 @@ describe('property: forged credits after a break, however they are split into re
           balance += 250;
           forged.push({ p, sms: { sender: s.sender, body: creditWithBalance('250.00', x, `${balance}.00`), received_at: secondsAgo(40 - i) } });
         }
-        // Split into consecutive requests where the cuts say.
-        let batch: typeof forged = [];
-        for (const [i, f] of forged.entries()) {
-          batch.push(f);
-          if (i === forged.length - 1 || cuts[i % cuts.length]) {
-            await forwardSms(t, s.device, batch.map((b) => b.sms));
-            batch = [];
-          }
-        }
+        await forwardInRequests(s.device, forged.map((f) => f.sms), cuts);
         for (const f of forged) expect((await transactionRow(t, f.p.transaction.id)).status).toBe('awaiting_verification');
       }),
       { numRuns: 8 },
@@ -461,14 +466,7 @@ describe('property: genuine SMS sent in the phone order complete, however split 
             if (i === 0 || !ties[i % ties.length]) second -= 2;
             sent.push({ p, sms: { sender: s.sender, body: creditWithBalance(amount, x, `${balance}.00`), received_at: secondsAgo(second) } });
           }
-          let batch: typeof sent = [];
-          for (const [i, m] of sent.entries()) {
-            batch.push(m);
-            if (i === sent.length - 1 || cuts[i % cuts.length]) {
-              await forwardSms(t, s.device, batch.map((b) => b.sms));
-              batch = [];
-            }
-          }
+          await forwardInRequests(s.device, sent.map((m) => m.sms), cuts);
           for (const m of sent) expect((await transactionRow(t, m.p.transaction.id)).status).toBe('completed');
         },
       ),
