@@ -75,7 +75,7 @@ export const adminRecoveryContract = c.router(
         'Stores an SMS the phone never forwarded, entered by hand. It goes through exactly the parsing, duplicate and matching rules of a forwarded SMS: it can complete the payment it proves; the same message forwarded later by the phone is a `duplicate`, never a second match. A text with no readable amount or id is stored as `no_match` with the reason. Marked `pasted` with the actor and recorded in the audit log (`sms_record.paste`).',
       body: pastedSmsRequestSchema,
       responses: { 201: ok(pastedSmsRecordSchema) },
-      metadata: adminMeta('SMS records', ['DEVICE_NOT_FOUND']),
+      metadata: adminMeta('SMS records', ['DEVICE_NOT_FOUND', 'DEVICE_REVOKED']),
     },
     requestBackfill: {
       method: 'POST',
