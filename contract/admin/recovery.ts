@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { intQuery, ok, timestampSchema } from '../common/index.ts';
+import { intQuery, nameText, ok, timestampSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam } from './shared.ts';
 import { adminSmsRecordSchema } from './sms-records.ts';
 import { backfillReasons } from '../device/commands.ts';
@@ -46,7 +46,7 @@ export const pastedSmsRequestSchema = z
     sender: z.string().trim().min(1).max(64).describe('Sender as the phone shows it, e.g. `bKash`.'),
     body: z.string().trim().min(1).max(2000).describe('The SMS text, as received.'),
     received_at: z.iso.datetime({ offset: true }).describe('When the phone received it (as shown on the phone).'),
-    operator_name: z.string().trim().min(1).max(100).optional().describe('Name of the person entering it, recorded with the record and in the audit log.'),
+    operator_name: nameText(100).optional().describe('Name of the person entering it, recorded with the record and in the audit log.'),
   })
   .meta({ id: 'PastedSmsRequest' });
 
