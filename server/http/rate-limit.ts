@@ -52,15 +52,15 @@ export function apiKeyWindowSeconds(settings: RateLimitSettings): number | null 
 export function addressKeyer(secret: Buffer): (ip: string | undefined) => string {
   // Derived once, as a KeyObject: a raw Buffer key costs ~6x more per HMAC on Node 24 (infra/crypto/key-object.ts).
   const key = createSecretKey(createHmac('sha256', secret).update('pc.rate-limit.client-address.v1').digest());
-  return (ip) => {
-    let subject = ip ?? 'unknown';
-    if (ip && ipaddr.isValid(ip)) {
-      let addr = ipaddr.parse(ip);
-      if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
-      subject = addr.kind() === 'ipv6' ? `${(addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64` : addr.toString();
-    }
-    return createHmac('sha256', key).update(subject).digest('hex').slice(0, 32);
-  };
+  return (ip) => createHmac('sha256', key).update(clientAddressBucket(ip)).digest('hex').slice(0, 32);
+}
+
+/** The client address as the limits bucket it (addressKeyer): an IPv6 /64, else the IPv4 address. */
+export function clientAddressBucket(ip: string | undefined): string {
+  if (!ip || !ipaddr.isValid(ip)) return ip ?? 'unknown';
+  let addr = ipaddr.parse(ip);
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  return addr.kind() === 'ipv6' ? `${(addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64` : addr.toString();
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
