@@ -14,8 +14,8 @@ import type { Orm } from './orm.ts';
  *
  * Run with a superuser's connection after the migrations: the embedded default
  * does it at every start (bootstrap.ts); with DATABASE_URL, the operator's
- * database administrator runs `npm run db:seal-audit-log` (README). Idempotent,
- * and it takes no lock when everything is in place already.
+ * database administrator runs `npm run db:seal-audit-log` (README). Idempotent:
+ * ownership is changed (an exclusive lock on the table) only when it differs.
  *
  * A later migration that alters the audit log cannot run as the application's
  * role any more: it has to hand the table back first, under the same superuser.
