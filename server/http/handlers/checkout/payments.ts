@@ -7,7 +7,7 @@ import type { MatchSubmittedTransaction } from '../../../domain/checkout/manual-
 import { startCheckoutTransaction } from '../../../domain/checkout/pay.ts';
 import { replaceCheckoutSubmission } from '../../../domain/checkout/replace.ts';
 import { cancelCheckout, loadCheckout, type CheckoutLinks } from '../../../domain/checkout/view.ts';
-import { followCheckoutStatus, streamSlots } from '../../../domain/checkout/status-stream.ts';
+import { followCheckoutStatus, streamSlots, type StatusFollower } from '../../../domain/checkout/status-stream.ts';
 import { clientAddressBucket } from '../../rate-limit.ts';
 
 const s = initServer();
@@ -56,7 +56,7 @@ export function checkoutPaymentHandlers(deps: AppDeps, matchSubmittedTransaction
       // Until the first status is written the client knows nothing: `retry` tells EventSource how soon to come back after a drop.
       body.write(`retry: ${STREAM_RETRY_MS}\n\n`);
       let heartbeat: NodeJS.Timeout | undefined;
-      let follower: Awaited<ReturnType<typeof followCheckoutStatus>>;
+      let follower: StatusFollower;
       try {
         follower = await followCheckoutStatus(
           { fork: () => deps.orm.em.fork(), hub: deps.notifications, links, logger: deps.logger },
