@@ -17,7 +17,7 @@ import { deviceTokenKeys } from './domain/devices/tokens.ts';
 import { docsRouter } from './http/docs.ts';
 import { requestLogger } from './http/request-log.ts';
 import { idempotency } from './http/idempotency.ts';
-import { apiKeyWindowSeconds, countsApiKeyHit, rateLimit } from './http/rate-limit.ts';
+import { apiKeyWindowSeconds, countsApiKeyHit, createRateLimiter } from './http/rate-limit.ts';
 import { inputGuard } from './http/input-guard.ts';
 import { systemHandlers } from './http/handlers/system.ts';
 import { merchantHandlers } from './http/handlers/merchant/index.ts';
@@ -64,6 +64,9 @@ export function createApp(deps: AppDeps): Express {
     csrfToken: csrfTokenizer(Buffer.from(deps.secrets.blindIndexKey, 'hex')),
   });
 
+  // One limiter (one counting batch, one purge clock) for the API and the checkout's pages.
+  const limiter = createRateLimiter(deps);
+
   const router = s.router(contract, {
     system: systemHandlers(deps),
     merchant: merchantHandlers(deps),
@@ -93,7 +96,7 @@ export function createApp(deps: AppDeps): Express {
       brandScopeGuard(() => deps.orm.em.fork()) as never,
       // After auth: the credential (or the caller's address) is the bucket; before
       // idempotency, so a refused request claims no key.
-      rateLimit(deps) as never,
+      limiter.byRoute as never,
       // Text PostgreSQL cannot store as sent (NUL, unpaired surrogates): a 400 naming the field.
       inputGuard as never,
       // After auth: keys are scoped to the calling brand.
@@ -103,7 +106,7 @@ export function createApp(deps: AppDeps): Express {
   });
 
   // The hosted checkout and sandbox HTML pages (HTML answers, also for their 404s).
-  app.use(checkoutPages(deps));
+  app.use(checkoutPages(deps, limiter));
   // The operator console (static single-page app over the admin API).
   app.use(consoleRouter());
   app.use(notFoundHandler);

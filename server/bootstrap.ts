@@ -54,6 +54,8 @@ export async function bootstrap(config: Config, logger: Logger, opts: { startJob
     cleanup.push(() => orm.close());
     // Rows written before personal data was bound to row and brand are rewritten before anything serves them.
     const migrations = await migrate(orm, [async (o) => void (await reencryptPersonalData(o, crypto, logger))]);
+    // The audit log then belongs to a role of its own: the service's role may only add to it and read it.
+    await embedded?.sealAuditLog();
     const boss = await startBoss({ url, logger });
     cleanup.push(() => boss.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS, close: true }));
     // Connects on its first subscriber only: processes that serve no checkout stream hold no extra connection.

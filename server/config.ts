@@ -115,6 +115,8 @@ const envSchema = z.object({
   CHECKOUT_STREAMS_MAX: positiveInt('streams').default(2000),
   /** ...and at most this many for one payment (a customer's tabs). */
   CHECKOUT_STREAMS_PER_PAYMENT: positiveInt('streams').default(5),
+  /** ...and at most this many from one client address (an IPv6 /64): one client cannot take every place. */
+  CHECKOUT_STREAMS_PER_ADDRESS: positiveInt('streams').default(20),
   /** A comment line this often keeps proxies from closing an idle stream. */
   CHECKOUT_STREAM_HEARTBEAT_MS: positiveInt('milliseconds').default(15_000),
   /** E-mail of the console owner created on the first run. */

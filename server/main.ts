@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { createApp } from './app.ts';
 import { bootstrap } from './bootstrap.ts';
 import { ConfigError, configWarnings, loadConfig } from './config.ts';
+import { serviceCanEmptyAuditLog } from './infra/database/audit-owner.ts';
 import { createLogger } from './infra/logger.ts';
 import { firstRunSetup } from './first-run.ts';
 import { answerClientErrors } from './http/client-errors.ts';
@@ -39,6 +40,9 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   const { deps } = runtime;
+  if (await serviceCanEmptyAuditLog(deps.orm)) {
+    logger.warn('the service\'s database role can empty the audit log (TRUNCATE): run `npm run db:seal-audit-log` (README, Database role)');
+  }
   const app = createApp(deps);
 
   const server: Server = await new Promise((resolve, reject) => {

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema, modeSchema } from '../common/index.ts';
+import { nameText, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema, modeSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, idParam } from './shared.ts';
 
 const c = initContract();
@@ -40,14 +40,14 @@ export const adminBrandSchema = z
 
 export const createBrandBodySchema = z
   .strictObject({
-    name: z.string().trim().min(1, 'name is required').max(200).describe('Display name shown to paying customers.'),
+    name: nameText(200, 'name is required').describe('Display name shown to paying customers.'),
     timezone: timeZoneSchema.optional().describe('Default UTC.'),
   })
   .meta({ id: 'AdminCreateBrandRequest' });
 
 export const updateBrandBodySchema = z
   .strictObject({
-    name: z.string().trim().min(1).max(200).optional(),
+    name: nameText(200).optional(),
     timezone: timeZoneSchema.optional(),
     status: z.enum(brandStatuses).optional().describe('Disable to stop every credential of the brand at once; enable again to restore them.'),
   })
@@ -73,7 +73,7 @@ export const apiKeyCreatedSchema = apiKeySchema
 
 export const createApiKeyBodySchema = z
   .strictObject({
-    name: z.string().trim().min(1, 'name is required').max(200).describe('What the key is for, e.g. "shop backend".'),
+    name: nameText(200, 'name is required').describe('What the key is for, e.g. "shop backend".'),
     mode: modeSchema.optional().describe('`test` keys (`sk_test_…`) see and create only test objects and may use the sandbox gateway; `live` keys (`sk_live_…`) only live ones. Default `live`.'),
   })
   .meta({ id: 'AdminCreateApiKeyRequest' });

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { amountSchema, currencySchema, modes, MONEY_PATTERN, ok, timestampSchema } from '../common/index.ts';
+import { amountSchema, currencySchema, modes, MONEY_PATTERN, nameText, ok, timestampSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, brandFilter } from './shared.ts';
 
 const c = initContract();
@@ -37,7 +37,7 @@ export const smsTemplateSchema = z
 
 /** Every field an admin sets on a gateway. */
 const gatewayFields = {
-  name: z.string().trim().min(1).max(100).describe('Shown to paying customers.'),
+  name: nameText(100).describe('Shown to paying customers.'),
   type: z.enum(gatewayTypes).describe('`manual`: the customer pays outside and enters the gateway transaction id, verified by SMS. `automatic`: redirect and callback (the sandbox).'),
   methods: z.array(z.string().regex(/^[a-z0-9_]{1,50}$/, 'Must be 1-50 characters of a-z 0-9 _')).min(1).max(20).describe('Payment methods; the first is the default.'),
   currencies: z.array(currencySchema).min(1).max(20).describe('Currencies it charges in. The first is the one other currencies are converted into.'),

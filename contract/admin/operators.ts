@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { ok, uuidSchema } from '../common/index.ts';
+import { nameText, ok, uuidSchema } from '../common/index.ts';
 import { operatorEmailSchema, operatorRoleSchema, operatorSchema } from './session.ts';
 import { adminMeta, adminRouterOptions } from './shared.ts';
 
@@ -39,7 +39,7 @@ export const adminOperatorsContract = c.router(
       body: z
         .strictObject({
           email: operatorEmailSchema,
-          name: z.string().trim().min(1).max(100),
+          name: nameText(100),
           role: operatorRoleSchema,
           brand_ids: brandIds.optional(),
         })
@@ -55,7 +55,7 @@ export const adminOperatorsContract = c.router(
       pathParams: operatorPath,
       body: z
         .strictObject({
-          name: z.string().trim().min(1).max(100).optional(),
+          name: nameText(100).optional(),
           role: operatorRoleSchema.optional(),
           brand_ids: brandIds.optional(),
           disabled: z.boolean().optional(),

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { intQuery, ok, timestampSchema } from '../common/index.ts';
+import { intQuery, nameText, ok, timestampSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam } from './shared.ts';
 import { adminSmsRecordSchema } from './sms-records.ts';
 import { backfillReasons } from '../device/commands.ts';
@@ -52,7 +52,7 @@ export const pastedSmsRequestSchema = z
       .describe('Sender exactly as the phone shows it, e.g. `bKash`; not trimmed (a sender with characters outside printable ASCII is not an official sender).'),
     body: z.string().trim().min(1).max(2000).describe('The SMS text, as received.'),
     received_at: z.iso.datetime({ offset: true }).describe('When the phone received it (as shown on the phone).'),
-    operator_name: z.string().trim().min(1).max(100).optional().describe('Name of the person entering it, recorded with the record and in the audit log.'),
+    operator_name: nameText(100).optional().describe('Name of the person entering it, recorded with the record and in the audit log.'),
   })
   .meta({ id: 'PastedSmsRequest' });
 
@@ -81,7 +81,7 @@ export const adminRecoveryContract = c.router(
         'Stores an SMS the phone never forwarded, entered by hand. It goes through exactly the parsing, duplicate and matching rules of a forwarded SMS: it can complete the payment it proves; the same message forwarded later by the phone is a `duplicate`, never a second match. A text with no readable amount or id is stored as `no_match` with the reason. Marked `pasted` with the actor and recorded in the audit log (`sms_record.paste`).',
       body: pastedSmsRequestSchema,
       responses: { 201: ok(pastedSmsRecordSchema) },
-      metadata: adminMeta('SMS records', ['DEVICE_NOT_FOUND']),
+      metadata: adminMeta('SMS records', ['DEVICE_NOT_FOUND', 'DEVICE_REVOKED']),
     },
     requestBackfill: {
       method: 'POST',

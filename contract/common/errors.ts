@@ -26,6 +26,7 @@ export const errorCodes = [
   'API_KEY_NOT_FOUND',
   'GATEWAY_NOT_FOUND',
   'DEVICE_NOT_FOUND',
+  'DEVICE_REVOKED',
   'SMS_RECORD_NOT_FOUND',
   'SMS_QUEUE_ITEM_NOT_FOUND',
   'WEBHOOK_ENDPOINT_NOT_FOUND',
@@ -158,6 +159,11 @@ export const errorRegistry = {
   API_KEY_NOT_FOUND: { status: 404, message: 'API key not found', description: 'No API key with this id exists for the brand.' },
   GATEWAY_NOT_FOUND: { status: 404, message: 'Gateway not found', description: 'No gateway with this code or id exists.' },
   DEVICE_NOT_FOUND: { status: 404, message: 'Device not found', description: 'No device with this id exists.' },
+  DEVICE_REVOKED: {
+    status: 409,
+    message: 'The device is revoked',
+    description: 'The device was revoked (by an operator, a re-pairing or a reused refresh token): nothing it holds or is said to have received counts as evidence any more, so an SMS pasted for it is refused.',
+  },
   SMS_RECORD_NOT_FOUND: { status: 404, message: 'SMS record not found', description: 'No forwarded SMS record with this id exists.' },
   SMS_QUEUE_ITEM_NOT_FOUND: {
     status: 404,

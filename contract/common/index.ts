@@ -6,3 +6,4 @@ export * from './ids.ts';
 export * from './meta.ts';
 export * from './responses.ts';
 export * from './mode.ts';
+export * from './text.ts';

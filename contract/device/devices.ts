@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { meta, ok, timestampSchema, uuidSchema } from '../common/index.ts';
+import { meta, nameText, ok, timestampSchema, uuidSchema } from '../common/index.ts';
 import { DEVICE_PATH_PREFIX, fingerprintHeaders, fingerprintSchema } from './shared.ts';
 
 const c = initContract();
@@ -22,7 +22,7 @@ export const tokenPairSchema = z
 export const pairingRequestSchema = z
   .strictObject({
     fingerprint: fingerprintSchema.optional(),
-    device_name: z.string().trim().min(1, 'device_name is required').max(100).describe('Name shown to the merchant, e.g. "Counter phone".'),
+    device_name: nameText(100, 'device_name is required').describe('Name shown to the merchant, e.g. "Counter phone".'),
     app_version: z.string().trim().min(1).max(32).optional().describe('Version of the companion app.'),
   })
   .meta({ id: 'DevicePairingRequest' });

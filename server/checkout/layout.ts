@@ -62,3 +62,12 @@ export function errorPage(requestId: string): string {
     requestId,
   });
 }
+
+/** A refusal by the rate limiter (429): the page says when to come back; `Retry-After` says it to machines. */
+export function tooManyRequestsPage(retryAfterSeconds: string | undefined): string {
+  return messagePage({
+    title: 'Too many requests',
+    heading: 'Too many requests',
+    text: `Too many requests came from your connection. Please try again${retryAfterSeconds ? ` in ${retryAfterSeconds} seconds` : ' in a moment'}.`,
+  });
+}

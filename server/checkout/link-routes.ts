@@ -10,6 +10,8 @@ import { linkUnavailablePage, renderLinkPage } from './link-page.ts';
 interface PageTools {
   page(deps: AppDeps, fn: (req: Request, res: Response) => Promise<void>): RequestHandler;
   sendPage(res: Response, status: number, page: string): void;
+  /** The per-address checkout limit (routes.ts): these pages read the database, and a visit creates a payment. */
+  limited: RequestHandler;
 }
 
 const linkNotFoundPage = () =>
@@ -21,12 +23,13 @@ const linkNotFoundPage = () =>
  * code as SVG and PNG (made with the `qrcode` library).
  */
 export function paymentLinkPages(deps: AppDeps, router: Router, tools: PageTools): void {
-  const { page, sendPage } = tools;
+  const { page, sendPage, limited } = tools;
   const form = express.urlencoded({ extended: false, limit: '2kb', parameterLimit: 5 });
   const id = (req: Request) => String(req.params.link_id ?? '');
 
   router.get(
     '/pay/:link_id',
+    limited,
     page(deps, async (req, res) => {
       const link = await findPublicLink(req.em, id(req));
       if (!link) return sendPage(res, 404, linkNotFoundPage());
@@ -36,7 +39,7 @@ export function paymentLinkPages(deps: AppDeps, router: Router, tools: PageTools
     }),
   );
 
-  router.post('/pay/:link_id', form, page(deps, async (req, res) => {
+  router.post('/pay/:link_id', limited, form, page(deps, async (req, res) => {
     const raw = typeof req.body?.amount === 'string' ? (req.body.amount as string) : undefined;
     try {
       const result = await visitPaymentLink(req.em, deps.crypto, id(req), { amount: raw }, { publicBaseUrl: deps.config.PUBLIC_BASE_URL });
@@ -67,7 +70,7 @@ export function paymentLinkPages(deps: AppDeps, router: Router, tools: PageTools
         res.type('image/png').send(await QRCode.toBuffer(url, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 512 }));
       }
     });
-  router.get('/pay/:link_id/qr.svg', qr('svg'));
-  router.get('/pay/:link_id/qr.png', qr('png'));
+  router.get('/pay/:link_id/qr.svg', limited, qr('svg'));
+  router.get('/pay/:link_id/qr.png', limited, qr('png'));
 }
 

@@ -5,7 +5,8 @@ import { AppError } from '../../contract/common/errors.ts';
 import type { AppDeps } from '../deps.ts';
 import { loadCheckout, type CheckoutLinks } from '../domain/checkout/view.ts';
 import { decideSandboxSession, findSandboxSession, type SandboxDecision } from '../domain/sandbox/sessions.ts';
-import { ASSETS_PATH, brandDisabledPage, errorPage, notFoundPage } from './layout.ts';
+import type { RateLimiter } from '../http/rate-limit.ts';
+import { ASSETS_PATH, brandDisabledPage, errorPage, notFoundPage, tooManyRequestsPage } from './layout.ts';
 import { renderCheckoutPage } from './page.ts';
 import { renderSandboxPage } from './sandbox-page.ts';
 import { paymentLinkPages } from './link-routes.ts';
@@ -55,15 +56,28 @@ function page(deps: AppDeps, fn: (req: Request, res: Response) => Promise<void>)
 
 const param = (req: Request, name: string): string => String(req.params[name] ?? '');
 
-/** The hosted checkout page, its assets, and the sandbox gateway's pages. Mount before the JSON 404 handler. */
-export function checkoutPages(deps: AppDeps): Router {
+/**
+ * The hosted checkout page, its assets, and the sandbox gateway's pages. Mount before the JSON 404 handler.
+ *
+ * Every page that reads or writes the database spends the checkout JSON routes'
+ * per-address limit (`RATE_LIMIT_CHECKOUT`, the same buckets): a payment link's
+ * visit creates a payment, and none of these pages takes a credential that could
+ * be limited instead. A refusal is 429 with the limiter's headers and an HTML page,
+ * like every other answer here; the static assets are not counted.
+ */
+export function checkoutPages(deps: AppDeps, limiter: Pick<RateLimiter, 'fixed'>): Router {
   const links: CheckoutLinks = { publicBaseUrl: deps.config.PUBLIC_BASE_URL, sandboxSecret: deps.secrets.sandboxCallbackSecret };
   const router = express.Router();
   router.use(['/checkout', '/sandbox', '/pay'], securityHeaders);
   router.use(ASSETS_PATH, express.static(assetsDir, { index: false, fallthrough: true, maxAge: '1h', dotfiles: 'deny' }));
+  const limited = limiter.fixed('checkout', (_req, res, headers) => {
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    sendPage(res, 429, tooManyRequestsPage(headers['Retry-After']));
+  });
 
   router.get(
     '/checkout/:payment_id',
+    limited,
     page(deps, async (req, res) => {
       try {
         const { view, cancelUrl, timeZone } = await loadCheckout(req.em, param(req, 'payment_id'), links);
@@ -78,6 +92,7 @@ export function checkoutPages(deps: AppDeps): Router {
 
   router.get(
     '/sandbox/pay/:token',
+    limited,
     page(deps, async (req, res) => {
       const token = param(req, 'token');
       const session = await findSandboxSession(req.em, token);
@@ -99,10 +114,10 @@ export function checkoutPages(deps: AppDeps): Router {
       res.setHeader('Cache-Control', 'no-store');
       res.redirect(303, to);
     });
-  router.post('/sandbox/pay/:token/approve', decide({ outcome: 'approved' }));
-  router.post('/sandbox/pay/:token/decline', decide({ outcome: 'declined', reason: 'The customer declined on the sandbox page' }));
+  router.post('/sandbox/pay/:token/approve', limited, decide({ outcome: 'approved' }));
+  router.post('/sandbox/pay/:token/decline', limited, decide({ outcome: 'declined', reason: 'The customer declined on the sandbox page' }));
 
-  paymentLinkPages(deps, router, { page, sendPage });
+  paymentLinkPages(deps, router, { page, sendPage, limited });
 
   router.use(['/checkout', '/sandbox', '/pay'], (_req, res) => sendPage(res, 404, notFoundPage()));
   return router;

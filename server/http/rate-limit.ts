@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import ipaddr from 'ipaddr.js';
 import { AppError } from '../../contract/common/errors.ts';
 import type { RateLimitKind, RouteMeta } from '../../contract/common/meta.ts';
@@ -52,15 +52,15 @@ export function apiKeyWindowSeconds(settings: RateLimitSettings): number | null 
 export function addressKeyer(secret: Buffer): (ip: string | undefined) => string {
   // Derived once, as a KeyObject: a raw Buffer key costs ~6x more per HMAC on Node 24 (infra/crypto/key-object.ts).
   const key = createSecretKey(createHmac('sha256', secret).update('pc.rate-limit.client-address.v1').digest());
-  return (ip) => {
-    let subject = ip ?? 'unknown';
-    if (ip && ipaddr.isValid(ip)) {
-      let addr = ipaddr.parse(ip);
-      if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
-      subject = addr.kind() === 'ipv6' ? `${(addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64` : addr.toString();
-    }
-    return createHmac('sha256', key).update(subject).digest('hex').slice(0, 32);
-  };
+  return (ip) => createHmac('sha256', key).update(clientAddressBucket(ip)).digest('hex').slice(0, 32);
+}
+
+/** The client address as the limits bucket it (addressKeyer): an IPv6 /64, else the IPv4 address. */
+export function clientAddressBucket(ip: string | undefined): string {
+  if (!ip || !ipaddr.isValid(ip)) return ip ?? 'unknown';
+  let addr = ipaddr.parse(ip);
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  return addr.kind() === 'ipv6' ? `${(addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64` : addr.toString();
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -73,18 +73,32 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
+/** Answers a refused request in its route's own format; the headers are `Retry-After` and the `RateLimit` pair. */
+export type RateLimitRefusal = (req: Request, res: Response, headers: Record<string, string>) => void;
+
+export interface RateLimiter {
+  /** For the contract's routes: the limit named by the route's metadata; a refusal is the error envelope. */
+  byRoute: RequestHandler;
+  /**
+   * For routes outside the contract (the hosted checkout's HTML pages and QR
+   * images): a fixed limit, counted in the same buckets as the contract's
+   * routes of that kind; `refuse` answers the 429 (an HTML page for a page).
+   */
+  fixed(kind: RateLimitKind, refuse: RateLimitRefusal): RequestHandler;
+}
+
 /**
  * Rate limits by route metadata (`meta({ rateLimit })`, else by `auth`), after
- * authentication because the credential is the bucket. Counters live in
- * PostgreSQL, so every process shares them. Every limited route answers the
- * `RateLimit-Policy` and `RateLimit` headers; a refusal is 429 `RATE_LIMITED`
- * with `Retry-After`.
+ * authentication because the credential is the bucket, or by a fixed kind for
+ * the routes outside the contract. Counters live in PostgreSQL, so every
+ * process shares them. Every limited route answers the `RateLimit-Policy` and
+ * `RateLimit` headers; a refusal is 429 `RATE_LIMITED` with `Retry-After`.
  *
  * Fails open: when the counter store errs or is slow, the request goes ahead
  * uncounted and the failure is logged. Refusing every request because the
  * limiter is down would turn a limiter fault into an outage.
  */
-export function rateLimit(deps: Pick<AppDeps, 'config' | 'orm' | 'logger' | 'crypto'>): RequestHandler {
+export function createRateLimiter(deps: Pick<AppDeps, 'config' | 'orm' | 'logger' | 'crypto'>): RateLimiter {
   const settings: RateLimitSettings = deps.config;
   const addressKey = addressKeyer(deps.crypto.blindIndexKey);
   // Requests arriving while a count is in flight are counted together in the next statement (exact, one round trip per batch; batch.ts).
@@ -109,17 +123,15 @@ export function rateLimit(deps: Pick<AppDeps, 'config' | 'orm' | 'logger' | 'cry
     Promise.all(buckets.map((b) => giveBackHit(deps.orm.em.fork(), b).catch((err) => warn(err, 'rate limit give-back failed'))));
 
   /** `failuresOnly` buckets keep the hit only when the credential was refused (401): a wrong guess. */
-  const giveBackUnlessRefused = (res: Parameters<RequestHandler>[1], refundable: CountedBucket[]) => {
+  const giveBackUnlessRefused = (res: Response, refundable: CountedBucket[]) => {
     if (!refundable.length) return;
     res.once('close', () => {
       if (res.statusCode !== 401) void giveBack(refundable);
     });
   };
 
-  return (req, res, next) => {
-    const meta = (req as Request & { tsRestRoute?: { metadata?: RouteMeta } }).tsRestRoute?.metadata;
-    const kind = settings.RATE_LIMIT_ENABLED ? routeRateLimitKind(meta) : null;
-    if (!kind) return next();
+  const enforce = (req: Request, res: Response, next: NextFunction, kind: RateLimitKind | null, refuse: RateLimitRefusal | null) => {
+    if (!settings.RATE_LIMIT_ENABLED || !kind) return next();
     const p = req.principal;
     const caller: Caller = {
       apiKeyId: p?.kind === 'merchant' ? p.apiKeyId : undefined,
@@ -141,7 +153,7 @@ export function rateLimit(deps: Pick<AppDeps, 'config' | 'orm' | 'logger' | 'cry
           const exhausted = counted.filter((b) => b.hits > b.limit).map((b) => b.quota);
           deps.logger.info({ request_id: req.requestId, quotas: exhausted }, 'rate limited');
           // A refused request guessed nothing; given back before answering so the count is exact once the client sees the 429.
-          return giveBack(refundable).then(() => next(new AppError('RATE_LIMITED', undefined, { headers })));
+          return giveBack(refundable).then(() => (refuse ? refuse(req, res, headers) : next(new AppError('RATE_LIMITED', undefined, { headers }))));
         }
         giveBackUnlessRefused(res, refundable);
         for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
@@ -152,5 +164,13 @@ export function rateLimit(deps: Pick<AppDeps, 'config' | 'orm' | 'logger' | 'cry
         next();
       },
     );
+  };
+
+  return {
+    byRoute: (req, res, next) => {
+      const meta = (req as Request & { tsRestRoute?: { metadata?: RouteMeta } }).tsRestRoute?.metadata;
+      enforce(req, res, next, routeRateLimitKind(meta), null);
+    },
+    fixed: (kind, refuse) => (req, res, next) => enforce(req, res, next, kind, refuse),
   };
 }

@@ -36,22 +36,26 @@ async function expectLeastPrivilege(runtime: Runtime) {
     rolbypassrls: false,
     rolreplication: false,
   });
-  // It owns everything of the application, so migrations and pg-boss keep working under it.
+  // It owns everything of the application but the audit log, so migrations and pg-boss keep working under it.
   expect(await one(runtime, "SELECT pg_get_userbyid(datdba) AS owner FROM pg_database WHERE datname = current_database()")).toEqual({ owner: 'paycollect' });
   expect(
     await one(
       runtime,
-      `SELECT count(*)::int AS n, string_agg(c.relname || ':' || c.relkind::text, ',') AS debug FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      `SELECT count(*)::int AS n, string_agg(c.relname || ':' || c.relkind::text || ':' || pg_get_userbyid(c.relowner), ',' ORDER BY c.relname) AS debug FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE n.nspname IN ('public', 'pgboss') AND pg_get_userbyid(c.relowner) <> 'paycollect'`,
     ),
-  ).toEqual({ n: 0, debug: null });
+  ).toEqual({
+    n: 6,
+    debug:
+      'audit_log:r:paycollect_audit,audit_log_brand_idx:i:paycollect_audit,audit_log_created_idx:i:paycollect_audit,audit_log_id_seq:S:paycollect_audit,audit_log_pkey:i:paycollect_audit,audit_log_target_idx:i:paycollect_audit',
+  });
   expect(
     await one(
       runtime,
-      `SELECT count(*)::int AS n FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+      `SELECT string_agg(p.proname || ':' || pg_get_userbyid(p.proowner), ',') AS other FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
         WHERE n.nspname IN ('public', 'pgboss') AND pg_get_userbyid(p.proowner) <> 'paycollect'`,
     ),
-  ).toEqual({ n: 0 });
+  ).toEqual({ other: 'audit_log_append_only:paycollect_audit' });
   // A superuser could read server files; this role cannot.
   await expect(runtime.deps.orm.em.getConnection().execute("SELECT pg_read_file('postmaster.pid')")).rejects.toThrow(/permission denied/);
   // Writing through the application and the job queue works.

@@ -84,6 +84,23 @@ describe('paste a missed SMS', () => {
   });
 });
 
+describe('paste for a revoked device', () => {
+  it('is refused with 409 DEVICE_REVOKED naming device_id: nothing stored, the payment it would prove stays open', async () => {
+    const scene = await smsScene(t);
+    const trxId = newGatewayTrxId();
+    const { transaction } = await seedPayment(t, scene, { amount: '310.00', status: 'awaiting_verification', gatewayTrxId: trxId });
+    const revoked = await adminRequest(t, 'POST', `/devices/${scene.device.deviceId}/revocations`);
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
+    const before = Number((await t.sql<{ n: string }>('SELECT count(*) AS n FROM sms_records'))[0]!.n);
+    const res = await paste({ device_id: scene.device.deviceId, sender: 'bKash', body: smsBodies.bkash('310.00', trxId, '01712345515'), received_at: new Date().toISOString() });
+    expect(res.status, JSON.stringify(res.body)).toBe(409);
+    expect(res.body.errors[0]).toMatchObject({ code: 'DEVICE_REVOKED', field: 'device_id' });
+    expect(Number((await t.sql<{ n: string }>('SELECT count(*) AS n FROM sms_records'))[0]!.n)).toBe(before);
+    expect((await transactionRow(t, transaction.id)).status).toBe('awaiting_verification');
+    expect(await auditRows(t, 'sms_record.paste').then((rows) => rows.filter((a) => a.brand_id === String(scene.brandId)))).toHaveLength(0);
+  });
+});
+
 describe('backfill requests', () => {
   let scene: SmsScene;
   beforeAll(async () => {

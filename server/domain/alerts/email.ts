@@ -1,4 +1,5 @@
 import nodemailer from 'nodemailer';
+import { escapeControlCharacters } from '../../../contract/common/text.ts';
 
 export interface AlertMail {
   id: number;
@@ -13,17 +14,24 @@ export interface AlertMail {
  * The mail an operator gets: the subject and the alert's details, which hold
  * only ids, counts, names and timestamps (see raise.ts), so no SMS text,
  * customer data or secrets can reach a mail box through here.
+ *
+ * Names come from devices, admins and forwarded SMS (a sender), some stored
+ * before names were checked: every value is printed with its control
+ * characters escaped, so a line break in one cannot forge a line of the mail
+ * (another "Brand:" or "Raised at:") or of its subject.
  */
 function renderAlertMail(alert: AlertMail): { subject: string; text: string } {
+  const show = (v: unknown) => escapeControlCharacters(v === null ? '-' : String(v));
+  const subject = show(alert.subject);
   const lines = [
-    alert.subject,
+    subject,
     '',
-    `Alert: ${alert.type} (#${alert.id})`,
+    `Alert: ${show(alert.type)} (#${alert.id})`,
     `Brand: ${alert.brandId}`,
     `Raised at: ${alert.createdAt.toISOString()}`,
-    ...Object.entries(alert.details).map(([k, v]) => `${k}: ${v === null ? '-' : String(v)}`),
+    ...Object.entries(alert.details).map(([k, v]) => `${show(k)}: ${show(v)}`),
   ];
-  return { subject: `[Paycollect alert] ${alert.subject}`, text: `${lines.join('\n')}\n` };
+  return { subject: `[Paycollect alert] ${subject}`, text: `${lines.join('\n')}\n` };
 }
 
 /**

@@ -127,3 +127,39 @@ export async function followCheckoutStatus(
   else refresh();
   return { stop };
 }
+
+export interface StreamSlots {
+  /** A place for one more stream of this client, or null when it holds `max` already; the function gives it back (once). */
+  take(client: string): (() => void) | null;
+  /** Open streams of one client (all clients without one). */
+  count(client?: string): number;
+}
+
+/**
+ * Open status streams per client in this process. The per-process bound
+ * (CHECKOUT_STREAMS_MAX) alone let one client hold every place, and so turn
+ * every other customer's page to polling; per client, one connection can hold
+ * only a few customers' worth of tabs.
+ */
+export function streamSlots(max: number): StreamSlots {
+  const open = new Map<string, number>();
+  let total = 0;
+  return {
+    take(client) {
+      const n = open.get(client) ?? 0;
+      if (n >= max) return null;
+      open.set(client, n + 1);
+      total++;
+      let given = false;
+      return () => {
+        if (given) return;
+        given = true;
+        total--;
+        const left = (open.get(client) ?? 1) - 1;
+        if (left > 0) open.set(client, left);
+        else open.delete(client);
+      };
+    },
+    count: (client) => (client === undefined ? total : (open.get(client) ?? 0)),
+  };
+}

@@ -21,8 +21,10 @@ export async function pasteSms(
   who: AuditActor,
   input: { deviceId: number; sender: string; body: string; receivedAt: Date; operatorName: string | null },
 ): Promise<{ id: number; duplicateOf: number | null }> {
-  const device = await db(em).selectFrom('devices').select('brand_id').where('id', '=', input.deviceId).executeTakeFirst();
+  const device = await db(em).selectFrom('devices').select(['brand_id', 'status']).where('id', '=', input.deviceId).executeTakeFirst();
   if (!device) throw new AppError('DEVICE_NOT_FOUND', undefined, { field: 'device_id' });
+  // A revoked phone's SMS are no longer trusted as evidence when forwarded; an operator cannot bring them in by hand either.
+  if (device.status === 'revoked') throw new AppError('DEVICE_REVOKED', undefined, { field: 'device_id' });
   const brandId = device.brand_id;
   const [result] = await ingestSmsBatch(em, { cipher: deps.cipher, hashKey: deps.hashKey, match: deps.match, onMatchError: deps.onMatchError }, { brandId, deviceId: input.deviceId }, [
     {

