@@ -48,6 +48,7 @@ export const pastedSmsRequestSchema = z
       .string()
       .min(1)
       .max(64)
+      .regex(/^[^\p{Cc}]*$/u, 'sender must not contain control characters')
       .refine((s) => s.trim() !== '', 'sender must not be blank')
       .describe('Sender exactly as the phone shows it, e.g. `bKash`; not trimmed (a sender with characters outside printable ASCII is not an official sender).'),
     body: z.string().trim().min(1).max(2000).describe('The SMS text, as received.'),
