@@ -422,6 +422,18 @@ async function forwardInRequests(device: PairedDevice, messages: OutgoingSms[], 
   }
 }
 
+describe('a pasted SMS: the sender as typed is evidence too', () => {
+  it.each(['\ufeffbKash', 'bKash\ufeff', '\u00a0bKash', '\u3000bKash\u2028', '\u2000bKash', '\u1680bKash', ' bKash'])('%j completes nothing and is stored as given', async (sender) => {
+    const s = await scene({ senders: ['bKash'] });
+    const x = newGatewayTrxId();
+    const p = await claim(s, '60.00', x);
+    const res = await adminRequest(t, 'POST', '/sms-records', { device_id: s.device.deviceId, sender, body: noBalance('60.00', x), received_at: secondsAgo(2) });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.data).toMatchObject({ match_status: 'no_match', sender });
+    expect((await transactionRow(t, p.transaction.id)).status).toBe('awaiting_verification');
+  });
+});
+
 describe('property: forged credits after a break, however they are split into requests', () => {
   it('never complete', async () => {
     await fc.assert(
