@@ -5,6 +5,7 @@ import { Badge, StatusBadge, cx, money, time } from '../components/ui.tsx';
 
 export type Tx = z.output<typeof adminTransactionSchema>;
 export type Sms = z.output<typeof adminSmsRecordSchema>;
+type BalanceChainState = NonNullable<Sms['balance_chain']['state']>;
 
 type Check = 'same' | 'differs' | 'unknown';
 function compare(a: string | null | undefined, b: string | null | undefined, norm = (s: string) => s.trim().toUpperCase()): Check {
@@ -17,13 +18,15 @@ function CheckMark({ check }: { check: Check }) {
   return <Badge>–</Badge>;
 }
 
-const CHAIN: Record<string, { text: string; tone: 'green' | 'amber' | 'red' | 'gray' }> = {
+const CHAIN: Record<BalanceChainState, { text: string; tone: 'green' | 'amber' | 'red' | 'gray' }> = {
   first: { text: 'first balance seen on this phone', tone: 'gray' },
   follows: { text: 'follows the previous balance', tone: 'green' },
-  after_break: { text: 'follows a message that broke the chain', tone: 'amber' },
+  repaired: { text: 'follows a message that arrived later and filled the gap', tone: 'green' },
+  after_break: { text: 'follows, but the chain broke before it and is not repaired: check the wallet', tone: 'amber' },
   mismatch: { text: 'contradicts the previous balance', tone: 'red' },
   impossible: { text: 'lower than the credit itself', tone: 'red' },
   unreadable: { text: 'balance not readable', tone: 'amber' },
+  missing: { text: "no balance, though this wallet's messages carry one", tone: 'amber' },
 };
 
 /**
