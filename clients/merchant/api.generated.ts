@@ -286,7 +286,7 @@ export interface Customer {
 export interface WebhookEndpoint {
   /** Endpoint id (`/api/v1/webhooks/endpoints/{id}`). */
   id: number;
-  /** The only mode whose events it receives: the mode of the key that created it. Null: both modes (the endpoint set through the singular `PUT /api/v1/webhooks/endpoint`); the body's `livemode` tells them apart. */
+  /** The only mode whose events it receives: the mode of the key that created it. Null: both modes (the endpoint a live key set through the singular `PUT /api/v1/webhooks/endpoint`; it receives live events, so only a live key sees and manages it); the body's `livemode` tells them apart. */
   mode: "live" | "test" | null;
   /** Where deliveries are POSTed. */
   url: string;
@@ -317,7 +317,7 @@ export interface WebhookEndpoint {
 export interface WebhookEndpointCreated {
   /** Endpoint id (`/api/v1/webhooks/endpoints/{id}`). */
   id: number;
-  /** The only mode whose events it receives: the mode of the key that created it. Null: both modes (the endpoint set through the singular `PUT /api/v1/webhooks/endpoint`); the body's `livemode` tells them apart. */
+  /** The only mode whose events it receives: the mode of the key that created it. Null: both modes (the endpoint a live key set through the singular `PUT /api/v1/webhooks/endpoint`; it receives live events, so only a live key sees and manages it); the body's `livemode` tells them apart. */
   mode: "live" | "test" | null;
   /** Where deliveries are POSTed. */
   url: string;
@@ -957,7 +957,7 @@ export interface WebhooksResource<O = RequestOptions> {
   /**
    * Set the default webhook endpoint
    *
-   * An alias of the default endpoint (the first one the calling key sees): creates it when there is none, receiving both modes (201, with its signing secret shown once), or replaces its URL, events and enabled flag (200; the secret is kept). Prefer `POST /api/v1/webhooks/endpoints` for new integrations. Creates the endpoint (201, with its signing secret shown once) or replaces its URL, events and enabled flag (200; the secret is kept). Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}">`, `X-Webhook-Id` (the event id, stable across retries and replays: deduplicate on it), `X-Webhook-Event` and `X-Webhook-Attempt`; only a 2xx answer within the attempt timeout counts as delivered, redirects are not followed, and 410 disables the endpoint.
+   * An alias of the default endpoint (the first one the calling key sees; a test key sees only test endpoints): creates it when there is none (201, with its signing secret shown once): with a live key one receiving both modes, with a test key a test endpoint, since a test key never sets up, changes, rotates, disables or deletes anything that receives live events; or replaces its URL, events and enabled flag (200; the secret is kept). Prefer `POST /api/v1/webhooks/endpoints` for new integrations. Creates the endpoint (201, with its signing secret shown once) or replaces its URL, events and enabled flag (200; the secret is kept). Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}">`, `X-Webhook-Id` (the event id, stable across retries and replays: deduplicate on it), `X-Webhook-Event` and `X-Webhook-Attempt`; only a 2xx answer within the attempt timeout counts as delivered, redirects are not followed, and 410 disables the endpoint.
    *
    * `PUT /api/v1/webhooks/endpoint`
    */

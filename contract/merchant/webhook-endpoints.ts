@@ -23,7 +23,8 @@ const idParams = z.object({
  * health and enabled state; every event goes to every enabled endpoint that
  * subscribed to it and takes its mode, each delivery signed with that
  * endpoint's secret. A key sees and changes only endpoints of its own mode and
- * the both-modes one set through the singular route.
+ * the both-modes one set through the singular route with a live key (a live
+ * object: a test key sees only test endpoints).
  */
 export const webhookEndpointsContract = c.router(
   {

@@ -22,7 +22,7 @@ export const webhookEndpointSchema = z
     mode: z
       .enum(modes)
       .nullable()
-      .describe("The only mode whose events it receives: the mode of the key that created it. Null: both modes (the endpoint set through the singular `PUT /api/v1/webhooks/endpoint`); the body's `livemode` tells them apart."),
+      .describe("The only mode whose events it receives: the mode of the key that created it. Null: both modes (the endpoint a live key set through the singular `PUT /api/v1/webhooks/endpoint`; it receives live events, so only a live key sees and manages it); the body's `livemode` tells them apart."),
     url: z.string().describe('Where deliveries are POSTed.'),
     description: z.string().describe('Your own label for it; may be empty.'),
     events: z.array(webhookEventNameSchema).describe('Events delivered to this endpoint.'),
@@ -166,7 +166,7 @@ export const webhooksContract = c.router(
       path: '/webhooks/endpoint',
       summary: 'Set the default webhook endpoint',
       description:
-        'An alias of the default endpoint (the first one the calling key sees): creates it when there is none, receiving both modes (201, with its signing secret shown once), or replaces its URL, events and enabled flag (200; the secret is kept). Prefer `POST /api/v1/webhooks/endpoints` for new integrations. Creates the endpoint (201, with its signing secret shown once) or replaces its URL, events and enabled flag (200; the secret is kept). Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}">`, `X-Webhook-Id` (the event id, stable across retries and replays: deduplicate on it), `X-Webhook-Event` and `X-Webhook-Attempt`; only a 2xx answer within the attempt timeout counts as delivered, redirects are not followed, and 410 disables the endpoint.',
+        'An alias of the default endpoint (the first one the calling key sees; a test key sees only test endpoints): creates it when there is none (201, with its signing secret shown once): with a live key one receiving both modes, with a test key a test endpoint, since a test key never sets up, changes, rotates, disables or deletes anything that receives live events; or replaces its URL, events and enabled flag (200; the secret is kept). Prefer `POST /api/v1/webhooks/endpoints` for new integrations. Creates the endpoint (201, with its signing secret shown once) or replaces its URL, events and enabled flag (200; the secret is kept). Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}">`, `X-Webhook-Id` (the event id, stable across retries and replays: deduplicate on it), `X-Webhook-Event` and `X-Webhook-Attempt`; only a 2xx answer within the attempt timeout counts as delivered, redirects are not followed, and 410 disables the endpoint.',
       body: putWebhookEndpointBodySchema,
       responses: { 200: ok(webhookEndpointSchema), 201: ok(webhookEndpointCreatedSchema) },
       metadata: endpointMeta(['WEBHOOK_URL_NOT_ALLOWED']),

@@ -118,9 +118,9 @@ describe('the endpoint collection', () => {
     const test = await b.test.webhookEndpoints.create({ url: `${receiver.url}/mode-test`, events: ['payment.completed'] });
     expect([live.mode, test.mode]).toEqual(['live', 'test']);
 
-    // Each key sees its own mode's endpoints and the both-modes one.
+    // The live key sees its mode's endpoints and the both-modes one (a live object); the test key only its own.
     expect((await b.live.webhookEndpoints.list()).map((e) => e.id)).toEqual([single.id, live.id]);
-    expect((await b.test.webhookEndpoints.list()).map((e) => e.id)).toEqual([single.id, test.id]);
+    expect((await b.test.webhookEndpoints.list()).map((e) => e.id)).toEqual([test.id]);
     await expect(b.live.webhookEndpoints.get(test.id)).rejects.toMatchObject({ code: 'WEBHOOK_ENDPOINT_NOT_FOUND' });
 
     await emit(b.brandId, 'test');
@@ -143,10 +143,52 @@ describe('the endpoint collection', () => {
     expect(put).toMatchObject({ id: first.id, url: `${receiver.url}/alias-1b`, events: ['refund.failed'] });
     expect('secret' in put).toBe(false);
     expect(await b.live.webhookEndpoints.list()).toHaveLength(2);
-    // The test key sees no endpoint of its own: PUT creates a both-modes one.
+    // The test key sees no endpoint of its own: PUT creates a test one (never one that receives live events).
     const created = await b.test.webhooks.putEndpoint({ url: `${receiver.url}/alias-t`, events: ['payment.completed'] });
-    expect(created).toMatchObject({ mode: null });
+    expect(created).toMatchObject({ mode: 'test' });
     expect('secret' in created && created.secret).toMatch(/^whsec_/);
+  });
+});
+
+describe('a test key never touches what receives live events', () => {
+  it('cannot repoint, disable, rotate, delete or read the both-modes endpoint, and live events keep reaching the merchant', async () => {
+    const b = await brandWithKeys('No Takeover');
+    const single = await b.live.webhooks.putEndpoint({ url: `${receiver.url}/merchant`, events: ['payment.completed'] });
+    expect(single).toMatchObject({ mode: null });
+    const secret = 'secret' in single ? single.secret! : '';
+    const asTest = (method: string, path: string, body?: unknown) => t.request(method, `/api/v1${path}`, { token: b.testKey, ...(body ? { body } : {}) });
+
+    // By id, through every plural route: not found, like another brand's.
+    for (const [method, path, body] of [
+      ['GET', `/webhooks/endpoints/${single.id}`],
+      ['PATCH', `/webhooks/endpoints/${single.id}`, { url: `${receiver.url}/attacker` }],
+      ['PATCH', `/webhooks/endpoints/${single.id}`, { enabled: false }],
+      ['POST', `/webhooks/endpoints/${single.id}/secret-rotations`],
+      ['DELETE', `/webhooks/endpoints/${single.id}`],
+    ] as const) {
+      const res = await asTest(method, path, body);
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.body.errors[0].code).toBe('WEBHOOK_ENDPOINT_NOT_FOUND');
+    }
+    expect((await asTest('GET', '/webhooks/endpoints')).body.data).toEqual([]);
+    // The singular routes: the test key's own (test) endpoint, created by its PUT; the live one is untouched.
+    expect((await asTest('GET', '/webhooks/endpoint')).status).toBe(404);
+    expect((await asTest('POST', '/webhooks/endpoint/secret-rotations')).status).toBe(404);
+    const put = await asTest('PUT', '/webhooks/endpoint', { url: `${receiver.url}/attacker`, events: ['payment.completed'], enabled: true });
+    expect(put.status, JSON.stringify(put.body)).toBe(201);
+    expect(put.body.data).toMatchObject({ mode: 'test' });
+    expect(put.body.data.id).not.toBe(single.id);
+    expect((await asTest('POST', '/webhooks/endpoint/secret-rotations')).status).toBe(201);
+    expect(await b.live.webhooks.getEndpoint()).toMatchObject({ id: single.id, url: `${receiver.url}/merchant`, enabled: true, previous_secret_expires_at: null });
+
+    // A live event reaches the merchant, signed with the secret it was given; nothing goes to the test key's URL.
+    const event = await emit(b.brandId, 'live');
+    const publicId = await eventIdOf(event.eventId);
+    await receiver.waitFor(() => at('/hooks/merchant').some((r) => r.headers['x-webhook-id'] === publicId));
+    const req = at('/hooks/merchant').find((r) => r.headers['x-webhook-id'] === publicId)!;
+    expect(constructEvent(req.rawBody, req.headers as Record<string, string>, secret)).toMatchObject({ livemode: true });
+    await waitForQueuesDrained(t, [DELIVER_QUEUE]);
+    expect(at('/hooks/attacker').filter((r) => r.headers['x-webhook-id'] === publicId)).toEqual([]);
   });
 });
 

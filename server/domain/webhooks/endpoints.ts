@@ -78,13 +78,18 @@ export function signingSecrets(cipher: PiiCipher, row: { brand_id: number | stri
   return [row.secret_encrypted, ...liveSecrets(row, now).map((p) => p.secret)].map((token) => cipher.decryptUnbound(token, context));
 }
 
-/** A key sees the endpoints of its own mode and the both-modes one(s). */
+/**
+ * What a key of `mode` sees and manages: a test key only test endpoints; a live
+ * key live ones and the both-modes one(s). A both-modes endpoint receives live
+ * events, so it is a live object: a test key can neither read, change, rotate,
+ * disable nor delete it (it answers as not found), nor learn its URL.
+ */
 function selectEndpoints(em: EntityManager, brandId: number, mode: Mode) {
   return db(em)
     .selectFrom('webhook_endpoints')
     .selectAll()
     .where('brand_id', '=', brandId)
-    .where((eb) => eb.or([eb('mode', 'is', null), eb('mode', '=', mode)]))
+    .where((eb) => (mode === 'test' ? eb('mode', '=', 'test') : eb.or([eb('mode', 'is', null), eb('mode', '=', 'live')])))
     .orderBy('id');
 }
 
@@ -230,9 +235,11 @@ export async function deleteEndpoint(em: EntityManager, scope: { brandId: number
 }
 
 /**
- * The singular route: creates the brand's first endpoint (receiving both modes,
- * as it always has; its secret returned once) when the key sees none, or
- * replaces URL, events and enabled flag of the default one (the secret is kept).
+ * The singular route: creates the key's first endpoint when it sees none (its
+ * secret returned once): with a live key one receiving both modes, as it always
+ * has; with a test key a test endpoint, since a test key must never set up what
+ * receives live events. Otherwise it replaces URL, events and enabled flag of the
+ * default one (the secret is kept).
  */
 export async function putEndpoint(
   em: EntityManager,
@@ -251,7 +258,7 @@ export async function putEndpoint(
       throw err;
     });
     if (row) return { endpoint: await updateRow(tx, row, input), created: false, secret: null };
-    const made = await insertEndpoint(tx, cipher, scope.brandId, null, input);
+    const made = await insertEndpoint(tx, cipher, scope.brandId, scope.mode === 'test' ? 'test' : null, input);
     return { endpoint: made.endpoint, created: true, secret: made.secret };
   });
 }
@@ -282,9 +289,23 @@ export async function rotateSecret(
   });
 }
 
-/** Locks the endpoint a test event goes to; not found and disabled are refused. */
+/**
+ * Locks the endpoint a test event goes to; not found and disabled are refused.
+ * A sample of `mode` may go wherever that mode's real events go (an endpoint of
+ * the mode, or a both-modes one): sending it changes nothing there.
+ */
 export async function endpointForTest(tx: EntityManager, scope: { brandId: number; mode: Mode }, id: number | null): Promise<number> {
-  const row = await findRow(tx, scope.brandId, scope.mode, id, 'FOR SHARE');
+  let q = db(tx)
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('brand_id', '=', scope.brandId)
+    .where((eb) => eb.or([eb('mode', 'is', null), eb('mode', '=', scope.mode)]))
+    .orderBy('id')
+    .limit(1)
+    .forShare();
+  if (id !== null) q = q.where('id', '=', id);
+  const row = await q.executeTakeFirst();
+  if (!row) throw new AppError('WEBHOOK_ENDPOINT_NOT_FOUND');
   if (!row.enabled) throw new AppError('INVALID_STATE', 'The webhook endpoint is disabled: enable it first');
   return row.id;
 }
