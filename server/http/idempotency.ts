@@ -3,6 +3,7 @@ import { AppError } from '../../contract/common/errors.ts';
 import type { RouteMeta } from '../../contract/common/meta.ts';
 import { completeKey, groupedClaims, releaseKey, requestHash } from '../domain/idempotency/service.ts';
 import type { EntityManager, Orm } from '../infra/database/orm.ts';
+import type { Mode } from '../../contract/common/mode.ts';
 import type { Logger } from '../infra/logger.ts';
 import { isDatabaseUnavailable, sendCode } from './errors.ts';
 
@@ -41,14 +42,12 @@ export function idempotency({ logger, orm }: { logger: Logger; orm: Orm }): Requ
     if (!KEY_RE.test(key)) {
       return next(new AppError('VALIDATION_ERROR', 'Must be 1 to 255 visible ASCII characters', { field: 'idempotency-key' }));
     }
-    const scope = { brandId: req.principal.brandId, key };
-    // Keys are stored per brand, and both modes' keys share them: a test request
-    // hashes differently, so the same key used in the other mode is a 409,
-    // never the replay of the other mode's response. Live hashes are as before.
-    const path = req.baseUrl + req.path;
-    const hash = requestHash(req.method, req.principal.mode === 'test' ? `test:${path}` : path, req.body);
+    // Keys are stored per brand and mode: the same key in the other mode is another key, so a test request
+    // can neither take a live key first nor be answered with the other mode's response.
+    const scope = { brandId: req.principal.brandId, mode: req.principal.mode, key };
+    const hash = requestHash(req.method, req.baseUrl + req.path, req.body);
     const run = async () => {
-      const claim = await claimKey({ brandId: scope.brandId, key, hash });
+      const claim = await claimKey({ ...scope, hash });
       switch (claim.kind) {
         case 'replay':
           res.status(claim.status).setHeader('Idempotent-Replayed', 'true');
@@ -59,7 +58,7 @@ export function idempotency({ logger, orm }: { logger: Logger; orm: Orm }): Requ
         case 'in_progress':
           return next(new AppError('IDEMPOTENCY_REQUEST_IN_PROGRESS', undefined, { field: 'idempotency-key', headers: { 'Retry-After': '1' } }));
         case 'execute': {
-          const release = releaseWithRetry(() => releaseKey(orm.em.fork(), scope.brandId, key, claim.token), logger);
+          const release = releaseWithRetry(() => releaseKey(orm.em.fork(), scope, claim.token), logger);
           const tx = orm.em.fork();
           try {
             await tx.begin();
@@ -115,7 +114,7 @@ function captureResponse(
   logger: Logger,
   tx: EntityManager,
   release: () => Promise<void>,
-  claim: { brandId: number; key: string; token: string },
+  claim: { brandId: number; mode: Mode; key: string; token: string },
 ): void {
   const send = res.json.bind(res);
   let settled = false;
@@ -130,7 +129,7 @@ function captureResponse(
         return;
       }
       // Fails (and rolls everything back) if a stale-lock takeover gave the key to another run.
-      await completeKey(tx, claim.brandId, claim.key, claim.token, status, JSON.stringify(body));
+      await completeKey(tx, claim, claim.token, status, JSON.stringify(body));
       await tx.commit();
     };
     finish().then(

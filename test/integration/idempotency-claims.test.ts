@@ -27,34 +27,35 @@ describe('claiming idempotency keys in groups', () => {
     const held = fresh();
     // Stored beforehand: a completed key, and one still held by a running request.
     const [setup1, setup2, setup3] = await claimKeys(em(), [
-      { brandId: brandA, key: done, hash: h('h-done') },
-      { brandId: brandA, key: doneOtherBody, hash: h('h-done2') },
-      { brandId: brandA, key: held, hash: h('h-held') },
+      { brandId: brandA, mode: 'live', key: done, hash: h('h-done') },
+      { brandId: brandA, mode: 'live', key: doneOtherBody, hash: h('h-done2') },
+      { brandId: brandA, mode: 'live', key: held, hash: h('h-held') },
     ]);
     expect([setup1!.kind, setup2!.kind, setup3!.kind]).toEqual(['execute', 'execute', 'execute']);
     for (const [key, claim] of [[done, setup1], [doneOtherBody, setup2]] as const) {
       const tx = em();
       await tx.begin();
-      await completeKey(tx, brandA, key, (claim as { token: string }).token, 201, '{"ok":true}');
+      await completeKey(tx, { brandId: brandA, mode: 'live', key }, (claim as { token: string }).token, 201, '{"ok":true}');
       await tx.commit();
     }
 
     const shared = fresh();
     const group: ClaimRequest[] = [
-      { brandId: brandA, key: shared, hash: h('h1') }, // new: runs
-      { brandId: brandB, key: shared, hash: h('h1') }, // same key, other brand: runs too
-      { brandId: brandA, key: shared, hash: h('h1') }, // same request again: the first holds it
-      { brandId: brandA, key: shared, hash: h('h2') }, // same key, other body
-      { brandId: brandA, key: done, hash: h('h-done') }, // completed: replayed
-      { brandId: brandA, key: doneOtherBody, hash: h('nope') }, // completed, other body
-      { brandId: brandA, key: held, hash: h('h-held') }, // still running elsewhere
-      { brandId: brandA, key: held, hash: h('h-other') },
+      { brandId: brandA, mode: 'live', key: shared, hash: h('h1') }, // new: runs
+      { brandId: brandB, mode: 'live', key: shared, hash: h('h1') }, // same key, other brand: runs too
+      { brandId: brandA, mode: 'test', key: shared, hash: h('h1') }, // same key, other mode: another key, runs too
+      { brandId: brandA, mode: 'live', key: shared, hash: h('h1') }, // same request again: the first holds it
+      { brandId: brandA, mode: 'live', key: shared, hash: h('h2') }, // same key, other body
+      { brandId: brandA, mode: 'live', key: done, hash: h('h-done') }, // completed: replayed
+      { brandId: brandA, mode: 'live', key: doneOtherBody, hash: h('nope') }, // completed, other body
+      { brandId: brandA, mode: 'live', key: held, hash: h('h-held') }, // still running elsewhere
+      { brandId: brandA, mode: 'live', key: held, hash: h('h-other') },
     ];
     const claims = await claimKeys(em(), group);
-    expect(claims.map((c) => c.kind)).toEqual(['execute', 'execute', 'in_progress', 'reused', 'replay', 'reused', 'in_progress', 'reused']);
-    expect(claims[4]).toEqual({ kind: 'replay', status: 201, body: '{"ok":true}' });
+    expect(claims.map((c) => c.kind)).toEqual(['execute', 'execute', 'execute', 'in_progress', 'reused', 'replay', 'reused', 'in_progress', 'reused']);
+    expect(claims[5]).toEqual({ kind: 'replay', status: 201, body: '{"ok":true}' });
     const rows = await t.sql<{ n: string }>('SELECT count(*) AS n FROM idempotency_keys WHERE key = $1', [shared]);
-    expect(Number(rows[0]!.n)).toBe(2);
+    expect(Number(rows[0]!.n)).toBe(3);
   });
 
   it('grouped: concurrent claims share statements, and of racing requests with one key exactly one runs', async () => {
@@ -64,9 +65,9 @@ describe('claiming idempotency keys in groups', () => {
       return em();
     });
     const key = fresh();
-    const requests = [
-      ...Array.from({ length: 20 }, () => ({ brandId: brandA, key, hash: h('same') })),
-      ...Array.from({ length: 40 }, () => ({ brandId: brandB, key: fresh(), hash: h('x') })),
+    const requests: ClaimRequest[] = [
+      ...Array.from({ length: 20 }, () => ({ brandId: brandA, mode: 'live' as const, key, hash: h('same') })),
+      ...Array.from({ length: 40 }, () => ({ brandId: brandB, mode: 'live' as const, key: fresh(), hash: h('x') })),
     ];
     const claims = await Promise.all(requests.map((r) => claim(r)));
     expect(claims.slice(0, 20).filter((c) => c.kind === 'execute')).toHaveLength(1);

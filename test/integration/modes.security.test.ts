@@ -147,16 +147,22 @@ describe('a key sees only its own mode', () => {
     expect(await names(liveKey)).not.toContain('Test Person');
   });
 
-  it('an Idempotency-Key used by the test key is never replayed to the live key', async () => {
+  it('an Idempotency-Key is per mode: a test request neither takes nor blocks the live key, and each mode replays its own', async () => {
     const headers = { 'Idempotency-Key': `order-${randomBytes(4).toString('hex')}` };
     const body = { amount: '250.00', currency: 'BDT', reference: 'same-body' };
     const test = await t.request('POST', '/api/v1/payments', { token: testKey, body, headers });
     expect(test.status).toBe(201);
-    const live = await t.request('POST', '/api/v1/payments', { token: liveKey, body, headers });
-    expectError(live, 409, 'IDEMPOTENCY_KEY_REUSED', 'idempotency-key');
-    // The test key still replays its own.
+    // The live request with the same key (and even another body) is a request of its own.
+    const live = await t.request('POST', '/api/v1/payments', { token: liveKey, body: { ...body, amount: '260.00' }, headers });
+    expect(live.status, JSON.stringify(live.body)).toBe(201);
+    expect(live.headers.get('idempotent-replayed')).toBeNull();
+    expect(live.body.data).toMatchObject({ amount: '260.00', livemode: true });
+    expect(live.body.data.payment_id).not.toBe(test.body.data.payment_id);
+    // Each key replays its own mode's response.
     const again = await t.request('POST', '/api/v1/payments', { token: testKey, body, headers });
     expect([again.status, again.headers.get('idempotent-replayed'), again.body.data.payment_id]).toEqual([201, 'true', test.body.data.payment_id]);
+    const liveAgain = await t.request('POST', '/api/v1/payments', { token: liveKey, body: { ...body, amount: '260.00' }, headers });
+    expect([liveAgain.status, liveAgain.headers.get('idempotent-replayed'), liveAgain.body.data.payment_id]).toEqual([201, 'true', live.body.data.payment_id]);
   });
 });
 

@@ -1,10 +1,12 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Brand } from '../brands/entities.ts';
+import { modes } from '../../../contract/common/mode.ts';
 
 /**
- * The first response to an `Idempotency-Key`, per brand; see service.ts for the
- * protocol. Insert-first: the unique (brand, key) decides which of two
- * concurrent requests runs. Mirrors migration 0003.
+ * The first response to an `Idempotency-Key`, per brand and mode (a test
+ * request never takes, blocks or replays a live key); see service.ts for the
+ * protocol. Insert-first: the unique (brand, mode, key) decides which of two
+ * concurrent requests runs.
  */
 export const IdempotencyKey = defineEntity({
   name: 'IdempotencyKey',
@@ -12,6 +14,8 @@ export const IdempotencyKey = defineEntity({
   properties: {
     id: p.bigint('number').primary().autoincrement().generated('by default as identity'),
     brand: () => p.manyToOne(Brand).foreignKeyName('idempotency_keys_brand_id_fkey').deleteRule('cascade').updateRule('no action'),
+    /** The mode of the key that sent it. */
+    mode: p.enum(modes).default('live'),
     key: p.string().length(255),
     requestHash: p.string().columnType('char(64)'),
     lockToken: p.uuid().nullable(),
@@ -22,7 +26,7 @@ export const IdempotencyKey = defineEntity({
     completedAt: p.datetime().nullable(),
   },
   checks: [{ name: 'idempotency_keys_check', expression: '(completed_at IS NULL) = (response_status IS NULL)' }],
-  uniques: [{ name: 'idempotency_keys_brand_key_uniq', properties: ['brand', 'key'] }],
+  uniques: [{ name: 'idempotency_keys_brand_mode_key_uniq', properties: ['brand', 'mode', 'key'] }],
   // The purge job deletes by age.
   indexes: [{ name: 'idempotency_keys_created_idx', properties: ['createdAt'] }],
 });

@@ -4,13 +4,16 @@ import { db, prepared, rawStatement } from '../db.ts';
 import { grouped } from '../../infra/database/grouped.ts';
 import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
+import type { Mode } from '../../../contract/common/mode.ts';
 
 /**
  * Idempotency keys, insert-first: the request that inserts the key runs; any
- * other request with the same brand and key either replays the stored response
+ * other request with the same brand, mode and key either replays the stored response
  * (same request), is refused (another request: IDEMPOTENCY_KEY_REUSED) or is told
  * to retry (first one still running: IDEMPOTENCY_REQUEST_IN_PROGRESS). The unique
- * (brand_id, key) constraint, not a read-then-write check, decides the winner.
+ * (brand_id, mode, key) constraint, not a read-then-write check, decides the
+ * winner. Keys are per mode: a test request can never take a live key first
+ * (and block it for a day) or be answered with a live response.
  *
  * Keys are kept for at least KEY_TTL_HOURS: an older key counts as unused and is
  * taken over by the next request (and `purgeExpiredKeys` deletes them). The work
@@ -52,11 +55,12 @@ interface KeyRow {
 
 export interface ClaimRequest {
   brandId: number;
+  mode: Mode;
   key: string;
   hash: string;
 }
 
-const keyOf = (r: { brandId: number; key: string }) => `${r.brandId}\u0000${r.key}`;
+const keyOf = (r: { brandId: number; mode: Mode; key: string }) => `${r.brandId}\u0000${r.mode}\u0000${r.key}`;
 
 function decide(row: KeyRow, hash: string): Claim {
   if (row.request_hash !== hash) return { kind: 'reused' };
@@ -72,11 +76,11 @@ function decide(row: KeyRow, hash: string): Claim {
  * key) order, by WITH ORDINALITY), which the typed builder cannot say.
  */
 const insertClaims = rawStatement<{ lock_token: string }>(
-  `INSERT INTO idempotency_keys AS k (brand_id, key, request_hash, lock_token, locked_at)
-   SELECT v.brand_id, v.key, v.request_hash, v.lock_token, now()
-     FROM unnest($1::bigint[], $2::varchar[], $3::varchar[], $4::uuid[]) WITH ORDINALITY AS v (brand_id, key, request_hash, lock_token, ord)
+  `INSERT INTO idempotency_keys AS k (brand_id, mode, key, request_hash, lock_token, locked_at)
+   SELECT v.brand_id, v.mode, v.key, v.request_hash, v.lock_token, now()
+     FROM unnest($1::bigint[], $7::text[], $2::varchar[], $3::varchar[], $4::uuid[]) WITH ORDINALITY AS v (brand_id, mode, key, request_hash, lock_token, ord)
     ORDER BY v.ord
-   ON CONFLICT (brand_id, key) DO UPDATE
+   ON CONFLICT (brand_id, mode, key) DO UPDATE
      SET request_hash = EXCLUDED.request_hash, lock_token = EXCLUDED.lock_token, locked_at = now(),
          response_status = NULL, response_body = NULL, completed_at = NULL, created_at = now()
    WHERE k.created_at < now() - make_interval(hours => $5::integer)
@@ -103,7 +107,7 @@ export async function claimKeys(em: EntityManager, requests: readonly ClaimReque
   const firsts = [...firstOf.values()].sort((a, b) => {
     const x = requests[a]!;
     const y = requests[b]!;
-    return x.brandId - y.brandId || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
+    return x.brandId - y.brandId || (x.mode < y.mode ? -1 : x.mode > y.mode ? 1 : 0) || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
   });
   const tokens = new Map(firsts.map((i) => [i, randomUUID()]));
   const claimed = await insertClaims(em, [
@@ -113,6 +117,7 @@ export async function claimKeys(em: EntityManager, requests: readonly ClaimReque
     firsts.map((i) => tokens.get(i)!),
     KEY_TTL_HOURS,
     LOCK_TIMEOUT_SECONDS,
+    firsts.map((i) => requests[i]!.mode),
   ]);
   const won = new Set(claimed.map((r) => r.lock_token));
   const lost: number[] = [];
@@ -125,12 +130,12 @@ export async function claimKeys(em: EntityManager, requests: readonly ClaimReque
   if (lost.length) {
     const rows = await db(em)
       .selectFrom('idempotency_keys')
-      .select(['brand_id', 'key', 'request_hash', 'completed_at', 'response_status'])
+      .select(['brand_id', 'mode', 'key', 'request_hash', 'completed_at', 'response_status'])
       // The stored JSON text itself (a jsonb string), for a byte-identical replay.
       .select(sql<string | null>`response_body #>> '{}'`.as('response_body'))
-      .where((eb) => eb(eb.refTuple('brand_id', 'key'), 'in', lost.map((i) => eb.tuple(requests[i]!.brandId, requests[i]!.key))))
+      .where((eb) => eb(eb.refTuple('brand_id', 'mode', 'key'), 'in', lost.map((i) => eb.tuple(requests[i]!.brandId, requests[i]!.mode, requests[i]!.key))))
       .execute();
-    for (const row of rows) stored.set(keyOf({ brandId: row.brand_id, key: row.key }), row);
+    for (const row of rows) stored.set(keyOf({ brandId: row.brand_id, mode: row.mode, key: row.key }), row);
     for (const i of lost) {
       const row = stored.get(keyOf(requests[i]!));
       if (row) out[i] = decide(row, requests[i]!.hash);
@@ -167,12 +172,13 @@ export function groupedClaims(em: () => EntityManager): (request: ClaimRequest) 
 }
 
 /** completeKey's UPDATE, run by every keyed request, compiled once (db.ts `prepared`; BENCHMARKS.md, "Data layer"). */
-const completeKeyStatement = prepared((k, $: { brandId: number; key: string; token: string; status: number; bodyJson: string }) =>
+const completeKeyStatement = prepared((k, $: { brandId: number; mode: Mode; key: string; token: string; status: number; bodyJson: string }) =>
   k
     .updateTable('idempotency_keys')
     // A jsonb string of the exact text: jsonb objects would reorder keys.
     .set({ response_status: $.status, response_body: sql`to_jsonb(${$.bodyJson}::text)`, completed_at: sql<Date>`now()`, lock_token: null })
     .where('brand_id', '=', $.brandId)
+    .where('mode', '=', $.mode)
     .where('key', '=', $.key)
     .where('lock_token', '=', $.token)
     .returning('id'),
@@ -183,19 +189,20 @@ const completeKeyStatement = prepared((k, $: { brandId: number; key: string; tok
  * is kept as the exact JSON text (a jsonb string: jsonb objects would reorder
  * keys), so replays are byte-identical.
  */
-export async function completeKey(em: EntityManager, brandId: number, key: string, token: string, status: number, bodyJson: string): Promise<void> {
-  const rows = await completeKeyStatement.execute(em, { brandId, key, token, status, bodyJson });
+export async function completeKey(em: EntityManager, scope: { brandId: number; mode: Mode; key: string }, token: string, status: number, bodyJson: string): Promise<void> {
+  const rows = await completeKeyStatement.execute(em, { ...scope, token, status, bodyJson });
   // Another run took the key over (this one outlived the lock timeout): the caller
   // must roll its work back rather than commit a second execution.
   if (rows.length === 0) throw new Error('idempotency key is no longer held by this request');
 }
 
 /** Frees the key after a failure that must not be replayed (5xx, dropped connection). */
-export async function releaseKey(em: EntityManager, brandId: number, key: string, token: string): Promise<void> {
+export async function releaseKey(em: EntityManager, scope: { brandId: number; mode: Mode; key: string }, token: string): Promise<void> {
   await db(em)
     .deleteFrom('idempotency_keys')
-    .where('brand_id', '=', brandId)
-    .where('key', '=', key)
+    .where('brand_id', '=', scope.brandId)
+    .where('mode', '=', scope.mode)
+    .where('key', '=', scope.key)
     .where('lock_token', '=', token)
     .where('completed_at', 'is', null)
     .execute();

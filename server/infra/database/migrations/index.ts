@@ -25,6 +25,7 @@ import { Migration0024SmsDismissals } from './0024-sms-dismissals.ts';
 import { Migration0025DevicePresenceHistory } from './0025-device-presence-history.ts';
 import { Migration0026CheckInvariant } from './0026-check-invariant.ts';
 import { Migration0027ChainOrder } from './0027-chain-order.ts';
+import { Migration0028IdempotencyPerMode } from './0028-idempotency-per-mode.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -57,4 +58,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0025-device-presence-history', class: Migration0025DevicePresenceHistory },
   { name: '0026-check-invariant', class: Migration0026CheckInvariant },
   { name: '0027-chain-order', class: Migration0027ChainOrder },
+  { name: '0028-idempotency-per-mode', class: Migration0028IdempotencyPerMode },
 ];
