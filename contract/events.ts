@@ -85,6 +85,10 @@ const envelope = <E extends WebhookEventName, D extends z.ZodType>(event: E, dat
       event: z.literal(event),
       created_at: timestampSchema.describe('When the event happened.'),
       livemode: livemodeSchema.describe('False for an event of a test-mode object (or a test event sent with a test key); the same endpoint receives both modes.'),
+      test: z
+        .literal(true)
+        .optional()
+        .describe('Present, and true, only on a sample event sent by `POST /api/v1/webhooks/tests` (its ids name no real object; the delivery also carries `X-Webhook-Test: true`). Never act on one as on a real event.'),
       data,
     })
     .meta({ id });

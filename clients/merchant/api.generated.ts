@@ -593,6 +593,8 @@ export interface PaymentCompletedEvent {
     completed_at?: string | null | undefined;
     failure_reason?: string | null | undefined;
   };
+  /** Present, and true, only on a sample event sent by `POST /api/v1/webhooks/tests` (its ids name no real object; the delivery also carries `X-Webhook-Test: true`). Never act on one as on a real event. */
+  test?: true | undefined;
 }
 
 export interface PaymentFailedEvent {
@@ -620,6 +622,8 @@ export interface PaymentFailedEvent {
     completed_at?: string | null | undefined;
     failure_reason?: string | null | undefined;
   };
+  /** Present, and true, only on a sample event sent by `POST /api/v1/webhooks/tests` (its ids name no real object; the delivery also carries `X-Webhook-Test: true`). Never act on one as on a real event. */
+  test?: true | undefined;
 }
 
 export interface PaymentExpiredEvent {
@@ -647,6 +651,8 @@ export interface PaymentExpiredEvent {
     completed_at?: string | null | undefined;
     failure_reason?: string | null | undefined;
   };
+  /** Present, and true, only on a sample event sent by `POST /api/v1/webhooks/tests` (its ids name no real object; the delivery also carries `X-Webhook-Test: true`). Never act on one as on a real event. */
+  test?: true | undefined;
 }
 
 export interface PaymentCanceledEvent {
@@ -674,6 +680,8 @@ export interface PaymentCanceledEvent {
     completed_at?: string | null | undefined;
     failure_reason?: string | null | undefined;
   };
+  /** Present, and true, only on a sample event sent by `POST /api/v1/webhooks/tests` (its ids name no real object; the delivery also carries `X-Webhook-Test: true`). Never act on one as on a real event. */
+  test?: true | undefined;
 }
 
 export interface RefundCompletedEvent {
@@ -697,6 +705,8 @@ export interface RefundCompletedEvent {
     processed_at?: string | null | undefined;
     created_at?: string | undefined;
   };
+  /** Present, and true, only on a sample event sent by `POST /api/v1/webhooks/tests` (its ids name no real object; the delivery also carries `X-Webhook-Test: true`). Never act on one as on a real event. */
+  test?: true | undefined;
 }
 
 export interface RefundFailedEvent {
@@ -720,6 +730,8 @@ export interface RefundFailedEvent {
     processed_at?: string | null | undefined;
     created_at?: string | undefined;
   };
+  /** Present, and true, only on a sample event sent by `POST /api/v1/webhooks/tests` (its ids name no real object; the delivery also carries `X-Webhook-Test: true`). Never act on one as on a real event. */
+  test?: true | undefined;
 }
 
 export interface DeviceOfflineEvent {
@@ -738,6 +750,8 @@ export interface DeviceOfflineEvent {
     name?: string | null | undefined;
     last_heartbeat_at?: string | null | undefined;
   };
+  /** Present, and true, only on a sample event sent by `POST /api/v1/webhooks/tests` (its ids name no real object; the delivery also carries `X-Webhook-Test: true`). Never act on one as on a real event. */
+  test?: true | undefined;
 }
 
 export interface DeviceOnlineEvent {
@@ -756,6 +770,8 @@ export interface DeviceOnlineEvent {
     name?: string | null | undefined;
     last_heartbeat_at?: string | null | undefined;
   };
+  /** Present, and true, only on a sample event sent by `POST /api/v1/webhooks/tests` (its ids name no real object; the delivery also carries `X-Webhook-Test: true`). Never act on one as on a real event. */
+  test?: true | undefined;
 }
 
 export interface GatewaySmsUnparsedEvent {
@@ -778,6 +794,8 @@ export interface GatewaySmsUnparsedEvent {
     baseline_share: string;
     raised_at: string;
   };
+  /** Present, and true, only on a sample event sent by `POST /api/v1/webhooks/tests` (its ids name no real object; the delivery also carries `X-Webhook-Test: true`). Never act on one as on a real event. */
+  test?: true | undefined;
 }
 
 /** Every webhook event body, discriminated by `event`: `if (e.event === 'payment.completed') e.data.amount`. */
@@ -957,7 +975,7 @@ export interface WebhooksResource<O = RequestOptions> {
   /**
    * Set the default webhook endpoint
    *
-   * An alias of the default endpoint (the first one the calling key sees; a test key sees only test endpoints): creates it when there is none (201, with its signing secret shown once): with a live key one receiving both modes, with a test key a test endpoint, since a test key never sets up, changes, rotates, disables or deletes anything that receives live events; or replaces its URL, events and enabled flag (200; the secret is kept). Prefer `POST /api/v1/webhooks/endpoints` for new integrations. Creates the endpoint (201, with its signing secret shown once) or replaces its URL, events and enabled flag (200; the secret is kept). Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}">`, `X-Webhook-Id` (the event id, stable across retries and replays: deduplicate on it), `X-Webhook-Event` and `X-Webhook-Attempt`; only a 2xx answer within the attempt timeout counts as delivered, redirects are not followed, and 410 disables the endpoint.
+   * An alias of the default endpoint (the first one the calling key sees; a test key sees only test endpoints): creates it when there is none (201, with its signing secret shown once): with a live key one receiving both modes, with a test key a test endpoint, since a test key never sets up, changes, rotates, disables or deletes anything that receives live events; or replaces its URL, events and enabled flag (200; the secret is kept). Prefer `POST /api/v1/webhooks/endpoints` for new integrations. Creates the endpoint (201, with its signing secret shown once) or replaces its URL, events and enabled flag (200; the secret is kept). Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "{t}.{raw body}">`, `X-Webhook-Id` (the event id, stable across retries and replays: deduplicate on it), `X-Webhook-Event` and `X-Webhook-Attempt` (and `X-Webhook-Test: true` on a sample event, whose body says `"test": true`); only a 2xx answer within the attempt timeout counts as delivered, redirects are not followed, and 410 disables the endpoint.
    *
    * `PUT /api/v1/webhooks/endpoint`
    */

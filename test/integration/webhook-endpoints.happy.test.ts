@@ -186,7 +186,11 @@ describe('a test key never touches what receives live events', () => {
     const publicId = await eventIdOf(event.eventId);
     await receiver.waitFor(() => at('/hooks/merchant').some((r) => r.headers['x-webhook-id'] === publicId));
     const req = at('/hooks/merchant').find((r) => r.headers['x-webhook-id'] === publicId)!;
-    expect(constructEvent(req.rawBody, req.headers as Record<string, string>, secret)).toMatchObject({ livemode: true });
+    const real = constructEvent(req.rawBody, req.headers as Record<string, string>, secret);
+    expect(real).toMatchObject({ livemode: true });
+    // A real event is not marked as a sample.
+    expect('test' in real).toBe(false);
+    expect(req.headers['x-webhook-test']).toBeUndefined();
     await waitForQueuesDrained(t, [DELIVER_QUEUE]);
     expect(at('/hooks/attacker').filter((r) => r.headers['x-webhook-id'] === publicId)).toEqual([]);
   });

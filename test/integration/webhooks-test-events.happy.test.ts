@@ -59,8 +59,10 @@ describe('POST /api/v1/webhooks/tests', () => {
       const req = receiver.requests.find((r) => r.headers['x-webhook-id'] === delivery.event_id)!;
       expect(req.status).toBe(200);
       const verified = constructEvent(req.rawBody, req.headers as Record<string, string>, secret);
-      expect(verified).toMatchObject({ id: delivery.event_id, event, livemode: false });
+      expect(verified).toMatchObject({ id: delivery.event_id, event, livemode: false, test: true });
       expect(req.headers['x-webhook-event']).toBe(event);
+      // Marked as a sample in the headers too, before the body is parsed.
+      expect(req.headers['x-webhook-test']).toBe('true');
       expect(req.rawBody).toBe(delivery.payload);
       const logged = await eventually(async () => {
         const list = await t.request('GET', '/api/v1/webhooks/deliveries', { token: testKey });

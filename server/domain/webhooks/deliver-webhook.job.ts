@@ -53,6 +53,8 @@ async function deliverWebhook(deps: AppDeps, settings: WebhookSettings, payload:
       'x-webhook-id': claim.eventId,
       'x-webhook-event': claim.event,
       'x-webhook-attempt': String(claim.attempt),
+      // A sample event (`test: true` in its body too): a receiver can tell it from a real one before parsing.
+      ...(claim.test ? { 'x-webhook-test': 'true' } : {}),
       'x-webhook-signature': signatureHeader(claim.secrets, timestamp, claim.payload),
     },
     timeoutMs: settings.webhook_timeout_ms,

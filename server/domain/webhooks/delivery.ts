@@ -49,6 +49,8 @@ export interface ClaimedAttempt {
   eventId: string;
   event: string;
   payload: string;
+  /** A sample sent by `POST /api/v1/webhooks/tests`: delivered with `X-Webhook-Test: true`. */
+  test: boolean;
   secrets: string[];
 }
 
@@ -113,6 +115,7 @@ export async function claimFirstAttempts(em: EntityManager, deliveryIds: readonl
       // Aliased: an output column named `event` would be converted as the deliveries' `event` relation.
       'e.event as event_name',
       'e.payload',
+      'e.is_test',
       'ep.brand_id',
       'ep.secret_encrypted',
       'ep.previous_secrets',
@@ -131,6 +134,7 @@ export async function claimFirstAttempts(em: EntityManager, deliveryIds: readonl
         eventId: row.public_id,
         event: row.event_name,
         payload: row.payload,
+        test: row.is_test,
         secrets: signingSecrets(opts.cipher, row),
       },
     ]),
@@ -168,6 +172,7 @@ export async function claimGeneral(em: EntityManager, deliveryId: number, opts: 
         // Aliased: an output column named `event` would be converted as the deliveries' `event` relation.
         'e.event as event_name',
         'e.payload',
+        'e.is_test',
         'ep.brand_id',
         'ep.url as endpoint_url',
         'ep.enabled',
@@ -257,6 +262,7 @@ export async function claimGeneral(em: EntityManager, deliveryId: number, opts: 
         eventId: row.public_id,
         event: row.event_name,
         payload: row.payload,
+        test: row.is_test,
         secrets: signingSecrets(opts.cipher, row),
       },
     };

@@ -240,12 +240,13 @@ export async function bindEventsAhead(
  * merchants. Serialised once: retries and replays send exactly these bytes, so a
  * signature a receiver stored for an id always matches the body it got for it.
  */
-function eventPayload(input: { mode: Mode; event: WebhookEventName; data: Record<string, unknown> }, publicId: string, createdAt: Date): string {
+function eventPayload(input: { mode: Mode; event: WebhookEventName; data: Record<string, unknown>; test?: boolean }, publicId: string, createdAt: Date): string {
   const schema = webhookEventSchemas[input.event];
   if (!schema) throw new Error(`unknown webhook event ${String(input.event)}`);
   // `livemode` in the body (like Stripe): an endpoint set through the singular
   // route receives both modes, and a receiver must tell a test event from a live one.
-  const parsed = schema.safeParse({ id: publicId, event: input.event, created_at: createdAt.toISOString(), livemode: input.mode === 'live', data: input.data });
+  // A sample event says so in its body (`test: true`), so a receiver never mistakes it for a real one.
+  const parsed = schema.safeParse({ id: publicId, event: input.event, created_at: createdAt.toISOString(), livemode: input.mode === 'live', ...(input.test ? { test: true } : {}), data: input.data });
   if (!parsed.success) {
     const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`${input.event} data does not match contract/events.ts (${fields})`);
