@@ -303,7 +303,7 @@ export const adminGatewaysContract = c.router(
       path: '/gateways/:code/template-evaluations',
       summary: 'Test templates before they go live',
       description:
-        "Parses the gateway's stored SMS of the last `days` days (and pasted `samples`) with the current and the proposed templates or preset, and answers what would parse differently and which open payments would complete or stop completing under the matching rules. Writes nothing; pasted samples are not stored.",
+        "Parses the gateway's stored SMS of the last `days` days (and pasted `samples`) with the current and the proposed templates or preset, and answers what would parse differently and which open payments would complete or stop completing under the matching rules. Reads only the SMS of the brands the caller may see; payer numbers show their last three digits only. Changes nothing; pasted samples are not stored; each evaluation is recorded in the audit log (`gateway.evaluate_templates`).",
       pathParams: codePath,
       // No body evaluates the current configuration over the default window.
       body: templateEvaluationBodySchema.optional(),

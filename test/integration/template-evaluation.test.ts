@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { forwardSms, newGatewayTrxId, officialSender, seedPayment, smsBodies, smsScene, transactionRow, type SmsScene } from '../support/sms-matching.ts';
 import { adminRequest, auditRows, runCli } from './admin-support.ts';
+import { consoleRequest, newOperator, session } from './console-support.ts';
+import { evaluateTemplates } from '../../server/domain/sms/template-evaluation.ts';
 
 /** Template evaluation before it goes live, and the regression guard on saving (admin API). */
 
@@ -172,5 +174,45 @@ describe('the CLI', () => {
     const saved = await runCli(t, ['gateway:update', '--code', code, '--template', newTemplate.pattern, '--confirm-regressions', '--json']);
     expect(saved.code, saved.stderr).toBe(0);
     expect(saved.json().sms_templates).toHaveLength(1);
+  });
+});
+
+describe('who sees what an evaluation reads', () => {
+  it('payer numbers come back masked, and the evaluation is audited naming the operator', async () => {
+    const mine = await smsScene(t);
+    const [own] = await forwardSms(t, mine.device, [{ sender: officialSender.bkash, body: newWording('300.00', newGatewayTrxId()) }]);
+    const op = await newOperator(t, 'owner');
+    const s = await session(t, op.email);
+    const current = asInput(await templatesOf(mine));
+
+    const res = await consoleRequest(t, s, 'POST', `/gateways/${mine.gateway.code}/template-evaluations`, {
+      sms_templates: [...current, newTemplate],
+      days: 1,
+      samples: [{ body: newWording('1.00', newGatewayTrxId()) }],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const reading = res.body.data.messages.find((m: { sms_record_id: number }) => m.sms_record_id === own!.id);
+    expect(reading.proposed.sender_number).toBe('********678');
+    expect(res.body.data.samples[0].proposed.sender_number).toBe('********678');
+    expect(JSON.stringify(res.body)).not.toContain('01712345678');
+
+    const audits = await auditRows(t, 'gateway.evaluate_templates');
+    expect(audits.find((r) => r.actor.startsWith(`operator:${op.id}`))).toMatchObject({ target_type: 'gateway', target_id: mine.gateway.code });
+  });
+
+  // Only owners (never brand-limited today) may call the route; the service still takes the
+  // caller's scope, so a role change cannot widen what a limited operator reads.
+  it('an evaluation limited to brand A reads no SMS of brand B', async () => {
+    const mine = await smsScene(t);
+    const other = await smsScene(t);
+    const [own] = await forwardSms(t, mine.device, [{ sender: officialSender.bkash, body: newWording('300.00', newGatewayTrxId()) }]);
+    const [foreign] = await forwardSms(t, other.device, [{ sender: officialSender.bkash, body: newWording('400.00', newGatewayTrxId()) }]);
+    const current = asInput(await templatesOf(mine));
+    const deps = t.runtime.deps;
+    const result = await evaluateTemplates(deps.orm.em.fork(), deps.crypto.pii, { actor: 'test', requestId: null }, mine.gateway.code, { sms_templates: [...current, newTemplate], days: 1 }, [mine.brandId]);
+    const ids = result.messages.map((m) => m.sms_record_id);
+    expect(ids).toContain(own!.id);
+    expect(ids).not.toContain(foreign!.id);
+    expect(result.messages.every((m) => m.brand_id === mine.brandId)).toBe(true);
   });
 });

@@ -9,6 +9,7 @@ import { trimDecimal } from '../payments/view.ts';
 import type { SmsRecordStatus } from '../sms-intake/entities.ts';
 import { decryptSmsBody, decryptSmsSender, SMS_RECORD_CONTEXT, smsRowBinding } from '../sms-intake/record-cipher.ts';
 import type { ChainState } from '../sms/matcher.ts';
+import { maskPayerNumber } from '../sms/payer-number.ts';
 import { scopeParam } from '../brands/scope.ts';
 
 export interface AdminSmsRecord {
@@ -69,11 +70,6 @@ const COLUMNS = [
 const selectRecords = (em: EntityManager) => fromRecords(em).select(COLUMNS);
 type Row = Awaited<ReturnType<ReturnType<typeof selectRecords>['executeTakeFirstOrThrow']>>;
 
-/** Only the last three digits of the payer number: enough to compare with a customer's, without listing personal data. */
-function maskNumber(n: string): string {
-  return n.replace(/\d(?=(?:\D*\d){3})/g, '*');
-}
-
 /**
  * The sender is decrypted for every record (lists show it, as they did when it
  * was stored in clear); the body only on request. A value that fails
@@ -108,7 +104,7 @@ function toRecord(r: Row, cipher: PiiCipher, withBody: boolean): AdminSmsRecord 
     kind: r.kind,
     parsed_balance: r.parsed_balance,
     parsed_fee: r.parsed_fee,
-    parsed_sender_number: r.parsed_sender_number === null ? null : maskNumber(cipher.decrypt(r.parsed_sender_number, SMS_RECORD_CONTEXT.senderNumber, binding)),
+    parsed_sender_number: r.parsed_sender_number === null ? null : maskPayerNumber(cipher.decrypt(r.parsed_sender_number, SMS_RECORD_CONTEXT.senderNumber, binding)),
     sms_time: r.sms_time?.toISOString() ?? null,
     balance_chain: { state: r.chain_state, previous_id: r.chain_previous_id, expected_balance: r.chain_expected_balance },
     matched_at: r.matched_at?.toISOString() ?? null,

@@ -1,7 +1,7 @@
 import { MAX_AMOUNT_INTEGER_DIGITS } from '../../../contract/common/money.ts';
 import { isPositive, toMoney } from '../money/decimal.ts';
 import { sameSender, senderKey } from './senders.ts';
-import { compileTemplate, paysPayments, type SmsTemplateSource } from './template.ts';
+import { compileTemplate, paysPayments, type CompiledTemplate, type SmsTemplateSource } from './template.ts';
 import { parseStatedTime } from './stated-time.ts';
 
 /** Real SMS (even concatenated) are far shorter; a cap bounds regex time on hostile input. */
@@ -91,10 +91,10 @@ function normalizeTrxId(raw: string | null | undefined): string | null {
 }
 
 // Templates are stored as strings; compiling each per message would be wasteful.
-const cache = new Map<string, RegExp | null>();
+const cache = new Map<string, CompiledTemplate | null>();
 const CACHE_LIMIT = 500;
 
-function compiled(t: SmsTemplateSource): RegExp | null {
+function compiled(t: SmsTemplateSource): CompiledTemplate | null {
   const key = `${t.direction ?? 'in'}/${t.flags ?? ''}/${t.pattern}`;
   let re = cache.get(key);
   if (re === undefined) {

@@ -14,6 +14,14 @@ export type NumberAgreement = 'agree' | 'disagree' | 'unknown';
 
 const MASK_RE = /[x*•#]/i;
 
+/**
+ * How an admin answer shows a payer number an SMS names: only the last three
+ * digits, enough to compare with a customer's without listing personal data.
+ */
+export function maskPayerNumber(n: string): string {
+  return n.replace(/\d(?=(?:\D*\d){3})/g, '*');
+}
+
 /** National digits of an E.164 number as wallets print it (`+8801712345678` -> `01712345678`). */
 function nationalDigits(e164: string): string {
   return e164.startsWith('+880') ? `0${e164.slice(4)}` : e164.replace(/\D/g, '');

@@ -14,6 +14,9 @@ import type { SmsTemplateSource } from './template.ts';
 import { expandPreset } from './presets/gateway-input.ts';
 import { smsTimeOf } from './records.ts';
 import { sameSender } from './senders.ts';
+import { maskPayerNumber } from './payer-number.ts';
+import { scopeParam } from '../brands/scope.ts';
+import { recordAudit, type AuditActor } from '../audit/service.ts';
 import { declaredPayerNumber } from './service.ts';
 
 /**
@@ -108,6 +111,11 @@ export function currentConfig(g: GatewayView): GatewayParseConfig {
   return { id: g.id, senders: g.smsSenders, templates: g.smsTemplates };
 }
 
+/** What an answer shows: the payer number masked as every admin answer does (compared unmasked). */
+function shown(v: ParseView | null): ParseView | null {
+  return v && v.sender_number !== null ? { ...v, sender_number: maskPayerNumber(v.sender_number) } : v;
+}
+
 function view(p: ParsedSms | null): ParseView | null {
   if (!p) return null;
   return { direction: p.direction, kind: p.kind, amount: p.amount, trx_id: p.trxId, sender_number: p.senderNumber, balance: p.balance, fee: p.fee, template_index: p.templateIndex };
@@ -130,7 +138,7 @@ function compareParses(a: ParseView | null, b: ParseView | null): { change: Pars
  * after decryption; and a record another gateway with the same sender read
  * first is still read by this one's templates.
  */
-async function loadRecords(em: EntityManager, days: number, limit: number) {
+async function loadRecords(em: EntityManager, days: number, limit: number, brands: number[] | null) {
   return db(em)
     .selectFrom('sms_records as r')
     .innerJoin('devices as d', 'd.id', 'r.device_id')
@@ -138,6 +146,8 @@ async function loadRecords(em: EntityManager, days: number, limit: number) {
     .select(sql<Date>`COALESCE(r.sms_time, ${smsTimeOf})`.as('sms_time'))
     .where('r.server_received_at', '>=', sql<Date>`now() - make_interval(days => ${days})`)
     .where('r.duplicate_of_id', 'is', null)
+    // An operator limited to some brands reads only their messages.
+    .$if(brands !== null, (q) => q.where('r.brand_id', 'in', scopeParam(brands ?? [])))
     .orderBy('r.server_received_at', 'desc')
     .orderBy('r.id', 'desc')
     .limit(limit + 1)
@@ -165,10 +175,31 @@ export interface EvaluationInput extends TemplateProposal {
   samples?: Array<{ sender?: string; body: string }>;
 }
 
-/** Evaluates `input` against the gateway's current templates. Throws what a PATCH with the same fields would. */
-export async function evaluateTemplates(em: EntityManager, cipher: PiiCipher, code: string, input: EvaluationInput): Promise<TemplateEvaluation> {
-  const gateway = await getGateway(em, code);
-  return evaluateConfigs(em, cipher, gateway, currentConfig(gateway), proposedConfig(gateway, input), input);
+/**
+ * Evaluates `input` against the gateway's current templates, over the SMS of
+ * the brands in `brands` (null: every brand), and records who read them: the
+ * answer carries what the parser read of real messages. Throws what a PATCH
+ * with the same fields would.
+ */
+export async function evaluateTemplates(
+  em: EntityManager,
+  cipher: PiiCipher,
+  who: AuditActor,
+  code: string,
+  input: EvaluationInput,
+  brands: number[] | null,
+): Promise<TemplateEvaluation> {
+  return em.transactional(async (tx) => {
+    const gateway = await getGateway(tx, code);
+    const result = await evaluateConfigs(tx, cipher, gateway, currentConfig(gateway), proposedConfig(gateway, input), { ...input, brands });
+    await recordAudit(tx, who, {
+      action: 'gateway.evaluate_templates',
+      targetType: 'gateway',
+      targetId: gateway.code,
+      after: { days: result.days, scanned: result.scanned, evaluated: result.counts.evaluated, messages: result.messages.length, samples: result.samples.length, brands: brands ?? null },
+    });
+    return result;
+  });
 }
 
 export async function evaluateConfigs(
@@ -177,14 +208,14 @@ export async function evaluateConfigs(
   gateway: GatewayView,
   before: GatewayParseConfig,
   after: GatewayParseConfig,
-  opts: { days?: number; limit?: number; samples?: Array<{ sender?: string; body: string }> },
+  opts: { days?: number; limit?: number; samples?: Array<{ sender?: string; body: string }>; brands?: number[] | null },
 ): Promise<TemplateEvaluation> {
   const days = opts.days ?? EVALUATION_DEFAULT_DAYS;
   const limit = opts.limit ?? EVALUATION_DEFAULT_MESSAGES;
   const settings = await getSettings(em);
   const rules: MatchRules = { windowMinutes: settings.match_window_minutes, graceSeconds: settings.match_clock_grace_seconds, reviewAbove: gateway.reviewAbove };
 
-  const rows = await loadRecords(em, days, limit);
+  const rows = await loadRecords(em, days, limit, opts.brands ?? null);
   const truncated = rows.length > limit;
   const counts = { evaluated: 0, unchanged: 0, newly_parsed: 0, stops_parsing: 0, changed: 0 };
   const messages: MessageEvaluation[] = [];
@@ -204,7 +235,7 @@ export async function evaluateConfigs(
     counts[change]++;
     if (change === 'unchanged') continue;
     const rec = { brandId: row.brand_id, mode: row.mode, smsTime: row.sms_time, chainState: row.chain_state };
-    messages.push({ sms_record_id: row.id, brand_id: rec.brandId, sms_time: rec.smsTime.toISOString(), change, changed_fields: fields, current: view(a), proposed: view(b) });
+    messages.push({ sms_record_id: row.id, brand_id: rec.brandId, sms_time: rec.smsTime.toISOString(), change, changed_fields: fields, current: shown(view(a)), proposed: shown(view(b)) });
     const [was, will] = [await wouldComplete(em, cipher, rec, a, rules), await wouldComplete(em, cipher, rec, b, rules)];
     if (will !== null && will !== was) wouldCompleteList.push({ transaction_id: will, brand_id: rec.brandId, sms_record_id: row.id });
     if (was !== null && will !== was) wouldStop.push({ transaction_id: was, brand_id: rec.brandId, sms_record_id: row.id });
@@ -216,7 +247,7 @@ export async function evaluateConfigs(
     const a = view(parseSms({ sender, body: s.body }, [before]));
     const b = view(parseSms({ sender, body: s.body }, [after]));
     const { change, fields } = compareParses(a, b);
-    return { index, change, changed_fields: fields, current: a, proposed: b };
+    return { index, change, changed_fields: fields, current: shown(a), proposed: shown(b) };
   });
 
   return {

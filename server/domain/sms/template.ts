@@ -1,11 +1,18 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { SmsDirection } from '../../../contract/admin/gateways.ts';
+import { RE2JS } from 're2js';
+import { GATEWAY_PRESETS } from './presets/list.ts';
 
 /**
  * Templates are admin-supplied regexes run against SMS bodies that customers partly
- * write (the payment reference), so they are validated before they are stored:
- * they must compile, expose the groups the parser reads, and avoid the shapes that
- * make backtracking explode.
+ * write (the payment reference). A backtracking engine (V8's) can take exponential
+ * or high-polynomial time on such a body for shapes no syntactic check catches
+ * reliably (`(?:\w|\d)*`, `\d*\d*\d*`), and a regex runs on the event loop, so
+ * one slow template stalls every request. Admin templates therefore run on RE2
+ * (re2js, a pure-JS port: nothing native to build or download), whose matching
+ * time is linear in the body; a pattern RE2 cannot express (lookahead,
+ * backreferences) is refused. The built-in preset templates need lookahead and are
+ * reviewed code with bounded quantifiers only, so exactly those strings run on V8.
  */
 
 export const MAX_TEMPLATE_LENGTH = 1000;
@@ -59,88 +66,56 @@ function checkFlags(flags: string): void {
   }
 }
 
-/** Length of a quantifier starting at `i` and whether it can repeat more than once. */
-function readQuantifier(src: string, i: number): { length: number; repeats: boolean; unbounded: boolean } | null {
-  const c = src[i];
-  if (c === '*' || c === '+') return { length: src[i + 1] === '?' ? 2 : 1, repeats: true, unbounded: true };
-  if (c === '?') return { length: 1, repeats: false, unbounded: false };
-  if (c !== '{') return null;
-  const m = /^\{(\d+)(,(\d*))?\}\??/.exec(src.slice(i));
-  if (!m) return null;
-  const max = m[2] === undefined ? Number(m[1]) : m[3] === '' ? Infinity : Number(m[3]);
-  return { length: m[0].length, repeats: max > 1, unbounded: max === Infinity };
+/** What the parser needs of a compiled template, whichever engine runs it. */
+export interface CompiledTemplate {
+  exec(body: string): { groups?: Record<string, string | undefined> } | null;
+  test(body: string): boolean;
 }
 
-/**
- * Heuristic for the classic catastrophic shape: a group that contains an unbounded
- * quantifier and is itself repeated, like `(\d+)+` or `(?:a*b?)*`. It does not
- * catch every slow regex (overlapping alternatives), but it catches the common one.
- */
-function findNestedQuantifier(src: string): number | null {
-  const stack: boolean[] = [false];
-  let i = 0;
-  while (i < src.length) {
-    const c = src[i];
-    if (c === '\\') {
-      i += 2;
-      continue;
-    }
-    if (c === '[') {
-      i++;
-      while (i < src.length && src[i] !== ']') i += src[i] === '\\' ? 2 : 1;
-      i++;
-      const q = readQuantifier(src, i);
-      if (q) {
-        if (q.unbounded) stack[stack.length - 1] = true;
-        i += q.length;
-      }
-      continue;
-    }
-    if (c === '(') {
-      stack.push(false);
-      i++;
-      continue;
-    }
-    if (c === ')') {
-      const inner = stack.length > 1 ? stack.pop()! : false;
-      const q = readQuantifier(src, i + 1);
-      if (inner && q?.repeats) return i;
-      if (inner || q?.unbounded) stack[stack.length - 1] = true;
-      i += 1 + (q?.length ?? 0);
-      continue;
-    }
-    const q = readQuantifier(src, i);
-    if (q) {
-      if (q.unbounded) stack[stack.length - 1] = true;
-      i += q.length;
-      continue;
-    }
-    i++;
+const RE2_FLAGS: Record<string, number> = { i: RE2JS.CASE_INSENSITIVE, m: RE2JS.MULTILINE, s: RE2JS.DOTALL, u: 0 };
+
+/** `flags/pattern` of every built-in preset template: the only sources run on the backtracking engine. */
+let presetSources: ReadonlySet<string> | undefined;
+function isPresetSource(source: string, flags: string): boolean {
+  presetSources ??= new Set(GATEWAY_PRESETS.flatMap((p) => p.templates.map((t) => `${t.flags ?? ''}/${t.pattern}`)));
+  return presetSources.has(`${flags}/${source}`);
+}
+
+function compileRe2(source: string, flags: string): { regex: CompiledTemplate; names: string[] } {
+  let re: RE2JS;
+  try {
+    re = RE2JS.compile(source, [...flags].reduce((acc, f) => acc | (RE2_FLAGS[f] ?? 0), 0));
+  } catch (e) {
+    throw invalid(
+      `SMS template pattern does not compile on the linear-time engine (it has no lookahead and no backreferences): ${(e as Error).message}`,
+    );
   }
-  return null;
+  const regex: CompiledTemplate = {
+    exec: (body) => re.exec(body) as { groups?: Record<string, string | undefined> } | null,
+    test: (body) => re.test(body),
+  };
+  return { regex, names: Object.keys(re.namedGroups()) };
+}
+
+function compileBuiltIn(source: string, flags: string): { regex: CompiledTemplate; names: string[] } {
+  const regex = new RegExp(source, flags);
+  // An empty alternative always matches, and `groups` then lists every named group.
+  return { regex, names: Object.keys(new RegExp(`(?:${source})|`, flags).exec('')?.groups ?? {}) };
 }
 
 /**
  * Validates and compiles a template. Throws `INVALID_SMS_TEMPLATE` (field `pattern`)
- * naming the first problem found. The returned regex has no `g`/`y` flag, so it is
- * safe to cache and share.
+ * naming the first problem found. The result keeps no match state, so it is safe to
+ * cache and share. This is the one place a template becomes something that runs.
  */
-export function compileTemplate(source: string, flags = '', direction: TemplateDirection = 'in'): RegExp {
+export function compileTemplate(source: string, flags = '', direction: TemplateDirection = 'in'): CompiledTemplate {
   if (typeof source !== 'string' || source.trim() === '') throw invalid('SMS template pattern is empty');
   if (source.length > MAX_TEMPLATE_LENGTH) {
     throw invalid(`SMS template pattern is ${source.length} characters long; the maximum is ${MAX_TEMPLATE_LENGTH}`);
   }
   checkFlags(flags);
 
-  let regex: RegExp;
-  try {
-    regex = new RegExp(source, flags);
-  } catch (e) {
-    throw invalid(`SMS template pattern does not compile: ${(e as Error).message}`);
-  }
-
-  // An empty alternative always matches, and `groups` then lists every named group.
-  const names = Object.keys(new RegExp(`(?:${source})|`, flags).exec('')?.groups ?? {});
+  const { regex, names } = isPresetSource(source, flags) ? compileBuiltIn(source, flags) : compileRe2(source, flags);
   for (const name of names) {
     if (!KNOWN_GROUPS.has(name)) {
       throw invalid(`SMS template has unknown named group "${name}"; allowed groups: ${[...KNOWN_GROUPS].join(', ')}`);
@@ -148,13 +123,6 @@ export function compileTemplate(source: string, flags = '', direction: TemplateD
   }
   for (const name of direction === 'out' ? REQUIRED_OUT_GROUPS : REQUIRED_GROUPS) {
     if (!names.includes(name)) throw invalid(`SMS template must have a named group "${name}", written (?<${name}>...)`);
-  }
-
-  const at = findNestedQuantifier(source);
-  if (at !== null) {
-    throw invalid(
-      `SMS template repeats a group that contains an unbounded quantifier (near position ${at}); this can hang on long messages`,
-    );
   }
   if (regex.test('')) throw invalid('SMS template matches an empty message; it must require the message text');
   return regex;

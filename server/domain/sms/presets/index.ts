@@ -1,16 +1,11 @@
 import { bkash, nagad, rocket } from './major.ts';
-import { cellfin, mcash, okwallet, pathaopay, tap, upay } from './others.ts';
+import { GATEWAY_PRESETS } from './list.ts';
 import type { GatewayPreset } from './types.ts';
 
 export type { GatewayPreset } from './types.ts';
 export { classifySms, type SmsClassification } from './classify.ts';
 
-/**
- * The wallets the service knows out of the box: official senders and the
- * wordings of their money-in and money-out SMS (docs/sms-presets.md lists the
- * public source of each).
- */
-export const GATEWAY_PRESETS: readonly GatewayPreset[] = Object.freeze([bkash, nagad, rocket, upay, tap, okwallet, mcash, cellfin, pathaopay]);
+export { GATEWAY_PRESETS } from './list.ts';
 
 export function findPreset(code: string): GatewayPreset | undefined {
   return GATEWAY_PRESETS.find((p) => p.code === code);

@@ -63,6 +63,6 @@ export const adminGatewayHandlers = (deps: AppDeps) => s.router(contract.admin.g
     return { status: 200, body: { success: true, data: alarms.filter((a) => inScope(scope, a.brand_id)) } };
   },
   evaluateTemplates: async ({ req, params, body }) => {
-    return { status: 200, body: { success: true, data: await evaluateTemplates(req.em, deps.crypto.pii, params.code, body ?? {}) } };
+    return { status: 200, body: { success: true, data: await evaluateTemplates(req.em, deps.crypto.pii, adminActor(req), params.code, body ?? {}, brandScopeOf(req.principal)) } };
   },
 });
