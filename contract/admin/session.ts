@@ -5,8 +5,17 @@ import { adminRouterOptions } from './shared.ts';
 
 const c = initContract();
 
-/** Name of the console's session cookie (HttpOnly, SameSite=Strict, Path=/, Secure over TLS). */
+/** Name of the console's session cookie over plain HTTP (HttpOnly, SameSite=Strict, Path=/, no Max-Age). */
 export const SESSION_COOKIE = 'pc_admin_session';
+/**
+ * Its name over TLS: the `__Host-` prefix makes browsers refuse it unless it is
+ * Secure, Path=/ and without Domain, so neither a sibling subdomain nor a plain
+ * HTTP page can plant or overwrite it.
+ */
+export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
+
+/** The session cookie's name for a request: the prefixed one exactly when it came over TLS. */
+export const sessionCookieName = (secure: boolean) => (secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE);
 /** Header carrying the session's CSRF token on every console request but GET/HEAD. */
 export const CSRF_HEADER = 'x-csrf-token';
 
@@ -57,7 +66,8 @@ export const loginBodySchema = z
   .meta({ id: 'AdminLoginRequest' });
 
 /** A route on the operator's own account (`CSRF_TOKEN_INVALID` on a mutating method is added with the credential's codes, responses.ts). */
-const selfMeta = <const E extends readonly ErrorCode[] = readonly []>(errors: E = [] as unknown as E) => meta({ auth: 'operator', tag: 'Admin: Session', errors });
+const selfMeta = <const E extends readonly ErrorCode[] = readonly []>(errors: E = [] as unknown as E, rateLimit?: 'login') =>
+  meta({ auth: 'operator', tag: 'Admin: Session', errors, ...(rateLimit ? { rateLimit } : {}) });
 
 /**
  * The console's session: log in with e-mail and password (and TOTP), read who is
@@ -70,7 +80,7 @@ export const adminSessionContract = c.router(
       path: '/session',
       summary: 'Log in to the console',
       description:
-        'Checks e-mail and password (and `totp_code` when the operator has TOTP on), then starts a session: the `pc_admin_session` cookie (HttpOnly, SameSite=Strict, Secure over TLS; idle timeout 30 minutes, at most 12 hours) and a CSRF token for `X-CSRF-Token`. A wrong or unknown e-mail, wrong password or code, or a disabled operator are all `INVALID_CREDENTIALS`. Five failures for one operator within 15 minutes lock it for 15 minutes (429 `ACCOUNT_LOCKED` with `Retry-After`); attempts per client address are rate limited too.',
+        'Checks e-mail and password (and `totp_code` when the operator has TOTP on), then starts a session: the `pc_admin_session` cookie, named `__Host-pc_admin_session` over TLS (HttpOnly, SameSite=Strict, Path=/, Secure over TLS, no Max-Age: the browser drops it when it closes; the server ends the session after 30 idle minutes, at most 12 hours) and a CSRF token for `X-CSRF-Token`. A wrong or unknown e-mail, wrong password or code, or a disabled operator are all `INVALID_CREDENTIALS`. Five failures for one operator within 15 minutes lock it for 15 minutes (429 `ACCOUNT_LOCKED` with `Retry-After`); attempts per client address are rate limited too.',
       body: loginBodySchema,
       responses: { 200: ok(sessionSchema) },
       metadata: meta({ auth: 'none', rateLimit: 'login', tag: 'Admin: Session', errors: ['INVALID_CREDENTIALS', 'TOTP_REQUIRED', 'ACCOUNT_LOCKED'] }),
@@ -96,10 +106,11 @@ export const adminSessionContract = c.router(
       method: 'POST',
       path: '/session/password',
       summary: 'Change my password',
-      description: 'Needs the current password. Ends every other session of this operator.',
+      description:
+        'Needs the current password. Ends every other session of this operator. Rate limited per client address like login; a wrong current password counts toward the lock-out like a failed login (429 `ACCOUNT_LOCKED` with `Retry-After` once locked).',
       body: z.strictObject({ current_password: z.string().min(1).max(200), new_password: passwordSchema }).meta({ id: 'AdminChangePasswordRequest' }),
       responses: { 204: c.noBody() },
-      metadata: selfMeta(['INVALID_CREDENTIALS']),
+      metadata: selfMeta(['INVALID_CREDENTIALS', 'ACCOUNT_LOCKED'], 'login'),
     },
     startTotp: {
       method: 'POST',
@@ -114,19 +125,21 @@ export const adminSessionContract = c.router(
       method: 'POST',
       path: '/session/totp/confirm',
       summary: 'Confirm TOTP enrolment',
-      description: 'A current code from the pending secret turns TOTP on. No pending secret: `INVALID_STATE`; a wrong code: `INVALID_CREDENTIALS`.',
+      description:
+        'A current code from the pending secret turns TOTP on. No pending secret: `INVALID_STATE`; a wrong code: `INVALID_CREDENTIALS`, counted toward the lock-out like a failed login (429 `ACCOUNT_LOCKED`). Rate limited per client address like login.',
       body: z.strictObject({ code: totpCodeSchema }).meta({ id: 'AdminTotpCodeRequest' }),
       responses: { 200: ok(operatorSchema) },
-      metadata: selfMeta(['INVALID_STATE', 'INVALID_CREDENTIALS']),
+      metadata: selfMeta(['INVALID_STATE', 'INVALID_CREDENTIALS', 'ACCOUNT_LOCKED'], 'login'),
     },
     disableTotp: {
       method: 'DELETE',
       path: '/session/totp',
       summary: 'Turn TOTP off',
-      description: 'Needs a current code. TOTP not on: `INVALID_STATE`; a wrong code: `INVALID_CREDENTIALS`.',
+      description:
+        'Needs a current code. TOTP not on: `INVALID_STATE`; a wrong code: `INVALID_CREDENTIALS`, counted toward the lock-out like a failed login (429 `ACCOUNT_LOCKED`). Rate limited per client address like login.',
       body: z.strictObject({ code: totpCodeSchema }),
       responses: { 200: ok(operatorSchema) },
-      metadata: selfMeta(['INVALID_STATE', 'INVALID_CREDENTIALS']),
+      metadata: selfMeta(['INVALID_STATE', 'INVALID_CREDENTIALS', 'ACCOUNT_LOCKED'], 'login'),
     },
   },
   adminRouterOptions,

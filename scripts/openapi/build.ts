@@ -22,7 +22,7 @@ const securitySchemes: Record<Exclude<AuthKind, 'none' | 'checkout' | 'device-re
   merchant: { description: 'Brand secret API key: `Authorization: Bearer sk_live_…` or `sk_test_…` (keys issued before as `pk_live_…`/`pk_test_…` keep working). Data is scoped to the brand that owns the key and to the key\'s mode: a test key sees and creates only test objects, a live key only live ones.' },
   device: { description: "Device access JWT from pairing or refresh: `Authorization: Bearer <access token>`. Valid 24 hours.", bearerFormat: 'JWT' },
   admin: { description: 'Admin token from configuration (`ADMIN_TOKEN`, printed on the first embedded run); acts as an owner over every brand. The console uses a session cookie instead (`consoleSession`).' },
-  operator: { description: 'Console session cookie `pc_admin_session` from `POST /api/admin/v1/session`; every method but GET/HEAD also needs `X-CSRF-Token`.' },
+  operator: { description: 'Console session cookie `pc_admin_session` (`__Host-pc_admin_session` over TLS) from `POST /api/admin/v1/session`; every method but GET/HEAD also needs `X-CSRF-Token`.' },
   pairing: { description: 'One-time pairing code created by an admin: `Authorization: Bearer <pairing code>`.' },
 };
 

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import type { AuthKind, Permission, RouteMeta } from '../../contract/common/meta.ts';
 import { AppError } from '../../contract/common/errors.ts';
-import { CSRF_HEADER, SESSION_COOKIE, type OperatorRole } from '../../contract/admin/session.ts';
+import { CSRF_HEADER, sessionCookieName, type OperatorRole } from '../../contract/admin/session.ts';
 import { timingSafeEqualString } from '../infra/crypto/tokens.ts';
 import type { ApiKeyCount, ApiKeyPrincipal } from '../domain/brands/service.ts';
 import type { EntityManager } from '../infra/database/orm.ts';
@@ -71,7 +71,9 @@ export interface ConsoleAuth {
 export function sessionAuthenticator(consoleAuth: ConsoleAuth): Authenticator {
   let lastPurge = 0;
   return async (req) => {
-    const token = cookieValue(req, SESSION_COOKIE);
+    // Only the name this server sets for the request's scheme: over TLS an
+    // unprefixed cookie could have been planted by a sibling subdomain or plain HTTP.
+    const token = cookieValue(req, sessionCookieName(req.secure));
     if (!token) throw unauthorized();
     const em = consoleAuth.fork();
     if (Date.now() - lastPurge > PURGE_EVERY_MS) {

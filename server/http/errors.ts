@@ -98,7 +98,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   const answerCode = (req: Request, res: Response, code: ErrorCode, message?: string) =>
     answer(req, res, errorRegistry[code].status, [{ code, message: message ?? errorRegistry[code].message, field: null }]);
   return (err, req, res, _next) => {
-    if (err instanceof AppError) {
+    // A 500 raised as an AppError (a PII token that does not decrypt, a missing
+    // key) carries an internal message: it goes to the log, the client gets the
+    // bare envelope like any other unexpected error.
+    if (err instanceof AppError && err.status !== 500) {
       return answer(req, res, err.status, [...err.details], err.headers);
     }
     if (err instanceof RequestValidationError) {

@@ -157,7 +157,7 @@ describe('operators (owner only)', () => {
     expect(reset.status).toBe(200);
     expect(reset.body.data.password).not.toBe(password);
     await session(t, 'new.person@example.com', reset.body.data.password);
-    expect((await auditRows(t)).filter((r) => r.target_type === 'operator' && r.target_id === id).map((r) => r.action)).toEqual(['operator.create', 'operator.update', 'operator.password_reset']);
+    expect((await auditRows(t)).filter((r) => r.target_type === 'operator' && r.target_id === id).map((r) => r.action)).toEqual(['operator.create', 'operator.login', 'operator.login', 'operator.update', 'operator.password_reset', 'operator.login']);
     const unknown = await adminRequest(t, 'PATCH', '/operators/00000000-0000-4000-8000-000000000000', { name: 'x' });
     expect([unknown.status, unknown.body.errors[0].code]).toEqual([404, 'OPERATOR_NOT_FOUND']);
   });

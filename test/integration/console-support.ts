@@ -28,7 +28,7 @@ export async function loginAs(t: TestContext, email: string, password = PASSWORD
     body: JSON.stringify({ email, password, ...extra }),
   });
   const body = (await res.json()) as any;
-  const setCookie = res.headers.getSetCookie().find((c) => c.startsWith('pc_admin_session=')) ?? '';
+  const setCookie = res.headers.getSetCookie().find((c) => /^(__Host-)?pc_admin_session=/.test(c)) ?? '';
   return { status: res.status, body, headers: res.headers, setCookie };
 }
 

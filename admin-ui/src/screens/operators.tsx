@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok } from '../api.ts';
 import { useOperator, useSession, type Role } from '../session.tsx';
 import { useBrands } from '../queries.ts';
+import { parseBrandList } from '../brand-list.ts';
 import { Badge, Button, Card, Dialog, Empty, ErrorBox, Field, Input, Loading, Notice, PageTitle, Select, Table, Td, time } from '../components/ui.tsx';
 
 const ROLES: Role[] = ['viewer', 'operator', 'owner'];
@@ -20,12 +21,10 @@ export function OperatorsScreen() {
 
   const list = useQuery({ queryKey: ['operators'], enabled: can('own'), queryFn: async () => (await ok(api.operators.list())).data });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['operators'] });
-  const parseBrands = (s: string) => {
-    const ids = s.split(',').map((x) => Number(x.trim())).filter((n) => Number.isInteger(n) && n > 0);
-    return ids.length ? ids : null;
-  };
+  const [brandsError, setBrandsError] = useState<string | null>(null);
   const create = useMutation({
-    mutationFn: async () => (await ok(api.operators.create({ body: { email: form.email.trim(), name: form.name.trim(), role: form.role, brand_ids: parseBrands(form.brands) } }))).data,
+    mutationFn: async (brandIds: number[] | null) =>
+      (await ok(api.operators.create({ body: { email: form.email.trim(), name: form.name.trim(), role: form.role, brand_ids: brandIds } }))).data,
     onSuccess: async (r) => {
       setAddOpen(false);
       setSecret({ email: r.operator.email, password: r.password });
@@ -63,6 +62,7 @@ export function OperatorsScreen() {
             onClick={() => {
               setForm({ email: '', name: '', role: 'operator', brands: '' });
               create.reset();
+              setBrandsError(null);
               setAddOpen(true);
             }}
           >
@@ -122,7 +122,14 @@ export function OperatorsScreen() {
           className="flex flex-col gap-3"
           onSubmit={(e) => {
             e.preventDefault();
-            create.mutate();
+            // An owner sees every brand whatever the list says; anyone else's list must parse.
+            const brands = form.role === 'owner' ? { ok: true as const, ids: null } : parseBrandList(form.brands);
+            if (!brands.ok) {
+              setBrandsError(brands.error);
+              return;
+            }
+            setBrandsError(null);
+            create.mutate(brands.ids);
           }}
         >
           <Field label="E-mail" htmlFor="op-email">
@@ -141,7 +148,19 @@ export function OperatorsScreen() {
             </Select>
           </Field>
           <Field label="Brand ids" htmlFor="op-brands" hint="Comma-separated; empty for every brand.">
-            <Input id="op-brands" value={form.brands} onChange={(e) => setForm({ ...form, brands: e.target.value })} placeholder="1, 2" />
+            <Input
+              id="op-brands"
+              value={form.brands}
+              onChange={(e) => setForm({ ...form, brands: e.target.value })}
+              placeholder="1, 2"
+              aria-invalid={brandsError ? true : undefined}
+              aria-describedby={brandsError ? 'op-brands-error' : undefined}
+            />
+            {brandsError ? (
+              <p id="op-brands-error" role="alert" className="text-xs text-red-700">
+                {brandsError}
+              </p>
+            ) : null}
           </Field>
           <ErrorBox error={create.error} />
           <div className="flex justify-end gap-2">

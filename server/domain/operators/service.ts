@@ -5,14 +5,14 @@ import type { OperatorRole } from '../../../contract/admin/session.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { randomToken, sha256Hex, timingSafeEqualString } from '../../infra/crypto/tokens.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
-import { withAudit, type AuditActor } from '../audit/service.ts';
+import { recordAudit, withAudit, type AuditActor } from '../audit/service.ts';
 import { Operator, OperatorSession, type OperatorEntity } from './entities.ts';
 import { Brand } from '../brands/entities.ts';
 import { dummyPasswordHash, generatePassword, hashPassword, verifyPassword } from './password.ts';
 import { checkTotp } from './totp.ts';
+import { clearFailures, countFailure, lockedError, operatorActor } from './lockout.ts';
 
-/** Failed logins that lock an account, the window they are counted in, and how long the lock lasts. */
-export const LOCKOUT = { failures: 5, windowMs: 15 * 60_000, lockMs: 15 * 60_000 } as const;
+export { LOCKOUT } from './lockout.ts';
 
 export interface SessionPolicy {
   idleMs: number;
@@ -81,46 +81,53 @@ type LoginOutcome = { ok: true; session: NewSession } | { ok: false; error: AppE
 /**
  * Checks e-mail, password and TOTP code and starts a session. Failures are
  * counted on the operator's row (locked for update, so concurrent guesses count
- * exactly) and committed even though the login is refused.
+ * exactly) and committed, with their audit rows, even though the login is
+ * refused. The audit names the operator and what failed, never what was typed.
  */
 export async function login(
   em: EntityManager,
   pii: PiiCipher,
   policy: SessionPolicy,
   input: { email: string; password: string; totpCode?: string },
+  requestId: string | null = null,
 ): Promise<NewSession> {
   const outcome = await em.transactional(async (tx): Promise<LoginOutcome> => {
     const op = await tx.findOne(Operator, { email: normalizeEmail(input.email) }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     const invalid = { ok: false as const, error: new AppError('INVALID_CREDENTIALS') };
     if (!op) {
       await verifyPassword(input.password, await dummyPasswordHash());
+      // The typed e-mail is not recorded: it may be a password typed in the wrong field.
+      await recordAudit(tx, { actor: 'anonymous', requestId }, { action: 'operator.login_failed', targetType: 'operator', targetId: null, after: { failed: 'unknown_operator' } });
       return invalid;
     }
+    const who = operatorActor(op, requestId);
     const now = Date.now();
-    if (op.lockedUntil && op.lockedUntil.getTime() > now) {
-      const retry = String(Math.ceil((op.lockedUntil.getTime() - now) / 1000));
-      return { ok: false, error: new AppError('ACCOUNT_LOCKED', undefined, { headers: { 'Retry-After': retry } }) };
+    const locked = lockedError(op, now);
+    if (locked) {
+      await recordAudit(tx, who, { action: 'operator.login_failed', targetType: 'operator', targetId: op.id, after: { failed: 'locked' } });
+      return { ok: false, error: locked };
     }
-    const fail = () => {
-      const fresh = !op.failedLoginsSince || now - op.failedLoginsSince.getTime() > LOCKOUT.windowMs;
-      op.failedLogins = fresh ? 1 : op.failedLogins + 1;
-      if (fresh) op.failedLoginsSince = new Date(now);
-      if (op.failedLogins >= LOCKOUT.failures) op.lockedUntil = new Date(now + LOCKOUT.lockMs);
+    if (!(await verifyPassword(input.password, op.passwordHash))) {
+      await countFailure(tx, op, who, 'operator.login_failed', 'password', now);
       return invalid;
-    };
-    if (!(await verifyPassword(input.password, op.passwordHash))) return fail();
-    if (op.disabled) return invalid;
+    }
+    if (op.disabled) {
+      await recordAudit(tx, who, { action: 'operator.login_failed', targetType: 'operator', targetId: op.id, after: { failed: 'disabled' } });
+      return invalid;
+    }
     if (op.totpSecret) {
       if (!input.totpCode) return { ok: false, error: new AppError('TOTP_REQUIRED') };
       const step = checkTotp(pii, op, op.totpSecret, input.totpCode);
-      if (step === null) return fail();
+      if (step === null) {
+        await countFailure(tx, op, who, 'operator.login_failed', 'totp', now);
+        return invalid;
+      }
       op.totpLastStep = step;
     }
-    op.failedLogins = 0;
-    op.failedLoginsSince = null;
-    op.lockedUntil = null;
+    clearFailures(op);
     op.lastLoginAt = new Date(now);
     const token = await startSession(tx, op, policy);
+    await recordAudit(tx, who, { action: 'operator.login', targetType: 'operator', targetId: op.id, after: { totp: Boolean(op.totpSecret) } });
     return { ok: true, session: { operator: operatorView(op), token } };
   });
   if (!outcome.ok) throw outcome.error;
@@ -152,8 +159,11 @@ export async function findSession(em: EntityManager, token: string, policy: Sess
   return { sessionId: session.id, operator: op };
 }
 
-export async function endSession(em: EntityManager, sessionId: number): Promise<void> {
-  await em.nativeDelete(OperatorSession, { id: sessionId });
+export async function endSession(em: EntityManager, sessionId: number, who: AuditActor, operatorId: string): Promise<void> {
+  await em.transactional(async (tx) => {
+    await tx.nativeDelete(OperatorSession, { id: sessionId });
+    await recordAudit(tx, who, { action: 'operator.logout', targetType: 'operator', targetId: operatorId });
+  });
 }
 
 /** Deletes sessions past their absolute end or idle timeout (run periodically). */
@@ -168,14 +178,29 @@ export async function getOperator(em: EntityManager, id: string): Promise<Operat
   return op;
 }
 
-export async function changeOwnPassword(em: EntityManager, operatorId: string, keepSessionId: number, current: string, next: string): Promise<void> {
-  await em.transactional(async (tx) => {
+/**
+ * The signed-in operator's own password change. A wrong current password counts
+ * toward the lock-out like a failed login (committed although refused); a locked
+ * operator gets `ACCOUNT_LOCKED`.
+ */
+export async function changeOwnPassword(em: EntityManager, who: AuditActor, operatorId: string, keepSessionId: number, current: string, next: string): Promise<void> {
+  const error = await em.transactional(async (tx): Promise<AppError | null> => {
     const op = await tx.findOneOrFail(Operator, { id: operatorId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!(await verifyPassword(current, op.passwordHash))) throw new AppError('INVALID_CREDENTIALS', 'The current password is wrong');
+    const now = Date.now();
+    const locked = lockedError(op, now);
+    if (locked) return locked;
+    if (!(await verifyPassword(current, op.passwordHash))) {
+      await countFailure(tx, op, who, 'operator.password_change_failed', 'password', now);
+      return new AppError('INVALID_CREDENTIALS', 'The current password is wrong');
+    }
     op.passwordHash = await hashPassword(next);
+    clearFailures(op);
     // Another session may be someone who learnt the old password.
     await tx.nativeDelete(OperatorSession, { operator: op.id, id: { $ne: keepSessionId } });
+    await recordAudit(tx, who, { action: 'operator.password_change', targetType: 'operator', targetId: op.id });
+    return null;
   });
+  if (error) throw error;
 }
 
 function auditState(op: OperatorEntity) {

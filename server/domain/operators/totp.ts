@@ -4,6 +4,8 @@ import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { LockMode } from '@mikro-orm/core';
 import { Operator, type OperatorEntity } from './entities.ts';
+import { recordAudit, type AuditActor } from '../audit/service.ts';
+import { countFailure, lockedError } from './lockout.ts';
 
 /**
  * TOTP (RFC 6238: SHA-1, 6 digits, 30 s) with the `otpauth` library, the
@@ -44,33 +46,73 @@ export async function startTotpEnrolment(em: EntityManager, pii: PiiCipher, oper
   });
 }
 
-export async function confirmTotpEnrolment(em: EntityManager, pii: PiiCipher, operatorId: string, code: string): Promise<OperatorEntity> {
+/**
+ * Confirm and disable need a current code: a wrong one counts toward the
+ * operator's lock-out like a failed login (committed although refused), and a
+ * locked operator gets `ACCOUNT_LOCKED`. A right one does not clear the count:
+ * whoever holds the session chose the pending secret, so it proves nothing.
+ */
+async function withCode(
+  em: EntityManager,
+  who: AuditActor,
+  operatorId: string,
+  action: 'operator.totp_enable' | 'operator.totp_disable',
+  check: (op: OperatorEntity) => { error: AppError } | { secret: string },
+  apply: (op: OperatorEntity, step: number) => void,
+  pii: PiiCipher,
+  code: string,
+): Promise<OperatorEntity> {
   const result = await em.transactional(async (tx) => {
     const op = await tx.findOneOrFail(Operator, { id: operatorId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (op.totpSecret || !op.totpPendingSecret) return { error: new AppError('INVALID_STATE', 'No TOTP enrolment is pending') };
-    const step = checkTotp(pii, op, op.totpPendingSecret, code);
-    if (step === null) return { error: new AppError('INVALID_CREDENTIALS', 'Wrong code') };
-    op.totpSecret = op.totpPendingSecret;
-    op.totpPendingSecret = null;
-    op.totpLastStep = step;
+    const now = Date.now();
+    const locked = lockedError(op, now);
+    if (locked) return { error: locked };
+    const state = check(op);
+    if ('error' in state) return state;
+    const step = checkTotp(pii, op, state.secret, code);
+    if (step === null) {
+      await countFailure(tx, op, who, `${action}_failed`, 'totp', now);
+      return { error: new AppError('INVALID_CREDENTIALS', 'Wrong code') };
+    }
+    apply(op, step);
+    await recordAudit(tx, who, { action, targetType: 'operator', targetId: op.id });
     return { op };
   });
   if ('error' in result) throw result.error;
   return result.op;
 }
 
-export async function disableTotp(em: EntityManager, pii: PiiCipher, operatorId: string, code: string): Promise<OperatorEntity> {
-  const result = await em.transactional(async (tx) => {
-    const op = await tx.findOneOrFail(Operator, { id: operatorId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!op.totpSecret) return { error: new AppError('INVALID_STATE', 'TOTP is not on') };
-    const step = checkTotp(pii, op, op.totpSecret, code);
-    if (step === null) return { error: new AppError('INVALID_CREDENTIALS', 'Wrong code') };
-    op.totpSecret = null;
-    op.totpLastStep = step;
-    return { op };
-  });
-  if ('error' in result) throw result.error;
-  return result.op;
+export async function confirmTotpEnrolment(em: EntityManager, pii: PiiCipher, who: AuditActor, operatorId: string, code: string): Promise<OperatorEntity> {
+  return withCode(
+    em,
+    who,
+    operatorId,
+    'operator.totp_enable',
+    (op) => (op.totpSecret || !op.totpPendingSecret ? { error: new AppError('INVALID_STATE', 'No TOTP enrolment is pending') } : { secret: op.totpPendingSecret }),
+    (op, step) => {
+      op.totpSecret = op.totpPendingSecret;
+      op.totpPendingSecret = null;
+      op.totpLastStep = step;
+    },
+    pii,
+    code,
+  );
+}
+
+export async function disableTotp(em: EntityManager, pii: PiiCipher, who: AuditActor, operatorId: string, code: string): Promise<OperatorEntity> {
+  return withCode(
+    em,
+    who,
+    operatorId,
+    'operator.totp_disable',
+    (op) => (op.totpSecret ? { secret: op.totpSecret } : { error: new AppError('INVALID_STATE', 'TOTP is not on') }),
+    (op, step) => {
+      op.totpSecret = null;
+      op.totpLastStep = step;
+    },
+    pii,
+    code,
+  );
 }
 
 /** The current code of a base32 secret (tests and the CLI's own checks). */

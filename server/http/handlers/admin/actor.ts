@@ -1,9 +1,7 @@
 import type { Request } from 'express';
 import { ADMIN_ACTOR_HEADER } from '../../../../contract/admin/shared.ts';
 import type { AuditActor } from '../../../domain/audit/service.ts';
-
-/** The audit column holds 100 characters; the operator's uuid is the identity, the e-mail a reading aid. */
-const MAX_ACTOR = 100;
+import { operatorActor } from '../../../domain/operators/lockout.ts';
 
 /**
  * Who the audit log names for this request: a console operator as
@@ -14,7 +12,7 @@ const MAX_ACTOR = 100;
 export function adminActor(req: Express.Request & Pick<Request, 'get'>): AuditActor {
   if (req.principal.kind !== 'admin') throw new Error('route is not an admin route');
   const op = req.principal.operator;
-  if (op) return { actor: `operator:${op.id} ${op.email}`.slice(0, MAX_ACTOR), requestId: req.requestId };
+  if (op) return operatorActor(op, req.requestId);
   const label = req.get(ADMIN_ACTOR_HEADER);
   return { actor: label ? `admin:${label}` : 'admin', requestId: req.requestId };
 }

@@ -1,11 +1,12 @@
 import { initServer } from '@ts-rest/express';
 import type { Request, Response } from 'express';
 import { contract } from '../../../../contract/index.ts';
-import { SESSION_COOKIE } from '../../../../contract/admin/session.ts';
+import { sessionCookieName } from '../../../../contract/admin/session.ts';
 import type { AppDeps } from '../../../deps.ts';
 import { changeOwnPassword, csrfTokenizer, endSession, getOperator, login, operatorView, type SessionPolicy } from '../../../domain/operators/service.ts';
 import { confirmTotpEnrolment, disableTotp, startTotpEnrolment } from '../../../domain/operators/totp.ts';
 import { cookieValue } from '../../auth.ts';
+import { adminActor } from './actor.ts';
 
 const s = initServer();
 
@@ -15,11 +16,14 @@ export function sessionPolicy(config: AppDeps['config']): SessionPolicy {
 
 /**
  * HttpOnly (page scripts never see it), SameSite=Strict (no other site's page
- * makes the browser send it), Path=/ and Secure when the request came over TLS
- * (`req.secure`, which honours TRUST_PROXY's X-Forwarded-Proto).
+ * makes the browser send it), Path=/, no Domain. Over TLS (`req.secure`, which
+ * honours TRUST_PROXY's X-Forwarded-Proto) Secure and `__Host-` prefixed; plain
+ * HTTP (a console on localhost) cannot use the prefix, which requires Secure.
+ * No Max-Age or Expires: the server ends the session (idle and absolute limits),
+ * and the browser forgets the cookie when it closes rather than keeping it on disk.
  */
-function cookieOptions(req: Request, maxAgeMs?: number) {
-  return { httpOnly: true, sameSite: 'strict' as const, secure: req.secure, path: '/', ...(maxAgeMs ? { maxAge: maxAgeMs } : {}) };
+function cookieOptions(req: Request) {
+  return { httpOnly: true, sameSite: 'strict' as const, secure: req.secure, path: '/' };
 }
 
 function sessionOf(req: Express.Request) {
@@ -34,32 +38,33 @@ export function adminSessionHandlers(deps: AppDeps) {
   const pii = deps.crypto.pii;
   return s.router(contract.admin.session, {
     login: async ({ req, res, body }) => {
-      const session = await login(req.em, pii, policy, { email: body.email, password: body.password, totpCode: body.totp_code });
-      (res as Response).cookie(SESSION_COOKIE, session.token, cookieOptions(req, policy.absoluteMs));
+      const session = await login(req.em, pii, policy, { email: body.email, password: body.password, totpCode: body.totp_code }, req.requestId);
+      (res as Response).cookie(sessionCookieName(req.secure), session.token, cookieOptions(req));
       return { status: 200, body: { success: true, data: { operator: session.operator, csrf_token: csrf(session.token) } } };
     },
     get: async ({ req }) => {
       const op = await getOperator(req.em, sessionOf(req).id);
-      return { status: 200, body: { success: true, data: { operator: operatorView(op), csrf_token: csrf(cookieValue(req, SESSION_COOKIE)!) } } };
+      return { status: 200, body: { success: true, data: { operator: operatorView(op), csrf_token: csrf(cookieValue(req, sessionCookieName(req.secure))!) } } };
     },
     logout: async ({ req, res }) => {
-      await endSession(req.em, sessionOf(req).sessionId);
-      (res as Response).clearCookie(SESSION_COOKIE, cookieOptions(req));
+      const me = sessionOf(req);
+      await endSession(req.em, me.sessionId, adminActor(req), me.id);
+      (res as Response).clearCookie(sessionCookieName(req.secure), cookieOptions(req));
       return { status: 204, body: undefined };
     },
     changePassword: async ({ req, body }) => {
       const me = sessionOf(req);
-      await changeOwnPassword(req.em, me.id, me.sessionId, body.current_password, body.new_password);
+      await changeOwnPassword(req.em, adminActor(req), me.id, me.sessionId, body.current_password, body.new_password);
       return { status: 204, body: undefined };
     },
     startTotp: async ({ req }) => {
       return { status: 200, body: { success: true, data: await startTotpEnrolment(req.em, pii, sessionOf(req).id) } };
     },
     confirmTotp: async ({ req, body }) => {
-      return { status: 200, body: { success: true, data: operatorView(await confirmTotpEnrolment(req.em, pii, sessionOf(req).id, body.code)) } };
+      return { status: 200, body: { success: true, data: operatorView(await confirmTotpEnrolment(req.em, pii, adminActor(req), sessionOf(req).id, body.code)) } };
     },
     disableTotp: async ({ req, body }) => {
-      return { status: 200, body: { success: true, data: operatorView(await disableTotp(req.em, pii, sessionOf(req).id, body.code)) } };
+      return { status: 200, body: { success: true, data: operatorView(await disableTotp(req.em, pii, adminActor(req), sessionOf(req).id, body.code)) } };
     },
   });
 }
