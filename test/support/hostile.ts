@@ -284,13 +284,23 @@ export async function send(baseUrl: string, input: HostileInput, timeoutMs = 10_
 
 export const REFUSAL_STATUSES = new Set([400, 401, 404, 409, 410, 413, 415, 422]);
 
+/**
+ * A refusal status, or the lock-out doing its job: the suite's many wrong
+ * `current_password`s and TOTP codes on the console's own-account routes count
+ * toward the operator's lock-out, as an attacker's guesses must, so those routes
+ * answer 429 `ACCOUNT_LOCKED` once it trips (its envelope is still checked below).
+ */
+function refused(answer: { status: number; text: string }): boolean {
+  return REFUSAL_STATUSES.has(answer.status) || (answer.status === 429 && answer.text.includes('"code":"ACCOUNT_LOCKED"'));
+}
+
 /** Why an answer is wrong for its input, or null when it is right. */
 export function judge(input: HostileInput, answer: Awaited<ReturnType<typeof send>>): string | null {
   if ('hang' in answer) return `no answer within the deadline (${answer.error})`;
   if (answer.status >= 500) return `${answer.status}: ${answer.text.slice(0, 200)}`;
   if (!input.mustFail && answer.status < 300) return null;
-  if (input.mustFail && !REFUSAL_STATUSES.has(answer.status)) return `status ${answer.status} for an input the schema refuses: ${answer.text.slice(0, 200)}`;
-  if (!input.mustFail && !REFUSAL_STATUSES.has(answer.status)) return `status ${answer.status}: ${answer.text.slice(0, 200)}`;
+  if (input.mustFail && !refused(answer)) return `status ${answer.status} for an input the schema refuses: ${answer.text.slice(0, 200)}`;
+  if (!input.mustFail && !refused(answer)) return `status ${answer.status}: ${answer.text.slice(0, 200)}`;
   if (!answer.contentType?.startsWith('application/json')) return `content-type ${answer.contentType}`;
   let body: unknown;
   try {
