@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GatewayView } from '../../server/domain/gateways/service.ts';
+import type { GatewayInput, GatewayView } from '../../server/domain/gateways/service.ts';
 import { adminRequest } from './admin-support.ts';
 import { deviceRequest, pairDevice, type PairedDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
@@ -51,13 +51,13 @@ interface Scene extends SmsScene {
 
 const uniqueSender = () => `bK${newGatewayTrxId('').slice(0, 6)}`;
 
-async function scene(opts: { senders?: string[]; reviewAbove?: string | null } = {}): Promise<Scene> {
+async function scene(opts: { senders?: string[]; reviewAbove?: string | null; templates?: GatewayInput['sms_templates'] } = {}): Promise<Scene> {
   const { brandId, apiKey } = await t.createBrand('Forgery Brand');
   const device = await pairDevice(t, { brandId });
   const senders = opts.senders ?? [uniqueSender()];
   const gateway = await seedGateway(t, 'bkash', {
     sms_senders: senders,
-    sms_templates: [creditTemplate, noBalanceTemplate, sendMoneyTemplate],
+    sms_templates: opts.templates ?? [creditTemplate, noBalanceTemplate, sendMoneyTemplate],
     review_above: opts.reviewAbove ?? null,
   });
   return { brandId, apiKey, device, gateway, sender: senders[0]!, senders };
@@ -181,11 +181,8 @@ describe('what a message is, read as it is', () => {
   it('a debit that states no balance (bill pay) keeps the chain: the next credit follows it', async () => {
     const bkash = GATEWAY_PRESETS.find((p) => p.code === 'bkash')!;
     const billPay = presetTemplates(bkash).find((x) => x.kind === 'bill_pay')!;
-    const { brandId, apiKey } = await t.createBrand('Bill Pay Brand');
-    const device = await pairDevice(t, { brandId });
-    const sender = uniqueSender();
-    const gateway = await seedGateway(t, 'bkash', { sms_senders: [sender], sms_templates: [creditTemplate, billPay] });
-    const s: Scene = { brandId, apiKey, device, gateway, sender, senders: [sender] };
+    const s = await scene({ templates: [creditTemplate, billPay] });
+    const { device, sender } = s;
     await genuineStart(s);
     const [bill] = await forwardSms(t, device, [
       { sender, body: `Bill successfully paid.\nBiller: PALLI BIDYUT\nAccount: 1234567\nAmount: Tk 485.00\nFee: Tk 0.00\nTrxID: ${newGatewayTrxId('P')} at ${bdNow('dmy')}`, received_at: secondsAgo(40) },
@@ -204,11 +201,8 @@ describe('what a message is, read as it is', () => {
 describe('a cashback is read as what it is', () => {
   it('it keeps the chain (the next credit follows it) and pays nothing', async () => {
     const bkash = GATEWAY_PRESETS.find((p) => p.code === 'bkash')!;
-    const { brandId, apiKey } = await t.createBrand('Cashback Brand');
-    const device = await pairDevice(t, { brandId });
-    const sender = uniqueSender();
-    const gateway = await seedGateway(t, 'bkash', { sms_senders: [sender], sms_templates: [creditTemplate, ...presetTemplates(bkash)] });
-    const s: Scene = { brandId, apiKey, device, gateway, sender, senders: [sender] };
+    const s = await scene({ templates: [creditTemplate, ...presetTemplates(bkash)] });
+    const { device, sender } = s;
     await genuineStart(s);
     const cashbackId = newGatewayTrxId();
     // Someone claims the cashback's id with its amount: a cashback still pays nothing.
