@@ -178,7 +178,6 @@ export async function checkBalanceChain(
   tx: EntityManager,
   q: { deviceId: number; wallet: string; recordId: number; smsTime: Date; reading: ChainReading },
 ): Promise<ChainVerdict> {
-  if (!reachesChain(q.reading)) return { state: null, previousId: null, expected: null, balance: null };
   const k = db(tx);
   await k.insertInto('sms_balance_chains').values({ device_id: q.deviceId, wallet_key: q.wallet }).onConflict((oc) => oc.doNothing()).execute();
   const head = await k
@@ -234,12 +233,4 @@ export async function checkBalanceChain(
       .execute();
   }
   return { state: verdict.state, previousId: prev ? prev.id : null, expected: verdict.expected, balance: verdict.balance };
-}
-
-/**
- * A reading the chain checks: every one, since a credit without a balance may be missing one and a debit
- * without one is a link derived from the previous. (Kept as a function: the batch plans by it.)
- */
-export function reachesChain(_r: ChainReading): boolean {
-  return true;
 }

@@ -5,7 +5,7 @@ import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
 import { prepared, rawStatement, type DB } from '../db.ts';
 import type { BoundStatement } from '../../infra/database/convert-values.ts';
-import { breaksChain, chainState, linkTrusted, reachesChain, repairs, type ChainReading, type ChainVerdict } from './balance-chain.ts';
+import { breaksChain, chainState, linkTrusted, repairs, type ChainReading, type ChainVerdict } from './balance-chain.ts';
 import { candidateRowOf, intentLocks, lockedCandidatesOf, lockOpenCandidates, transactionLocks, type CandidateQuery, type CandidateRow, type IntentLockRow, type LockedCandidate, type TransactionLockRow } from './candidates.ts';
 import { customerPhonesOfCandidates } from './expected-payer.ts';
 import { contradictedStatement, type ContradictedQuery } from './contradicted.ts';
@@ -35,7 +35,10 @@ export interface BatchRecordPlan {
   recordId: number;
   deviceId: number;
   smsTime: Date;
-  /** Set when the record reaches the balance chain (balance-chain.ts `reachesChain`: a balance, readable or not, or a credit). */
+  /**
+   * Set when the record's text was read: every reading reaches the chain (a credit without a balance may be
+   * missing one, a debit without one is a link derived from the previous, balance-chain.ts).
+   */
   chain: { wallet: string; reading: ChainReading } | null;
   /** The candidate queries of its money-in readings, in reading order, and the trx ids to lock. */
   queries: CandidateQuery[];
@@ -381,7 +384,6 @@ export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly
 
       const io: DecideIo = {
         async chain(q) {
-          if (!reachesChain(q.reading)) return { state: null, previousId: null, expected: null, balance: null };
           const key = chainKey(q.deviceId, q.wallet);
           const fromDb = stored.get(q.recordId);
           const me = { id: q.recordId, at: micros(q.smsTime), arrived: fromDb?.arrived ?? 0n, order: fromDb?.order ?? 0 };

@@ -7,7 +7,7 @@ import { effectiveSettings, getSettings, settingKeys, type Settings } from '../s
 import type { MatchedRecordState, MatchSmsRecords, StoredSms } from '../sms-intake/matching-seam.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
 import { isOfficialSender, loadCandidates, lockOpenCandidates, toGatewaySmsConfig, type CandidateQuery, type CandidateRow, type GatewaySmsConfig, type LockedCandidate } from './candidates.ts';
-import { checkBalanceChain, reachesChain, walletKey } from './balance-chain.ts';
+import { checkBalanceChain, walletKey } from './balance-chain.ts';
 import { batchReads, ChainRepairInBatch, type BatchRecordPlan, type DecideIo } from './batch-io.ts';
 import { contradictedTrxIds } from './contradicted.ts';
 import { chooseMatch, type MatchResult, type ReasonCode } from './matcher.ts';
@@ -113,17 +113,21 @@ function perRecordIo(tx: EntityManager, cipher: PiiCipher): DecideIo {
 /** What planning a record reads of it: known from the claim, or from intake's StoredSms before it. */
 type PlannedRecord = Pick<PendingSmsRecord, 'id' | 'brandId' | 'deviceId' | 'mode' | 'sender' | 'smsTime'>;
 
-/** The candidate query of a money-in reading: the window widened by the clock grace, which the matcher applies exactly. */
+/**
+ * The candidate query of a money-in SMS: the window widened by the clock grace, which the matcher applies
+ * exactly. Both directions ask it (submission.ts, for the other open payments an SMS could be for).
+ */
+export function candidateQueryOf(q: Omit<CandidateQuery, 'windowMinutes'>, settings: MatchSettings): CandidateQuery {
+  return { ...q, smsTime: new Date(q.smsTime.getTime() + settings.graceSeconds * 1000), windowMinutes: settings.windowMinutes + Math.ceil(settings.graceSeconds / 60) };
+}
+
 function candidateQuery(rec: PlannedRecord, r: Reading, settings: MatchSettings): CandidateQuery {
-  return {
-    brandId: rec.brandId,
-    mode: rec.mode,
-    gatewayIds: r.gatewayIds,
-    trxId: r.parsed.trxId!,
-    amount: r.parsed.amount,
-    smsTime: new Date(rec.smsTime.getTime() + settings.graceSeconds * 1000),
-    windowMinutes: settings.windowMinutes + Math.ceil(settings.graceSeconds / 60),
-  };
+  return candidateQueryOf({ brandId: rec.brandId, mode: rec.mode, gatewayIds: r.gatewayIds, trxId: r.parsed.trxId!, amount: r.parsed.amount, smsTime: rec.smsTime }, settings);
+}
+
+/** A payment's payer number in clear: declared at checkout, else its customer's phone (`phones`, by intent id), else null. */
+export function payerNumberOf(cipher: PiiCipher, c: CandidateRow, phones: ReadonlyMap<number, string>): string | null {
+  return c.payerNumberEncrypted ? declaredPayerNumber(cipher, c) : (phones.get(c.intentId) ?? null);
 }
 
 /** The official gateways of the record's sender and their readings of its text (pure). */
@@ -142,7 +146,7 @@ function planRecord(rec: PlannedRecord, body: string, gateways: readonly Gateway
   const { all } = readRecord(rec, body, gateways);
   if (all.length === 0) return plan;
   const first = all[0]!.parsed;
-  if (reachesChain(first)) plan.chain = { wallet: walletKey(rec.sender, gateways), reading: first };
+  plan.chain = { wallet: walletKey(rec.sender, gateways), reading: first };
   if (!paysPayments(first)) return plan;
   plan.queries = all.filter((r) => paysPayments(r.parsed)).map((r) => candidateQuery(rec, r, settings));
   return plan;
@@ -231,7 +235,7 @@ async function decide(
       .map((c) => {
         const checked = { ...c, reviewAbove: reviewAboveOf(c.gatewayId) };
         if (!claimsOf(c, i) && reading.parsed.senderNumber === null) return checked;
-        const payerNumber = c.payerNumberEncrypted ? declaredPayerNumber(cipher, c) : (customerPhones.get(c.intentId) ?? null);
+        const payerNumber = payerNumberOf(cipher, c, customerPhones);
         return payerNumber === null ? checked : { ...checked, payerNumber };
       });
     const foreign = rows.filter((c) => !(c.brandId === rec.brandId && c.mode === rec.mode));

@@ -10,7 +10,7 @@ import { db } from '../db.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { lockEvidenceByTrxId, SMS_SENDER_NUMBER_CONTEXT } from './records.ts';
 import { customerPhonesOfCandidates, customerPhonesOfIntents } from './expected-payer.ts';
-import { declaredPayerNumber, loadMatchSettings, type MatchSettings } from './service.ts';
+import { candidateQueryOf, declaredPayerNumber, loadMatchSettings, payerNumberOf, type MatchSettings } from './service.ts';
 
 export interface SubmissionMatch {
   /** `matched`: the transaction is now completed by `smsRecordId`. Anything else: it still awaits its SMS. */
@@ -35,20 +35,12 @@ async function otherOpenPayersOf(
   const rows: CandidateRow[] = [];
   for (const e of evidence) {
     if (e.senderNumberEncrypted === null || (e.matchStatus !== 'no_candidate' && e.matchStatus !== 'low_confidence')) continue;
-    const found = await loadCandidates(tx, {
-      brandId: t.brandId,
-      mode: t.mode,
-      gatewayIds,
-      trxId: e.trxId,
-      amount: e.amount,
-      smsTime: new Date(e.smsTime.getTime() + s.graceSeconds * 1000),
-      windowMinutes: s.windowMinutes + Math.ceil(s.graceSeconds / 60),
-    });
+    const found = await loadCandidates(tx, candidateQueryOf({ brandId: t.brandId, mode: t.mode, gatewayIds, trxId: e.trxId, amount: e.amount, smsTime: e.smsTime }, s));
     rows.push(...found.filter((c) => c.id !== t.id && OPEN_STATUSES.includes(c.status) && c.gatewayTrxId?.toUpperCase() !== e.trxId));
   }
   const phones = await customerPhonesOfCandidates(tx, cipher, rows.filter((c) => !c.payerNumberEncrypted));
   return rows.flatMap((c) => {
-    const payerNumber = c.payerNumberEncrypted ? declaredPayerNumber(cipher, c) : (phones.get(c.intentId) ?? null);
+    const payerNumber = payerNumberOf(cipher, c, phones);
     return payerNumber === null ? [] : [{ id: c.id, payerNumber }];
   });
 }
