@@ -132,8 +132,9 @@ export function chainState(
  * request that arrived first, then the phone's order within a request, then record id.
  */
 const ORDER_KEY = sql`(sms_time, server_received_at, phone_order, id)`;
+/** The record's own place in that order, read from its row in one row subquery (its SMS time is not stored yet). */
 const ownOrderKey = (recordId: number, smsTime: Date) =>
-  sql`(${smsTime}::timestamptz, (SELECT me.server_received_at FROM sms_records me WHERE me.id = ${recordId}), (SELECT me.phone_order FROM sms_records me WHERE me.id = ${recordId}), ${recordId}::bigint)`;
+  sql`(SELECT ${smsTime}::timestamptz, me.server_received_at, me.phone_order, me.id FROM sms_records me WHERE me.id = ${recordId})`;
 
 /**
  * A later link that this SMS repairs: it was untrusted because the chain broke
