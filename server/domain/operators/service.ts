@@ -241,7 +241,10 @@ export async function createOperator(
       brandIds: input.role === 'owner' ? null : (input.brandIds ?? null),
       passwordHash,
     });
-    await tx.flush();
+    // The count above answers the usual case; two creates racing with one e-mail meet at the unique index.
+    await tx.flush().catch((err: unknown) => {
+      throw err instanceof UniqueConstraintViolationException ? new AppError('OPERATOR_EMAIL_TAKEN') : err;
+    });
     return {
       result: { operator: operatorView(op), password },
       audit: { action: 'operator.create', targetType: 'operator', targetId: op.id, after: auditState(op) },
