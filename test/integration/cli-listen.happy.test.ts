@@ -56,7 +56,13 @@ function startListen(args: string[]) {
 }
 
 async function ready(l: ReturnType<typeof startListen>): Promise<string> {
-  const line = await eventually(async () => /Ready! Your webhook signing secret is (whsec_\S+)/.exec(l.out.stdout), 30_000, `listen ready (stderr: ${l.out.stderr})`);
+  // The banner is two writes; the child's stdout may arrive in two chunks, so
+  // wait for its last line before reading the first.
+  const line = await eventually(
+    async () => (/Ctrl-C to stop\./.test(l.out.stdout) ? /Ready! Your webhook signing secret is (whsec_\S+)/.exec(l.out.stdout) : null),
+    30_000,
+    `listen ready (stderr: ${l.out.stderr})`,
+  );
   return line[1]!;
 }
 
