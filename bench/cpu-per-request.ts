@@ -64,7 +64,7 @@ const secrets = benchSecrets();
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'pc-bench-cpu-'));
 const { brands, customers, payments } = await withPool(db.url, async (pool) => {
   const brands = await seedBrands(pool, 20);
-  const gateways = await seedGateways(db.orm);
+  const gateways = await seedGateways(db.db);
   const customers = await seedCustomers(pool, secrets.keys, brands, 10_000);
   await seedPayments(pool, gateways, 'history');
   return { brands, customers, payments: await listPayments(pool, brands) };

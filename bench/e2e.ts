@@ -89,7 +89,7 @@ export const e2e: Benchmark = {
 
       const { brands, payments, devices, payers } = await withPool(db.url, async (pool) => {
         const brands = await seedBrands(pool, size.brands);
-        const gateways = await seedGateways(db.orm);
+        const gateways = await seedGateways(db.db);
         await seedCustomers(pool, secrets.keys, brands, size.rows);
         await seedPayments(pool, gateways, 'open');
         const devices = await seedDevices(pool, secrets.jwt, brands, Math.max(1, Math.ceil((RATE * PER_PHONE_SECONDS) / brands.length)));
@@ -104,7 +104,7 @@ export const e2e: Benchmark = {
       const turn = brands.map(() => 0);
       const endpointSecrets: Record<string, string> = {};
       for (const [i, b] of brands.entries()) {
-        endpointSecrets[`/hooks/${i}`] = await seedWebhookEndpoint(db.orm, secrets.keys, b.id, `http://127.0.0.1:${port}/hooks/${i}`);
+        endpointSecrets[`/hooks/${i}`] = await seedWebhookEndpoint(db.db, secrets.keys, b.id, `http://127.0.0.1:${port}/hooks/${i}`);
       }
       receiver.send({ type: 'secrets', secrets: endpointSecrets });
       await receiver.message('secrets-set');

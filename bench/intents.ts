@@ -22,7 +22,7 @@ export const intents: Benchmark = {
       const size = worldSize(opts);
       const brands = await withPool(db.url, async (pool) => {
         const brands = await seedBrands(pool, size.brands);
-        const gateways = await seedGateways(db.orm);
+        const gateways = await seedGateways(db.db);
         await seedCustomers(pool, secrets.keys, brands, size.rows);
         await seedPayments(pool, gateways, 'history');
         return brands;

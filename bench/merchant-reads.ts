@@ -24,7 +24,7 @@ export const merchantReads: Benchmark = {
       const seedStarted = performance.now();
       const { brands, customers, payments } = await withPool(db.url, async (pool) => {
         const brands = await seedBrands(pool, size.brands);
-        const gateways = await seedGateways(db.orm);
+        const gateways = await seedGateways(db.db);
         const customers = await seedCustomers(pool, secrets.keys, brands, size.rows);
         await seedPayments(pool, gateways, 'history');
         return { brands, customers, payments: await listPayments(pool, brands) };

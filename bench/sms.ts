@@ -50,7 +50,7 @@ export const sms: Benchmark = {
       const size = worldSize(opts);
       const { brands, payments, devices } = await withPool(db.url, async (pool) => {
         const brands = await seedBrands(pool, size.brands);
-        const gateways = await seedGateways(db.orm);
+        const gateways = await seedGateways(db.db);
         await seedCustomers(pool, secrets.keys, brands, size.rows);
         await seedPayments(pool, gateways, 'open');
         const devices = await seedDevices(pool, secrets.jwt, brands, 2);

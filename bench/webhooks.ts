@@ -14,6 +14,7 @@ import { ratio, type Row } from './lib/report.ts';
 import { seedBrands, seedWebhookEndpoint, withPool, type SeededBrand } from './lib/seed.ts';
 import { startOurs } from './lib/servers.ts';
 import { heapOf } from './lib/compare.ts';
+import { transaction } from '../server/domain/db.ts';
 
 /**
  * Webhook delivery. Throughput: a backlog of `payment.completed` deliveries
@@ -190,7 +191,7 @@ export const webhooks: Benchmark = {
       const brands = await withPool(db.url, (p) => seedBrands(p, opts.quick ? 4 : 100));
       const endpointSecrets: Record<string, string> = {};
       for (const [i, b] of brands.entries()) {
-        endpointSecrets[`/hooks/${i}`] = await seedWebhookEndpoint(db.orm, secrets.keys, b.id, `http://127.0.0.1:${port}/hooks/${i}`);
+        endpointSecrets[`/hooks/${i}`] = await seedWebhookEndpoint(db.db, secrets.keys, b.id, `http://127.0.0.1:${port}/hooks/${i}`);
       }
       receiver.send({ type: 'secrets', secrets: endpointSecrets });
       await receiver.message('secrets-set');
@@ -200,7 +201,7 @@ export const webhooks: Benchmark = {
       // pg-boss bound to the seeding ORM: recordEvent enqueues through it, as a state change in the service does.
       const boss = await startBoss({ url: db.url, logger: createLogger({ level: 'silent' }) });
       defer(() => boss.stop({ graceful: false, close: true }));
-      await prepareJobs({ orm: db.orm, boss }, jobRegistrations());
+      await prepareJobs({ db: db.db, boss }, jobRegistrations());
 
       // Ours: the backlog with one wake-up job per delivery (as the outbox writes them), then the server starts and drains it.
       const oursIds = await seedDeliveries(sql, oursBrands, backlog, 0);
@@ -224,7 +225,7 @@ export const webhooks: Benchmark = {
       let n = backlog;
       const oursLatency = await latencies(receiver, samples, async (i) => {
         const data = paymentData(1_000_000 + i);
-        await db.orm.em.fork().transactional((tx) => recordEvent(tx, { brandId: oursBrands[i % oursBrands.length]!.id, mode: 'live', event: 'payment.completed', data, transactionId: null }));
+        await transaction(db.db, (tx) => recordEvent(tx, { brandId: oursBrands[i % oursBrands.length]!.id, mode: 'live', event: 'payment.completed', data, transactionId: null }));
         const committedAt = now();
         // recordEvent names the event itself; it is the newest one (one producer, one at a time).
         const [{ public_id }] = (await sql.query<{ public_id: string }>('SELECT public_id FROM webhook_events ORDER BY id DESC LIMIT 1')).rows as [{ public_id: string }];
@@ -277,7 +278,7 @@ export const webhooks: Benchmark = {
       ];
       return {
         rows,
-        settings: { brands: brands.length, backlog, latencySamples: samples, webhookSettings: { ...(await readWebhookSettings(db.orm.em.fork())) } },
+        settings: { brands: brands.length, backlog, latencySamples: samples, webhookSettings: { ...(await readWebhookSettings(db.db)) } },
         details: { oursDrain, oursHeap, baseDrain, oursStatements, baseStatements, oursLatencyMs: oursLatency.map(round1), baselineLatencyMs: baseLatency.map(round1) },
       };
     }),

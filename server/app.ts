@@ -1,4 +1,3 @@
-import type { EntityManager } from './infra/database/orm.ts';
 import express, { type Express } from 'express';
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import { contract } from '../contract/index.ts';
@@ -39,27 +38,16 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestId);
   app.use(baseSecurityHeaders);
   app.use(requestLogger(deps.logger));
-  // One identity map per request, never shared: `req.em` is a fork made on first
-  // use, so a request that never touches the database (a 401, a 404, a replayed
-  // idempotent answer) makes none. A fork is not free: MikroORM writes to
-  // process.env and clones its options on each (EntityManager.fork).
-  const forked = new WeakMap<object, EntityManager>();
-  Object.defineProperty(app.request, 'em', {
-    configurable: true,
-    get(this: object) {
-      let em = forked.get(this);
-      if (!em) forked.set(this, (em = deps.orm.em.fork()));
-      return em;
-    },
-    set(this: object, em: EntityManager) {
-      forked.set(this, em);
-    },
+  // The database handle of the request: the pool, or the transaction an idempotent request runs in (http/idempotency.ts).
+  app.use((req, _res, next) => {
+    req.db = deps.db;
+    next();
   });
   app.use('/api', ...jsonBody(deps.config.BODY_LIMIT_BYTES));
   app.use(docsRouter());
 
   const consoleSession = sessionAuthenticator({
-    fork: () => deps.orm.em.fork(),
+    db: deps.db,
     policy: sessionPolicy(deps.config),
     csrfToken: csrfTokenizer(Buffer.from(deps.secrets.blindIndexKey, 'hex')),
   });
@@ -87,13 +75,13 @@ export function createApp(deps: AppDeps): Express {
       // different statuses (200 vs 201); this middleware never writes a body.
       authMiddleware({
         // A request limited per API key is counted by its key's lookup, in the same statement (one round trip fewer).
-        merchant: merchantAuthenticator(groupedApiKeyLookup(() => deps.orm.em.fork(), apiKeyWindowSeconds(deps.config)), countsApiKeyHit(deps.config)),
+        merchant: merchantAuthenticator(groupedApiKeyLookup(() => deps.db, apiKeyWindowSeconds(deps.config)), countsApiKeyHit(deps.config)),
         admin: adminAuthenticator(deps.secrets.adminToken, consoleSession),
         operator: consoleSession,
         device: deviceAuthenticator(deviceTokenKeys(deps.secrets)),
       }) as never,
       // After auth: an operator limited to some brands gets a 404 for another brand's object.
-      brandScopeGuard(() => deps.orm.em.fork()) as never,
+      brandScopeGuard(deps.db) as never,
       // After auth: the credential (or the caller's address) is the bucket; before
       // idempotency, so a refused request claims no key.
       limiter.byRoute as never,

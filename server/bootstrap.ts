@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import type { AppDeps } from './deps.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './infra/database/embedded.ts';
 import { createOrm, migrate } from './infra/database/orm.ts';
+import { openDatabase } from './domain/db.ts';
 import { startBoss } from './infra/jobs/boss.ts';
 import { createNotificationHub } from './infra/database/notifications.ts';
 import { prepareJobs, startWorkers, unbindJobs } from './infra/jobs/workers.ts';
@@ -50,10 +51,17 @@ export async function bootstrap(config: Config, logger: Logger, opts: { startJob
   }
   const cleanup: Array<() => Promise<unknown>> = [];
   try {
-    const orm = await createOrm({ url, entities, poolMax: config.DATABASE_POOL_MAX, poolMin: config.DATABASE_POOL_MIN, namedStatements: config.DATABASE_NAMED_STATEMENTS, logger });
-    cleanup.push(() => orm.close());
-    // Rows written before personal data was bound to row and brand are rewritten before anything serves them.
-    const migrations = await migrate(orm, [async (o) => void (await reencryptPersonalData(o, crypto, logger))]);
+    const db = openDatabase({ url, poolMax: config.DATABASE_POOL_MAX, poolMin: config.DATABASE_POOL_MIN, namedStatements: config.DATABASE_NAMED_STATEMENTS, logger });
+    cleanup.push(() => db.destroy());
+    // MikroORM migrates the schema, then steps aside (orm.ts).
+    const orm = await createOrm({ url, entities, poolMax: 2, logger });
+    let migrations: string[];
+    try {
+      // Rows written before personal data was bound to row and brand are rewritten before anything serves them.
+      migrations = await migrate(orm, [async () => void (await reencryptPersonalData(db, crypto, logger))]);
+    } finally {
+      await orm.close();
+    }
     // The audit log then belongs to a role of its own: the service's role may only add to it and read it.
     await embedded?.sealAuditLog();
     const boss = await startBoss({ url, logger });
@@ -61,10 +69,10 @@ export async function bootstrap(config: Config, logger: Logger, opts: { startJob
     // Connects on its first subscriber only: processes that serve no checkout stream hold no extra connection.
     const notifications = createNotificationHub({ url, logger, limits: { total: config.CHECKOUT_STREAMS_MAX, perKey: config.CHECKOUT_STREAMS_PER_PAYMENT } });
     cleanup.push(() => notifications.close());
-    const deps: AppDeps = { config, secrets, crypto, orm, boss, logger, notifications, state: { shuttingDown: false } };
+    const deps: AppDeps = { config, secrets, crypto, db, boss, logger, notifications, state: { shuttingDown: false } };
     // Queues exist in every process (any process may enqueue); workers run only where enabled.
     await prepareJobs(deps, jobRegistrations());
-    cleanup.push(async () => unbindJobs(orm));
+    cleanup.push(async () => unbindJobs(db));
     cleanup.push(() => closeOutboundDispatchers());
     if (config.WORKERS_ENABLED && opts.startJobs !== false) {
       const workers = await startWorkers(deps, jobRegistrations());
@@ -76,7 +84,7 @@ export async function bootstrap(config: Config, logger: Logger, opts: { startJob
       migrations,
       generatedSecrets: generated,
       async close() {
-        // Job workers first (they use the database), then the ORM, then the cluster.
+        // Job workers first (they use the database), then the database pool, then the cluster.
         for (const fn of cleanup.reverse()) await fn().catch((err) => logger.error({ err }, 'shutdown step failed'));
         await embedded?.stop();
       },

@@ -1,6 +1,6 @@
 import type { PgBoss } from 'pg-boss';
 import type { Config } from './config.ts';
-import type { Orm } from './infra/database/orm.ts';
+import type { Db } from './domain/db.ts';
 import type { Logger } from './infra/logger.ts';
 import type { Secrets } from './infra/secrets.ts';
 import type { PiiCipher } from './infra/crypto/pii-cipher.ts';
@@ -13,7 +13,8 @@ import type { NotificationHub } from './infra/database/notifications.ts';
 export interface AppDeps {
   config: Config;
   secrets: Secrets;
-  orm: Orm;
+  /** The database (Kysely over the service's pool; server/infra/database/database.ts). */
+  db: Db;
   boss: PgBoss;
   logger: Logger;
   /** This process's one LISTEN connection and its in-memory subscribers (the checkout's status streams). */

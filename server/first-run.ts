@@ -80,8 +80,8 @@ export async function firstRunSetup(runtime: Runtime, port: number): Promise<voi
   const { deps } = runtime;
   const base = runningBaseUrl(deps.config.PUBLIC_BASE_URL, port);
   // Any database without operators gets its first owner (also with DATABASE_URL, and on upgrade).
-  const owner = await ensureFirstOwner(deps.orm.em, deps.config.CONSOLE_OWNER_EMAIL);
-  const seed = runtime.embedded ? await seedDemo(deps.orm.em.fork(), deps.crypto, { publicBaseUrl: base }) : null;
+  const owner = await ensureFirstOwner(deps.db, deps.config.CONSOLE_OWNER_EMAIL);
+  const seed = runtime.embedded ? await seedDemo(deps.db, deps.crypto, { publicBaseUrl: base }) : null;
   const out = {
     isTTY: process.stdout.isTTY === true,
     write: (text: string) => process.stdout.write(text),

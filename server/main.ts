@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   const { deps } = runtime;
-  if (await serviceCanEmptyAuditLog(deps.orm)) {
+  if (await serviceCanEmptyAuditLog(deps.db)) {
     logger.warn('the service\'s database role can empty the audit log (TRUNCATE): run `npm run db:seal-audit-log` (README, Database role)');
   }
   const app = createApp(deps);

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../../server/infra/database/embedded.ts';
-import { createOrm, migrate, type Orm } from '../../server/infra/database/orm.ts';
+import { sql } from 'kysely';
+import { createOrm, migrate } from '../../server/infra/database/orm.ts';
+import { openDatabase, type Db } from '../../server/domain/db.ts';
 import { entities } from '../../server/domain/entities.ts';
 import { freePort } from '../../server/infra/database/local-server.ts';
 export { freePort };
@@ -12,8 +14,8 @@ export { freePort };
 
 export interface BenchDatabase {
   url: string;
-  /** The migrated ORM, for seeding through the real services; closed by stop(). */
-  orm: Orm;
+  /** The migrated database, for seeding through the real services; closed by stop(). */
+  db: Db;
   /** PostgreSQL server version string (for the report). */
   version: string;
   stop(): Promise<void>;
@@ -39,25 +41,26 @@ export async function startBenchDatabase(opts: { statements?: boolean } = {}): P
       ...(opts.statements ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' } : {}),
     },
   });
-  let orm: Orm | undefined;
+  let db: Db | undefined;
   try {
-    orm = await createOrm({ url: cluster.url, entities, poolMax: 4 });
-    await migrate(orm);
-    if (opts.statements) await orm.em.getConnection().execute('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-    const [{ server_version: version }] = (await orm.em.getConnection().execute('SHOW server_version')) as [{ server_version: string }];
-    const opened = orm;
+    const orm = await createOrm({ url: cluster.url, entities, poolMax: 2 });
+    await migrate(orm).finally(() => orm.close());
+    db = openDatabase({ url: cluster.url, poolMax: 4 });
+    if (opts.statements) await sql`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`.execute(db);
+    const { rows: [{ server_version: version }] } = (await sql<{ server_version: string }>`SHOW server_version`.execute(db)) as { rows: [{ server_version: string }] };
+    const opened = db;
     return {
       url: cluster.url,
-      orm: opened,
+      db: opened,
       version,
       async stop() {
-        await opened.close().catch(() => undefined);
+        await opened.destroy().catch(() => undefined);
         await cluster.stop();
         rmSync(dir, { recursive: true, force: true });
       },
     };
   } catch (err) {
-    await orm?.close().catch(() => undefined);
+    await db?.destroy().catch(() => undefined);
     await cluster.stop();
     rmSync(dir, { recursive: true, force: true });
     throw err;

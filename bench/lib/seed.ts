@@ -9,7 +9,7 @@ import { defaultGatewayTemplates } from '../../server/domain/sms/presets/index.t
 import { putEndpoint } from '../../server/domain/webhooks/endpoints.ts';
 import { blindIndex } from '../../server/infra/crypto/blind-index.ts';
 import { generateApiKey } from '../../server/infra/crypto/tokens.ts';
-import type { Orm } from '../../server/infra/database/orm.ts';
+import type { Db } from '../../server/domain/db.ts';
 
 /**
  * Benchmark data, written set-based (INSERT ... SELECT over generate_series or
@@ -74,8 +74,8 @@ export async function seedBrands(pool: pg.Pool, count: number): Promise<SeededBr
 }
 
 /** A manual bKash-like wallet (its real SMS sender and template) and the automatic sandbox gateway. */
-export async function seedGateways(orm: Orm): Promise<SeededGateways> {
-  const em = orm.em.fork();
+export async function seedGateways(db: Db): Promise<SeededGateways> {
+  const em = db;
   const manual = await createGateway(em, {
     code: 'bkash',
     name: 'bKash',
@@ -246,9 +246,9 @@ export async function seedDevices(pool: pg.Pool, jwt: DeviceTokenKeys, brands: r
 }
 
 /** The brand's webhook endpoint (created through the service, so its secret is encrypted as in production). */
-export async function seedWebhookEndpoint(orm: Orm, keys: PersonalDataKeys, brandId: number, url: string): Promise<string> {
+export async function seedWebhookEndpoint(db: Db, keys: PersonalDataKeys, brandId: number, url: string): Promise<string> {
   const { secret } = await putEndpoint(
-    orm.em.fork(),
+    db,
     keys.pii,
     { brandId, mode: 'live' },
     { url, events: ['payment.completed', 'payment.failed', 'payment.expired', 'refund.completed', 'refund.failed'], enabled: true },

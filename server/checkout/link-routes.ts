@@ -31,7 +31,7 @@ export function paymentLinkPages(deps: AppDeps, router: Router, tools: PageTools
     '/pay/:link_id',
     limited,
     page(deps, async (req, res) => {
-      const link = await findPublicLink(req.em, id(req));
+      const link = await findPublicLink(req.db, id(req));
       if (!link) return sendPage(res, 404, linkNotFoundPage());
       if (!link.brandActive) return sendPage(res, 403, brandDisabledPage());
       if (link.status !== 'active') return sendPage(res, 410, linkUnavailablePage(link));
@@ -42,7 +42,7 @@ export function paymentLinkPages(deps: AppDeps, router: Router, tools: PageTools
   router.post('/pay/:link_id', limited, form, page(deps, async (req, res) => {
     const raw = typeof req.body?.amount === 'string' ? (req.body.amount as string) : undefined;
     try {
-      const result = await visitPaymentLink(req.em, deps.crypto, id(req), { amount: raw }, { publicBaseUrl: deps.config.PUBLIC_BASE_URL });
+      const result = await visitPaymentLink(req.db, deps.crypto, id(req), { amount: raw }, { publicBaseUrl: deps.config.PUBLIC_BASE_URL });
       if (result.kind === 'not_found') return sendPage(res, 404, linkNotFoundPage());
       if (result.kind === 'refused') {
         return result.link.brandActive ? sendPage(res, 410, linkUnavailablePage(result.link)) : sendPage(res, 403, brandDisabledPage());
@@ -52,7 +52,7 @@ export function paymentLinkPages(deps: AppDeps, router: Router, tools: PageTools
     } catch (err) {
       // The customer's amount or a gateway refusal: the form again, saying why.
       if (!(err instanceof AppError) || err.status >= 500) throw err;
-      const link = await findPublicLink(req.em.fork(), id(req));
+      const link = await findPublicLink(req.db, id(req));
       if (!link) return sendPage(res, 404, linkNotFoundPage());
       sendPage(res, 400, renderLinkPage(link, { error: err.message, amount: raw?.slice(0, 20) }));
     }
@@ -60,7 +60,7 @@ export function paymentLinkPages(deps: AppDeps, router: Router, tools: PageTools
 
   const qr = (type: 'svg' | 'png') =>
     page(deps, async (req, res) => {
-      const link = await findPublicLink(req.em, id(req));
+      const link = await findPublicLink(req.db, id(req));
       if (!link) return sendPage(res, 404, linkNotFoundPage());
       const { url } = paymentLinkUrls(deps.config.PUBLIC_BASE_URL, link.publicId);
       res.setHeader('Cache-Control', 'public, max-age=86400');

@@ -80,7 +80,7 @@ export function checkoutPages(deps: AppDeps, limiter: Pick<RateLimiter, 'fixed'>
     limited,
     page(deps, async (req, res) => {
       try {
-        const { view, cancelUrl, timeZone } = await loadCheckout(req.em, param(req, 'payment_id'), links);
+        const { view, cancelUrl, timeZone } = await loadCheckout(req.db, param(req, 'payment_id'), links);
         sendPage(res, 200, renderCheckoutPage(view, { cancelUrl, timeZone }));
       } catch (err) {
         if (err instanceof AppError && err.code === 'PAYMENT_NOT_FOUND') return sendPage(res, 404, notFoundPage());
@@ -95,7 +95,7 @@ export function checkoutPages(deps: AppDeps, limiter: Pick<RateLimiter, 'fixed'>
     limited,
     page(deps, async (req, res) => {
       const token = param(req, 'token');
-      const session = await findSandboxSession(req.em, token);
+      const session = await findSandboxSession(req.db, token);
       if (!session) return sendPage(res, 404, notFoundPage());
       if (!session.brandActive) return sendPage(res, 403, brandDisabledPage());
       sendPage(res, 200, renderSandboxPage(session, token));
@@ -105,7 +105,7 @@ export function checkoutPages(deps: AppDeps, limiter: Pick<RateLimiter, 'fixed'>
   const decide = (decision: SandboxDecision) =>
     page(deps, async (req, res) => {
       const token = param(req, 'token');
-      const result = await decideSandboxSession(req.em, token, decision);
+      const result = await decideSandboxSession(req.db, token, decision);
       if (result.kind === 'not_found') return sendPage(res, 404, notFoundPage());
       if (result.kind === 'brand_disabled') return sendPage(res, 403, brandDisabledPage());
       // Expired: back to the sandbox page, which says so. Otherwise back to the

@@ -1,10 +1,9 @@
+import { JsonType, UnderscoreNamingStrategy } from '@mikro-orm/core';
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import { CompiledQuery, type Compilable, type Kysely, type QueryResult, type UnknownRow } from 'kysely';
-import { ConvertValuesPlugin, prepare, type BoundStatement, type PreparedStatement } from '../infra/database/convert-values.ts';
-import type { EntityManager } from '../infra/database/orm.ts';
-import { nameStatement } from '../infra/database/named-statements.ts';
-import { atCommit, inOneWrite } from '../infra/database/client-pipeline.ts';
-import type { entities } from './entities.ts';
+import { sql, type Compilable, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, createDatabase, nameStatement, type DatabaseOptions } from '../infra/database/database.ts';
+import { JsonValue, jsonValue, type JsonColumns } from '../infra/database/json-columns.ts';
+import { entities } from './entities.ts';
 
 /**
  * The database as Kysely sees it, typed from the entities (table and column
@@ -13,138 +12,134 @@ import type { entities } from './entities.ts';
  */
 export type DB = InferKyselyDB<(typeof entities)[number]>;
 
+/** The jsonb columns of each table, as the entities declare them (`p.json`). */
+export const jsonColumns: JsonColumns = (() => {
+  const naming = new UnderscoreNamingStrategy();
+  const byTable = new Map<string, Set<string>>();
+  for (const entity of entities) {
+    const meta = entity.meta;
+    for (const [name, prop] of Object.entries(meta.properties)) {
+      if (prop.type !== JsonType && !(prop.type instanceof JsonType)) continue;
+      const table = meta.tableName ?? meta.collection;
+      if (!byTable.has(table)) byTable.set(table, new Set());
+      byTable.get(table)!.add(prop.fieldNames?.[0] ?? naming.propertyToColumnName(name));
+    }
+  }
+  return byTable;
+})();
+
+/** The application's database (infra/database/database.ts) with the schema's jsonb columns. */
+export function openDatabase(opts: Omit<DatabaseOptions, 'jsonColumns'>): Db {
+  return createDatabase<DB>({ ...opts, jsonColumns });
+}
+
+/** The database handle every query takes: the pool, or an open transaction (`Tx`). */
+export type Db = Kysely<DB>;
+/** An open transaction: what a function that must run inside one asks for. */
+export type Tx = Transaction<DB>;
+
+let savepoints = 0;
+
 /**
- * A typed query builder bound to `em`: inside `em.transactional(...)` it runs on
- * that transaction's connection, otherwise on the pool. For set-based and
- * hot-path statements (CTEs, `FOR UPDATE SKIP LOCKED`, `ON CONFLICT`, batch
- * claims); plain reads and writes go through the EntityManager.
+ * Runs `fn` in a transaction on `db`. Inside a transaction already, `fn` runs in
+ * a savepoint of it: a failure rolls back `fn`'s work only and rethrows, and the
+ * outer transaction goes on if its caller catches the error. With `join`, `fn`
+ * runs in the outer transaction itself (no savepoint: two round trips fewer,
+ * for callers whose failure fails the caller anyway).
  */
-export function db(em: EntityManager): Kysely<DB> {
-  // Value conversion: rows come back as the entities' types (Date for timestamptz,
-  // number for bigint ids, parsed JSON), and Date/JSON parameters are converted
-  // on the way in: this is the one way the application reads timestamps. Without
-  // it the driver hands back PostgreSQL's text ('2026-11-25 02:44:40.83+00') and
-  // ids as strings (checked against MikroORM 7.2's plugin/transformer.js).
-  // This is `em.getKysely({ convertValues: true })` with MikroORM's plugin
-  // replaced by ConvertValuesPlugin: the same conversions, without the lookups
-  // that made it the largest CPU cost of a statement (see convert-values.ts).
-  return em.getKysely<DB>().withPlugin(new ConvertValuesPlugin(em));
+export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, opts: { join?: boolean } = {}): Promise<T> {
+  if (!db.isTransaction) return db.transaction().execute(fn);
+  if (opts.join) return fn(db as Tx);
+  const name = sql.id(`sp_${++savepoints}`);
+  await sql`SAVEPOINT ${name}`.execute(db);
+  try {
+    const result = await fn(db as Tx);
+    await sql`RELEASE SAVEPOINT ${name}`.execute(db);
+    return result;
+  } catch (err) {
+    await sql`ROLLBACK TO SAVEPOINT ${name}`.execute(db);
+    throw err;
+  }
+}
+
+/** A parameter of a prepared statement, standing where its value will go while the statement compiles. */
+class Param {
+  readonly name: string;
+  constructor(name: string) {
+    this.name = name;
+  }
+}
+
+/** A statement compiled once; see `prepared`. */
+export interface PreparedStatement<P, O> {
+  /** Runs on `db` (its transaction when it is one). */
+  execute(db: Db, params: P): Promise<O[]>;
+  executeTakeFirst(db: Db, params: P): Promise<O | undefined>;
 }
 
 /**
- * A hot-path statement built with the typed builder and compiled once, then run
- * with new values (`prepare` in infra/database/convert-values.ts): the same SQL,
- * value conversion and row types as `db(em)`, without building and transforming
- * the query on every request. `$.name` stands for a parameter.
+ * A hot-path statement built with the typed builder once, compiled once, then
+ * run with new values: the same SQL and row types as the builder's, without
+ * building and compiling the query on every request, and sent as a named
+ * statement (infra/database/database.ts). `$.name` stands for a parameter:
+ * `prepared((k, $: { id: number }) => k.selectFrom('payment_intents').select('uuid').where('id', '=', $.id))`,
+ * then `.execute(db, { id })`. A parameter stands where one value goes: a
+ * statement whose shape depends on the input needs one prepared statement per
+ * shape (or `= ANY($.list)`).
  */
-export function prepared<P extends object, O>(build: (db: Kysely<DB>, $: P) => Compilable<O>): PreparedStatement<P, O> {
-  return prepare<DB, P, O>(build);
+export function prepared<P extends object, O>(build: (db: Db, $: P) => Compilable<O>): PreparedStatement<P, O> {
+  let compiled: { sql: string; slots: Array<{ fixed: unknown } | { name: string; json: boolean }>; query: CompiledQuery } | null = null;
+  const compile = (db: Db) => {
+    if (compiled) return compiled;
+    const $ = new Proxy({}, { get: (_, name) => new Param(String(name)) }) as P;
+    const query = build(db, $).compile();
+    nameStatement(query.sql);
+    const slotOf = (v: unknown) =>
+      v instanceof Param ? { name: v.name, json: false } : v instanceof JsonValue && v.value instanceof Param ? { name: v.value.name, json: true } : { fixed: v };
+    compiled = { sql: query.sql, query, slots: query.parameters.map(slotOf) };
+    return compiled;
+  };
+  const execute = async (db: Db, params: P): Promise<O[]> => {
+    const c = compile(db);
+    const values = params as Record<string, unknown>;
+    const parameters = c.slots.map((s) => ('fixed' in s ? s.fixed : s.json ? jsonValue(values[s.name]) : values[s.name]));
+    return (await db.executeQuery<O>({ ...c.query, parameters })).rows;
+  };
+  return { execute, executeTakeFirst: async (db, params) => (await execute(db, params))[0] };
 }
 
 /**
  * A statement over a list of rows (a multi-row VALUES), compiled once per row
  * count: `build` gets one placeholder row per row, each of its `columns`
- * standing for that row's value (parameters named `<row>:<column>`). A VALUES
- * list has one shape per count, so use it for batches with a small maximum.
+ * standing for that row's value. A VALUES list has one shape per count, so use
+ * it for batches with a small maximum.
  */
 export function preparedPerRowCount<R extends object, O>(
   columns: ReadonlyArray<keyof R & string>,
-  build: (db: Kysely<DB>, rows: R[]) => Compilable<O>,
-): PerRowCountStatement<R, O> {
+  build: (db: Db, rows: R[]) => Compilable<O>,
+): (db: Db, rows: readonly R[]) => Promise<O[]> {
   const byCount = new Map<number, PreparedStatement<Record<string, unknown>, O>>();
-  const compile = (n: number) =>
-    prepared((k, $: Record<string, unknown>) => build(k, Array.from({ length: n }, (_, i) => Object.fromEntries(columns.map((c) => [c, $[`${i}:${c}`]])) as R)));
-  const statementOf = (rows: readonly R[]) => {
+  return (db, rows) => {
     let statement = byCount.get(rows.length);
-    if (!statement) byCount.set(rows.length, (statement = compile(rows.length)));
+    if (!statement) {
+      const n = rows.length;
+      statement = prepared((k, $: Record<string, unknown>) => build(k, Array.from({ length: n }, (_, i) => Object.fromEntries(columns.map((c) => [c, $[`${i}:${c}`]])) as R)));
+      byCount.set(n, statement);
+    }
     const values: Record<string, unknown> = {};
     rows.forEach((row, i) => {
       for (const c of columns) values[`${i}:${c}`] = row[c];
     });
-    return { statement, values };
+    return statement.execute(db, values);
   };
-  const run = (em: EntityManager, rows: readonly R[]) => {
-    const { statement, values } = statementOf(rows);
-    return statement.execute(em, values);
-  };
-  return Object.assign(run, {
-    bind(em: EntityManager, rows: readonly R[]) {
-      const { statement, values } = statementOf(rows);
-      return statement.bind(em, values);
-    },
-  });
-}
-
-/** A preparedPerRowCount statement: run it, or bind it to be sent with others (`pipelined`, `sendWithCommit`). */
-export interface PerRowCountStatement<R, O> {
-  (em: EntityManager, rows: readonly R[]): Promise<O[]>;
-  bind(em: EntityManager, rows: readonly R[]): BoundStatement<O>;
-}
-
-/** A raw statement (rawStatement): run it, or bind it to be sent with others (`pipelined`). */
-export interface RawStatement<R> {
-  (em: EntityManager, params: readonly unknown[]): Promise<R[]>;
-  bind(params: readonly unknown[]): BoundStatement<R>;
 }
 
 /**
  * A raw statement of fixed text with `$1`..`$n` parameters (each use says why the
- * builder cannot write it), sent as a named statement like the compiled ones
- * (infra/database/named-statements.ts). Runs on `em`'s transaction when it has
- * one; rows come back as `pg` parsed them, without value conversion.
+ * builder cannot write it), sent as a named statement like the compiled ones.
+ * Runs on `db` (its transaction when it is one).
  */
-export function rawStatement<R>(text: string): RawStatement<R> {
+export function rawStatement<R>(text: string): (db: Db, params: readonly unknown[]) => Promise<R[]> {
   nameStatement(text);
-  const bind = (params: readonly unknown[]): BoundStatement<R> => ({ query: CompiledQuery.raw(text, [...params]), rows: (result) => result.rows as R[] });
-  const run = async (em: EntityManager, params: readonly unknown[]) => (await em.getKysely().executeQuery<R>(bind(params).query)).rows;
-  return Object.assign(run, { bind });
-}
-
-type RowsOf<T extends readonly BoundStatement<unknown>[]> = { [K in keyof T]: T[K] extends BoundStatement<infer O> ? O[] : never };
-
-/**
- * Sends `statements` on `em`'s connection (its transaction's, else one pooled
- * connection) without waiting for each answer before the next: one round trip
- * for all of them instead of one each (the pool's clients are in `pg`'s
- * pipeline mode, orm.ts). Returns each one's rows, in order.
- *
- * PostgreSQL still runs them one after the other, in order, and under READ
- * COMMITTED each takes its snapshot when it starts: a statement sees whatever
- * was committed before it began, including the commit of a lock holder that an
- * earlier statement of the same pipeline waited for. So a read may follow the
- * lock it depends on in one pipeline; what a statement cannot use is an earlier
- * one's answer (only the values known before sending).
- *
- * Every statement is waited for before returning or throwing, so the connection
- * is never handed on with statements of ours in flight. In a transaction, a
- * failed statement aborts it and every later one fails with it; the first
- * failure is thrown.
- */
-export async function pipelined<T extends readonly BoundStatement<unknown>[]>(em: EntityManager, ...statements: T): Promise<RowsOf<T>> {
-  const executor = em.getKysely().getExecutor();
-  // Each executeQuery hands its query to the client before its first await, so inOneWrite sees them all.
-  const settled = await executor.provideConnection(async (connection) =>
-    Promise.allSettled(inOneWrite(() => statements.map((s) => connection.executeQuery<UnknownRow>(s.query)))),
-  );
-  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.map((s, i) => statements[i]!.rows((s as PromiseFulfilledResult<QueryResult<UnknownRow>>).value)) as RowsOf<T>;
-}
-
-/**
- * Hands `statements` to `em`'s transaction to be sent with its COMMIT (client-pipeline.ts
- * `atCommit`): the last writes of a transaction and its COMMIT in one round trip. Resolves
- * once they are handed over, not answered: the caller returns from its transaction callback
- * without waiting for them, and may not need their answers. Should one fail, the
- * transaction is rolled back and em.transactional() rejects with that statement's error.
- * So every check of what they write must be in the statements themselves
- * (`check_invariant`, migration 0026), none after them in code.
- */
-export async function sendWithCommit(em: EntityManager, ...statements: ReadonlyArray<BoundStatement<unknown>>): Promise<void> {
-  if (!em.isInTransaction()) throw new Error('sendWithCommit must run inside em.transactional()');
-  if (statements.length === 0) return;
-  await em.getKysely().getExecutor().provideConnection(async (connection) => {
-    // Their failure reaches the COMMIT; caught here only so that it is not reported as unhandled as well.
-    atCommit(() => statements.map((s) => connection.executeQuery<UnknownRow>(s.query).catch(() => undefined)));
-  });
+  return async (db, params) => (await db.executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows;
 }

@@ -4,9 +4,9 @@ import { AppError } from '../../contract/common/errors.ts';
 import { CSRF_HEADER, sessionCookieName, type OperatorRole } from '../../contract/admin/session.ts';
 import { timingSafeEqualString } from '../infra/crypto/tokens.ts';
 import type { ApiKeyCount, ApiKeyPrincipal } from '../domain/brands/service.ts';
-import type { EntityManager } from '../infra/database/orm.ts';
 import { csrfMatches, findSession, purgeExpiredSessions, type SessionPolicy } from '../domain/operators/service.ts';
 import type { AdminPrincipal, Principal } from './context.ts';
+import type { Db } from '../domain/db.ts';
 
 /** Checks one kind of credential; returns the principal or throws AppError. */
 export type Authenticator = (req: Request, token: string | null) => Promise<Principal>;
@@ -58,7 +58,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD']);
 const PURGE_EVERY_MS = 60_000;
 
 export interface ConsoleAuth {
-  fork: () => EntityManager;
+  db: Db;
   policy: SessionPolicy;
   csrfToken: (sessionToken: string) => string;
 }
@@ -75,10 +75,10 @@ export function sessionAuthenticator(consoleAuth: ConsoleAuth): Authenticator {
     // unprefixed cookie could have been planted by a sibling subdomain or plain HTTP.
     const token = cookieValue(req, sessionCookieName(req.secure));
     if (!token) throw unauthorized();
-    const em = consoleAuth.fork();
+    const em = consoleAuth.db;
     if (Date.now() - lastPurge > PURGE_EVERY_MS) {
       lastPurge = Date.now();
-      void purgeExpiredSessions(consoleAuth.fork(), consoleAuth.policy).catch(() => undefined);
+      void purgeExpiredSessions(consoleAuth.db, consoleAuth.policy).catch(() => undefined);
     }
     const found = await findSession(em, token, consoleAuth.policy);
     if (!found) throw unauthorized();

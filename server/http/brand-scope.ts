@@ -1,7 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError, type ErrorCode } from '../../contract/common/errors.ts';
-import { db } from '../domain/db.ts';
-import type { EntityManager } from '../infra/database/orm.ts';
+import { type Db } from '../domain/db.ts';
 import type { Principal } from './context.ts';
 
 /** The brands an admin caller may see; null: every brand (the admin token, owners, unscoped operators). */
@@ -13,7 +12,7 @@ export function inScope(scope: number[] | null, brandId: number | null | undefin
   return scope === null || (brandId !== null && brandId !== undefined && scope.includes(brandId));
 }
 
-type BrandOf = (em: EntityManager, id: number) => Promise<{ brand_id: number } | undefined>;
+type BrandOf = (em: Db, id: number) => Promise<{ brand_id: number } | undefined>;
 
 /**
  * The brand-owned object each path parameter (and body field) names, with the
@@ -22,11 +21,11 @@ type BrandOf = (em: EntityManager, id: number) => Promise<{ brand_id: number } |
  */
 const owners: Record<string, { code: ErrorCode; brandOf: BrandOf }> = {
   brand_id: { code: 'BRAND_NOT_FOUND', brandOf: async (_em, id) => ({ brand_id: id }) },
-  device_id: { code: 'DEVICE_NOT_FOUND', brandOf: (em, id) => db(em).selectFrom('devices').select('brand_id').where('id', '=', id).executeTakeFirst() },
-  transaction_id: { code: 'TRANSACTION_NOT_FOUND', brandOf: (em, id) => db(em).selectFrom('transactions').select('brand_id').where('id', '=', id).executeTakeFirst() },
-  refund_id: { code: 'REFUND_NOT_FOUND', brandOf: (em, id) => db(em).selectFrom('refunds').select('brand_id').where('id', '=', id).executeTakeFirst() },
-  delivery_id: { code: 'DELIVERY_NOT_FOUND', brandOf: (em, id) => db(em).selectFrom('webhook_deliveries').select('brand_id').where('id', '=', id).executeTakeFirst() },
-  sms_record_id: { code: 'SMS_RECORD_NOT_FOUND', brandOf: (em, id) => db(em).selectFrom('sms_records').select('brand_id').where('id', '=', id).executeTakeFirst() },
+  device_id: { code: 'DEVICE_NOT_FOUND', brandOf: (em, id) => em.selectFrom('devices').select('brand_id').where('id', '=', id).executeTakeFirst() },
+  transaction_id: { code: 'TRANSACTION_NOT_FOUND', brandOf: (em, id) => em.selectFrom('transactions').select('brand_id').where('id', '=', id).executeTakeFirst() },
+  refund_id: { code: 'REFUND_NOT_FOUND', brandOf: (em, id) => em.selectFrom('refunds').select('brand_id').where('id', '=', id).executeTakeFirst() },
+  delivery_id: { code: 'DELIVERY_NOT_FOUND', brandOf: (em, id) => em.selectFrom('webhook_deliveries').select('brand_id').where('id', '=', id).executeTakeFirst() },
+  sms_record_id: { code: 'SMS_RECORD_NOT_FOUND', brandOf: (em, id) => em.selectFrom('sms_records').select('brand_id').where('id', '=', id).executeTakeFirst() },
 };
 
 const ID_RE = /^[1-9][0-9]{0,15}$/;
@@ -38,7 +37,7 @@ const ID_RE = /^[1-9][0-9]{0,15}$/;
  * brand outside the scope is that route's 404, before the handler runs. Lists
  * filter by the scope in their queries (see `brandScopeOf`).
  */
-export function brandScopeGuard(fork: () => EntityManager): RequestHandler {
+export function brandScopeGuard(db: Db): RequestHandler {
   return (req, _res, next) => {
     const scope = brandScopeOf(req.principal);
     if (scope === null) return next();
@@ -53,7 +52,7 @@ export function brandScopeGuard(fork: () => EntityManager): RequestHandler {
         const owner = owners[name]!;
         const id = Number(value);
         if (!Number.isSafeInteger(id)) return;
-        const row = await owner.brandOf(fork(), id);
+        const row = await owner.brandOf(db, id);
         // Unknown ids are left to the handler, which answers the same 404.
         if (row && !scope.includes(Number(row.brand_id))) throw new AppError(owner.code);
       });

@@ -1,6 +1,6 @@
 import type { Mode } from '../../contract/common/mode.ts';
 import type { OperatorRole } from '../../contract/admin/session.ts';
-import type { EntityManager } from '../infra/database/orm.ts';
+import type { Db } from '../domain/db.ts';
 
 /** Who is calling, as established by the auth middleware from route metadata. */
 export type Principal =
@@ -27,8 +27,8 @@ declare global {
   namespace Express {
     interface Request {
       requestId: string;
-      /** Request-scoped entity manager (a fork), never shared between requests. */
-      em: EntityManager;
+      /** The request's database handle: the pool, or the transaction an idempotent request runs in. */
+      db: Db;
       principal: Principal;
       startedAt: bigint;
       /** The per-key rate-limit count the API-key lookup did for this request (http/auth.ts), used by the limiter instead of counting again. */

@@ -14,7 +14,7 @@ export function deviceAuthenticator(keys: DeviceTokenKeys): Authenticator {
     if (!token) throw new AppError('UNAUTHORIZED');
     const claims = verifyDeviceToken(keys, 'access', token);
     if (!claims) throw new AppError('UNAUTHORIZED');
-    const device = await authenticateDevice(req.em, claims.deviceUuid);
+    const device = await authenticateDevice(req.db, claims.deviceUuid);
     if (!device) throw new AppError('UNAUTHORIZED');
     return { kind: 'device', deviceId: device.deviceId, deviceUuid: claims.deviceUuid, brandId: device.brandId, mode: device.mode };
   };

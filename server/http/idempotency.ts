@@ -2,10 +2,11 @@ import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../../contract/common/errors.ts';
 import type { RouteMeta } from '../../contract/common/meta.ts';
 import { completeKey, groupedClaims, releaseKey, requestHash } from '../domain/idempotency/service.ts';
-import type { EntityManager, Orm } from '../infra/database/orm.ts';
 import type { Mode } from '../../contract/common/mode.ts';
 import type { Logger } from '../infra/logger.ts';
 import { isDatabaseUnavailable, sendCode } from './errors.ts';
+import type { ControlledTransaction } from 'kysely';
+import type { DB, Db } from '../domain/db.ts';
 
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
@@ -33,8 +34,8 @@ function isTransient(status: number): boolean {
  * its response is stored for the retry. A malformed key is a 400 naming
  * `idempotency-key` (ignoring it could let a retry act twice).
  */
-export function idempotency({ logger, orm }: { logger: Logger; orm: Orm }): RequestHandler {
-  const claimKey = groupedClaims(() => orm.em.fork());
+export function idempotency({ logger, db }: { logger: Logger; db: Db }): RequestHandler {
+  const claimKey = groupedClaims(() => db);
   return (req, res, next) => {
     const route = (req as Request & { tsRestRoute?: { metadata?: RouteMeta } }).tsRestRoute;
     const key = req.get('idempotency-key');
@@ -58,16 +59,16 @@ export function idempotency({ logger, orm }: { logger: Logger; orm: Orm }): Requ
         case 'in_progress':
           return next(new AppError('IDEMPOTENCY_REQUEST_IN_PROGRESS', undefined, { field: 'idempotency-key', headers: { 'Retry-After': '1' } }));
         case 'execute': {
-          const release = releaseWithRetry(() => releaseKey(orm.em.fork(), scope, claim.token), logger);
-          const tx = orm.em.fork();
+          const release = releaseWithRetry(() => releaseKey(db, scope, claim.token), logger);
+          let tx: ControlledTransaction<DB>;
           try {
-            await tx.begin();
+            tx = await db.startTransaction().execute();
           } catch (err) {
             await release().catch(() => undefined);
             throw err;
           }
-          // Services open their own em.transactional() on req.em: inside this one they become savepoints.
-          req.em = tx;
+          // Services open their own transaction(db, ...) on req.db: inside this one they become savepoints.
+          req.db = tx;
           captureResponse(req, res, logger, tx, release, { ...scope, token: claim.token });
           return next();
         }
@@ -112,7 +113,7 @@ function captureResponse(
   req: Request,
   res: Response,
   logger: Logger,
-  tx: EntityManager,
+  tx: ControlledTransaction<DB>,
   release: () => Promise<void>,
   claim: { brandId: number; mode: Mode; key: string; token: string },
 ): void {
@@ -124,19 +125,19 @@ function captureResponse(
     const status = res.statusCode;
     const finish = async () => {
       if (isTransient(status)) {
-        await tx.rollback();
+        await tx.rollback().execute();
         await release();
         return;
       }
       // Fails (and rolls everything back) if a stale-lock takeover gave the key to another run.
       await completeKey(tx, claim, claim.token, status, JSON.stringify(body));
-      await tx.commit();
+      await tx.commit().execute();
     };
     finish().then(
       () => send(body),
       async (err: unknown) => {
         logger.error({ request_id: req.requestId, err: { message: (err as Error)?.message } }, 'idempotent request not committed');
-        await tx.rollback().catch(() => undefined);
+        await tx.rollback().execute().catch(() => undefined);
         await release().catch(() => undefined);
         // Nothing was kept, so the answer must not claim success. When the database
         // went away under the commit its outcome is unknown either way: a 503 tells

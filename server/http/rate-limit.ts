@@ -98,11 +98,11 @@ export interface RateLimiter {
  * uncounted and the failure is logged. Refusing every request because the
  * limiter is down would turn a limiter fault into an outage.
  */
-export function createRateLimiter(deps: Pick<AppDeps, 'config' | 'orm' | 'logger' | 'crypto'>): RateLimiter {
+export function createRateLimiter(deps: Pick<AppDeps, 'config' | 'db' | 'logger' | 'crypto'>): RateLimiter {
   const settings: RateLimitSettings = deps.config;
   const addressKey = addressKeyer(deps.crypto.blindIndexKey);
   // Requests arriving while a count is in flight are counted together in the next statement (exact, one round trip per batch; batch.ts).
-  const counter = createHitCounter(() => deps.orm.em.fork());
+  const counter = createHitCounter(() => deps.db);
   let lastPurge = Date.now();
   let lastWarn = 0;
 
@@ -116,11 +116,11 @@ export function createRateLimiter(deps: Pick<AppDeps, 'config' | 'orm' | 'logger
   const maybePurge = () => {
     if (Date.now() - lastPurge < PURGE_EVERY_MS) return;
     lastPurge = Date.now();
-    purgeExpiredWindows(deps.orm.em.fork()).catch((err) => warn(err, 'rate limit purge failed'));
+    purgeExpiredWindows(deps.db).catch((err) => warn(err, 'rate limit purge failed'));
   };
 
   const giveBack = (buckets: CountedBucket[]) =>
-    Promise.all(buckets.map((b) => giveBackHit(deps.orm.em.fork(), b).catch((err) => warn(err, 'rate limit give-back failed'))));
+    Promise.all(buckets.map((b) => giveBackHit(deps.db, b).catch((err) => warn(err, 'rate limit give-back failed'))));
 
   /** `failuresOnly` buckets keep the hit only when the credential was refused (401): a wrong guess. */
   const giveBackUnlessRefused = (res: Response, refundable: CountedBucket[]) => {

@@ -63,7 +63,7 @@ async function waitingPage(): Promise<{ paymentId: string; trxId: string; reques
 }
 
 async function complete(trxId: string): Promise<void> {
-  const em = t.runtime.deps.orm.em.fork();
+  const em = t.runtime.deps.db;
   await completeTransaction(em, (await getTransactionByTrxId(em, trxId)).id, { source: 'admin' });
 }
 

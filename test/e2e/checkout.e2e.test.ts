@@ -36,7 +36,7 @@ beforeAll(async () => {
   // Test mode: the walk includes the sandbox gateway, which takes only test payments.
   ({ apiKey } = await t.createBrand('Dhaka Books', { mode: 'test' }));
   bkash = await seedGateway(t, 'bkash', { sort_order: 1 });
-  sandbox = await ensureSandboxGateway(t.runtime.deps.orm.em.fork());
+  sandbox = await ensureSandboxGateway(t.runtime.deps.db);
   site = await startMerchantSite();
   browser = await launchChromium();
 });
@@ -116,7 +116,7 @@ describe('paying with a manual gateway', () => {
     await page.screenshot({ path: path.join(RESULTS, 'checkout-mobile-waiting.png') });
 
     // Verified (as an SMS match or an admin would): the open page notices, confirms and forwards.
-    const em = t.runtime.deps.orm.em.fork();
+    const em = t.runtime.deps.db;
     await completeTransaction(em, (await getTransactionByTrxId(em, trx!.trx_id)).id, { source: 'admin' });
     await page.waitForSelector('main[data-status="completed"]', { timeout: 15_000 });
     expect(await text('.status-title')).toBe('Payment received');

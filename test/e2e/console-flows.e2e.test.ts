@@ -113,9 +113,9 @@ describe('console flows', () => {
     const device = await pairDevice(t, { brandId: scene.brandId, name: 'Shop counter phone' });
     await deviceRequest(t, device, 'POST', '/devices/heartbeats', { battery_level: 23, is_charging: false, network: 'cellular' });
     await t.sql("UPDATE devices SET last_seen_at = now() - interval '3 hours', paired_at = now() - interval '4 hours' WHERE id = $1", [device.deviceId]);
-    await detectOfflineDevices(t.runtime.deps.orm.em.fork());
+    await detectOfflineDevices(t.runtime.deps.db);
     await deviceRequest(t, device, 'POST', '/devices/heartbeats', { battery_level: 88, is_charging: true, network: 'wifi' });
-    await detectOfflineDevices(t.runtime.deps.orm.em.fork());
+    await detectOfflineDevices(t.runtime.deps.db);
 
     const viewer = await newOperator('viewer', 'devices.viewer@console.test');
     const { ctx, page, errors } = await openConsolePage(browser, t.baseUrl, 1280);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { raiseAlert, type AlertInput } from '../../server/domain/alerts/raise.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { adminRequest, auditRows } from './admin-support.ts';
+import { transaction } from '../../server/domain/db.ts';
 
 let t: TestContext;
 
@@ -11,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const raise = (input: AlertInput) => t.runtime.deps.orm.em.fork().transactional((tx) => raiseAlert(tx, input));
+const raise = (input: AlertInput) => transaction(t.runtime.deps.db, (tx) => raiseAlert(tx, input));
 
 describe('admin alerts API', () => {
   it('lists alerts newest first, filtered by brand, type and status', async () => {

@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const seed = () => seedDemo(t.runtime.deps.orm.em.fork(), t.runtime.deps.crypto, { publicBaseUrl: t.baseUrl });
+const seed = () => seedDemo(t.runtime.deps.db, t.runtime.deps.crypto, { publicBaseUrl: t.baseUrl });
 let demo: DemoSeed;
 
 describe('first-run demo seed', () => {

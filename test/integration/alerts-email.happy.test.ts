@@ -5,6 +5,7 @@ import { startTestServer, type TestContext } from '../support/harness.ts';
 import { deviceRequest, pairDevice, type PairedDevice } from '../support/device.ts';
 import { startSmtpSink } from '../support/smtp-sink.ts';
 import { waitFor } from '../support/wait.ts';
+import { transaction } from '../../server/domain/db.ts';
 
 const SMTP_PASS = 'smtp-secret-pass-7f3a9c';
 let t: TestContext;
@@ -19,7 +20,7 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-const detect = () => detectOfflineDevices(t.runtime.deps.orm.em.fork());
+const detect = () => detectOfflineDevices(t.runtime.deps.db);
 const silence = (d: PairedDevice, minutes: number) => t.sql('UPDATE devices SET last_seen_at = now() - make_interval(mins => $1) WHERE id = $2', [minutes, d.deviceId]);
 const alertsOf = (brandId: number, type: string) =>
   t.sql<{ id: string; status: string; attempts: number; last_error: string | null; dedupe_key: string }>(
@@ -66,24 +67,24 @@ describe('operator alerts by e-mail', () => {
   it('raiseAlert drops a repeat of the same episode and rolls back with its transaction', async () => {
     const { brandId } = await t.createBrand('Dedupe brand');
     const input = { brandId, type: 'review_waiting' as const, dedupeKey: 'review:batch-1', subject: 'Payments wait for review', details: { waiting: 3 } };
-    const em = t.runtime.deps.orm.em.fork();
-    expect(await em.transactional((tx) => raiseAlert(tx, input))).toMatchObject({ raised: true });
-    expect(await em.fork().transactional((tx) => raiseAlert(tx, input))).toEqual({ raised: false, reason: 'duplicate' });
+    const em = t.runtime.deps.db;
+    expect(await transaction(em, (tx) => raiseAlert(tx, input))).toMatchObject({ raised: true });
+    expect(await transaction(em, (tx) => raiseAlert(tx, input))).toEqual({ raised: false, reason: 'duplicate' });
     await expect(
-      em.fork().transactional(async (tx) => {
+      transaction(em, async (tx) => {
         await raiseAlert(tx, { ...input, dedupeKey: 'review:batch-2' });
         throw new Error('caller failed');
       }),
     ).rejects.toThrow('caller failed');
     expect((await alertsOf(brandId, 'review_waiting')).map((a) => a.dedupe_key)).toEqual(['review:batch-1']);
-    await expect(em.fork().transactional(async () => undefined).then(() => raiseAlert(em.fork(), input))).rejects.toThrow(/transactional/);
+    await expect(transaction(em, async () => undefined).then(() => raiseAlert(em, input))).rejects.toThrow(/transactional/);
   });
 
   it('a type the brand switched off is not raised', async () => {
     const { brandId } = await t.createBrand('Quiet brand');
     await t.sql("INSERT INTO alert_brand_settings (brand_id, disabled_types) VALUES ($1, '{device_offline}')", [brandId]);
-    const em = t.runtime.deps.orm.em.fork();
-    const r = await em.transactional((tx) => raiseAlert(tx, { brandId, type: 'device_offline', dedupeKey: 'device:x', subject: 'Device offline', details: {} }));
+    const em = t.runtime.deps.db;
+    const r = await transaction(em, (tx) => raiseAlert(tx, { brandId, type: 'device_offline', dedupeKey: 'device:x', subject: 'Device offline', details: {} }));
     expect(r).toEqual({ raised: false, reason: 'switched_off' });
     expect(await alertsOf(brandId, 'device_offline')).toEqual([]);
   });
@@ -92,8 +93,8 @@ describe('operator alerts by e-mail', () => {
     const { brandId } = await t.createBrand('Retry brand');
     smtp.state.reject = true;
     try {
-      const em = t.runtime.deps.orm.em.fork();
-      await em.transactional((tx) => raiseAlert(tx, { brandId, type: 'webhook_endpoint_disabled', dedupeKey: 'endpoint:1', subject: 'Webhook endpoint disabled', details: { endpoint_id: 1 } }));
+      const em = t.runtime.deps.db;
+      await transaction(em, (tx) => raiseAlert(tx, { brandId, type: 'webhook_endpoint_disabled', dedupeKey: 'endpoint:1', subject: 'Webhook endpoint disabled', details: { endpoint_id: 1 } }));
       const failed = await waitFor(() => alertsOf(brandId, 'webhook_endpoint_disabled'), (r) => r[0]?.last_error != null);
       expect(failed[0]).toMatchObject({ status: 'pending', attempts: 1 });
       expect(failed[0]!.last_error).toMatch(/451/);

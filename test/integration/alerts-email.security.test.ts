@@ -31,11 +31,11 @@ const FORGED = 'Till\r\nBrand: 999\r\nBcc: thief@example.com\u2028Raised at: nev
 
 describe('a stored device name with line breaks in an alert e-mail', () => {
   it('forges no line of the body and no header; the characters show escaped', async () => {
-    await detectOfflineDevices(t.runtime.deps.orm.em.fork());
+    await detectOfflineDevices(t.runtime.deps.db);
     const d = await pairDevice(t, { name: 'Till' });
     // A name stored before the API refused control characters.
     await t.sql("UPDATE devices SET name = $1, last_seen_at = now() - interval '90 minutes' WHERE id = $2", [FORGED, d.deviceId]);
-    expect((await detectOfflineDevices(t.runtime.deps.orm.em.fork())).wentOffline).toBe(1);
+    expect((await detectOfflineDevices(t.runtime.deps.db)).wentOffline).toBe(1);
 
     const alerts = await waitFor(() => t.sql<{ status: string; last_error: string | null }>("SELECT status, last_error FROM alerts WHERE brand_id = $1 AND type = 'device_offline'", [d.brandId]), (r) => r[0]?.status === 'delivered');
     expect(alerts).toEqual([{ status: 'delivered', last_error: null }]);

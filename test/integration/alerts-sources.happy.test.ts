@@ -48,7 +48,7 @@ describe('alert sources', () => {
     const gateway = await seedGateway(t, 'bkash');
     const a = await seedTransaction(t, { apiKey, gateway, status: 'awaiting_verification' });
     const b = await seedTransaction(t, { apiKey, gateway, status: 'awaiting_verification' });
-    const em = () => t.runtime.deps.orm.em.fork();
+    const em = () => t.runtime.deps.db;
     await sweepReviewWaiting(em());
     expect(await alertsOf(brandId, 'review_waiting')).toEqual([]);
 

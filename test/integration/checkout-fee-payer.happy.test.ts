@@ -13,7 +13,7 @@ import { adminRequest } from './admin-support.ts';
  */
 
 let t: TestContext;
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 const checkoutApi = (id: string) => `/api/checkout/v1/payments/${id}`;
 async function pageOf(paymentId: string): Promise<string> {
   const res = await fetch(`${t.baseUrl}/checkout/${paymentId}`);

@@ -18,7 +18,7 @@ let bkash: GatewayView;
 let sandbox: GatewayView;
 
 const api = (id: string) => `/api/checkout/v1/payments/${id}`;
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 
 beforeAll(async () => {
   t = await startTestServer({ WORKERS_ENABLED: 'false' });

@@ -179,7 +179,7 @@ describe('GET /api/checkout/v1/payments/{id}/status-stream', () => {
     expect(pay.status, JSON.stringify(pay.body)).toBe(201);
     expect((await s.next((e) => e.data.status !== 'pending', 2000)).data).toEqual({ status: 'awaiting_verification', terminal: false });
     // An operator rejects it: failed, and the customer may try again, so the stream stays open.
-    const em = t.runtime.deps.orm.em.fork();
+    const em = t.runtime.deps.db;
     await failTransaction(em, (await getTransactionByTrxId(em, pay.body.data.trx_id)).id, { reason: 'Rejected by an operator' });
     expect((await s.next((e) => e.data.status === 'failed', 2000)).data).toEqual({ status: 'failed', terminal: false });
     await new Promise((r) => setTimeout(r, 200));
@@ -275,7 +275,7 @@ describe('GET /api/checkout/v1/payments/{id}/status-stream', () => {
     const s = await openStream(paymentId);
     expect((await s.next(() => true)).data.status).toBe('awaiting_verification');
     await t.sql(`UPDATE payment_intents SET expires_at = now() - interval '1 second' WHERE uuid = $1`, [paymentId]);
-    expect(await expireDueIntents(t.runtime.deps.orm.em.fork())).toBeGreaterThanOrEqual(1);
+    expect(await expireDueIntents(t.runtime.deps.db)).toBeGreaterThanOrEqual(1);
     expect((await s.next((e) => e.data.status !== 'awaiting_verification', 2000)).data).toEqual({ status: 'expired', terminal: true });
     await s.ended;
 

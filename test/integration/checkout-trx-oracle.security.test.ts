@@ -21,7 +21,7 @@ let shopB: string;
 let bkash: GatewayView;
 
 const api = (id: string) => `/api/checkout/v1/payments/${id}`;
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 
 beforeAll(async () => {
   t = await startTestServer({ WORKERS_ENABLED: 'false' });

@@ -19,7 +19,7 @@ let bkash: GatewayView;
 let sandbox: GatewayView;
 let euro: GatewayView;
 
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 const api = (id: string) => `/api/checkout/v1/payments/${id}`;
 
 beforeAll(async () => {

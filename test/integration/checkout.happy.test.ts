@@ -17,7 +17,7 @@ let apiKey: string;
 let bkash: GatewayView;
 let sandbox: GatewayView;
 
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 const api = (id: string) => `/api/checkout/v1/payments/${id}`;
 
 beforeAll(async () => {

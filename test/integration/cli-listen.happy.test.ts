@@ -8,6 +8,7 @@ import { startReceiver, verifyingResponder, type WebhookReceiver } from '../supp
 import { eventually } from '../support/wait.ts';
 import { samplePayment } from '../support/webhook-worker.ts';
 import { runCli } from './admin-support.ts';
+import { transaction } from '../../server/domain/db.ts';
 
 /**
  * `npm run cli -- listen`: the CLI, as a child process with a brand's key, reads
@@ -26,7 +27,7 @@ beforeAll(async () => {
   t = await startTestServer({ WORKERS_ENABLED: 'false' });
   receiver = await startReceiver();
   ({ brandId, apiKey: liveKey } = await t.createBrand('Listener'));
-  testKey = (await createApiKey(t.runtime.deps.orm.em.fork(), brandId, { name: 'test', mode: 'test' })).key;
+  testKey = (await createApiKey(t.runtime.deps.db, brandId, { name: 'test', mode: 'test' })).key;
 });
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
@@ -37,7 +38,7 @@ afterAll(async () => {
 let n = 500;
 async function emit(mode: 'live' | 'test', event: WebhookEventName = 'payment.completed'): Promise<string> {
   n += 1;
-  const { eventId } = await t.runtime.deps.orm.em.fork().transactional((tx) =>
+  const { eventId } = await transaction(t.runtime.deps.db, (tx) =>
     recordEvent(tx, { brandId, mode, event, data: { ...samplePayment(n), status: event.split('.')[1]! }, transactionId: null }),
   );
   return (await t.sql<{ public_id: string }>('SELECT public_id FROM webhook_events WHERE id = $1', [eventId]))[0]!.public_id;

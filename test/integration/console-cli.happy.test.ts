@@ -32,11 +32,11 @@ describe('first run: the console owner', () => {
   });
 
   it('is created once, on a database without operators, with a password that logs in', async () => {
-    const results = await Promise.all([ensureFirstOwner(t.runtime.deps.orm.em, 'Owner@Localhost'), ensureFirstOwner(t.runtime.deps.orm.em, 'owner@localhost')]);
+    const results = await Promise.all([ensureFirstOwner(t.runtime.deps.db, 'Owner@Localhost'), ensureFirstOwner(t.runtime.deps.db, 'owner@localhost')]);
     const owner = results.find((r) => r !== null)!;
     expect(results.filter((r) => r !== null)).toHaveLength(1);
     expect(owner.email).toBe('owner@localhost');
-    expect(await ensureFirstOwner(t.runtime.deps.orm.em, 'owner@localhost')).toBeNull();
+    expect(await ensureFirstOwner(t.runtime.deps.db, 'owner@localhost')).toBeNull();
     const login = await loginAs(t, 'owner@localhost', owner.password);
     expect([login.status, login.body.data.operator.role]).toEqual([200, 'owner']);
 

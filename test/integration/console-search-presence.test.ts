@@ -125,7 +125,7 @@ describe('admin payment search', () => {
 
 describe('device presence history', () => {
   async function sweep() {
-    return detectOfflineDevices(t.runtime.deps.orm.em.fork());
+    return detectOfflineDevices(t.runtime.deps.db);
   }
 
   it('records each offline and online change with battery and network, newest first, paginated', async () => {
@@ -161,7 +161,7 @@ describe('device presence history', () => {
       `INSERT INTO device_presence_changes (device_id, status, changed_at) VALUES ($1, 'offline', now() - interval '31 days'), ($1, 'online', now() - interval '29 days')`,
       [device.deviceId],
     );
-    expect(await prunePresenceHistory(t.runtime.deps.orm.em.fork())).toBeGreaterThanOrEqual(1);
+    expect(await prunePresenceHistory(t.runtime.deps.db)).toBeGreaterThanOrEqual(1);
     const rows = await t.sql<{ status: string }>('SELECT status FROM device_presence_changes WHERE device_id = $1', [device.deviceId]);
     expect(rows).toEqual([{ status: 'online' }]);
   });

@@ -10,7 +10,7 @@ export const PASSWORD = 'correct horse battery staple';
 let seq = 0;
 export async function newOperator(t: TestContext, role: OperatorRole, opts: { brandIds?: number[] | null; email?: string } = {}) {
   const email = opts.email ?? `op${++seq}-${Date.now()}@example.com`;
-  const { operator } = await createOperator(t.runtime.deps.orm.em.fork(), { actor: 'test', requestId: null }, { email, name: `Op ${seq}`, role, brandIds: opts.brandIds ?? null, password: PASSWORD });
+  const { operator } = await createOperator(t.runtime.deps.db, { actor: 'test', requestId: null }, { email, name: `Op ${seq}`, role, brandIds: opts.brandIds ?? null, password: PASSWORD });
   return operator;
 }
 

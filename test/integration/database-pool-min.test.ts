@@ -1,8 +1,7 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config.ts';
-import { entities } from '../../server/domain/entities.ts';
-import { createOrm, type Orm } from '../../server/infra/database/orm.ts';
+import { sql, type Kysely } from 'kysely';
+import { createDatabase, databasePool } from '../../server/infra/database/database.ts';
 import { createTestDatabase } from '../support/harness.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -26,22 +25,22 @@ describe('DATABASE_POOL_MIN', () => {
 
 describe('the pool keeps DATABASE_POOL_MIN connections open while idle', () => {
   let db: { url: string; drop(): Promise<void> };
-  const orms: Orm[] = [];
+  const dbs: Array<Kysely<unknown>> = [];
   beforeAll(async () => {
     db = await createTestDatabase();
   });
   afterAll(async () => {
-    for (const o of orms) await o.close();
+    for (const d of dbs) await d.destroy();
     await db?.drop();
   });
 
   // Five statements at once take five connections (each long enough that none is free for another while the
   // others connect, even on a loaded machine); after a short idle timeout, what is left open is the minimum.
   const openAfterBurst = async (poolMin: number) => {
-    const orm = await createOrm({ url: db.url, entities, poolMax: 5, poolMin, poolIdleTimeoutMs: 100 });
-    orms.push(orm);
-    const pool = (await orm.em.getConnection().getNativeClient()) as pg.Pool;
-    await Promise.all(Array.from({ length: 5 }, () => orm.em.fork().getConnection().execute('SELECT pg_sleep(0.3)')));
+    const app = createDatabase<unknown>({ url: db.url, poolMax: 5, poolMin, poolIdleTimeoutMs: 100 });
+    dbs.push(app);
+    const pool = databasePool(app);
+    await Promise.all(Array.from({ length: 5 }, () => sql`SELECT pg_sleep(0.3)`.execute(app)));
     expect(pool.totalCount).toBe(5);
     return waitFor(async () => pool.totalCount, (n) => n <= poolMin, 3000).then(async (n) => {
       // Past several idle timeouts: nothing more closes.

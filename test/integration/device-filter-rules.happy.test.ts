@@ -21,7 +21,7 @@ const rules = async (d: PairedDevice) => {
   expect(res.status).toBe(200);
   return res.body.data;
 };
-const update = (brandId: number, patch: Parameters<typeof updateFilterRules>[2]) => updateFilterRules(t.runtime.deps.orm.em.fork(), brandId, patch);
+const update = (brandId: number, patch: Parameters<typeof updateFilterRules>[2]) => updateFilterRules(t.runtime.deps.db, brandId, patch);
 const admin = (method: string, path: string, body?: unknown) => adminRequest(t, method, path, body);
 const code = (prefix: string) => `${prefix}-${randomBytes(3).toString('hex')}`;
 

@@ -44,7 +44,7 @@ describe('device background jobs run through the job queue', () => {
 
   it('an outbound SMS sweep job expires items past their time to live', async () => {
     const d = await pairDevice(t);
-    const { id } = await enqueueOutboundSms(t.runtime.deps.orm.em.fork(), t.runtime.deps.crypto.pii, { brandId: d.brandId, phone: '01712345678', message: 'x' });
+    const { id } = await enqueueOutboundSms(t.runtime.deps.db, t.runtime.deps.crypto.pii, { brandId: d.brandId, phone: '01712345678', message: 'x' });
     await t.sql("UPDATE outbound_sms SET expires_at = now() - interval '1 second' WHERE id = $1", [id]);
     await runMinuteSweepsNow(t.runtime.deps.boss, [OUTBOUND_SMS_SWEEP]);
     const status = await waitFor(

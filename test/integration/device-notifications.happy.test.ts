@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const notify = (d: PairedDevice, title: string, body = `${title} body`) =>
-  createNotification(t.runtime.deps.orm.em.fork(), t.runtime.deps.crypto.pii, { brandId: d.brandId, deviceId: d.deviceId, title, body });
+  createNotification(t.runtime.deps.db, t.runtime.deps.crypto.pii, { brandId: d.brandId, deviceId: d.deviceId, title, body });
 
 describe('notifications', () => {
   it('lists unread notifications of the device, newest first', async () => {

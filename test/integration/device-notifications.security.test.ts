@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const notify = (d: PairedDevice, title: string) => createNotification(t.runtime.deps.orm.em.fork(), t.runtime.deps.crypto.pii, { brandId: d.brandId, deviceId: d.deviceId, title, body: 'x' });
+const notify = (d: PairedDevice, title: string) => createNotification(t.runtime.deps.db, t.runtime.deps.crypto.pii, { brandId: d.brandId, deviceId: d.deviceId, title, body: 'x' });
 const unreadIds = async (d: PairedDevice) =>
   (await t.sql<{ id: string }>('SELECT id FROM notifications WHERE device_id = $1 AND read_at IS NULL ORDER BY id', [d.deviceId])).map((r) => Number(r.id));
 
@@ -87,10 +87,10 @@ describe('createNotification', () => {
   it('needs a device of the given brand', async () => {
     const d = await pairDevice(t);
     const other = await t.createBrand('Other');
-    await expect(createNotification(t.runtime.deps.orm.em.fork(), t.runtime.deps.crypto.pii, { brandId: other.brandId, deviceId: d.deviceId, title: 'x', body: 'y' })).rejects.toMatchObject({
+    await expect(createNotification(t.runtime.deps.db, t.runtime.deps.crypto.pii, { brandId: other.brandId, deviceId: d.deviceId, title: 'x', body: 'y' })).rejects.toMatchObject({
       code: 'DEVICE_NOT_FOUND',
     });
-    await expect(createNotification(t.runtime.deps.orm.em.fork(), t.runtime.deps.crypto.pii, { brandId: d.brandId, deviceId: d.deviceId, title: ' ', body: 'y' })).rejects.toMatchObject({
+    await expect(createNotification(t.runtime.deps.db, t.runtime.deps.crypto.pii, { brandId: d.brandId, deviceId: d.deviceId, title: ' ', body: 'y' })).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
       field: 'title',
     });

@@ -107,7 +107,7 @@ describe('bad input: 400 VALIDATION_ERROR naming the field, and the code stays u
 
 describe('createPairingCode', () => {
   it('refuses a time to live outside 1 minute .. 7 days, and unknown brands', async () => {
-    const em = () => t.runtime.deps.orm.em.fork();
+    const em = () => t.runtime.deps.db;
     await expect(createPairingCode(em(), brandId, { ttlMinutes: 0 })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', field: 'ttl_minutes' });
     await expect(createPairingCode(em(), brandId, { ttlMinutes: 7 * 24 * 60 + 1 })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     await expect(createPairingCode(em(), brandId, { ttlMinutes: 1.5 })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
@@ -117,7 +117,7 @@ describe('createPairingCode', () => {
   });
 
   it('stores only a hash of the code', async () => {
-    const { code } = await createPairingCode(t.runtime.deps.orm.em.fork(), brandId);
+    const { code } = await createPairingCode(t.runtime.deps.db, brandId);
     const dump = JSON.stringify(await t.sql('SELECT * FROM pairing_codes'));
     expect(dump).not.toContain(code);
     expect(dump).not.toContain(code.replace('-', ''));

@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const detect = () => detectOfflineDevices(t.runtime.deps.orm.em.fork());
+const detect = () => detectOfflineDevices(t.runtime.deps.db);
 const silence = (d: PairedDevice, minutes: number) =>
   t.sql(`UPDATE devices SET last_seen_at = now() - make_interval(mins => $1) WHERE id = $2`, [minutes, d.deviceId]);
 const events = async (d: PairedDevice) =>
@@ -78,7 +78,7 @@ describe('offline detector', () => {
   it('revoked devices are not reported', async () => {
     await detect();
     const d = await pairDevice(t);
-    await revokeDevice(t.runtime.deps.orm.em.fork(), d.brandId, d.deviceId);
+    await revokeDevice(t.runtime.deps.db, d.brandId, d.deviceId);
     await silence(d, 120);
     expect(await detect()).toEqual({ wentOffline: 0, cameOnline: 0 });
     expect(await events(d)).toEqual([]);
@@ -88,7 +88,7 @@ describe('offline detector', () => {
     await detect();
     const d = await pairDevice(t);
     await putEndpoint(
-      t.runtime.deps.orm.em.fork(),
+      t.runtime.deps.db,
       t.runtime.deps.crypto.pii,
       { brandId: d.brandId, mode: 'live' },
       { url: 'http://127.0.0.1:9/hooks', events: ['device.offline', 'device.online'], enabled: true },
@@ -114,7 +114,7 @@ describe('refresh token records', () => {
          ('old-1', $1, now() - interval '1 second'), ('live-1', $1, now() + interval '1 day')`,
       [d.deviceId],
     );
-    expect(await pruneRotatedRefreshTokens(t.runtime.deps.orm.em.fork())).toBe(1);
+    expect(await pruneRotatedRefreshTokens(t.runtime.deps.db)).toBe(1);
     const rows = await t.sql<any>('SELECT jti FROM device_refresh_token_rotations WHERE device_id = $1', [d.deviceId]);
     expect(rows).toEqual([{ jti: 'live-1' }]);
   });

@@ -239,7 +239,7 @@ describe('revocation', () => {
   it('a revoked device is refused on every route at once', async () => {
     const d = await pairDevice(t);
     expect((await deviceRequest(t, d, 'GET', '/config/filter-rules')).status).toBe(200);
-    await revokeDevice(t.runtime.deps.orm.em.fork(), d.brandId, d.deviceId);
+    await revokeDevice(t.runtime.deps.db, d.brandId, d.deviceId);
     await expectRefusedEverywhere(d.accessToken);
     expectCode(await refresh(d.refreshToken, d.fingerprint), 401, 'INVALID_PAIRING_CODE');
   });
@@ -247,7 +247,7 @@ describe('revocation', () => {
   it("revoking needs the device's own brand", async () => {
     const d = await pairDevice(t);
     const other = await t.createBrand('Other');
-    await expect(revokeDevice(t.runtime.deps.orm.em.fork(), other.brandId, d.deviceId)).rejects.toMatchObject({ code: 'DEVICE_NOT_FOUND' });
+    await expect(revokeDevice(t.runtime.deps.db, other.brandId, d.deviceId)).rejects.toMatchObject({ code: 'DEVICE_NOT_FOUND' });
     expect((await heartbeat(d.accessToken)).status).toBe(200);
   });
 });

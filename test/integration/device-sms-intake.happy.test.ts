@@ -12,7 +12,7 @@ beforeAll(async () => {
   t = await startTestServer();
   // The brand's filter rules allow the senders of the enabled gateways; this one has
   // bKash's and Nagad's but no template, so what is stored here parses as nothing.
-  await createGateway(t.runtime.deps.orm.em.fork(), { ...gatewayPresets.bkash(), code: 'senders-only', sms_senders: ['bKash', 'NAGAD'], sms_templates: [] });
+  await createGateway(t.runtime.deps.db, { ...gatewayPresets.bkash(), code: 'senders-only', sms_senders: ['bKash', 'NAGAD'], sms_templates: [] });
 });
 afterAll(() => t?.close());
 
@@ -175,13 +175,13 @@ describe('the matching seam', () => {
       calls.push(ids);
       await em.execute(`UPDATE sms_records SET match_status = 'no_match' WHERE id = ANY(ARRAY[?]::bigint[])`, [ids]);
     };
-    const em = t.runtime.deps.orm.em.fork();
+    const em = t.runtime.deps.db;
     const out = await ingestSmsBatch(em, { ...deps(), match }, d, [input('s1', 'alpha'), input('s2', 'alpha'), input('s3', 'beta')]);
     expect(out.map((r) => r.matchStatus)).toEqual(['no_match', 'duplicate', 'no_match']);
     // In the phone's order (same received_at: the order of the request), not the ids' (content-hash) order.
     expect(calls).toEqual([[out[0]!.id, out[2]!.id]]);
     // A retry has nothing new: the matcher is not called again.
-    await ingestSmsBatch(t.runtime.deps.orm.em.fork(), { ...deps(), match }, d, [input('s1', 'alpha')]);
+    await ingestSmsBatch(t.runtime.deps.db, { ...deps(), match }, d, [input('s1', 'alpha')]);
     expect(calls).toHaveLength(1);
   });
 
@@ -189,7 +189,7 @@ describe('the matching seam', () => {
     const d = await pairDevice(t);
     const errors: unknown[] = [];
     const out = await ingestSmsBatch(
-      t.runtime.deps.orm.em.fork(),
+      t.runtime.deps.db,
       { ...deps(), match: async () => Promise.reject(new Error('matcher down')), onMatchError: (e) => errors.push(e) },
       d,
       [input('f1', 'gamma')],

@@ -13,7 +13,7 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const enqueue = (brandId: number, deviceId?: number) =>
-  enqueueOutboundSms(t.runtime.deps.orm.em.fork(), t.runtime.deps.crypto.pii, { brandId, phone: '01712345678', message: 'hi', deviceId });
+  enqueueOutboundSms(t.runtime.deps.db, t.runtime.deps.crypto.pii, { brandId, phone: '01712345678', message: 'hi', deviceId });
 const report = (dev: PairedDevice, id: number | string, body: unknown) => deviceRequest(t, dev, 'POST', `/sms/queues/${id}/reports`, body);
 
 function expectCode(res: { status: number; body: any }, status: number, code: string, field?: string | null) {
@@ -90,7 +90,7 @@ describe('bad input: 400 VALIDATION_ERROR naming the field', () => {
 describe('enqueueOutboundSms', () => {
   it('refuses a bad phone, an empty or long message, a bad time to live and a foreign device', async () => {
     const pii = t.runtime.deps.crypto.pii;
-    const em = () => t.runtime.deps.orm.em.fork();
+    const em = () => t.runtime.deps.db;
     const other = await pairDevice(t);
     await expect(enqueueOutboundSms(em(), pii, { brandId: d.brandId, phone: '12', message: 'x' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', field: 'phone' });
     await expect(enqueueOutboundSms(em(), pii, { brandId: d.brandId, phone: '01712345678', message: ' ' })).rejects.toMatchObject({ field: 'message' });

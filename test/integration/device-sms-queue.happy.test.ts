@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 const enqueue = (brandId: number, message: string, opts: { deviceId?: number; phone?: string; ttlMinutes?: number } = {}) =>
   enqueueOutboundSms(em(), t.runtime.deps.crypto.pii, { brandId, phone: opts.phone ?? '01712345678', message, deviceId: opts.deviceId, ttlMinutes: opts.ttlMinutes });
 const poll = (d: PairedDevice) => deviceRequest(t, d, 'GET', '/sms/queues');

@@ -1,3 +1,4 @@
+import { CompiledQuery } from 'kysely';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,7 +25,7 @@ async function embeddedConfig() {
   return loadConfig({ NODE_ENV: 'test', DATA_DIR: dir, EMBEDDED_DB_PORT: String(await freePort()), WORKERS_ENABLED: 'false', LOG_LEVEL: 'silent' });
 }
 
-const one = async <T>(runtime: Runtime, sql: string): Promise<T> => (await runtime.deps.orm.em.getConnection().execute<T[]>(sql))[0]!;
+const one = async <T>(runtime: Runtime, text: string): Promise<T> => (await runtime.deps.db.executeQuery<T>(CompiledQuery.raw(text))).rows[0]!;
 
 /** What the running service's own connections may do. */
 async function expectLeastPrivilege(runtime: Runtime) {
@@ -57,9 +58,9 @@ async function expectLeastPrivilege(runtime: Runtime) {
     ),
   ).toEqual({ other: 'audit_log_append_only:paycollect_audit' });
   // A superuser could read server files; this role cannot.
-  await expect(runtime.deps.orm.em.getConnection().execute("SELECT pg_read_file('postmaster.pid')")).rejects.toThrow(/permission denied/);
+  await expect(runtime.deps.db.executeQuery(CompiledQuery.raw("SELECT pg_read_file('postmaster.pid')"))).rejects.toThrow(/permission denied/);
   // Writing through the application and the job queue works.
-  const em = runtime.deps.orm.em.fork();
+  const em = runtime.deps.db;
   const brand = await createBrand(em, { name: 'Role check' });
   await createApiKey(em, brand.id, { name: 'k' });
   await runtime.deps.boss.createQueue('role-check');
@@ -102,7 +103,7 @@ describe('the embedded default connects as a least-privilege owner role', () => 
     try {
       await expectLeastPrivilege(runtime);
       expect(await one(runtime, "SELECT value FROM settings WHERE key = 'old_setting'")).toEqual({ value: 42 });
-      await runtime.deps.orm.em.getConnection().execute("UPDATE settings SET value = '43' WHERE key = 'old_setting'");
+      await runtime.deps.db.executeQuery(CompiledQuery.raw("UPDATE settings SET value = '43' WHERE key = 'old_setting'"));
       expect(await runtime.deps.boss.send('old-queue', { n: 2 })).toMatch(/^[0-9a-f-]{36}$/);
       expect((await runtime.deps.boss.fetch('old-queue', { batchSize: 5 })).length).toBe(2);
     } finally {

@@ -5,6 +5,7 @@ import { createApiKey } from '../../server/domain/brands/service.ts';
 import { recordEvent, type WebhookEventName } from '../../server/domain/webhooks/outbox.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { samplePayment } from '../support/webhook-worker.ts';
+import { transaction } from '../../server/domain/db.ts';
 
 /** GET /api/v1/events: the brand's events of the key's mode, by cursor, with a long-poll. */
 
@@ -18,7 +19,7 @@ beforeAll(async () => {
   let apiKey: string;
   ({ brandId, apiKey } = await t.createBrand('Feed'));
   live = new PaycollectMerchant({ apiKey, baseUrl: t.baseUrl, maxRetries: 0 });
-  const testKey = (await createApiKey(t.runtime.deps.orm.em.fork(), brandId, { name: 'test', mode: 'test' })).key;
+  const testKey = (await createApiKey(t.runtime.deps.db, brandId, { name: 'test', mode: 'test' })).key;
   test = new PaycollectMerchant({ apiKey: testKey, baseUrl: t.baseUrl, maxRetries: 0 });
 });
 afterAll(() => t?.close());
@@ -26,7 +27,7 @@ afterAll(() => t?.close());
 let n = 100;
 async function emit(mode: Mode, event: WebhookEventName = 'payment.completed', brand = brandId): Promise<string> {
   n += 1;
-  const { eventId } = await t.runtime.deps.orm.em.fork().transactional((tx) =>
+  const { eventId } = await transaction(t.runtime.deps.db, (tx) =>
     recordEvent(tx, { brandId: brand, mode, event, data: { ...samplePayment(n), status: event.split('.')[1]! }, transactionId: null }),
   );
   const [row] = await t.sql<{ public_id: string }>('SELECT public_id FROM webhook_events WHERE id = $1', [eventId]);

@@ -14,7 +14,7 @@ import { loadConfig } from '../../server/config.ts';
 import { createLogger } from '../../server/infra/logger.ts';
 import { answerClientErrors } from '../../server/http/client-errors.ts';
 import { createApiKey, createBrand } from '../../server/domain/brands/service.ts';
-import { POOL_ACQUIRE_TIMEOUT_MS } from '../../server/infra/database/orm.ts';
+import { databasePool, POOL_ACQUIRE_TIMEOUT_MS } from '../../server/infra/database/database.ts';
 import { freePort } from '../support/global-setup.ts';
 import { testRateLimits } from '../support/harness.ts';
 import { requestAt } from '../support/second-instance.ts';
@@ -67,7 +67,7 @@ beforeAll(async () => {
   });
   answerClientErrors(server, logger);
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const em = runtime.deps.orm.em.fork();
+  const em = runtime.deps.db;
   const brand = await createBrand(em, { name: 'Faults' });
   ({ key: apiKey } = await createApiKey(em, brand.id, { name: 'faults' }));
 }, 180_000);
@@ -187,7 +187,7 @@ describe(`PostgreSQL restarted under load (${OUTAGES} outages)`, () => {
     }
 
     // No connection was lost for good: once idle, every pooled connection is back, and a burst is served at once.
-    const pool = (await runtime.deps.orm.em.getConnection().getNativeClient()) as pg.Pool;
+    const pool = databasePool(runtime.deps.db);
     await waitUntil(async () => pool.totalCount === pool.idleCount && pool.waitingCount === 0, 5000);
     const burst = await Promise.all(Array.from({ length: 20 }, () => requestAt(baseUrl, 'GET', '/api/v1/brand', { token: apiKey })));
     expect(burst.map((r) => r.status)).toEqual(Array(20).fill(200));

@@ -84,7 +84,7 @@ describe('rules changed between two forwards apply to the second at once', () =>
     const device = await pairDevice(t);
     const first = plain();
     await forward(device, [first]);
-    await updateFilterRules(t.runtime.deps.orm.em.fork(), device.brandId, { negativeKeywords: [...DEFAULT_FILTER_RULES.negativeKeywords, 'Cashback'] });
+    await updateFilterRules(t.runtime.deps.db, device.brandId, { negativeKeywords: [...DEFAULT_FILTER_RULES.negativeKeywords, 'Cashback'] });
 
     const cashback = sms(`${smsBodies.bkash('18.00', newGatewayTrxId())} Cashback offer`);
     const other = plain();
@@ -128,7 +128,7 @@ describe('nothing remembered', () => {
     const device = await pairDevice(t);
     await forward(device, [plain()]);
     const shop = sms(`You have received Tk 21.00 from 01712345678. TrxID ${newGatewayTrxId()}`, 'ShopTwo');
-    await updateFilterRules(t.runtime.deps.orm.em.fork(), device.brandId, { extraSenders: ['ShopTwo'] });
+    await updateFilterRules(t.runtime.deps.db, device.brandId, { extraSenders: ['ShopTwo'] });
     const [answer] = await forward(device, [shop]);
     expect(answer!.id).not.toBeNull();
     expect(answer!.screen_reason).toBeNull();
@@ -160,7 +160,7 @@ describe('round trips', () => {
     const device = await pairDevice(t);
     await forward(device, [plain()]);
     const steady = await countStatements(() => forward(device, [plain()]));
-    await updateFilterRules(t.runtime.deps.orm.em.fork(), device.brandId, { checkIntervalHours: 12 });
+    await updateFilterRules(t.runtime.deps.db, device.brandId, { checkIntervalHours: 12 });
     const changed = await countStatements(() => forward(device, [plain()], new Date(Date.now() - 60_000)));
     expect(changed.texts.filter((s) => /update "devices"/.test(s))).toHaveLength(1);
     expect(changed.texts.filter((s) => /with "proof"/.test(s))).toHaveLength(2);
@@ -193,7 +193,7 @@ describe('the clock sample with the INSERT', () => {
 });
 
 describe('the INSERT (sms-intake/service.ts, ingestScreenedSmsBatch)', () => {
-  const em = () => t.runtime.deps.orm.em.fork();
+  const em = () => t.runtime.deps.db;
   const deps = (seen?: Array<ReadonlyMap<number, StoredSms>>) => ({
     cipher: t.runtime.deps.crypto.pii,
     hashKey: t.runtime.deps.crypto.blindIndexKey,
@@ -254,7 +254,7 @@ describe('remembered rules are bounded in memory', () => {
          FROM unnest($1::bigint[]) b`,
       [brands],
     );
-    const em = () => t.runtime.deps.orm.em.fork();
+    const em = () => t.runtime.deps.db;
     const first = await readFilterRulesToRemember(em(), brands[0]!);
     expect(first.positiveKeywords).toHaveLength(100);
     expect(rememberedRulesSize(first) * brands.length).toBeGreaterThan(REMEMBERED_RULES_MAX_BYTES);

@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const run = () => runFormatAlarm(t.runtime.deps.orm.em.fork(), t.runtime.deps.crypto.pii);
+const run = () => runFormatAlarm(t.runtime.deps.db, t.runtime.deps.crypto.pii);
 const changedWording = (amount: string) => `Cash In Tk ${amount} from 01712345678 received. TrxID ${newGatewayTrxId()}. Thank you.`;
 const events = (brandId: number) => t.sql<{ event: string; payload: string }>("SELECT event, payload FROM webhook_events WHERE brand_id = $1 AND event = 'gateway.sms_unparsed' ORDER BY id", [brandId]);
 

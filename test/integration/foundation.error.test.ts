@@ -112,7 +112,7 @@ describe('merchant API key authentication', () => {
     let statements = 0;
     const lookup = groupedApiKeyLookup(() => {
       statements++;
-      return t.runtime.deps.orm.em.fork();
+      return t.runtime.deps.db;
     }, rateLimitWindowSeconds);
     return { brands, revoked, disabled, lookup, statements: () => statements };
   }

@@ -10,7 +10,7 @@ import { AppError } from '../../contract/common/errors.ts';
 /** Gateway, exchange-rate and settings services (the admin API exposes them later). */
 
 let t: TestContext;
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 
 beforeAll(async () => {
   t = await startTestServer();

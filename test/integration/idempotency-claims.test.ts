@@ -1,3 +1,4 @@
+import { transaction } from '../../server/domain/db.ts';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimKeys, completeKey, groupedClaims, type ClaimRequest } from '../../server/domain/idempotency/service.ts';
@@ -14,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 let n = 0;
 /** Request hashes are SHA-256 hex, as `requestHash` makes them. */
 const h = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -33,10 +34,7 @@ describe('claiming idempotency keys in groups', () => {
     ]);
     expect([setup1!.kind, setup2!.kind, setup3!.kind]).toEqual(['execute', 'execute', 'execute']);
     for (const [key, claim] of [[done, setup1], [doneOtherBody, setup2]] as const) {
-      const tx = em();
-      await tx.begin();
-      await completeKey(tx, { brandId: brandA, mode: 'live', key }, (claim as { token: string }).token, 201, '{"ok":true}');
-      await tx.commit();
+      await transaction(em(), (tx) => completeKey(tx, { brandId: brandA, mode: 'live', key }, (claim as { token: string }).token, 201, '{"ok":true}'));
     }
 
     const shared = fresh();

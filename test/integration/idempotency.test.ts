@@ -271,7 +271,7 @@ describe('concurrency and failures', () => {
     const stale = newKey();
     await pay(stale, body('ttl-3'));
     await t.sql(`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE brand_id = $1 AND key = $2`, [brandId, stale]);
-    expect(await purgeExpiredKeys(t.runtime.deps.orm.em.fork())).toBe(1);
+    expect(await purgeExpiredKeys(t.runtime.deps.db)).toBe(1);
     expect((await t.sql('SELECT 1 FROM idempotency_keys WHERE key = $1', [stale])).length).toBe(0);
     expect((await t.sql('SELECT 1 FROM idempotency_keys WHERE key = $1', [key])).length).toBe(1);
   });

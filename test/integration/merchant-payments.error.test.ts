@@ -12,7 +12,7 @@ let testKey: string;
 let otherKey: string;
 let bkash: GatewayView;
 
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 
 function expectError(res: { status: number; body: any }, status: number, code: string, field: string | null) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);

@@ -15,7 +15,7 @@ let otherKey: string;
 let bkash: GatewayView;
 let nagad: GatewayView;
 
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 const list = (query: string, token = apiKey) => t.request('GET', `/api/v1/payments${query}`, { token });
 const cancel = (paymentId: string, token = apiKey, headers: Record<string, string> = {}) =>
   t.request('POST', `/api/v1/payments/${paymentId}/cancel`, { token, headers });

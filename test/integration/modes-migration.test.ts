@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticateApiKeyHashes } from '../../server/domain/brands/service.ts';
 import type { Orm } from '../../server/infra/database/orm.ts';
+import { openDatabase } from '../../server/domain/db.ts';
 import { databaseMigratedTo, type MigrationDatabase } from '../support/migration.ts';
 
 /**
@@ -124,7 +125,12 @@ describe('migration 0010 on existing data', () => {
     expect((await db.query("SELECT count(*)::int AS n FROM webhook_events WHERE NOT is_test")).rows[0].n).toBe(4);
 
     // The keys keep authenticating, each in the mode its prefix says.
-    const principals = await authenticateApiKeyHashes(orm.em.fork(), [hash('a'), hash('b'), hash('c')]);
-    expect(principals.map((p) => p?.mode)).toEqual(['test', 'live', 'test']);
+    const appDb = openDatabase({ url: orm.config.get('clientUrl')!, poolMax: 1 });
+    try {
+      const principals = await authenticateApiKeyHashes(appDb, [hash('a'), hash('b'), hash('c')]);
+      expect(principals.map((p) => p?.mode)).toEqual(['test', 'live', 'test']);
+    } finally {
+      await appDb.destroy();
+    }
   });
 });

@@ -26,7 +26,7 @@ let sandbox: GatewayView;
 let liveDevice: PairedDevice;
 let testDevice: PairedDevice;
 
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 
 function expectError(res: { status: number; body: any }, status: number, code: string, field: string | null = null) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);

@@ -14,7 +14,7 @@ let t: TestContext;
 let apiKey: string;
 let dual: GatewayView;
 
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 const checkout = (id: string) => t.request('GET', `/api/checkout/v1/payments/${id}`);
 
 beforeAll(async () => {

@@ -13,6 +13,7 @@ import { expireDueIntents } from '../../server/domain/payments/intents.ts';
 import { declaredPayerNumber } from '../../server/domain/sms/service.ts';
 import { paymentEventData } from '../../server/domain/payments/view.ts';
 import { AppError } from '../../contract/common/errors.ts';
+import { transaction } from '../../server/domain/db.ts';
 
 /**
  * The transaction state machine other areas call (checkout, SMS matching, admin):
@@ -25,7 +26,7 @@ let apiKey: string;
 let bkash: GatewayView;
 let sandbox: GatewayView;
 
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 const keys = () => t.runtime.deps.crypto;
 
 beforeAll(async () => {
@@ -277,7 +278,7 @@ describe('transitions and their events', () => {
     const tx = await startTransaction(em(), keys(), { paymentId: p.payment_id, gatewayCode: bkash.code, gatewayTrxId: null });
     const done = await completeTransaction(em(), tx.id, { source: 'sms', gatewayTrxId: 'EVTVIEW01' });
     const [evt] = await events('payment.completed', tx.trxId);
-    const expected = await em().transactional((e) => paymentEventData(e, tx.intentId));
+    const expected = await transaction(em(), (e) => paymentEventData(e, tx.intentId));
     expect(evt.data).toEqual(JSON.parse(JSON.stringify(expected)));
     expect(evt.data).toMatchObject({ exchange_rate: '109.5', gateway_trx_id: 'EVTVIEW01', status: 'completed', metadata: { order: 'E-1', n: 2 } });
     expect(done.transaction).toEqual(await getTransaction(em(), tx.id));

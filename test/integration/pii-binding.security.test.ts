@@ -93,7 +93,7 @@ describe('SMS records and notifications', () => {
     d1 = await pairDevice(t, { brandId: a.brandId });
     d2 = await pairDevice(t, { brandId: b.brandId });
     // The service screens forwarded SMS with the brand's filter rules: let these texts through.
-    for (const brandId of [a.brandId, b.brandId]) await updateFilterRules(t.runtime.deps.orm.em.fork(), brandId, { extraSenders: [SENDER], positiveKeywords: [] });
+    for (const brandId of [a.brandId, b.brandId]) await updateFilterRules(t.runtime.deps.db, brandId, { extraSenders: [SENDER], positiveKeywords: [] });
   });
 
   const forward = async (d: PairedDevice, id: string, body: string) => {

@@ -5,7 +5,8 @@ import { createPayment, seedGateway, seedTransaction } from '../support/seed.ts'
 import { deviceRequest, pairDevice, type PairedDevice } from '../support/device.ts';
 import { PiiCipher, parseKeyring } from '../../server/infra/crypto/pii-cipher.ts';
 import { blindIndex } from '../../server/infra/crypto/blind-index.ts';
-import { migrate } from '../../server/infra/database/orm.ts';
+import { createOrm, migrate } from '../../server/infra/database/orm.ts';
+import { entities } from '../../server/domain/entities.ts';
 import type { PersonalDataKeys } from '../../server/domain/customers/keys.ts';
 import { reencryptPersonalData } from '../../server/domain/pii/reencrypt.ts';
 import { smsContentHash } from '../../server/domain/sms-intake/content-hash.ts';
@@ -99,7 +100,7 @@ beforeAll(async () => {
   // SMS records as the old intake stored them.
   device = await pairDevice(t, { brandId: a.brandId });
   // The service screens forwarded SMS with the brand's filter rules: let these through.
-  await updateFilterRules(t.runtime.deps.orm.em.fork(), a.brandId, { extraSenders: SMS.map((m) => m.sender), positiveKeywords: [] });
+  await updateFilterRules(t.runtime.deps.db, a.brandId, { extraSenders: SMS.map((m) => m.sender), positiveKeywords: [] });
   const res = await deviceRequest(t, device, 'POST', '/sms/messages', {
     messages: SMS.map((m) => ({ device_message_id: m.id, sender: m.sender, body: m.body, received_at: new Date().toISOString() })),
   });
@@ -145,7 +146,7 @@ describe('re-encryption of rows in the old format', () => {
   it('stops at a row whose key is not configured, naming it, with the batches before it committed', async () => {
     const warned: unknown[] = [];
     const logger = { info: () => undefined, warn: (o: unknown) => void warned.push(o) } as unknown as Parameters<typeof reencryptPersonalData>[2];
-    await expect(reencryptPersonalData(t.runtime.deps.orm, keys, logger, 2)).rejects.toThrow(
+    await expect(reencryptPersonalData(t.runtime.deps.db, keys, logger, 2)).rejects.toThrow(
       `Cannot re-encrypt customers row ${customerIds.k0}: PII key "k0" is not configured; cannot decrypt`,
     );
     const rows = await t.sql<{ id: string; pii_v: number }>('SELECT id, pii_v FROM customers WHERE id = ANY($1::bigint[]) ORDER BY id', [
@@ -160,7 +161,7 @@ describe('re-encryption of rows in the old format', () => {
   it('resumes with the key added and rewrites every old row in the new format', async () => {
     const ring = parseKeyring(t.runtime.deps.secrets.piiEncryptionKeys);
     const withK0: PersonalDataKeys = { pii: new PiiCipher({ activeKeyId: ring.activeKeyId, keys: { ...ring.keys, k0: K0 } }), blindIndexKey: keys.blindIndexKey };
-    const report = await reencryptPersonalData(t.runtime.deps.orm, withK0, undefined, 2);
+    const report = await reencryptPersonalData(t.runtime.deps.db, withK0, undefined, 2);
     expect(report).toEqual({ rewritten: { customers: 1, sms_records: 3, notifications: 1, outbound_sms: 1, transactions: 2 }, unreadable: { transactions: 1 } });
     for (const table of TABLES) expect((await t.sql<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE pii_v = 1`))[0]!.n, table).toBe('0');
 
@@ -203,7 +204,7 @@ describe('re-encryption of rows in the old format', () => {
     const leased = await deviceRequest(t, device, 'GET', '/sms/queues');
     expect(JSON.stringify(leased.body)).toContain('Old outbound');
     const [tx] = await t.sql<{ sender_number_encrypted: string }>('SELECT sender_number_encrypted FROM transactions WHERE id = $1', [transactionId]);
-    const record = await getTransaction(t.runtime.deps.orm.em.fork(), transactionId);
+    const record = await getTransaction(t.runtime.deps.db, transactionId);
     expect(declaredPayerNumber(keys.pii, { ...record, payerNumberEncrypted: tx!.sender_number_encrypted })).toBe('+8801866555444');
 
     // Nothing of it left in clear.
@@ -216,7 +217,12 @@ describe('re-encryption of rows in the old format', () => {
   it('a second run, through the migration entry point, changes nothing', async () => {
     const before = await Promise.all(TABLES.map(dump));
     let report: unknown;
-    await migrate(t.runtime.deps.orm, [async (orm) => void (report = await reencryptPersonalData(orm, keys))]);
+    const orm = await createOrm({ url: t.runtime.deps.config.DATABASE_URL!, entities, poolMax: 2 });
+    try {
+      await migrate(orm, [async () => void (report = await reencryptPersonalData(t.runtime.deps.db, keys))]);
+    } finally {
+      await orm.close();
+    }
     expect(report).toEqual({ rewritten: {}, unreadable: {} });
     expect(await Promise.all(TABLES.map(dump))).toEqual(before);
   });

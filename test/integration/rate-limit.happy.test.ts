@@ -44,7 +44,7 @@ describe('per API key', () => {
     expectRateLimited(await t.request('GET', '/api/v1/customers', { token: apiKey }), '"api-key";q=5;w=86400');
 
     const { createApiKey } = await import('../../server/domain/brands/service.ts');
-    const { key: second } = await createApiKey(t.runtime.deps.orm.em.fork(), brandId, { name: 'second' });
+    const { key: second } = await createApiKey(t.runtime.deps.db, brandId, { name: 'second' });
     expect((await t.request('GET', '/api/v1/brand', { token: second })).status).toBe(200);
   });
 
@@ -152,7 +152,7 @@ describe('counter rows', () => {
     expect(rows.length).toBeGreaterThan(0);
     for (const { bucket } of rows) expect(bucket).toMatch(/^(api-key:\d+|device:\d+|(checkout|pairing):[0-9a-f]{32}|pairing-global)$/);
     await t.sql("INSERT INTO rate_limits (bucket, window_start, hits, expires_at) VALUES ('api-key:0', now() - interval '2 hours', 3, now() - interval '1 hour')");
-    const purged = await purgeExpiredWindows(t.runtime.deps.orm.em.fork());
+    const purged = await purgeExpiredWindows(t.runtime.deps.db);
     expect(purged).toBe(1);
     expect(await t.sql("SELECT 1 FROM rate_limits WHERE bucket = 'api-key:0'")).toEqual([]);
     expect((await t.sql('SELECT 1 FROM rate_limits')).length).toBe(rows.length);

@@ -187,7 +187,7 @@ describe('refunds', () => {
 
 describe('the built-in sandbox gateway', () => {
   it('ensureSandboxGateway creates it once and leaves an admin-changed one alone; it works like any sandbox-driven gateway', async () => {
-    const em = () => t.runtime.deps.orm.em.fork();
+    const em = () => t.runtime.deps.db;
     const [a, b] = await Promise.all([ensureSandboxGateway(em()), ensureSandboxGateway(em())]);
     expect(a.id).toBe(b.id);
     expect(a).toMatchObject({ code: SANDBOX_GATEWAY_CODE, type: 'automatic', currencies: ['BDT', 'USD'], enabled: true });

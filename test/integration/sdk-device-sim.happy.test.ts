@@ -92,7 +92,7 @@ describe('device simulator, on the device SDK, against the live service', () => 
   });
 
   it('queue leases the outbound SMS and reports them sent', async () => {
-    const em = t.runtime.deps.orm.em.fork();
+    const em = t.runtime.deps.db;
     const a = await enqueueOutboundSms(em, t.runtime.deps.crypto.pii, { brandId, phone: '01712345678', message: 'Your order 1 is ready' });
     const b = await enqueueOutboundSms(em, t.runtime.deps.crypto.pii, { brandId, phone: '01812345678', message: 'Your order 2 is ready' });
     const r = await sim('queue');
@@ -105,13 +105,13 @@ describe('device simulator, on the device SDK, against the live service', () => 
 
   it('queue --report failed needs a reason and records it', async () => {
     expect((await sim('queue', '--report', 'failed')).code).toBe(64);
-    const { id } = await enqueueOutboundSms(t.runtime.deps.orm.em.fork(), t.runtime.deps.crypto.pii, { brandId, phone: '01712345678', message: 'x' });
+    const { id } = await enqueueOutboundSms(t.runtime.deps.db, t.runtime.deps.crypto.pii, { brandId, phone: '01712345678', message: 'x' });
     const r = await sim('queue', '--report', 'failed', '--reason', 'no credit', '--json');
     expect(r.json().reported).toEqual([expect.objectContaining({ id, status: 'failed', failure_reason: 'no credit' })]);
   });
 
   it('notifications --ack, rules and dashboard', async () => {
-    await createNotification(t.runtime.deps.orm.em.fork(), t.runtime.deps.crypto.pii, { brandId, deviceId: await deviceId(), title: 'Hello', body: 'Check the queue' });
+    await createNotification(t.runtime.deps.db, t.runtime.deps.crypto.pii, { brandId, deviceId: await deviceId(), title: 'Hello', body: 'Check the queue' });
     const n = await sim('notifications', '--ack', '--json');
     expect(n.json()).toMatchObject({ notifications: [{ title: 'Hello', body: 'Check the queue' }], acknowledged: 1 });
     expect((await sim('notifications', '--json')).json()).toEqual({ notifications: [], acknowledged: 0 });

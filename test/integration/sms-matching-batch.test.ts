@@ -274,7 +274,7 @@ describe('events worked out before the completion (completionEventDataAhead)', (
       const [event] = await t.sql<{ payload: string; mode: string }>(`SELECT payload, mode FROM webhook_events WHERE transaction_id = $1 AND event = 'payment.completed'`, [p.transaction.id]);
       const sent = JSON.parse(event!.payload) as { data: Record<string, unknown>; livemode: boolean };
       // What the sequential path records: the payment as read after the completion committed.
-      const read = await paymentEventData(t.runtime.deps.orm.em.fork(), p.transaction.intentId);
+      const read = await paymentEventData(t.runtime.deps.db, p.transaction.intentId);
       expect(sent.data).toEqual(JSON.parse(JSON.stringify(read)));
       expect(sent.data).toMatchObject({ status: 'completed' });
       const [row] = await t.sql<{ completed_at: Date }>('SELECT completed_at FROM transactions WHERE id = $1', [p.transaction.id]);

@@ -16,7 +16,7 @@ afterAll(() => t?.close());
 async function storeUnmatched(scene: Awaited<ReturnType<typeof smsScene>>, bodies: string[]): Promise<number[]> {
   const deps = { cipher: t.runtime.deps.crypto.pii, hashKey: t.runtime.deps.crypto.blindIndexKey };
   const stored = await ingestSmsBatch(
-    t.runtime.deps.orm.em.fork(),
+    t.runtime.deps.db,
     deps,
     { brandId: scene.brandId, deviceId: scene.device.deviceId },
     bodies.map((body, i) => ({ deviceMessageId: `sweep-${Date.now()}-${i}`, sender: 'bKash', body, receivedAt: new Date(), simSlot: null })),

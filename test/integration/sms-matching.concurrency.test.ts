@@ -18,7 +18,7 @@ afterAll(() => t?.close());
 
 const ROUNDS = 20;
 const CERTAIN = 'gateway trx id and amount match, timing fits, nothing contradicts';
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 
 async function matchedCount(transactionId: number): Promise<number> {
   const [row] = await t.sql<{ n: string }>("SELECT count(*) AS n FROM sms_records WHERE transaction_id = $1 AND match_status = 'matched'", [transactionId]);

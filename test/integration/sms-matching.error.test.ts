@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
 
 const lookAlikes: Array<{ sender: string; why: string; body: string; officialSender?: string }> = JSON.parse(

@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 const CERTAIN = 'gateway trx id and amount match, timing fits, nothing contradicts';
 
 describe('a forwarded SMS completes the payment it proves', () => {

@@ -109,7 +109,7 @@ async function run(s: Scenario): Promise<void> {
     for (let c = 0; c < m.copies; c++) {
       const phone = phones[c % 2]!;
       const sms = { deviceMessageId: `m${i}-${c}`, sender: 'bKash', body: m.body, receivedAt: new Date(), simSlot: null };
-      work.push(ingestSmsBatch(t.runtime.deps.orm.em.fork(), deps, { brandId, deviceId: phone.deviceId }, [sms]));
+      work.push(ingestSmsBatch(t.runtime.deps.db, deps, { brandId, deviceId: phone.deviceId }, [sms]));
     }
   });
   // Created before the race; what races is the checkout's submission and its look-up of stored SMS.
@@ -130,7 +130,7 @@ async function run(s: Scenario): Promise<void> {
           if (err instanceof AppError && err.code === 'GATEWAY_TRX_ID_TAKEN') return;
           throw err;
         }
-        await matchSubmittedGatewayTrxId(t.runtime.deps.orm.em.fork(), submitted.id, undefined, t.runtime.deps.crypto.pii);
+        await matchSubmittedGatewayTrxId(t.runtime.deps.db, submitted.id, undefined, t.runtime.deps.crypto.pii);
       })(),
     );
   }

@@ -20,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const paste = (body: Record<string, unknown>, actor = 'alice') => adminRequest(t, 'POST', '/sms-records', body, { 'x-admin-actor': actor });
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 
 describe('paste a missed SMS', () => {
   let scene: SmsScene;

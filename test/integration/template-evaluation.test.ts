@@ -209,7 +209,7 @@ describe('who sees what an evaluation reads', () => {
     const [foreign] = await forwardSms(t, other.device, [{ sender: officialSender.bkash, body: newWording('400.00', newGatewayTrxId()) }]);
     const current = asInput(await templatesOf(mine));
     const deps = t.runtime.deps;
-    const result = await evaluateTemplates(deps.orm.em.fork(), deps.crypto.pii, { actor: 'test', requestId: null }, mine.gateway.code, { sms_templates: [...current, newTemplate], days: 1 }, [mine.brandId]);
+    const result = await evaluateTemplates(deps.db, deps.crypto.pii, { actor: 'test', requestId: null }, mine.gateway.code, { sms_templates: [...current, newTemplate], days: 1 }, [mine.brandId]);
     const ids = result.messages.map((m) => m.sms_record_id);
     expect(ids).toContain(own!.id);
     expect(ids).not.toContain(foreign!.id);

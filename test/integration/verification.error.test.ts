@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 
 async function refused(p: Promise<unknown>, code: string, field: string | null = null, message?: string): Promise<void> {
   await expect(p).rejects.toMatchObject({ name: 'AppError', code, field, ...(message === undefined ? {} : { message }) });

@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 
 describe('an admin verifies a payment the matcher left for review', () => {
   it('ambiguous amounts: low_confidence, then the admin names the payment and the SMS: completed, the SMS matched and signed', async () => {

@@ -14,7 +14,7 @@ let brandId: number;
 beforeAll(async () => {
   t = await startTestServer({ WORKERS_ENABLED: 'false', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
   ({ apiKey: key, brandId } = await t.createBrand('Errors'));
-  testKey = (await createApiKey(t.runtime.deps.orm.em.fork(), brandId, { name: 'test', mode: 'test' })).key;
+  testKey = (await createApiKey(t.runtime.deps.db, brandId, { name: 'test', mode: 'test' })).key;
   // The production default: loopback and private targets refused.
   strict = await startTestServer({ WORKERS_ENABLED: 'false' });
 });
@@ -131,7 +131,7 @@ describe('PATCH, DELETE and the per-endpoint routes', () => {
 describe('the cap per brand', () => {
   it(`at most ${MAX_ENDPOINTS_PER_BRAND} endpoints, both modes together, also when created at once`, async () => {
     const { apiKey, brandId: capped } = await t.createBrand('Capped');
-    const cappedTest = (await createApiKey(t.runtime.deps.orm.em.fork(), capped, { name: 'test', mode: 'test' })).key;
+    const cappedTest = (await createApiKey(t.runtime.deps.db, capped, { name: 'test', mode: 'test' })).key;
     const attempts = await Promise.all(
       Array.from({ length: MAX_ENDPOINTS_PER_BRAND + 4 }, (_, i) =>
         t.request('POST', '/api/v1/webhooks/endpoints', { token: i % 2 ? apiKey : cappedTest, body: { ...valid, url: `http://127.0.0.1:9/h${i}` } }),

@@ -9,6 +9,7 @@ import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver
 import { eventually, waitForQueuesDrained } from '../support/wait.ts';
 import { DELIVER_QUEUE } from '../../server/domain/webhooks/queue.ts';
 import { samplePayment, startWebhookTestServer, type WebhookTestServer } from '../support/webhook-worker.ts';
+import { transaction } from '../../server/domain/db.ts';
 
 /**
  * Several webhook endpoints per brand: each with its own URL, events, secret,
@@ -32,7 +33,7 @@ afterAll(async () => {
 
 async function brandWithKeys(name: string) {
   const { brandId, apiKey } = await t.createBrand(name);
-  const testKey = (await createApiKey(t.runtime.deps.orm.em.fork(), brandId, { name: 'test', mode: 'test' })).key;
+  const testKey = (await createApiKey(t.runtime.deps.db, brandId, { name: 'test', mode: 'test' })).key;
   return {
     brandId,
     live: new PaycollectMerchant({ apiKey, baseUrl: t.baseUrl, maxRetries: 0 }),
@@ -45,7 +46,7 @@ async function brandWithKeys(name: string) {
 let n = 0;
 async function emit(brandId: number, mode: Mode, event: WebhookEventName = 'payment.completed') {
   n += 1;
-  return t.runtime.deps.orm.em.fork().transactional((tx) =>
+  return transaction(t.runtime.deps.db, (tx) =>
     recordEvent(tx, { brandId, mode, event, data: { ...samplePayment(n), status: event.split('.')[1]! }, transactionId: null }),
   );
 }

@@ -37,7 +37,7 @@ async function brandWithDeliveries(n: number): Promise<{ brandId: number; ids: n
   return { brandId, ids: rows.map((r) => Number(r.id)) };
 }
 
-const claimOpts = async () => ({ cipher: t.runtime.deps.crypto.pii, settings: await readWebhookSettings(t.runtime.deps.orm.em.fork()) });
+const claimOpts = async () => ({ cipher: t.runtime.deps.crypto.pii, settings: await readWebhookSettings(t.runtime.deps.db) });
 
 describe('claiming a batch of first attempts', () => {
   it('claims exactly the due first attempts of enabled endpoints that nobody holds; the general path keeps the rest', async () => {
@@ -55,7 +55,7 @@ describe('claiming a batch of first attempts', () => {
     await other.query('SELECT id FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [locked]);
     let claims: Map<number, ClaimedAttempt>;
     try {
-      claims = await claimFirstAttempts(t.runtime.deps.orm.em.fork(), [...a.ids, ...off.ids], await claimOpts());
+      claims = await claimFirstAttempts(t.runtime.deps.db, [...a.ids, ...off.ids], await claimOpts());
     } finally {
       await other.query('ROLLBACK');
       await other.end();
@@ -85,7 +85,7 @@ describe('claiming a batch of first attempts', () => {
   it('claims nothing twice: a second batch over the same ids gets none of them', async () => {
     const { ids } = await brandWithDeliveries(3);
     const opts = await claimOpts();
-    const [one, two] = await Promise.all([claimFirstAttempts(t.runtime.deps.orm.em.fork(), ids, opts), claimFirstAttempts(t.runtime.deps.orm.em.fork(), ids, opts)]);
+    const [one, two] = await Promise.all([claimFirstAttempts(t.runtime.deps.db, ids, opts), claimFirstAttempts(t.runtime.deps.db, ids, opts)]);
     expect(one.size + two.size).toBe(3);
     expect([...one.keys()].filter((id) => two.has(id))).toEqual([]);
   });
@@ -94,13 +94,13 @@ describe('claiming a batch of first attempts', () => {
 describe('recording a group of successes', () => {
   it('moves each delivery whose lease holds to success and logs every attempt; a delivery taken over is logged but left alone', async () => {
     const { brandId, ids } = await brandWithDeliveries(3);
-    const claims = await claimFirstAttempts(t.runtime.deps.orm.em.fork(), ids, await claimOpts());
+    const claims = await claimFirstAttempts(t.runtime.deps.db, ids, await claimOpts());
     const [c1, c2, c3] = ids.map((id) => claims.get(id)!) as [ClaimedAttempt, ClaimedAttempt, ClaimedAttempt];
     // c3's lease lapsed and another worker took the delivery over.
     await t.sql('UPDATE webhook_deliveries SET lease_token = gen_random_uuid() WHERE id = $1', [c3.deliveryId]);
     await t.sql(`UPDATE webhook_endpoints SET failing_since = now() - interval '1 hour' WHERE brand_id = $1`, [brandId]);
 
-    const applied = await finishSuccesses(t.runtime.deps.orm.em.fork(), [
+    const applied = await finishSuccesses(t.runtime.deps.db, [
       { claim: c1, response: ok(200) },
       { claim: c2, response: ok(204) },
       { claim: c3, response: ok(200) },
@@ -132,7 +132,7 @@ describe('recording a group of successes', () => {
   });
 
   it('an empty group runs no statement', async () => {
-    expect(await finishSuccesses(t.runtime.deps.orm.em.fork(), [])).toEqual([]);
-    expect((await claimFirstAttempts(t.runtime.deps.orm.em.fork(), [], await claimOpts())).size).toBe(0);
+    expect(await finishSuccesses(t.runtime.deps.db, [])).toEqual([]);
+    expect((await claimFirstAttempts(t.runtime.deps.db, [], await claimOpts())).size).toBe(0);
   });
 });

@@ -40,9 +40,9 @@ describe('several workers on one database', () => {
       await t.request('PUT', '/api/v1/webhooks/endpoint', { token: apiKey, body: { url: raceReceiver.url, events: ['payment.completed'] } });
       await emitPaymentCompleted(t, brandId, 1);
       const [delivery] = await deliveriesOf(t, brandId);
-      const settings = await readWebhookSettings(t.runtime.deps.orm.em.fork());
+      const settings = await readWebhookSettings(t.runtime.deps.db);
       const results = await Promise.all(
-        Array.from({ length: 8 }, () => claimDelivery(t.runtime.deps.orm.em.fork(), Number(delivery!.id), { cipher: t.runtime.deps.crypto.pii, settings })),
+        Array.from({ length: 8 }, () => claimDelivery(t.runtime.deps.db, Number(delivery!.id), { cipher: t.runtime.deps.crypto.pii, settings })),
       );
       expect(results.filter((r) => r.kind === 'claimed')).toHaveLength(1);
       expect(results.filter((r) => r.kind === 'skipped').map((r) => (r as { reason: string }).reason).every((r) => r === 'busy' || r === 'leased')).toBe(true);

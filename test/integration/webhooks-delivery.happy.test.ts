@@ -128,7 +128,7 @@ describe('webhook delivery', () => {
     const ep = await t.request('GET', '/api/v1/webhooks/endpoint', { token: apiKey });
     expect(ep.body.data).toMatchObject({ enabled: false, disabled_reason: 'failing' });
 
-    const em = t.runtime.deps.orm.em.fork();
+    const em = t.runtime.deps.db;
     await expect(replayDeadLetter(em, Number(deliveryId))).rejects.toMatchObject({ code: 'INVALID_STATE', message: 'The webhook endpoint is disabled; enable it before replaying' });
 
     receiver.respond = verifyingResponder(() => secret);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { recordEvent } from '../../server/domain/webhooks/outbox.ts';
+import { transaction } from '../../server/domain/db.ts';
 
 let t: TestContext;
 let brandId: number;
@@ -27,7 +28,7 @@ const paymentData = {
   status: 'completed',
 };
 
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 
 async function rowsFor(brand: number) {
   const events = await t.sql<{ id: string; public_id: string; event: string; transaction_id: string | null; payload: string }>(
@@ -46,7 +47,7 @@ async function rowsFor(brand: number) {
 
 describe('recordEvent', () => {
   it('records the event, one pending delivery and its job in the caller transaction', async () => {
-    await em().transactional(async (tx) => {
+    await transaction(em(), async (tx) => {
       await recordEvent(tx, { brandId, mode: 'live', event: 'payment.completed', data: paymentData, transactionId: 42 });
     });
     const { events, deliveries, jobs } = await rowsFor(brandId);
@@ -63,7 +64,7 @@ describe('recordEvent', () => {
   it('rolls back with the caller: no event, delivery or job survives a failed transaction', async () => {
     const before = await rowsFor(brandId);
     await expect(
-      em().transactional(async (tx) => {
+      transaction(em(), async (tx) => {
         await recordEvent(tx, { brandId, mode: 'live', event: 'refund.completed', data: refundData, transactionId: 42 });
         throw new Error('state change failed after the event');
       }),
@@ -75,13 +76,13 @@ describe('recordEvent', () => {
   });
 
   it('keeps the event but creates no delivery when the endpoint is not subscribed, disabled or missing', async () => {
-    await em().transactional(async (tx) => {
+    await transaction(em(), async (tx) => {
       await recordEvent(tx, { brandId, mode: 'live', event: 'device.offline', data: deviceData });
       await recordEvent(tx, { brandId: otherBrandId, mode: 'live', event: 'payment.completed', data: paymentData, transactionId: 7 });
     });
     await t.sql('UPDATE webhook_endpoints SET enabled = false WHERE brand_id = $1', [brandId]);
     try {
-      await em().transactional((tx) => recordEvent(tx, { brandId, mode: 'live', event: 'payment.completed', data: paymentData }));
+      await transaction(em(), (tx) => recordEvent(tx, { brandId, mode: 'live', event: 'payment.completed', data: paymentData }));
     } finally {
       await t.sql('UPDATE webhook_endpoints SET enabled = true WHERE brand_id = $1', [brandId]);
     }
@@ -96,10 +97,10 @@ describe('recordEvent', () => {
 
   it('refuses data that breaks the event contract, and calls outside a transaction', async () => {
     await expect(
-      em().transactional((tx) => recordEvent(tx, { brandId, mode: 'live', event: 'payment.completed', data: { ...paymentData, amount: 1250 } })),
+      transaction(em(), (tx) => recordEvent(tx, { brandId, mode: 'live', event: 'payment.completed', data: { ...paymentData, amount: 1250 } })),
     ).rejects.toThrow(/payment\.completed data does not match contract\/events\.ts \(data\.amount: /);
     await expect(recordEvent(em(), { brandId, mode: 'live', event: 'payment.completed', data: paymentData })).rejects.toThrow(
-      'recordEvent must run inside em.transactional()',
+      'recordEvent must run inside transaction(em, )',
     );
     const { events } = await rowsFor(brandId);
     expect(events).toHaveLength(3);

@@ -19,7 +19,7 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const em = () => t.runtime.deps.orm.em.fork();
+const em = () => t.runtime.deps.db;
 
 async function deadLetters(brandId: number, count: number) {
   return eventually(async () => {

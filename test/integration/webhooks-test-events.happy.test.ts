@@ -25,7 +25,7 @@ beforeAll(async () => {
   t = server.t;
   receiver = await startReceiver();
   ({ brandId, apiKey: liveKey } = await t.createBrand('Hook Tester'));
-  testKey = (await createApiKey(t.runtime.deps.orm.em.fork(), brandId, { name: 'test', mode: 'test' })).key;
+  testKey = (await createApiKey(t.runtime.deps.db, brandId, { name: 'test', mode: 'test' })).key;
   // Subscribed to one event only: a test event is sent whatever the subscription.
   const put = await t.request('PUT', '/api/v1/webhooks/endpoint', { token: liveKey, body: { url: receiver.url, events: ['refund.failed'] } });
   expect(put.status).toBe(201);

@@ -23,7 +23,7 @@ export function newFingerprint(): string {
 
 /** A fresh one-time pairing code for the brand, in clear. */
 export async function newPairingCode(t: TestContext, brandId: number, ttlMinutes?: number, mode: 'live' | 'test' = 'live'): Promise<string> {
-  const { code } = await createPairingCode(t.runtime.deps.orm.em.fork(), brandId, ttlMinutes === undefined ? { mode } : { ttlMinutes, mode });
+  const { code } = await createPairingCode(t.runtime.deps.db, brandId, ttlMinutes === undefined ? { mode } : { ttlMinutes, mode });
   return code;
 }
 

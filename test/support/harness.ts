@@ -126,7 +126,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       return (await pool.query(text, values as unknown[])).rows;
     },
     async createBrand(name = 'Test Brand', opts = {}) {
-      const em = runtime.deps.orm.em.fork();
+      const em = runtime.deps.db;
       const brand = await createBrand(em, { name });
       const { key } = await createApiKey(em, brand.id, { name: 'test key', mode: opts.mode ?? 'live' });
       return { brandId: brand.id, apiKey: key };

@@ -37,7 +37,7 @@ export function defineHostileSuite(suite: string, filter: (r: ContractRoute) => 
     const { transaction } = await seedCompletedTransaction(t, { apiKey, gateway });
     // A console operator with a session, for the self-service routes (cookie plus CSRF token).
     const password = 'hostile suite password';
-    const { operator } = await createOperator(t.runtime.deps.orm.em.fork(), { actor: 'test', requestId: null }, { email: 'hostile-owner@example.com', name: 'Hostile', role: 'owner', password });
+    const { operator } = await createOperator(t.runtime.deps.db, { actor: 'test', requestId: null }, { email: 'hostile-owner@example.com', name: 'Hostile', role: 'owner', password });
     const login = await fetch(`${t.baseUrl}/api/admin/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: operator.email, password }) });
     const consoleSession = { cookie: login.headers.getSetCookie()[0]!.split(';')[0]!, 'x-csrf-token': ((await login.json()) as { data: { csrf_token: string } }).data.csrf_token };
     auth = {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { TestContext } from './harness.ts';
@@ -22,7 +23,7 @@ import { completeRefund, failRefund } from '../../server/domain/refunds/service.
 
 type Ctx = Pick<TestContext, 'runtime' | 'request'>;
 
-const em = (t: Pick<TestContext, 'runtime'>) => t.runtime.deps.orm.em.fork();
+const em = (t: Pick<TestContext, 'runtime'>) => t.runtime.deps.db;
 const suffix = () => randomBytes(3).toString('hex');
 
 /** Realistic gateway settings; each preset gets a unique code unless one is given. */
@@ -162,7 +163,7 @@ export async function seedTransaction(
   if (status === 'completed') await completeTransaction(em(t), started.id, { source: 'admin' });
   if (status === 'failed') await failTransaction(em(t), started.id, { reason: 'seeded failure' });
   if (opts.at) {
-    await em(t).execute('UPDATE transactions SET created_at = ?, completed_at = CASE WHEN completed_at IS NULL THEN NULL ELSE ?::timestamptz END WHERE id = ?', [opts.at, opts.at, started.id]);
+    await sql`UPDATE transactions SET created_at = ${opts.at}, completed_at = CASE WHEN completed_at IS NULL THEN NULL ELSE ${opts.at}::timestamptz END WHERE id = ${started.id}`.execute(em(t));
   }
   return { paymentId: payment.payment_id, transaction: await getTransaction(em(t), started.id) };
 }

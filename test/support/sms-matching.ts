@@ -115,12 +115,12 @@ export async function submitAtCheckout(t: TestContext, paymentId: string, opts: 
     links: { publicBaseUrl: t.config.PUBLIC_BASE_URL, sandboxSecret: t.runtime.deps.secrets.sandboxCallbackSecret },
     logger: t.runtime.deps.logger,
   };
-  const started = await startCheckoutTransaction(t.runtime.deps.orm.em.fork(), deps, paymentId, {
+  const started = await startCheckoutTransaction(t.runtime.deps.db, deps, paymentId, {
     gateway: opts.gateway.code,
     gatewayTrxId: opts.gatewayTrxId,
     ...(opts.senderNumber === undefined ? {} : { senderNumber: opts.senderNumber }),
   });
-  return getTransactionByTrxId(t.runtime.deps.orm.em.fork(), started.trx_id);
+  return getTransactionByTrxId(t.runtime.deps.db, started.trx_id);
 }
 
 let seq = 0;

@@ -3,6 +3,7 @@ import { startWorkers } from '../../server/infra/jobs/workers.ts';
 import { jobRegistrations } from '../../server/domain/jobs.ts';
 import { recordEvent, type WebhookEventName } from '../../server/domain/webhooks/outbox.ts';
 import type { WebhookSettings } from '../../server/domain/webhooks/settings.ts';
+import { transaction } from '../../server/domain/db.ts';
 
 /** Small numbers so a whole retry schedule runs in seconds. */
 export const fastSettings: Partial<WebhookSettings> = {
@@ -67,7 +68,7 @@ export const samplePayment = (n: number) => ({
 
 /** What a state change does: record the event in its own transaction. */
 export async function emitPaymentCompleted(t: TestContext, brandId: number, n: number, event: WebhookEventName = 'payment.completed'): Promise<void> {
-  await t.runtime.deps.orm.em.fork().transactional((tx) =>
+  await transaction(t.runtime.deps.db, (tx) =>
     recordEvent(tx, { brandId, mode: 'live', event, data: { ...samplePayment(n), status: event.split('.')[1]! }, transactionId: n }),
   );
 }

@@ -1,10 +1,9 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { createApiKey, createBrand, revokeApiKey } from '../brands/service.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 import { scopeParam } from '../brands/scope.ts';
 
 /** A brand as the admin surface shows it. */
@@ -32,8 +31,8 @@ export interface AdminApiKey {
 const BRAND_COLUMNS = ['id', 'uuid', 'name', 'timezone', 'status', 'created_at', 'updated_at'] as const;
 const KEY_COLUMNS = ['id', 'brand_id', 'name', 'prefix', 'mode', 'created_at', 'last_used_at', 'revoked_at'] as const;
 
-const selectBrands = (em: EntityManager) => db(em).selectFrom('brands').select(BRAND_COLUMNS);
-const selectKeys = (em: EntityManager) => db(em).selectFrom('api_keys').select(KEY_COLUMNS);
+const selectBrands = (em: Db) => em.selectFrom('brands').select(BRAND_COLUMNS);
+const selectKeys = (em: Db) => em.selectFrom('api_keys').select(KEY_COLUMNS);
 type BrandRow = Awaited<ReturnType<ReturnType<typeof selectBrands>['executeTakeFirstOrThrow']>>;
 type KeyRow = Awaited<ReturnType<ReturnType<typeof selectKeys>['executeTakeFirstOrThrow']>>;
 
@@ -58,7 +57,7 @@ const toKey = (r: KeyRow): AdminApiKey => ({
   revoked_at: r.revoked_at?.toISOString() ?? null,
 });
 
-export async function getAdminBrand(em: EntityManager, brandId: number, opts: { forUpdate?: boolean } = {}): Promise<AdminBrand> {
+export async function getAdminBrand(em: Db, brandId: number, opts: { forUpdate?: boolean } = {}): Promise<AdminBrand> {
   let q = selectBrands(em).where('id', '=', brandId);
   if (opts.forUpdate) q = q.forUpdate();
   const row = await q.executeTakeFirst();
@@ -68,10 +67,10 @@ export async function getAdminBrand(em: EntityManager, brandId: number, opts: { 
 
 /** Oldest first. */
 export async function listBrands(
-  em: EntityManager,
+  em: Db,
   f: { page: number; perPage: number; status?: 'active' | 'disabled'; brandIds?: number[] | null },
 ): Promise<{ items: AdminBrand[]; total: number }> {
-  let q = db(em).selectFrom('brands');
+  let q = em.selectFrom('brands');
   if (f.status) q = q.where('status', '=', f.status);
   if (f.brandIds) q = q.where('id', 'in', scopeParam(f.brandIds));
   const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
@@ -79,7 +78,7 @@ export async function listBrands(
   return { items: rows.map(toBrand), total: Number(n) };
 }
 
-export async function createBrandAudited(em: EntityManager, who: AuditActor, input: { name: string; timezone?: string }): Promise<AdminBrand> {
+export async function createBrandAudited(em: Db, who: AuditActor, input: { name: string; timezone?: string }): Promise<AdminBrand> {
   return withAudit(em, who, async (tx) => {
     const created = await createBrand(tx, input);
     const brand = await getAdminBrand(tx, created.id);
@@ -93,14 +92,14 @@ export async function createBrandAudited(em: EntityManager, who: AuditActor, inp
  * status or time zone changes (the name is not an audited state).
  */
 export async function updateBrand(
-  em: EntityManager,
+  em: Db,
   who: AuditActor,
   brandId: number,
   patch: { name?: string; timezone?: string; status?: 'active' | 'disabled' },
 ): Promise<AdminBrand> {
   return withAudit(em, who, async (tx) => {
     const before = await getAdminBrand(tx, brandId, { forUpdate: true });
-    const row = await db(tx)
+    const row = await tx
       .updateTable('brands')
       .set({
         ...(patch.name !== undefined && { name: patch.name }),
@@ -130,13 +129,13 @@ export async function updateBrand(
 }
 
 /** Newest first, revoked keys included; never the key. */
-export async function listApiKeys(em: EntityManager, brandId: number): Promise<AdminApiKey[]> {
+export async function listApiKeys(em: Db, brandId: number): Promise<AdminApiKey[]> {
   await getAdminBrand(em, brandId);
   const rows = await selectKeys(em).where('brand_id', '=', brandId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
   return rows.map(toKey);
 }
 
-async function getApiKey(em: EntityManager, brandId: number, keyId: number): Promise<AdminApiKey> {
+async function getApiKey(em: Db, brandId: number, keyId: number): Promise<AdminApiKey> {
   const row = await selectKeys(em).where('id', '=', keyId).where('brand_id', '=', brandId).executeTakeFirst();
   if (!row) throw new AppError('API_KEY_NOT_FOUND');
   return toKey(row);
@@ -144,7 +143,7 @@ async function getApiKey(em: EntityManager, brandId: number, keyId: number): Pro
 
 /** The clear key is in the result once; the audit row has its id and prefix only. */
 export async function createApiKeyAudited(
-  em: EntityManager,
+  em: Db,
   who: AuditActor,
   brandId: number,
   input: { name: string; mode?: ApiKeyMode },
@@ -160,7 +159,7 @@ export async function createApiKeyAudited(
 }
 
 /** Revoking a revoked key changes nothing and is not recorded again. */
-export async function revokeApiKeyAudited(em: EntityManager, who: AuditActor, brandId: number, keyId: number): Promise<AdminApiKey> {
+export async function revokeApiKeyAudited(em: Db, who: AuditActor, brandId: number, keyId: number): Promise<AdminApiKey> {
   return withAudit(em, who, async (tx) => {
     await getAdminBrand(tx, brandId);
     const locked = await selectKeys(tx).where('id', '=', keyId).where('brand_id', '=', brandId).forUpdate().executeTakeFirst();

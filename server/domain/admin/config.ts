@@ -1,5 +1,4 @@
-import { db } from '../db.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
+import { type Db } from '../db.ts';
 import { withAudit, type AuditActor, type AuditState } from '../audit/service.ts';
 import type { FilterRulesPatch } from '../filter-rules/defaults.ts';
 import { getFilterRules, updateFilterRules, type VersionedFilterRules } from '../filter-rules/service.ts';
@@ -7,7 +6,7 @@ import { getSettings, setSetting, settingKeys, type SettingKey, type Settings } 
 import { getAdminBrand } from './brands.ts';
 
 /** The brand's rules (its defaults until changed); BRAND_NOT_FOUND for an unknown brand. */
-export async function getBrandFilterRules(em: EntityManager, brandId: number): Promise<VersionedFilterRules> {
+export async function getBrandFilterRules(em: Db, brandId: number): Promise<VersionedFilterRules> {
   await getAdminBrand(em, brandId);
   return getFilterRules(em, brandId);
 }
@@ -21,11 +20,11 @@ const rulesState = (r: VersionedFilterRules): AuditState => ({
 });
 
 /** Recorded when the rules actually changed (the version went up). */
-export async function updateFilterRulesAudited(em: EntityManager, who: AuditActor, brandId: number, patch: FilterRulesPatch): Promise<VersionedFilterRules> {
+export async function updateFilterRulesAudited(em: Db, who: AuditActor, brandId: number, patch: FilterRulesPatch): Promise<VersionedFilterRules> {
   return withAudit(em, who, async (tx) => {
     await getBrandFilterRules(tx, brandId);
     // Held to commit, so a concurrent change waits and sees this one as its `before`.
-    await db(tx).selectFrom('sms_filter_rules').select('brand_id').where('brand_id', '=', brandId).forUpdate().execute();
+    await tx.selectFrom('sms_filter_rules').select('brand_id').where('brand_id', '=', brandId).forUpdate().execute();
     const before = await getFilterRules(tx, brandId);
     const after = await updateFilterRules(tx, brandId, patch);
     return {
@@ -39,9 +38,9 @@ export async function updateFilterRulesAudited(em: EntityManager, who: AuditActo
 }
 
 /** Changes the given settings together (all or none); recorded with the values that changed. */
-export async function updateSettingsAudited(em: EntityManager, who: AuditActor, patch: Partial<Settings>): Promise<Settings> {
+export async function updateSettingsAudited(em: Db, who: AuditActor, patch: Partial<Settings>): Promise<Settings> {
   return withAudit(em, who, async (tx) => {
-    await db(tx).selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val('admin:settings')])]).as('locked')).execute();
+    await tx.selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val('admin:settings')])]).as('locked')).execute();
     const before = await getSettings(tx);
     const keys = settingKeys.filter((k) => patch[k] !== undefined);
     for (const key of keys) await setSetting(tx, key, patch[key]);

@@ -1,9 +1,8 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { WebhookEventName } from '../../../contract/events.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 import type { DeliveryStatus } from '../webhooks/entities.ts';
 import { getDelivery, replayDeadLetter, replayDeadLetters, toAttemptResource, type AttemptResource } from '../webhooks/deliveries.ts';
 import { sendTestEvent } from '../webhooks/test-events.ts';
@@ -37,8 +36,8 @@ export interface AdminDelivery {
 
 export type AdminAttempt = AttemptResource;
 
-function fromDeliveries(em: EntityManager) {
-  return db(em).selectFrom('webhook_deliveries as d').innerJoin('webhook_events as e', 'e.id', 'd.event_id');
+function fromDeliveries(em: Db) {
+  return em.selectFrom('webhook_deliveries as d').innerJoin('webhook_events as e', 'e.id', 'd.event_id');
 }
 
 const COLUMNS = [
@@ -46,7 +45,7 @@ const COLUMNS = [
   'd.status', 'd.last_error', 'd.next_attempt_at', 'd.last_attempt_at', 'd.delivered_at', 'd.dead_lettered_at', 'd.created_at', 'e.mode', 'e.is_test',
 ] as const;
 
-const selectDeliveries = (em: EntityManager) => fromDeliveries(em).select(COLUMNS);
+const selectDeliveries = (em: Db) => fromDeliveries(em).select(COLUMNS);
 type Row = Awaited<ReturnType<ReturnType<typeof selectDeliveries>['executeTakeFirstOrThrow']>>;
 
 function toDelivery(r: Row): AdminDelivery {
@@ -75,7 +74,7 @@ function toDelivery(r: Row): AdminDelivery {
   };
 }
 
-async function loadDelivery(em: EntityManager, deliveryId: number): Promise<AdminDelivery> {
+async function loadDelivery(em: Db, deliveryId: number): Promise<AdminDelivery> {
   const row = await selectDeliveries(em).where('d.id', '=', deliveryId).executeTakeFirst();
   if (!row) throw new AppError('DELIVERY_NOT_FOUND');
   return toDelivery(row);
@@ -96,7 +95,7 @@ export interface DeliveryFilter {
 }
 
 /** Every brand's deliveries, or one brand's, newest first. */
-export async function listAdminDeliveries(em: EntityManager, f: DeliveryFilter): Promise<{ items: AdminDelivery[]; total: number }> {
+export async function listAdminDeliveries(em: Db, f: DeliveryFilter): Promise<{ items: AdminDelivery[]; total: number }> {
   let q = fromDeliveries(em);
   if (f.brandId !== undefined) q = q.where('d.brand_id', '=', f.brandId);
   if (f.brandIds) q = q.where('d.brand_id', 'in', scopeParam(f.brandIds));
@@ -112,7 +111,7 @@ export async function listAdminDeliveries(em: EntityManager, f: DeliveryFilter):
 }
 
 /** One delivery with every attempt, oldest first. */
-export async function getAdminDelivery(em: EntityManager, deliveryId: number): Promise<AdminDelivery & { attempt_log: AdminAttempt[] }> {
+export async function getAdminDelivery(em: Db, deliveryId: number): Promise<AdminDelivery & { attempt_log: AdminAttempt[] }> {
   const delivery = await loadDelivery(em, deliveryId);
   const { attemptLog } = await getDelivery(em, null, deliveryId);
   return {
@@ -122,7 +121,7 @@ export async function getAdminDelivery(em: EntityManager, deliveryId: number): P
 }
 
 /** Puts one dead letter back to `pending` and records it, in one transaction. */
-export async function replayDeliveryAudited(em: EntityManager, who: AuditActor, deliveryId: number): Promise<AdminDelivery> {
+export async function replayDeliveryAudited(em: Db, who: AuditActor, deliveryId: number): Promise<AdminDelivery> {
   return withAudit(em, who, async (tx) => {
     const before = await loadDelivery(tx, deliveryId);
     await replayDeadLetter(tx, deliveryId);
@@ -143,7 +142,7 @@ export async function replayDeliveryAudited(em: EntityManager, who: AuditActor, 
 
 /** A signed sample event to the brand's endpoint (webhooks/test-events.ts), recorded in the audit log. */
 export async function sendTestEventAudited(
-  em: EntityManager,
+  em: Db,
   who: AuditActor,
   input: { brandId: number; event: WebhookEventName; mode: 'live' | 'test' },
 ): Promise<AdminDelivery> {
@@ -166,7 +165,7 @@ export async function sendTestEventAudited(
 
 /** Replays every dead letter since `since` (optionally one brand's) and records the counts. */
 export async function replayDeadLettersAudited(
-  em: EntityManager,
+  em: Db,
   who: AuditActor,
   input: { since: Date; brandId?: number },
 ): Promise<{ replayed: number; skipped_disabled: number }> {

@@ -1,5 +1,4 @@
-import { db } from '../db.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
+import { transaction, type Db } from '../db.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { createApiKey, createBrand } from '../brands/service.ts';
 import { createPairingCode } from '../devices/pairing.ts';
@@ -44,9 +43,9 @@ export interface DemoSeed {
   currency: string;
 }
 
-async function ensureGateway(em: EntityManager, input: GatewayInput): Promise<GatewayView> {
+async function ensureGateway(em: Db, input: GatewayInput): Promise<GatewayView> {
   // Looked up first: a unique violation would abort the surrounding transaction.
-  const found = await db(em).selectFrom('gateways').select('id').where('code', '=', input.code).executeTakeFirst();
+  const found = await em.selectFrom('gateways').select('id').where('code', '=', input.code).executeTakeFirst();
   return found ? getGateway(em, input.code) : createGateway(em, input);
 }
 
@@ -59,10 +58,10 @@ async function ensureGateway(em: EntityManager, input: GatewayInput): Promise<Ga
  * so two processes starting on one empty database seed it once. Null when the
  * database already had a brand.
  */
-export async function seedDemo(em: EntityManager, keys: PersonalDataKeys, opts: { publicBaseUrl: string }): Promise<DemoSeed | null> {
-  return em.transactional(async (tx) => {
-    await db(tx).selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val('paycollect:first-run')])]).as('locked')).execute();
-    const brands = await db(tx).selectFrom('brands').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+export async function seedDemo(em: Db, keys: PersonalDataKeys, opts: { publicBaseUrl: string }): Promise<DemoSeed | null> {
+  return transaction(em, async (tx) => {
+    await tx.selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val('paycollect:first-run')])]).as('locked')).execute();
+    const brands = await tx.selectFrom('brands').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
     if (Number(brands.n) > 0) return null;
     const brand = await createBrand(tx, { name: 'Demo Shop', timezone: 'Asia/Dhaka' });
     const { key } = await createApiKey(tx, brand.id, { name: 'demo test key', mode: 'test' });

@@ -1,5 +1,4 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { devicePresences } from '../../../contract/admin/devices.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
@@ -8,7 +7,7 @@ import { revokeDevice } from '../devices/service.ts';
 import { createNotification, type NotificationView } from '../notifications/service.ts';
 import { enqueueOutboundSms } from '../outbound-sms/service.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 import { getSetting } from '../settings/service.ts';
 import { getAdminBrand } from './brands.ts';
 import { scopeParam } from '../brands/scope.ts';
@@ -45,7 +44,7 @@ function presence(minutes: number) {
   WHEN COALESCE(d.last_seen_at, d.paired_at) >= now() - make_interval(mins => ${minutes}) THEN 'online' ELSE 'offline' END`;
 }
 
-const fromDevices = (em: EntityManager) => db(em).selectFrom('devices as d');
+const fromDevices = (em: Db) => em.selectFrom('devices as d');
 
 function deviceColumns(minutes: number) {
   return [
@@ -54,7 +53,7 @@ function deviceColumns(minutes: number) {
   ] as const;
 }
 
-const selectDevices = (em: EntityManager, minutes: number) => fromDevices(em).select(deviceColumns(minutes));
+const selectDevices = (em: Db, minutes: number) => fromDevices(em).select(deviceColumns(minutes));
 
 type DeviceRow = Awaited<ReturnType<ReturnType<typeof selectDevices>['executeTakeFirstOrThrow']>>;
 
@@ -80,7 +79,7 @@ function toDevice(r: DeviceRow): AdminDevice {
   };
 }
 
-export async function getAdminDevice(em: EntityManager, deviceId: number): Promise<AdminDevice> {
+export async function getAdminDevice(em: Db, deviceId: number): Promise<AdminDevice> {
   const minutes = await getSetting(em, 'device_offline_minutes');
   const row = await selectDevices(em, minutes).where('d.id', '=', deviceId).executeTakeFirst();
   if (!row) throw new AppError('DEVICE_NOT_FOUND');
@@ -99,10 +98,10 @@ export interface AdminPresenceChange {
 }
 
 /** A device's presence changes, newest first; an unknown device is DEVICE_NOT_FOUND (brand scope is the route guard's). */
-export async function listPresenceHistory(em: EntityManager, deviceId: number, page: { page: number; perPage: number }): Promise<{ items: AdminPresenceChange[]; total: number }> {
-  const device = await db(em).selectFrom('devices').select('id').where('id', '=', deviceId).executeTakeFirst();
+export async function listPresenceHistory(em: Db, deviceId: number, page: { page: number; perPage: number }): Promise<{ items: AdminPresenceChange[]; total: number }> {
+  const device = await em.selectFrom('devices').select('id').where('id', '=', deviceId).executeTakeFirst();
   if (!device) throw new AppError('DEVICE_NOT_FOUND');
-  const ofDevice = db(em).selectFrom('device_presence_changes').where('device_id', '=', deviceId);
+  const ofDevice = em.selectFrom('device_presence_changes').where('device_id', '=', deviceId);
   const { n } = await ofDevice.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
   const rows = await ofDevice
     .select(['id', 'status', 'changed_at', 'last_seen_at', 'last_heartbeat_at', 'battery_level', 'is_charging', 'network'])
@@ -126,7 +125,7 @@ export async function listPresenceHistory(em: EntityManager, deviceId: number, p
 
 /** Newest pairing first. */
 export async function listAdminDevices(
-  em: EntityManager,
+  em: Db,
   f: { page: number; perPage: number; brandId?: number; brandIds?: number[] | null; mode?: 'live' | 'test'; presence?: DevicePresence },
 ): Promise<{ items: AdminDevice[]; total: number }> {
   const minutes = await getSetting(em, 'device_offline_minutes');
@@ -147,9 +146,9 @@ export async function listAdminDevices(
 }
 
 /** Revoking a revoked device changes nothing and is not recorded again. */
-export async function revokeDeviceAudited(em: EntityManager, who: AuditActor, deviceId: number): Promise<AdminDevice> {
+export async function revokeDeviceAudited(em: Db, who: AuditActor, deviceId: number): Promise<AdminDevice> {
   return withAudit(em, who, async (tx) => {
-    const locked = await db(tx).selectFrom('devices').select(['brand_id', 'status']).where('id', '=', deviceId).forUpdate().executeTakeFirst();
+    const locked = await tx.selectFrom('devices').select(['brand_id', 'status']).where('id', '=', deviceId).forUpdate().executeTakeFirst();
     if (!locked) throw new AppError('DEVICE_NOT_FOUND');
     const brandId = locked.brand_id;
     await revokeDevice(tx, brandId, deviceId, 'admin');
@@ -166,7 +165,7 @@ export async function revokeDeviceAudited(em: EntityManager, who: AuditActor, de
 
 /** The code is in the result once; the audit row has the code's id and expiry only. */
 export async function createPairingCodeAudited(
-  em: EntityManager,
+  em: Db,
   who: AuditActor,
   brandId: number,
   opts: { ttlMinutes?: number; mode?: 'live' | 'test' },
@@ -183,14 +182,14 @@ export async function createPairingCodeAudited(
 
 /** A push notification for a device; its brand is the device's own. The audit row has ids only. */
 export async function sendNotificationAudited(
-  em: EntityManager,
+  em: Db,
   cipher: PiiCipher,
   who: AuditActor,
   deviceId: number,
   input: { title: string; body: string },
 ): Promise<NotificationView & { deviceId: number }> {
   return withAudit(em, who, async (tx) => {
-    const device = await db(tx).selectFrom('devices').select('brand_id').where('id', '=', deviceId).executeTakeFirst();
+    const device = await tx.selectFrom('devices').select('brand_id').where('id', '=', deviceId).executeTakeFirst();
     if (!device) throw new AppError('DEVICE_NOT_FOUND');
     const brandId = device.brand_id;
     const n = await createNotification(tx, cipher, { brandId, deviceId, ...input });
@@ -200,7 +199,7 @@ export async function sendNotificationAudited(
 
 /** The number and text go to the queue encrypted; the audit row has ids only. */
 export async function enqueueOutboundSmsAudited(
-  em: EntityManager,
+  em: Db,
   cipher: PiiCipher,
   who: AuditActor,
   brandId: number,

@@ -1,6 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import { db } from '../db.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
+import { type Db } from '../db.ts';
 import { withAudit, type AuditActor, type AuditState } from '../audit/service.ts';
 import { createGateway, getGateway, updateGateway, type GatewayInput, type GatewayPatch, type GatewayView } from '../gateways/service.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
@@ -30,7 +29,7 @@ function gatewayAuditState(g: GatewayView): AuditState {
 
 const sameState = (a: AuditState, b: AuditState) => JSON.stringify(a) === JSON.stringify(b);
 
-export async function createGatewayAudited(em: EntityManager, who: AuditActor, input: GatewayInput): Promise<GatewayView> {
+export async function createGatewayAudited(em: Db, who: AuditActor, input: GatewayInput): Promise<GatewayView> {
   return withAudit(em, who, async (tx) => {
     const g = await createGateway(tx, input);
     return { result: g, audit: { action: 'gateway.create', targetType: 'gateway', targetId: g.code, after: gatewayAuditState(g) } };
@@ -54,14 +53,14 @@ const PARSE_FIELDS = ['sms_templates', 'sms_senders', 'preset'] as const;
  * and rolled back when refused.
  */
 export async function updateGatewayAudited(
-  em: EntityManager,
+  em: Db,
   who: AuditActor,
   code: string,
   patch: GatewayPatch,
   guard?: { cipher: PiiCipher; confirmRegressions?: boolean },
 ): Promise<GatewayView> {
   return withAudit(em, who, async (tx) => {
-    const locked = await db(tx).selectFrom('gateways').select('id').where('code', '=', code).forUpdate().executeTakeFirst();
+    const locked = await tx.selectFrom('gateways').select('id').where('code', '=', code).forUpdate().executeTakeFirst();
     if (!locked) throw new AppError('GATEWAY_NOT_FOUND');
     const old = await getGateway(tx, code);
     const before = gatewayAuditState(old);
@@ -85,14 +84,14 @@ export async function updateGatewayAudited(
 
 const pairId = (base: string, quote: string) => `${base}/${quote}`;
 
-async function findRate(em: EntityManager, base: string, quote: string): Promise<ExchangeRateView | null> {
+async function findRate(em: Db, base: string, quote: string): Promise<ExchangeRateView | null> {
   return (await listExchangeRates(em)).find((r) => r.base === base && r.quote === quote) ?? null;
 }
 
-export async function setExchangeRateAudited(em: EntityManager, who: AuditActor, input: { base: string; quote: string; rate: string }): Promise<ExchangeRateView> {
+export async function setExchangeRateAudited(em: Db, who: AuditActor, input: { base: string; quote: string; rate: string }): Promise<ExchangeRateView> {
   return withAudit(em, who, async (tx) => {
     // Serialises concurrent sets of one pair so `before` is exact.
-    await db(tx).selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val(`exchange_rate:${pairId(input.base, input.quote)}`)])]).as('locked')).execute();
+    await tx.selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val(`exchange_rate:${pairId(input.base, input.quote)}`)])]).as('locked')).execute();
     const before = await findRate(tx, input.base, input.quote);
     const after = await setExchangeRate(tx, input);
     return {
@@ -105,9 +104,9 @@ export async function setExchangeRateAudited(em: EntityManager, who: AuditActor,
   });
 }
 
-export async function deleteExchangeRateAudited(em: EntityManager, who: AuditActor, base: string, quote: string): Promise<ExchangeRateView> {
+export async function deleteExchangeRateAudited(em: Db, who: AuditActor, base: string, quote: string): Promise<ExchangeRateView> {
   return withAudit(em, who, async (tx) => {
-    await db(tx).selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val(`exchange_rate:${pairId(base, quote)}`)])]).as('locked')).execute();
+    await tx.selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val(`exchange_rate:${pairId(base, quote)}`)])]).as('locked')).execute();
     const before = await findRate(tx, base, quote);
     await deleteExchangeRate(tx, base, quote);
     return { result: before!, audit: { action: 'exchange_rate.delete', targetType: 'exchange_rate', targetId: pairId(base, quote), before: { rate: before!.rate }, after: null } };

@@ -1,7 +1,7 @@
+import { CompiledQuery } from 'kysely';
 import { smsReviewStatuses } from '../../../contract/admin/sms-records.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { pgIdArray } from '../../infra/database/pg-array.ts';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 import { effectiveTimeZone } from '../devices/dashboard.ts';
 import { getSettings } from '../settings/service.ts';
 import { scopeParam } from '../brands/scope.ts';
@@ -45,8 +45,8 @@ const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOS
  * detector's rule (silent longer than `device_offline_minutes`, counting from
  * pairing when it never called), as the device list does.
  */
-export async function getOverview(em: EntityManager, f: { brandId?: number; mode: 'live' | 'test'; brandIds?: readonly number[] | null }): Promise<BrandOverview[]> {
-  const brands = await db(em)
+export async function getOverview(em: Db, f: { brandId?: number; mode: 'live' | 'test'; brandIds?: readonly number[] | null }): Promise<BrandOverview[]> {
+  const brands = await em
     .selectFrom('brands')
     .select(['id', 'name', 'status', 'timezone'])
     .$if(f.brandId !== undefined, (q) => q.where('id', '=', f.brandId!))
@@ -59,47 +59,48 @@ export async function getOverview(em: EntityManager, f: { brandId?: number; mode
   // Raw SQL: one aggregate read over six tables with a per-brand calendar day
   // (unnest of ids and zones, LATERAL day bounds); as a builder it would be the
   // same SQL in fragments. Kept to one round trip, since the console polls it.
-  const rows = await em.execute<FiguresRow[]>(
+  const { rows } = await em.executeQuery<FiguresRow>(
+    CompiledQuery.raw(
     `WITH b AS (
        SELECT u.id, u.tz,
               (date_trunc('day', now() AT TIME ZONE u.tz) AT TIME ZONE u.tz) AS start_at,
               ((date_trunc('day', now() AT TIME ZONE u.tz) + interval '1 day') AT TIME ZONE u.tz) AS end_at,
               to_char(now() AT TIME ZONE u.tz, 'YYYY-MM-DD') AS day
-         FROM unnest(?::bigint[], ?::text[]) AS u(id, tz)
+         FROM unnest($1::bigint[], $2::text[]) AS u(id, tz)
      )
      SELECT b.id AS brand_id, b.day,
             (SELECT coalesce(json_agg(json_build_object('currency', r.currency, 'amount', r.amount::text, 'count', r.n) ORDER BY r.currency), '[]'::json)
                FROM (SELECT t.currency, sum(t.amount) AS amount, count(*)::int AS n FROM transactions t
-                      WHERE t.brand_id = b.id AND t.mode = ? AND t.status = 'completed' AND t.completed_at >= b.start_at AND t.completed_at < b.end_at
+                      WHERE t.brand_id = b.id AND t.mode = $3 AND t.status = 'completed' AND t.completed_at >= b.start_at AND t.completed_at < b.end_at
                       GROUP BY t.currency) r) AS revenue,
-            (SELECT count(*) FROM transactions t WHERE t.brand_id = b.id AND t.mode = ? AND t.created_at >= b.start_at AND t.created_at < b.end_at) AS created,
+            (SELECT count(*) FROM transactions t WHERE t.brand_id = b.id AND t.mode = $4 AND t.created_at >= b.start_at AND t.created_at < b.end_at) AS created,
             w.review_transactions, w.review_sms, w.oldest_waiting,
             d.online, d.offline, d.low_battery, d.last_heartbeat_at,
             h.dead_letters, h.retrying, h.delivered_24h,
-            (SELECT count(*) FROM webhook_endpoints e WHERE e.brand_id = b.id AND (e.mode = ? OR e.mode IS NULL) AND NOT e.enabled AND e.disabled_reason IN ('failing', 'gone')) AS endpoints_disabled
+            (SELECT count(*) FROM webhook_endpoints e WHERE e.brand_id = b.id AND (e.mode = $5 OR e.mode IS NULL) AND NOT e.enabled AND e.disabled_reason IN ('failing', 'gone')) AS endpoints_disabled
        FROM b
        CROSS JOIN LATERAL (
-         SELECT (SELECT count(*) FROM transactions t WHERE t.brand_id = b.id AND t.mode = ? AND t.status = 'awaiting_verification') AS review_transactions,
-                (SELECT count(*) FROM sms_records s WHERE s.brand_id = b.id AND s.mode = ? AND s.match_status = ANY(?::text[]) AND s.resolved_at IS NULL) AS review_sms,
+         SELECT (SELECT count(*) FROM transactions t WHERE t.brand_id = b.id AND t.mode = $6 AND t.status = 'awaiting_verification') AS review_transactions,
+                (SELECT count(*) FROM sms_records s WHERE s.brand_id = b.id AND s.mode = $7 AND s.match_status = ANY($8::text[]) AND s.resolved_at IS NULL) AS review_sms,
                 LEAST(
-                  (SELECT min(t.updated_at) FROM transactions t WHERE t.brand_id = b.id AND t.mode = ? AND t.status = 'awaiting_verification'),
-                  (SELECT min(s.created_at) FROM sms_records s WHERE s.brand_id = b.id AND s.mode = ? AND s.match_status = ANY(?::text[]) AND s.resolved_at IS NULL)
+                  (SELECT min(t.updated_at) FROM transactions t WHERE t.brand_id = b.id AND t.mode = $9 AND t.status = 'awaiting_verification'),
+                  (SELECT min(s.created_at) FROM sms_records s WHERE s.brand_id = b.id AND s.mode = $10 AND s.match_status = ANY($11::text[]) AND s.resolved_at IS NULL)
                 ) AS oldest_waiting
        ) w
        CROSS JOIN LATERAL (
          SELECT count(*) FILTER (WHERE x.online) AS online, count(*) FILTER (WHERE NOT x.online) AS offline,
-                count(*) FILTER (WHERE x.battery_level IS NOT NULL AND x.battery_level <= ? AND x.is_charging IS NOT TRUE) AS low_battery,
+                count(*) FILTER (WHERE x.battery_level IS NOT NULL AND x.battery_level <= $12 AND x.is_charging IS NOT TRUE) AS low_battery,
                 max(x.last_heartbeat_at) AS last_heartbeat_at
            FROM (SELECT dv.battery_level, dv.is_charging, dv.last_heartbeat_at,
-                        COALESCE(dv.last_seen_at, dv.paired_at) >= now() - make_interval(mins => ?) AS online
-                   FROM devices dv WHERE dv.brand_id = b.id AND dv.mode = ? AND dv.status <> 'revoked') x
+                        COALESCE(dv.last_seen_at, dv.paired_at) >= now() - make_interval(mins => $13) AS online
+                   FROM devices dv WHERE dv.brand_id = b.id AND dv.mode = $14 AND dv.status <> 'revoked') x
        ) d
        CROSS JOIN LATERAL (
          SELECT count(*) FILTER (WHERE wd.status = 'dead_letter') AS dead_letters,
                 count(*) FILTER (WHERE wd.status = 'retrying') AS retrying,
                 count(*) FILTER (WHERE wd.status = 'success' AND wd.delivered_at >= now() - interval '24 hours') AS delivered_24h
            FROM webhook_deliveries wd
-          WHERE wd.brand_id = b.id AND wd.mode = ?
+          WHERE wd.brand_id = b.id AND wd.mode = $15
             AND (wd.status IN ('dead_letter', 'retrying') OR wd.delivered_at >= now() - interval '24 hours')
        ) h`,
     [
@@ -119,6 +120,7 @@ export async function getOverview(em: EntityManager, f: { brandId?: number; mode
       f.mode,
       f.mode,
     ],
+    ),
   );
   const byId = new Map(rows.map((r) => [Number(r.brand_id), r]));
   return brands.map((b, i) => {

@@ -1,13 +1,12 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
-import { db } from '../db.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
+import { type Db } from '../db.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { completeRefund, failRefund, getRefund, searchRefunds, type RefundListFilter, type RefundResource } from '../refunds/service.ts';
 
 export type AdminRefund = RefundResource & { brand_id: number; mode: Mode; livemode: boolean };
 
-export async function getAdminRefund(em: EntityManager, refundId: number): Promise<AdminRefund> {
+export async function getAdminRefund(em: Db, refundId: number): Promise<AdminRefund> {
   const { brandId, mode, ...refund } = await getRefund(em, refundId);
   return { ...refund, brand_id: brandId, mode, livemode: mode === 'live' };
 }
@@ -16,16 +15,16 @@ export async function getAdminRefund(em: EntityManager, refundId: number): Promi
  * Refunds of every brand, or of one, newest first, with the merchant list's
  * filters (same meaning, same inclusive UTC dates).
  */
-export async function listAdminRefunds(em: EntityManager, f: RefundListFilter & { brandId?: number; brandIds?: number[] | null; mode?: Mode }): Promise<{ items: AdminRefund[]; total: number }> {
+export async function listAdminRefunds(em: Db, f: RefundListFilter & { brandId?: number; brandIds?: number[] | null; mode?: Mode }): Promise<{ items: AdminRefund[]; total: number }> {
   const { items, total } = await searchRefunds(em, f);
   return { items: items.map(({ brandId, mode, ...refund }) => ({ ...refund, brand_id: brandId, mode, livemode: mode === 'live' })), total };
 }
 
 const refundState = (r: RefundResource) => ({ status: r.status, amount: r.amount, currency: r.currency, transaction_id: r.transaction_id });
 
-async function settle(em: EntityManager, who: AuditActor, refundId: number, to: 'completed' | 'failed', reason: string | null): Promise<AdminRefund> {
+async function settle(em: Db, who: AuditActor, refundId: number, to: 'completed' | 'failed', reason: string | null): Promise<AdminRefund> {
   return withAudit(em, who, async (tx) => {
-    const locked = await db(tx).selectFrom('refunds').select('id').where('id', '=', refundId).forUpdate().executeTakeFirst();
+    const locked = await tx.selectFrom('refunds').select('id').where('id', '=', refundId).forUpdate().executeTakeFirst();
     if (!locked) throw new AppError('REFUND_NOT_FOUND');
     const before = await getAdminRefund(tx, refundId);
     const { refund, changed } = to === 'completed' ? await completeRefund(tx, refundId) : await failRefund(tx, refundId, { reason: reason ?? 'failed' });
@@ -40,11 +39,11 @@ async function settle(em: EntityManager, who: AuditActor, refundId: number, to: 
 }
 
 /** pending -> completed (`refund.completed` to the merchant); a repeat changes nothing and is not recorded again. */
-export function completeRefundAudited(em: EntityManager, who: AuditActor, refundId: number): Promise<AdminRefund> {
+export function completeRefundAudited(em: Db, who: AuditActor, refundId: number): Promise<AdminRefund> {
   return settle(em, who, refundId, 'completed', null);
 }
 
 /** pending -> failed (`refund.failed` to the merchant); a repeat changes nothing and is not recorded again. */
-export function failRefundAudited(em: EntityManager, who: AuditActor, refundId: number, reason: string): Promise<AdminRefund> {
+export function failRefundAudited(em: Db, who: AuditActor, refundId: number, reason: string): Promise<AdminRefund> {
   return settle(em, who, refundId, 'failed', reason);
 }

@@ -1,9 +1,9 @@
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { dismissSmsRecord } from '../sms/dismiss.ts';
+import type { Db } from '../db.ts';
 
 /** Dismisses a record left for review and records who did it and why, in one transaction. */
-export async function dismissSmsRecordAudited(em: EntityManager, who: AuditActor, smsRecordId: number, reason: string): Promise<void> {
+export async function dismissSmsRecordAudited(em: Db, who: AuditActor, smsRecordId: number, reason: string): Promise<void> {
   await withAudit(em, who, async (tx) => {
     const d = await dismissSmsRecord(tx, { smsRecordId, actor: who.actor, reason });
     return {

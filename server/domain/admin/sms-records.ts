@@ -1,10 +1,9 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import { smsResolutions, smsReviewStatuses } from '../../../contract/admin/sms-records.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { recordAudit, type AuditActor } from '../audit/service.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import { trimDecimal } from '../payments/view.ts';
 import type { SmsRecordStatus } from '../sms-intake/entities.ts';
 import { decryptSmsBody, decryptSmsSender, SMS_RECORD_CONTEXT, smsRowBinding } from '../sms-intake/record-cipher.ts';
@@ -50,8 +49,8 @@ export interface AdminSmsRecord {
   body?: string;
 }
 
-function fromRecords(em: EntityManager) {
-  return db(em)
+function fromRecords(em: Db) {
+  return em
     .selectFrom('sms_records as r')
     .leftJoin('gateways as g', 'g.id', 'r.gateway_id')
     .leftJoin('transactions as t', 't.id', 'r.transaction_id');
@@ -67,7 +66,7 @@ const COLUMNS = [
   'r.resolution', 'r.resolved_by', 'r.resolved_at', 'r.resolution_note', 'r.created_at', 'r.body_encrypted',
 ] as const;
 
-const selectRecords = (em: EntityManager) => fromRecords(em).select(COLUMNS);
+const selectRecords = (em: Db) => fromRecords(em).select(COLUMNS);
 type Row = Awaited<ReturnType<ReturnType<typeof selectRecords>['executeTakeFirstOrThrow']>>;
 
 /**
@@ -123,9 +122,9 @@ function toRecord(r: Row, cipher: PiiCipher, withBody: boolean): AdminSmsRecord 
  * request and leaves a trace: one audit row per read naming the record ids
  * (never the text), written in the same transaction as the read.
  */
-async function readBodies(em: EntityManager, who: AuditActor, rows: Row[], cipher: PiiCipher): Promise<AdminSmsRecord[]> {
+async function readBodies(em: Db, who: AuditActor, rows: Row[], cipher: PiiCipher): Promise<AdminSmsRecord[]> {
   if (rows.length === 0) return [];
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     const ids = rows.map((r) => r.id);
     await recordAudit(tx, who, {
       action: 'sms_record.read_body',
@@ -156,7 +155,7 @@ export interface SmsRecordFilter {
 
 /** Newest first; with `includeBody` the decrypted text (and an audit row for the read). */
 export async function listAdminSmsRecords(
-  em: EntityManager,
+  em: Db,
   f: SmsRecordFilter,
   opts: { includeBody: boolean; cipher: PiiCipher; who: AuditActor },
 ): Promise<{ items: AdminSmsRecord[]; total: number }> {
@@ -186,7 +185,7 @@ export async function listAdminSmsRecords(
 }
 
 export async function getAdminSmsRecord(
-  em: EntityManager,
+  em: Db,
   recordId: number,
   opts: { includeBody: boolean; cipher: PiiCipher; who: AuditActor },
 ): Promise<AdminSmsRecord> {

@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { timelineKinds } from '../../../contract/admin/transactions.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 import { scopeParam } from '../brands/scope.ts';
 
 export interface TimelineEntry {
@@ -26,8 +25,8 @@ const AUDIT_TITLES: Record<string, string> = {
  * deliveries, refunds, the audit log): nothing is recorded twice for it.
  * Titles carry ids, amounts and statuses only, never SMS text or customer data.
  */
-export async function getTransactionTimeline(em: EntityManager, transactionId: number, scope?: { brandIds: readonly number[] | null }): Promise<TimelineEntry[]> {
-  const k = db(em);
+export async function getTransactionTimeline(em: Db, transactionId: number, scope?: { brandIds: readonly number[] | null }): Promise<TimelineEntry[]> {
+  const k = em;
   const t = await k
     .selectFrom('transactions')
     .select(['id', 'brand_id', 'trx_id', 'amount', 'currency', 'status', 'failure_reason', 'completion_source', 'created_at', 'completed_at', 'updated_at'])

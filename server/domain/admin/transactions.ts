@@ -1,9 +1,8 @@
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import type { SmsRecordStatus } from '../sms-intake/entities.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 import { getTransaction, type TransactionRecord } from '../payments/transactions.ts';
 import { trimDecimal } from '../payments/view.ts';
 import { rejectTransaction, verifyTransactionManually } from '../sms/review.ts';
@@ -46,8 +45,8 @@ export interface TransactionSms {
   received_at: string;
 }
 
-function fromTransactions(em: EntityManager) {
-  return db(em)
+function fromTransactions(em: Db) {
+  return em
     .selectFrom('transactions as t')
     .innerJoin('payment_intents as i', 'i.id', 't.intent_id')
     .innerJoin('gateways as g', 'g.id', 't.gateway_id');
@@ -60,7 +59,7 @@ const COLUMNS = [
   't.status', 't.failure_reason', 't.completion_source', 't.created_at', 't.completed_at',
 ] as const;
 
-const selectTransactions = (em: EntityManager) => fromTransactions(em).select(COLUMNS);
+const selectTransactions = (em: Db) => fromTransactions(em).select(COLUMNS);
 type Row = Awaited<ReturnType<ReturnType<typeof selectTransactions>['executeTakeFirstOrThrow']>>;
 
 function toTransaction(r: Row): AdminTransaction {
@@ -89,7 +88,7 @@ function toTransaction(r: Row): AdminTransaction {
   };
 }
 
-async function getAdminTransaction(em: EntityManager, transactionId: number): Promise<AdminTransaction> {
+async function getAdminTransaction(em: Db, transactionId: number): Promise<AdminTransaction> {
   const row = await selectTransactions(em).where('t.id', '=', transactionId).executeTakeFirst();
   if (!row) throw new AppError('TRANSACTION_NOT_FOUND');
   return toTransaction(row);
@@ -125,14 +124,14 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
  * merchant API's search (payments/list.ts); a value that cannot be normalised
  * could never match and is a 400 on its parameter.
  */
-async function customerHashes(em: EntityManager, key: Buffer, f: TransactionFilter, kind: 'email' | 'phone', value: string): Promise<{ brandIds: number[]; hashes: string[] }> {
+async function customerHashes(em: Db, key: Buffer, f: TransactionFilter, kind: 'email' | 'phone', value: string): Promise<{ brandIds: number[]; hashes: string[] }> {
   const normalised = kind === 'email' ? normalizeEmail(value) : normalizePhone(value);
   if (!normalised) {
     throw new AppError('VALIDATION_ERROR', kind === 'email' ? 'Must be a valid email address' : 'Must be a valid phone number', {
       field: kind === 'email' ? 'customer_email' : 'customer_phone',
     });
   }
-  let brands = db(em).selectFrom('brands').select('id');
+  let brands = em.selectFrom('brands').select('id');
   if (f.brandId !== undefined) brands = brands.where('id', '=', f.brandId);
   if (f.brandIds) brands = brands.where('id', 'in', scopeParam(f.brandIds));
   const rows = await brands.execute();
@@ -140,7 +139,7 @@ async function customerHashes(em: EntityManager, key: Buffer, f: TransactionFilt
 }
 
 /** Every brand's transactions, or one brand's, newest first. */
-export async function listAdminTransactions(em: EntityManager, blindIndexKey: Buffer, f: TransactionFilter): Promise<{ items: AdminTransaction[]; total: number }> {
+export async function listAdminTransactions(em: Db, blindIndexKey: Buffer, f: TransactionFilter): Promise<{ items: AdminTransaction[]; total: number }> {
   let q = fromTransactions(em);
   if (f.brandId !== undefined) q = q.where('t.brand_id', '=', f.brandId);
   if (f.brandIds) q = q.where('t.brand_id', 'in', scopeParam(f.brandIds));
@@ -186,9 +185,9 @@ export async function listAdminTransactions(em: EntityManager, blindIndexKey: Bu
 }
 
 /** The transaction with the SMS that matched it or list it as a candidate (no SMS text). */
-export async function getAdminTransactionDetail(em: EntityManager, transactionId: number): Promise<AdminTransaction & { sms_records: TransactionSms[] }> {
+export async function getAdminTransactionDetail(em: Db, transactionId: number): Promise<AdminTransaction & { sms_records: TransactionSms[] }> {
   const t = await getAdminTransaction(em, transactionId);
-  const rows = await db(em)
+  const rows = await em
     .selectFrom('sms_records')
     .select(['id', 'match_status', 'transaction_id', 'parsed_amount', 'parsed_trx_id', 'confidence', 'received_at'])
     .where('brand_id', '=', t.brand_id)
@@ -219,7 +218,7 @@ const txState = (t: TransactionRecord) => ({ status: t.status, amount: t.amount,
  * event, the SMS record's resolution and the audit row commit together.
  */
 export async function verifyTransactionAudited(
-  em: EntityManager,
+  em: Db,
   who: AuditActor,
   transactionId: number,
   input: { smsRecordId?: number; note?: string; acceptAmountDifference?: boolean },
@@ -248,7 +247,7 @@ export async function verifyTransactionAudited(
 }
 
 /** Fails an open transaction on the admin's word and records it, in one transaction. */
-export async function rejectTransactionAudited(em: EntityManager, who: AuditActor, transactionId: number, input: { reason: string }): Promise<AdminTransaction> {
+export async function rejectTransactionAudited(em: Db, who: AuditActor, transactionId: number, input: { reason: string }): Promise<AdminTransaction> {
   return withAudit(em, who, async (tx) => {
     const before = await getTransaction(tx, transactionId);
     const { transaction, resolvedSmsRecordIds } = await rejectTransaction(tx, { transactionId, actor: who.actor, reason: input.reason });

@@ -5,8 +5,6 @@ import type { AppDeps } from '../../deps.ts';
 import type { JobRegistration } from '../../infra/jobs/workers.ts';
 import { DELIVER_ALERT_QUEUE } from './raise.ts';
 import { sendAlertMail } from './email.ts';
-import { db } from '../db.ts';
-
 const deliverAlertPayload = z.object({ alertId: z.number().int().positive() });
 
 /** Attempts before an alert is marked failed; pg-boss spaces them with exponential backoff. */
@@ -17,11 +15,11 @@ const ALERT_MAX_ATTEMPTS = 6;
  * sends, records the outcome. A failure throws so pg-boss retries with backoff,
  * until the last attempt marks the alert `failed` for the admin API to show.
  */
-async function deliverAlert(deps: Pick<AppDeps, 'orm' | 'config' | 'logger'>, data: unknown): Promise<void> {
+async function deliverAlert(deps: Pick<AppDeps, 'db' | 'config' | 'logger'>, data: unknown): Promise<void> {
   const { alertId } = deliverAlertPayload.parse(data);
-  const em = deps.orm.em.fork();
+  const em = deps.db;
   const now = sql<Date>`now()`;
-  const row = await db(em)
+  const row = await em
     .updateTable('alerts')
     .set((eb) => ({ attempts: eb('attempts', '+', 1), updated_at: now }))
     .where('id', '=', alertId)
@@ -32,7 +30,7 @@ async function deliverAlert(deps: Pick<AppDeps, 'orm' | 'config' | 'logger'>, da
   const { SMTP_URL, ALERT_EMAIL_TO, ALERT_EMAIL_FROM } = deps.config;
   const log = { alert_id: alertId, type: row.type, attempt: row.attempts };
   if (!SMTP_URL || !ALERT_EMAIL_TO?.length) {
-    await db(em).updateTable('alerts').set({ status: 'failed', last_error: 'no alert channel configured', updated_at: now }).where('id', '=', alertId).execute();
+    await em.updateTable('alerts').set({ status: 'failed', last_error: 'no alert channel configured', updated_at: now }).where('id', '=', alertId).execute();
     deps.logger.warn(log, 'alert not delivered: no channel configured');
     return;
   }
@@ -48,12 +46,12 @@ async function deliverAlert(deps: Pick<AppDeps, 'orm' | 'config' | 'logger'>, da
     const e = err as { code?: string; responseCode?: number; message?: string };
     const reason = `${e.code ?? 'error'}${e.responseCode ? ` ${e.responseCode}` : ''}`.slice(0, 200);
     const last = row.attempts >= ALERT_MAX_ATTEMPTS;
-    await db(em).updateTable('alerts').set({ last_error: reason, status: last ? 'failed' : 'pending', updated_at: now }).where('id', '=', alertId).execute();
+    await em.updateTable('alerts').set({ last_error: reason, status: last ? 'failed' : 'pending', updated_at: now }).where('id', '=', alertId).execute();
     deps.logger.warn({ ...log, error: reason, final: last }, 'alert delivery failed');
     if (last) return;
     throw new Error(`alert delivery failed: ${reason}`, { cause: err });
   }
-  await db(em).updateTable('alerts').set({ status: 'delivered', delivered_at: now, last_error: null, updated_at: now }).where('id', '=', alertId).execute();
+  await em.updateTable('alerts').set({ status: 'delivered', delivered_at: now, last_error: null, updated_at: now }).where('id', '=', alertId).execute();
   deps.logger.info(log, 'alert delivered');
 }
 

@@ -1,10 +1,9 @@
-import type { EntityManager } from '../../infra/database/orm.ts';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 import { scopeParam } from '../brands/scope.ts';
 import type { AlertStatus, AlertType } from '../../../contract/admin/alerts.ts';
 
-export async function listAlerts(em: EntityManager, f: { page: number; perPage: number; brandId?: number; brandIds?: number[] | null; type?: AlertType; status?: AlertStatus }) {
-  let q = db(em).selectFrom('alerts');
+export async function listAlerts(em: Db, f: { page: number; perPage: number; brandId?: number; brandIds?: number[] | null; type?: AlertType; status?: AlertStatus }) {
+  let q = em.selectFrom('alerts');
   if (f.brandId !== undefined) q = q.where('brand_id', '=', f.brandId);
   if (f.brandIds) q = q.where('brand_id', 'in', scopeParam(f.brandIds));
   if (f.type !== undefined) q = q.where('type', '=', f.type);

@@ -1,6 +1,5 @@
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { enqueueInTransaction } from '../../infra/jobs/workers.ts';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 
 import type { AlertType } from './entities.ts';
 
@@ -31,11 +30,11 @@ export type RaiseResult = { raised: true; alertId: number } | { raised: false; r
  * (same brand, type and dedupe key) is dropped by the unique key, so a flapping
  * source cannot storm the operators.
  */
-export async function raiseAlert(tx: EntityManager, input: AlertInput): Promise<RaiseResult> {
-  if (!tx.isInTransaction()) throw new Error('raiseAlert must run inside em.transactional()');
-  const switches = await db(tx).selectFrom('alert_brand_settings').select('disabled_types').where('brand_id', '=', input.brandId).executeTakeFirst();
+export async function raiseAlert(tx: Db, input: AlertInput): Promise<RaiseResult> {
+  if (!tx.isTransaction) throw new Error('raiseAlert must run inside transaction(em, )');
+  const switches = await tx.selectFrom('alert_brand_settings').select('disabled_types').where('brand_id', '=', input.brandId).executeTakeFirst();
   if (switches?.disabled_types.includes(input.type)) return { raised: false, reason: 'switched_off' };
-  const row = await db(tx)
+  const row = await tx
     .insertInto('alerts')
     .values({ brand_id: input.brandId, type: input.type, dedupe_key: input.dedupeKey.slice(0, 200), subject: input.subject.slice(0, 200), details: input.details })
     .onConflict((oc) => oc.columns(['brand_id', 'type', 'dedupe_key']).doNothing())

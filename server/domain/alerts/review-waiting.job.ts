@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { MinuteSweep } from '../../infra/jobs/scheduled.ts';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import { getSetting } from '../settings/service.ts';
 import { raiseAlert } from './raise.ts';
 
@@ -15,10 +14,10 @@ export const REVIEW_WAITING_SWEEP = 'alert-review-waiting-sweep';
  * that one has been dealt with and another has waited too long, so a standing
  * queue does not mail the operators every minute.
  */
-export async function sweepReviewWaiting(em: EntityManager): Promise<number> {
-  return em.transactional(async (tx) => {
+export async function sweepReviewWaiting(em: Db): Promise<number> {
+  return transaction(em, async (tx) => {
     const minutes = await getSetting(tx, 'review_waiting_minutes');
-    const rows = await db(tx)
+    const rows = await tx
       .selectFrom('transactions')
       .select((eb) => [
         'brand_id',
@@ -48,4 +47,4 @@ export async function sweepReviewWaiting(em: EntityManager): Promise<number> {
 }
 
 /** Runs every minute with the other minute sweeps (infra/jobs/scheduled.ts). */
-export const reviewWaitingSweep: MinuteSweep = { name: REVIEW_WAITING_SWEEP, run: (deps: AppDeps) => sweepReviewWaiting(deps.orm.em.fork()) };
+export const reviewWaitingSweep: MinuteSweep = { name: REVIEW_WAITING_SWEEP, run: (deps: AppDeps) => sweepReviewWaiting(deps.db) };

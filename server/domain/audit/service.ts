@@ -1,5 +1,4 @@
-import type { EntityManager } from '../../infra/database/orm.ts';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import { scopeParam } from '../brands/scope.ts';
 
 /** Who asked for a change, as the admin surface knows it. */
@@ -58,11 +57,11 @@ export function assertAuditState(what: string, state: AuditState | null | undefi
  * Writes one audit row. Must run inside the transaction that makes the change,
  * so the change and its record commit together or not at all.
  */
-export async function recordAudit(tx: EntityManager, who: AuditActor, entry: AuditEntry): Promise<void> {
-  if (!tx.isInTransaction()) throw new Error('recordAudit must run inside the transaction of the change it records');
+export async function recordAudit(tx: Db, who: AuditActor, entry: AuditEntry): Promise<void> {
+  if (!tx.isTransaction) throw new Error('recordAudit must run inside the transaction of the change it records');
   assertAuditState('before', entry.before);
   assertAuditState('after', entry.after);
-  await db(tx)
+  await tx
     .insertInto('audit_log')
     .values({
       actor: who.actor,
@@ -84,8 +83,8 @@ export async function recordAudit(tx: EntityManager, who: AuditActor, entry: Aud
  * returns its result with the audit entry, or `audit: null` when nothing
  * changed (a repeated request), which is not recorded.
  */
-export async function withAudit<T>(em: EntityManager, who: AuditActor, change: (tx: EntityManager) => Promise<{ result: T; audit: AuditEntry | null }>): Promise<T> {
-  return em.transactional(async (tx) => {
+export async function withAudit<T>(em: Db, who: AuditActor, change: (tx: Db) => Promise<{ result: T; audit: AuditEntry | null }>): Promise<T> {
+  return transaction(em, async (tx) => {
     const { result, audit } = await change(tx);
     if (audit) await recordAudit(tx, who, audit);
     return result;
@@ -104,8 +103,8 @@ export interface AuditFilter {
 }
 
 /** Newest first. */
-export async function listAudit(em: EntityManager, f: AuditFilter): Promise<{ items: AuditRecord[]; total: number }> {
-  let q = db(em).selectFrom('audit_log');
+export async function listAudit(em: Db, f: AuditFilter): Promise<{ items: AuditRecord[]; total: number }> {
+  let q = em.selectFrom('audit_log');
   if (f.action) q = q.where('action', '=', f.action);
   if (f.targetType) q = q.where('target_type', '=', f.targetType);
   if (f.targetId) q = q.where('target_id', '=', f.targetId);

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
 
 /**
@@ -33,10 +32,10 @@ export interface CheckoutGuard {
  * brand (BRAND_DISABLED). With `submitting`, also a payment that has used up
  * its taken-id answers (SUBMISSION_LIMIT_REACHED).
  */
-export async function lockCheckoutGuard(tx: EntityManager, paymentId: string, opts: { submitting: boolean }): Promise<CheckoutGuard> {
-  if (!tx.isInTransaction()) throw new Error('lockCheckoutGuard must run inside em.transactional()');
+export async function lockCheckoutGuard(tx: Db, paymentId: string, opts: { submitting: boolean }): Promise<CheckoutGuard> {
+  if (!tx.isTransaction) throw new Error('lockCheckoutGuard must run inside transaction(em, )');
   if (!isUuid(paymentId)) throw new AppError('PAYMENT_NOT_FOUND');
-  const r = await db(tx)
+  const r = await tx
     .selectFrom('payment_intents as i')
     .innerJoin('brands as b', 'b.id', 'i.brand_id')
     .leftJoin('checkout_submission_counts as c', 'c.intent_id', 'i.id')
@@ -59,8 +58,8 @@ export async function lockCheckoutGuard(tx: EntityManager, paymentId: string, op
  * probes cannot each see a count below the bound. Returns the error to answer
  * with: the taken answer while within the bound, the generic refusal after it.
  */
-export async function countTakenAnswer(em: EntityManager, intentId: number, taken: AppError): Promise<AppError> {
-  const row = await db(em)
+export async function countTakenAnswer(em: Db, intentId: number, taken: AppError): Promise<AppError> {
+  const row = await em
     .insertInto('checkout_submission_counts')
     .values({ intent_id: intentId, taken_answers: 1 })
     .onConflict((oc) =>
@@ -72,8 +71,8 @@ export async function countTakenAnswer(em: EntityManager, intentId: number, take
 }
 
 /** Counts one replacement, inside the replacement's own transaction (both or neither). Returns the new count. */
-export async function countReplacement(tx: EntityManager, intentId: number): Promise<number> {
-  const row = await db(tx)
+export async function countReplacement(tx: Db, intentId: number): Promise<number> {
+  const row = await tx
     .insertInto('checkout_submission_counts')
     .values({ intent_id: intentId, replacements: 1 })
     .onConflict((oc) =>

@@ -1,4 +1,4 @@
-import type { EntityManager } from '../../infra/database/orm.ts';
+import { transaction, type Db } from '../db.ts';
 
 /**
  * Where SMS matching plugs into the checkout: an SMS that already arrived for
@@ -17,4 +17,4 @@ import type { EntityManager } from '../../infra/database/orm.ts';
  * Until an implementation is passed to `checkoutHandlers(deps, { matchSubmittedTransaction })`,
  * submissions wait for SMS intake or an admin.
  */
-export type MatchSubmittedTransaction = (em: EntityManager, transactionId: number) => Promise<void>;
+export type MatchSubmittedTransaction = (em: Db, transactionId: number) => Promise<void>;

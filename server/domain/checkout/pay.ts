@@ -1,6 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { CheckoutTransaction } from '../../../contract/checkout/payments.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { loadIntent } from '../payments/intents.ts';
@@ -10,6 +9,7 @@ import { openSandboxSession } from '../sandbox/sessions.ts';
 import { countTakenAnswer, isTaken, lockCheckoutGuard } from './limits.ts';
 import type { MatchSubmittedTransaction } from './manual-submission-seam.ts';
 import { loadCheckout, type CheckoutLinks } from './view.ts';
+import { transaction, type Db } from '../db.ts';
 
 export interface StartCheckoutInput {
   gateway: string;
@@ -41,24 +41,24 @@ export interface CheckoutPayDeps {
  * and a payment whose checkout already answered GATEWAY_TRX_ID_TAKEN too often
  * takes no more ids (limits.ts); each taken answer is counted.
  */
-export async function startCheckoutTransaction(em: EntityManager, deps: CheckoutPayDeps, paymentId: string, input: StartCheckoutInput): Promise<CheckoutTransaction> {
+export async function startCheckoutTransaction(em: Db, deps: CheckoutPayDeps, paymentId: string, input: StartCheckoutInput): Promise<CheckoutTransaction> {
   let intentId: number | null = null;
   try {
     return await start(em, deps, paymentId, input, (id) => (intentId = id));
   } catch (err) {
-    if (isTaken(err) && intentId !== null) throw await countTakenAnswer(em.fork(), intentId, err);
+    if (isTaken(err) && intentId !== null) throw await countTakenAnswer(em, intentId, err);
     throw err;
   }
 }
 
 async function start(
-  em: EntityManager,
+  em: Db,
   deps: CheckoutPayDeps,
   paymentId: string,
   input: StartCheckoutInput,
   guarded: (intentId: number) => void,
 ): Promise<CheckoutTransaction> {
-  const started = await em.transactional(async (tx): Promise<TransactionRecord> => {
+  const started = await transaction(em, async (tx): Promise<TransactionRecord> => {
     guarded((await lockCheckoutGuard(tx, paymentId, { submitting: input.gatewayTrxId !== undefined })).intentId);
     let t: TransactionRecord;
     try {
@@ -93,11 +93,11 @@ async function start(
 
   if (started.gatewayType === 'manual' && deps.matchSubmittedTransaction) {
     try {
-      await deps.matchSubmittedTransaction(em.fork(), started.id);
+      await deps.matchSubmittedTransaction(em, started.id);
     } catch (err) {
       deps.logger.error({ transaction_id: started.id, err: { message: err instanceof Error ? err.message : String(err) } }, 'matching a checkout submission failed; it keeps waiting');
     }
   }
-  const { view } = await loadCheckout(em.fork(), paymentId, deps.links);
+  const { view } = await loadCheckout(em, paymentId, deps.links);
   return view.transaction!;
 }

@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { CheckoutTransaction } from '../../../contract/checkout/payments.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { recordAudit } from '../audit/service.ts';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import { cleanGatewayTrxId, getTransaction, replaceLockedGatewayTrxId, type TransactionRecord } from '../payments/transactions.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
 import { lockGatewayTrxIds } from '../sms/gateway-trx-lock.ts';
@@ -38,7 +37,7 @@ const same = (a: string | null, b: string | null) => (a ?? '').trim().toUpperCas
  * touched.
  */
 export async function replaceCheckoutSubmission(
-  em: EntityManager,
+  em: Db,
   deps: CheckoutPayDeps,
   paymentId: string,
   input: ReplaceSubmissionInput,
@@ -48,12 +47,12 @@ export async function replaceCheckoutSubmission(
   try {
     result = await replaceOnce(em, deps, paymentId, input, (id) => (intentId = id));
   } catch (err) {
-    if (isTaken(err) && intentId !== null) throw await countTakenAnswer(em.fork(), intentId, err);
+    if (isTaken(err) && intentId !== null) throw await countTakenAnswer(em, intentId, err);
     throw err;
   }
   if (result.changed && deps.matchSubmittedTransaction) {
     try {
-      await deps.matchSubmittedTransaction(em.fork(), result.transaction.id);
+      await deps.matchSubmittedTransaction(em, result.transaction.id);
     } catch (err) {
       deps.logger.error(
         { transaction_id: result.transaction.id, err: { message: err instanceof Error ? err.message : String(err) } },
@@ -61,12 +60,12 @@ export async function replaceCheckoutSubmission(
       );
     }
   }
-  const { view } = await loadCheckout(em.fork(), paymentId, deps.links);
+  const { view } = await loadCheckout(em, paymentId, deps.links);
   return view.transaction!;
 }
 
 async function replaceOnce(
-  em: EntityManager,
+  em: Db,
   deps: CheckoutPayDeps,
   paymentId: string,
   input: ReplaceSubmissionInput,
@@ -74,13 +73,13 @@ async function replaceOnce(
 ): Promise<{ transaction: TransactionRecord; changed: boolean }> {
   if (!isUuid(paymentId)) throw new AppError('PAYMENT_NOT_FOUND');
   const wanted = cleanGatewayTrxId(input.gatewayTrxId);
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     // The current claim, read unlocked to know which advisory locks to take; checked again under them.
     const seen = await latestTransaction(tx, paymentId);
     await lockGatewayTrxIds(tx, [seen?.gateway_trx_id, wanted]);
     const guard = await lockCheckoutGuard(tx, paymentId, { submitting: true });
     guarded(guard.intentId);
-    const k = db(tx);
+    const k = tx;
     const intent = await k
       .selectFrom('payment_intents')
       .select('status')
@@ -124,8 +123,8 @@ function notReplaceable(why: string): AppError {
   return new AppError('INVALID_STATE', `Only a transaction id awaiting verification can be changed; ${why}`, { field: 'gateway_trx_id' });
 }
 
-async function latestTransaction(tx: EntityManager, paymentId: string): Promise<{ id: number; gateway_trx_id: string | null } | null> {
-  const row = await db(tx)
+async function latestTransaction(tx: Db, paymentId: string): Promise<{ id: number; gateway_trx_id: string | null } | null> {
+  const row = await tx
     .selectFrom('transactions as t')
     .innerJoin('payment_intents as i', 'i.id', 't.intent_id')
     .select(['t.id', 't.gateway_trx_id'])

@@ -1,11 +1,11 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { CheckoutStatusEvent } from '../../../contract/checkout/payments.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { SubscriberLimitError, type NotificationHub, type NotificationSubscription } from '../../infra/database/notifications.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { PAYMENT_STATUS_CHANNEL } from '../payments/status-notify.ts';
 import { loadCheckout, type CheckoutLinks } from './view.ts';
 import type { CheckoutStatus } from './state.ts';
+import type { Db } from '../db.ts';
 
 /** Nothing changes after these: the stream says so and ends. */
 const TERMINAL: readonly CheckoutStatus[] = ['completed', 'expired', 'canceled'];
@@ -40,11 +40,11 @@ export interface StatusFollower {
  * status different from the last one sent is passed on.
  */
 export async function followCheckoutStatus(
-  ctx: { fork: () => EntityManager; hub: NotificationHub; links: CheckoutLinks; logger: Logger },
+  ctx: { db: Db; hub: NotificationHub; links: CheckoutLinks; logger: Logger },
   paymentId: string,
   sink: StatusSink,
 ): Promise<StatusFollower> {
-  const first = await loadCheckout(ctx.fork(), paymentId, ctx.links);
+  const first = await loadCheckout(ctx.db, paymentId, ctx.links);
   let last: CheckoutStatus | null = null;
   let stopped = false;
   let reading: Promise<void> | null = null;
@@ -85,7 +85,7 @@ export async function followCheckoutStatus(
 
   const read = async () => {
     try {
-      const { view } = await loadCheckout(ctx.fork(), paymentId, ctx.links);
+      const { view } = await loadCheckout(ctx.db, paymentId, ctx.links);
       show(view.status, view.expires_at);
     } catch (err) {
       // The payment's brand was disabled meanwhile (or the payment is gone): nothing more to show here.

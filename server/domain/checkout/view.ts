@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { CheckoutGateway, CheckoutPayment, CheckoutTransaction } from '../../../contract/checkout/payments.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 import { intentRefusal, quoteGateways, type GatewayQuote } from '../gateways/quote.ts';
 import { subMoney } from '../money/decimal.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
@@ -28,8 +27,8 @@ export interface CheckoutPage {
 }
 
 /** The payment with its brand, latest transaction (`t`, if any), that transaction's gateway and the submission counts. */
-function checkoutQuery(em: EntityManager, paymentId: string) {
-  return db(em)
+function checkoutQuery(em: Db, paymentId: string) {
+  return em
     .selectFrom('payment_intents as i')
     .innerJoin('brands as b', 'b.id', 'i.brand_id')
     .leftJoinLateral(
@@ -127,7 +126,7 @@ function changesLeft(r: Row): number | null {
  * Only gateways that can take the payment right now are listed (enabled, the
  * currency convertible, the converted amount within their limits).
  */
-export async function loadCheckout(em: EntityManager, paymentId: string, links: CheckoutLinks): Promise<CheckoutPage> {
+export async function loadCheckout(em: Db, paymentId: string, links: CheckoutLinks): Promise<CheckoutPage> {
   if (!isUuid(paymentId)) throw new AppError('PAYMENT_NOT_FOUND');
   const r = await checkoutQuery(em, paymentId.toLowerCase()).executeTakeFirst();
   if (!r) throw new AppError('PAYMENT_NOT_FOUND');
@@ -160,7 +159,7 @@ export async function loadCheckout(em: EntityManager, paymentId: string, links: 
  * hosted checkout session, the payment stays open until it expires); only a
  * completed payment cannot be cancelled any more.
  */
-export async function cancelCheckout(em: EntityManager, paymentId: string, links: CheckoutLinks): Promise<{ cancelUrl: string | null }> {
+export async function cancelCheckout(em: Db, paymentId: string, links: CheckoutLinks): Promise<{ cancelUrl: string | null }> {
   const { view, cancelUrl } = await loadCheckout(em, paymentId, links);
   if (view.status === 'completed') throw new AppError('PAYMENT_ALREADY_STARTED', 'Payment is already completed');
   return { cancelUrl };

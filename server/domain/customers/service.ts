@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Selectable, type UpdateObject } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { blindIndex } from '../../infra/crypto/blind-index.ts';
 import type { PiiBinding } from '../../infra/crypto/pii-cipher.ts';
-import { db, prepared, type DB } from '../db.ts';
+import { prepared, type DB, transaction, type Db } from '../db.ts';
 import type { PersonalDataKeys } from './keys.ts';
 import { isEmailIdentifier, maskEmail, maskPhone, normalizeEmail, normalizePhone } from './normalize.ts';
 
@@ -115,8 +114,8 @@ function normaliseCustomer(keys: PersonalDataKeys, brandId: number, input: Custo
   };
 }
 
-async function findByHashes(em: EntityManager, brandId: number, mode: Mode, c: Normalised): Promise<CustomerRow[]> {
-  return db(em)
+async function findByHashes(em: Db, brandId: number, mode: Mode, c: Normalised): Promise<CustomerRow[]> {
+  return em
     .selectFrom('customers')
     .select(COLUMNS)
     .where('brand_id', '=', brandId)
@@ -126,7 +125,7 @@ async function findByHashes(em: EntityManager, brandId: number, mode: Mode, c: N
 }
 
 /** Fills a found customer's missing details; never overwrites, never steals another customer's email/phone. */
-async function fillMissing(em: EntityManager, keys: PersonalDataKeys, brandId: number, row: CustomerRow, c: Normalised, taken: CustomerRow[]): Promise<void> {
+async function fillMissing(em: Db, keys: PersonalDataKeys, brandId: number, row: CustomerRow, c: Normalised, taken: CustomerRow[]): Promise<void> {
   const set: UpdateObject<DB, 'customers'> = {};
   const b = customerBinding(brandId, row.uuid);
   if (c.name && row.name_encrypted === null) set.name_encrypted = keys.pii.encrypt(c.name, CTX.name, b);
@@ -141,8 +140,8 @@ async function fillMissing(em: EntityManager, keys: PersonalDataKeys, brandId: n
   if (Object.keys(set).length === 0) return;
   try {
     // A savepoint: losing a race for the email/phone must not abort the caller's transaction.
-    await em.transactional((tx) =>
-      db(tx)
+    await transaction(em, (tx) =>
+      tx
         .updateTable('customers')
         .set({ ...set, updated_at: sql<Date>`now()` })
         .where('id', '=', row.id)
@@ -160,7 +159,7 @@ async function fillMissing(em: EntityManager, keys: PersonalDataKeys, brandId: n
  * the unique blind indexes decide, and the loser of an insert race reads the winner.
  */
 export async function findOrCreateCustomer(
-  em: EntityManager,
+  em: Db,
   keys: PersonalDataKeys,
   brandId: number,
   mode: Mode,
@@ -176,7 +175,7 @@ export async function findOrCreateCustomer(
     }
     const uuid = randomUUID();
     const b = customerBinding(brandId, uuid);
-    const inserted = await db(em)
+    const inserted = await em
       .insertInto('customers')
       .values({
         uuid,
@@ -210,7 +209,7 @@ const customerByPhoneHash = customerByHash('phone_hash');
  * index of the normalised value. An identifier that cannot be normalised cannot
  * match anyone: CUSTOMER_NOT_FOUND, the same answer as an unknown one.
  */
-export async function getCustomerByIdentifier(em: EntityManager, keys: PersonalDataKeys, brandId: number, mode: Mode, identifier: string): Promise<CustomerView> {
+export async function getCustomerByIdentifier(em: Db, keys: PersonalDataKeys, brandId: number, mode: Mode, identifier: string): Promise<CustomerView> {
   const byEmail = isEmailIdentifier(identifier);
   const normalised = byEmail ? normalizeEmail(identifier) : normalizePhone(identifier);
   if (!normalised) throw new AppError('CUSTOMER_NOT_FOUND');
@@ -222,13 +221,13 @@ export async function getCustomerByIdentifier(em: EntityManager, keys: PersonalD
 
 /** Newest first. */
 export async function listCustomers(
-  em: EntityManager,
+  em: Db,
   keys: PersonalDataKeys,
   brandId: number,
   mode: Mode,
   page: { page: number; perPage: number },
 ): Promise<{ items: CustomerListItem[]; total: number }> {
-  const ofMode = db(em).selectFrom('customers').where('brand_id', '=', brandId).where('mode', '=', mode);
+  const ofMode = em.selectFrom('customers').where('brand_id', '=', brandId).where('mode', '=', mode);
   const { total } = await ofMode.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow();
   const rows = await ofMode
     .select(COLUMNS)

@@ -1,7 +1,6 @@
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql } from 'kysely';
 import type { BoundStatement } from '../../infra/database/convert-values.ts';
-import { prepared } from '../db.ts';
+import { prepared, type Db } from '../db.ts';
 
 /**
  * Phone clocks run minutes fast or slow. A phone reports its own time with a
@@ -43,13 +42,13 @@ function sampleOf(deviceTime: Date): number | null {
  * The UPDATE that records one sample, not sent yet (to go with other statements,
  * db.ts `pipelined`), or null when the sample is ignored. The sample is taken now.
  */
-export function bindDeviceClock(em: EntityManager, deviceId: number, deviceTime: Date): BoundStatement<{ clock_offset_ms: number | null }> | null {
+export function bindDeviceClock(em: Db, deviceId: number, deviceTime: Date): BoundStatement<{ clock_offset_ms: number | null }> | null {
   const sample = sampleOf(deviceTime);
   return sample === null ? null : storeClockSample.bind(em, { deviceId, sample });
 }
 
 /** Records one sample; returns the stored (smoothed) offset in ms, or null when the sample was ignored. */
-export async function recordDeviceClock(em: EntityManager, deviceId: number, deviceTime: Date): Promise<number | null> {
+export async function recordDeviceClock(em: Db, deviceId: number, deviceTime: Date): Promise<number | null> {
   const sample = sampleOf(deviceTime);
   if (sample === null) return null;
   const row = await storeClockSample.executeTakeFirst(em, { deviceId, sample });

@@ -1,6 +1,5 @@
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 import { toMoney } from '../money/decimal.ts';
 import { getBrand } from '../brands/service.ts';
 import { countUnreadNotifications } from '../notifications/service.ts';
@@ -52,11 +51,11 @@ export function headlineCurrency(rows: ReadonlyArray<{ currency: string; count: 
  * today, `total` and `pending` count transactions created today (pending =
  * still pending, processing or awaiting verification).
  */
-export async function getDashboard(em: EntityManager, caller: { brandId: number; deviceId: number; mode: 'live' | 'test' }): Promise<Dashboard> {
+export async function getDashboard(em: Db, caller: { brandId: number; deviceId: number; mode: 'live' | 'test' }): Promise<Dashboard> {
   // Figures of the device's own mode only: a test phone shows test payments, a live phone live ones.
   const brand = await getBrand(em, caller.brandId);
   const tz = effectiveTimeZone(brand.timezone);
-  const k = db(em);
+  const k = em;
   // Raw: the day's bounds in the brand's time zone (AT TIME ZONE has no builder form).
   const withBounds = () =>
     k.with('bounds', (qb) =>

@@ -5,10 +5,10 @@ import { detectOfflineDevices, prunePresenceHistory, pruneRotatedRefreshTokens }
 export const DETECT_OFFLINE_SWEEP = 'device-presence-sweep';
 
 /** The job: no payload; the device rows say everything. */
-async function runPresenceSweep(deps: Pick<AppDeps, 'orm' | 'logger'>): Promise<void> {
-  const { wentOffline, cameOnline } = await detectOfflineDevices(deps.orm.em.fork());
-  const pruned = await pruneRotatedRefreshTokens(deps.orm.em.fork());
-  const prunedHistory = await prunePresenceHistory(deps.orm.em.fork());
+async function runPresenceSweep(deps: Pick<AppDeps, 'db' | 'logger'>): Promise<void> {
+  const { wentOffline, cameOnline } = await detectOfflineDevices(deps.db);
+  const pruned = await pruneRotatedRefreshTokens(deps.db);
+  const prunedHistory = await prunePresenceHistory(deps.db);
   if (wentOffline || cameOnline || pruned || prunedHistory) {
     deps.logger.info({ went_offline: wentOffline, came_online: cameOnline, pruned_refresh_records: pruned, pruned_presence_history: prunedHistory }, 'device presence sweep');
   }

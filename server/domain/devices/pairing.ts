@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import { getBrand } from '../brands/service.ts';
 import { generatePairingCode, hashPairingCode, normalizePairingCode } from './pairing-code.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, hashFingerprint, issueTokenPair, type DeviceTokenKeys } from './tokens.ts';
@@ -42,7 +41,7 @@ export function tokenPairFor(keys: DeviceTokenKeys, deviceUuid: string, now: Dat
  * its hash is stored. Short-lived by default (15 minutes).
  */
 export async function createPairingCode(
-  em: EntityManager,
+  em: Db,
   brandId: number,
   opts: { ttlMinutes?: number; mode?: Mode } = {},
 ): Promise<{ id: number; code: string; expiresAt: Date; mode: Mode }> {
@@ -54,7 +53,7 @@ export async function createPairingCode(
   // Live unless asked: a live device is what pairing meant before modes existed.
   const mode = opts.mode ?? 'live';
   const code = generatePairingCode();
-  const row = await db(em)
+  const row = await em
     .insertInto('pairing_codes')
     .values({ brand_id: brand.id, mode, code_hash: hashPairingCode(normalizePairingCode(code)!), expires_at: sql<Date>`now() + make_interval(mins => ${ttlMinutes})` })
     .returning(['id', 'expires_at'])
@@ -75,12 +74,12 @@ export interface PairInput {
  * race for one code the database picks exactly one winner; the loser, like a
  * wrong, used or expired code, gets INVALID_PAIRING_CODE and nothing changes.
  */
-export async function pairDevice(em: EntityManager, keys: DeviceTokenKeys, input: PairInput, now: Date = new Date()): Promise<TokenPair> {
+export async function pairDevice(em: Db, keys: DeviceTokenKeys, input: PairInput, now: Date = new Date()): Promise<TokenPair> {
   const normalized = input.code === null ? null : normalizePairingCode(input.code);
   if (!normalized) throw new AppError('INVALID_PAIRING_CODE');
   const fingerprintHash = hashFingerprint(input.fingerprint);
-  return em.transactional(async (tx) => {
-    const k = db(tx);
+  return transaction(em, async (tx) => {
+    const k = tx;
     const code = await k
       .updateTable('pairing_codes as pc')
       .from('brands as b')

@@ -1,7 +1,6 @@
 import type { Mode } from '../../../contract/common/mode.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { getSetting } from '../settings/service.ts';
 import { requestBackfill } from '../recovery/backfill.ts';
@@ -32,9 +31,9 @@ const RETURNING = ['d.id', 'd.uuid', 'd.brand_id', 'd.mode', 'd.name', 'd.last_s
 export const PRESENCE_HISTORY_DAYS = 30;
 
 /** The transitions of one batch in the device's presence history, in the transaction that made them. */
-async function recordPresenceChanges(tx: EntityManager, rows: TransitionRow[], status: 'offline' | 'online'): Promise<void> {
+async function recordPresenceChanges(tx: Db, rows: TransitionRow[], status: 'offline' | 'online'): Promise<void> {
   if (rows.length === 0) return;
-  await db(tx)
+  await tx
     .insertInto('device_presence_changes')
     .values(
       rows.map((r) => ({
@@ -51,8 +50,8 @@ async function recordPresenceChanges(tx: EntityManager, rows: TransitionRow[], s
 }
 
 /** Presence history older than the retention. */
-export async function prunePresenceHistory(em: EntityManager, days = PRESENCE_HISTORY_DAYS): Promise<number> {
-  const res = await db(em)
+export async function prunePresenceHistory(em: Db, days = PRESENCE_HISTORY_DAYS): Promise<number> {
+  const res = await em
     .deleteFrom('device_presence_changes')
     .where('changed_at', '<', sql<Date>`now() - make_interval(days => ${days})`)
     .executeTakeFirst();
@@ -70,7 +69,7 @@ function eventData(row: TransitionRow, status: 'offline' | 'online') {
 }
 
 /** One alert per offline episode: the episode is named by the moment the device went offline. */
-async function raiseOfflineAlert(tx: EntityManager, row: TransitionRow): Promise<void> {
+async function raiseOfflineAlert(tx: Db, row: TransitionRow): Promise<void> {
   const since = row.offline_since?.toISOString() ?? 'unknown';
   await raiseAlert(tx, {
     brandId: Number(row.brand_id),
@@ -91,12 +90,12 @@ async function raiseOfflineAlert(tx: EntityManager, row: TransitionRow): Promise
  * (device_presence_changes): concurrent or repeated runs raise each event and
  * record each change exactly once per transition.
  */
-export async function detectOfflineDevices(em: EntityManager): Promise<{ wentOffline: number; cameOnline: number }> {
+export async function detectOfflineDevices(em: Db): Promise<{ wentOffline: number; cameOnline: number }> {
   const minutes = await getSetting(em, 'device_offline_minutes');
-  const flip = async (move: (tx: EntityManager) => Promise<TransitionRow[]>, status: 'offline' | 'online'): Promise<number> => {
+  const flip = async (move: (tx: Db) => Promise<TransitionRow[]>, status: 'offline' | 'online'): Promise<number> => {
     let total = 0;
     for (;;) {
-      const moved = await em.fork().transactional(async (tx) => {
+      const moved = await transaction(em, async (tx) => {
         const rows = await move(tx);
         await recordPresenceChanges(tx, rows, status);
         for (const row of rows) {
@@ -117,7 +116,7 @@ export async function detectOfflineDevices(em: EntityManager): Promise<{ wentOff
   const silentFor = sql<Date>`now() - make_interval(mins => ${minutes})`;
   const wentOffline = await flip(
     (tx) =>
-      db(tx)
+      tx
         .with('due', (qb) =>
           qb
             .selectFrom('devices')
@@ -141,7 +140,7 @@ export async function detectOfflineDevices(em: EntityManager): Promise<{ wentOff
   );
   const cameOnline = await flip(
     async (tx) => {
-      const rows = await db(tx)
+      const rows = await tx
         .with('back', (qb) =>
           qb
             .selectFrom('devices')
@@ -170,7 +169,7 @@ export async function detectOfflineDevices(em: EntityManager): Promise<{ wentOff
 }
 
 /** Rotated refresh tokens past their own expiry can no longer be presented; their record can go. */
-export async function pruneRotatedRefreshTokens(em: EntityManager): Promise<number> {
-  const rows = await db(em).deleteFrom('device_refresh_token_rotations').where('expires_at', '<', sql<Date>`now()`).returning('jti').execute();
+export async function pruneRotatedRefreshTokens(em: Db): Promise<number> {
+  const rows = await em.deleteFrom('device_refresh_token_rotations').where('expires_at', '<', sql<Date>`now()`).returning('jti').execute();
   return rows.length;
 }

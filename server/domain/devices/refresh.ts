@@ -1,7 +1,6 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import { tokenPairFor, type TokenPair } from './pairing.ts';
 import { fingerprintMatches, verifyDeviceToken, type DeviceTokenKeys } from './tokens.ts';
 
@@ -24,7 +23,7 @@ type Outcome = { ok: true; pair: TokenPair } | { ok: false; revokedDeviceUuid?: 
  * are serialised: the first rotates, the second is a reuse.
  */
 export async function refreshDeviceTokens(
-  em: EntityManager,
+  em: Db,
   keys: DeviceTokenKeys,
   input: RefreshInput,
   opts: { now?: Date; onReuse?: (deviceUuid: string) => void } = {},
@@ -33,8 +32,8 @@ export async function refreshDeviceTokens(
   const claims = verifyDeviceToken(keys, 'refresh', input.refreshToken, now);
   if (!claims) throw new AppError('INVALID_PAIRING_CODE');
 
-  const outcome = await em.transactional(async (tx): Promise<Outcome> => {
-    const k = db(tx);
+  const outcome = await transaction(em, async (tx): Promise<Outcome> => {
+    const k = tx;
     const device = await k
       .selectFrom('devices as d')
       .innerJoin('brands as b', 'b.id', 'd.brand_id')

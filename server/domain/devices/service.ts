@@ -1,8 +1,7 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql } from 'kysely';
-import { db, prepared } from '../db.ts';
+import { prepared, transaction, type Db } from '../db.ts';
 import { requestBackfill } from '../recovery/backfill.ts';
 import { raiseAlert } from '../alerts/raise.ts';
 import { getSetting } from '../settings/service.ts';
@@ -59,7 +58,7 @@ const deviceByUuid = prepared((k, $: { uuid: string }) =>
  * every call, so a revocation takes effect at once. Refreshes presence in the
  * same statement.
  */
-export async function authenticateDevice(em: EntityManager, deviceUuid: string): Promise<AuthenticatedDevice | null> {
+export async function authenticateDevice(em: Db, deviceUuid: string): Promise<AuthenticatedDevice | null> {
   const row = await deviceByUuid.executeTakeFirst(em, { uuid: deviceUuid });
   return row ? { deviceId: row.id, brandId: row.brand_id, mode: row.mode } : null;
 }
@@ -72,7 +71,7 @@ const HEARTBEAT_GAP_MINUTES = 15;
  * from at or above the threshold (or unknown) to below it while not charging;
  * the episode ends when a heartbeat reports the level back at or above it.
  */
-async function raiseBatteryAlert(tx: EntityManager, row: { id: number; brand_id: number; uuid: string; name: string; mode: string; battery_level: number | null; is_charging: boolean | null; old_level: number | null }): Promise<void> {
+async function raiseBatteryAlert(tx: Db, row: { id: number; brand_id: number; uuid: string; name: string; mode: string; battery_level: number | null; is_charging: boolean | null; old_level: number | null }): Promise<void> {
   if (row.battery_level === null || row.is_charging === true) return;
   const threshold = await getSetting(tx, 'battery_low_percent');
   if (row.battery_level >= threshold || (row.old_level !== null && row.old_level < threshold)) return;
@@ -97,12 +96,12 @@ export interface HeartbeatInput {
  * Stores the heartbeat time and whatever the app reported. Values the app did
  * not send keep their previous value rather than being wiped.
  */
-export async function recordHeartbeat(em: EntityManager, deviceId: number, input: HeartbeatInput = {}): Promise<{ serverTime: Date }> {
-  const now = await em.transactional(async (tx) => {
+export async function recordHeartbeat(em: Db, deviceId: number, input: HeartbeatInput = {}): Promise<{ serverTime: Date }> {
+  const now = await transaction(em, async (tx) => {
     // The row is locked and its previous level and heartbeat read in the same statement, so two
     // heartbeats racing across the battery threshold see one crossing between them, and a long
     // gap since the previous heartbeat (SMS may have been missed meanwhile) is seen once.
-    const row = await db(tx)
+    const row = await tx
       .updateTable('devices as d')
       .from((eb) =>
         eb
@@ -143,8 +142,8 @@ export async function recordHeartbeat(em: EntityManager, deviceId: number, input
  * Revokes a device of the brand (admin and CLI). Its access token is refused on
  * its next call and its refresh token can no longer be exchanged.
  */
-export async function revokeDevice(em: EntityManager, brandId: number, deviceId: number, reason = 'admin'): Promise<void> {
-  const rows = await db(em)
+export async function revokeDevice(em: Db, brandId: number, deviceId: number, reason = 'admin'): Promise<void> {
+  const rows = await em
     .updateTable('devices')
     .set({
       status: 'revoked',

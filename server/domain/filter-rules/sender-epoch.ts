@@ -1,6 +1,5 @@
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 
 /**
  * Called in the same transaction as any change to which senders the enabled
@@ -8,6 +7,6 @@ import { db } from '../db.ts';
  * every brand's filter-rules version goes up with it, so phones fetch the new
  * allowed senders.
  */
-export async function bumpSenderEpoch(em: EntityManager): Promise<void> {
-  await db(em).updateTable('sms_sender_epoch').set({ version: sql<number>`version + 1`, updated_at: sql<Date>`now()` }).where('id', '=', true).execute();
+export async function bumpSenderEpoch(em: Db): Promise<void> {
+  await em.updateTable('sms_sender_epoch').set({ version: sql<number>`version + 1`, updated_at: sql<Date>`now()` }).where('id', '=', true).execute();
 }

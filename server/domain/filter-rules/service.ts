@@ -1,8 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql, type Selectable } from 'kysely';
-import { db, prepared, type DB } from '../db.ts';
+import { prepared, type DB, transaction, type Db } from '../db.ts';
 import { senderKey } from '../sms/senders.ts';
 import { DEFAULT_FILTER_RULES, type FilterRules, type FilterRulesPatch } from './defaults.ts';
 
@@ -62,13 +61,13 @@ const toRules = (r: Row, g: GatewaySenders): VersionedFilterRules => {
   };
 };
 
-async function gatewaySenders(em: EntityManager): Promise<GatewaySenders> {
-  const r = await db(em).selectFrom('sms_sender_epoch').select(['version as epoch', 'updated_at']).select(enabledSenders.as('senders')).executeTakeFirstOrThrow();
+async function gatewaySenders(em: Db): Promise<GatewaySenders> {
+  const r = await em.selectFrom('sms_sender_epoch').select(['version as epoch', 'updated_at']).select(enabledSenders.as('senders')).executeTakeFirstOrThrow();
   return { senders: r.senders ?? [], epoch: r.epoch, updated_at: r.updated_at };
 }
 
-async function select(em: EntityManager, brandId: number, lock = false): Promise<Row | undefined> {
-  const q = db(em).selectFrom('sms_filter_rules').select(RULE_COLUMNS).where('brand_id', '=', brandId);
+async function select(em: Db, brandId: number, lock = false): Promise<Row | undefined> {
+  const q = em.selectFrom('sms_filter_rules').select(RULE_COLUMNS).where('brand_id', '=', brandId);
   return (lock ? q.forUpdate() : q).executeTakeFirst();
 }
 
@@ -84,7 +83,7 @@ const rulesWithSenders = prepared((k, $: { brandId: number }) =>
 );
 
 /** The brand's row and the gateways' senders in one round trip (read on every forwarded batch). */
-async function selectWithSenders(em: EntityManager, brandId: number): Promise<{ row: Row; g: GatewaySenders } | undefined> {
+async function selectWithSenders(em: Db, brandId: number): Promise<{ row: Row; g: GatewaySenders } | undefined> {
   const r = await rulesWithSenders.executeTakeFirst(em, { brandId });
   return r && { row: r, g: { senders: r.senders ?? [], epoch: r.epoch, updated_at: r.updated_at } };
 }
@@ -93,11 +92,11 @@ async function selectWithSenders(em: EntityManager, brandId: number): Promise<{ 
  * The brand's rules. A brand that never changed them gets the defaults,
  * written on first read so `version` and `updated_at` stay stable afterwards.
  */
-export async function getFilterRules(em: EntityManager, brandId: number): Promise<VersionedFilterRules> {
+export async function getFilterRules(em: Db, brandId: number): Promise<VersionedFilterRules> {
   const existing = await selectWithSenders(em, brandId);
   if (existing) return toRules(existing.row, existing.g);
   const d = DEFAULT_FILTER_RULES;
-  await db(em)
+  await em
     .insertInto('sms_filter_rules')
     .values({
       brand_id: brandId,
@@ -132,7 +131,7 @@ export function rememberedRulesSize(rules: FilterRules): number {
 }
 
 /** The brand's rules as this process last read them for screening, if it did; possibly no longer current. */
-export function rememberedFilterRules(em: EntityManager, brandId: number): VersionedFilterRules | undefined {
+export function rememberedFilterRules(em: Db, brandId: number): VersionedFilterRules | undefined {
   return lastRules.get(em.getMetadata())?.get(brandId);
 }
 
@@ -141,9 +140,9 @@ export function rememberedFilterRules(em: EntityManager, brandId: number): Versi
  * is remembered: inside a transaction the read may see the transaction's own
  * change, and a version that is rolled back can be reached again by other rules.
  */
-export async function readFilterRulesToRemember(em: EntityManager, brandId: number): Promise<VersionedFilterRules> {
+export async function readFilterRulesToRemember(em: Db, brandId: number): Promise<VersionedFilterRules> {
   const rules = await getFilterRules(em, brandId);
-  if (!em.isInTransaction()) {
+  if (!em.isTransaction) {
     let byBrand = lastRules.get(em.getMetadata());
     if (!byBrand) lastRules.set(em.getMetadata(), (byBrand = new LRUCache<number, VersionedFilterRules>({ maxSize: REMEMBERED_RULES_MAX_BYTES, sizeCalculation: rememberedRulesSize })));
     byBrand.set(brandId, rules);
@@ -183,7 +182,7 @@ const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.
  * serialised on the row.
  */
 export async function updateFilterRules(
-  em: EntityManager,
+  em: Db,
   brandId: number,
   patch: FilterRulesPatch,
 ): Promise<VersionedFilterRules> {
@@ -199,7 +198,7 @@ export async function updateFilterRules(
     next.checkIntervalHours = h;
   }
   await getFilterRules(em, brandId);
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     const g = await gatewaySenders(tx);
     const current = toRules((await select(tx, brandId, true))!, g);
     const merged: FilterRules = { ...current, ...next };
@@ -209,7 +208,7 @@ export async function updateFilterRules(
       !sameList(merged.negativeKeywords, current.negativeKeywords) ||
       merged.checkIntervalHours !== current.checkIntervalHours;
     if (!changed) return current;
-    await db(tx)
+    await tx
       .updateTable('sms_filter_rules')
       .set({
         extra_senders: textArray(merged.extraSenders),

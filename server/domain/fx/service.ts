@@ -1,7 +1,6 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 import { convertAmount, convertAmountInverse, invertRate } from '../money/decimal.ts';
 
 const CURRENCY_RE = /^[A-Z]{3}$/;
@@ -55,14 +54,14 @@ function checkPair(base: string, quote: string): void {
 }
 
 /** Creates or replaces the rate of one ordered pair: 1 `base` = `rate` `quote`. */
-export async function setExchangeRate(em: EntityManager, input: { base: string; quote: string; rate: string }): Promise<ExchangeRateView> {
+export async function setExchangeRate(em: Db, input: { base: string; quote: string; rate: string }): Promise<ExchangeRateView> {
   checkPair(input.base, input.quote);
   if (!RATE_RE.test(input.rate) || !/[1-9]/.test(input.rate)) {
     throw new AppError('VALIDATION_ERROR', 'Rate must be a decimal string greater than zero with at most 10 integer digits and 10 decimal places', {
       field: 'rate',
     });
   }
-  const row = await db(em)
+  const row = await em
     .insertInto('exchange_rates')
     .values({ base: input.base, quote: input.quote, rate: input.rate, updated_at: sql<Date>`now()` })
     .onConflict((oc) => oc.columns(['base', 'quote']).doUpdateSet({ rate: (eb) => eb.ref('excluded.rate'), updated_at: sql<Date>`now()` }))
@@ -71,13 +70,13 @@ export async function setExchangeRate(em: EntityManager, input: { base: string; 
   return toView(row);
 }
 
-export async function deleteExchangeRate(em: EntityManager, base: string, quote: string): Promise<void> {
-  const row = await db(em).deleteFrom('exchange_rates').where('base', '=', base).where('quote', '=', quote).returning('id').executeTakeFirst();
+export async function deleteExchangeRate(em: Db, base: string, quote: string): Promise<void> {
+  const row = await em.deleteFrom('exchange_rates').where('base', '=', base).where('quote', '=', quote).returning('id').executeTakeFirst();
   if (!row) throw new AppError('EXCHANGE_RATE_NOT_FOUND');
 }
 
-export async function listExchangeRates(em: EntityManager): Promise<ExchangeRateView[]> {
-  const rows = await db(em).selectFrom('exchange_rates').select(RATE_COLUMNS).orderBy('base').orderBy('quote').execute();
+export async function listExchangeRates(em: Db): Promise<ExchangeRateView[]> {
+  const rows = await em.selectFrom('exchange_rates').select(RATE_COLUMNS).orderBy('base').orderBy('quote').execute();
   return rows.map(toView);
 }
 
@@ -85,10 +84,10 @@ export async function listExchangeRates(em: EntityManager): Promise<ExchangeRate
  * Looks up the rates for `from -> to` in both directions at once. Exported for
  * callers converting into many currencies (the checkout lists every gateway).
  */
-export async function loadRates(em: EntityManager, from: string, targets: readonly string[]): Promise<RateRow[]> {
+export async function loadRates(em: Db, from: string, targets: readonly string[]): Promise<RateRow[]> {
   const others = targets.filter((t) => t !== from);
   if (others.length === 0) return [];
-  return db(em)
+  return em
     .selectFrom('exchange_rates')
     .select(RATE_COLUMNS)
     .where((eb) => eb.or([eb.and([eb('base', '=', from), eb('quote', 'in', others)]), eb.and([eb('quote', '=', from), eb('base', 'in', others)])]))
@@ -112,7 +111,7 @@ export function convertWith(rates: readonly RateRow[], amount: string, from: str
 }
 
 /** Converts `amount` from one currency into another; no rate either way: CURRENCY_CONVERSION_FAILED. */
-export async function convert(em: EntityManager, amount: string, from: string, to: string): Promise<Conversion> {
+export async function convert(em: Db, amount: string, from: string, to: string): Promise<Conversion> {
   const result = convertWith(await loadRates(em, from, [to]), amount, from, to);
   if (!result) throw new AppError('CURRENCY_CONVERSION_FAILED', `No exchange rate between ${from} and ${to}`);
   return result;

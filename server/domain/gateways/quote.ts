@@ -1,7 +1,7 @@
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { convertWith, loadRates, type RateRow } from '../fx/service.ts';
 import { addMoney, compareMoney, computeFee } from '../money/decimal.ts';
 import { listGateways, type GatewayView, type QuotableGateway } from './service.ts';
+import type { Db } from '../db.ts';
 
 export type QuoteRefusal = 'CURRENCY_CONVERSION_FAILED' | 'AMOUNT_BELOW_MINIMUM' | 'AMOUNT_EXCEEDS_MAXIMUM';
 
@@ -81,12 +81,12 @@ export function noRateMessage(currency: string, gateways: ReadonlyArray<Pick<Gat
 }
 
 /** Quotes for every enabled gateway, in display order (what the checkout page shows). */
-export async function quoteGateways(em: EntityManager, amount: string, currency: string): Promise<GatewayQuote[]> {
+export async function quoteGateways(em: Db, amount: string, currency: string): Promise<GatewayQuote[]> {
   return quoteGatewaysOf(em, await listGateways(em, { enabledOnly: true }), amount, currency);
 }
 
 /** Quotes for these gateways (already loaded: `listGateways(em, { enabledOnly: true })`); reads exchange rates only when a conversion is needed. */
-export async function quoteGatewaysOf<G extends QuotableGateway>(em: EntityManager, gateways: readonly G[], amount: string, currency: string): Promise<Array<GatewayQuote<G>>> {
+export async function quoteGatewaysOf<G extends QuotableGateway>(em: Db, gateways: readonly G[], amount: string, currency: string): Promise<Array<GatewayQuote<G>>> {
   const needRates = gateways.filter((g) => !g.currencies.includes(currency));
   const rates = needRates.length ? await loadRates(em, currency, currenciesOf(needRates)) : [];
   return gateways.map((g) => quoteGateway(g, amount, currency, rates));

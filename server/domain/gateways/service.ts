@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql, type Selectable, type UpdateObject } from 'kysely';
-import { db, type DB } from '../db.ts';
+import { type DB, type Db } from '../db.ts';
 import { compareMoney } from '../money/decimal.ts';
 import { checkAgainstMoneyOut, expandPreset } from '../sms/presets/gateway-input.ts';
 import { senderKey } from '../sms/senders.ts';
@@ -141,7 +140,7 @@ export function toGatewayView(r: GatewayRow): GatewayView {
  */
 const textArray = (a: readonly string[]) => sql<string[]>`${`{${a.map((s) => JSON.stringify(s)).join(',')}}`}::text[]`;
 
-export async function createGateway(em: EntityManager, input: GatewayInput): Promise<GatewayView> {
+export async function createGateway(em: Db, input: GatewayInput): Promise<GatewayView> {
   const parsed = gatewayInputSchema.safeParse(input);
   if (!parsed.success) fail(parsed.error);
   const g = { ...parsed.data, ...expandPreset(parsed.data.preset, parsed.data.sms_senders, parsed.data.sms_templates) };
@@ -150,7 +149,7 @@ export async function createGateway(em: EntityManager, input: GatewayInput): Pro
   checkTemplates(g.sms_templates);
   try {
     if (g.enabled && g.sms_senders.length > 0) await bumpSenderEpoch(em);
-    const row = await db(em)
+    const row = await em
       .insertInto('gateways')
       .values({
         code: g.code, name: g.name, type: g.type, methods: textArray(g.methods), currencies: textArray(g.currencies), min_amount: g.min_amount,
@@ -170,7 +169,7 @@ export async function createGateway(em: EntityManager, input: GatewayInput): Pro
 }
 
 /** Changes the given fields only (a field absent from the patch keeps its value). */
-export async function updateGateway(em: EntityManager, code: string, patch: GatewayPatch): Promise<GatewayView> {
+export async function updateGateway(em: Db, code: string, patch: GatewayPatch): Promise<GatewayView> {
   // Defaults must not fill absent fields of a patch, so parse with the raw keys only.
   const parsed = gatewayPatchSchema.safeParse(patch);
   if (!parsed.success) fail(parsed.error);
@@ -200,20 +199,20 @@ export async function updateGateway(em: EntityManager, code: string, patch: Gate
     if (key === 'methods' || key === 'currencies' || key === 'sms_senders') set[key] = textArray(value as string[]);
     else Object.assign(set, { [key]: value });
   }
-  const row = await db(em).updateTable('gateways').set(set).where('code', '=', code).returningAll().executeTakeFirst();
+  const row = await em.updateTable('gateways').set(set).where('code', '=', code).returningAll().executeTakeFirst();
   if (!row) throw new AppError('GATEWAY_NOT_FOUND');
   return toGatewayView(row);
 }
 
-export async function getGateway(em: EntityManager, code: string): Promise<GatewayView> {
-  const row = await db(em).selectFrom('gateways').selectAll().where('code', '=', code).executeTakeFirst();
+export async function getGateway(em: Db, code: string): Promise<GatewayView> {
+  const row = await em.selectFrom('gateways').selectAll().where('code', '=', code).executeTakeFirst();
   if (!row) throw new AppError('GATEWAY_NOT_FOUND');
   return toGatewayView(row);
 }
 
 /** In display order (sort_order, then id). */
-export async function listGateways(em: EntityManager, opts: { enabledOnly?: boolean } = {}): Promise<GatewayView[]> {
-  const rows = await db(em)
+export async function listGateways(em: Db, opts: { enabledOnly?: boolean } = {}): Promise<GatewayView[]> {
+  const rows = await em
     .selectFrom('gateways')
     .selectAll()
     .$if(opts.enabledOnly === true, (q) => q.where('enabled', '=', true))

@@ -9,10 +9,10 @@ export const PURGE_IDEMPOTENCY_KEYS_QUEUE = 'idempotency-keys-purge';
  * Deletes keys past their 24 h retention in bounded batches. Correctness does not
  * depend on it (an expired key is treated as unused anyway); it keeps the table small.
  */
-async function runIdempotencyKeyPurge(deps: Pick<AppDeps, 'orm' | 'logger'>): Promise<number> {
+async function runIdempotencyKeyPurge(deps: Pick<AppDeps, 'db' | 'logger'>): Promise<number> {
   let total = 0;
   for (let i = 0; i < 20; i++) {
-    const n = await purgeExpiredKeys(deps.orm.em.fork(), { limit: 1000 });
+    const n = await purgeExpiredKeys(deps.db, { limit: 1000 });
     total += n;
     if (n < 1000) break;
   }

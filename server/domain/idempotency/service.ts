@@ -1,9 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { db, prepared, rawStatement } from '../db.ts';
+import { prepared, rawStatement, type Db } from '../db.ts';
 import { grouped } from '../../infra/database/grouped.ts';
-import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
+import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/database.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 
 /**
@@ -98,7 +97,7 @@ const insertClaims = rawStatement<{ lock_token: string }>(
  * another body). Rows are inserted in (brand, key) order, so two such
  * statements never lock rows in opposite orders.
  */
-export async function claimKeys(em: EntityManager, requests: readonly ClaimRequest[], attempt = 0): Promise<Claim[]> {
+export async function claimKeys(em: Db, requests: readonly ClaimRequest[], attempt = 0): Promise<Claim[]> {
   const out: Array<Claim | undefined> = new Array(requests.length);
   const firstOf = new Map<string, number>();
   requests.forEach((r, i) => {
@@ -128,7 +127,7 @@ export async function claimKeys(em: EntityManager, requests: readonly ClaimReque
   }
   const stored = new Map<string, KeyRow>();
   if (lost.length) {
-    const rows = await db(em)
+    const rows = await em
       .selectFrom('idempotency_keys')
       .select(['brand_id', 'mode', 'key', 'request_hash', 'completed_at', 'response_status'])
       // The stored JSON text itself (a jsonb string), for a byte-identical replay.
@@ -167,7 +166,7 @@ const MAX_CLAIM_GROUP = 200;
  * request is still claimed by a statement that starts after it arrived, and
  * the unique constraint still picks the winner.
  */
-export function groupedClaims(em: () => EntityManager): (request: ClaimRequest) => Promise<Claim> {
+export function groupedClaims(em: () => Db): (request: ClaimRequest) => Promise<Claim> {
   return grouped((requests: ClaimRequest[]) => claimKeys(em(), requests), { maxBatch: MAX_CLAIM_GROUP, queueTimeoutMs: POOL_ACQUIRE_TIMEOUT_MS, concurrency: 2 });
 }
 
@@ -189,7 +188,7 @@ const completeKeyStatement = prepared((k, $: { brandId: number; mode: Mode; key:
  * is kept as the exact JSON text (a jsonb string: jsonb objects would reorder
  * keys), so replays are byte-identical.
  */
-export async function completeKey(em: EntityManager, scope: { brandId: number; mode: Mode; key: string }, token: string, status: number, bodyJson: string): Promise<void> {
+export async function completeKey(em: Db, scope: { brandId: number; mode: Mode; key: string }, token: string, status: number, bodyJson: string): Promise<void> {
   const rows = await completeKeyStatement.execute(em, { ...scope, token, status, bodyJson });
   // Another run took the key over (this one outlived the lock timeout): the caller
   // must roll its work back rather than commit a second execution.
@@ -197,8 +196,8 @@ export async function completeKey(em: EntityManager, scope: { brandId: number; m
 }
 
 /** Frees the key after a failure that must not be replayed (5xx, dropped connection). */
-export async function releaseKey(em: EntityManager, scope: { brandId: number; mode: Mode; key: string }, token: string): Promise<void> {
-  await db(em)
+export async function releaseKey(em: Db, scope: { brandId: number; mode: Mode; key: string }, token: string): Promise<void> {
+  await em
     .deleteFrom('idempotency_keys')
     .where('brand_id', '=', scope.brandId)
     .where('mode', '=', scope.mode)
@@ -209,8 +208,8 @@ export async function releaseKey(em: EntityManager, scope: { brandId: number; mo
 }
 
 /** Deletes keys past their retention; returns how many. For a periodic job. */
-export async function purgeExpiredKeys(em: EntityManager, opts: { limit?: number } = {}): Promise<number> {
-  const k = db(em);
+export async function purgeExpiredKeys(em: Db, opts: { limit?: number } = {}): Promise<number> {
+  const k = em;
   const rows = await k
     .deleteFrom('idempotency_keys')
     .where('id', 'in', (eb) =>

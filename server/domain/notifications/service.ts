@@ -1,7 +1,6 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 
 /** Most unread notifications one read returns (newest first). */
@@ -32,7 +31,7 @@ export function notificationBinding(brandId: number | string, id: number | strin
 
 /** Queues a push notification for one device of the brand (admin API and CLI). */
 export async function createNotification(
-  em: EntityManager,
+  em: Db,
   cipher: PiiCipher,
   input: { brandId: number; deviceId: number; title: string; body: string },
 ): Promise<NotificationView> {
@@ -40,7 +39,7 @@ export async function createNotification(
   const body = input.body.trim();
   if (title === '' || title.length > MAX_TITLE_LENGTH) throw new AppError('VALIDATION_ERROR', `Must be 1 to ${MAX_TITLE_LENGTH} characters`, { field: 'title' });
   if (body === '' || body.length > MAX_BODY_LENGTH) throw new AppError('VALIDATION_ERROR', `Must be 1 to ${MAX_BODY_LENGTH} characters`, { field: 'body' });
-  const k = db(em);
+  const k = em;
   const reserved = await k
     .selectNoFrom((eb) => eb.fn<string>('nextval', [eb.fn('pg_get_serial_sequence', [eb.val('notifications'), eb.val('id')])]).as('id'))
     .executeTakeFirstOrThrow();
@@ -69,8 +68,8 @@ export async function createNotification(
 }
 
 /** The brand is the device's (a device never changes brand). */
-export async function listUnreadNotifications(em: EntityManager, cipher: PiiCipher, deviceId: number): Promise<NotificationView[]> {
-  const rows = await db(em)
+export async function listUnreadNotifications(em: Db, cipher: PiiCipher, deviceId: number): Promise<NotificationView[]> {
+  const rows = await em
     .selectFrom('notifications as n')
     .innerJoin('devices as d', 'd.id', 'n.device_id')
     .select(['n.id', 'd.brand_id', 'n.title', 'n.body', 'n.created_at'])
@@ -91,8 +90,8 @@ export async function listUnreadNotifications(em: EntityManager, cipher: PiiCiph
   });
 }
 
-export async function countUnreadNotifications(em: EntityManager, deviceId: number): Promise<number> {
-  const rows = await db(em)
+export async function countUnreadNotifications(em: Db, deviceId: number): Promise<number> {
+  const rows = await em
     .selectFrom('notifications')
     .select((eb) => eb.fn.countAll<string>().as('n'))
     .where('device_id', '=', deviceId)
@@ -107,10 +106,10 @@ export async function countUnreadNotifications(em: EntityManager, deviceId: numb
  * notifications already read are left alone and not counted: the scope is in
  * the UPDATE itself, not in a check before it.
  */
-export async function acknowledgeNotifications(em: EntityManager, deviceId: number, ids: readonly number[]): Promise<number> {
+export async function acknowledgeNotifications(em: Db, deviceId: number, ids: readonly number[]): Promise<number> {
   if (ids.length === 0) return 0;
   if (ids.length > MAX_ACK_IDS) throw new AppError('VALIDATION_ERROR', `At most ${MAX_ACK_IDS} ids per call`, { field: 'ids' });
-  const rows = await db(em)
+  const rows = await em
     .updateTable('notifications')
     .set({ read_at: sql<Date>`now()` })
     .where('device_id', '=', deviceId)

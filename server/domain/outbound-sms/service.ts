@@ -1,8 +1,7 @@
 import { MAX_QUEUE_ITEMS_PER_READ } from '../../../contract/device/sms-queue.ts';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql, type Selectable } from 'kysely';
-import { db, type DB } from '../db.ts';
+import { type DB, type Db } from '../db.ts';
 import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { normalizePhone } from '../customers/normalize.ts';
 import type { OutboundSmsStatus } from './entities.ts';
@@ -53,7 +52,7 @@ export interface OutboundSmsState {
  * any live device of the brand.
  */
 export async function enqueueOutboundSms(
-  em: EntityManager,
+  em: Db,
   cipher: PiiCipher,
   input: { brandId: number; deviceId?: number | null; phone: string; message: string; ttlMinutes?: number },
 ): Promise<{ id: number; expiresAt: Date }> {
@@ -65,7 +64,7 @@ export async function enqueueOutboundSms(
   if (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_TTL_MINUTES) {
     throw new AppError('VALIDATION_ERROR', `Must be a whole number of minutes between 1 and ${MAX_TTL_MINUTES}`, { field: 'ttl_minutes' });
   }
-  const k = db(em);
+  const k = em;
   if (input.deviceId != null) {
     const found = await k.selectFrom('devices').select('id').where('id', '=', input.deviceId).where('brand_id', '=', input.brandId).where('status', '=', 'active').execute();
     if (found.length === 0) throw new AppError('DEVICE_NOT_FOUND');
@@ -98,13 +97,13 @@ export async function enqueueOutboundSms(
  * one poll is leasing is skipped by the other, never handed out twice.
  */
 export async function leaseOutboundSms(
-  em: EntityManager,
+  em: Db,
   cipher: PiiCipher,
   caller: { brandId: number; deviceId: number },
   opts: { limit?: number; leaseMinutes?: number } = {},
 ): Promise<LeasedSms[]> {
   const limit = Math.min(opts.limit ?? MAX_LEASED_PER_READ, MAX_LEASED_PER_READ);
-  const rows = await db(em)
+  const rows = await em
     .with('picked', (qb) =>
       qb
         .selectFrom('outbound_sms')
@@ -169,7 +168,7 @@ const toState = (r: StateRow): OutboundSmsState => ({
  * both apply.
  */
 export async function reportOutboundSms(
-  em: EntityManager,
+  em: Db,
   caller: { brandId: number; deviceId: number },
   input: { id: number; status: OutboundSmsReport; reason?: string | null },
 ): Promise<OutboundSmsState> {
@@ -180,7 +179,7 @@ export async function reportOutboundSms(
   for (let round = 0; ; round++) {
     const now = sql<Date>`now()`;
     const status = input.status;
-    const updated = await db(em)
+    const updated = await em
       .updateTable('outbound_sms')
       .set({
         status,
@@ -198,7 +197,7 @@ export async function reportOutboundSms(
       .returning(STATE_COLUMNS)
       .execute();
     if (updated[0]) return toState(updated[0]);
-    const current = await db(em)
+    const current = await em
       .selectFrom('outbound_sms')
       .select(STATE_COLUMNS)
       .where('id', '=', input.id)
@@ -215,8 +214,8 @@ export async function reportOutboundSms(
 }
 
 /** Leases not reported in time go back to `pending` for any device to take. Returns how many. */
-export async function reapExpiredLeases(em: EntityManager): Promise<number> {
-  const rows = await db(em)
+export async function reapExpiredLeases(em: Db): Promise<number> {
+  const rows = await em
     .updateTable('outbound_sms')
     .set({ status: 'pending', lease_expires_at: null, updated_at: sql<Date>`now()` })
     .where('status', '=', 'leased')
@@ -231,8 +230,8 @@ export async function reapExpiredLeases(em: EntityManager): Promise<number> {
  * to its lease (the phone may be sending it right now); if the lease runs out it
  * comes back to `pending` and expires on the next sweep.
  */
-export async function expireOutboundSms(em: EntityManager): Promise<number> {
-  const rows = await db(em)
+export async function expireOutboundSms(em: Db): Promise<number> {
+  const rows = await em
     .updateTable('outbound_sms')
     .set({ status: 'expired', expired_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
     .where('status', '=', 'pending')

@@ -5,9 +5,9 @@ import { expireOutboundSms, reapExpiredLeases } from './service.ts';
 export const OUTBOUND_SMS_SWEEP = 'outbound-sms-sweep';
 
 /** Unreported leases back to `pending` first, so items past their TTL among them expire in the same run. */
-async function runOutboundSmsSweep(deps: Pick<AppDeps, 'orm' | 'logger'>): Promise<void> {
-  const reaped = await reapExpiredLeases(deps.orm.em.fork());
-  const expired = await expireOutboundSms(deps.orm.em.fork());
+async function runOutboundSmsSweep(deps: Pick<AppDeps, 'db' | 'logger'>): Promise<void> {
+  const reaped = await reapExpiredLeases(deps.db);
+  const expired = await expireOutboundSms(deps.db);
   if (reaped || expired) deps.logger.info({ leases_returned: reaped, expired }, 'outbound SMS sweep');
 }
 

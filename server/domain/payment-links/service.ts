@@ -3,11 +3,10 @@ import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { PaymentLinkResource } from '../../../contract/merchant/payment-links.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { intentRefusal, quoteGatewaysOf } from '../gateways/quote.ts';
 import { listGateways } from '../gateways/service.ts';
 import { compareMoney } from '../money/decimal.ts';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 import { gatewaysOfMode } from '../sandbox/gateway.ts';
 
 /**
@@ -35,8 +34,8 @@ export interface CreatePaymentLinkInput {
  * is used while a payment it created is paid or can still be paid (pending
  * and not expired); a payment that expired unpaid frees it.
  */
-export function linkQuery(em: EntityManager) {
-  return db(em)
+export function linkQuery(em: Db) {
+  return em
     .selectFrom('payment_links as l')
     .select([
       'l.id', 'l.public_id', 'l.brand_id', 'l.mode', 'l.amount', 'l.min_amount', 'l.max_amount', 'l.currency', 'l.single_use', 'l.expires_at', 'l.reference',
@@ -106,7 +105,7 @@ const LINK_ID_RE = /^plink_[0-9a-f]{24}$/;
 export const isPaymentLinkId = (s: string): boolean => LINK_ID_RE.test(s);
 
 /** Every rule is checked before the one write, so a refused create leaves nothing behind. */
-async function checkInput(em: EntityManager, mode: Mode, input: CreatePaymentLinkInput): Promise<void> {
+async function checkInput(em: Db, mode: Mode, input: CreatePaymentLinkInput): Promise<void> {
   if (input.amount !== undefined && (input.min_amount !== undefined || input.max_amount !== undefined)) {
     const field = input.min_amount !== undefined ? 'min_amount' : 'max_amount';
     throw new AppError('VALIDATION_ERROR', 'A fixed amount takes no min_amount or max_amount (leave amount out for a customer-entered amount)', { field });
@@ -126,9 +125,9 @@ async function checkInput(em: EntityManager, mode: Mode, input: CreatePaymentLin
   if (refusal && input.amount !== undefined) throw new AppError(refusal, undefined, { field: 'amount' });
 }
 
-export async function createPaymentLink(em: EntityManager, brandId: number, mode: Mode, input: CreatePaymentLinkInput, publicBaseUrl: string): Promise<PaymentLinkResource> {
+export async function createPaymentLink(em: Db, brandId: number, mode: Mode, input: CreatePaymentLinkInput, publicBaseUrl: string): Promise<PaymentLinkResource> {
   await checkInput(em, mode, input);
-  const created = await db(em)
+  const created = await em
     .insertInto('payment_links')
     .values({
       public_id: newPaymentLinkId(), brand_id: brandId, mode, amount: input.amount ?? null, min_amount: input.min_amount ?? null,
@@ -142,7 +141,7 @@ export async function createPaymentLink(em: EntityManager, brandId: number, mode
   return toPaymentLinkResource(await linkQuery(em).where('l.id', '=', created.id).executeTakeFirstOrThrow(), publicBaseUrl);
 }
 
-export async function getPaymentLink(em: EntityManager, brandId: number, mode: Mode, publicId: string, publicBaseUrl: string): Promise<PaymentLinkResource> {
+export async function getPaymentLink(em: Db, brandId: number, mode: Mode, publicId: string, publicBaseUrl: string): Promise<PaymentLinkResource> {
   if (!isPaymentLinkId(publicId)) throw new AppError('PAYMENT_LINK_NOT_FOUND');
   const row = await linkQuery(em).where('l.public_id', '=', publicId).where('l.brand_id', '=', brandId).where('l.mode', '=', mode).executeTakeFirst();
   if (!row) throw new AppError('PAYMENT_LINK_NOT_FOUND');
@@ -150,7 +149,7 @@ export async function getPaymentLink(em: EntityManager, brandId: number, mode: M
 }
 
 export async function listPaymentLinks(
-  em: EntityManager,
+  em: Db,
   brandId: number,
   mode: Mode,
   page: { page: number; per_page: number },
@@ -172,9 +171,9 @@ export async function listPaymentLinks(
 }
 
 /** The link stops creating payments; the payments it created stay as they are. Idempotent. */
-export async function deactivatePaymentLink(em: EntityManager, brandId: number, mode: Mode, publicId: string, publicBaseUrl: string): Promise<PaymentLinkResource> {
+export async function deactivatePaymentLink(em: Db, brandId: number, mode: Mode, publicId: string, publicBaseUrl: string): Promise<PaymentLinkResource> {
   if (!isPaymentLinkId(publicId)) throw new AppError('PAYMENT_LINK_NOT_FOUND');
-  await db(em)
+  await em
     .updateTable('payment_links')
     .set({ active: false, updated_at: sql<Date>`now()` })
     .where('public_id', '=', publicId)

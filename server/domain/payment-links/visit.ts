@@ -1,10 +1,9 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { compareMoney, toMoney } from '../money/decimal.ts';
 import { createIntent } from '../payments/intents.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import { isPaymentLinkId, linkQuery, linkStatus, type LinkStatus } from './service.ts';
 
 /** What the public link page needs: the link as the customer may see it. */
@@ -21,18 +20,18 @@ export interface PublicLink {
   cancelUrl: string | null;
 }
 
-function linkWithBrand(em: EntityManager) {
+function linkWithBrand(em: Db) {
   return linkQuery(em).innerJoin('brands as b', 'b.id', 'l.brand_id').select(['b.name as brand_name', 'b.status as brand_status']);
 }
 
 type Row = Awaited<ReturnType<ReturnType<typeof linkWithBrand>['executeTakeFirstOrThrow']>>;
 
-async function loadRow(em: EntityManager, publicId: string, lock: boolean): Promise<Row | null> {
+async function loadRow(em: Db, publicId: string, lock: boolean): Promise<Row | null> {
   if (!isPaymentLinkId(publicId)) return null;
   // Locked in a statement of its own: a statement that waited for the lock
   // still evaluates its subqueries on the snapshot it started with, and would
   // not see the intent the previous visitor just committed.
-  if (lock && !(await db(em).selectFrom('payment_links').select('id').where('public_id', '=', publicId).forUpdate().executeTakeFirst())) return null;
+  if (lock && !(await em.selectFrom('payment_links').select('id').where('public_id', '=', publicId).forUpdate().executeTakeFirst())) return null;
   return (await linkWithBrand(em).where('l.public_id', '=', publicId).executeTakeFirst()) ?? null;
 }
 
@@ -51,7 +50,7 @@ function toPublic(r: Row): PublicLink {
   };
 }
 
-export async function findPublicLink(em: EntityManager, publicId: string): Promise<PublicLink | null> {
+export async function findPublicLink(em: Db, publicId: string): Promise<PublicLink | null> {
   const r = await loadRow(em, publicId, false);
   return r ? toPublic(r) : null;
 }
@@ -83,13 +82,13 @@ export type VisitResult = { kind: 'created'; paymentId: string } | { kind: 'refu
  * refusal of createIntent (no gateway takes the amount) passes through.
  */
 export async function visitPaymentLink(
-  em: EntityManager,
+  em: Db,
   keys: PersonalDataKeys,
   publicId: string,
   input: { amount?: string },
   opts: { publicBaseUrl: string },
 ): Promise<VisitResult> {
-  return em.transactional(async (tx): Promise<VisitResult> => {
+  return transaction(em, async (tx): Promise<VisitResult> => {
     const r = await loadRow(tx, publicId, true);
     if (!r) return { kind: 'not_found' };
     const link = toPublic(r);
@@ -102,7 +101,7 @@ export async function visitPaymentLink(
       successUrl: r.success_url,
       cancelUrl: r.cancel_url,
     }, { publicBaseUrl: opts.publicBaseUrl });
-    const k = db(tx);
+    const k = tx;
     await k.updateTable('payment_intents').set({ payment_link_id: r.id }).where('uuid', '=', created.payment_id).execute();
     await k
       .updateTable('payment_links')

@@ -2,9 +2,8 @@ import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { PaymentResource } from '../../../contract/merchant/payments.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
 import { getPaymentView, paymentEventData } from './view.ts';
@@ -29,10 +28,10 @@ const CANCELED_REASON = 'Payment canceled by the merchant';
  * is left behind. Canceling again answers the canceled payment, with no second
  * event. `payment.canceled` is recorded in the same database transaction.
  */
-export async function cancelPayment(em: EntityManager, keys: PersonalDataKeys, brandId: number, mode: Mode, paymentId: string): Promise<PaymentResource> {
+export async function cancelPayment(em: Db, keys: PersonalDataKeys, brandId: number, mode: Mode, paymentId: string): Promise<PaymentResource> {
   if (!isUuid(paymentId)) throw new AppError('PAYMENT_NOT_FOUND');
-  await em.transactional(async (tx) => {
-    const k = db(tx);
+  await transaction(em, async (tx) => {
+    const k = tx;
     const intent = await k
       .selectFrom('payment_intents')
       .select(['id', 'status'])

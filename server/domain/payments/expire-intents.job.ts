@@ -12,10 +12,10 @@ const MAX_PER_RUN = 10_000;
  * Moves intents past `expires_at` (and their open transactions) to `expired`,
  * each batch in its own database transaction with its `payment.expired` events.
  */
-export async function runIntentExpirySweep(deps: Pick<AppDeps, 'orm' | 'logger'>): Promise<number> {
+export async function runIntentExpirySweep(deps: Pick<AppDeps, 'db' | 'logger'>): Promise<number> {
   let total = 0;
   for (;;) {
-    const n = await expireDueIntents(deps.orm.em.fork(), { limit: BATCH });
+    const n = await expireDueIntents(deps.db, { limit: BATCH });
     total += n;
     if (n < BATCH || total >= MAX_PER_RUN) break;
   }

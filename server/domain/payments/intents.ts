@@ -5,18 +5,17 @@ import { isUuid } from '../../../contract/common/ids.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import { AMOUNT_MAXIMUM_MESSAGE } from '../../../contract/common/money.ts';
 import type { PaymentCreatedResource } from '../../../contract/merchant/payments.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { findOrCreateCustomer, type CustomerInput } from '../customers/service.ts';
 import { grouped } from '../../infra/database/grouped.ts';
-import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
+import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/database.ts';
 import { intentRefusal, noRateMessage, quoteGatewaysOf } from '../gateways/quote.ts';
 import { gatewaysOfMode } from '../sandbox/gateway.ts';
 import { QUOTABLE_COLUMNS, toQuotableGateway, type QuotableGateway } from '../gateways/service.ts';
 import { parseStored } from '../settings/service.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES } from './entities.ts';
-import { db, prepared, type DB } from '../db.ts';
+import { prepared, type DB, transaction, type Db } from '../db.ts';
 import { paymentEventData } from './view.ts';
 import { notifyPaymentStatus } from './status-notify.ts';
 
@@ -75,7 +74,7 @@ const intentConfigQuery = prepared((k) =>
 );
 
 /** Both in one statement: the setting rides on every gateway row (one row of nulls when no gateway is enabled). */
-async function loadIntentConfig(em: EntityManager): Promise<IntentConfig> {
+async function loadIntentConfig(em: Db): Promise<IntentConfig> {
   // The setting comes from a one-row subquery (settings has no entity in this
   // area), so a service with no enabled gateway still reads it.
   const rows = await intentConfigQuery.execute(em, {});
@@ -92,7 +91,7 @@ export interface IntentConfigSource {
   /** The configuration this process read last, if any; possibly no longer current. */
   remembered(): IntentConfig | undefined;
   /** Reads it now, on `tx`, and remembers it. */
-  read(tx: EntityManager): Promise<IntentConfig>;
+  read(tx: Db): Promise<IntentConfig>;
 }
 
 /**
@@ -122,7 +121,7 @@ export interface IntentConfigSource {
  */
 export function intentConfigSource(): IntentConfigSource {
   let last: IntentConfig | undefined;
-  const read = grouped(async (txs: EntityManager[]) => {
+  const read = grouped(async (txs: Db[]) => {
     const config = await loadIntentConfig(txs[0]!);
     return txs.map(() => config);
   }, { maxBatch: 1000, queueTimeoutMs: POOL_ACQUIRE_TIMEOUT_MS, concurrency: 2 });
@@ -148,7 +147,7 @@ function resolveExpiry(config: IntentConfig, input: CreateIntentInput, now: Date
 }
 
 /** Refuses an intent no enabled gateway could ever take, with the messages the error registry documents. */
-async function checkSomeGatewayTakes(em: EntityManager, config: IntentConfig, amount: string, currency: string): Promise<void> {
+async function checkSomeGatewayTakes(em: Db, config: IntentConfig, amount: string, currency: string): Promise<void> {
   const refusal = intentRefusal(await quoteGatewaysOf(em, config.gateways, amount, currency));
   if (refusal === 'AMOUNT_EXCEEDS_MAXIMUM') throw new AppError('AMOUNT_EXCEEDS_MAXIMUM', AMOUNT_MAXIMUM_MESSAGE, { field: 'amount' });
   if (refusal === 'AMOUNT_BELOW_MINIMUM') {
@@ -217,7 +216,7 @@ const insertIntentExpiringIn = insertIntent(($: { seconds: number }) => sql<Date
  * same transaction before the create is decided again.
  */
 export async function createIntent(
-  em: EntityManager,
+  em: Db,
   keys: PersonalDataKeys,
   brandId: number,
   mode: Mode,
@@ -225,8 +224,8 @@ export async function createIntent(
   opts: { publicBaseUrl: string; now?: Date; config?: IntentConfigSource },
 ): Promise<PaymentCreatedResource> {
   const now = opts.now ?? new Date();
-  const read = (tx: EntityManager) => (opts.config ? opts.config.read(tx) : loadIntentConfig(tx));
-  return em.transactional(async (tx) => {
+  const read = (tx: Db) => (opts.config ? opts.config.read(tx) : loadIntentConfig(tx));
+  return transaction(em, async (tx) => {
     const remembered = input.customer ? undefined : opts.config?.remembered();
     if (remembered) {
       // A refusal is only ever decided on a fresh read (below): refusals come before any write, so there is nothing to undo.
@@ -252,7 +251,7 @@ interface Created {
 }
 
 /** Checks the create against `config` (refusals before any write), then writes the customer and the intent. */
-async function createWith(tx: EntityManager, keys: PersonalDataKeys, brandId: number, mode: Mode, input: CreateIntentInput, now: Date, config: IntentConfig): Promise<Created> {
+async function createWith(tx: Db, keys: PersonalDataKeys, brandId: number, mode: Mode, input: CreateIntentInput, now: Date, config: IntentConfig): Promise<Created> {
   await checkSomeGatewayTakes(tx, { ...config, gateways: gatewaysOfMode(config.gateways, mode) }, input.amount, input.currency);
   const expiry = resolveExpiry(config, input, now);
   const customer = input.customer ? await findOrCreateCustomer(tx, keys, brandId, mode, input.customer) : null;
@@ -329,12 +328,12 @@ function toIntent(r: Pick<Selectable<DB['payment_intents']>, (typeof INTENT_COLU
  * complete, fail, expire), so they serialise per payment and never deadlock.
  */
 export async function loadIntent(
-  em: EntityManager,
+  em: Db,
   ref: { intentId: number } | { paymentId: string },
   opts: { forUpdate?: boolean } = {},
 ): Promise<IntentRecord | null> {
   if (!('intentId' in ref) && !isUuid(ref.paymentId)) return null;
-  const q = db(em).selectFrom('payment_intents').select(INTENT_COLUMNS);
+  const q = em.selectFrom('payment_intents').select(INTENT_COLUMNS);
   const row = await ('intentId' in ref ? q.where('id', '=', ref.intentId) : q.where('uuid', '=', ref.paymentId.toLowerCase()))
     .$if(opts.forUpdate === true, (b) => b.forUpdate())
     .executeTakeFirst();
@@ -342,9 +341,9 @@ export async function loadIntent(
 }
 
 /** Moves locked, due intents and their open transactions to `expired`, with one `payment.expired` each. */
-async function expireLocked(tx: EntityManager, intentIds: number[]): Promise<void> {
+async function expireLocked(tx: Db, intentIds: number[]): Promise<void> {
   if (intentIds.length === 0) return;
-  const k = db(tx);
+  const k = tx;
   await k
     .updateTable('payment_intents')
     .set({ status: 'expired', expired_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
@@ -370,9 +369,9 @@ async function expireLocked(tx: EntityManager, intentIds: number[]): Promise<voi
  * worker holds are skipped, so several workers can run this at once. Returns the
  * number expired; call again until it returns less than `limit`.
  */
-export async function expireDueIntents(em: EntityManager, opts: { limit?: number } = {}): Promise<number> {
-  return em.transactional(async (tx) => {
-    const rows = await db(tx)
+export async function expireDueIntents(em: Db, opts: { limit?: number } = {}): Promise<number> {
+  return transaction(em, async (tx) => {
+    const rows = await tx
       .selectFrom('payment_intents')
       .select('id')
       .where('status', '=', 'pending')

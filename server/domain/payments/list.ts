@@ -1,13 +1,13 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { PaymentListItemResource } from '../../../contract/merchant/payments.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { blindIndex } from '../../infra/crypto/blind-index.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { maskEmail, maskPhone, normalizeEmail, normalizePhone } from '../customers/normalize.ts';
 import { CUSTOMER_CONTEXT, customerBinding } from '../customers/service.ts';
 import { sql } from 'kysely';
 import { paymentQuery, toPaymentResource } from './view.ts';
+import type { Db } from '../db.ts';
 
 export interface PaymentListFilter {
   page: number;
@@ -49,7 +49,7 @@ function customerHash(keys: PersonalDataKeys, brandId: number, kind: 'email' | '
 
 /** The brand's payments in one mode, newest first; `total` counts every match. Only the page's customers are decrypted, to mask them. */
 export async function listPayments(
-  em: EntityManager,
+  em: Db,
   keys: PersonalDataKeys,
   brandId: number,
   mode: Mode,

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { AppError, type ErrorCode } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import type { PiiBinding } from '../../infra/crypto/pii-cipher.ts';
 import { normalizePhone } from '../customers/normalize.ts';
@@ -13,7 +12,7 @@ import { gatewayServesMode } from '../sandbox/gateway.ts';
 import { recordEvent, recordEvents, type EventEndpointsMemo } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES, type TransactionStatus } from './entities.ts';
 import { loadIntent } from './intents.ts';
-import { db, prepared, type DB } from '../db.ts';
+import { prepared, type DB, transaction, type Db } from '../db.ts';
 import { paymentEventData, paymentEventDataOf, trimDecimal, type PaymentRow } from './view.ts';
 import { notifyPaymentStatus } from './status-notify.ts';
 
@@ -58,8 +57,8 @@ export type CompletionSource = 'sms' | 'admin' | 'gateway_callback' | 'sandbox' 
  * type; add a where on `t`. Every column keeps a name db.ts converts (ids as
  * numbers, timestamps as Dates).
  */
-export function transactionQuery(em: EntityManager) {
-  return transactionSelect(db(em));
+export function transactionQuery(em: Db) {
+  return transactionSelect(em);
 }
 
 /** transactionQuery on a given builder (a prepared statement compiles it once: sms/candidates.ts). */
@@ -104,13 +103,13 @@ export function toTransaction(r: TransactionQueryRow): TransactionRecord {
   };
 }
 
-export async function getTransaction(em: EntityManager, id: number): Promise<TransactionRecord> {
+export async function getTransaction(em: Db, id: number): Promise<TransactionRecord> {
   const row = await transactionQuery(em).where('t.id', '=', id).executeTakeFirst();
   if (!row) throw new AppError('TRANSACTION_NOT_FOUND');
   return toTransaction(row);
 }
 
-export async function getTransactionByTrxId(em: EntityManager, trxId: string): Promise<TransactionRecord> {
+export async function getTransactionByTrxId(em: Db, trxId: string): Promise<TransactionRecord> {
   const row = await transactionQuery(em).where('t.trx_id', '=', trxId).executeTakeFirst();
   if (!row) throw new AppError('TRANSACTION_NOT_FOUND');
   return toTransaction(row);
@@ -194,18 +193,18 @@ export interface StartTransactionInput {
  * CURRENCY_CONVERSION_FAILED, AMOUNT_BELOW_MINIMUM, AMOUNT_EXCEEDS_MAXIMUM,
  * GATEWAY_TRX_ID_TAKEN, VALIDATION_ERROR.
  */
-export async function startTransaction(em: EntityManager, keys: PersonalDataKeys, input: StartTransactionInput): Promise<TransactionRecord> {
+export async function startTransaction(em: Db, keys: PersonalDataKeys, input: StartTransactionInput): Promise<TransactionRecord> {
   const gatewayTrxId = input.gatewayTrxId ? cleanGatewayTrxId(input.gatewayTrxId) : null;
   const senderPhone = input.senderNumber ? cleanSender(input.senderNumber) : null;
   return mapUnique(() =>
-    em.transactional(async (tx) => {
+    transaction(em, async (tx) => {
       const ref = input.intentId !== undefined ? { intentId: input.intentId } : { paymentId: input.paymentId ?? '' };
       const intent = await loadIntent(tx, ref, { forUpdate: true });
       if (!intent) throw new AppError('PAYMENT_NOT_FOUND');
       if (intent.status === 'completed') throw new AppError('PAYMENT_ALREADY_STARTED', 'Payment is already completed');
       if (intent.status === 'canceled') throw new AppError('INVALID_STATE', 'Payment was canceled by the merchant');
       if (intent.status === 'expired' || intent.expiresAt.getTime() <= Date.now()) throw new AppError('PAYMENT_EXPIRED');
-      const live = await db(tx)
+      const live = await tx
         .selectFrom('transactions')
         .select('id')
         .where('intent_id', '=', intent.id)
@@ -233,7 +232,7 @@ export async function startTransaction(em: EntityManager, keys: PersonalDataKeys
       const status: TransactionStatus = gateway.type === 'automatic' ? 'processing' : gatewayTrxId ? 'awaiting_verification' : 'pending';
       const trxId = newTrxId();
       // A quote without a refusal has every amount. mode is not given: a trigger copies the intent's.
-      const row = await db(tx)
+      const row = await tx
         .insertInto('transactions')
         .values({
           brand_id: intent.brandId, intent_id: intent.id, trx_id: trxId, gateway_id: gateway.id, method, gateway_trx_id: gatewayTrxId, amount: quote.amount!,
@@ -256,8 +255,8 @@ export async function startTransaction(em: EntityManager, keys: PersonalDataKeys
  * transaction locked and read in another; four before, and completions are the
  * hot path of SMS verification (BENCHMARKS.md).
  */
-async function lockTransaction(tx: EntityManager, transactionId: number): Promise<TransactionRecord> {
-  const k = db(tx);
+async function lockTransaction(tx: Db, transactionId: number): Promise<TransactionRecord> {
+  const k = tx;
   const intent = await k
     .selectFrom('payment_intents')
     .select('id')
@@ -280,19 +279,19 @@ async function lockTransaction(tx: EntityManager, transactionId: number): Promis
  * the new id. The caller runs this in its own database transaction.
  */
 export async function replaceLockedGatewayTrxId(
-  tx: EntityManager,
+  tx: Db,
   keys: PersonalDataKeys,
   t: TransactionRecord,
   input: { gatewayTrxId: string; senderNumber?: string | null },
 ): Promise<TransactionRecord> {
-  if (!tx.isInTransaction()) throw new Error('replaceLockedGatewayTrxId must run inside em.transactional()');
+  if (!tx.isTransaction) throw new Error('replaceLockedGatewayTrxId must run inside transaction(em, )');
   const gatewayTrxId = cleanGatewayTrxId(input.gatewayTrxId);
   const sender = encryptSender(keys, input.senderNumber ? cleanSender(input.senderNumber) : null, t.brandId, t.trxId);
   if (t.status !== 'awaiting_verification' || t.gatewayType !== 'manual') {
     throw new AppError('INVALID_STATE', `Transaction is ${t.status}; only a manual-gateway transaction awaiting verification takes another gateway transaction id`);
   }
   const updated = await mapUnique(() =>
-    db(tx)
+    tx
       .updateTable('transactions')
       .set({ gateway_trx_id: gatewayTrxId, sender_number_encrypted: sender, updated_at: sql<Date>`now()` })
       .where('id', '=', t.id)
@@ -312,13 +311,13 @@ export async function replaceLockedGatewayTrxId(
  * transaction has none yet; a different one already on it is INVALID_STATE.
  */
 export async function completeTransaction(
-  em: EntityManager,
+  em: Db,
   transactionId: number,
   opts: { source: CompletionSource; gatewayTrxId?: string | null },
 ): Promise<TransactionChange> {
   const claimed = opts.gatewayTrxId ? cleanGatewayTrxId(opts.gatewayTrxId) : null;
   return mapUnique(() =>
-    em.transactional(async (tx) => completeLockedTransaction(tx, await lockTransaction(tx, transactionId), { source: opts.source, gatewayTrxId: claimed })),
+    transaction(em, async (tx) => completeLockedTransaction(tx, await lockTransaction(tx, transactionId), { source: opts.source, gatewayTrxId: claimed })),
   );
 }
 
@@ -332,14 +331,14 @@ export async function completeTransaction(
  * error a write can raise is GATEWAY_TRX_ID_TAKEN (the unique index on the
  * gateway trx id, when `gatewayTrxId` is stored on a transaction that had
  * none): a caller that wants to go on after that refusal runs this in a
- * nested em.transactional() (a savepoint), as completeTransaction does.
+ * nested transaction(em, ) (a savepoint), as completeTransaction does.
  */
 export async function completeLockedTransaction(
-  tx: EntityManager,
+  tx: Db,
   t: TransactionRecord,
   opts: { source: CompletionSource; gatewayTrxId?: string | null; eventEndpoints?: EventEndpointsMemo },
 ): Promise<TransactionChange> {
-  if (!tx.isInTransaction()) throw new Error('completeLockedTransaction must run inside em.transactional()');
+  if (!tx.isTransaction) throw new Error('completeLockedTransaction must run inside transaction(em, )');
   const claimed = opts.gatewayTrxId ? cleanGatewayTrxId(opts.gatewayTrxId) : null;
   if (completionRefusal(t, opts.gatewayTrxId) === 'already_completed') return { transaction: t, changed: false };
   // Both rows are already locked (intent first), so one statement updates both:
@@ -349,7 +348,7 @@ export async function completeLockedTransaction(
   // one more round trip. Anything unusual (intent not pending, another
   // transaction latest) still reads it back.
   const row = await mapUnique(() =>
-    db(tx)
+    tx
       .with('done', (k) =>
         k
           .updateTable('transactions')
@@ -476,11 +475,11 @@ const completeTogether = prepared((q, $: { ids: number[]; intentIds: number[]; s
  * broke): the caller's whole transaction then fails.
  */
 export function bindCompletions(
-  tx: EntityManager,
+  tx: Db,
   items: ReadonlyArray<{ t: TransactionRecord; gatewayTrxId: string | null }>,
   source: CompletionSource,
 ) {
-  if (!tx.isInTransaction()) throw new Error('bindCompletions must run inside em.transactional()');
+  if (!tx.isTransaction) throw new Error('bindCompletions must run inside transaction(em, )');
   const claimed = Object.fromEntries(items.map(({ t, gatewayTrxId }) => [String(t.id), gatewayTrxId ? cleanGatewayTrxId(gatewayTrxId) : null]));
   const values = { ids: items.map(({ t }) => t.id), intentIds: items.map(({ t }) => t.intentId), source, claimed: JSON.stringify(claimed) };
   type Row = Awaited<ReturnType<typeof completeTogether.execute>>[number];
@@ -602,15 +601,15 @@ function completedPaymentRow(intent: IntentEventRow, t: TransactionRecord): Paym
  * transaction. The intent stays payable (a new attempt may start) until it
  * expires. Already failed: `changed: false`; completed or expired: INVALID_STATE.
  */
-export async function failTransaction(em: EntityManager, transactionId: number, opts: { reason: string }): Promise<TransactionChange> {
+export async function failTransaction(em: Db, transactionId: number, opts: { reason: string }): Promise<TransactionChange> {
   const reason = opts.reason.trim().slice(0, 500) || 'failed';
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     const t = await lockTransaction(tx, transactionId);
     if (t.status === 'failed') return { transaction: t, changed: false };
     if (!(OPEN_TRANSACTION_STATUSES as readonly string[]).includes(t.status)) {
       throw new AppError('INVALID_STATE', `Transaction is ${t.status} and cannot fail`);
     }
-    await db(tx)
+    await tx
       .updateTable('transactions')
       .set({ status: 'failed', failure_reason: reason, updated_at: sql<Date>`now()` })
       .where('id', '=', transactionId)

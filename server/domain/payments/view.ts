@@ -2,11 +2,10 @@ import { AppError } from '../../../contract/common/errors.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { PaymentResource } from '../../../contract/merchant/payments.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { decryptNameAndEmail } from '../customers/service.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import type { Kysely } from 'kysely';
-import { db, prepared, type DB } from '../db.ts';
+import { prepared, type DB, type Db } from '../db.ts';
 
 /** Drops the zeros numeric(20,10) pads with. */
 export function trimDecimal(s: string | null): string | null {
@@ -23,8 +22,8 @@ export function trimDecimal(s: string | null): string | null {
  * transaction's gateway id). `transaction_id` names no column of these tables
  * and comes back as the driver's string: read it with Number().
  */
-export function paymentQuery(em: EntityManager) {
-  return paymentSelect(db(em));
+export function paymentQuery(em: Db) {
+  return paymentSelect(em);
 }
 
 /** paymentQuery on a given builder (the prepared view below compiles it once). */
@@ -133,7 +132,7 @@ const paymentView = prepared((k, $: { uuid: string; brandId: number; mode: Mode 
  * A brand's payment by its public id. Unknown, another brand's and malformed ids
  * all answer PAYMENT_NOT_FOUND, so ids of other brands cannot be probed.
  */
-export async function getPaymentView(em: EntityManager, keys: PersonalDataKeys, brandId: number, mode: Mode, paymentId: string): Promise<PaymentResource> {
+export async function getPaymentView(em: Db, keys: PersonalDataKeys, brandId: number, mode: Mode, paymentId: string): Promise<PaymentResource> {
   if (!isUuid(paymentId)) throw new AppError('PAYMENT_NOT_FOUND');
   // The other mode's payment answers like an unknown id: a key sees only its own mode.
   // The customer's encrypted name and email are joined in: one round trip
@@ -158,7 +157,7 @@ export async function getPaymentView(em: EntityManager, keys: PersonalDataKeys, 
  * The payment as webhook events carry it: without the customer, because event
  * payloads are stored and resent in clear.
  */
-export async function paymentEventData(em: EntityManager, intentId: number): Promise<Record<string, unknown>> {
+export async function paymentEventData(em: Db, intentId: number): Promise<Record<string, unknown>> {
   return paymentEventDataOf(await paymentQuery(em).where('intent.id', '=', intentId).executeTakeFirstOrThrow());
 }
 

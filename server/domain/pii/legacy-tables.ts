@@ -1,6 +1,5 @@
 import type { PiiBinding } from '../../infra/crypto/pii-cipher.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 import { blindIndex } from '../../infra/crypto/blind-index.ts';
 import { CUSTOMER_CONTEXT, customerBinding } from '../customers/service.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
@@ -24,7 +23,7 @@ export interface Reader {
 export interface LegacyTable<R extends { id: number } = { id: number }> {
   table: string;
   /** The next batch of old rows, locked, in id order. */
-  select(tx: EntityManager, batchSize: number): Promise<R[]>;
+  select(tx: Db, batchSize: number): Promise<R[]>;
   /** The new values of the row's columns (`pii_v` is set by the caller). */
   rewrite(row: R, read: Reader, keys: PersonalDataKeys): Record<string, string | null>;
 }
@@ -43,7 +42,7 @@ export const legacyTables: readonly LegacyTable[] = [
   legacyTable({
     table: 'customers',
     select: (tx, n) =>
-      db(tx)
+      tx
         .selectFrom('customers')
         .select(['id', 'uuid', 'brand_id', 'name_encrypted', 'email_encrypted', 'phone_encrypted', 'email_hash', 'phone_hash'])
         .where('pii_v', '=', 1)
@@ -69,7 +68,7 @@ export const legacyTables: readonly LegacyTable[] = [
   legacyTable({
     table: 'sms_records',
     select: (tx, n) =>
-      db(tx)
+      tx
         .selectFrom('sms_records')
         .select(['id', 'brand_id', 'device_id', 'device_message_id', 'sender', 'body_encrypted', 'parsed_sender_number', 'content_hash'])
         .where('pii_v', '=', 1)
@@ -94,7 +93,7 @@ export const legacyTables: readonly LegacyTable[] = [
   legacyTable({
     table: 'notifications',
     select: (tx, n) =>
-      db(tx)
+      tx
         .selectFrom('notifications')
         .innerJoin('devices as d', 'd.id', 'notifications.device_id')
         .select(['notifications.id', 'd.brand_id', 'notifications.title', 'notifications.body'])
@@ -112,7 +111,7 @@ export const legacyTables: readonly LegacyTable[] = [
   legacyTable({
     table: 'outbound_sms',
     select: (tx, n) =>
-      db(tx)
+      tx
         .selectFrom('outbound_sms')
         .select(['id', 'brand_id', 'phone_encrypted', 'message_encrypted'])
         .where('pii_v', '=', 1)
@@ -131,7 +130,7 @@ export const legacyTables: readonly LegacyTable[] = [
   legacyTable({
     table: 'transactions',
     select: (tx, n) =>
-      db(tx)
+      tx
         .selectFrom('transactions')
         .select(['id', 'brand_id', 'trx_id', 'sender_number_encrypted'])
         .where('pii_v', '=', 1)

@@ -1,8 +1,9 @@
 import { isUnboundToken, PiiCipherError } from '../../infra/crypto/pii-cipher.ts';
-import type { Orm } from '../../infra/database/orm.ts';
+import { sql } from 'kysely';
 import type { Logger } from '../../infra/logger.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { legacyTables, type LegacyTable, type Reader } from './legacy-tables.ts';
+import { transaction, type Db } from '../db.ts';
 
 /** Rows per transaction: small enough that a batch holds its row locks briefly. */
 const REENCRYPT_BATCH = 200;
@@ -25,13 +26,13 @@ export interface ReencryptReport {
  * second run finds no `pii_v = 1` row and changes nothing). Run under the
  * migration lock (orm.ts), so two processes never rewrite side by side.
  */
-export async function reencryptPersonalData(orm: Orm, keys: PersonalDataKeys, logger?: Logger, batchSize = REENCRYPT_BATCH): Promise<ReencryptReport> {
+export async function reencryptPersonalData(db: Db, keys: PersonalDataKeys, logger?: Logger, batchSize = REENCRYPT_BATCH): Promise<ReencryptReport> {
   const report: ReencryptReport = { rewritten: {}, unreadable: {} };
   for (const spec of legacyTables) {
     let rewritten = 0;
     let unreadable = 0;
     for (;;) {
-      const done = await rewriteBatch(orm, keys, spec, batchSize, () => unreadable++);
+      const done = await rewriteBatch(db, keys, spec, batchSize, () => unreadable++);
       if (done === 0) break;
       rewritten += done;
     }
@@ -47,17 +48,14 @@ export async function reencryptPersonalData(orm: Orm, keys: PersonalDataKeys, lo
   return report;
 }
 
-async function rewriteBatch(orm: Orm, keys: PersonalDataKeys, spec: LegacyTable, batchSize: number, onUnreadable: () => void): Promise<number> {
-  return orm.em.fork().transactional(async (tx) => {
+async function rewriteBatch(db: Db, keys: PersonalDataKeys, spec: LegacyTable, batchSize: number, onUnreadable: () => void): Promise<number> {
+  return transaction(db, async (tx) => {
     const rows = await spec.select(tx, batchSize);
     for (const row of rows) {
       const values = spec.rewrite(row, reader(keys, spec.table, row.id, onUnreadable), keys);
       const columns = Object.keys(values);
       // Raw SQL: one generic UPDATE for several areas' tables, its table and columns named by the legacy-table spec.
-      await tx.execute(
-        `UPDATE ${spec.table} SET ${columns.map((c) => `${c} = ?`).join(', ')}, pii_v = 2 WHERE id = ? AND pii_v = 1`,
-        [...columns.map((c) => values[c]), row.id],
-      );
+      await sql`UPDATE ${sql.table(spec.table)} SET ${sql.join(columns.map((c) => sql`${sql.ref(c)} = ${values[c]}`))}, pii_v = 2 WHERE id = ${row.id} AND pii_v = 1`.execute(tx);
     }
     return rows.length;
   });

@@ -1,7 +1,7 @@
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { grouped } from '../../infra/database/grouped.ts';
 import type { Bucket } from './policy.ts';
 import { countHits, type CountedBucket, type CounterTotal } from './store.ts';
+import type { Db } from '../db.ts';
 
 /**
  * Group counting (infra/database/grouped.ts): requests that need a count while
@@ -62,7 +62,7 @@ export interface HitCounter {
   count(buckets: readonly Bucket[]): Promise<CountedBucket[]>;
 }
 
-export function createHitCounter(em: () => EntityManager): HitCounter {
+export function createHitCounter(em: () => Db): HitCounter {
   const count = grouped(async (batch: Waiting[]) => assignCounts(batch, await countHits(em(), [...sumByKey(batch).values()])), { maxBatch: MAX_BATCH, concurrency: 2 });
   return { count: (buckets) => count({ buckets }) };
 }

@@ -1,6 +1,5 @@
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql } from 'kysely';
-import { db, rawStatement } from '../db.ts';
+import { rawStatement, type Db } from '../db.ts';
 import type { BucketState } from './policy.ts';
 
 /** A counted bucket, with what is needed to give the hit back. */
@@ -62,15 +61,15 @@ const countIncrements = rawStatement<CountedRow>(
  * concurrency. Rows are inserted in bucket order so two statements spending the
  * same two buckets lock them in the same order and cannot deadlock.
  */
-export async function countHits(em: EntityManager, increments: ReadonlyArray<{ key: string; windowSeconds: number; n: number }>): Promise<Map<string, CounterTotal>> {
+export async function countHits(em: Db, increments: ReadonlyArray<{ key: string; windowSeconds: number; n: number }>): Promise<Map<string, CounterTotal>> {
   if (increments.length === 0) return new Map();
   const rows = await countIncrements(em, [increments.map((b) => b.key), increments.map((b) => b.windowSeconds), increments.map((b) => b.n)]);
   return new Map(rows.map((r) => [r.bucket, { hits: Number(r.hits), resetSeconds: Number(r.reset_seconds), windowEpoch: Number(r.window_epoch) }]));
 }
 
 /** Takes one hit back (a `failuresOnly` bucket after a successful request). */
-export async function giveBackHit(em: EntityManager, bucket: Pick<CountedBucket, 'key' | 'windowEpoch'>): Promise<void> {
-  await db(em)
+export async function giveBackHit(em: Db, bucket: Pick<CountedBucket, 'key' | 'windowEpoch'>): Promise<void> {
+  await em
     .updateTable('rate_limits')
     .set({ hits: sql<number>`hits - 1` })
     .where('bucket', '=', bucket.key)
@@ -80,14 +79,11 @@ export async function giveBackHit(em: EntityManager, bucket: Pick<CountedBucket,
 }
 
 /** Deletes up to `limit` windows that ended; returns how many. */
-export async function purgeExpiredWindows(em: EntityManager, limit = 5000): Promise<number> {
+export async function purgeExpiredWindows(em: Db, limit = 5000): Promise<number> {
   // Raw: a bounded delete picks its rows by ctid, a system column the typed builder does not know.
-  const rows = await em.execute<Array<{ n: number | string }>>(
-    `WITH gone AS (
-       DELETE FROM rate_limits WHERE ctid = ANY (ARRAY(SELECT ctid FROM rate_limits WHERE expires_at < now() LIMIT ?))
+  const { rows } = await sql<{ n: number | string }>`WITH gone AS (
+       DELETE FROM rate_limits WHERE ctid = ANY (ARRAY(SELECT ctid FROM rate_limits WHERE expires_at < now() LIMIT ${limit}))
        RETURNING 1
-     ) SELECT count(*) AS n FROM gone`,
-    [limit],
-  );
+     ) SELECT count(*) AS n FROM gone`.execute(em);
   return Number(rows[0]?.n ?? 0);
 }

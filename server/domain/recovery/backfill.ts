@@ -1,9 +1,8 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { MAX_BACKFILL_WINDOW_DAYS, type BackfillStatus } from '../../../contract/admin/recovery.ts';
 import type { backfillReasons } from '../../../contract/device/commands.ts';
 import { sql, type Selectable } from 'kysely';
-import { db, type DB } from '../db.ts';
+import { type DB, type Db } from '../db.ts';
 
 /**
  * Backfill: the service asks a phone to re-send the official-sender SMS of a
@@ -82,7 +81,7 @@ export function validateWindow(from: Date, to: Date, now = new Date()): void {
  * often describe the same gap) and returns null.
  */
 export async function requestBackfill(
-  em: EntityManager,
+  em: Db,
   q: { deviceId: number; from: Date; to: Date; reason: BackfillReason; requestedBy?: string | null },
 ): Promise<BackfillRequestView | null> {
   let from = q.from;
@@ -92,7 +91,7 @@ export async function requestBackfill(
   if (to.getTime() <= from.getTime()) return null;
   if (q.reason !== 'manual') {
     // One request per gap: an open one overlapping this window grows to cover both (the phone re-polls open commands).
-    const merged = await db(em)
+    const merged = await em
       .updateTable('backfill_requests')
       .set({
         window_from: sql<Date>`LEAST(window_from, ${from}::timestamptz)`,
@@ -118,11 +117,11 @@ export async function requestBackfill(
     if (merged[0]) return null;
   }
   // Only for an active device: one INSERT ... SELECT.
-  const rows = await db(em)
+  const rows = await em
     .insertInto('backfill_requests')
     .columns(['brand_id', 'device_id', 'window_from', 'window_to', 'reason', 'requested_by'])
     .expression(
-      db(em)
+      em
         .selectFrom('devices')
         .select(['brand_id', 'id'])
         .select([
@@ -140,10 +139,10 @@ export async function requestBackfill(
 }
 
 export async function listBackfillRequests(
-  em: EntityManager,
+  em: Db,
   f: { deviceId?: number; brandId?: number; status?: BackfillStatus; limit?: number },
 ): Promise<BackfillRequestView[]> {
-  const rows = await db(em)
+  const rows = await em
     .selectFrom('backfill_requests')
     .select(COLUMNS)
     .$if(f.deviceId !== undefined, (qb) => qb.where('device_id', '=', f.deviceId!))
@@ -156,8 +155,8 @@ export async function listBackfillRequests(
 }
 
 /** The device's open requests, oldest first; those not yet delivered are marked delivered now. */
-export async function pollBackfillCommands(em: EntityManager, deviceId: number): Promise<BackfillRequestView[]> {
-  const rows = await db(em)
+export async function pollBackfillCommands(em: Db, deviceId: number): Promise<BackfillRequestView[]> {
+  const rows = await em
     .updateTable('backfill_requests')
     .set({ status: 'delivered', delivered_at: sql<Date>`COALESCE(delivered_at, now())`, updated_at: sql<Date>`now()` })
     .where('device_id', '=', deviceId)
@@ -173,8 +172,8 @@ export async function pollBackfillCommands(em: EntityManager, deviceId: number):
  * exists); answering twice keeps the first answer. A late answer to a `failed`
  * request still counts: the SMS came in after all.
  */
-export async function completeBackfillCommand(em: EntityManager, deviceId: number, id: number, resentCount: number): Promise<BackfillRequestView> {
-  const rows = await db(em)
+export async function completeBackfillCommand(em: Db, deviceId: number, id: number, resentCount: number): Promise<BackfillRequestView> {
+  const rows = await em
     .updateTable('backfill_requests')
     .set({
       status: 'answered',
@@ -189,7 +188,7 @@ export async function completeBackfillCommand(em: EntityManager, deviceId: numbe
     .returning(COLUMNS)
     .execute();
   if (rows[0]) return view(rows[0]);
-  const existing = await db(em).selectFrom('backfill_requests').select(COLUMNS).where('id', '=', id).where('device_id', '=', deviceId).execute();
+  const existing = await em.selectFrom('backfill_requests').select(COLUMNS).where('id', '=', id).where('device_id', '=', deviceId).execute();
   if (!existing[0]) throw new AppError('NOT_FOUND', 'Command not found');
   return view(existing[0]);
 }
@@ -204,8 +203,8 @@ export function nextAttemptDelayMs(attempts: number): number {
  * is missing (or this one is forged): ask the phone for that window. Runs in
  * the matching transaction, so the request exists exactly when the break does.
  */
-export async function requestBackfillForChainBreak(tx: EntityManager, q: { deviceId: number; previousId: number; smsTime: Date }): Promise<void> {
-  const prev = await db(tx).selectFrom('sms_records').select('sms_time').where('id', '=', q.previousId).executeTakeFirst();
+export async function requestBackfillForChainBreak(tx: Db, q: { deviceId: number; previousId: number; smsTime: Date }): Promise<void> {
+  const prev = await tx.selectFrom('sms_records').select('sms_time').where('id', '=', q.previousId).executeTakeFirst();
   if (!prev?.sms_time) return;
   const now = Date.now();
   // The phone's inbox clock may differ from ours by its offset: a minute's margin either side.

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { recordAudit, type AuditActor } from '../audit/service.ts';
 import { ingestSmsBatch } from '../sms-intake/service.ts';
@@ -16,12 +15,12 @@ import type { MatchSmsRecords } from '../sms-intake/matching-seam.ts';
  * with a phone's.
  */
 export async function pasteSms(
-  em: EntityManager,
+  em: Db,
   deps: { cipher: PiiCipher; hashKey: Buffer; match: MatchSmsRecords; onMatchError?: (err: unknown) => void },
   who: AuditActor,
   input: { deviceId: number; sender: string; body: string; receivedAt: Date; operatorName: string | null },
 ): Promise<{ id: number; duplicateOf: number | null }> {
-  const device = await db(em).selectFrom('devices').select(['brand_id', 'status']).where('id', '=', input.deviceId).executeTakeFirst();
+  const device = await em.selectFrom('devices').select(['brand_id', 'status']).where('id', '=', input.deviceId).executeTakeFirst();
   if (!device) throw new AppError('DEVICE_NOT_FOUND', undefined, { field: 'device_id' });
   // A revoked phone's SMS are no longer trusted as evidence when forwarded; an operator cannot bring them in by hand either.
   if (device.status === 'revoked') throw new AppError('DEVICE_REVOKED', undefined, { field: 'device_id' });
@@ -36,7 +35,7 @@ export async function pasteSms(
       pasted: { enteredBy: who.actor, operatorName: input.operatorName },
     },
   ]);
-  await em.transactional((tx) =>
+  await transaction(em, (tx) =>
     recordAudit(tx, who, {
       action: 'sms_record.paste',
       targetType: 'sms_record',

@@ -1,11 +1,10 @@
 import type { AppDeps } from '../../deps.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { MinuteSweep } from '../../infra/jobs/scheduled.ts';
 import { createNotification } from '../notifications/service.ts';
 import { MAX_BACKFILL_ATTEMPTS, nextAttemptDelayMs } from './backfill.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 
 export const RETRY_BACKFILL_SWEEP = 'backfill-retry-sweep';
 
@@ -17,9 +16,9 @@ export const RETRY_BACKFILL_SWEEP = 'backfill-retry-sweep';
  * admin API and are picked up, once, by `takeUnreportedBackfillFailures`
  * (operator alerts). Rows are locked SKIP LOCKED: concurrent sweeps never nudge twice.
  */
-export async function retryBackfillRequests(em: EntityManager, cipher: PiiCipher): Promise<{ nudged: number; failed: number }> {
-  return em.fork().transactional(async (tx) => {
-    const k = db(tx);
+export async function retryBackfillRequests(em: Db, cipher: PiiCipher): Promise<{ nudged: number; failed: number }> {
+  return transaction(em, async (tx) => {
+    const k = tx;
     const due = await k
       .selectFrom('backfill_requests')
       .select(['id', 'brand_id', 'device_id', 'attempts', 'window_from', 'window_to'])
@@ -60,8 +59,8 @@ export async function retryBackfillRequests(em: EntityManager, cipher: PiiCipher
  * The hook for operator alerts: failed requests not yet reported, marked
  * reported in the same statement so each is handed out exactly once.
  */
-export async function takeUnreportedBackfillFailures(em: EntityManager): Promise<Array<{ id: number; brandId: number; deviceId: number; reason: string; failedAt: Date }>> {
-  const rows = await db(em)
+export async function takeUnreportedBackfillFailures(em: Db): Promise<Array<{ id: number; brandId: number; deviceId: number; reason: string; failedAt: Date }>> {
+  const rows = await em
     .updateTable('backfill_requests')
     .set({ reported_at: sql<Date>`now()` })
     .where('status', '=', 'failed')
@@ -72,8 +71,8 @@ export async function takeUnreportedBackfillFailures(em: EntityManager): Promise
   return rows.map((r) => ({ id: r.id, brandId: r.brand_id, deviceId: r.device_id, reason: r.reason, failedAt: r.failed_at! }));
 }
 
-async function runBackfillRetrySweep(deps: Pick<AppDeps, 'orm' | 'logger' | 'crypto'>): Promise<void> {
-  const { nudged, failed } = await retryBackfillRequests(deps.orm.em.fork(), deps.crypto.pii);
+async function runBackfillRetrySweep(deps: Pick<AppDeps, 'db' | 'logger' | 'crypto'>): Promise<void> {
+  const { nudged, failed } = await retryBackfillRequests(deps.db, deps.crypto.pii);
   if (failed) deps.logger.warn({ failed }, 'backfill requests unanswered after every attempt; listed as failed in the admin API');
   if (nudged) deps.logger.info({ nudged }, 'backfill requests nudged');
 }

@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { compareMoney, subMoney } from '../money/decimal.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import type { RefundStatus } from './entities.ts';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import { handRefundToGateway } from '../sandbox/refunds.ts';
 import { scopeParam } from '../brands/scope.ts';
 
@@ -27,8 +26,8 @@ export interface RefundResource {
 }
 
 /** The refund (`r`) with its transaction's references; add a where on `r` or `t`. */
-function refundQuery(em: EntityManager) {
-  return db(em)
+function refundQuery(em: Db) {
+  return em
     .selectFrom('refunds as r')
     .innerJoin('transactions as t', 't.id', 'r.transaction_id')
     .select([
@@ -68,10 +67,10 @@ interface TransactionRef {
  * when it matches, else every transaction whose gateway reference matches
  * (case-insensitively; two gateways may use the same id).
  */
-async function findTransactions(em: EntityManager, brandId: number, mode: Mode, reference: string): Promise<TransactionRef[]> {
+async function findTransactions(em: Db, brandId: number, mode: Mode, reference: string): Promise<TransactionRef[]> {
   const ref = reference.trim();
   if (ref === '' || ref.length > 100) return [];
-  const q = db(em).selectFrom('transactions').select(['id', 'status', 'amount', 'currency']).where('brand_id', '=', brandId).where('mode', '=', mode);
+  const q = em.selectFrom('transactions').select(['id', 'status', 'amount', 'currency']).where('brand_id', '=', brandId).where('mode', '=', mode);
   const byTrxId = await q.where('trx_id', '=', ref).execute();
   if (byTrxId.length > 0) return byTrxId;
   return q
@@ -87,8 +86,8 @@ async function findTransactions(em: EntityManager, brandId: number, mode: Mode, 
  * createRefund then refuses as not refundable. An unknown payment, another
  * brand's or mode's, or one without any transaction: none.
  */
-async function findPaymentTransaction(em: EntityManager, brandId: number, mode: Mode, paymentId: string): Promise<TransactionRef[]> {
-  const r = await db(em)
+async function findPaymentTransaction(em: Db, brandId: number, mode: Mode, paymentId: string): Promise<TransactionRef[]> {
+  const r = await em
     .selectFrom('payment_intents as i')
     .leftJoin('transactions as t', 't.intent_id', 'i.id')
     .select(['i.id as intent_id', 't.id', 't.status', 't.amount', 't.currency'])
@@ -110,7 +109,7 @@ async function findPaymentTransaction(em: EntityManager, brandId: number, mode: 
  * reference). Unknown transaction (or another brand's): PAYMENT_NOT_FOUND; known
  * without refunds: REFUND_NOT_FOUND.
  */
-export async function getLatestRefund(em: EntityManager, brandId: number, mode: Mode, reference: string): Promise<RefundResource> {
+export async function getLatestRefund(em: Db, brandId: number, mode: Mode, reference: string): Promise<RefundResource> {
   const txs = await findTransactions(em, brandId, mode, reference);
   if (txs.length === 0) throw new AppError('PAYMENT_NOT_FOUND');
   const row = await refundQuery(em)
@@ -123,7 +122,7 @@ export async function getLatestRefund(em: EntityManager, brandId: number, mode: 
   return toRefundResource(row);
 }
 
-export async function getRefund(em: EntityManager, refundId: number): Promise<RefundResource & { brandId: number; mode: Mode }> {
+export async function getRefund(em: Db, refundId: number): Promise<RefundResource & { brandId: number; mode: Mode }> {
   const row = await refundQuery(em).where('r.id', '=', refundId).executeTakeFirst();
   if (!row) throw new AppError('REFUND_NOT_FOUND');
   return { ...toRefundResource(row), brandId: row.brand_id, mode: row.mode };
@@ -147,7 +146,7 @@ export interface RefundListFilter {
  * list share this so their filters can never mean different things.
  */
 export async function searchRefunds(
-  em: EntityManager,
+  em: Db,
   f: RefundListFilter & { brandId?: number; brandIds?: number[] | null; mode?: Mode },
 ): Promise<{ items: Array<RefundResource & { brandId: number; mode: Mode }>; total: number }> {
   const matching = refundQuery(em)
@@ -173,7 +172,7 @@ export async function searchRefunds(
 }
 
 /** The brand's refunds, newest first; `total` counts every refund matching the filters. */
-export async function listRefunds(em: EntityManager, brandId: number, mode: Mode, f: RefundListFilter): Promise<{ items: RefundResource[]; total: number }> {
+export async function listRefunds(em: Db, brandId: number, mode: Mode, f: RefundListFilter): Promise<{ items: RefundResource[]; total: number }> {
   const { items, total } = await searchRefunds(em, { ...f, brandId, mode });
   return { items: items.map(({ brandId: _brand, mode: _mode, ...refund }) => refund), total };
 }
@@ -187,19 +186,19 @@ export async function listRefunds(em: EntityManager, brandId: number, mode: Mode
  * TRANSACTION_NOT_REFUNDABLE (not completed), REFUND_EXCEEDS_AVAILABLE.
  */
 export async function createRefund(
-  em: EntityManager,
+  em: Db,
   brandId: number,
   mode: Mode,
   input: ({ trxId: string } | { paymentId: string }) & { amount: string; reason?: string | null },
 ): Promise<RefundResource> {
   const field = 'paymentId' in input ? 'payment_id' : 'trx_id';
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     const txs = 'paymentId' in input ? await findPaymentTransaction(tx, brandId, mode, input.paymentId) : await findTransactions(tx, brandId, mode, input.trxId);
     if (txs.length === 0) throw new AppError('PAYMENT_NOT_FOUND', undefined, { field });
     if (txs.length > 1) {
       throw new AppError('VALIDATION_ERROR', 'Several transactions carry this gateway reference; use the service trx_id', { field: 'trx_id' });
     }
-    const k = db(tx);
+    const k = tx;
     const locked = await k.selectFrom('transactions').select(['status', 'amount', 'currency']).where('id', '=', txs[0]!.id).forUpdate().executeTakeFirstOrThrow();
     if (locked.status !== 'completed') throw new AppError('TRANSACTION_NOT_REFUNDABLE', undefined, { field });
     const sum = await k
@@ -227,13 +226,13 @@ export async function createRefund(
 }
 
 async function finishRefund(
-  em: EntityManager,
+  em: Db,
   refundId: number,
   to: 'completed' | 'failed',
   reason: string | null,
 ): Promise<{ refund: RefundResource; changed: boolean }> {
-  return em.transactional(async (tx) => {
-    const updated = await db(tx)
+  return transaction(em, async (tx) => {
+    const updated = await tx
       .updateTable('refunds')
       .set({ status: to, processed_at: sql<Date>`now()`, failure_reason: reason, updated_at: sql<Date>`now()` })
       .where('id', '=', refundId)
@@ -251,11 +250,11 @@ async function finishRefund(
 }
 
 /** pending -> completed with `refund.completed`; a repeat changes nothing; a failed one is INVALID_STATE. */
-export function completeRefund(em: EntityManager, refundId: number): Promise<{ refund: RefundResource; changed: boolean }> {
+export function completeRefund(em: Db, refundId: number): Promise<{ refund: RefundResource; changed: boolean }> {
   return finishRefund(em, refundId, 'completed', null);
 }
 
 /** pending -> failed with `refund.failed`; the amount becomes refundable again. */
-export function failRefund(em: EntityManager, refundId: number, opts: { reason: string }): Promise<{ refund: RefundResource; changed: boolean }> {
+export function failRefund(em: Db, refundId: number, opts: { reason: string }): Promise<{ refund: RefundResource; changed: boolean }> {
   return finishRefund(em, refundId, 'failed', opts.reason.trim().slice(0, 500) || 'failed');
 }

@@ -1,10 +1,10 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { SandboxCallback } from '../../../contract/checkout/sandbox.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { compareMoney } from '../money/decimal.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
 import { completeTransaction, failTransaction, getTransactionByTrxId } from '../payments/transactions.ts';
 import { isSandboxDriven } from './gateway.ts';
+import type { Db } from '../db.ts';
 
 export interface CallbackResult {
   trxId: string;
@@ -19,7 +19,7 @@ export interface CallbackResult {
  * database transaction). A repeat changes nothing; a callback that contradicts
  * what is recorded, or reports another amount, is INVALID_STATE and changes nothing.
  */
-export async function applySandboxCallback(em: EntityManager, cb: SandboxCallback): Promise<CallbackResult> {
+export async function applySandboxCallback(em: Db, cb: SandboxCallback): Promise<CallbackResult> {
   let t;
   try {
     t = await getTransactionByTrxId(em, cb.trx_id);

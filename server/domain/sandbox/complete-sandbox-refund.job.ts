@@ -20,10 +20,10 @@ const completeSandboxRefundQueue: Queue = {
 };
 
 /** The sandbox always pays refunds back. One an admin already settled is left as it is. */
-async function completeSandboxRefund(deps: Pick<AppDeps, 'orm' | 'logger'>, payload: Payload): Promise<void> {
+async function completeSandboxRefund(deps: Pick<AppDeps, 'db' | 'logger'>, payload: Payload): Promise<void> {
   const { refundId } = payloadSchema.parse(payload);
   try {
-    const { changed } = await completeRefund(deps.orm.em.fork(), refundId);
+    const { changed } = await completeRefund(deps.db, refundId);
     deps.logger.info({ refund_id: refundId, changed }, 'sandbox refund completed');
   } catch (err) {
     if (err instanceof AppError && (err.code === 'INVALID_STATE' || err.code === 'REFUND_NOT_FOUND')) {

@@ -1,7 +1,7 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { createGateway, getGateway, type GatewayInput, type GatewayView } from '../gateways/service.ts';
+import type { Db } from '../db.ts';
 
 export const SANDBOX_GATEWAY_CODE = 'sandbox';
 
@@ -48,7 +48,7 @@ const sandboxGatewayInput: GatewayInput = {
  * not a migration, because a production deployment should not offer test
  * payments to its customers unless an admin adds the gateway on purpose.
  */
-export async function ensureSandboxGateway(em: EntityManager): Promise<GatewayView> {
+export async function ensureSandboxGateway(em: Db): Promise<GatewayView> {
   try {
     return await getGateway(em, SANDBOX_GATEWAY_CODE);
   } catch (err) {

@@ -1,6 +1,5 @@
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { enqueueInTransaction } from '../../infra/jobs/workers.ts';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 import { isSandboxDriven } from './gateway.ts';
 
 export const COMPLETE_SANDBOX_REFUND_QUEUE = 'complete-sandbox-refund';
@@ -11,8 +10,8 @@ export const COMPLETE_SANDBOX_REFUND_QUEUE = 'complete-sandbox-refund';
  * which completes it from a background job (README.md, Merchant API: refunds);
  * manual-gateway refunds wait for an admin.
  */
-export async function handRefundToGateway(tx: EntityManager, refundId: number, transactionId: number): Promise<void> {
-  const gateway = await db(tx)
+export async function handRefundToGateway(tx: Db, refundId: number, transactionId: number): Promise<void> {
+  const gateway = await tx
     .selectFrom('transactions as t')
     .innerJoin('gateways as g', 'g.id', 't.gateway_id')
     .select('g.type')

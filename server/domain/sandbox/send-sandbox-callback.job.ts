@@ -36,9 +36,9 @@ function callbackUrl(publicBaseUrl: string): string {
  * public callback URL. Throws when the service did not answer 2xx, so pg-boss
  * retries. A session already delivered is not sent again.
  */
-async function sendSandboxCallback(deps: Pick<AppDeps, 'orm' | 'logger' | 'config' | 'secrets'>, payload: Payload): Promise<void> {
+async function sendSandboxCallback(deps: Pick<AppDeps, 'db' | 'logger' | 'config' | 'secrets'>, payload: Payload): Promise<void> {
   const { sessionId } = sendSandboxCallbackPayload.parse(payload);
-  const em = deps.orm.em.fork();
+  const em = deps.db;
   const session = await getSandboxSession(em, sessionId);
   if (!session || session.status === 'open' || session.callbackDeliveredAt) return;
   const body: SandboxCallback = {

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { enqueueInTransaction } from '../../infra/jobs/workers.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import type { TransactionRecord } from '../payments/transactions.ts';
 import type { SandboxSessionStatus } from './entities.ts';
 import { SANDBOX_TOKEN_RE, sandboxSessionToken, sandboxTokenHash } from './signature.ts';
@@ -37,8 +36,8 @@ export interface SandboxSession {
 }
 
 /** The session (`s`) with what its page shows of the payment; add a where on `s`. */
-function sessionQuery(em: EntityManager) {
-  return db(em)
+function sessionQuery(em: Db) {
+  return em
     .selectFrom('sandbox_sessions as s')
     .innerJoin('transactions as t', 't.id', 's.transaction_id')
     .innerJoin('payment_intents as i', 'i.id', 't.intent_id')
@@ -93,21 +92,21 @@ export function sandboxPayUrl(publicBaseUrl: string, secret: string, trxId: stri
  * session exists exactly when the transaction does). The session expires with
  * the payment link.
  */
-export async function openSandboxSession(tx: EntityManager, secret: string, t: TransactionRecord, expiresAt: Date): Promise<void> {
+export async function openSandboxSession(tx: Db, secret: string, t: TransactionRecord, expiresAt: Date): Promise<void> {
   const token = sandboxSessionToken(secret, t.trxId);
-  await db(tx)
+  await tx
     .insertInto('sandbox_sessions')
     .values({ token_hash: sandboxTokenHash(token), transaction_id: t.id, trx_id: t.trxId, amount: t.amount, currency: t.currency, expires_at: expiresAt })
     .execute();
 }
 
-export async function findSandboxSession(em: EntityManager, token: string): Promise<SandboxSession | null> {
+export async function findSandboxSession(em: Db, token: string): Promise<SandboxSession | null> {
   if (!SANDBOX_TOKEN_RE.test(token)) return null;
   const row = await sessionQuery(em).where('s.token_hash', '=', sandboxTokenHash(token)).executeTakeFirst();
   return row ? toSession(row) : null;
 }
 
-export async function getSandboxSession(em: EntityManager, id: number): Promise<SandboxSession | null> {
+export async function getSandboxSession(em: Db, id: number): Promise<SandboxSession | null> {
   const row = await sessionQuery(em).where('s.id', '=', id).executeTakeFirst();
   return row ? toSession(row) : null;
 }
@@ -129,13 +128,13 @@ export type DecideResult =
  * same database transaction, so a decision is never recorded without the
  * callback that reports it.
  */
-export async function decideSandboxSession(em: EntityManager, token: string, decision: SandboxDecision): Promise<DecideResult> {
+export async function decideSandboxSession(em: Db, token: string, decision: SandboxDecision): Promise<DecideResult> {
   if (!SANDBOX_TOKEN_RE.test(token)) return { kind: 'not_found' };
   const hash = sandboxTokenHash(token);
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     const gatewayTrxId = `SBX${randomBytes(8).toString('hex').toUpperCase()}`;
     const reason = decision.outcome === 'declined' ? decision.reason.trim().slice(0, 500) || 'Declined' : null;
-    const updated = await db(tx)
+    const updated = await tx
       .updateTable('sandbox_sessions')
       .set({ status: decision.outcome, gateway_trx_id: gatewayTrxId, decline_reason: reason, decided_at: sql<Date>`now()` })
       .where('token_hash', '=', hash)
@@ -165,8 +164,8 @@ export async function decideSandboxSession(em: EntityManager, token: string, dec
 }
 
 /** Records one callback attempt (the sandbox's own delivery log). */
-export async function recordCallbackAttempt(em: EntityManager, sessionId: number, status: number | null, delivered: boolean): Promise<void> {
-  await db(em)
+export async function recordCallbackAttempt(em: Db, sessionId: number, status: number | null, delivered: boolean): Promise<void> {
+  await em
     .updateTable('sandbox_sessions')
     .set((eb) => ({
       callback_attempts: eb('callback_attempts', '+', 1),

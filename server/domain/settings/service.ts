@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { AppError } from '../../../contract/common/errors.ts';
 import { settingDefaults, settingFields } from '../../../contract/admin/settings.ts';
 import { sql } from 'kysely';
-import type { EntityManager } from '../../infra/database/orm.ts';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 
 /**
  * Service-wide settings: the `settings` table maps a key to a jsonb value. The
@@ -30,14 +29,14 @@ export function parseStored<K extends SettingKey>(key: K, value: unknown): Setti
   return (parsed.success ? parsed.data : def.default) as SettingValue<K>;
 }
 
-export async function getSetting<K extends SettingKey>(em: EntityManager, key: K): Promise<SettingValue<K>> {
-  const row = await db(em).selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
+export async function getSetting<K extends SettingKey>(em: Db, key: K): Promise<SettingValue<K>> {
+  const row = await em.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
   return row ? parseStored(key, row.value) : (settingDefinitions[key].default as SettingValue<K>);
 }
 
 /** Every setting with its effective value (stored, or the default). */
-export async function getSettings(em: EntityManager): Promise<Settings> {
-  const rows = await db(em).selectFrom('settings').select(['key', 'value']).where('key', 'in', settingKeys).execute();
+export async function getSettings(em: Db): Promise<Settings> {
+  const rows = await em.selectFrom('settings').select(['key', 'value']).where('key', 'in', settingKeys).execute();
   return effectiveSettings(new Map(rows.map((r) => [r.key, r.value])));
 }
 
@@ -51,14 +50,14 @@ export function effectiveSettings(stored: ReadonlyMap<string, unknown>): Setting
 }
 
 /** Validates and stores one setting; a bad value is a VALIDATION_ERROR naming the key. */
-export async function setSetting<K extends SettingKey>(em: EntityManager, key: K, value: unknown): Promise<SettingValue<K>> {
+export async function setSetting<K extends SettingKey>(em: Db, key: K, value: unknown): Promise<SettingValue<K>> {
   const def = settingDefinitions[key];
   if (!def) throw new AppError('VALIDATION_ERROR', `Unknown setting \`${String(key)}\``, { field: String(key) });
   const parsed = def.schema.safeParse(value);
   if (!parsed.success) {
     throw new AppError('VALIDATION_ERROR', parsed.error.issues[0]?.message ?? 'Invalid value', { field: key });
   }
-  await db(em)
+  await em
     .insertInto('settings')
     .values({ key, value: parsed.data, updated_at: sql<Date>`now()` })
     .onConflict((oc) => oc.column('key').doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), updated_at: sql<Date>`now()` })))

@@ -1,6 +1,6 @@
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { SmsRecordStatus } from './entities.ts';
+import { transaction, type Db } from '../db.ts';
 
 /**
  * Where SMS matching (docs/matching.md) plugs into intake. Intake stores forwarded SMS
@@ -14,7 +14,7 @@ import type { SmsRecordStatus } from './entities.ts';
  * stay `pending` (the error is reported, the batch still succeeds) for a later
  * sweep to pick up.
  */
-export type MatchSmsRecords = (em: EntityManager, recordIds: number[], stored?: ReadonlyMap<number, StoredSms>) => Promise<ReadonlyMap<number, MatchedRecordState> | void>;
+export type MatchSmsRecords = (em: Db, recordIds: number[], stored?: ReadonlyMap<number, StoredSms>) => Promise<ReadonlyMap<number, MatchedRecordState> | void>;
 
 /**
  * A record as intake just stored it, in clear, passed along with its id: the

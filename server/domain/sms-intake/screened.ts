@@ -1,6 +1,5 @@
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { BoundStatement } from '../../infra/database/convert-values.ts';
-import { pipelined } from '../db.ts';
+import { pipelined, type Db } from '../db.ts';
 import { screenSms, type ScreenResult } from '../filter-rules/screen.ts';
 import { readFilterRulesToRemember, rememberedFilterRules, type VersionedFilterRules } from '../filter-rules/service.ts';
 import { ingestScreenedSmsBatch, type ForwardedSms, type IntakeDeps, type IntakeResult } from './service.ts';
@@ -25,7 +24,7 @@ export type ScreenedSms = { screen: ScreenResult & { forward: false } } | { scre
  * clock sample, which the INSERT's SMS times read), sent in its round trip, once.
  */
 export async function ingestForwardedBatch(
-  em: EntityManager,
+  em: Db,
   deps: IntakeDeps,
   caller: { brandId: number; deviceId: number },
   batch: readonly ForwardedSms[],

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
-import type { EntityManager } from '../../infra/database/orm.ts';
-import { db, pipelined, prepared } from '../db.ts';
+import { pipelined, prepared, type Db } from '../db.ts';
 import type { BoundStatement } from '../../infra/database/convert-values.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { SmsRecordStatus } from './entities.ts';
@@ -64,8 +63,8 @@ function recordRow(caller: Caller, sms: ForwardedSms, hash: string, encrypted: S
   };
 }
 
-async function insertRecord(tx: EntityManager, caller: Caller, sms: ForwardedSms, hash: string, encrypted: Sealed, duplicateOf: number, phoneOrder: number): Promise<number | null> {
-  const row = await db(tx)
+async function insertRecord(tx: Db, caller: Caller, sms: ForwardedSms, hash: string, encrypted: Sealed, duplicateOf: number, phoneOrder: number): Promise<number | null> {
+  const row = await tx
     .insertInto('sms_records')
     .values(recordRow(caller, sms, hash, encrypted, duplicateOf, phoneOrder))
     .onConflict((oc) => oc.doNothing())
@@ -79,7 +78,7 @@ const ownRecord = prepared((k, $: { deviceId: number; deviceMessageId: string })
   k.selectFrom('sms_records').select('id').where('device_id', '=', $.deviceId).where('device_message_id', '=', $.deviceMessageId),
 );
 
-async function findOwn(tx: EntityManager, caller: Caller, deviceMessageId: string): Promise<number | null> {
+async function findOwn(tx: Db, caller: Caller, deviceMessageId: string): Promise<number | null> {
   const row = await ownRecord.executeTakeFirst(tx, { deviceId: caller.deviceId, deviceMessageId });
   return row?.id ?? null;
 }
@@ -164,7 +163,7 @@ const recordsAsStored = prepared((k, $: { ids: number[] }) =>
  * the same instant still produce one original. Rows are written in content-hash
  * order so two such batches lock in the same order and cannot deadlock.
  */
-export async function ingestSmsBatch(em: EntityManager, deps: IntakeDeps, caller: Caller, batch: readonly ForwardedSms[]): Promise<IntakeResult[]> {
+export async function ingestSmsBatch(em: Db, deps: IntakeDeps, caller: Caller, batch: readonly ForwardedSms[]): Promise<IntakeResult[]> {
   // Without a rules version nothing is refused: always the records.
   return (await ingestScreenedSmsBatch(em, deps, caller, batch, {}))!;
 }
@@ -191,7 +190,7 @@ export interface ScreenedIntake {
  * did; the caller screens the batch again on the rules read now.
  */
 export async function ingestScreenedSmsBatch(
-  em: EntityManager,
+  em: Db,
   deps: IntakeDeps,
   caller: Caller,
   batch: readonly ForwardedSms[],
@@ -258,7 +257,7 @@ export async function ingestScreenedSmsBatch(
     }
     // Originals are one per brand and mode (the record takes its device's mode):
     // a test phone's copy must never make a live phone's SMS a duplicate.
-    const original = await db(em)
+    const original = await em
       .selectFrom('sms_records')
       .select('id')
       .where('brand_id', '=', caller.brandId)

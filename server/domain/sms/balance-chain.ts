@@ -1,7 +1,6 @@
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { addMoney, compareMoney, subMoney } from '../money/decimal.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 import type { ChainState } from './matcher.ts';
 import { normalizeSender } from './parser.ts';
 import { senderKey } from './senders.ts';
@@ -151,7 +150,7 @@ export function repairs(verdict: ChainState, next: { state: ChainState; resoluti
  * the first link that broke the chain on its own (or a trusted one). Their
  * records keep their status: a decision already made is not re-opened.
  */
-export async function repairChain(tx: EntityManager, q: { deviceId: number; wallet: string; from: number }): Promise<void> {
+export async function repairChain(tx: Db, q: { deviceId: number; wallet: string; from: number }): Promise<void> {
   // Raw: row-value comparisons over the chain's order, which the builder cannot say.
   await sql`
     WITH start AS (SELECT sms_time, server_received_at, phone_order, id FROM sms_records WHERE id = ${q.from}),
@@ -165,7 +164,7 @@ export async function repairChain(tx: EntityManager, q: { deviceId: number; wall
      WHERE r.device_id = ${q.deviceId} AND r.wallet_key = ${q.wallet} AND r.chain_balance IS NOT NULL
        AND (r.sms_time, r.server_received_at, r.phone_order, r.id) >= (s.sms_time, s.server_received_at, s.phone_order, s.id)
        AND (NOT EXISTS (SELECT 1 FROM stop) OR (r.sms_time, r.server_received_at, r.phone_order, r.id) < (SELECT t.sms_time, t.server_received_at, t.phone_order, t.id FROM stop t))
-       AND (r.id = ${q.from} OR r.chain_state = 'after_break')`.execute(db(tx));
+       AND (r.id = ${q.from} OR r.chain_state = 'after_break')`.execute(tx);
 }
 
 /**
@@ -176,10 +175,10 @@ export async function repairChain(tx: EntityManager, q: { deviceId: number; wall
  * Concurrent batches of one phone thus check their balances one after the other.
  */
 export async function checkBalanceChain(
-  tx: EntityManager,
+  tx: Db,
   q: { deviceId: number; wallet: string; recordId: number; smsTime: Date; reading: ChainReading },
 ): Promise<ChainVerdict> {
-  const k = db(tx);
+  const k = tx;
   await k.insertInto('sms_balance_chains').values({ device_id: q.deviceId, wallet_key: q.wallet }).onConflict((oc) => oc.doNothing()).execute();
   const head = await k
     .selectFrom('sms_balance_chains')

@@ -1,9 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Mode } from '../../../contract/common/mode.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { prepared, rawStatement, type DB } from '../db.ts';
+import { prepared, rawStatement, type DB, type Db } from '../db.ts';
 import type { BoundStatement } from '../../infra/database/convert-values.ts';
 import { breaksChain, chainState, linkTrusted, repairs, type ChainReading, type ChainVerdict } from './balance-chain.ts';
 import { candidateRowOf, intentLocks, lockedCandidatesOf, lockOpenCandidates, transactionLocks, type CandidateQuery, type CandidateRow, type IntentLockRow, type LockedCandidate, type TransactionLockRow } from './candidates.ts';
@@ -271,7 +270,7 @@ const chainLinks = rawStatement<LinkRow>(
  * what they read meanwhile: the batch holds the chains, the trx ids and the
  * open candidates locked until it commits.
  */
-export function batchReads(tx: EntityManager, cipher: PiiCipher, plans: readonly BatchRecordPlan[]) {
+export function batchReads(tx: Db, cipher: PiiCipher, plans: readonly BatchRecordPlan[]) {
   // 1. The chains: created if new, locked in (device, wallet) order, and the stored links either side of each record.
   const chained = plans.filter((p) => p.chain !== null);
   const chainKey = (deviceId: number, wallet: string) => `${deviceId}\u0000${wallet}`;

@@ -1,12 +1,11 @@
 import type { Mode } from '../../../contract/common/mode.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
 import { INTENT_EVENT_COLUMNS, latestTransactionId, toTransaction, transactionSelect, type TransactionRecord } from '../payments/transactions.ts';
 import { OPEN_STATUSES, type MatchCandidate } from './matcher.ts';
 import type { GatewayParseConfig } from './parser.ts';
 import { sameSender, senderKey } from './senders.ts';
 import { sql, type Kysely } from 'kysely';
-import { db, pipelined, prepared, type DB } from '../db.ts';
+import { pipelined, prepared, type DB, type Db } from '../db.ts';
 import type { StoredCustomerPhone } from './expected-payer.ts';
 import type { GatewaySmsRow } from './records.ts';
 
@@ -21,8 +20,8 @@ export interface GatewaySmsConfig extends GatewayParseConfig {
  * too: a gateway switched off today still has transactions waiting for the
  * SMS that proves them.
  */
-export async function loadGatewaySmsConfigs(em: EntityManager): Promise<GatewaySmsConfig[]> {
-  const rows = await db(em)
+export async function loadGatewaySmsConfigs(em: Db): Promise<GatewaySmsConfig[]> {
+  const rows = await em
     .selectFrom('gateways')
     .select(['id', 'code', 'sms_senders', 'sms_templates', 'review_above'])
     .where(sql<number>`cardinality(sms_senders)`, '>', 0)
@@ -95,8 +94,8 @@ export interface CandidateQuery {
  * Open ones with another amount are left out in the query: the matcher never
  * decides by them, and a busy brand can have thousands in the window.
  */
-export async function loadCandidates(tx: EntityManager, q: CandidateQuery): Promise<CandidateRow[]> {
-  const rows = await db(tx)
+export async function loadCandidates(tx: Db, q: CandidateQuery): Promise<CandidateRow[]> {
+  const rows = await tx
     .selectFrom('transactions as t')
     .innerJoin('payment_intents as i', 'i.id', 't.intent_id')
     .select(['t.id', 't.brand_id', 't.intent_id', 't.gateway_id', 't.sms_amount', 't.gateway_trx_id', 'i.created_at', 't.status', 't.sender_number_encrypted', 't.trx_id'])
@@ -230,7 +229,7 @@ export function lockedCandidatesOf(intents: readonly IntentLockRow[], rows: read
  * (completeLockedTransaction) need not lock and read it again: two round
  * trips per matched SMS (BENCHMARKS.md).
  */
-export async function lockOpenCandidates(tx: EntityManager, rows: readonly CandidateRow[]): Promise<Map<number, LockedCandidate>> {
+export async function lockOpenCandidates(tx: Db, rows: readonly CandidateRow[]): Promise<Map<number, LockedCandidate>> {
   const open = rows.filter((r) => OPEN_STATUSES.includes(r.status));
   if (open.length === 0) return new Map();
   const intentIds = [...new Set(open.map((r) => r.intentId))].sort((a, b) => a - b);

@@ -1,7 +1,6 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import { smsReviewStatuses } from '../../../contract/admin/sms-records.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 import { MAX_ACTOR_LENGTH, MAX_NOTE_LENGTH, text } from './review.ts';
 import { scopeParam } from '../brands/scope.ts';
 
@@ -21,10 +20,10 @@ export interface Dismissal {
  * cannot both win: the second gets INVALID_STATE.
  * Errors: SMS_RECORD_NOT_FOUND; INVALID_STATE (not waiting for review); VALIDATION_ERROR.
  */
-export async function dismissSmsRecord(em: EntityManager, input: { smsRecordId: number; actor: string; reason: string; brandIds?: readonly number[] | null }): Promise<Dismissal> {
+export async function dismissSmsRecord(em: Db, input: { smsRecordId: number; actor: string; reason: string; brandIds?: readonly number[] | null }): Promise<Dismissal> {
   const reason = text(input.reason, 'reason', { required: true, max: MAX_NOTE_LENGTH })!;
   const actor = input.actor.slice(0, MAX_ACTOR_LENGTH);
-  const k = db(em);
+  const k = em;
   const updated = await k
     .updateTable('sms_records')
     .set({ resolution: 'dismissed', resolved_by: actor, resolved_at: new Date(), resolution_note: reason, updated_at: new Date() })

@@ -1,6 +1,5 @@
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
-import { prepared } from '../db.ts';
+import { prepared, type Db } from '../db.ts';
 import { CUSTOMER_CONTEXT, customerBinding } from '../customers/service.ts';
 
 /** customerPhonesOfIntents' statement, compiled once (db.ts `prepared`): the intents by one id array. */
@@ -20,7 +19,7 @@ const phonesOfIntents = prepared((k, $: { ids: number[] }) =>
  * declared number, so most SMS pay nothing for it.
  */
 export async function customerPhonesOfIntents(
-  tx: EntityManager,
+  tx: Db,
   cipher: PiiCipher,
   intentIds: readonly number[],
 ): Promise<Map<number, string>> {
@@ -48,7 +47,7 @@ function customerPhoneOf(cipher: PiiCipher, p: StoredCustomerPhone): string {
  * others (not open any more) are read, in one statement, none when all were locked.
  */
 export async function customerPhonesOfCandidates(
-  tx: EntityManager,
+  tx: Db,
   cipher: PiiCipher,
   rows: ReadonlyArray<{ intentId: number; customerPhone?: StoredCustomerPhone | null }>,
 ): Promise<Map<number, string>> {

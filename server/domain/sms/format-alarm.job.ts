@@ -5,8 +5,8 @@ import { runFormatAlarm } from './format-alarm.ts';
 
 const SMS_FORMAT_ALARM_QUEUE = 'sms-format-alarm-sweep';
 
-async function runFormatAlarmSweep(deps: Pick<AppDeps, 'orm' | 'logger' | 'crypto'>): Promise<void> {
-  const { raised, cleared } = await runFormatAlarm(deps.orm.em.fork(), deps.crypto.pii);
+async function runFormatAlarmSweep(deps: Pick<AppDeps, 'db' | 'logger' | 'crypto'>): Promise<void> {
+  const { raised, cleared } = await runFormatAlarm(deps.db, deps.crypto.pii);
   if (raised || cleared) deps.logger.warn({ raised, cleared }, 'sms format alarm');
 }
 

@@ -1,6 +1,5 @@
 import type { Mode } from '../../../contract/common/mode.ts';
 import { raiseAlert } from '../alerts/raise.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { getSettings } from '../settings/service.ts';
 import { decryptSmsSender, smsRowBinding } from '../sms-intake/record-cipher.ts';
@@ -8,7 +7,7 @@ import { recordEvent } from '../webhooks/outbox.ts';
 import { loadGatewaySmsConfigs } from './candidates.ts';
 import { sameSender } from './senders.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 
 /**
  * Format-change alarm. A wallet that changes its wording makes its official
@@ -38,12 +37,12 @@ interface Bucket {
 
 const share = (s: { total: number; unparsed: number }) => (s.total === 0 ? 0 : s.unparsed / s.total);
 
-export async function runFormatAlarm(em: EntityManager, cipher: PiiCipher): Promise<{ raised: number; cleared: number }> {
+export async function runFormatAlarm(em: Db, cipher: PiiCipher): Promise<{ raised: number; cleared: number }> {
   const settings = await getSettings(em);
   const windowMinutes = settings.sms_alarm_window_minutes;
   const gateways = await loadGatewaySmsConfigs(em);
   if (gateways.length === 0) return { raised: 0, cleared: 0 };
-  const rows = await db(em)
+  const rows = await em
     .selectFrom('sms_records as r')
     .select(['r.brand_id', 'r.mode', 'r.device_id', 'r.device_message_id', 'r.sender', 'r.match_status'])
     .select(sql<boolean>`r.server_received_at >= now() - make_interval(mins => ${windowMinutes})`.as('recent'))
@@ -82,7 +81,7 @@ export async function runFormatAlarm(em: EntityManager, cipher: PiiCipher): Prom
     if (alarming) {
       if (await raise(em, b, windowMinutes, recentShare, baselineShare)) raised++;
     } else if (recovered) {
-      const done = await db(em)
+      const done = await em
         .updateTable('sms_format_alarms')
         .set({ cleared_at: sql<Date>`now()` })
         .where('brand_id', '=', b.brandId)
@@ -99,9 +98,9 @@ export async function runFormatAlarm(em: EntityManager, cipher: PiiCipher): Prom
 }
 
 /** Raises the episode and its event once: the open-episode unique index turns a second raise into nothing. */
-async function raise(em: EntityManager, b: Bucket, windowMinutes: number, recentShare: number, baselineShare: number): Promise<boolean> {
-  return em.fork().transactional(async (tx) => {
-    const row = await db(tx)
+async function raise(em: Db, b: Bucket, windowMinutes: number, recentShare: number, baselineShare: number): Promise<boolean> {
+  return transaction(em, async (tx) => {
+    const row = await tx
       .insertInto('sms_format_alarms')
       .values({
         brand_id: b.brandId,
@@ -162,8 +161,8 @@ export interface FormatAlarmView {
   cleared_at: string | null;
 }
 
-export async function listFormatAlarms(em: EntityManager, filter: { brandId?: number; open?: boolean }): Promise<FormatAlarmView[]> {
-  let q = db(em)
+export async function listFormatAlarms(em: Db, filter: { brandId?: number; open?: boolean }): Promise<FormatAlarmView[]> {
+  let q = em
     .selectFrom('sms_format_alarms as a')
     .innerJoin('gateways as g', 'g.id', 'a.gateway_id')
     .select(['a.id', 'a.brand_id', 'a.mode', 'g.code', 'a.sender', 'a.window_minutes', 'a.unparsed', 'a.total', 'a.share', 'a.baseline_share', 'a.raised_at', 'a.cleared_at'])

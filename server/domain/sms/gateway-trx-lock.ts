@@ -1,5 +1,4 @@
-import type { EntityManager } from '../../infra/database/orm.ts';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 
 /**
  * Serialises the decisions made by one gateway transaction id: an SMS carrying
@@ -14,11 +13,11 @@ import { db } from '../db.ts';
  * gateway or brand): unrelated ids almost never share a key, and the few that
  * do only wait for each other.
  */
-export async function lockGatewayTrxIds(tx: EntityManager, ids: Iterable<string | null | undefined>): Promise<void> {
-  if (!tx.isInTransaction()) throw new Error('lockGatewayTrxIds must run inside em.transactional()');
+export async function lockGatewayTrxIds(tx: Db, ids: Iterable<string | null | undefined>): Promise<void> {
+  if (!tx.isTransaction) throw new Error('lockGatewayTrxIds must run inside transaction(em, )');
   const keys = [...new Set([...ids].filter((id): id is string => !!id && id.trim() !== '').map((id) => id.trim().toUpperCase()))].sort();
   for (const key of keys) {
-    await db(tx)
+    await tx
       .selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtextextended', [eb.val(`gateway_trx_id:${key}`), eb.lit(0)])]).as('locked'))
       .execute();
   }

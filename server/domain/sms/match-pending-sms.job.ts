@@ -2,8 +2,6 @@ import type { AppDeps } from '../../deps.ts';
 import type { MinuteSweep } from '../../infra/jobs/scheduled.ts';
 import { loadMatchSettings, matchSmsRecord } from './service.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
-
 export const MATCH_PENDING_SMS_SWEEP = 'sms-match-pending';
 
 const PAGE = 100;
@@ -18,16 +16,16 @@ const DEFAULT_MIN_AGE_SECONDS = 60;
  * others; it is retried on the next run.
  */
 export async function runPendingSmsSweep(
-  deps: Pick<AppDeps, 'orm' | 'logger' | 'crypto'>,
+  deps: Pick<AppDeps, 'db' | 'logger' | 'crypto'>,
   opts: { minAgeSeconds?: number } = {},
 ): Promise<{ decided: number; failed: number }> {
-  const em = deps.orm.em.fork();
+  const em = deps.db;
   const settings = await loadMatchSettings(em);
   let decided = 0;
   let failed = 0;
   let after = 0;
   for (let seen = 0; seen < MAX_PER_RUN; ) {
-    const rows = await db(em)
+    const rows = await em
       .selectFrom('sms_records')
       .select('id')
       .where('match_status', '=', 'pending')
@@ -39,7 +37,7 @@ export async function runPendingSmsSweep(
     for (const { id } of rows) {
       after = id;
       try {
-        if (await matchSmsRecord(deps.orm.em.fork(), { cipher: deps.crypto.pii }, after, settings)) decided++;
+        if (await matchSmsRecord(deps.db, { cipher: deps.crypto.pii }, after, settings)) decided++;
       } catch (err) {
         failed++;
         deps.logger.error({ sms_record_id: after, err: { message: err instanceof Error ? err.message : String(err) } }, 'SMS matching sweep: record left pending');

@@ -1,11 +1,10 @@
 import type { Mode } from '../../../contract/common/mode.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { SMS_RECORD_CONTEXT, decryptSmsSender, smsRecordBinding, smsRowBinding } from '../sms-intake/record-cipher.ts';
 import { smsTimeSql } from '../sms-intake/sms-time.ts';
 import type { StoredSmsTemplate } from '../gateways/entities.ts';
 import { sql } from 'kysely';
-import { db, pipelined, prepared, rawStatement } from '../db.ts';
+import { pipelined, prepared, rawStatement, type Db } from '../db.ts';
 import type { ChainState, MatchStatus, ReasonCode, Suggestion } from './matcher.ts';
 
 /** The SMS time of `r` (an sms_records row) joined with its device `d`: see PendingSmsRecord.smsTime. */
@@ -67,7 +66,7 @@ export interface GatewaySmsRow {
  * (BENCHMARKS.md); they are still read in the record's own transaction.
  */
 export async function claimPendingRecord(
-  tx: EntityManager,
+  tx: Db,
   id: number,
   settingKeys: readonly string[],
   cipher: PiiCipher,
@@ -107,7 +106,7 @@ const claimMany = claimStatement(true);
  * those still pending, in id order; the gateways and settings are read once.
  */
 export async function claimPendingRecords(
-  tx: EntityManager,
+  tx: Db,
   ids: readonly number[],
   settingKeys: readonly string[],
   cipher: PiiCipher,
@@ -119,7 +118,7 @@ export async function claimPendingRecords(
 }
 
 /** claimPendingRecords as a statement to send along with others (db.ts `pipelined`), and what makes its rows records. */
-export function bindClaim(tx: EntityManager, ids: readonly number[], settingKeys: readonly string[], cipher: PiiCipher) {
+export function bindClaim(tx: Db, ids: readonly number[], settingKeys: readonly string[], cipher: PiiCipher) {
   const statement = (ids.length === 1 ? claimOne : claimMany).bind(tx, { id: ids[0]!, ids: [...ids], settingKeys: [...settingKeys] });
   return {
     statement,
@@ -196,9 +195,9 @@ function outcomeColumns(cipher: PiiCipher, rec: { id: number; binding: PiiBindin
 }
 
 /** Writes the outcome onto a record still `pending` (the caller holds its lock). */
-export async function storeOutcome(tx: EntityManager, cipher: PiiCipher, rec: { id: number; binding: PiiBinding }, o: SmsOutcome): Promise<void> {
+export async function storeOutcome(tx: Db, cipher: PiiCipher, rec: { id: number; binding: PiiBinding }, o: SmsOutcome): Promise<void> {
   const id = rec.id;
-  const updated = await db(tx)
+  const updated = await tx
     .updateTable('sms_records')
     .set({
       ...outcomeColumns(cipher, rec, o),
@@ -275,8 +274,8 @@ export interface StoredEvidenceRow {
  * the given gateways, any status, locked in id order (after the caller's
  * transaction locks).
  */
-export async function lockEvidenceByTrxId(tx: EntityManager, brandId: number, mode: Mode, gatewayIds: readonly number[], trxId: string): Promise<StoredEvidenceRow[]> {
-  const rows = await db(tx)
+export async function lockEvidenceByTrxId(tx: Db, brandId: number, mode: Mode, gatewayIds: readonly number[], trxId: string): Promise<StoredEvidenceRow[]> {
+  const rows = await tx
     .selectFrom('sms_records as r')
     .innerJoin('devices as d', 'd.id', 'r.device_id')
     .select(['r.id', 'r.parsed_amount', 'r.parsed_trx_id', 'r.parsed_sender_number', 'r.device_id', 'r.device_message_id', 'r.chain_state', 'r.match_status', 'r.candidate_ids', 'r.resolved_at', 'r.resolution', 'r.stated_at'])

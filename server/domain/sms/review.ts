@@ -1,12 +1,11 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { compareMoney } from '../money/decimal.ts';
 import { OPEN_TRANSACTION_STATUSES } from '../payments/entities.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
 import { completeTransaction, failTransaction, getTransaction, type TransactionRecord } from '../payments/transactions.ts';
 import { gatewaysSharingSenders, loadGatewaySmsConfigs } from './candidates.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 
 /**
  * An admin's decisions on transactions the matcher left for review
@@ -37,11 +36,11 @@ export function text(value: string | null | undefined, field: string, opts: { re
   return v;
 }
 
-async function lockOpen(tx: EntityManager, transactionId: number, extraTrxIds: Array<string | null>, verb: string): Promise<TransactionRecord> {
+async function lockOpen(tx: Db, transactionId: number, extraTrxIds: Array<string | null>, verb: string): Promise<TransactionRecord> {
   const before = await getTransaction(tx, transactionId);
   await lockGatewayTrxIds(tx, [before.gatewayTrxId, ...extraTrxIds]);
-  await db(tx).selectFrom('payment_intents').select('id').where('id', '=', before.intentId).forUpdate().execute();
-  await db(tx).selectFrom('transactions').select('id').where('id', '=', transactionId).forUpdate().execute();
+  await tx.selectFrom('payment_intents').select('id').where('id', '=', before.intentId).forUpdate().execute();
+  await tx.selectFrom('transactions').select('id').where('id', '=', transactionId).forUpdate().execute();
   const t = await getTransaction(tx, transactionId);
   if (!(OPEN_TRANSACTION_STATUSES as readonly string[]).includes(t.status)) {
     throw new AppError('INVALID_STATE', `Transaction is ${t.status}; only a pending, processing or awaiting_verification transaction can be ${verb}`);
@@ -51,8 +50,8 @@ async function lockOpen(tx: EntityManager, transactionId: number, extraTrxIds: A
 
 type EvidenceRow = Awaited<ReturnType<typeof readEvidence>>;
 
-async function readEvidence(tx: EntityManager, smsRecordId: number, brandId: number, lock: boolean) {
-  const q = db(tx)
+async function readEvidence(tx: Db, smsRecordId: number, brandId: number, lock: boolean) {
+  const q = tx
     .selectFrom('sms_records')
     .select(['id', 'brand_id', 'mode', 'gateway_id', 'parsed_amount', 'parsed_trx_id', 'match_status'])
     .where('id', '=', smsRecordId)
@@ -68,7 +67,7 @@ async function readEvidence(tx: EntityManager, smsRecordId: number, brandId: num
  * `acceptAmountDifference`: a person accepts an SMS whose amount differs (the
  * customer sent a little more or less); mode, gateway and trx id must still agree.
  */
-async function checkEvidence(tx: EntityManager, sms: EvidenceRow, t: TransactionRecord, acceptAmountDifference: boolean): Promise<string> {
+async function checkEvidence(tx: Db, sms: EvidenceRow, t: TransactionRecord, acceptAmountDifference: boolean): Promise<string> {
   if (!(REVIEWABLE as readonly string[]).includes(sms.match_status)) {
     throw new AppError('INVALID_STATE', `SMS record ${sms.id} is ${sms.match_status}; only a no_candidate, low_confidence or balance_mismatch record can prove a transaction`, {
       field: 'sms_record_id',
@@ -109,7 +108,7 @@ export interface ManualVerification {
  * transaction); VALIDATION_ERROR (actor, note).
  */
 export async function verifyTransactionManually(
-  em: EntityManager,
+  em: Db,
   input: { transactionId: number; smsRecordId?: number | null; actor: string; note?: string | null; acceptAmountDifference?: boolean },
 ): Promise<ManualVerification> {
   const actor = text(input.actor, 'actor', { required: true, max: MAX_ACTOR_LENGTH })!;
@@ -118,7 +117,7 @@ export async function verifyTransactionManually(
   const note = text(input.note, 'note', { required: acceptAmountDifference, max: MAX_NOTE_LENGTH });
   const smsRecordId = input.smsRecordId ?? null;
   if (acceptAmountDifference && smsRecordId === null) throw new AppError('VALIDATION_ERROR', 'accept_amount_difference needs sms_record_id', { field: 'sms_record_id' });
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     const { brandId } = await getTransaction(tx, input.transactionId);
     const unlocked = smsRecordId === null ? null : await readEvidence(tx, smsRecordId, brandId, false);
     const t = await lockOpen(tx, input.transactionId, [unlocked?.parsed_trx_id ?? null], 'verified');
@@ -128,7 +127,7 @@ export async function verifyTransactionManually(
 
     await completeTransaction(tx, t.id, { source: 'admin', gatewayTrxId: trxId });
     if (smsRecordId !== null) {
-      await db(tx)
+      await tx
         .updateTable('sms_records')
         .set({
           match_status: 'matched',
@@ -164,16 +163,16 @@ export interface Rejection {
  * review with this transaction as their only candidate are marked resolved.
  * Errors: TRANSACTION_NOT_FOUND, INVALID_STATE (not open), VALIDATION_ERROR.
  */
-export async function rejectTransaction(em: EntityManager, input: { transactionId: number; actor: string; reason: string }): Promise<Rejection> {
+export async function rejectTransaction(em: Db, input: { transactionId: number; actor: string; reason: string }): Promise<Rejection> {
   const actor = text(input.actor, 'actor', { required: true, max: MAX_ACTOR_LENGTH })!;
   const reason = text(input.reason, 'reason', { required: true, max: MAX_NOTE_LENGTH })!;
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     const t = await lockOpen(tx, input.transactionId, [], 'rejected');
     await failTransaction(tx, t.id, { reason });
     if (t.gatewayTrxId !== null) {
-      await db(tx).updateTable('transactions').set({ gateway_trx_id: null, updated_at: sql<Date>`now()` }).where('id', '=', t.id).where('status', '=', 'failed').execute();
+      await tx.updateTable('transactions').set({ gateway_trx_id: null, updated_at: sql<Date>`now()` }).where('id', '=', t.id).where('status', '=', 'failed').execute();
     }
-    const resolved = await db(tx)
+    const resolved = await tx
       .updateTable('sms_records')
       .set({ resolution: 'rejected', resolved_by: actor, resolved_at: sql<Date>`now()`, resolution_note: reason, updated_at: sql<Date>`now()` })
       .where('brand_id', '=', t.brandId)

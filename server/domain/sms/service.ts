@@ -1,5 +1,4 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { compareMoney } from '../money/decimal.ts';
 import { bindCompletions, completeLockedTransaction, completionEventDataAhead, completeTransaction, completionRefusal, TRANSACTION_SENDER_CONTEXT, transactionBinding } from '../payments/transactions.ts';
@@ -17,7 +16,7 @@ import { paysPayments } from './template.ts';
 import { requestBackfillForChainBreak } from '../recovery/backfill.ts';
 import { bindEventsAhead, endpointsToRead, reserveDeliveryIds, type EventEndpointsMemo } from '../webhooks/outbox.ts';
 import { bindClaim, bindOutcomes, claimPendingRecord, SMS_BODY_CONTEXT, storeOutcome, type ClaimedSmsRecord, type PendingSmsRecord, type SmsOutcome } from './records.ts';
-import { db, pipelined, sendWithCommit } from '../db.ts';
+import { pipelined, sendWithCommit, transaction, type Db } from '../db.ts';
 import type { BoundStatement } from '../../infra/database/convert-values.ts';
 
 /**
@@ -32,7 +31,7 @@ export interface MatchSettings {
   graceSeconds: number;
 }
 
-export async function loadMatchSettings(em: EntityManager): Promise<MatchSettings> {
+export async function loadMatchSettings(em: Db): Promise<MatchSettings> {
   return matchSettingsOf(await getSettings(em));
 }
 
@@ -99,7 +98,7 @@ function outcomeOf(reading: Reading, r: MatchResult, gatewayId: number, chain: S
 }
 
 /** The reads of decide() for one record, each its own statement in the record's transaction. */
-function perRecordIo(tx: EntityManager, cipher: PiiCipher): DecideIo {
+function perRecordIo(tx: Db, cipher: PiiCipher): DecideIo {
   return {
     chain: (q) => checkBalanceChain(tx, q),
     lockTrxIds: (ids) => lockGatewayTrxIds(tx, ids),
@@ -263,10 +262,10 @@ async function decide(
 }
 
 /** `provedBy`: the records of this batch that completed a transaction (by transaction id), not stored yet. */
-async function explainDuplicate(tx: EntityManager, o: SmsOutcome, provedBy?: ReadonlyMap<number, number>): Promise<SmsOutcome> {
+async function explainDuplicate(tx: Db, o: SmsOutcome, provedBy?: ReadonlyMap<number, number>): Promise<SmsOutcome> {
   const inBatch = provedBy?.get(o.candidateIds[0] ?? 0);
   if (inBatch !== undefined) return { ...o, reason: `${o.reason} (proved by SMS record ${inBatch})` };
-  const earlier = await db(tx)
+  const earlier = await tx
     .selectFrom('sms_records')
     .select('id')
     .where('transaction_id', '=', o.candidateIds[0] ?? 0)
@@ -292,7 +291,7 @@ async function explainDuplicate(tx: EntityManager, o: SmsOutcome, provedBy?: Rea
  * Returns the completed transaction's service trx id with the outcome.
  */
 async function complete(
-  tx: EntityManager,
+  tx: Db,
   o: SmsOutcome,
   locked: ReadonlyMap<number, LockedCandidate>,
   eventEndpoints?: EventEndpointsMemo,
@@ -303,7 +302,7 @@ async function complete(
     const { changed, transaction } = !row
       ? await completeTransaction(tx, o.transactionId!, opts)
       : row.gatewayTrxId === null
-        ? await tx.transactional((sp) => completeLockedTransaction(sp, row, opts))
+        ? await transaction(tx, (sp) => completeLockedTransaction(sp, row, opts))
         : await completeLockedTransaction(tx, row, opts);
     if (changed) return { outcome: o, trxId: transaction.trxId, transaction };
     return { outcome: alreadyCompleted(o), trxId: null };
@@ -327,13 +326,13 @@ function completionRefused(o: SmsOutcome, err: AppError): SmsOutcome {
  * `settings` given: those (a sweep reads them once per run); else the ones
  * stored now, read with the record.
  */
-export async function matchSmsRecord(em: EntityManager, deps: SmsMatchDeps, recordId: number, settings?: MatchSettings): Promise<SmsOutcome | null> {
+export async function matchSmsRecord(em: Db, deps: SmsMatchDeps, recordId: number, settings?: MatchSettings): Promise<SmsOutcome | null> {
   return (await matchRecord(em, deps, recordId, settings))?.outcome ?? null;
 }
 
 /** matchSmsRecord, also answering the service trx id of the transaction a `matched` outcome completed. */
-async function matchRecord(em: EntityManager, deps: SmsMatchDeps, recordId: number, settings?: MatchSettings): Promise<{ outcome: SmsOutcome; trxId: string | null } | null> {
-  return em.transactional(async (tx) => {
+async function matchRecord(em: Db, deps: SmsMatchDeps, recordId: number, settings?: MatchSettings): Promise<{ outcome: SmsOutcome; trxId: string | null } | null> {
+  return transaction(em, async (tx) => {
     // The gateways and settings come with the record: one statement instead of three (BENCHMARKS.md).
     const rec = await claimPendingRecord(tx, recordId, settingKeys, deps.cipher);
     if (!rec) return null;
@@ -361,7 +360,7 @@ async function matchRecord(em: EntityManager, deps: SmsMatchDeps, recordId: numb
 const lastClaimConfig = new WeakMap<object, { gateways: ClaimedSmsRecord['gateways']; settings: ClaimedSmsRecord['settings'] }>();
 
 /** Each record's plan from the record as stored and the last claim's configuration; null without either. */
-function plansAhead(tx: EntityManager, recordIds: readonly number[], stored: ReadonlyMap<number, StoredSms> | undefined): { plans: BatchRecordPlan[] } | null {
+function plansAhead(tx: Db, recordIds: readonly number[], stored: ReadonlyMap<number, StoredSms> | undefined): { plans: BatchRecordPlan[] } | null {
   const config = lastClaimConfig.get(tx.getMetadata());
   if (!config || !stored || recordIds.some((id) => !stored.has(id)) || new Set(recordIds).size !== recordIds.length) return null;
   const gateways = config.gateways.map(toGatewaySmsConfig);
@@ -376,7 +375,7 @@ function plansAhead(tx: EntityManager, recordIds: readonly number[], stored: Rea
 
 /** The batch's reads (batch-io.ts) and `extra` statements in one round trip; `extra` remembers its answers. */
 async function readBatch(
-  tx: EntityManager,
+  tx: Db,
   cipher: PiiCipher,
   plans: readonly BatchRecordPlan[],
   extra: { statements: ReadonlyArray<BoundStatement<unknown>>; remember(answers: ReadonlyArray<ReadonlyArray<unknown>>): void },
@@ -401,12 +400,12 @@ async function readBatch(
  * error, after which the caller may match them one by one.
  */
 async function matchBatch(
-  em: EntityManager,
+  em: Db,
   deps: SmsMatchDeps,
   recordIds: readonly number[],
   asStored?: ReadonlyMap<number, StoredSms>,
 ): Promise<Map<number, { outcome: SmsOutcome; trxId: string | null }>> {
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     // What the batch will read, worked out before the claim from the records as intake stored them and the
     // gateways and settings the last claim read (`ahead`), so that the claim and the reads go in one round trip.
     const ahead = plansAhead(tx, recordIds, asStored);

@@ -1,12 +1,11 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
 import { completeTransaction, getTransaction } from '../payments/transactions.ts';
 import { gatewaysSharingSenders, loadCandidates, loadGatewaySmsConfigs, type CandidateRow } from './candidates.ts';
 import { CERTAIN_CONFIDENCE, matchSubmittedTrxId, OPEN_STATUSES, type MatchStatus } from './matcher.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { lockEvidenceByTrxId, SMS_SENDER_NUMBER_CONTEXT } from './records.ts';
 import { customerPhonesOfCandidates, customerPhonesOfIntents } from './expected-payer.ts';
@@ -25,7 +24,7 @@ export interface SubmissionMatch {
  * customer's phone. Read, not locked: they only keep `t` from completing.
  */
 async function otherOpenPayersOf(
-  tx: EntityManager,
+  tx: Db,
   cipher: PiiCipher,
   t: { id: number; brandId: number; mode: Mode },
   gatewayIds: readonly number[],
@@ -45,9 +44,9 @@ async function otherOpenPayersOf(
   });
 }
 
-async function lockTransactionRows(tx: EntityManager, intentId: number, transactionId: number): Promise<void> {
-  await db(tx).selectFrom('payment_intents').select('id').where('id', '=', intentId).forUpdate().execute();
-  await db(tx).selectFrom('transactions').select('id').where('id', '=', transactionId).forUpdate().execute();
+async function lockTransactionRows(tx: Db, intentId: number, transactionId: number): Promise<void> {
+  await tx.selectFrom('payment_intents').select('id').where('id', '=', intentId).forUpdate().execute();
+  await tx.selectFrom('transactions').select('id').where('id', '=', transactionId).forUpdate().execute();
 }
 
 /**
@@ -66,13 +65,13 @@ async function lockTransactionRows(tx: EntityManager, intentId: number, transact
  * transaction, for an admin to review; nothing is completed.
  */
 export async function matchSubmittedGatewayTrxId(
-  em: EntityManager,
+  em: Db,
   transactionId: number,
   settings?: MatchSettings,
   cipher?: PiiCipher,
 ): Promise<SubmissionMatch> {
   const s = settings ?? (await loadMatchSettings(em));
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     const before = await getTransaction(tx, transactionId);
     if (before.gatewayTrxId === null || before.gatewayType !== 'manual') {
       return { status: 'no_candidate', smsRecordId: null, reason: 'the transaction has no gateway trx id to match on a manual gateway' };
@@ -81,7 +80,7 @@ export async function matchSubmittedGatewayTrxId(
     await lockTransactionRows(tx, before.intentId, transactionId);
     const t = await getTransaction(tx, transactionId);
     // The timing rule compares the SMS with the payment's creation (see candidates.ts).
-    const intent = await db(tx)
+    const intent = await tx
       .selectFrom('payment_intents as i')
       .innerJoin('transactions as t', 't.intent_id', 'i.id')
       .leftJoin('customers as c', 'c.id', 'i.customer_id')
@@ -139,7 +138,7 @@ export async function matchSubmittedGatewayTrxId(
         if (!(err instanceof AppError)) throw err;
         return { status: 'low_confidence', smsRecordId: null, reason: `completing transaction ${t.id} was refused: ${err.message}` };
       }
-      await db(tx)
+      await tx
         .updateTable('sms_records')
         .set({
           match_status: 'matched',
@@ -159,7 +158,7 @@ export async function matchSubmittedGatewayTrxId(
     }
     if (r.status === 'low_confidence' || r.status === 'balance_mismatch') {
       // The stored SMS and this submission disagree: both now point at each other for review.
-      await db(tx)
+      await tx
         .updateTable('sms_records')
         .set({
           match_status: r.status,
@@ -180,7 +179,7 @@ export async function matchSubmittedGatewayTrxId(
 
 /** The checkout's seam (`MatchSubmittedTransaction` in checkout/manual-submission-seam.ts), with the cipher the payer numbers need. */
 export function createSubmissionMatcher(deps: { cipher: PiiCipher }) {
-  return async (em: EntityManager, transactionId: number): Promise<void> => {
+  return async (em: Db, transactionId: number): Promise<void> => {
     await matchSubmittedGatewayTrxId(em, transactionId, undefined, deps.cipher);
   };
 }

@@ -1,12 +1,11 @@
 import type { Mode } from '../../../contract/common/mode.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { checkSenders, checkTemplates, getGateway, type GatewayView } from '../gateways/service.ts';
 import type { StoredSmsTemplate } from '../gateways/entities.ts';
 import { getSettings } from '../settings/service.ts';
 import { decryptSmsBody, decryptSmsSender, smsRowBinding } from '../sms-intake/record-cipher.ts';
 import { sql } from 'kysely';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import { loadCandidates } from './candidates.ts';
 import { chooseMatch, type ChainState, type MatchRules } from './matcher.ts';
 import { parseSms, type GatewayParseConfig, type ParsedSms } from './parser.ts';
@@ -138,8 +137,8 @@ function compareParses(a: ParseView | null, b: ParseView | null): { change: Pars
  * after decryption; and a record another gateway with the same sender read
  * first is still read by this one's templates.
  */
-async function loadRecords(em: EntityManager, days: number, limit: number, brands: number[] | null) {
-  return db(em)
+async function loadRecords(em: Db, days: number, limit: number, brands: number[] | null) {
+  return em
     .selectFrom('sms_records as r')
     .innerJoin('devices as d', 'd.id', 'r.device_id')
     .select(['r.id', 'r.brand_id', 'r.mode', 'r.device_id', 'r.device_message_id', 'r.sender', 'r.body_encrypted', 'r.chain_state'])
@@ -156,7 +155,7 @@ async function loadRecords(em: EntityManager, days: number, limit: number, brand
 
 /** The transaction the pure matcher would complete with `p`, or null. Reads candidates, writes nothing. */
 async function wouldComplete(
-  em: EntityManager,
+  em: Db,
   cipher: PiiCipher,
   rec: { brandId: number; mode: Mode; smsTime: Date; chainState: ChainState },
   p: ParsedSms | null,
@@ -182,14 +181,14 @@ export interface EvaluationInput extends TemplateProposal {
  * with the same fields would.
  */
 export async function evaluateTemplates(
-  em: EntityManager,
+  em: Db,
   cipher: PiiCipher,
   who: AuditActor,
   code: string,
   input: EvaluationInput,
   brands: number[] | null,
 ): Promise<TemplateEvaluation> {
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     const gateway = await getGateway(tx, code);
     const result = await evaluateConfigs(tx, cipher, gateway, currentConfig(gateway), proposedConfig(gateway, input), { ...input, brands });
     await recordAudit(tx, who, {
@@ -203,7 +202,7 @@ export async function evaluateTemplates(
 }
 
 export async function evaluateConfigs(
-  em: EntityManager,
+  em: Db,
   cipher: PiiCipher,
   gateway: GatewayView,
   before: GatewayParseConfig,

@@ -6,7 +6,7 @@ import { postWebhook, type WebhookResponse } from '../../infra/http/outbound.ts'
 import type { JobRegistration } from '../../infra/jobs/workers.ts';
 import { claimDelivery, claimFirstAttempts, claimGeneral, finishAttempt, finishSuccesses, RESPONSE_BODY_LIMIT, type ClaimedAttempt, type ClaimResult } from './delivery.ts';
 import { grouped } from '../../infra/database/grouped.ts';
-import { db } from '../db.ts';
+import { transaction } from '../db.ts';
 import { enqueueDelivery, deliverQueue, DELIVER_QUEUE } from './queue.ts';
 import { readWebhookSettings, type WebhookSettings } from './settings.ts';
 import { signatureHeader } from './signature.ts';
@@ -36,8 +36,8 @@ async function deliverWebhook(deps: AppDeps, settings: WebhookSettings, payload:
   const claimed: ClaimResult = ctx
     ? ctx.claimed
       ? { kind: 'claimed', claim: ctx.claimed }
-      : await claimGeneral(deps.orm.em.fork(), deliveryId, opts)
-    : await claimDelivery(deps.orm.em.fork(), deliveryId, opts);
+      : await claimGeneral(deps.db, deliveryId, opts)
+    : await claimDelivery(deps.db, deliveryId, opts);
   if (claimed.kind !== 'claimed') {
     if (claimed.kind === 'dead_letter') deps.logger.warn({ delivery_id: deliveryId, reason: claimed.reason }, 'webhook delivery dead-lettered without an attempt');
     return;
@@ -61,7 +61,7 @@ async function deliverWebhook(deps: AppDeps, settings: WebhookSettings, payload:
     maxResponseBytes: RESPONSE_BODY_LIMIT,
     allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_URLS,
   });
-  const finished = await finishAttempt(deps.orm.em.fork(), claim, response, settings, ctx?.finishSuccess);
+  const finished = await finishAttempt(deps.db, claim, response, settings, ctx?.finishSuccess);
   // Ids, codes and timings only: URLs can carry merchant tokens, bodies can carry anything.
   const log = {
     delivery_id: deliveryId,
@@ -84,9 +84,9 @@ async function deliverWebhook(deps: AppDeps, settings: WebhookSettings, payload:
  * queued wake-up per delivery, so overlapping sweeps from several processes and
  * wake-ups that still exist cost nothing.
  */
-async function sweepDueDeliveries(deps: Pick<AppDeps, 'orm'>, graceMs: number, limit = 500): Promise<number> {
-  return deps.orm.em.fork().transactional(async (tx) => {
-    const rows = await db(tx)
+async function sweepDueDeliveries(deps: Pick<AppDeps, 'db'>, graceMs: number, limit = 500): Promise<number> {
+  return transaction(deps.db, async (tx) => {
+    const rows = await tx
       .selectFrom('webhook_deliveries')
       .select('id')
       .where('status', 'in', ['pending', 'retrying'])
@@ -101,9 +101,9 @@ async function sweepDueDeliveries(deps: Pick<AppDeps, 'orm'>, graceMs: number, l
 }
 
 async function startDeliveryWorkers(deps: AppDeps): Promise<{ stop(): Promise<void> }> {
-  const startSettings = await readWebhookSettings(deps.orm.em.fork());
+  const startSettings = await readWebhookSettings(deps.db);
   // Successes finishing while a group is being recorded go together in the next statement (infra/database/grouped.ts).
-  const finishGroup = grouped((items: Array<{ claim: ClaimedAttempt; response: WebhookResponse }>) => finishSuccesses(deps.orm.em.fork(), items), { maxBatch: 200 });
+  const finishGroup = grouped((items: Array<{ claim: ClaimedAttempt; response: WebhookResponse }>) => finishSuccesses(deps.db, items), { maxBatch: 200 });
   const finishSuccess = (claim: ClaimedAttempt, response: WebhookResponse) => finishGroup({ claim, response });
   const poll = startSettings.webhook_poll_interval_seconds;
   await deps.boss.work<Payload, unknown, { batchSize: number; localConcurrency: number; pollingIntervalSeconds: number; notifyPollingIntervalSeconds: number; burstWhenBatchFull: true; perJobResults: true }>(
@@ -120,10 +120,10 @@ async function startDeliveryWorkers(deps: AppDeps): Promise<{ stop(): Promise<vo
     },
     async (jobs: Job<Payload>[]): Promise<JobResult[]> => {
       // One settings read per batch: an operator's change applies from the next batch.
-      const settings = await readWebhookSettings(deps.orm.em.fork());
+      const settings = await readWebhookSettings(deps.db);
       // First attempts of the whole batch claimed in one statement; the rest take the general path.
       const ids = jobs.map((j) => deliverWebhookPayload.safeParse(j.data)).flatMap((p) => (p.success ? [p.data.deliveryId] : []));
-      const firstClaims = await claimFirstAttempts(deps.orm.em.fork(), ids, { cipher: deps.crypto.pii, settings });
+      const firstClaims = await claimFirstAttempts(deps.db, ids, { cipher: deps.crypto.pii, settings });
       // The batch's deliveries go out concurrently; one slow receiver does not hold up the rest.
       return Promise.all(
         jobs.map(async (job): Promise<JobResult> => {

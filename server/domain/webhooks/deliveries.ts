@@ -1,9 +1,8 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import { sql } from 'kysely';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { WebhookEventName } from '../../../contract/events.ts';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import type { DeliveryStatus } from './entities.ts';
 import { enqueueDelivery } from './queue.ts';
 
@@ -76,8 +75,8 @@ export function toAttemptResource(a: AttemptView): AttemptResource {
   };
 }
 
-function selectDelivery(em: EntityManager) {
-  return db(em)
+function selectDelivery(em: Db) {
+  return em
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
     .select([
@@ -113,7 +112,7 @@ function toView(r: DeliveryRow): DeliveryView {
 }
 
 /** The brand's most recent deliveries, newest first. */
-export async function listRecentDeliveries(em: EntityManager, brandId: number, mode: Mode, limit = RECENT_DELIVERIES_LIMIT): Promise<DeliveryView[]> {
+export async function listRecentDeliveries(em: Db, brandId: number, mode: Mode, limit = RECENT_DELIVERIES_LIMIT): Promise<DeliveryView[]> {
   const rows = await selectDelivery(em).where('d.brand_id', '=', brandId).where('d.mode', '=', mode).orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute();
   return rows.map(toView);
 }
@@ -123,13 +122,13 @@ export async function listRecentDeliveries(em: EntityManager, brandId: number, m
  * brand's delivery is the same DELIVERY_NOT_FOUND as one that does not exist.
  * Admin callers pass null.
  */
-export async function getDelivery(em: EntityManager, brandId: number | null, deliveryId: number, mode: Mode | null = null): Promise<DeliveryView & { attemptLog: AttemptView[] }> {
+export async function getDelivery(em: Db, brandId: number | null, deliveryId: number, mode: Mode | null = null): Promise<DeliveryView & { attemptLog: AttemptView[] }> {
   let q = selectDelivery(em).where('d.id', '=', deliveryId);
   if (brandId !== null) q = q.where('d.brand_id', '=', brandId);
   if (mode !== null) q = q.where('d.mode', '=', mode);
   const row = await q.executeTakeFirst();
   if (!row) throw new AppError('DELIVERY_NOT_FOUND');
-  const attempts = await db(em)
+  const attempts = await em
     .selectFrom('webhook_attempts')
     .select(['attempt', 'url', 'outcome', 'requested_at', 'duration_ms', 'response_status', 'response_body', 'error_kind', 'error', 'next_attempt_at'])
     .where('delivery_id', '=', deliveryId)
@@ -156,9 +155,9 @@ export async function getDelivery(em: EntityManager, brandId: number | null, del
 // body, its id and X-Webhook-Id) and the attempt count stay, and the next attempt
 // number continues from it. The conditional WHERE makes a replay racing another
 // replay, or a delivery that is not a dead letter, change nothing.
-function replay(tx: EntityManager) {
+function replay(tx: Db) {
   const now = sql<Date>`now()`;
-  return db(tx)
+  return tx
     .updateTable('webhook_deliveries as d')
     .from('webhook_endpoints as ep')
     .set({ status: 'pending', next_attempt_at: now, first_attempt_at: null, dead_lettered_at: null, replayed_at: now, lease_token: null, lease_until: null, updated_at: now })
@@ -172,8 +171,8 @@ function replay(tx: EntityManager) {
  * endpoint was deleted, or its endpoint is disabled: re-enable the endpoint first, or the replay would
  * dead-letter again at once.
  */
-export async function replayDeadLetter(em: EntityManager, deliveryId: number, opts: { brandId?: number } = {}): Promise<DeliveryView> {
-  return em.transactional(async (tx) => {
+export async function replayDeadLetter(em: Db, deliveryId: number, opts: { brandId?: number } = {}): Promise<DeliveryView> {
+  return transaction(em, async (tx) => {
     let one = replay(tx).where('d.id', '=', deliveryId);
     if (opts.brandId !== undefined) one = one.where('d.brand_id', '=', opts.brandId);
     const replayed = await one.returning('d.id').execute();
@@ -198,11 +197,11 @@ export async function replayDeadLetter(em: EntityManager, deliveryId: number, op
  * batches of `limit`. Deliveries whose endpoint is disabled are left and counted.
  */
 export async function replayDeadLetters(
-  em: EntityManager,
+  em: Db,
   opts: { since: Date; brandId?: number; limit?: number },
 ): Promise<{ replayed: number; skippedDisabled: number }> {
-  return em.transactional(async (tx) => {
-    let batch = db(tx)
+  return transaction(em, async (tx) => {
+    let batch = tx
       .selectFrom('webhook_deliveries')
       .select('id')
       .where('status', '=', 'dead_letter')
@@ -213,7 +212,7 @@ export async function replayDeadLetters(
       .returning('d.id')
       .execute();
     for (const { id } of rows) await enqueueDelivery(tx, id);
-    let skipped = db(tx)
+    let skipped = tx
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_endpoints as ep', 'ep.id', 'd.endpoint_id')
       .select((eb) => eb.fn.countAll<string>().as('n'))

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { raiseAlert } from '../alerts/raise.ts';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import { pgIdArray } from '../../infra/database/pg-array.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { WebhookResponse } from '../../infra/http/outbound.ts';
 import { parseRetryAfter, retryDelaySeconds } from './backoff.ts';
 import { signingSecrets } from './endpoints.ts';
@@ -71,10 +70,10 @@ export type ClaimResult =
  * claim, COMMIT), and round trips and commits were what capped delivery
  * (BENCHMARKS.md, "What the profiles showed", 4).
  */
-export async function claimFirstAttempts(em: EntityManager, deliveryIds: readonly number[], opts: { cipher: PiiCipher; settings: WebhookSettings }): Promise<Map<number, ClaimedAttempt>> {
+export async function claimFirstAttempts(em: Db, deliveryIds: readonly number[], opts: { cipher: PiiCipher; settings: WebhookSettings }): Promise<Map<number, ClaimedAttempt>> {
   if (deliveryIds.length === 0) return new Map();
   const leaseMs = opts.settings.webhook_timeout_ms + LEASE_MARGIN_MS;
-  const rows = await db(em)
+  const rows = await em
     .updateTable('webhook_deliveries as d')
     .from(['webhook_events as e', 'webhook_endpoints as ep'])
     .set((eb) => ({
@@ -142,7 +141,7 @@ export async function claimFirstAttempts(em: EntityManager, deliveryIds: readonl
 }
 
 export async function claimDelivery(
-  em: EntityManager,
+  em: Db,
   deliveryId: number,
   opts: { cipher: PiiCipher; settings: WebhookSettings },
 ): Promise<ClaimResult> {
@@ -152,9 +151,9 @@ export async function claimDelivery(
 }
 
 /** Every case: retries, leases that ran out, disabled endpoints, exhausted runs, early wake-ups. */
-export async function claimGeneral(em: EntityManager, deliveryId: number, opts: { cipher: PiiCipher; settings: WebhookSettings }): Promise<ClaimResult> {
-  return em.transactional(async (tx) => {
-    const row = await db(tx)
+export async function claimGeneral(em: Db, deliveryId: number, opts: { cipher: PiiCipher; settings: WebhookSettings }): Promise<ClaimResult> {
+  return transaction(em, async (tx) => {
+    const row = await tx
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
       .innerJoin('webhook_endpoints as ep', 'ep.id', 'd.endpoint_id')
@@ -185,7 +184,7 @@ export async function claimGeneral(em: EntityManager, deliveryId: number, opts: 
       .skipLocked()
       .executeTakeFirst();
     if (!row) {
-      const exists = await db(tx).selectFrom('webhook_deliveries').select(sql<number>`1`.as('one')).where('id', '=', deliveryId).executeTakeFirst();
+      const exists = await tx.selectFrom('webhook_deliveries').select(sql<number>`1`.as('one')).where('id', '=', deliveryId).executeTakeFirst();
       return { kind: 'skipped', reason: exists ? 'busy' : 'missing' };
     }
     if (row.status !== 'pending' && row.status !== 'retrying') return { kind: 'skipped', reason: 'final' };
@@ -198,7 +197,7 @@ export async function claimGeneral(em: EntityManager, deliveryId: number, opts: 
     }
     if (row.lease_token) {
       // The previous attempt was claimed and never finished: its worker died mid-attempt.
-      await db(tx)
+      await tx
         .insertInto('webhook_attempts')
         .values({
           delivery_id: deliveryId,
@@ -220,7 +219,7 @@ export async function claimGeneral(em: EntityManager, deliveryId: number, opts: 
     }
     // Attempts of the current run: those since its first attempt (a replay starts a
     // new run with a full retry schedule, while the attempt count keeps counting).
-    const run = await db(tx)
+    const run = await tx
       .selectFrom('webhook_attempts as a')
       .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
       .select(sql<number>`count(*)::int`.as('n'))
@@ -235,7 +234,7 @@ export async function claimGeneral(em: EntityManager, deliveryId: number, opts: 
     }
     const leaseToken = randomUUID();
     const leaseMs = opts.settings.webhook_timeout_ms + LEASE_MARGIN_MS;
-    const claimed = await db(tx)
+    const claimed = await tx
       .updateTable('webhook_deliveries')
       .set((eb) => ({
         attempts: eb('attempts', '+', 1),
@@ -269,8 +268,8 @@ export async function claimGeneral(em: EntityManager, deliveryId: number, opts: 
   });
 }
 
-async function deadLetterWithoutAttempt(tx: EntityManager, deliveryId: number, reason: string): Promise<void> {
-  await db(tx)
+async function deadLetterWithoutAttempt(tx: Db, deliveryId: number, reason: string): Promise<void> {
+  await tx
     .updateTable('webhook_deliveries')
     .set({
       status: 'dead_letter',
@@ -333,7 +332,7 @@ export interface FinishedAttempt {
  * old: all deliveries of a merchant share that one row, and a write per
  * delivery made them queue on its lock.
  */
-export async function finishSuccesses(em: EntityManager, items: ReadonlyArray<{ claim: ClaimedAttempt; response: WebhookResponse }>): Promise<boolean[]> {
+export async function finishSuccesses(em: Db, items: ReadonlyArray<{ claim: ClaimedAttempt; response: WebhookResponse }>): Promise<boolean[]> {
   if (items.length === 0) return [];
   // Raw SQL: the typed builder cannot declare json_to_recordset's column definition list (`AS u(...)`) that types the batch.
   const rows = await em.execute<Array<{ id: string }>>(
@@ -383,7 +382,7 @@ export async function finishSuccesses(em: EntityManager, items: ReadonlyArray<{ 
 }
 
 export async function finishAttempt(
-  em: EntityManager,
+  em: Db,
   claim: ClaimedAttempt,
   response: WebhookResponse,
   settings: WebhookSettings,
@@ -392,9 +391,9 @@ export async function finishAttempt(
 ): Promise<FinishedAttempt> {
   const decision = decideAfterAttempt(response, claim.runAttempt, settings, new Date());
   if (decision.status === 'success') return { decision, applied: await finishSuccess(claim, response), endpointDisabled: null };
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     const status = decision.status;
-    const delivery = await db(tx)
+    const delivery = await tx
       .updateTable('webhook_deliveries')
       .set({
         status,
@@ -419,7 +418,7 @@ export async function finishAttempt(
         sql<string | null>`first_attempt_at::text`.as('first_attempt_text'),
       ])
       .executeTakeFirst();
-    await db(tx)
+    await tx
       .insertInto('webhook_attempts')
       .values({
         delivery_id: claim.deliveryId,
@@ -455,7 +454,7 @@ export async function finishAttempt(
     let endpointDisabled: FinishedAttempt['endpointDisabled'] = null;
     // Successes are finished by finishSuccess; this path is a failed attempt.
     const endpointId = delivery.endpoint_id!;
-    await db(tx)
+    await tx
       .updateTable('webhook_endpoints')
       .set((eb) => ({
         failing_since: sql<Date>`COALESCE(failing_since, now())`,
@@ -478,8 +477,8 @@ export async function finishAttempt(
   });
 }
 
-async function disableEndpoint(tx: EntityManager, endpointId: number, reason: 'gone' | 'failing', noSuccessSince: string | null): Promise<boolean> {
-  let update = db(tx)
+async function disableEndpoint(tx: Db, endpointId: number, reason: 'gone' | 'failing', noSuccessSince: string | null): Promise<boolean> {
+  let update = tx
     .updateTable('webhook_endpoints')
     .set({ enabled: false, disabled_reason: reason, disabled_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
     .where('id', '=', endpointId)

@@ -3,9 +3,8 @@ import type { Mode } from '../../../contract/common/mode.ts';
 import type { WebhookEventName } from '../../../contract/events.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { sql } from 'kysely';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { checkUrl, SsrfError } from '../../infra/http/ssrf.ts';
-import { db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import { generateWebhookSecret } from './signature.ts';
 
 /** A rotated-out secret keeps signing this long, so receivers can switch without losing deliveries. */
@@ -84,8 +83,8 @@ export function signingSecrets(cipher: PiiCipher, row: { brand_id: number | stri
  * events, so it is a live object: a test key can neither read, change, rotate,
  * disable nor delete it (it answers as not found), nor learn its URL.
  */
-function selectEndpoints(em: EntityManager, brandId: number, mode: Mode) {
-  return db(em)
+function selectEndpoints(em: Db, brandId: number, mode: Mode) {
+  return em
     .selectFrom('webhook_endpoints')
     .selectAll()
     .where('brand_id', '=', brandId)
@@ -93,12 +92,12 @@ function selectEndpoints(em: EntityManager, brandId: number, mode: Mode) {
     .orderBy('id');
 }
 
-export async function listEndpoints(em: EntityManager, brandId: number, mode: Mode): Promise<EndpointView[]> {
+export async function listEndpoints(em: Db, brandId: number, mode: Mode): Promise<EndpointView[]> {
   const rows = await selectEndpoints(em, brandId, mode).execute();
   return rows.map((r) => toView(r));
 }
 
-async function findRow(em: EntityManager, brandId: number, mode: Mode, id: number | null, lock?: 'FOR UPDATE' | 'FOR SHARE'): Promise<EndpointRow> {
+async function findRow(em: Db, brandId: number, mode: Mode, id: number | null, lock?: 'FOR UPDATE' | 'FOR SHARE'): Promise<EndpointRow> {
   // id null: the singular routes' alias, the brand's first endpoint the key sees.
   let q = selectEndpoints(em, brandId, mode).limit(1);
   if (id !== null) q = q.where('id', '=', id);
@@ -110,12 +109,12 @@ async function findRow(em: EntityManager, brandId: number, mode: Mode, id: numbe
 }
 
 /** The brand row lock that serialises endpoint creation (the per-brand cap). */
-async function lockBrand(tx: EntityManager, brandId: number): Promise<void> {
-  await db(tx).selectFrom('brands').select('id').where('id', '=', brandId).forUpdate().execute();
+async function lockBrand(tx: Db, brandId: number): Promise<void> {
+  await tx.selectFrom('brands').select('id').where('id', '=', brandId).forUpdate().execute();
 }
 
 /** One endpoint by id, or with id null the brand's default (first) one; another brand's or mode's is not found. */
-export async function getEndpoint(em: EntityManager, brandId: number, mode: Mode, id: number | null = null): Promise<EndpointView> {
+export async function getEndpoint(em: Db, brandId: number, mode: Mode, id: number | null = null): Promise<EndpointView> {
   return toView(await findRow(em, brandId, mode, id));
 }
 
@@ -137,14 +136,14 @@ interface EndpointInput {
 }
 
 /** Inserts under the brand row lock, so two concurrent creates cannot pass the cap together. */
-async function insertEndpoint(tx: EntityManager, cipher: PiiCipher, brandId: number, mode: Mode | null, input: EndpointInput) {
+async function insertEndpoint(tx: Db, cipher: PiiCipher, brandId: number, mode: Mode | null, input: EndpointInput) {
   await lockBrand(tx, brandId);
-  const { n } = await db(tx).selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<string>().as('n')).where('brand_id', '=', brandId).executeTakeFirstOrThrow();
+  const { n } = await tx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<string>().as('n')).where('brand_id', '=', brandId).executeTakeFirstOrThrow();
   if (Number(n) >= MAX_ENDPOINTS_PER_BRAND) {
     throw new AppError('WEBHOOK_ENDPOINT_LIMIT_REACHED', `A brand has at most ${MAX_ENDPOINTS_PER_BRAND} webhook endpoints; delete one first`);
   }
   const secret = generateWebhookSecret();
-  const row = await db(tx)
+  const row = await tx
     .insertInto('webhook_endpoints')
     .values({
       brand_id: brandId,
@@ -167,13 +166,13 @@ async function insertEndpoint(tx: EntityManager, cipher: PiiCipher, brandId: num
  * failing) and the failure streak, which is how a merchant says "fixed";
  * disabling records that the merchant did it. The secret is kept.
  */
-async function updateRow(tx: EntityManager, row: EndpointRow, patch: Partial<EndpointInput>): Promise<EndpointView> {
+async function updateRow(tx: Db, row: EndpointRow, patch: Partial<EndpointInput>): Promise<EndpointView> {
   // `row` was read FOR UPDATE in this transaction, so its `enabled` is the one
   // the update sees: the transitions are decided here instead of in CASEs.
   const now = sql<Date>`now()`;
   const enabling = patch.enabled === true && !row.enabled;
   const disabling = patch.enabled === false && row.enabled;
-  const updated = await db(tx)
+  const updated = await tx
     .updateTable('webhook_endpoints')
     .set({
       ...(patch.url !== undefined && { url: patch.url }),
@@ -193,25 +192,25 @@ async function updateRow(tx: EntityManager, row: EndpointRow, patch: Partial<End
 
 /** A new endpoint of the calling key's mode; its signing secret is returned this once. */
 export async function createEndpoint(
-  em: EntityManager,
+  em: Db,
   cipher: PiiCipher,
   scope: { brandId: number; mode: Mode },
   input: EndpointInput,
   opts: { allowPrivate: boolean },
 ): Promise<{ endpoint: EndpointView; secret: string }> {
   await assertUrlAllowed(input.url, opts.allowPrivate);
-  return em.transactional((tx) => insertEndpoint(tx, cipher, scope.brandId, scope.mode, input));
+  return transaction(em, (tx) => insertEndpoint(tx, cipher, scope.brandId, scope.mode, input));
 }
 
 export async function updateEndpoint(
-  em: EntityManager,
+  em: Db,
   scope: { brandId: number; mode: Mode },
   id: number,
   patch: Partial<EndpointInput>,
   opts: { allowPrivate: boolean },
 ): Promise<EndpointView> {
   if (patch.url !== undefined) await assertUrlAllowed(patch.url, opts.allowPrivate);
-  return em.transactional(async (tx) => updateRow(tx, await findRow(tx, scope.brandId, scope.mode, id, 'FOR UPDATE'), patch));
+  return transaction(em, async (tx) => updateRow(tx, await findRow(tx, scope.brandId, scope.mode, id, 'FOR UPDATE'), patch));
 }
 
 /**
@@ -219,17 +218,17 @@ export async function updateEndpoint(
  * deliveries not yet finished become dead letters now, since nothing can send
  * them any more.
  */
-export async function deleteEndpoint(em: EntityManager, scope: { brandId: number; mode: Mode }, id: number): Promise<EndpointView> {
-  return em.transactional(async (tx) => {
+export async function deleteEndpoint(em: Db, scope: { brandId: number; mode: Mode }, id: number): Promise<EndpointView> {
+  return transaction(em, async (tx) => {
     const row = await findRow(tx, scope.brandId, scope.mode, id, 'FOR UPDATE');
     const now = sql<Date>`now()`;
-    await db(tx)
+    await tx
       .updateTable('webhook_deliveries')
       .set({ status: 'dead_letter', dead_lettered_at: now, next_attempt_at: null, last_error: 'endpoint deleted', lease_token: null, lease_until: null, updated_at: now })
       .where('endpoint_id', '=', row.id)
       .where('status', 'in', ['pending', 'retrying'])
       .execute();
-    await db(tx).deleteFrom('webhook_endpoints').where('id', '=', row.id).execute();
+    await tx.deleteFrom('webhook_endpoints').where('id', '=', row.id).execute();
     return toView(row);
   });
 }
@@ -242,14 +241,14 @@ export async function deleteEndpoint(em: EntityManager, scope: { brandId: number
  * default one (the secret is kept).
  */
 export async function putEndpoint(
-  em: EntityManager,
+  em: Db,
   cipher: PiiCipher,
   scope: { brandId: number; mode: Mode },
   input: EndpointInput,
   opts: { allowPrivate: boolean },
 ): Promise<{ endpoint: EndpointView; created: boolean; secret: string | null }> {
   await assertUrlAllowed(input.url, opts.allowPrivate);
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     // The brand lock first (as insertEndpoint takes it): two first PUTs racing
     // create one endpoint, the second replaces it.
     await lockBrand(tx, scope.brandId);
@@ -269,18 +268,18 @@ export async function putEndpoint(
  * `id` null: the default endpoint (singular route).
  */
 export async function rotateSecret(
-  em: EntityManager,
+  em: Db,
   cipher: PiiCipher,
   scope: { brandId: number; mode: Mode },
   id: number | null = null,
   now = new Date(),
 ): Promise<{ secret: string; previousSecretExpiresAt: Date; endpointId: number }> {
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     const row = await findRow(tx, scope.brandId, scope.mode, id, 'FOR UPDATE');
     const expiresAt = new Date(now.getTime() + ROTATION_OVERLAP_MS);
     const previous = [...liveSecrets(row, now), { secret: row.secret_encrypted, expires_at: expiresAt.toISOString() }].slice(-MAX_PREVIOUS_SECRETS);
     const secret = generateWebhookSecret();
-    await db(tx)
+    await tx
       .updateTable('webhook_endpoints')
       .set({ secret_encrypted: cipher.encryptUnbound(secret, secretContext(scope.brandId)), previous_secrets: previous, updated_at: sql<Date>`now()` })
       .where('id', '=', row.id)
@@ -294,8 +293,8 @@ export async function rotateSecret(
  * A sample of `mode` may go wherever that mode's real events go (an endpoint of
  * the mode, or a both-modes one): sending it changes nothing there.
  */
-export async function endpointForTest(tx: EntityManager, scope: { brandId: number; mode: Mode }, id: number | null): Promise<number> {
-  let q = db(tx)
+export async function endpointForTest(tx: Db, scope: { brandId: number; mode: Mode }, id: number | null): Promise<number> {
+  let q = tx
     .selectFrom('webhook_endpoints')
     .selectAll()
     .where('brand_id', '=', scope.brandId)

@@ -1,7 +1,6 @@
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { WebhookEventName } from '../../../contract/events.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 
 /** How often a waiting request looks again; a dev tool's latency, one indexed query each. */
 const POLL_MS = 250;
@@ -33,8 +32,8 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
   });
 
-function page(em: EntityManager, q: FeedQuery) {
-  let sel = db(em)
+function page(em: Db, q: FeedQuery) {
+  let sel = em
     .selectFrom('webhook_events')
     .select(['id', 'public_id', 'event', 'created_at', 'mode', 'is_test', 'payload'])
     .where('brand_id', '=', q.brandId)
@@ -51,7 +50,7 @@ function page(em: EntityManager, q: FeedQuery) {
  * ends or the caller leaves; an event commits with the change that caused it, so
  * a reader never sees one whose change rolled back.
  */
-export async function listEvents(em: EntityManager, q: FeedQuery): Promise<{ events: FeedEvent[]; nextCursor: string }> {
+export async function listEvents(em: Db, q: FeedQuery): Promise<{ events: FeedEvent[]; nextCursor: string }> {
   const deadline = Date.now() + q.waitSeconds * 1000;
   let rows = await page(em, q);
   while (rows.length === 0 && q.after !== null && Date.now() < deadline && !q.signal?.aborted) {
@@ -62,7 +61,7 @@ export async function listEvents(em: EntityManager, q: FeedQuery): Promise<{ eve
   let nextCursor = rows.length ? String(rows[rows.length - 1]!.id) : q.after === null ? null : String(q.after);
   if (nextCursor === null) {
     // No matching event yet: start after the newest of any type, so the next read waits for new ones only.
-    const latest = await db(em)
+    const latest = await em
       .selectFrom('webhook_events')
       .select((eb) => eb.fn.max('id').as('id'))
       .where('brand_id', '=', q.brandId)

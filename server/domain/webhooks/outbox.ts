@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Mode } from '../../../contract/common/mode.ts';
 import { webhookEventSchemas, type WebhookEventName } from '../../../contract/events.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
-import { db, prepared, preparedPerRowCount, rawStatement } from '../db.ts';
+import { prepared, preparedPerRowCount, rawStatement, transaction, type Db } from '../db.ts';
 import type { BoundStatement } from '../../infra/database/convert-values.ts';
 import { bindDeliveryJobs, enqueueDelivery } from './queue.ts';
 
@@ -21,7 +20,7 @@ export type EventEndpointsMemo = Map<string, Array<{ id: number; url: string }>>
 const memoKeyOf = (input: { brandId: number; mode: Mode; event: WebhookEventName }) => `${input.brandId}:${input.mode}:${input.event}`;
 
 /**
- * Call inside the caller's em.transactional(): records the event, its delivery
+ * Call inside the caller's transaction(em, ): records the event, its delivery
  * row(s) and their pg-boss job(s) in that same transaction.
  *
  * The event is always stored, also when no endpoint of the brand takes it (then
@@ -31,7 +30,7 @@ const memoKeyOf = (input: { brandId: number; mode: Mode; event: WebhookEventName
  * here rather than reaching merchants.
  */
 export async function recordEvent(
-  em: EntityManager,
+  em: Db,
   input: {
     brandId: number;
     mode: Mode;
@@ -44,12 +43,12 @@ export async function recordEvent(
   },
   memo?: EventEndpointsMemo,
 ): Promise<{ eventId: number; deliveryId: number | null; deliveryIds: number[] }> {
-  if (!em.isInTransaction()) throw new Error('recordEvent must run inside em.transactional()');
+  if (!em.isTransaction) throw new Error('recordEvent must run inside transaction(em, )');
   const createdAt = new Date();
   const publicId = `evt_${randomUUID().replaceAll('-', '')}`;
   const payload = eventPayload(input, publicId, createdAt);
 
-  const eventRow = await db(em)
+  const eventRow = await em
     .insertInto('webhook_events')
     .values({ public_id: publicId, brand_id: input.brandId, mode: input.mode, event: input.event, transaction_id: input.transactionId ?? null, payload, created_at: createdAt, is_test: input.test === true })
     .returning(['id', 'mode'])
@@ -70,7 +69,7 @@ export async function recordEvent(
   const endpoints = await eventEndpoints(em, input, target, memo);
   if (endpoints.length === 0) return { eventId, deliveryId: null, deliveryIds: [] };
 
-  const deliveries = await db(em)
+  const deliveries = await em
     .insertInto('webhook_deliveries')
     .values(endpoints.map((ep) => ({ event_id: eventId, endpoint_id: ep.id, brand_id: input.brandId, url: ep.url, status: 'pending' as const, next_attempt_at: createdAt, created_at: createdAt, updated_at: createdAt })))
     .returning('id')
@@ -131,12 +130,12 @@ function eventRows(inputs: ReadonlyArray<EventInput>, createdAt: Date): EventRow
  * against contract/events.ts, each stored mode against the one given.
  */
 export async function recordEvents(
-  em: EntityManager,
+  em: Db,
   inputs: ReadonlyArray<EventInput>,
   memo: EventEndpointsMemo = new Map(),
 ): Promise<void> {
   if (inputs.length === 0) return;
-  if (!em.isInTransaction()) throw new Error('recordEvents must run inside em.transactional()');
+  if (!em.isTransaction) throw new Error('recordEvents must run inside transaction(em, )');
   const createdAt = new Date();
   const events = eventRows(inputs, createdAt);
   const stored = new Map((await insertEvents(em, events)).map((r) => [r.public_id, r]));
@@ -148,7 +147,7 @@ export async function recordEvents(
     if (endpoints.length > 0) fanOut.push({ eventId: row.id, endpoints, brandId: input.brandId });
   }
   if (fanOut.length === 0) return;
-  const deliveries = await db(em)
+  const deliveries = await em
     .insertInto('webhook_deliveries')
     .values(fanOut.flatMap(({ eventId, endpoints, brandId }) => endpoints.map((ep) => ({ event_id: eventId, endpoint_id: ep.id, brand_id: brandId, url: ep.url, status: 'pending' as const, next_attempt_at: createdAt, created_at: createdAt, updated_at: createdAt }))))
     .returning(['id', 'event_id'])
@@ -213,7 +212,7 @@ export function reserveDeliveryIds(inputs: ReadonlyArray<{ brandId: number; mode
  * contract/events.ts here, each stored mode against its body in the statement.
  */
 export async function bindEventsAhead(
-  em: EntityManager,
+  em: Db,
   inputs: ReadonlyArray<EventInput>,
   memo: EventEndpointsMemo,
   reserved: readonly number[],
@@ -280,7 +279,7 @@ const targetEndpoint = endpointsStatement(true);
  * recordEvents then finds them. The same statement and locks as eventEndpoints.
  */
 export function endpointsToRead(
-  em: EntityManager,
+  em: Db,
   inputs: ReadonlyArray<{ brandId: number; mode: Mode; event: WebhookEventName }>,
   memo: EventEndpointsMemo,
 ): { statements: Array<BoundStatement<{ id: number; url: string }>>; remember(answers: ReadonlyArray<Array<{ id: number; url: string }>>): void } {
@@ -303,7 +302,7 @@ export function endpointsToRead(
  * transaction through `memo` when one is given.
  */
 async function eventEndpoints(
-  em: EntityManager,
+  em: Db,
   input: { brandId: number; mode: Mode; event: WebhookEventName },
   target: number | null,
   memo: EventEndpointsMemo | undefined,

@@ -1,7 +1,7 @@
 import type { Queue } from 'pg-boss';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { bindEnqueue, enqueueInTransaction } from '../../infra/jobs/workers.ts';
 import type { BoundStatement } from '../../infra/database/convert-values.ts';
+import type { Db } from '../db.ts';
 
 export const DELIVER_QUEUE = 'webhook-deliver';
 
@@ -26,13 +26,13 @@ export const deliverQueue: Queue = {
 };
 
 /** Enqueues a wake-up for one delivery in the caller's transaction. */
-export async function enqueueDelivery(em: EntityManager, deliveryId: number, startAfter?: Date): Promise<void> {
+export async function enqueueDelivery(em: Db, deliveryId: number, startAfter?: Date): Promise<void> {
   const { data, singletonKey } = deliveryJob(deliveryId);
   await enqueueInTransaction(em, DELIVER_QUEUE, data, { singletonKey, ...(startAfter ? { startAfter } : {}) });
 }
 
 /** enqueueDelivery for several deliveries, in the order given, as one statement to send with others (workers.ts `bindEnqueue`). */
-export function bindDeliveryJobs(em: EntityManager, deliveryIds: readonly number[]): Promise<BoundStatement<unknown>> {
+export function bindDeliveryJobs(em: Db, deliveryIds: readonly number[]): Promise<BoundStatement<unknown>> {
   return bindEnqueue(em, DELIVER_QUEUE, deliveryIds.map(deliveryJob));
 }
 

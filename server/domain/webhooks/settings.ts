@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { EntityManager } from '../../infra/database/orm.ts';
-import { db } from '../db.ts';
+import { type Db } from '../db.ts';
 import { defaultSchedule } from './backoff.ts';
 
 /**
@@ -41,8 +40,8 @@ export type WebhookSettings = { [K in Key]: number };
 
 const keys = Object.keys(webhookSettingDefinitions) as Key[];
 
-export async function readWebhookSettings(em: EntityManager): Promise<WebhookSettings> {
-  const rows = await db(em).selectFrom('settings').select(['key', 'value']).where('key', 'in', keys).execute();
+export async function readWebhookSettings(em: Db): Promise<WebhookSettings> {
+  const rows = await em.selectFrom('settings').select(['key', 'value']).where('key', 'in', keys).execute();
   const stored = new Map(rows.map((r) => [r.key, r.value]));
   const out = {} as WebhookSettings;
   for (const key of keys) {

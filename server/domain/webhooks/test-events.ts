@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { WebhookEventName } from '../../../contract/events.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { getDelivery, type DeliveryView } from './deliveries.ts';
 import { endpointForTest } from './endpoints.ts';
 import { recordEvent } from './outbox.ts';
+import { transaction, type Db } from '../db.ts';
 
 /**
  * A realistic `data` body for each event, valid against contract/events.ts
@@ -82,10 +82,10 @@ export function sampleEventData(event: WebhookEventName, now = new Date()): Reco
  * `livemode` of the caller's mode. Nothing else changes.
  * No endpoint: WEBHOOK_ENDPOINT_NOT_FOUND; a disabled one: INVALID_STATE.
  */
-export async function sendTestEvent(em: EntityManager, input: { brandId: number; mode: Mode; event: WebhookEventName; endpointId?: number | null }): Promise<DeliveryView> {
+export async function sendTestEvent(em: Db, input: { brandId: number; mode: Mode; event: WebhookEventName; endpointId?: number | null }): Promise<DeliveryView> {
   // Read back inside the transaction: the answer is the delivery as created
   // (pending, no attempt), not whatever a fast worker already made of it.
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     const endpointId = await endpointForTest(tx, input, input.endpointId ?? null);
     const recorded = await recordEvent(tx, { brandId: input.brandId, mode: input.mode, event: input.event, data: sampleEventData(input.event), test: true, endpointId });
     const { attemptLog: _attempts, ...delivery } = await getDelivery(tx, input.brandId, recorded.deliveryId!);

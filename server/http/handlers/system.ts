@@ -1,4 +1,5 @@
 import { initServer } from '@ts-rest/express';
+import { sql } from 'kysely';
 import { contract } from '../../../contract/index.ts';
 import type { AppDeps } from '../../deps.ts';
 
@@ -30,7 +31,7 @@ export function systemHandlers(deps: AppDeps) {
     ready: async () => {
       const [database, jobs] = await Promise.all([
         // Raw SQL: a round trip to the database and nothing else; there is no table to build a query on.
-        timed(() => deps.orm.em.getConnection().execute('SELECT 1'), 2000),
+        timed(() => sql`SELECT 1`.execute(deps.db), 2000),
         timed(() => deps.boss.schemaVersion(), 2000),
       ]);
       const ready = database.status === 'ok' && jobs.status === 'ok' && !deps.state.shuttingDown;

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Orm } from './orm.ts';
+import { sql, type Kysely } from 'kysely';
 
 /**
  * The audit log must outlive the application's own role: a SQL injection or a
@@ -84,8 +84,9 @@ export async function sealAuditLogAt(superuserDbUrl: string, appRole: string): P
  * Whether the service's own connection could empty the audit log (it owns the
  * table or is a superuser): true on a DATABASE_URL setup nobody sealed yet.
  */
-export async function serviceCanEmptyAuditLog(orm: Orm): Promise<boolean> {
-  // Raw: a privilege function on no table, which neither the EntityManager nor the builder models.
-  const [row] = await orm.em.getConnection().execute<Array<{ can: boolean }>>("SELECT has_table_privilege('public.audit_log', 'TRUNCATE') AS can");
-  return row?.can === true;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function serviceCanEmptyAuditLog(db: Kysely<any>): Promise<boolean> {
+  // Raw: a privilege function on no table, which the builder does not model.
+  const { rows } = await sql<{ can: boolean }>`SELECT has_table_privilege('public.audit_log', 'TRUNCATE') AS can`.execute(db);
+  return rows[0]?.can === true;
 }

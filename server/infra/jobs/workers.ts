@@ -1,8 +1,6 @@
-import { fromKysely, type PgBoss, type Queue, type SendOptions } from 'pg-boss';
+import { fromKysely, type JobInsert, type PgBoss, type Queue, type SendOptions } from 'pg-boss';
+import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.ts';
-import type { EntityManager, Orm } from '../database/orm.ts';
-import { CompiledQuery } from 'kysely';
-import type { BoundStatement } from '../database/convert-values.ts';
 
 /**
  * Background work. Each job module exports a registration; the list of them
@@ -18,69 +16,55 @@ export interface JobRegistration {
   start?(deps: AppDeps): Promise<{ stop(): Promise<void> }>;
 }
 
-// Keyed by the ORM's configuration, which every fork of one ORM shares: code that
-// only holds an EntityManager (recordEvent inside a caller's transaction) finds
-// the job queue of its own runtime, and two runtimes in one process (tests) never
-// see each other's.
-const queues = new WeakMap<object, PgBoss>();
+/** A database handle of the application's (the pool or a transaction); infra does not know its table types. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyDb = Kysely<any>;
 
-/** Creates every queue and binds the job queue to the ORM. Run in every process, workers or not. */
-export async function prepareJobs(deps: Pick<AppDeps, 'orm' | 'boss'>, registrations: readonly JobRegistration[]): Promise<void> {
+// Keyed by the database's dialect adapter, which a Kysely instance and every
+// transaction opened on it share (`getExecutor().adapter`, public API): code that
+// only holds a transaction (recordEvent inside a caller's transaction) finds the
+// job queue of its own runtime, and two runtimes in one process (tests) never see
+// each other's.
+const queues = new WeakMap<object, PgBoss>();
+const keyOf = (db: AnyDb) => db.getExecutor().adapter;
+
+/** Creates every queue and binds the job queue to the database. Run in every process, workers or not. */
+export async function prepareJobs(deps: Pick<AppDeps, 'db' | 'boss'>, registrations: readonly JobRegistration[]): Promise<void> {
   for (const { queue } of registrations) {
     const { name, ...options } = queue;
     await deps.boss.createQueue(name, options);
   }
-  queues.set(deps.orm.config, deps.boss);
+  queues.set(keyOf(deps.db), deps.boss);
 }
 
-export function unbindJobs(orm: Orm): void {
-  queues.delete(orm.config);
+export function unbindJobs(db: AnyDb): void {
+  queues.delete(keyOf(db));
 }
 
 /**
  * Enqueues a job inside the caller's open transaction: the job row commits or
- * rolls back with the caller's change. Uses pg-boss's Kysely adapter on the
- * transaction MikroORM holds, which passes pg-boss's `$n` parameters through to
- * the driver (em.execute would not: it only fills `?` placeholders).
+ * rolls back with the caller's change. pg-boss's own Kysely adapter runs its
+ * statement on the transaction.
  */
-export async function enqueueInTransaction(em: EntityManager, name: string, data: object, options: Omit<SendOptions, 'db'> = {}): Promise<string | null> {
-  return queueOf(em, name).send(name, data, { ...options, db: fromKysely(em.getKysely() as never) });
-}
-
-/** The job queue of `em`'s runtime, for enqueueing `name` in `em`'s open transaction. */
-function queueOf(em: EntityManager, name: string): PgBoss {
-  if (!em.isInTransaction()) throw new Error(`enqueue of ${name} must run inside em.transactional()`);
-  const boss = queues.get(em.config);
-  if (!boss) throw new Error('job queue is not bound to this ORM; bootstrap calls prepareJobs()');
-  return boss;
+export async function enqueueInTransaction(tx: AnyDb, name: string, data: object, options: Omit<SendOptions, 'db'> = {}): Promise<string | null> {
+  return queueOf(tx, name).send(name, data, { ...options, db: fromKysely(tx) });
 }
 
 /**
- * enqueueInTransaction for several jobs of one queue, as one statement for the
- * caller to send with others (db.ts `pipelined`, `sendWithCommit`) in its
- * transaction: pg-boss's own `insert`, whose SQL (the statement `send` runs,
- * over a list of jobs) is taken from its database adapter instead of run there.
- * Only the options `send` and `insert` treat alike are taken (`singletonKey`,
- * `startAfter`); pg-boss version upgrades are covered by the tests that deliver
- * such jobs.
+ * enqueueInTransaction for several jobs of one queue, in one statement
+ * (pg-boss's `insert`, on the caller's transaction through the same adapter).
  */
-export async function bindEnqueue(
-  em: EntityManager,
-  name: string,
-  jobs: ReadonlyArray<{ data: object; singletonKey?: string; startAfter?: Date }>,
-): Promise<BoundStatement<unknown>> {
-  let statement: { text: string; values: unknown[] } | null = null;
-  await queueOf(em, name).insert(name, [...jobs], {
-    db: {
-      async executeSql(text: string, values: unknown[]) {
-        statement = { text, values };
-        return { rows: [] };
-      },
-    },
-  });
-  if (statement === null) throw new Error(`pg-boss wrote no statement for the jobs of ${name}`);
-  const { text, values } = statement as { text: string; values: unknown[] };
-  return { query: CompiledQuery.raw(text, values), rows: (result) => result.rows };
+export async function enqueueManyInTransaction(tx: AnyDb, name: string, jobs: JobInsert[]): Promise<void> {
+  if (jobs.length === 0) return;
+  await queueOf(tx, name).insert(name, jobs, { db: fromKysely(tx) });
+}
+
+/** The job queue of `tx`'s runtime, for enqueueing `name` in `tx`'s open transaction. */
+function queueOf(tx: AnyDb, name: string): PgBoss {
+  if (!tx.isTransaction) throw new Error(`enqueue of ${name} must run inside a transaction`);
+  const boss = queues.get(keyOf(tx));
+  if (!boss) throw new Error('job queue is not bound to this database; bootstrap calls prepareJobs()');
+  return boss;
 }
 
 /** Starts every registered worker; `stop()` stops them (in-flight work finishes first). */

@@ -9,7 +9,7 @@ const s = initServer();
 
 export const adminAlertsHandlers = s.router(contract.admin.alerts, {
   list: async ({ req, query }) => {
-    const { rows, total } = await listAlerts(req.em, { page: query.page, perPage: query.per_page, brandId: query.brand_id, brandIds: brandScopeOf(req.principal), type: query.type, status: query.status });
+    const { rows, total } = await listAlerts(req.db, { page: query.page, perPage: query.per_page, brandId: query.brand_id, brandIds: brandScopeOf(req.principal), type: query.type, status: query.status });
     const data = rows.map((r) => ({
       id: r.id,
       brand_id: r.brand_id,
@@ -25,9 +25,9 @@ export const adminAlertsHandlers = s.router(contract.admin.alerts, {
     return { status: 200, body: { success: true, data, meta: pageMeta(query.page, query.per_page, total) } };
   },
   getSettings: async ({ req, params }) => {
-    return { status: 200, body: { success: true, data: await getAlertSettings(req.em, params.brand_id) } };
+    return { status: 200, body: { success: true, data: await getAlertSettings(req.db, params.brand_id) } };
   },
   putSettings: async ({ req, params, body }) => {
-    return { status: 200, body: { success: true, data: await putAlertSettings(req.em, adminActor(req), params.brand_id, body.disabled_types) } };
+    return { status: 200, body: { success: true, data: await putAlertSettings(req.db, adminActor(req), params.brand_id, body.disabled_types) } };
   },
 });

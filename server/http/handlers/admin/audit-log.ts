@@ -8,7 +8,7 @@ const s = initServer();
 
 export const adminAuditLogHandlers = s.router(contract.admin.auditLog, {
   list: async ({ req, query }) => {
-    const { items, total } = await listAudit(req.em, {
+    const { items, total } = await listAudit(req.db, {
       page: query.page,
       perPage: query.per_page,
       brandId: query.brand_id,

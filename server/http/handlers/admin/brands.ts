@@ -16,29 +16,29 @@ const s = initServer();
 
 export const adminBrandHandlers = s.router(contract.admin.brands, {
   create: async ({ req, body }) => {
-    const brand = await createBrandAudited(req.em, adminActor(req), body);
+    const brand = await createBrandAudited(req.db, adminActor(req), body);
     return { status: 201, body: { success: true, data: brand } };
   },
   list: async ({ req, query }) => {
-    const { items, total } = await listBrands(req.em, { page: query.page, perPage: query.per_page, status: query.status, brandIds: brandScopeOf(req.principal) });
+    const { items, total } = await listBrands(req.db, { page: query.page, perPage: query.per_page, status: query.status, brandIds: brandScopeOf(req.principal) });
     return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
   },
   get: async ({ req, params }) => {
-    return { status: 200, body: { success: true, data: await getAdminBrand(req.em, params.brand_id) } };
+    return { status: 200, body: { success: true, data: await getAdminBrand(req.db, params.brand_id) } };
   },
   update: async ({ req, params, body }) => {
-    const brand = await updateBrand(req.em, adminActor(req), params.brand_id, body);
+    const brand = await updateBrand(req.db, adminActor(req), params.brand_id, body);
     return { status: 200, body: { success: true, data: brand } };
   },
   createApiKey: async ({ req, params, body }) => {
-    const key = await createApiKeyAudited(req.em, adminActor(req), params.brand_id, body);
+    const key = await createApiKeyAudited(req.db, adminActor(req), params.brand_id, body);
     return { status: 201, body: { success: true, data: key } };
   },
   listApiKeys: async ({ req, params }) => {
-    return { status: 200, body: { success: true, data: await listApiKeys(req.em, params.brand_id) } };
+    return { status: 200, body: { success: true, data: await listApiKeys(req.db, params.brand_id) } };
   },
   revokeApiKey: async ({ req, params }) => {
-    const key = await revokeApiKeyAudited(req.em, adminActor(req), params.brand_id, params.key_id);
+    const key = await revokeApiKeyAudited(req.db, adminActor(req), params.brand_id, params.key_id);
     return { status: 200, body: { success: true, data: key } };
   },
 });

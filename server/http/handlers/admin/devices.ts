@@ -8,17 +8,17 @@ const s = initServer();
 
 export const adminDeviceHandlers = s.router(contract.admin.devices, {
   list: async ({ req, query }) => {
-    const { items, total } = await listAdminDevices(req.em, { page: query.page, perPage: query.per_page, brandId: query.brand_id, brandIds: brandScopeOf(req.principal), mode: query.mode, presence: query.presence });
+    const { items, total } = await listAdminDevices(req.db, { page: query.page, perPage: query.per_page, brandId: query.brand_id, brandIds: brandScopeOf(req.principal), mode: query.mode, presence: query.presence });
     return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
   },
   get: async ({ req, params }) => {
-    return { status: 200, body: { success: true, data: await getAdminDevice(req.em, params.device_id) } };
+    return { status: 200, body: { success: true, data: await getAdminDevice(req.db, params.device_id) } };
   },
   presenceHistory: async ({ req, params, query }) => {
-    const { items, total } = await listPresenceHistory(req.em, params.device_id, { page: query.page, perPage: query.per_page });
+    const { items, total } = await listPresenceHistory(req.db, params.device_id, { page: query.page, perPage: query.per_page });
     return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
   },
   revoke: async ({ req, params }) => {
-    return { status: 200, body: { success: true, data: await revokeDeviceAudited(req.em, adminActor(req), params.device_id) } };
+    return { status: 200, body: { success: true, data: await revokeDeviceAudited(req.db, adminActor(req), params.device_id) } };
   },
 });

@@ -10,14 +10,14 @@ const rateBody = (r: ExchangeRateView) => ({ base: r.base, quote: r.quote, rate:
 
 export const adminExchangeRateHandlers = s.router(contract.admin.exchangeRates, {
   set: async ({ req, params, body }) => {
-    const rate = await setExchangeRateAudited(req.em, adminActor(req), { base: params.base, quote: params.quote, rate: body.rate });
+    const rate = await setExchangeRateAudited(req.db, adminActor(req), { base: params.base, quote: params.quote, rate: body.rate });
     return { status: 200, body: { success: true, data: rateBody(rate) } };
   },
   list: async ({ req }) => {
-    return { status: 200, body: { success: true, data: (await listExchangeRates(req.em)).map(rateBody) } };
+    return { status: 200, body: { success: true, data: (await listExchangeRates(req.db)).map(rateBody) } };
   },
   delete: async ({ req, params }) => {
-    const rate = await deleteExchangeRateAudited(req.em, adminActor(req), params.base, params.quote);
+    const rate = await deleteExchangeRateAudited(req.db, adminActor(req), params.base, params.quote);
     return { status: 200, body: { success: true, data: rateBody(rate) } };
   },
 });

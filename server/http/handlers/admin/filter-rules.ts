@@ -18,10 +18,10 @@ const rulesBody = (r: VersionedFilterRules) => ({
 
 export const adminFilterRuleHandlers = s.router(contract.admin.filterRules, {
   get: async ({ req, params }) => {
-    return { status: 200, body: { success: true, data: rulesBody(await getBrandFilterRules(req.em, params.brand_id)) } };
+    return { status: 200, body: { success: true, data: rulesBody(await getBrandFilterRules(req.db, params.brand_id)) } };
   },
   update: async ({ req, params, body }) => {
-    const rules = await updateFilterRulesAudited(req.em, adminActor(req), params.brand_id, {
+    const rules = await updateFilterRulesAudited(req.db, adminActor(req), params.brand_id, {
       extraSenders: body.extra_senders,
       positiveKeywords: body.positive_keywords,
       negativeKeywords: body.negative_keywords,

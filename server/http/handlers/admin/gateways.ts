@@ -38,7 +38,7 @@ function gatewayBody(g: GatewayView) {
 
 export const adminGatewayHandlers = (deps: AppDeps) => s.router(contract.admin.gateways, {
   create: async ({ req, body }) => {
-    const g = await createGatewayAudited(req.em, adminActor(req), body);
+    const g = await createGatewayAudited(req.db, adminActor(req), body);
     return { status: 201, body: { success: true, data: gatewayBody(g) } };
   },
   presets: async () => {
@@ -46,23 +46,23 @@ export const adminGatewayHandlers = (deps: AppDeps) => s.router(contract.admin.g
     return { status: 200, body: { success: true, data } };
   },
   list: async ({ req }) => {
-    return { status: 200, body: { success: true, data: (await listGateways(req.em)).map(gatewayBody) } };
+    return { status: 200, body: { success: true, data: (await listGateways(req.db)).map(gatewayBody) } };
   },
   get: async ({ req, params }) => {
-    return { status: 200, body: { success: true, data: gatewayBody(await getGateway(req.em, params.code)) } };
+    return { status: 200, body: { success: true, data: gatewayBody(await getGateway(req.db, params.code)) } };
   },
   update: async ({ req, params, body }) => {
     const { confirm_regressions: confirmRegressions, ...patch } = body;
-    const g = await updateGatewayAudited(req.em, adminActor(req), params.code, patch, { cipher: deps.crypto.pii, confirmRegressions });
+    const g = await updateGatewayAudited(req.db, adminActor(req), params.code, patch, { cipher: deps.crypto.pii, confirmRegressions });
     return { status: 200, body: { success: true, data: gatewayBody(g) } };
   },
   listFormatAlarms: async ({ req, query }) => {
     const open = query.open === undefined ? undefined : query.open === 'true';
     const scope = brandScopeOf(req.principal);
-    const alarms = await listFormatAlarms(req.em, { brandId: query.brand_id, open });
+    const alarms = await listFormatAlarms(req.db, { brandId: query.brand_id, open });
     return { status: 200, body: { success: true, data: alarms.filter((a) => inScope(scope, a.brand_id)) } };
   },
   evaluateTemplates: async ({ req, params, body }) => {
-    return { status: 200, body: { success: true, data: await evaluateTemplates(req.em, deps.crypto.pii, adminActor(req), params.code, body ?? {}, brandScopeOf(req.principal)) } };
+    return { status: 200, body: { success: true, data: await evaluateTemplates(req.db, deps.crypto.pii, adminActor(req), params.code, body ?? {}, brandScopeOf(req.principal)) } };
   },
 });

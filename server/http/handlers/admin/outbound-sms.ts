@@ -9,7 +9,7 @@ const s = initServer();
 export function adminOutboundSmsHandlers(deps: AppDeps) {
   return s.router(contract.admin.outboundSms, {
     enqueue: async ({ req, params, body }) => {
-      const queued = await enqueueOutboundSmsAudited(req.em, deps.crypto.pii, adminActor(req), params.brand_id, {
+      const queued = await enqueueOutboundSmsAudited(req.db, deps.crypto.pii, adminActor(req), params.brand_id, {
         phone: body.phone,
         message: body.message,
         deviceId: body.device_id,

@@ -7,6 +7,6 @@ const s = initServer();
 
 export const adminOverviewHandlers = s.router(contract.admin.overview, {
   get: async ({ req, query }) => {
-    return { status: 200, body: { success: true, data: await getOverview(req.em, { brandId: query.brand_id, mode: query.mode, brandIds: brandScopeOf(req.principal) }) } };
+    return { status: 200, body: { success: true, data: await getOverview(req.db, { brandId: query.brand_id, mode: query.mode, brandIds: brandScopeOf(req.principal) }) } };
   },
 });

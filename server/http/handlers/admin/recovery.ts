@@ -39,13 +39,13 @@ export function adminRecoveryHandlers(deps: AppDeps) {
     pasteSms: async ({ req, body }) => {
       const who = adminActor(req);
       const operatorName = body.operator_name ?? null;
-      const { id } = await pasteSms(req.em, {
+      const { id } = await pasteSms(req.db, {
         cipher: deps.crypto.pii,
         hashKey: deps.crypto.blindIndexKey,
         match,
         onMatchError: (err) => deps.logger.error({ request_id: req.requestId, err: { message: err instanceof Error ? err.message : String(err) } }, 'SMS matching failed; pasted record left pending'),
       }, who, { deviceId: body.device_id, sender: body.sender, body: body.body, receivedAt: new Date(body.received_at), operatorName });
-      const record = await getAdminSmsRecord(req.em, id, { includeBody: false, cipher: deps.crypto.pii, who });
+      const record = await getAdminSmsRecord(req.db, id, { includeBody: false, cipher: deps.crypto.pii, who });
       return { status: 201, body: { success: true, data: { ...record, entry: 'pasted' as const, entered_by: who.actor, operator_name: operatorName } } };
     },
     requestBackfill: async ({ req, params, body }) => {
@@ -53,7 +53,7 @@ export function adminRecoveryHandlers(deps: AppDeps) {
       const to = new Date(body.to);
       validateWindow(from, to);
       const who = adminActor(req);
-      const created = await withAudit(req.em, who, async (tx) => {
+      const created = await withAudit(req.db, who, async (tx) => {
         const r = await requestBackfill(tx, { deviceId: Number(params.device_id), from, to, reason: 'manual', requestedBy: who.actor });
         if (!r) throw new AppError('DEVICE_NOT_FOUND');
         return { result: r, audit: { action: 'device.backfill_request', targetType: 'device', targetId: r.deviceId, brandId: r.brandId, after: { backfill_request_id: r.id, from: r.from.toISOString(), to: r.to.toISOString() } } };
@@ -61,7 +61,7 @@ export function adminRecoveryHandlers(deps: AppDeps) {
       return { status: 201, body: { success: true, data: backfillJson(created) } };
     },
     listBackfillRequests: async ({ req, query }) => {
-      const items = await listBackfillRequests(req.em, { brandId: query.brand_id, deviceId: query.device_id, status: query.status });
+      const items = await listBackfillRequests(req.db, { brandId: query.brand_id, deviceId: query.device_id, status: query.status });
       const scope = brandScopeOf(req.principal);
       return { status: 200, body: { success: true, data: items.filter((r) => inScope(scope, r.brandId)).map(backfillJson) } };
     },

@@ -8,7 +8,7 @@ const s = initServer();
 
 export const adminRefundHandlers = s.router(contract.admin.refunds, {
   list: async ({ req, query }) => {
-    const { items, total } = await listAdminRefunds(req.em, {
+    const { items, total } = await listAdminRefunds(req.db, {
       page: query.page,
       perPage: query.per_page,
       brandId: query.brand_id,
@@ -23,12 +23,12 @@ export const adminRefundHandlers = s.router(contract.admin.refunds, {
     return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
   },
   get: async ({ req, params }) => {
-    return { status: 200, body: { success: true, data: await getAdminRefund(req.em, params.refund_id) } };
+    return { status: 200, body: { success: true, data: await getAdminRefund(req.db, params.refund_id) } };
   },
   complete: async ({ req, params }) => {
-    return { status: 200, body: { success: true, data: await completeRefundAudited(req.em, adminActor(req), params.refund_id) } };
+    return { status: 200, body: { success: true, data: await completeRefundAudited(req.db, adminActor(req), params.refund_id) } };
   },
   fail: async ({ req, params, body }) => {
-    return { status: 200, body: { success: true, data: await failRefundAudited(req.em, adminActor(req), params.refund_id, body.reason) } };
+    return { status: 200, body: { success: true, data: await failRefundAudited(req.db, adminActor(req), params.refund_id, body.reason) } };
   },
 });

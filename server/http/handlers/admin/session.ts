@@ -38,33 +38,33 @@ export function adminSessionHandlers(deps: AppDeps) {
   const pii = deps.crypto.pii;
   return s.router(contract.admin.session, {
     login: async ({ req, res, body }) => {
-      const session = await login(req.em, pii, policy, { email: body.email, password: body.password, totpCode: body.totp_code }, req.requestId);
+      const session = await login(req.db, pii, policy, { email: body.email, password: body.password, totpCode: body.totp_code }, req.requestId);
       (res as Response).cookie(sessionCookieName(req.secure), session.token, cookieOptions(req));
       return { status: 200, body: { success: true, data: { operator: session.operator, csrf_token: csrf(session.token) } } };
     },
     get: async ({ req }) => {
-      const op = await getOperator(req.em, sessionOf(req).id);
+      const op = await getOperator(req.db, sessionOf(req).id);
       return { status: 200, body: { success: true, data: { operator: operatorView(op), csrf_token: csrf(cookieValue(req, sessionCookieName(req.secure))!) } } };
     },
     logout: async ({ req, res }) => {
       const me = sessionOf(req);
-      await endSession(req.em, me.sessionId, adminActor(req), me.id);
+      await endSession(req.db, me.sessionId, adminActor(req), me.id);
       (res as Response).clearCookie(sessionCookieName(req.secure), cookieOptions(req));
       return { status: 204, body: undefined };
     },
     changePassword: async ({ req, body }) => {
       const me = sessionOf(req);
-      await changeOwnPassword(req.em, adminActor(req), me.id, me.sessionId, body.current_password, body.new_password);
+      await changeOwnPassword(req.db, adminActor(req), me.id, me.sessionId, body.current_password, body.new_password);
       return { status: 204, body: undefined };
     },
     startTotp: async ({ req }) => {
-      return { status: 200, body: { success: true, data: await startTotpEnrolment(req.em, pii, sessionOf(req).id) } };
+      return { status: 200, body: { success: true, data: await startTotpEnrolment(req.db, pii, sessionOf(req).id) } };
     },
     confirmTotp: async ({ req, body }) => {
-      return { status: 200, body: { success: true, data: operatorView(await confirmTotpEnrolment(req.em, pii, adminActor(req), sessionOf(req).id, body.code)) } };
+      return { status: 200, body: { success: true, data: operatorView(await confirmTotpEnrolment(req.db, pii, adminActor(req), sessionOf(req).id, body.code)) } };
     },
     disableTotp: async ({ req, body }) => {
-      return { status: 200, body: { success: true, data: operatorView(await disableTotp(req.em, pii, adminActor(req), sessionOf(req).id, body.code)) } };
+      return { status: 200, body: { success: true, data: operatorView(await disableTotp(req.db, pii, adminActor(req), sessionOf(req).id, body.code)) } };
     },
   });
 }

@@ -8,9 +8,9 @@ const s = initServer();
 
 export const adminSettingHandlers = s.router(contract.admin.settings, {
   get: async ({ req }) => {
-    return { status: 200, body: { success: true, data: await getSettings(req.em) } };
+    return { status: 200, body: { success: true, data: await getSettings(req.db) } };
   },
   update: async ({ req, body }) => {
-    return { status: 200, body: { success: true, data: await updateSettingsAudited(req.em, adminActor(req), body) } };
+    return { status: 200, body: { success: true, data: await updateSettingsAudited(req.db, adminActor(req), body) } };
   },
 });

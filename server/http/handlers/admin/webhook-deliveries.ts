@@ -9,7 +9,7 @@ const s = initServer();
 
 export const adminWebhookDeliveryHandlers = s.router(contract.admin.webhookDeliveries, {
   list: async ({ req, query }) => {
-    const { items, total } = await listAdminDeliveries(req.em, {
+    const { items, total } = await listAdminDeliveries(req.db, {
       page: query.page,
       perPage: query.per_page,
       brandId: query.brand_id,
@@ -23,19 +23,19 @@ export const adminWebhookDeliveryHandlers = s.router(contract.admin.webhookDeliv
     return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
   },
   get: async ({ req, params }) => {
-    return { status: 200, body: { success: true, data: await getAdminDelivery(req.em, params.delivery_id) } };
+    return { status: 200, body: { success: true, data: await getAdminDelivery(req.db, params.delivery_id) } };
   },
   replay: async ({ req, params }) => {
-    return { status: 200, body: { success: true, data: await replayDeliveryAudited(req.em, adminActor(req), params.delivery_id) } };
+    return { status: 200, body: { success: true, data: await replayDeliveryAudited(req.db, adminActor(req), params.delivery_id) } };
   },
   sendTest: async ({ req, body }) => {
-    const delivery = await sendTestEventAudited(req.em, adminActor(req), { brandId: body.brand_id, event: body.event, mode: body.mode ?? 'test' });
+    const delivery = await sendTestEventAudited(req.db, adminActor(req), { brandId: body.brand_id, event: body.event, mode: body.mode ?? 'test' });
     return { status: 201, body: { success: true, data: delivery } };
   },
   replayDeadLetters: async ({ req, body }) => {
     // Without a brand this replays every brand's dead letters: not for an operator limited to some brands.
     if (brandScopeOf(req.principal) !== null && body.brand_id === undefined) throw new AppError('FORBIDDEN', 'Name the brand (`brand_id`): your access is limited to some brands');
-    const result = await replayDeadLettersAudited(req.em, adminActor(req), { since: new Date(body.since), brandId: body.brand_id });
+    const result = await replayDeadLettersAudited(req.db, adminActor(req), { since: new Date(body.since), brandId: body.brand_id });
     return { status: 200, body: { success: true, data: result } };
   },
 });

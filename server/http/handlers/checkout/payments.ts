@@ -26,12 +26,12 @@ export function checkoutPaymentHandlers(deps: AppDeps, matchSubmittedTransaction
   const slots = streamSlots(deps.config.CHECKOUT_STREAMS_PER_ADDRESS);
   return s.router(contract.checkout.payments, {
     get: async ({ req, params }) => {
-      const { view } = await loadCheckout(req.em, params.payment_id, links);
+      const { view } = await loadCheckout(req.db, params.payment_id, links);
       return { status: 200, body: { success: true, data: view } };
     },
     startTransaction: async ({ req, params, body }) => {
       const transaction = await startCheckoutTransaction(
-        req.em,
+        req.db,
         { keys: deps.crypto, links, logger: deps.logger, matchSubmittedTransaction },
         params.payment_id,
         { gateway: body.gateway, method: body.method, gatewayTrxId: body.gateway_trx_id, senderNumber: body.sender_number },
@@ -40,7 +40,7 @@ export function checkoutPaymentHandlers(deps: AppDeps, matchSubmittedTransaction
     },
     replaceSubmission: async ({ req, params, body }) => {
       const transaction = await replaceCheckoutSubmission(
-        req.em,
+        req.db,
         { keys: deps.crypto, links, logger: deps.logger, matchSubmittedTransaction },
         params.payment_id,
         { gatewayTrxId: body.gateway_trx_id, senderNumber: body.sender_number, requestId: req.requestId },
@@ -59,7 +59,7 @@ export function checkoutPaymentHandlers(deps: AppDeps, matchSubmittedTransaction
       let follower: StatusFollower;
       try {
         follower = await followCheckoutStatus(
-          { fork: () => deps.orm.em.fork(), hub: deps.notifications, links, logger: deps.logger },
+          { db: deps.db, hub: deps.notifications, links, logger: deps.logger },
           params.payment_id,
           {
             status: (event) => body.write(`event: status\ndata: ${JSON.stringify(event)}\n\n`),
@@ -93,7 +93,7 @@ export function checkoutPaymentHandlers(deps: AppDeps, matchSubmittedTransaction
       return { status: 200, body: body as unknown as string };
     },
     cancel: async ({ req, params }) => {
-      const { cancelUrl } = await cancelCheckout(req.em, params.payment_id, links);
+      const { cancelUrl } = await cancelCheckout(req.db, params.payment_id, links);
       return { status: 200, body: { success: true, data: { cancel_url: cancelUrl } } };
     },
   });

@@ -43,7 +43,7 @@ export function checkoutSandboxHandlers(deps: AppDeps) {
     callback: {
       middleware: [requireSandboxSignature(deps)],
       handler: async ({ req, body }) => {
-        const result = await applySandboxCallback(req.em, body);
+        const result = await applySandboxCallback(req.db, body);
         return { status: 200, body: { success: true, data: { trx_id: result.trxId, status: result.status, changed: result.changed } } };
       },
     },

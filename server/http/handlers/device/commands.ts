@@ -16,11 +16,11 @@ const command = (r: BackfillRequestView) => ({
 
 export const deviceCommandsHandlers = s.router(contract.device.commands, {
   list: async ({ req }) => {
-    const items = await pollBackfillCommands(req.em, deviceOf(req).deviceId);
+    const items = await pollBackfillCommands(req.db, deviceOf(req).deviceId);
     return { status: 200, body: { success: true, data: items.map(command) } };
   },
   complete: async ({ req, params, body }) => {
-    const r = await completeBackfillCommand(req.em, deviceOf(req).deviceId, Number(params.command_id), body.resent_count);
+    const r = await completeBackfillCommand(req.db, deviceOf(req).deviceId, Number(params.command_id), body.resent_count);
     return { status: 200, body: { success: true, data: { ...command(r), status: 'answered' as const, resent_count: r.resentCount ?? body.resent_count } } };
   },
 });

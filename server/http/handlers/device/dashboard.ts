@@ -9,7 +9,7 @@ type TransactionStatus = 'pending' | 'processing' | 'awaiting_verification' | 'c
 
 export const deviceDashboardHandlers = s.router(contract.device.dashboard, {
   get: async ({ req }) => {
-    const d = await getDashboard(req.em, deviceOf(req));
+    const d = await getDashboard(req.db, deviceOf(req));
     return {
       status: 200,
       body: {

@@ -43,25 +43,25 @@ export function deviceDevicesHandlers(deps: AppDeps) {
   return s.router(contract.device.devices, {
     pair: async ({ req, body, headers }) => {
       const fingerprint = fingerprintOf(body.fingerprint, headers['x-device-fingerprint']);
-      const pair = await pairDevice(req.em, keys, { code: bearerToken(req), fingerprint, name: body.device_name, appVersion: body.app_version ?? null });
+      const pair = await pairDevice(req.db, keys, { code: bearerToken(req), fingerprint, name: body.device_name, appVersion: body.app_version ?? null });
       deps.logger.info({ request_id: req.requestId, device_id: pair.deviceUuid }, 'device paired');
       return { status: 201, body: tokenPairBody(pair) };
     },
     refreshTokens: async ({ req, body, headers }) => {
       const fingerprint = fingerprintOf(body.fingerprint, headers['x-device-fingerprint']);
-      const pair = await refreshDeviceTokens(req.em, keys, { refreshToken: body.refresh_token, fingerprint }, {
+      const pair = await refreshDeviceTokens(req.db, keys, { refreshToken: body.refresh_token, fingerprint }, {
         onReuse: (deviceUuid) => deps.logger.warn({ request_id: req.requestId, device_id: deviceUuid }, 'refresh token reused: device revoked'),
       });
       return { status: 200, body: tokenPairBody(pair) };
     },
     heartbeat: async ({ req, body }) => {
-      const { serverTime } = await recordHeartbeat(req.em, deviceOf(req).deviceId, {
+      const { serverTime } = await recordHeartbeat(req.db, deviceOf(req).deviceId, {
         batteryLevel: body?.battery_level,
         isCharging: body?.is_charging,
         network: body?.network,
         appVersion: body?.app_version,
       });
-      if (body?.device_time) await recordDeviceClock(req.em, deviceOf(req).deviceId, new Date(body.device_time));
+      if (body?.device_time) await recordDeviceClock(req.db, deviceOf(req).deviceId, new Date(body.device_time));
       return { status: 200, body: { success: true, data: { server_time: serverTime.toISOString() } } };
     },
   });

@@ -7,7 +7,7 @@ const s = initServer();
 
 export const deviceFilterRulesHandlers = s.router(contract.device.filterRules, {
   get: async ({ req }) => {
-    const rules = await getFilterRules(req.em, deviceOf(req).brandId);
+    const rules = await getFilterRules(req.db, deviceOf(req).brandId);
     return {
       status: 200,
       body: {

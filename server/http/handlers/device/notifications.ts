@@ -8,14 +8,14 @@ const s = initServer();
 
 export const deviceNotificationsHandlers = (deps: AppDeps) => (s.router(contract.device.notifications, {
   listUnread: async ({ req }) => {
-    const items = await listUnreadNotifications(req.em, deps.crypto.pii, deviceOf(req).deviceId);
+    const items = await listUnreadNotifications(req.db, deps.crypto.pii, deviceOf(req).deviceId);
     return {
       status: 200,
       body: { success: true, data: items.map((n) => ({ id: n.id, title: n.title, body: n.body, created_at: n.createdAt.toISOString() })) },
     };
   },
   acknowledge: async ({ req, body }) => {
-    const acknowledged = await acknowledgeNotifications(req.em, deviceOf(req).deviceId, body.ids);
+    const acknowledged = await acknowledgeNotifications(req.db, deviceOf(req).deviceId, body.ids);
     return { status: 200, body: { success: true, data: { acknowledged } } };
   },
 }));

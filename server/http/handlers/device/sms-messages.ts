@@ -14,9 +14,9 @@ export function deviceSmsMessagesHandlers(deps: AppDeps, matchSmsRecords?: Match
     forward: async ({ req, body }) => {
       const device = deviceOf(req);
       // Sent with the batch's INSERT and before it, so its own SMS times are corrected with it.
-      const clock = body.device_time ? bindDeviceClock(req.em, device.deviceId, new Date(body.device_time)) : null;
+      const clock = body.device_time ? bindDeviceClock(req.db, device.deviceId, new Date(body.device_time)) : null;
       const answers = await ingestForwardedBatch(
-        req.em,
+        req.db,
         {
           cipher: deps.crypto.pii,
           hashKey: deps.crypto.blindIndexKey,

@@ -10,7 +10,7 @@ const s = initServer();
 export function deviceSmsQueueHandlers(deps: AppDeps) {
   return s.router(contract.device.smsQueue, {
     lease: async ({ req }) => {
-      const items = await leaseOutboundSms(req.em, deps.crypto.pii, deviceOf(req));
+      const items = await leaseOutboundSms(req.db, deps.crypto.pii, deviceOf(req));
       return {
         status: 200,
         body: {
@@ -28,7 +28,7 @@ export function deviceSmsQueueHandlers(deps: AppDeps) {
       };
     },
     report: async ({ req, params, body }) => {
-      const state = await reportOutboundSms(req.em, deviceOf(req), { id: params.id, status: body.status, reason: body.status === 'failed' ? body.reason : null });
+      const state = await reportOutboundSms(req.db, deviceOf(req), { id: params.id, status: body.status, reason: body.status === 'failed' ? body.reason : null });
       return {
         status: 200,
         body: {

@@ -7,7 +7,7 @@ const s = initServer();
 
 export const merchantBrandHandlers = s.router(contract.merchant.brand, {
   get: async ({ req }) => {
-    const brand = await getBrand(req.em, merchantOf(req).brandId);
+    const brand = await getBrand(req.db, merchantOf(req).brandId);
     return {
       status: 200,
       body: {

@@ -10,7 +10,7 @@ export function merchantCustomerHandlers(deps: AppDeps) {
   return s.router(contract.merchant.customers, {
     list: async ({ req, query }) => {
       const { brandId, mode } = merchantOf(req);
-      const { items, total } = await listCustomers(req.em, deps.crypto, brandId, mode, { page: query.page, perPage: query.per_page });
+      const { items, total } = await listCustomers(req.db, deps.crypto, brandId, mode, { page: query.page, perPage: query.per_page });
       return {
         status: 200,
         body: {
@@ -30,7 +30,7 @@ export function merchantCustomerHandlers(deps: AppDeps) {
     },
     get: async ({ req, params }) => {
       const { brandId, mode } = merchantOf(req);
-      const c = await getCustomerByIdentifier(req.em, deps.crypto, brandId, mode, params.identifier);
+      const c = await getCustomerByIdentifier(req.db, deps.crypto, brandId, mode, params.identifier);
       return {
         status: 200,
         body: {

@@ -12,7 +12,7 @@ export const merchantEventHandlers = s.router(contract.merchant.events, {
     // A long-poll whose caller hung up stops waiting (and polling) at once.
     const gone = new AbortController();
     res.once('close', () => gone.abort());
-    const { events, nextCursor } = await listEvents(req.em, {
+    const { events, nextCursor } = await listEvents(req.db, {
       brandId,
       mode,
       after: query.after === undefined ? null : Number(query.after),

@@ -11,21 +11,21 @@ export function merchantPaymentLinkHandlers(deps: AppDeps) {
   return s.router(contract.merchant.paymentLinks, {
     create: async ({ req, body }) => {
       const { brandId, mode } = merchantOf(req);
-      return { status: 201, body: { success: true, data: await createPaymentLink(req.em, brandId, mode, body, base) } };
+      return { status: 201, body: { success: true, data: await createPaymentLink(req.db, brandId, mode, body, base) } };
     },
     list: async ({ req, query }) => {
       const { brandId, mode } = merchantOf(req);
-      const { items, total } = await listPaymentLinks(req.em, brandId, mode, query, base);
+      const { items, total } = await listPaymentLinks(req.db, brandId, mode, query, base);
       const meta = { page: query.page, per_page: query.per_page, total, total_pages: Math.ceil(total / query.per_page) };
       return { status: 200, body: { success: true, data: items, meta } };
     },
     get: async ({ req, params }) => {
       const { brandId, mode } = merchantOf(req);
-      return { status: 200, body: { success: true, data: await getPaymentLink(req.em, brandId, mode, params.id, base) } };
+      return { status: 200, body: { success: true, data: await getPaymentLink(req.db, brandId, mode, params.id, base) } };
     },
     deactivate: async ({ req, params }) => {
       const { brandId, mode } = merchantOf(req);
-      return { status: 200, body: { success: true, data: await deactivatePaymentLink(req.em, brandId, mode, params.id, base) } };
+      return { status: 200, body: { success: true, data: await deactivatePaymentLink(req.db, brandId, mode, params.id, base) } };
     },
   });
 }

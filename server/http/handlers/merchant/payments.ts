@@ -14,7 +14,7 @@ export function merchantPaymentHandlers(deps: AppDeps) {
   return s.router(contract.merchant.payments, {
     create: async ({ req, body }) => {
       const created = await createIntent(
-        req.em,
+        req.db,
         deps.crypto,
         merchantOf(req).brandId,
         merchantOf(req).mode,
@@ -35,7 +35,7 @@ export function merchantPaymentHandlers(deps: AppDeps) {
     },
     list: async ({ req, query }) => {
       const { brandId, mode } = merchantOf(req);
-      const { items, total } = await listPayments(req.em, deps.crypto, brandId, mode, {
+      const { items, total } = await listPayments(req.db, deps.crypto, brandId, mode, {
         page: query.page,
         perPage: query.per_page,
         status: query.status,
@@ -51,12 +51,12 @@ export function merchantPaymentHandlers(deps: AppDeps) {
     },
     cancel: async ({ req, params }) => {
       const { brandId, mode } = merchantOf(req);
-      const payment = await cancelPayment(req.em, deps.crypto, brandId, mode, params.payment_id);
+      const payment = await cancelPayment(req.db, deps.crypto, brandId, mode, params.payment_id);
       return { status: 200, body: { success: true, data: payment } };
     },
     get: async ({ req, params }) => {
       const { brandId, mode } = merchantOf(req);
-      const payment = await getPaymentView(req.em, deps.crypto, brandId, mode, params.payment_id);
+      const payment = await getPaymentView(req.db, deps.crypto, brandId, mode, params.payment_id);
       return { status: 200, body: { success: true, data: payment } };
     },
   });

@@ -9,12 +9,12 @@ export const merchantRefundHandlers = s.router(contract.merchant.refunds, {
   create: async ({ req, body }) => {
     const { brandId, mode } = merchantOf(req);
     const target = body.payment_id !== undefined ? { paymentId: body.payment_id } : { trxId: body.trx_id! };
-    const refund = await createRefund(req.em, brandId, mode, { ...target, amount: body.amount, reason: body.reason });
+    const refund = await createRefund(req.db, brandId, mode, { ...target, amount: body.amount, reason: body.reason });
     return { status: 201, body: { success: true, data: { ...refund, livemode: mode === 'live' } } };
   },
   list: async ({ req, query }) => {
     const { brandId, mode } = merchantOf(req);
-    const { items, total } = await listRefunds(req.em, brandId, mode, {
+    const { items, total } = await listRefunds(req.db, brandId, mode, {
       page: query.page,
       perPage: query.per_page,
       status: query.status,
@@ -28,7 +28,7 @@ export const merchantRefundHandlers = s.router(contract.merchant.refunds, {
   },
   get: async ({ req, params }) => {
     const { brandId, mode } = merchantOf(req);
-    const refund = await getLatestRefund(req.em, brandId, mode, params.trx_id);
+    const refund = await getLatestRefund(req.db, brandId, mode, params.trx_id);
     return { status: 200, body: { success: true, data: { ...refund, livemode: mode === 'live' } } };
   },
 });

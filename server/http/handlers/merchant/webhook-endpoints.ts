@@ -13,25 +13,25 @@ export function merchantWebhookEndpointHandlers(deps: AppDeps) {
   return s.router(contract.merchant.webhookEndpoints, {
     list: async ({ req }) => {
       const { brandId, mode } = merchantOf(req);
-      return { status: 200, body: { success: true, data: (await listEndpoints(req.em, brandId, mode)).map(endpointBody) } };
+      return { status: 200, body: { success: true, data: (await listEndpoints(req.db, brandId, mode)).map(endpointBody) } };
     },
     create: async ({ req, body }) => {
-      const made = await createEndpoint(req.em, deps.crypto.pii, merchantOf(req), body, opts());
+      const made = await createEndpoint(req.db, deps.crypto.pii, merchantOf(req), body, opts());
       return { status: 201, body: { success: true, data: { ...endpointBody(made.endpoint), secret: made.secret } } };
     },
     get: async ({ req, params }) => {
       const { brandId, mode } = merchantOf(req);
-      return { status: 200, body: { success: true, data: endpointBody(await getEndpoint(req.em, brandId, mode, params.id)) } };
+      return { status: 200, body: { success: true, data: endpointBody(await getEndpoint(req.db, brandId, mode, params.id)) } };
     },
     update: async ({ req, params, body }) => {
-      const endpoint = await updateEndpoint(req.em, merchantOf(req), params.id, body, opts());
+      const endpoint = await updateEndpoint(req.db, merchantOf(req), params.id, body, opts());
       return { status: 200, body: { success: true, data: endpointBody(endpoint) } };
     },
     delete: async ({ req, params }) => {
-      return { status: 200, body: { success: true, data: endpointBody(await deleteEndpoint(req.em, merchantOf(req), params.id)) } };
+      return { status: 200, body: { success: true, data: endpointBody(await deleteEndpoint(req.db, merchantOf(req), params.id)) } };
     },
     rotateSecret: async ({ req, params }) => {
-      const rotated = await rotateSecret(req.em, deps.crypto.pii, merchantOf(req), params.id);
+      const rotated = await rotateSecret(req.db, deps.crypto.pii, merchantOf(req), params.id);
       return {
         status: 201,
         body: { success: true, data: { secret: rotated.secret, previous_secret_expires_at: rotated.previousSecretExpiresAt.toISOString() } },
@@ -39,7 +39,7 @@ export function merchantWebhookEndpointHandlers(deps: AppDeps) {
     },
     sendTest: async ({ req, params, body }) => {
       const { brandId, mode } = merchantOf(req);
-      const delivery = await sendTestEvent(req.em, { brandId, mode, event: body.event, endpointId: params.id });
+      const delivery = await sendTestEvent(req.db, { brandId, mode, event: body.event, endpointId: params.id });
       return { status: 201, body: { success: true, data: deliveryBody(delivery) } };
     },
   });

@@ -57,11 +57,11 @@ export function merchantWebhookHandlers(deps: AppDeps) {
   return s.router(contract.merchant.webhooks, {
     getEndpoint: async ({ req }) => {
       const { brandId, mode } = merchantOf(req);
-      const endpoint = await getEndpoint(req.em, brandId, mode);
+      const endpoint = await getEndpoint(req.db, brandId, mode);
       return { status: 200, body: { success: true, data: endpointBody(endpoint) } };
     },
     putEndpoint: async ({ req, body }) => {
-      const result = await putEndpoint(req.em, deps.crypto.pii, merchantOf(req), body, {
+      const result = await putEndpoint(req.db, deps.crypto.pii, merchantOf(req), body, {
         allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_URLS,
       });
       if (result.created) {
@@ -70,7 +70,7 @@ export function merchantWebhookHandlers(deps: AppDeps) {
       return { status: 200, body: { success: true, data: endpointBody(result.endpoint) } };
     },
     rotateSecret: async ({ req }) => {
-      const rotated = await rotateSecret(req.em, deps.crypto.pii, merchantOf(req));
+      const rotated = await rotateSecret(req.db, deps.crypto.pii, merchantOf(req));
       return {
         status: 201,
         body: { success: true, data: { secret: rotated.secret, previous_secret_expires_at: rotated.previousSecretExpiresAt.toISOString() } },
@@ -78,17 +78,17 @@ export function merchantWebhookHandlers(deps: AppDeps) {
     },
     listDeliveries: async ({ req }) => {
       const { brandId, mode } = merchantOf(req);
-      const deliveries = await listRecentDeliveries(req.em, brandId, mode);
+      const deliveries = await listRecentDeliveries(req.db, brandId, mode);
       return { status: 200, body: { success: true, data: deliveries.map(deliveryBody) } };
     },
     sendTest: async ({ req, body }) => {
       const { brandId, mode } = merchantOf(req);
-      const delivery = await sendTestEvent(req.em, { brandId, mode, event: body.event });
+      const delivery = await sendTestEvent(req.db, { brandId, mode, event: body.event });
       return { status: 201, body: { success: true, data: deliveryBody(delivery) } };
     },
     getDelivery: async ({ req, params }) => {
       const { brandId, mode } = merchantOf(req);
-      const delivery = await getDelivery(req.em, brandId, params.id, mode);
+      const delivery = await getDelivery(req.db, brandId, params.id, mode);
       return { status: 200, body: { success: true, data: { ...deliveryBody(delivery), attempt_log: delivery.attemptLog.map(toAttemptResource) } } };
     },
   });
