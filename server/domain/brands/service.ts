@@ -1,46 +1,111 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
-import type { EntityManager } from '../../infra/database/orm.ts';
+import { sql, type Selectable } from 'kysely';
 import { generateApiKey, hashApiKey, looksLikeApiKey, type ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/common/mode.ts';
 import { grouped } from '../../infra/database/grouped.ts';
-import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
-import { db, prepared, rawStatement } from '../db.ts';
+import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/database.ts';
+import { prepared, rawStatement, type DB, type Db } from '../db.ts';
 import { countUpsert } from '../rate-limit/store.ts';
-import { ApiKey, Brand, type ApiKeyEntity, type BrandEntity } from './entities.ts';
 
-export async function createBrand(em: EntityManager, input: { name: string; timezone?: string }): Promise<BrandEntity> {
-  const brand = em.create(Brand, { uuid: randomUUID(), name: input.name, timezone: input.timezone ?? 'UTC' });
-  await em.flush();
-  return brand;
+/** A brand as the domain reads it (entities.ts `Brand`, camelCase). */
+export interface BrandRecord {
+  id: number;
+  uuid: string;
+  name: string;
+  /** IANA time zone used for "today" on the device dashboard. */
+  timezone: string;
+  status: 'active' | 'disabled';
+  createdAt: Date;
+  updatedAt: Date;
 }
 
-export async function getBrand(em: EntityManager, id: number): Promise<BrandEntity> {
-  const brand = await em.findOne(Brand, { id });
-  if (!brand) throw new AppError('BRAND_NOT_FOUND');
-  return brand;
+/** An API key as the domain reads it (entities.ts `ApiKey`, camelCase); never the key itself. */
+export interface ApiKeyRecord {
+  id: number;
+  brandId: number;
+  name: string;
+  prefix: string;
+  keyHash: string;
+  mode: Mode;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+type BrandRow = Selectable<DB['brands']>;
+type ApiKeyRow = Selectable<DB['api_keys']>;
+
+const toBrand = (r: BrandRow): BrandRecord => ({
+  id: r.id,
+  uuid: r.uuid,
+  name: r.name,
+  timezone: r.timezone,
+  status: r.status,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const toApiKey = (r: ApiKeyRow): ApiKeyRecord => ({
+  id: r.id,
+  brandId: r.brand_id,
+  name: r.name,
+  prefix: r.prefix,
+  keyHash: r.key_hash,
+  mode: r.mode,
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at ?? null,
+  revokedAt: r.revoked_at ?? null,
+});
+
+export async function createBrand(em: Db, input: { name: string; timezone?: string }): Promise<BrandRecord> {
+  const now = new Date();
+  const row = await em
+    .insertInto('brands')
+    .values({ uuid: randomUUID(), name: input.name, timezone: input.timezone ?? 'UTC', status: 'active', created_at: now, updated_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toBrand(row);
+}
+
+export async function getBrand(em: Db, id: number): Promise<BrandRecord> {
+  const row = await em.selectFrom('brands').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw new AppError('BRAND_NOT_FOUND');
+  return toBrand(row);
 }
 
 /** Creates a key; the clear key is returned once and never stored. */
 export async function createApiKey(
-  em: EntityManager,
+  em: Db,
   brandId: number,
   input: { name: string; mode?: ApiKeyMode },
-): Promise<{ apiKey: ApiKeyEntity; key: string }> {
+): Promise<{ apiKey: ApiKeyRecord; key: string }> {
   const brand = await getBrand(em, brandId);
   const generated = generateApiKey(input.mode ?? 'live');
-  const apiKey = em.create(ApiKey, { brand, name: input.name, prefix: generated.prefix, keyHash: generated.hash, mode: input.mode ?? 'live' });
-  await em.flush();
-  return { apiKey, key: generated.key };
+  const row = await em
+    .insertInto('api_keys')
+    .values({ brand_id: brand.id, name: input.name, prefix: generated.prefix, key_hash: generated.hash, mode: input.mode ?? 'live', created_at: new Date() })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { apiKey: toApiKey(row), key: generated.key };
 }
 
-export async function revokeApiKey(em: EntityManager, brandId: number, apiKeyId: number): Promise<ApiKeyEntity> {
-  const apiKey = await em.findOne(ApiKey, { id: apiKeyId, brand: brandId });
-  if (!apiKey) throw new AppError('API_KEY_NOT_FOUND');
-  apiKey.revokedAt ??= new Date();
-  await em.flush();
-  return apiKey;
+/** Sets `revoked_at` (once: a revoked key keeps the time it was first revoked). */
+export async function revokeApiKey(em: Db, brandId: number, apiKeyId: number): Promise<ApiKeyRecord> {
+  const find = () => em.selectFrom('api_keys').selectAll().where('id', '=', apiKeyId).where('brand_id', '=', brandId).executeTakeFirst();
+  const row = await find();
+  if (!row) throw new AppError('API_KEY_NOT_FOUND');
+  if (row.revoked_at !== null) return toApiKey(row);
+  const revoked = await em
+    .updateTable('api_keys')
+    .set({ revoked_at: new Date() })
+    .where('id', '=', apiKeyId)
+    .where('brand_id', '=', brandId)
+    .where('revoked_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+  // Null: a concurrent revoke wrote first; its time stands.
+  return toApiKey(revoked ?? (await find())!);
 }
 
 /**
@@ -82,7 +147,7 @@ const apiKeysByHash = prepared((k, $: { hashes: string[] }) =>
  * folding it into the lookup (a data-modifying CTE) slows every call, not only the
  * once-a-minute ones that write (figures: BENCHMARKS.md, "What the profiles showed", 9).
  */
-export async function authenticateApiKeyHashes(em: EntityManager, hashes: readonly string[]): Promise<Array<ApiKeyPrincipal | null>> {
+export async function authenticateApiKeyHashes(em: Db, hashes: readonly string[]): Promise<Array<ApiKeyPrincipal | null>> {
   // Only SHA-256 hex digests (anything else matches no key).
   const distinct = [...new Set(hashes)].filter((h) => /^[0-9a-f]{64}$/.test(h));
   if (distinct.length === 0) return hashes.map(() => null);
@@ -94,8 +159,8 @@ export async function authenticateApiKeyHashes(em: EntityManager, hashes: readon
 }
 
 /** Refreshes stale `last_used_at` values; conditional: of many calls racing past the minute mark, one writes. */
-async function touchApiKeys(em: EntityManager, ids: number[]): Promise<void> {
-  await db(em)
+async function touchApiKeys(em: Db, ids: number[]): Promise<void> {
+  await em
     .updateTable('api_keys as k')
     .set({ last_used_at: sql<Date>`now()` })
     .where('k.id', '=', sql<number>`ANY(${ids}::bigint[])`)
@@ -184,7 +249,7 @@ export interface ApiKeyLookupResult {
  * requests itself and fails open as it always has. A failing lookup fails the
  * requests as before.
  */
-export async function lookupAndCountApiKeys(em: EntityManager, items: readonly ApiKeyLookupItem[], windowSeconds: number | null): Promise<ApiKeyLookupResult[]> {
+export async function lookupAndCountApiKeys(em: Db, items: readonly ApiKeyLookupItem[], windowSeconds: number | null): Promise<ApiKeyLookupResult[]> {
   const hashes = items.map((i) => i.hash);
   const counting = windowSeconds === null ? [] : items.filter((i) => i.count && /^[0-9a-f]{64}$/.test(i.hash));
   if (counting.length === 0) return (await authenticateApiKeyHashes(em, hashes)).map((principal) => ({ principal, counted: null }));
@@ -232,7 +297,7 @@ export async function lookupAndCountApiKeys(em: EntityManager, items: readonly A
  * read, against the hand-written floor's two (BENCHMARKS.md, "Merchant reads:
  * where the p99 tail comes from").
  */
-export function groupedApiKeyLookup(em: () => EntityManager, rateLimitWindowSeconds: number | null = null): (presented: string, opts?: { count?: boolean }) => Promise<ApiKeyLookupResult> {
+export function groupedApiKeyLookup(em: () => Db, rateLimitWindowSeconds: number | null = null): (presented: string, opts?: { count?: boolean }) => Promise<ApiKeyLookupResult> {
   const lookup = grouped((items: ApiKeyLookupItem[]) => lookupAndCountApiKeys(em(), items, rateLimitWindowSeconds), { maxBatch: MAX_LOOKUP_GROUP, queueTimeoutMs: POOL_ACQUIRE_TIMEOUT_MS, concurrency: 2 });
   return async (presented, opts = {}) => (looksLikeApiKey(presented) ? lookup({ hash: hashApiKey(presented), count: opts.count === true }) : { principal: null, counted: null });
 }

@@ -1,7 +1,7 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import { recordAudit, type AuditActor } from '../audit/service.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
-import type { OperatorEntity } from './entities.ts';
+import { writeOperator, type OperatorRecord } from './record.ts';
+import type { Db } from '../db.ts';
 
 /**
  * Failed credential checks that lock an account, the window they are counted in,
@@ -20,31 +20,32 @@ export function operatorActor(op: { id: string; email: string }, requestId: stri
 }
 
 /** 429 `ACCOUNT_LOCKED` with `Retry-After` while the operator is locked, else null. */
-export function lockedError(op: OperatorEntity, now: number): AppError | null {
+export function lockedError(op: Pick<OperatorRecord, 'lockedUntil'>, now: number): AppError | null {
   if (!op.lockedUntil || op.lockedUntil.getTime() <= now) return null;
   const retry = String(Math.ceil((op.lockedUntil.getTime() - now) / 1000));
   return new AppError('ACCOUNT_LOCKED', undefined, { headers: { 'Retry-After': retry } });
 }
 
 /**
- * Counts one failure on the operator's row (the caller holds it locked for
- * update and commits even though the request is refused) and audits it, and the
- * lock when this failure sets one. `what` names the check that failed
+ * Counts one failure on the operator's row (written here; the caller holds it
+ * locked for update and commits even though the request is refused) and audits
+ * it, and the lock when this failure sets one. `what` names the check that failed
  * (`password`, `totp`); never the value tried.
  */
-export async function countFailure(tx: EntityManager, op: OperatorEntity, who: AuditActor, action: string, what: string, now: number): Promise<void> {
+export async function countFailure(tx: Db, op: OperatorRecord, who: AuditActor, action: string, what: string, now: number): Promise<void> {
   const fresh = !op.failedLoginsSince || now - op.failedLoginsSince.getTime() > LOCKOUT.windowMs;
-  op.failedLogins = fresh ? 1 : op.failedLogins + 1;
-  if (fresh) op.failedLoginsSince = new Date(now);
-  const locks = op.failedLogins >= LOCKOUT.failures;
-  if (locks) op.lockedUntil = new Date(now + LOCKOUT.lockMs);
+  const failedLogins = fresh ? 1 : op.failedLogins + 1;
+  const locks = failedLogins >= LOCKOUT.failures;
+  await writeOperator(tx, op, {
+    failedLogins,
+    ...(fresh && { failedLoginsSince: new Date(now) }),
+    ...(locks && { lockedUntil: new Date(now + LOCKOUT.lockMs) }),
+  });
   await recordAudit(tx, who, { action, targetType: 'operator', targetId: op.id, after: { failed: what, failures: op.failedLogins } });
   if (locks) await recordAudit(tx, who, { action: 'operator.lock', targetType: 'operator', targetId: op.id, after: { locked_until: op.lockedUntil!.toISOString() } });
 }
 
-/** A successful check clears the count. */
-export function clearFailures(op: OperatorEntity): void {
-  op.failedLogins = 0;
-  op.failedLoginsSince = null;
-  op.lockedUntil = null;
+/** A successful check clears the count: the fields to write (`writeOperator`). */
+export function clearFailures(): Pick<OperatorRecord, 'failedLogins' | 'failedLoginsSince' | 'lockedUntil'> {
+  return { failedLogins: 0, failedLoginsSince: null, lockedUntil: null };
 }

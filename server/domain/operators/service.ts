@@ -1,18 +1,20 @@
 import { createHmac, createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
-import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { OperatorRole } from '../../../contract/admin/session.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import { randomToken, sha256Hex, timingSafeEqualString } from '../../infra/crypto/tokens.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { recordAudit, withAudit, type AuditActor } from '../audit/service.ts';
-import { Operator, OperatorSession, type OperatorEntity } from './entities.ts';
-import { Brand } from '../brands/entities.ts';
+import { brandIdsParam, findOperator, findOperatorOrFail, toOperator, writeOperator, type OperatorRecord } from './record.ts';
 import { dummyPasswordHash, generatePassword, hashPassword, verifyPassword } from './password.ts';
 import { checkTotp } from './totp.ts';
 import { clearFailures, countFailure, lockedError, operatorActor } from './lockout.ts';
+import { transaction, type Db } from '../db.ts';
 
 export { LOCKOUT } from './lockout.ts';
+export type { OperatorRecord } from './record.ts';
+
+/** A PostgreSQL unique violation (what MikroORM reported as UniqueConstraintViolationException). */
+const isUniqueViolation = (err: unknown): boolean => (err as { code?: string } | null)?.code === '23505';
 
 export interface SessionPolicy {
   idleMs: number;
@@ -32,14 +34,14 @@ export interface OperatorView {
   last_login_at: string | null;
 }
 
-export function operatorView(op: OperatorEntity): OperatorView {
+export function operatorView(op: OperatorRecord): OperatorView {
   return {
     id: op.id,
     email: op.email,
     name: op.name,
     role: op.role,
     brand_ids: op.role === 'owner' ? null : (op.brandIds ?? null),
-    totp_enabled: op.totpSecret !== null && op.totpSecret !== undefined,
+    totp_enabled: op.totpSecret !== null,
     disabled: op.disabled,
     created_at: op.createdAt.toISOString(),
     last_login_at: op.lastLoginAt ? op.lastLoginAt.toISOString() : null,
@@ -69,10 +71,13 @@ export interface NewSession {
   token: string;
 }
 
-async function startSession(tx: EntityManager, op: OperatorEntity, policy: SessionPolicy): Promise<string> {
+async function startSession(tx: Db, op: OperatorRecord, policy: SessionPolicy): Promise<string> {
   const token = randomToken(32);
   const now = new Date();
-  tx.create(OperatorSession, { operator: op, tokenHash: sha256Hex(token), lastSeenAt: now, expiresAt: new Date(now.getTime() + policy.absoluteMs) });
+  await tx
+    .insertInto('operator_sessions')
+    .values({ operator_id: op.id, token_hash: sha256Hex(token), created_at: now, last_seen_at: now, expires_at: new Date(now.getTime() + policy.absoluteMs) })
+    .execute();
   return token;
 }
 
@@ -85,14 +90,14 @@ type LoginOutcome = { ok: true; session: NewSession } | { ok: false; error: AppE
  * refused. The audit names the operator and what failed, never what was typed.
  */
 export async function login(
-  em: EntityManager,
+  em: Db,
   pii: PiiCipher,
   policy: SessionPolicy,
   input: { email: string; password: string; totpCode?: string },
   requestId: string | null = null,
 ): Promise<NewSession> {
-  const outcome = await em.transactional(async (tx): Promise<LoginOutcome> => {
-    const op = await tx.findOne(Operator, { email: normalizeEmail(input.email) }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const outcome = await transaction(em, async (tx): Promise<LoginOutcome> => {
+    const op = await findOperator(tx, { email: normalizeEmail(input.email) }, { forUpdate: true });
     const invalid = { ok: false as const, error: new AppError('INVALID_CREDENTIALS') };
     if (!op) {
       await verifyPassword(input.password, await dummyPasswordHash());
@@ -115,6 +120,7 @@ export async function login(
       await recordAudit(tx, who, { action: 'operator.login_failed', targetType: 'operator', targetId: op.id, after: { failed: 'disabled' } });
       return invalid;
     }
+    let totpLastStep: number | undefined;
     if (op.totpSecret) {
       if (!input.totpCode) return { ok: false, error: new AppError('TOTP_REQUIRED') };
       const step = checkTotp(pii, op, op.totpSecret, input.totpCode);
@@ -122,10 +128,9 @@ export async function login(
         await countFailure(tx, op, who, 'operator.login_failed', 'totp', now);
         return invalid;
       }
-      op.totpLastStep = step;
+      totpLastStep = step;
     }
-    clearFailures(op);
-    op.lastLoginAt = new Date(now);
+    await writeOperator(tx, op, { totpLastStep, ...clearFailures(), lastLoginAt: new Date(now) });
     const token = await startSession(tx, op, policy);
     await recordAudit(tx, who, { action: 'operator.login', targetType: 'operator', targetId: op.id, after: { totp: Boolean(op.totpSecret) } });
     return { ok: true, session: { operator: operatorView(op), token } };
@@ -136,7 +141,7 @@ export async function login(
 
 export interface SessionOperator {
   sessionId: number;
-  operator: OperatorEntity;
+  operator: OperatorRecord;
 }
 
 /**
@@ -144,36 +149,47 @@ export interface SessionOperator {
  * token is unknown, idle too long, past its absolute end, or its operator is
  * disabled (the dead row is deleted on the way).
  */
-export async function findSession(em: EntityManager, token: string, policy: SessionPolicy): Promise<SessionOperator | null> {
-  const session = await em.findOne(OperatorSession, { tokenHash: sha256Hex(token) }, { populate: ['operator'] });
-  if (!session) return null;
+export async function findSession(em: Db, token: string, policy: SessionPolicy): Promise<SessionOperator | null> {
+  const row = await em
+    .selectFrom('operator_sessions as s')
+    .innerJoin('operators as o', 'o.id', 's.operator_id')
+    .selectAll('o')
+    .select(['s.id as session_id', 's.last_seen_at as session_last_seen_at', 's.expires_at as session_expires_at'])
+    .where('s.token_hash', '=', sha256Hex(token))
+    .executeTakeFirst();
+  if (!row) return null;
   const now = Date.now();
-  const op = session.operator;
-  if (session.expiresAt.getTime() <= now || session.lastSeenAt.getTime() + policy.idleMs <= now || op.disabled) {
-    await em.nativeDelete(OperatorSession, { id: session.id });
+  const op = toOperator(row);
+  const sessionId = row.session_id;
+  if (row.session_expires_at.getTime() <= now || row.session_last_seen_at.getTime() + policy.idleMs <= now || op.disabled) {
+    await em.deleteFrom('operator_sessions').where('id', '=', sessionId).execute();
     return null;
   }
   // Written at most once a minute per session: the idle timeout does not need
   // the exact second, and every console request would otherwise be a write.
-  if (now - session.lastSeenAt.getTime() > 60_000) await em.nativeUpdate(OperatorSession, { id: session.id }, { lastSeenAt: new Date(now) });
-  return { sessionId: session.id, operator: op };
+  if (now - row.session_last_seen_at.getTime() > 60_000) await em.updateTable('operator_sessions').set({ last_seen_at: new Date(now) }).where('id', '=', sessionId).execute();
+  return { sessionId, operator: op };
 }
 
-export async function endSession(em: EntityManager, sessionId: number, who: AuditActor, operatorId: string): Promise<void> {
-  await em.transactional(async (tx) => {
-    await tx.nativeDelete(OperatorSession, { id: sessionId });
+export async function endSession(em: Db, sessionId: number, who: AuditActor, operatorId: string): Promise<void> {
+  await transaction(em, async (tx) => {
+    await tx.deleteFrom('operator_sessions').where('id', '=', sessionId).execute();
     await recordAudit(tx, who, { action: 'operator.logout', targetType: 'operator', targetId: operatorId });
   });
 }
 
 /** Deletes sessions past their absolute end or idle timeout (run periodically). */
-export async function purgeExpiredSessions(em: EntityManager, policy: SessionPolicy): Promise<number> {
+export async function purgeExpiredSessions(em: Db, policy: SessionPolicy): Promise<number> {
   const now = Date.now();
-  return em.nativeDelete(OperatorSession, { $or: [{ expiresAt: { $lte: new Date(now) } }, { lastSeenAt: { $lte: new Date(now - policy.idleMs) } }] });
+  const result = await em
+    .deleteFrom('operator_sessions')
+    .where((eb) => eb.or([eb('expires_at', '<=', new Date(now)), eb('last_seen_at', '<=', new Date(now - policy.idleMs))]))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
-export async function getOperator(em: EntityManager, id: string): Promise<OperatorEntity> {
-  const op = await em.findOne(Operator, { id });
+export async function getOperator(em: Db, id: string): Promise<OperatorRecord> {
+  const op = await findOperator(em, { id });
   if (!op) throw new AppError('OPERATOR_NOT_FOUND');
   return op;
 }
@@ -183,9 +199,9 @@ export async function getOperator(em: EntityManager, id: string): Promise<Operat
  * toward the lock-out like a failed login (committed although refused); a locked
  * operator gets `ACCOUNT_LOCKED`.
  */
-export async function changeOwnPassword(em: EntityManager, who: AuditActor, operatorId: string, keepSessionId: number, current: string, next: string): Promise<void> {
-  const error = await em.transactional(async (tx): Promise<AppError | null> => {
-    const op = await tx.findOneOrFail(Operator, { id: operatorId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+export async function changeOwnPassword(em: Db, who: AuditActor, operatorId: string, keepSessionId: number, current: string, next: string): Promise<void> {
+  const error = await transaction(em, async (tx): Promise<AppError | null> => {
+    const op = await findOperatorOrFail(tx, { id: operatorId }, { forUpdate: true });
     const now = Date.now();
     const locked = lockedError(op, now);
     if (locked) return locked;
@@ -193,27 +209,26 @@ export async function changeOwnPassword(em: EntityManager, who: AuditActor, oper
       await countFailure(tx, op, who, 'operator.password_change_failed', 'password', now);
       return new AppError('INVALID_CREDENTIALS', 'The current password is wrong');
     }
-    op.passwordHash = await hashPassword(next);
-    clearFailures(op);
+    await writeOperator(tx, op, { passwordHash: await hashPassword(next), ...clearFailures() });
     // Another session may be someone who learnt the old password.
-    await tx.nativeDelete(OperatorSession, { operator: op.id, id: { $ne: keepSessionId } });
+    await tx.deleteFrom('operator_sessions').where('operator_id', '=', op.id).where('id', '!=', keepSessionId).execute();
     await recordAudit(tx, who, { action: 'operator.password_change', targetType: 'operator', targetId: op.id });
     return null;
   });
   if (error) throw error;
 }
 
-function auditState(op: OperatorEntity) {
-  return { email: op.email, role: op.role, brand_ids: op.brandIds ?? null, disabled: op.disabled };
+function auditState(op: OperatorRecord) {
+  return { email: op.email, role: op.role, brand_ids: op.brandIds, disabled: op.disabled };
 }
 
 /**
  * Every id of an operator's brand list must name an existing brand: a typo would
  * otherwise give a scope that silently shows nothing. A 400 naming `brand_ids`.
  */
-async function checkBrandIds(tx: EntityManager, brandIds: number[] | null | undefined): Promise<void> {
+async function checkBrandIds(tx: Db, brandIds: number[] | null | undefined): Promise<void> {
   if (!brandIds || brandIds.length === 0) return;
-  const found = await tx.find(Brand, { id: { $in: brandIds } }, { fields: ['id'] });
+  const found = await tx.selectFrom('brands').select('id').where('id', 'in', brandIds).execute();
   const known = new Set(found.map((b) => Number(b.id)));
   const unknown = brandIds.filter((id) => !known.has(id));
   if (unknown.length > 0) {
@@ -223,7 +238,7 @@ async function checkBrandIds(tx: EntityManager, brandIds: number[] | null | unde
 
 /** Creates an operator with a generated password (returned once). */
 export async function createOperator(
-  em: EntityManager,
+  em: Db,
   who: AuditActor,
   input: { email: string; name: string; role: OperatorRole; brandIds?: number[] | null; password?: string },
 ): Promise<{ operator: OperatorView; password: string }> {
@@ -231,20 +246,31 @@ export async function createOperator(
   const passwordHash = await hashPassword(password);
   const email = normalizeEmail(input.email);
   return withAudit(em, who, async (tx) => {
-    if (await tx.count(Operator, { email })) throw new AppError('OPERATOR_EMAIL_TAKEN');
+    if (await countOperators(tx, email)) throw new AppError('OPERATOR_EMAIL_TAKEN');
     if (input.role !== 'owner') await checkBrandIds(tx, input.brandIds);
-    const op = tx.create(Operator, {
-      id: randomUUID(),
-      email,
-      name: input.name,
-      role: input.role,
-      brandIds: input.role === 'owner' ? null : (input.brandIds ?? null),
-      passwordHash,
-    });
+    const now = new Date();
     // The count above answers the usual case; two creates racing with one e-mail meet at the unique index.
-    await tx.flush().catch((err: unknown) => {
-      throw err instanceof UniqueConstraintViolationException ? new AppError('OPERATOR_EMAIL_TAKEN') : err;
-    });
+    const op = toOperator(
+      await tx
+        .insertInto('operators')
+        .values({
+          id: randomUUID(),
+          email,
+          name: input.name,
+          role: input.role,
+          brand_ids: brandIdsParam(input.role === 'owner' ? null : (input.brandIds ?? null)),
+          password_hash: passwordHash,
+          disabled: false,
+          failed_logins: 0,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow()
+        .catch((err: unknown) => {
+          throw isUniqueViolation(err) ? new AppError('OPERATOR_EMAIL_TAKEN') : err;
+        }),
+    );
     return {
       result: { operator: operatorView(op), password },
       audit: { action: 'operator.create', targetType: 'operator', targetId: op.id, after: auditState(op) },
@@ -252,60 +278,65 @@ export async function createOperator(
   });
 }
 
-export async function listOperators(em: EntityManager): Promise<OperatorView[]> {
-  return (await em.find(Operator, {}, { orderBy: { createdAt: 'asc', id: 'asc' } })).map(operatorView);
+export async function listOperators(em: Db): Promise<OperatorView[]> {
+  const rows = await em.selectFrom('operators').selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+  return rows.map((r) => operatorView(toOperator(r)));
 }
 
-async function otherActiveOwners(tx: EntityManager, id: string): Promise<number> {
+/** How many operators there are (with this e-mail, when given). */
+async function countOperators(em: Db, email?: string): Promise<number> {
+  let q = em.selectFrom('operators').select((eb) => eb.fn.countAll<string>().as('n'));
+  if (email !== undefined) q = q.where('email', '=', email);
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}
+
+async function otherActiveOwners(tx: Db, id: string): Promise<number> {
   // Every owner row is locked so two owners demoting each other at once cannot both succeed.
-  const owners = await tx.find(Operator, { role: 'owner' }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const owners = await tx.selectFrom('operators').select(['id', 'disabled']).where('role', '=', 'owner').forUpdate().execute();
   return owners.filter((o) => o.id !== id && !o.disabled).length;
 }
 
 export async function updateOperator(
-  em: EntityManager,
+  em: Db,
   who: AuditActor,
   id: string,
   patch: { name?: string; role?: OperatorRole; brandIds?: number[] | null; disabled?: boolean },
 ): Promise<OperatorView> {
   return withAudit(em, who, async (tx) => {
-    const op = await tx.findOne(Operator, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const op = await findOperator(tx, { id }, { forUpdate: true });
     if (!op) throw new AppError('OPERATOR_NOT_FOUND');
     if ((patch.role ?? op.role) !== 'owner') await checkBrandIds(tx, patch.brandIds);
     const before = auditState(op);
     const demoted = op.role === 'owner' && ((patch.role !== undefined && patch.role !== 'owner') || (patch.disabled === true && !op.disabled));
     if (demoted && (await otherActiveOwners(tx, op.id)) === 0) throw new AppError('LAST_OWNER');
     const access = (patch.role !== undefined && patch.role !== op.role) || patch.brandIds !== undefined || (patch.disabled === true && !op.disabled);
-    if (patch.name !== undefined) op.name = patch.name;
-    if (patch.role !== undefined) op.role = patch.role;
-    if (patch.brandIds !== undefined) op.brandIds = patch.brandIds;
-    if (op.role === 'owner') op.brandIds = null;
-    if (patch.disabled !== undefined) op.disabled = patch.disabled;
-    await tx.flush();
+    const role = patch.role ?? op.role;
+    await writeOperator(tx, op, {
+      name: patch.name,
+      role: patch.role,
+      brandIds: role === 'owner' ? null : patch.brandIds,
+      disabled: patch.disabled,
+    });
     // A session carries the access it was opened with: changed access starts over.
-    if (access) await tx.nativeDelete(OperatorSession, { operator: op.id });
+    if (access) await tx.deleteFrom('operator_sessions').where('operator_id', '=', op.id).execute();
     return { result: operatorView(op), audit: { action: 'operator.update', targetType: 'operator', targetId: op.id, before, after: auditState(op) } };
   });
 }
 
-export async function resetOperatorPassword(em: EntityManager, who: AuditActor, id: string): Promise<{ operator: OperatorView; password: string }> {
+export async function resetOperatorPassword(em: Db, who: AuditActor, id: string): Promise<{ operator: OperatorView; password: string }> {
   const password = generatePassword();
   const passwordHash = await hashPassword(password);
   return withAudit(em, who, async (tx) => {
-    const op = await tx.findOne(Operator, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const op = await findOperator(tx, { id }, { forUpdate: true });
     if (!op) throw new AppError('OPERATOR_NOT_FOUND');
-    op.passwordHash = passwordHash;
-    op.failedLogins = 0;
-    op.failedLoginsSince = null;
-    op.lockedUntil = null;
-    await tx.flush();
-    await tx.nativeDelete(OperatorSession, { operator: op.id });
+    await writeOperator(tx, op, { passwordHash, ...clearFailures() });
+    await tx.deleteFrom('operator_sessions').where('operator_id', '=', op.id).execute();
     return { result: { operator: operatorView(op), password }, audit: { action: 'operator.password_reset', targetType: 'operator', targetId: op.id } };
   });
 }
 
-export async function findOperatorByEmail(em: EntityManager, email: string): Promise<OperatorEntity | null> {
-  return em.findOne(Operator, { email: normalizeEmail(email) });
+export async function findOperatorByEmail(em: Db, email: string): Promise<OperatorRecord | null> {
+  return (await findOperator(em, { email: normalizeEmail(email) })) ?? null;
 }
 
 /**
@@ -314,14 +345,14 @@ export async function findOperatorByEmail(em: EntityManager, email: string): Pro
  * that is shown once. Null when operators exist, or when another process
  * starting at the same moment created it first.
  */
-export async function ensureFirstOwner(em: EntityManager, email: string): Promise<{ email: string; password: string } | null> {
-  if (await em.fork().count(Operator, {})) return null;
+export async function ensureFirstOwner(em: Db, email: string): Promise<{ email: string; password: string } | null> {
+  if (await countOperators(em)) return null;
   try {
-    const { operator, password } = await createOperator(em.fork(), { actor: 'system:first-run', requestId: null }, { email, name: 'Owner', role: 'owner' });
+    const { operator, password } = await createOperator(em, { actor: 'system:first-run', requestId: null }, { email, name: 'Owner', role: 'owner' });
     return { email: operator.email, password };
   } catch (err) {
     // Another process starting at the same moment got there first.
-    if (err instanceof UniqueConstraintViolationException || (err instanceof AppError && err.code === 'OPERATOR_EMAIL_TAKEN')) return null;
+    if (isUniqueViolation(err) || (err instanceof AppError && err.code === 'OPERATOR_EMAIL_TAKEN')) return null;
     throw err;
   }
 }

@@ -1,11 +1,10 @@
 import { Secret, TOTP } from 'otpauth';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
-import { LockMode } from '@mikro-orm/core';
-import { Operator, type OperatorEntity } from './entities.ts';
+import { findOperatorOrFail, writeOperator, type OperatorPatch, type OperatorRecord } from './record.ts';
 import { recordAudit, type AuditActor } from '../audit/service.ts';
 import { countFailure, lockedError } from './lockout.ts';
+import { transaction, type Db } from '../db.ts';
 
 /**
  * TOTP (RFC 6238: SHA-1, 6 digits, 30 s) with the `otpauth` library, the
@@ -18,14 +17,14 @@ const CONTEXT = 'operators.totp_secret';
 const PERIOD = 30;
 const ISSUER = 'paycollect';
 
-const binding = (op: Pick<OperatorEntity, 'id'>) => ({ brandId: 'console', row: op.id });
+const binding = (op: Pick<OperatorRecord, 'id'>) => ({ brandId: 'console', row: op.id });
 
 function totpOf(base32: string, label = 'operator'): TOTP {
   return new TOTP({ issuer: ISSUER, label, algorithm: 'SHA1', digits: 6, period: PERIOD, secret: Secret.fromBase32(base32) });
 }
 
 /** The time step the code belongs to, or null when it is wrong or was used already. */
-export function checkTotp(pii: PiiCipher, op: Pick<OperatorEntity, 'id' | 'totpLastStep'>, encryptedSecret: string, code: string): number | null {
+export function checkTotp(pii: PiiCipher, op: Pick<OperatorRecord, 'id' | 'totpLastStep'>, encryptedSecret: string, code: string): number | null {
   const totp = totpOf(pii.decrypt(encryptedSecret, CONTEXT, binding(op)));
   const now = Date.now();
   const delta = totp.validate({ token: code, timestamp: now, window: 1 });
@@ -36,12 +35,12 @@ export function checkTotp(pii: PiiCipher, op: Pick<OperatorEntity, 'id' | 'totpL
 }
 
 /** A new pending secret (replacing a pending one); TOTP already on is INVALID_STATE. */
-export async function startTotpEnrolment(em: EntityManager, pii: PiiCipher, operatorId: string): Promise<{ secret: string; otpauth_url: string }> {
-  return em.transactional(async (tx) => {
-    const op = await tx.findOneOrFail(Operator, { id: operatorId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+export async function startTotpEnrolment(em: Db, pii: PiiCipher, operatorId: string): Promise<{ secret: string; otpauth_url: string }> {
+  return transaction(em, async (tx) => {
+    const op = await findOperatorOrFail(tx, { id: operatorId }, { forUpdate: true });
     if (op.totpSecret) throw new AppError('INVALID_STATE', 'TOTP is already on; turn it off first');
     const secret = new Secret({ size: 20 }).base32;
-    op.totpPendingSecret = pii.encrypt(secret, CONTEXT, binding(op));
+    await writeOperator(tx, op, { totpPendingSecret: pii.encrypt(secret, CONTEXT, binding(op)) });
     return { secret, otpauth_url: totpOf(secret, op.email).toString() };
   });
 }
@@ -53,17 +52,17 @@ export async function startTotpEnrolment(em: EntityManager, pii: PiiCipher, oper
  * whoever holds the session chose the pending secret, so it proves nothing.
  */
 async function withCode(
-  em: EntityManager,
+  em: Db,
   who: AuditActor,
   operatorId: string,
   action: 'operator.totp_enable' | 'operator.totp_disable',
-  check: (op: OperatorEntity) => { error: AppError } | { secret: string },
-  apply: (op: OperatorEntity, step: number) => void,
+  check: (op: OperatorRecord) => { error: AppError } | { secret: string },
+  apply: (op: OperatorRecord, step: number) => OperatorPatch,
   pii: PiiCipher,
   code: string,
-): Promise<OperatorEntity> {
-  const result = await em.transactional(async (tx) => {
-    const op = await tx.findOneOrFail(Operator, { id: operatorId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+): Promise<OperatorRecord> {
+  const result = await transaction(em, async (tx) => {
+    const op = await findOperatorOrFail(tx, { id: operatorId }, { forUpdate: true });
     const now = Date.now();
     const locked = lockedError(op, now);
     if (locked) return { error: locked };
@@ -74,7 +73,7 @@ async function withCode(
       await countFailure(tx, op, who, `${action}_failed`, 'totp', now);
       return { error: new AppError('INVALID_CREDENTIALS', 'Wrong code') };
     }
-    apply(op, step);
+    await writeOperator(tx, op, apply(op, step));
     await recordAudit(tx, who, { action, targetType: 'operator', targetId: op.id });
     return { op };
   });
@@ -82,34 +81,27 @@ async function withCode(
   return result.op;
 }
 
-export async function confirmTotpEnrolment(em: EntityManager, pii: PiiCipher, who: AuditActor, operatorId: string, code: string): Promise<OperatorEntity> {
+export async function confirmTotpEnrolment(em: Db, pii: PiiCipher, who: AuditActor, operatorId: string, code: string): Promise<OperatorRecord> {
   return withCode(
     em,
     who,
     operatorId,
     'operator.totp_enable',
     (op) => (op.totpSecret || !op.totpPendingSecret ? { error: new AppError('INVALID_STATE', 'No TOTP enrolment is pending') } : { secret: op.totpPendingSecret }),
-    (op, step) => {
-      op.totpSecret = op.totpPendingSecret;
-      op.totpPendingSecret = null;
-      op.totpLastStep = step;
-    },
+    (op, step) => ({ totpSecret: op.totpPendingSecret, totpPendingSecret: null, totpLastStep: step }),
     pii,
     code,
   );
 }
 
-export async function disableTotp(em: EntityManager, pii: PiiCipher, who: AuditActor, operatorId: string, code: string): Promise<OperatorEntity> {
+export async function disableTotp(em: Db, pii: PiiCipher, who: AuditActor, operatorId: string, code: string): Promise<OperatorRecord> {
   return withCode(
     em,
     who,
     operatorId,
     'operator.totp_disable',
     (op) => (op.totpSecret ? { secret: op.totpSecret } : { error: new AppError('INVALID_STATE', 'TOTP is not on') }),
-    (op, step) => {
-      op.totpSecret = null;
-      op.totpLastStep = step;
-    },
+    (op, step) => ({ totpSecret: null, totpLastStep: step }),
     pii,
     code,
   );
