@@ -35,7 +35,7 @@ export function cookieValue(req: Request, name: string): string | null {
 const unauthorized = () => new AppError('UNAUTHORIZED');
 
 /**
- * `lookup`: domain/brands/service.ts `groupedApiKeyLookup`. `countsApiKey`
+ * `lookup`: domain/brands/service.ts `apiKeyLookup`. `countsApiKey`
  * (http/rate-limit.ts `countsApiKeyHit`): whether the route's rate limit is
  * the per-key quota; such a request is counted by the lookup's own statement and
  * the count is left on the request for the limiter (`req.apiKeyCount`).
