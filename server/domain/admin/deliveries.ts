@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { WebhookEventName } from '../../../contract/events.ts';
+import type { WebhookEventName } from '../../../contract/vocabulary.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { sql } from 'kysely';

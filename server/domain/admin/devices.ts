@@ -1,6 +1,6 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import type { devicePresences } from '../../../contract/admin/devices.ts';
+import type { devicePresences } from '../../../contract/vocabulary.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { createPairingCode } from '../devices/pairing.ts';

@@ -1,4 +1,4 @@
-import { smsReviewStatuses } from '../../../contract/admin/sms-records.ts';
+import { smsReviewStatuses } from '../../../contract/vocabulary.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { pgIdArray } from '../../infra/database/pg-array.ts';
 import { db } from '../db.ts';

@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import { smsResolutions, smsReviewStatuses } from '../../../contract/admin/sms-records.ts';
+import { smsResolutions, smsReviewStatuses } from '../../../contract/vocabulary.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { recordAudit, type AuditActor } from '../audit/service.ts';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { timelineKinds } from '../../../contract/admin/transactions.ts';
+import type { timelineKinds } from '../../../contract/vocabulary.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { db } from '../db.ts';
 import { scopeParam } from '../brands/scope.ts';

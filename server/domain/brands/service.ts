@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { generateApiKey, hashApiKey, looksLikeApiKey, type ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import { grouped } from '../../infra/database/grouped.ts';
 import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
 import { db, prepared, rawStatement } from '../db.ts';

@@ -4,7 +4,7 @@ import { db, prepared, rawStatement } from '../db.ts';
 import { grouped } from '../../infra/database/grouped.ts';
 import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/orm.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 
 /**
  * Idempotency keys, insert-first: the request that inserts the key runs; any
