@@ -1,7 +1,8 @@
 import type { Request, RequestHandler } from 'express';
 import type { AuthKind, Permission, RouteMeta } from '../../contract/common/meta.ts';
 import { AppError } from '../../contract/common/errors.ts';
-import { CSRF_HEADER, sessionCookieName, type OperatorRole } from '../../contract/admin/session.ts';
+import { CSRF_HEADER, sessionCookieName } from '../../contract/admin/session.ts';
+import { type OperatorRole } from '../../contract/vocabulary.ts';
 import { timingSafeEqualString } from '../infra/crypto/tokens.ts';
 import type { ApiKeyCount, ApiKeyPrincipal } from '../domain/brands/service.ts';
 import type { EntityManager } from '../infra/database/orm.ts';

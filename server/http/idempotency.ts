@@ -3,7 +3,7 @@ import { AppError } from '../../contract/common/errors.ts';
 import type { RouteMeta } from '../../contract/common/meta.ts';
 import { claimKey, completeKey, releaseKey, requestHash } from '../domain/idempotency/service.ts';
 import type { EntityManager, Orm } from '../infra/database/orm.ts';
-import type { Mode } from '../../contract/common/mode.ts';
+import type { Mode } from '../../contract/vocabulary.ts';
 import type { Logger } from '../infra/logger.ts';
 import { isDatabaseUnavailable, sendCode } from './errors.ts';
 

@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { WebhookEventName } from '../../../contract/events.ts';
+import type { Mode, WebhookEventName } from '../../../contract/vocabulary.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { sql } from 'kysely';
@@ -30,7 +30,7 @@ export interface AdminDelivery {
   delivered_at: string | null;
   dead_lettered_at: string | null;
   created_at: string;
-  mode: 'live' | 'test';
+  mode: Mode;
   livemode: boolean;
   test: boolean;
 }
@@ -87,7 +87,7 @@ export interface DeliveryFilter {
   brandId?: number;
   /** A console operator's brands; absent or null: every brand. */
   brandIds?: number[] | null;
-  mode?: 'live' | 'test';
+  mode?: Mode;
   status?: DeliveryStatus;
   event?: WebhookEventName;
   /** Inclusive UTC dates, `YYYY-MM-DD`. */
@@ -145,7 +145,7 @@ export async function replayDeliveryAudited(em: EntityManager, who: AuditActor, 
 export async function sendTestEventAudited(
   em: EntityManager,
   who: AuditActor,
-  input: { brandId: number; event: WebhookEventName; mode: 'live' | 'test' },
+  input: { brandId: number; event: WebhookEventName; mode: Mode },
 ): Promise<AdminDelivery> {
   return withAudit(em, who, async (tx) => {
     await getAdminBrand(tx, input.brandId);

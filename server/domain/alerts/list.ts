@@ -1,7 +1,7 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { db } from '../db.ts';
 import { scopeParam } from '../brands/scope.ts';
-import type { AlertStatus, AlertType } from '../../../contract/admin/alerts.ts';
+import type { AlertStatus, AlertType } from '../../../contract/vocabulary.ts';
 
 export async function listAlerts(em: EntityManager, f: { page: number; perPage: number; brandId?: number; brandIds?: number[] | null; type?: AlertType; status?: AlertStatus }) {
   let q = db(em).selectFrom('alerts');

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { generateApiKey, hashApiKey, looksLikeApiKey, type ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import { db, prepared, rawStatement } from '../db.ts';
 import { countUpsert } from '../rate-limit/store.ts';
 import { ApiKey, Brand, type ApiKeyEntity, type BrandEntity } from './entities.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql } from 'kysely';
 import { db } from '../db.ts';

@@ -1,4 +1,4 @@
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode, PresenceChangeStatus } from '../../../contract/vocabulary.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { sql } from 'kysely';
 import { db } from '../db.ts';
@@ -32,7 +32,7 @@ const RETURNING = ['d.id', 'd.uuid', 'd.brand_id', 'd.mode', 'd.name', 'd.last_s
 export const PRESENCE_HISTORY_DAYS = 30;
 
 /** The transitions of one batch in the device's presence history, in the transaction that made them. */
-async function recordPresenceChanges(tx: EntityManager, rows: TransitionRow[], status: 'offline' | 'online'): Promise<void> {
+async function recordPresenceChanges(tx: EntityManager, rows: TransitionRow[], status: PresenceChangeStatus): Promise<void> {
   if (rows.length === 0) return;
   await db(tx)
     .insertInto('device_presence_changes')
@@ -59,7 +59,7 @@ export async function prunePresenceHistory(em: EntityManager, days = PRESENCE_HI
   return Number(res.numDeletedRows);
 }
 
-function eventData(row: TransitionRow, status: 'offline' | 'online') {
+function eventData(row: TransitionRow, status: PresenceChangeStatus) {
   return {
     device_uuid: row.uuid,
     name: row.name,
@@ -93,7 +93,7 @@ async function raiseOfflineAlert(tx: EntityManager, row: TransitionRow): Promise
  */
 export async function detectOfflineDevices(em: EntityManager): Promise<{ wentOffline: number; cameOnline: number }> {
   const minutes = await getSetting(em, 'device_offline_minutes');
-  const flip = async (move: (tx: EntityManager) => Promise<TransitionRow[]>, status: 'offline' | 'online'): Promise<number> => {
+  const flip = async (move: (tx: EntityManager) => Promise<TransitionRow[]>, status: PresenceChangeStatus): Promise<number> => {
     let total = 0;
     for (;;) {
       const moved = await em.fork().transactional(async (tx) => {

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { db, prepared, rawStatement } from '../db.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 
 /**
  * Idempotency keys, insert-first: the request that inserts the key runs; any

@@ -1,7 +1,7 @@
 import { createHmac, createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { OperatorRole } from '../../../contract/admin/session.ts';
+import type { OperatorRole } from '../../../contract/vocabulary.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { randomToken, sha256Hex, timingSafeEqualString } from '../../infra/crypto/tokens.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { AppError, errorRegistry } from '../../../contract/common/errors.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import { AMOUNT_MAXIMUM_MESSAGE } from '../../../contract/common/money.ts';
 import type { PaymentCreatedResource } from '../../../contract/merchant/payments.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';

@@ -1,7 +1,7 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import { MAX_BACKFILL_WINDOW_DAYS, type BackfillStatus } from '../../../contract/admin/recovery.ts';
-import type { backfillReasons } from '../../../contract/device/commands.ts';
+import { MAX_BACKFILL_WINDOW_DAYS } from '../../../contract/admin/recovery.ts';
+import type { BackfillStatus, backfillReasons } from '../../../contract/vocabulary.ts';
 import { sql, type Selectable } from 'kysely';
 import { db, type DB } from '../db.ts';
 

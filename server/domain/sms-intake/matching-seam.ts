@@ -1,5 +1,5 @@
 import type { EntityManager } from '../../infra/database/orm.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import type { SmsRecordStatus } from './entities.ts';
 
 /**

@@ -1,8 +1,7 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode, WebhookEventName } from '../../../contract/vocabulary.ts';
 import { sql } from 'kysely';
 import type { EntityManager } from '../../infra/database/orm.ts';
-import type { WebhookEventName } from '../../../contract/events.ts';
 import { db } from '../db.ts';
 import type { DeliveryStatus } from './entities.ts';
 import { enqueueDelivery } from './queue.ts';

@@ -1,5 +1,4 @@
-import type { Mode } from '../../../contract/common/mode.ts';
-import type { WebhookEventName } from '../../../contract/events.ts';
+import type { Mode, WebhookEventName } from '../../../contract/vocabulary.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import { db } from '../db.ts';
 
