@@ -6,16 +6,29 @@ import { noOutsideCitations } from './scripts/lint/no-outside-citations.js';
 
 /**
  * Layers point one way: contract <- server/http -> domain -> infra, and
- * contract <- clients (docs/architecture.md). Paths are relative to the
- * directory ESLint runs in (the repository root; the layering test runs it on a
- * fixture tree of the same shape).
+ * contract <- clients (docs/architecture.md). The checkout pages
+ * (server/checkout) are an http surface like server/http, and the composition
+ * root (app.ts, bootstrap.ts, main.ts) wires the layers, so nothing below
+ * imports either. Paths are relative to the directory ESLint runs in (the
+ * repository root; the lint rules test runs it on a fixture tree of the same
+ * shape).
  */
+const compositionRoot = ['./server/app.ts', './server/bootstrap.ts', './server/main.ts'];
 export const layerZones = [
-  { target: './server/infra', from: ['./server/domain', './server/http'], message: 'infra is the bottom layer: it must not import domain or http code (pass what it needs in as arguments).' },
-  { target: './server/domain', from: './server/http', message: 'domain code must not import the http layer (handlers call services, not the other way round).' },
-  { target: './contract', from: ['./server', './clients'], message: 'the contract is shared by the server and the SDKs: it imports neither.' },
-  { target: './clients', from: './server', message: 'the SDKs are built from the contract alone: they must not import server code.' },
+  { target: './server/infra', from: ['./server/domain', './server/http', './server/checkout', ...compositionRoot], message: 'infra is the bottom layer: it must not import domain or http code (server/http, server/checkout) nor the composition root (pass what it needs in as arguments).' },
+  { target: './server/domain', from: ['./server/http', './server/checkout', ...compositionRoot], message: 'domain code must not import the http layer (server/http, server/checkout) nor the composition root (handlers call services, not the other way round).' },
+  { target: './contract', from: ['./server', './clients', './admin-ui'], message: 'the contract is shared by the server, the SDKs and the console: it imports none of them.' },
+  { target: './clients', from: ['./server', './admin-ui'], message: 'the SDKs are built from the contract alone: they must not import server or console code.' },
   { target: './admin-ui', from: ['./server', './clients'], message: 'the console runs in the browser and talks to the server through the admin contract only.' },
+  // An entity describes a table; of the contract it takes the shared words only
+  // (statuses, modes), never a wire schema, so a change to the API's shape never
+  // reaches the data layer by accident.
+  {
+    target: './server/domain/**/entities.ts',
+    from: './contract',
+    except: ['./vocabulary.ts'],
+    message: 'an entity imports nothing from the contract but contract/vocabulary.ts (the statuses and modes the wire and the database share).',
+  },
 ];
 
 export default tseslint.config(
@@ -41,19 +54,25 @@ export default tseslint.config(
     // import-x's own resolver (unrs-resolver) reads the `.ts` specifiers as files; its
     // no-cycle follows the imports across the whole tree (type-only ones are erased at
     // run time and do not count).
-    files: ['**/*.ts', '**/*.js', '**/*.mjs'],
+    files: ['**/*.ts', '**/*.tsx', '**/*.js', '**/*.mjs'],
     plugins: { 'import-x': importX, local: { rules: { 'no-outside-citations': noOutsideCitations } } },
     settings: {
-      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.mjs'] })],
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.mjs'] })],
       // Imported files are parsed as TypeScript too, or no-cycle could not follow them.
-      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
-      'import-x/extensions': ['.ts', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/extensions': ['.ts', '.tsx', '.js', '.mjs'],
     },
     rules: {
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-restricted-paths': ['error', { zones: layerZones }],
       'local/no-outside-citations': 'error',
     },
+  },
+  {
+    // The vocabulary is words only: the entities, the SDKs and the console import it,
+    // so it must not bring zod, a wire schema or server code along with it.
+    files: ['contract/vocabulary.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['*'], message: 'contract/vocabulary.ts imports nothing: plain `as const` arrays and their types.' }] }] },
   },
   {
     files: ['scripts/**', 'bench/**', 'test/**'],

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { amountSchema, currencySchema, livemodeSchema, timestampSchema, uuidSchema } from './common/index.ts';
+import { webhookEventNames, type WebhookEventName } from './vocabulary.ts';
 
 /**
  * Webhook event bodies: `{id, event, created_at, livemode, data}`, one schema per event name.
@@ -11,20 +12,7 @@ import { amountSchema, currencySchema, livemodeSchema, timestampSchema, uuidSche
  * contract fails the state change that caused it instead of reaching a merchant.
  */
 
-export const webhookEventNames = [
-  'payment.completed',
-  'payment.failed',
-  'payment.expired',
-  'payment.canceled',
-  'refund.completed',
-  'refund.failed',
-  'device.offline',
-  'device.online',
-  'gateway.sms_unparsed',
-] as const;
-
 export const webhookEventNameSchema = z.enum(webhookEventNames).describe('Webhook event name.');
-export type WebhookEventName = (typeof webhookEventNames)[number];
 
 /** Data of `payment.*` events: the payment as `GET /api/v1/payments/{payment_id}` shows it. */
 export const paymentEventDataSchema = z

@@ -6,7 +6,7 @@ import { requestId } from './http/request-id.ts';
 import { baseSecurityHeaders } from './http/security-headers.ts';
 import { jsonBody } from './http/body.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
-import { groupedApiKeyLookup } from './domain/brands/service.ts';
+import { apiKeyLookup } from './domain/brands/service.ts';
 import { adminAuthenticator, authMiddleware, merchantAuthenticator, sessionAuthenticator } from './http/auth.ts';
 import { csrfTokenizer } from './domain/operators/service.ts';
 import { sessionPolicy } from './http/handlers/admin/session.ts';
@@ -75,7 +75,7 @@ export function createApp(deps: AppDeps): Express {
       // different statuses (200 vs 201); this middleware never writes a body.
       authMiddleware({
         // A request limited per API key is counted by its key's lookup, in the same statement (one round trip fewer).
-        merchant: merchantAuthenticator(groupedApiKeyLookup(() => deps.db, apiKeyWindowSeconds(deps.config)), countsApiKeyHit(deps.config)),
+        merchant: merchantAuthenticator(apiKeyLookup(() => deps.db, apiKeyWindowSeconds(deps.config)), countsApiKeyHit(deps.config)),
         admin: adminAuthenticator(deps.secrets.adminToken, consoleSession),
         operator: consoleSession,
         device: deviceAuthenticator(deviceTokenKeys(deps.secrets)),

@@ -1,6 +1,7 @@
 import { createContext, useContext, useState, type ReactNode } from 'react';
+import type { Mode } from '../../contract/vocabulary.ts';
 
-export type Mode = 'live' | 'test';
+export type { Mode };
 const KEY = 'paycollect.console.mode';
 
 const ModeContext = createContext<{ mode: Mode; setMode(m: Mode): void } | null>(null);

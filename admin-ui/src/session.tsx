@@ -1,8 +1,9 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
+import type { OperatorRole } from '../../contract/vocabulary.ts';
 import { ApiError, api, ok, onUnauthorized, setCsrfToken } from './api.ts';
 
-export type Role = 'owner' | 'operator' | 'viewer';
+export type Role = OperatorRole;
 export type Operator = { id: string; email: string; name: string; role: Role; brand_ids: number[] | null; totp_enabled: boolean };
 
 /** What a role may do, as the server enforces it (the console only hides what would be refused). */

@@ -2,15 +2,9 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam } from './shared.ts';
+import { alertStatuses, alertTypes } from '../vocabulary.ts';
 
 const c = initContract();
-
-/** What raises an operator alert (server/domain/alerts/raise.ts). */
-export const alertTypes = ['device_offline', 'battery_low', 'review_waiting', 'webhook_endpoint_disabled', 'sms_format_alarm'] as const;
-export type AlertType = (typeof alertTypes)[number];
-/** An alert's delivery state. */
-export const alertStatuses = ['pending', 'delivered', 'failed', 'suppressed'] as const;
-export type AlertStatus = (typeof alertStatuses)[number];
 
 export const adminAlertSchema = z
   .object({

@@ -2,10 +2,9 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { nameText, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema, modeSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, idParam } from './shared.ts';
+import { brandStatuses } from '../vocabulary.ts';
 
 const c = initContract();
-
-export const brandStatuses = ['active', 'disabled'] as const;
 
 /**
  * An IANA zone name that both ICU and PostgreSQL understand. Offsets such as

@@ -2,13 +2,9 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
+import { devicePresences, deviceStatuses, presenceChangeStatuses } from '../vocabulary.ts';
 
 const c = initContract();
-
-/** A device is `active` until revoked (by an admin, a re-pairing or a reused refresh token). */
-export const deviceStatuses = ['active', 'revoked'] as const;
-export type DeviceStatus = (typeof deviceStatuses)[number];
-export const devicePresences = ['online', 'offline', 'revoked'] as const;
 
 export const adminDeviceSchema = z
   .object({
@@ -46,7 +42,7 @@ const devicePath = z.object({ device_id: idParam('device') });
 export const devicePresenceChangeSchema = z
   .object({
     id: z.number().int(),
-    status: z.enum(['online', 'offline']).describe('What the device became: `offline` after being silent longer than `device_offline_minutes`, `online` when heard from again.'),
+    status: z.enum(presenceChangeStatuses).describe('What the device became: `offline` after being silent longer than `device_offline_minutes`, `online` when heard from again.'),
     changed_at: timestampSchema.describe('When the presence sweep recorded the change (it runs every minute).'),
     last_seen_at: timestampSchema.nullable().describe('The last authenticated call at that moment (to the minute).'),
     last_heartbeat_at: timestampSchema.nullable(),

@@ -1,18 +1,10 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { amountSchema, currencySchema, modes, MONEY_PATTERN, nameText, ok, timestampSchema } from '../common/index.ts';
+import { amountSchema, currencySchema, MONEY_PATTERN, nameText, ok, timestampSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, brandFilter } from './shared.ts';
+import { feePayers, gatewayTypes, modes, smsDirections } from '../vocabulary.ts';
 
 const c = initContract();
-
-export const gatewayTypes = ['manual', 'automatic'] as const;
-export type GatewayType = (typeof gatewayTypes)[number];
-/** Who pays the gateway fee: the merchant (the customer sends the amount) or the customer (sends amount + fee). */
-export const feePayers = ['merchant', 'customer'] as const;
-export type FeePayer = (typeof feePayers)[number];
-/** Which way an SMS moves money: `in` a credit that may pay a payment, `out` a debit (balance chain evidence only). */
-export const smsDirections = ['in', 'out'] as const;
-export type SmsDirection = (typeof smsDirections)[number];
 
 const money = z.string().regex(MONEY_PATTERN, 'Must be a decimal string with exactly two decimal places, e.g. "1250.00"');
 const positiveMoney = money.refine((s) => /[1-9]/.test(s), 'Must be greater than zero');

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { amountSchema, currencySchema, ok, timestampSchema } from '../common/index.ts';
 import { modeSchema } from '../common/mode.ts';
 import { adminMeta, adminRouterOptions, brandFilter } from './shared.ts';
-import { brandStatuses } from './brands.ts';
+import { brandStatuses } from '../vocabulary.ts';
 
 const c = initContract();
 

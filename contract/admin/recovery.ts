@@ -3,15 +3,12 @@ import { z } from 'zod';
 import { intQuery, nameText, ok, timestampSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam } from './shared.ts';
 import { adminSmsRecordSchema } from './sms-records.ts';
-import { backfillReasons } from '../device/commands.ts';
+import { backfillReasons, backfillStatuses } from '../vocabulary.ts';
 
 const c = initContract();
 
 /** Longest window one backfill may ask for: a phone re-sending weeks of SMS is a different job (an export). */
 export const MAX_BACKFILL_WINDOW_DAYS = 7;
-
-export const backfillStatuses = ['pending', 'delivered', 'answered', 'failed'] as const;
-export type BackfillStatus = (typeof backfillStatuses)[number];
 
 export const backfillReasonSchema = z
   .enum(backfillReasons)

@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { meta, ok, timestampSchema, uuidSchema, type ErrorCode } from '../common/index.ts';
 import { adminRouterOptions } from './shared.ts';
+import { operatorRoles } from '../vocabulary.ts';
 
 const c = initContract();
 
@@ -18,9 +19,6 @@ export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 export const sessionCookieName = (secure: boolean) => (secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE);
 /** Header carrying the session's CSRF token on every console request but GET/HEAD. */
 export const CSRF_HEADER = 'x-csrf-token';
-
-export const operatorRoles = ['owner', 'operator', 'viewer'] as const;
-export type OperatorRole = (typeof operatorRoles)[number];
 
 export const operatorRoleSchema = z
   .enum(operatorRoles)

@@ -2,24 +2,10 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { amountSchema, dateQuery, intQuery, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema } from '../common/index.ts';
 import { smsMatchStatusSchema } from '../device/sms-messages.ts';
-import { smsDirections } from './gateways.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
+import { balanceChainStates, smsDirections, smsResolutions } from '../vocabulary.ts';
 
 const c = initContract();
-
-/**
- * A record's place in its phone's balance chain for one wallet (docs/matching.md).
- * In the order of the database's check constraint, which the entity's enum must reproduce.
- */
-export const balanceChainStates = ['first', 'follows', 'mismatch', 'impossible', 'unreadable', 'after_break', 'missing', 'repaired'] as const;
-/** How a person resolved a record left for review. */
-export const smsResolutions = ['verified', 'rejected', 'dismissed'] as const;
-
-/**
- * Match statuses that leave a record for a person (docs/matching.md). A record
- * in one of them, not yet resolved, is in the review queue.
- */
-export const smsReviewStatuses = ['no_candidate', 'low_confidence', 'balance_mismatch'] as const;
 
 const includeBody = z
   .enum(['body'])

@@ -1,8 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { amountSchema, currencySchema, dateQuery, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
-import { transactionStatuses } from '../merchant/payments.ts';
-import { gatewayTypes } from './gateways.ts';
+import { gatewayTypes, timelineKinds, transactionStatuses } from '../vocabulary.ts';
 import { smsMatchStatusSchema } from '../device/sms-messages.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
 
@@ -108,8 +107,6 @@ export const rejectTransactionBodySchema = z
     reason: z.string().trim().min(1, 'reason is required').max(500).describe('Shown as `failure_reason` to the merchant (no customer data).'),
   })
   .meta({ id: 'AdminRejectTransactionRequest' });
-
-export const timelineKinds = ['created', 'sms', 'completed', 'failed', 'expired', 'webhook', 'refund', 'action'] as const;
 
 export const timelineEntrySchema = z
   .object({

@@ -2,7 +2,8 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { dateQuery, modeSchema, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema } from '../common/index.ts';
 import { webhookEventNameSchema } from '../events.ts';
-import { deliveryStatuses, webhookAttemptSchema, webhookDeliverySchema } from '../merchant/webhooks.ts';
+import { webhookAttemptSchema, webhookDeliverySchema } from '../merchant/webhooks.ts';
+import { deliveryStatuses } from '../vocabulary.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
 
 const c = initContract();

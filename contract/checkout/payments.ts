@@ -8,8 +8,7 @@ import {
   timestampSchema,
   uuidSchema,
 } from '../common/index.ts';
-import { paymentStatuses, transactionStatuses } from '../merchant/payments.ts';
-import { gatewayTypes } from '../admin/gateways.ts';
+import { paymentStatuses, transactionStatuses, gatewayTypes } from '../vocabulary.ts';
 
 const c = initContract();
 

@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { amountSchema, currencySchema, meta, ok, timestampSchema } from '../common/index.ts';
-import { paymentStatuses } from '../merchant/payments.ts';
+import { paymentStatuses } from '../vocabulary.ts';
 import { CHECKOUT_PATH_PREFIX } from './payments.ts';
 
 const c = initContract();

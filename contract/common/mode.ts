@@ -1,12 +1,7 @@
 import { z } from 'zod';
+import { modes } from '../vocabulary.ts';
 
-/**
- * Test or live mode. Every payment object belongs to one mode; an API key
- * sees and creates only objects of its own mode (`sk_test_…` test, `sk_live_…`
- * live), and the `sandbox` gateway exists only in test mode.
- */
-export const modes = ['live', 'test'] as const;
-export type Mode = (typeof modes)[number];
+/** Test or live mode (the vocabulary's `modes`). */
 export const modeSchema = z.enum(modes).describe('`live` or `test`.');
 
 /** Stripe's name for it: true for live-mode objects, false for test-mode ones. */

@@ -2,11 +2,9 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { meta, ok, timestampSchema } from '../common/index.ts';
 import { DEVICE_PATH_PREFIX, idPathParam } from './shared.ts';
+import { backfillReasons } from '../vocabulary.ts';
 
 const c = initContract();
-
-/** Why a backfill of a phone's inbox is asked: by an operator, or by the service on a gap. */
-export const backfillReasons = ['manual', 'offline', 'heartbeat_gap', 'balance_chain_break'] as const;
 
 export const deviceCommandSchema = z
   .object({

@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { amountSchema, currencySchema, meta, ok, timestampSchema } from '../common/index.ts';
-import { transactionStatuses } from '../merchant/payments.ts';
+import { transactionStatuses } from '../vocabulary.ts';
 import { DEVICE_PATH_PREFIX } from './shared.ts';
 
 const c = initContract();

@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { meta, ok } from '../common/index.ts';
 import { DEVICE_PATH_PREFIX } from './shared.ts';
+import { smsRecordStatuses } from '../vocabulary.ts';
 
 const c = initContract();
 
@@ -45,10 +46,6 @@ export const forwardRequestSchema = z
       .describe("The phone's clock when it sent this batch. The service estimates the phone's clock offset from it and corrects the `received_at` times with it when matching."),
   })
   .meta({ id: 'ForwardSmsRequest' });
-
-/** Statuses of a stored SMS record: `pending` until matching decides, then how it was decided. */
-export const smsRecordStatuses = ['pending', 'matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate', 'balance_mismatch', 'money_out'] as const;
-export type SmsRecordStatus = (typeof smsRecordStatuses)[number];
 
 export const smsMatchStatusSchema = z
   .enum(smsRecordStatuses)

@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { meta, ok, timestampSchema } from '../common/index.ts';
 import { DEVICE_PATH_PREFIX, idPathParam } from './shared.ts';
+import { outboundSmsStatuses } from '../vocabulary.ts';
 
 const c = initContract();
 
@@ -18,9 +19,6 @@ export const outboundSmsItemSchema = z
     expires_at: timestampSchema.describe('Do not send after this time; the item becomes `expired`.'),
   })
   .meta({ id: 'OutboundSmsQueueItem' });
-
-export const outboundSmsStatuses = ['pending', 'leased', 'sent', 'failed', 'delivered', 'expired'] as const;
-export type OutboundSmsStatus = (typeof outboundSmsStatuses)[number];
 
 export const outboundSmsStatusSchema = z
   .enum(outboundSmsStatuses)

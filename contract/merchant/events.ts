@@ -1,7 +1,8 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { intQuery, livemodeSchema, meta, timestampSchema } from '../common/index.ts';
-import { webhookEventNameSchema, webhookEventNames } from '../events.ts';
+import { webhookEventNameSchema } from '../events.ts';
+import { webhookEventNames } from '../vocabulary.ts';
 
 const c = initContract();
 

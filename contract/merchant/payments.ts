@@ -14,17 +14,9 @@ import {
   timestampSchema,
   uuidSchema,
 } from '../common/index.ts';
+import { paymentStatuses } from '../vocabulary.ts';
 
 const c = initContract();
-
-/** Statuses of one transaction (one attempt on one gateway). */
-export const transactionStatuses = ['pending', 'processing', 'awaiting_verification', 'completed', 'failed', 'expired'] as const;
-/** Statuses of a payment intent (the merchant's request to be paid), apart from its transactions. */
-export const intentStatuses = ['pending', 'completed', 'expired', 'canceled'] as const;
-export type IntentStatus = (typeof intentStatuses)[number];
-export type TransactionStatus = (typeof transactionStatuses)[number];
-/** Statuses a payment shows: its latest transaction's, or its intent's; `canceled` when the merchant canceled it. */
-export const paymentStatuses = [...transactionStatuses, 'canceled'] as const;
 
 export const METADATA_MAX_KEYS = 50;
 export const METADATA_MAX_BYTES = 8192;

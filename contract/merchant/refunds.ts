@@ -15,11 +15,9 @@ import {
   timestampSchema,
   uuidSchema,
 } from '../common/index.ts';
+import { refundStatuses } from '../vocabulary.ts';
 
 const c = initContract();
-
-export const refundStatuses = ['pending', 'completed', 'failed'] as const;
-export type RefundStatus = (typeof refundStatuses)[number];
 
 export const refundSchema = z
   .object({

@@ -1,16 +1,10 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { livemodeSchema, meta, modes, ok, timestampSchema, type ErrorCode } from '../common/index.ts';
+import { livemodeSchema, meta, ok, timestampSchema, type ErrorCode } from '../common/index.ts';
 import { webhookEventNameSchema } from '../events.ts';
+import { deliveryAttemptOutcomes, deliveryStatuses, endpointDisabledReasons, modes } from '../vocabulary.ts';
 
 const c = initContract();
-
-export const deliveryStatuses = ['pending', 'retrying', 'success', 'dead_letter'] as const;
-export type DeliveryStatus = (typeof deliveryStatuses)[number];
-/** How one delivery attempt ended. */
-export const deliveryAttemptOutcomes = ['success', 'failure', 'abandoned'] as const;
-/** Why an endpoint is disabled: by the merchant, answered 410, or failed over a whole retry window. */
-export const endpointDisabledReasons = ['merchant', 'gone', 'failing'] as const;
 
 /**
  * A webhook endpoint of the brand (a brand has up to 16). The signing secret is

@@ -7,7 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { PaycollectError, PaycollectMerchant } from '../../clients/merchant/index.ts';
-import { webhookEventNames, type WebhookEventName } from '../../contract/events.ts';
+import { webhookEventNames, type WebhookEventName } from '../../contract/vocabulary.ts';
 import { generateWebhookSecret, signatureHeader } from '../../server/domain/webhooks/signature.ts';
 
 export const listenHelp = `Usage: npm run cli -- listen --key <sk_test_…|sk_live_…> --forward-to <url> [--events <a,b>] [--base-url <url>]

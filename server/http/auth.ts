@@ -1,7 +1,8 @@
 import type { Request, RequestHandler } from 'express';
 import type { AuthKind, Permission, RouteMeta } from '../../contract/common/meta.ts';
 import { AppError } from '../../contract/common/errors.ts';
-import { CSRF_HEADER, sessionCookieName, type OperatorRole } from '../../contract/admin/session.ts';
+import { CSRF_HEADER, sessionCookieName } from '../../contract/admin/session.ts';
+import { type OperatorRole } from '../../contract/vocabulary.ts';
 import { timingSafeEqualString } from '../infra/crypto/tokens.ts';
 import type { ApiKeyCount, ApiKeyPrincipal } from '../domain/brands/service.ts';
 import { csrfMatches, findSession, purgeExpiredSessions, type SessionPolicy } from '../domain/operators/service.ts';
@@ -35,7 +36,7 @@ export function cookieValue(req: Request, name: string): string | null {
 const unauthorized = () => new AppError('UNAUTHORIZED');
 
 /**
- * `lookup`: domain/brands/service.ts `groupedApiKeyLookup`. `countsApiKey`
+ * `lookup`: domain/brands/service.ts `apiKeyLookup`. `countsApiKey`
  * (http/rate-limit.ts `countsApiKeyHit`): whether the route's rate limit is
  * the per-key quota; such a request is counted by the lookup's own statement and
  * the count is left on the request for the limiter (`req.apiKeyCount`).

@@ -1,5 +1,4 @@
-import type { Mode } from '../../contract/common/mode.ts';
-import type { OperatorRole } from '../../contract/admin/session.ts';
+import type { Mode, OperatorRole } from '../../contract/vocabulary.ts';
 import type { Db } from '../domain/db.ts';
 
 /** Who is calling, as established by the auth middleware from route metadata. */

@@ -1,8 +1,8 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../../contract/common/errors.ts';
 import type { RouteMeta } from '../../contract/common/meta.ts';
-import { completeKey, groupedClaims, releaseKey, requestHash } from '../domain/idempotency/service.ts';
-import type { Mode } from '../../contract/common/mode.ts';
+import { claimKey, completeKey, releaseKey, requestHash } from '../domain/idempotency/service.ts';
+import type { Mode } from '../../contract/vocabulary.ts';
 import type { Logger } from '../infra/logger.ts';
 import { isDatabaseUnavailable, sendCode } from './errors.ts';
 import type { ControlledTransaction } from 'kysely';
@@ -21,9 +21,8 @@ function isTransient(status: number): boolean {
  * brand, so it runs after authentication.
  *
  * The key is claimed first in its own committed statement (the unique constraint
- * picks one winner among concurrent requests; claims of concurrent requests share
- * one statement, `groupedClaims`). The winner's handler then runs in
- * one database transaction that also stores its response: the operation and the
+ * picks one winner among concurrent requests, `claimKey`). The winner's handler
+ * then runs in one database transaction that also stores its response: the operation and the
  * stored response commit together, or neither does. So a crash mid-request leaves
  * nothing done (a later retry may run it), and a completed operation always has
  * its response to replay. The response is stored before it is sent, so a retry
@@ -35,7 +34,6 @@ function isTransient(status: number): boolean {
  * `idempotency-key` (ignoring it could let a retry act twice).
  */
 export function idempotency({ logger, db }: { logger: Logger; db: Db }): RequestHandler {
-  const claimKey = groupedClaims(() => db);
   return (req, res, next) => {
     const route = (req as Request & { tsRestRoute?: { metadata?: RouteMeta } }).tsRestRoute;
     const key = req.get('idempotency-key');
@@ -48,7 +46,7 @@ export function idempotency({ logger, db }: { logger: Logger; db: Db }): Request
     const scope = { brandId: req.principal.brandId, mode: req.principal.mode, key };
     const hash = requestHash(req.method, req.baseUrl + req.path, req.body);
     const run = async () => {
-      const claim = await claimKey({ ...scope, hash });
+      const claim = await claimKey(db, { ...scope, hash });
       switch (claim.kind) {
         case 'replay':
           res.status(claim.status).setHeader('Idempotent-Replayed', 'true');

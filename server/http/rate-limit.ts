@@ -5,14 +5,13 @@ import { AppError } from '../../contract/common/errors.ts';
 import type { RateLimitKind, RouteMeta } from '../../contract/common/meta.ts';
 import type { AppDeps } from '../deps.ts';
 import { bucketsFor, defaultKindFor, isLimited, rateLimitHeaders, type Caller, type RateLimitSettings } from '../domain/rate-limit/policy.ts';
-import { giveBackHit, purgeExpiredWindows, type CountedBucket } from '../domain/rate-limit/store.ts';
-import { createHitCounter } from '../domain/rate-limit/batch.ts';
+import { countHits, giveBackHit, purgeExpiredWindows, type CountedBucket } from '../domain/rate-limit/store.ts';
 
 /**
  * How long the limiter may take before the request goes ahead uncounted. A
  * per-key count made by the API-key lookup's own statement (countsApiKeyHit) is
- * part of authentication and waited for like the lookup (a grouped wait is
- * bounded by the pool's acquire timeout); its failure still falls back here.
+ * part of authentication and waited for like the lookup; its failure still
+ * falls back here.
  */
 const STORE_TIMEOUT_MS = 1000;
 /** Expired windows are purged by whichever process sees traffic, at most this often. */
@@ -28,7 +27,7 @@ export function routeRateLimitKind(meta: RouteMeta | undefined): RateLimitKind |
 /**
  * Whether this request's rate limit is the per-API-key quota: then the API-key
  * lookup counts it in its own statement (domain/brands/service.ts
- * `lookupAndCountApiKeys`) and the limiter below uses that count.
+ * `lookupAndCountApiKey`) and the limiter below uses that count.
  */
 export function countsApiKeyHit(settings: RateLimitSettings): (req: Request) => boolean {
   return (req) => {
@@ -101,8 +100,6 @@ export interface RateLimiter {
 export function createRateLimiter(deps: Pick<AppDeps, 'config' | 'db' | 'logger' | 'crypto'>): RateLimiter {
   const settings: RateLimitSettings = deps.config;
   const addressKey = addressKeyer(deps.crypto.blindIndexKey);
-  // Requests arriving while a count is in flight are counted together in the next statement (exact, one round trip per batch; batch.ts).
-  const counter = createHitCounter(() => deps.db);
   let lastPurge = Date.now();
   let lastWarn = 0;
 
@@ -145,7 +142,7 @@ export function createRateLimiter(deps: Pick<AppDeps, 'config' | 'db' | 'logger'
     const pre = req.apiKeyCount;
     const preCounted =
       pre && buckets.length === 1 && buckets[0]!.key === `api-key:${pre.apiKeyId}` ? Promise.resolve<CountedBucket[]>([{ ...buckets[0]!, hits: pre.hits, resetSeconds: pre.resetSeconds, windowEpoch: pre.windowEpoch }]) : null;
-    withTimeout(preCounted ?? counter.count(buckets), STORE_TIMEOUT_MS).then(
+    withTimeout(preCounted ?? countHits(deps.db, buckets), STORE_TIMEOUT_MS).then(
       (counted) => {
         const headers = rateLimitHeaders(counted);
         const refundable = counted.filter((b) => b.failuresOnly);

@@ -1,4 +1,4 @@
-import type { OperatorRole } from '../../contract/admin/session.ts';
+import type { OperatorRole } from '../../contract/vocabulary.ts';
 import { createOperator } from '../../server/domain/operators/service.ts';
 import type { TestContext } from '../support/harness.ts';
 import { ADMIN_API } from './admin-support.ts';

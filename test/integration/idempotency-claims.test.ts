@@ -1,7 +1,7 @@
 import { transaction } from '../../server/domain/db.ts';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimKeys, completeKey, groupedClaims, type ClaimRequest } from '../../server/domain/idempotency/service.ts';
+import { claimKey, completeKey, type ClaimRequest } from '../../server/domain/idempotency/service.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 
 let t: TestContext;
@@ -21,18 +21,16 @@ let n = 0;
 const h = (s: string) => createHash('sha256').update(s).digest('hex');
 const fresh = () => `claim-${++n}-${Date.now()}`;
 
-describe('claiming idempotency keys in groups', () => {
-  it('answers each request of a group as if claimed one after the other', async () => {
+describe('claiming idempotency keys', () => {
+  it('answers each request by the key it finds: run, replay, reused or in progress', async () => {
     const done = fresh();
     const doneOtherBody = fresh();
     const held = fresh();
     // Stored beforehand: a completed key, and one still held by a running request.
-    const [setup1, setup2, setup3] = await claimKeys(em(), [
-      { brandId: brandA, mode: 'live', key: done, hash: h('h-done') },
-      { brandId: brandA, mode: 'live', key: doneOtherBody, hash: h('h-done2') },
-      { brandId: brandA, mode: 'live', key: held, hash: h('h-held') },
-    ]);
-    expect([setup1!.kind, setup2!.kind, setup3!.kind]).toEqual(['execute', 'execute', 'execute']);
+    const setup1 = await claimKey(em(), { brandId: brandA, mode: 'live', key: done, hash: h('h-done') });
+    const setup2 = await claimKey(em(), { brandId: brandA, mode: 'live', key: doneOtherBody, hash: h('h-done2') });
+    const setup3 = await claimKey(em(), { brandId: brandA, mode: 'live', key: held, hash: h('h-held') });
+    expect([setup1.kind, setup2.kind, setup3.kind]).toEqual(['execute', 'execute', 'execute']);
     for (const [key, claim] of [[done, setup1], [doneOtherBody, setup2]] as const) {
       await transaction(em(), (tx) => completeKey(tx, { brandId: brandA, mode: 'live', key }, (claim as { token: string }).token, 201, '{"ok":true}'));
     }
@@ -49,19 +47,16 @@ describe('claiming idempotency keys in groups', () => {
       { brandId: brandA, mode: 'live', key: held, hash: h('h-held') }, // still running elsewhere
       { brandId: brandA, mode: 'live', key: held, hash: h('h-other') },
     ];
-    const claims = await claimKeys(em(), group);
+    const claims = [];
+    for (const r of group) claims.push(await claimKey(em(), r));
     expect(claims.map((c) => c.kind)).toEqual(['execute', 'execute', 'execute', 'in_progress', 'reused', 'replay', 'reused', 'in_progress', 'reused']);
     expect(claims[5]).toEqual({ kind: 'replay', status: 201, body: '{"ok":true}' });
     const rows = await t.sql<{ n: string }>('SELECT count(*) AS n FROM idempotency_keys WHERE key = $1', [shared]);
     expect(Number(rows[0]!.n)).toBe(3);
   });
 
-  it('grouped: concurrent claims share statements, and of racing requests with one key exactly one runs', async () => {
-    let statements = 0;
-    const claim = groupedClaims(() => {
-      statements++;
-      return em();
-    });
+  it('of racing requests with one key exactly one runs', async () => {
+    const claim = (r: ClaimRequest) => claimKey(em(), r);
     const key = fresh();
     const requests: ClaimRequest[] = [
       ...Array.from({ length: 20 }, () => ({ brandId: brandA, mode: 'live' as const, key, hash: h('same') })),
@@ -71,6 +66,5 @@ describe('claiming idempotency keys in groups', () => {
     expect(claims.slice(0, 20).filter((c) => c.kind === 'execute')).toHaveLength(1);
     expect(claims.slice(0, 20).filter((c) => c.kind === 'in_progress')).toHaveLength(19);
     expect(claims.slice(20).every((c) => c.kind === 'execute')).toBe(true);
-    expect(statements).toBeLessThan(requests.length / 4);
   });
 });

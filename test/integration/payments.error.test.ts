@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { createPayment, seedGateway } from '../support/seed.ts';
 
@@ -153,5 +155,87 @@ describe('GET /api/v1/payments/{payment_id} failures', () => {
     const p = await createPayment(t, apiKey);
     expectError(await t.request('GET', `/api/v1/payments/${p.payment_id}`), 401, 'UNAUTHORIZED', null);
     expectError(await t.request('POST', '/api/v1/payments', { body: { amount: '1.00', currency: 'BDT' } }), 401, 'UNAUTHORIZED', null);
+  });
+});
+
+/**
+ * Every create is decided on the configuration current when it arrived: changes
+ * here are made with plain SQL on a connection of the test's own, as another
+ * process (the CLI, a second server) would make them, so nothing in the server
+ * is told of them. A server and database of their own: the changes touch the
+ * gateways every create reads.
+ */
+describe('gateway and expiry changes made elsewhere apply to the next create', () => {
+  let c: TestContext;
+  let key: string;
+  let gateway: GatewayView;
+  const intents = async () => Number((await c.sql<{ n: string }>('SELECT count(*) AS n FROM payment_intents'))[0]!.n);
+  const create = (body: Record<string, unknown>, idempotencyKey?: string) =>
+    c.request('POST', '/api/v1/payments', { token: key, body, ...(idempotencyKey ? { headers: { 'Idempotency-Key': idempotencyKey } } : {}) });
+
+  beforeAll(async () => {
+    c = await startTestServer();
+    ({ apiKey: key } = await c.createBrand('Changing Shop'));
+    gateway = await seedGateway(c, 'bkash', { min_amount: '10.00', max_amount: '5000.00' });
+    // Always enabled, takes at most 50: once `gateway` is gone, 100.00 is refused.
+    await seedGateway(c, 'nagad', { min_amount: '10.00', max_amount: '50.00' });
+  });
+  afterAll(() => c?.close());
+
+  beforeEach(async () => {
+    await c.sql('UPDATE gateways SET enabled = true, max_amount = 5000.00 WHERE id = $1', [gateway.id]);
+    await c.sql("DELETE FROM settings WHERE key = 'intent_expiry_minutes'");
+    expect((await create({ amount: '100.00', currency: 'BDT' })).status).toBe(201);
+  });
+
+  for (const keyed of [false, true]) {
+    const label = keyed ? 'with an Idempotency-Key' : 'without a key';
+
+    it(`${label}: a maximum lowered elsewhere refuses the next create, and no intent is left behind`, async () => {
+      await c.sql('UPDATE gateways SET max_amount = 50.00 WHERE id = $1', [gateway.id]);
+      const before = await intents();
+      const idempotencyKey = keyed ? randomUUID() : undefined;
+      const res = await create({ amount: '100.00', currency: 'BDT' }, idempotencyKey);
+      expect(res.status, JSON.stringify(res.body)).toBe(422);
+      expect(res.body.errors[0]).toMatchObject({ code: 'AMOUNT_EXCEEDS_MAXIMUM', field: 'amount' });
+      expect(await intents()).toBe(before);
+      if (idempotencyKey) {
+        // The refusal is what the key stores and replays.
+        const again = await create({ amount: '100.00', currency: 'BDT' }, idempotencyKey);
+        expect(again.status).toBe(422);
+        expect(again.headers.get('idempotent-replayed')).toBe('true');
+        expect(await intents()).toBe(before);
+      }
+    });
+
+    it(`${label}: a gateway disabled elsewhere is seen: the one left takes at most 50, so 100.00 is refused`, async () => {
+      await c.sql('UPDATE gateways SET enabled = false WHERE id = $1', [gateway.id]);
+      const before = await intents();
+      const res = await create({ amount: '100.00', currency: 'BDT' }, keyed ? randomUUID() : undefined);
+      expect(res.status, JSON.stringify(res.body)).toBe(422);
+      expect(res.body.errors[0]).toMatchObject({ code: 'AMOUNT_EXCEEDS_MAXIMUM', field: 'amount' });
+      expect(await intents()).toBe(before);
+      // The other gateway still takes what it can.
+      expect((await create({ amount: '40.00', currency: 'BDT' }, keyed ? randomUUID() : undefined)).status).toBe(201);
+    });
+
+    it(`${label}: an expiry setting changed elsewhere applies to the next create, which is stored once`, async () => {
+      await c.sql(`INSERT INTO settings (key, value) VALUES ('intent_expiry_minutes', '7'::jsonb)`);
+      const before = await intents();
+      const res = await create({ amount: '100.00', currency: 'BDT' }, keyed ? randomUUID() : undefined);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      const { created_at, expires_at, payment_id } = res.body.data;
+      expect(Date.parse(expires_at) - Date.parse(created_at)).toBe(7 * 60_000);
+      expect(await intents()).toBe(before + 1);
+      const [row] = await c.sql<{ seconds: string }>('SELECT extract(epoch FROM expires_at - created_at) AS seconds FROM payment_intents WHERE uuid = $1', [payment_id]);
+      expect(Number(row!.seconds)).toBe(420);
+    });
+  }
+
+  it('a raised maximum is seen too: the amount the old one refused is now taken', async () => {
+    await c.sql('UPDATE gateways SET max_amount = 50.00 WHERE id = $1', [gateway.id]);
+    expect((await create({ amount: '100.00', currency: 'BDT' })).status).toBe(422);
+    await c.sql('UPDATE gateways SET max_amount = 5000.00 WHERE id = $1', [gateway.id]);
+    expect((await create({ amount: '100.00', currency: 'BDT' })).status).toBe(201);
   });
 });

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 
 /**
- * Counting in batches (server/domain/rate-limit/batch.ts) must not change what
- * a client sees: concurrent requests of several keys, counted together, each
- * get their exact place in their own key's window.
+ * Concurrent requests of several keys, each counted by its own atomic upsert
+ * (server/domain/rate-limit/store.ts), each get their exact place in their own
+ * key's window.
  */
 let t: TestContext;
 beforeAll(async () => {
@@ -15,7 +15,7 @@ afterAll(() => t?.close());
 
 const remainingOf = (res: { headers: Headers }) => Number(/^"api-key";r=(\d+);t=\d+$/.exec(res.headers.get('ratelimit') ?? '')?.[1] ?? NaN);
 
-describe('rate limits counted in batches', () => {
+describe('rate limits under concurrent requests', () => {
   it('three keys, fifteen concurrent requests each on a quota of 12: per key exactly 12 pass with places 11..0, the rest are 429', async () => {
     const keys = await Promise.all([t.createBrand('Batch A'), t.createBrand('Batch B'), t.createBrand('Batch C')]);
     const requests = keys.flatMap(({ apiKey }) => Array.from({ length: 15 }, () => ({ apiKey })));

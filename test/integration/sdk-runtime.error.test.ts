@@ -152,11 +152,9 @@ describe('idempotency keys', () => {
 describe('rate limits', () => {
   it('honours Retry-After before retrying', async () => {
     s.script(fail(429, 'RATE_LIMITED', { 'retry-after': '1' }));
-    const started = performance.now();
     await testClient({ baseUrl: s.baseUrl }).get(1);
     expect(s.requests).toHaveLength(2);
     expect(s.requests[1]!.at - s.requests[0]!.at).toBeGreaterThanOrEqual(980);
-    expect(performance.now() - started).toBeLessThan(5000);
   });
 
   it('a Retry-After longer than the SDK will wait ends the retries with a RateLimitError', async () => {
@@ -182,9 +180,9 @@ describe('timeouts, cancellation, unreachable servers', () => {
 
   it('a per-call timeout overrides the client’s', async () => {
     s.script(hang);
-    const started = performance.now();
-    await expect(testClient({ baseUrl: s.baseUrl, timeoutMs: 10_000 }).get(1, { timeoutMs: 80, maxRetries: 0 })).rejects.toBeInstanceOf(TimeoutError);
-    expect(performance.now() - started).toBeLessThan(2000);
+    const err = await caught(testClient({ baseUrl: s.baseUrl, timeoutMs: 10_000 }).get(1, { timeoutMs: 80, maxRetries: 0 }));
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err.message).toBe('Request timed out after 80 ms');
   });
 
   it('an aborted signal rejects with its reason and stops retrying', async () => {

@@ -13,7 +13,7 @@ import { creditTemplate, creditWithBalance, eventsOf, newGatewayTrxId, seedPayme
  * only the device SDK): the phone misses an SMS, the balance chain breaks on
  * the next one, the service asks for the gap, the phone re-sends it from its
  * inbox, and the stuck payment completes without a person. The wall time from
- * the break to the completion is printed (BENCHMARKS.md records it).
+ * the break to the completion is printed, not asserted: how fast is for bench/.
  */
 let t: TestContext;
 let dir: string;
@@ -96,6 +96,5 @@ describe('self-repair: a missed SMS comes back by itself', () => {
 
     const ms = Math.round(repaired - breakStarted);
     console.log(`self-repair: chain break to payment completed in ${ms} ms (forward, command poll, re-send, match)`);
-    expect(ms).toBeLessThan(30_000);
   });
 });

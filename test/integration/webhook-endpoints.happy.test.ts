@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PaycollectMerchant } from '../../clients/merchant/index.ts';
 import { constructEvent } from '../../clients/shared/webhook-verify.ts';
-import type { Mode } from '../../contract/common/mode.ts';
+import type { Mode } from '../../contract/vocabulary.ts';
 import { createApiKey } from '../../server/domain/brands/service.ts';
 import { recordEvent, type WebhookEventName } from '../../server/domain/webhooks/outbox.ts';
 import type { TestContext } from '../support/harness.ts';

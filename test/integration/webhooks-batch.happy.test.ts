@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { claimFirstAttempts, finishSuccesses, type ClaimedAttempt } from '../../server/domain/webhooks/delivery.ts';
+import { claimDeliveries, finishAttempt, type ClaimedAttempt, type ClaimResult } from '../../server/domain/webhooks/delivery.ts';
 import { readWebhookSettings } from '../../server/domain/webhooks/settings.ts';
 import type { WebhookResponse } from '../../server/infra/http/outbound.ts';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
@@ -8,9 +8,9 @@ import { attemptsOf, emitPaymentCompleted, startWebhookTestServer, type WebhookT
 import type { TestContext } from '../support/harness.ts';
 
 /**
- * The worker's batch paths (delivery.ts): one statement claims a batch's first
- * attempts, one records a group of successes. They must take exactly what the
- * general path would give them and leave the rest to it.
+ * The worker's claim (delivery.ts `claimDeliveries`) takes a whole batch of
+ * wake-ups in one transaction, and decides each delivery of it as a claim of
+ * that delivery alone would; `finishAttempt` records each sent attempt.
  */
 let server: WebhookTestServer;
 let t: TestContext;
@@ -37,15 +37,20 @@ async function brandWithDeliveries(n: number): Promise<{ brandId: number; ids: n
   return { brandId, ids: rows.map((r) => Number(r.id)) };
 }
 
+const claimed = (r: ClaimResult | undefined): ClaimedAttempt => {
+  if (r?.kind !== 'claimed') throw new Error(`not claimed: ${JSON.stringify(r)}`);
+  return r.claim;
+};
 const claimOpts = async () => ({ cipher: t.runtime.deps.crypto.pii, settings: await readWebhookSettings(t.runtime.deps.db) });
 
-describe('claiming a batch of first attempts', () => {
-  it('claims exactly the due first attempts of enabled endpoints that nobody holds; the general path keeps the rest', async () => {
+describe('claiming a batch', () => {
+  it('decides each delivery of the batch: due ones claimed, the rest skipped, put off or dead-lettered', async () => {
     const a = await brandWithDeliveries(6);
     const off = await brandWithDeliveries(1);
     const [first, retrying, abandoned, notDue, locked, plain] = a.ids as [number, number, number, number, number, number];
-    await t.sql(`UPDATE webhook_deliveries SET status = 'retrying', attempts = 1, first_attempt_at = now() - interval '1 minute' WHERE id = $1`, [retrying]);
-    await t.sql(`UPDATE webhook_deliveries SET attempts = 1, lease_token = gen_random_uuid(), lease_until = now() - interval '1 second' WHERE id = $1`, [abandoned]);
+    await t.sql(`UPDATE webhook_deliveries SET status = 'retrying', attempts = 1, first_attempt_at = now() - interval '1 minute', last_attempt_at = now() - interval '1 minute' WHERE id = $1`, [retrying]);
+    await t.sql(`INSERT INTO webhook_attempts (delivery_id, attempt, url, outcome, requested_at) SELECT id, 1, url, 'failure', first_attempt_at FROM webhook_deliveries WHERE id = $1`, [retrying]);
+    await t.sql(`UPDATE webhook_deliveries SET attempts = 1, first_attempt_at = now() - interval '1 minute', last_attempt_at = now() - interval '1 minute', lease_token = gen_random_uuid(), lease_until = now() - interval '1 second' WHERE id = $1`, [abandoned]);
     await t.sql(`UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour' WHERE id = $1`, [notDue]);
     await t.sql('UPDATE webhook_endpoints SET enabled = false WHERE brand_id = $1', [off.brandId]);
     // Another worker holds this one (its row lock) while we claim.
@@ -53,58 +58,73 @@ describe('claiming a batch of first attempts', () => {
     await other.connect();
     await other.query('BEGIN');
     await other.query('SELECT id FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [locked]);
-    let claims: Map<number, ClaimedAttempt>;
+    let claims: Map<number, ClaimResult>;
     try {
-      claims = await claimFirstAttempts(t.runtime.deps.db, [...a.ids, ...off.ids], await claimOpts());
+      claims = await claimDeliveries(t.runtime.deps.db, [...a.ids, ...off.ids, 999_999_999], await claimOpts());
     } finally {
       await other.query('ROLLBACK');
       await other.end();
     }
-    expect([...claims.keys()].sort((x, y) => x - y)).toEqual([first, plain]);
-    const claim = claims.get(first)!;
+    const claim = claimed(claims.get(first));
     expect(claim).toMatchObject({ deliveryId: first, attempt: 1, runAttempt: 1, url: receiver.url, event: 'payment.completed' });
     expect(claim.eventId).toMatch(/^evt_[0-9a-f]{32}$/);
     expect(JSON.parse(claim.payload)).toMatchObject({ id: claim.eventId, event: 'payment.completed', data: { transaction_id: 1 } });
     expect(claim.secrets).toHaveLength(1);
     expect(claim.secrets[0]).toMatch(/^whsec_/);
-    const rows = await t.sql<{ id: string; attempts: number; lease_token: string | null; first_attempt_at: Date | null; last_attempt_at: Date | null }>(
-      'SELECT id, attempts, lease_token, first_attempt_at, last_attempt_at FROM webhook_deliveries WHERE id = ANY($1::bigint[]) ORDER BY id',
+    expect(claimed(claims.get(plain))).toMatchObject({ attempt: 1, runAttempt: 1 });
+    // A retry: the second attempt of its run.
+    expect(claimed(claims.get(retrying))).toMatchObject({ attempt: 2, runAttempt: 2 });
+    // A lapsed lease: that attempt is recorded as abandoned, and it counts toward the run.
+    expect(claimed(claims.get(abandoned))).toMatchObject({ attempt: 2, runAttempt: 2 });
+    expect((await attemptsOf(t, abandoned))[0]).toMatchObject({ attempt: 1, outcome: 'abandoned' });
+    expect(claims.get(notDue)).toMatchObject({ kind: 'later' });
+    expect(claims.get(locked)).toEqual({ kind: 'skipped', reason: 'busy' });
+    expect(claims.get(999_999_999)).toEqual({ kind: 'skipped', reason: 'missing' });
+    expect(claims.get(off.ids[0]!)).toEqual({ kind: 'dead_letter', reason: 'endpoint disabled (merchant)' });
+
+    const rows = await t.sql<{ id: string; status: string; attempts: number; lease_token: string | null; first_attempt_at: Date | null; last_attempt_at: Date | null }>(
+      'SELECT id, status, attempts, lease_token, first_attempt_at, last_attempt_at FROM webhook_deliveries WHERE id = ANY($1::bigint[]) ORDER BY id',
       [[...a.ids, ...off.ids]],
     );
     const byId = new Map(rows.map((r) => [Number(r.id), r]));
     expect(byId.get(first)).toMatchObject({ attempts: 1, lease_token: claim.leaseToken });
     expect(byId.get(first)!.first_attempt_at).toEqual(byId.get(first)!.last_attempt_at);
-    // Untouched: the general path decides them (and records the abandoned attempt, dead-letters the disabled one).
-    expect(byId.get(retrying)).toMatchObject({ attempts: 1, lease_token: null });
     expect(byId.get(notDue)).toMatchObject({ attempts: 0, lease_token: null, first_attempt_at: null });
     expect(byId.get(locked)).toMatchObject({ attempts: 0, lease_token: null });
-    expect(byId.get(abandoned)!.attempts).toBe(1);
-    expect(byId.get(off.ids[0]!)).toMatchObject({ attempts: 0, lease_token: null });
+    expect(byId.get(off.ids[0]!)).toMatchObject({ status: 'dead_letter', attempts: 0, lease_token: null });
+    // Claimed again at once: every claimed one is now leased, the final one stays final.
+    const again = await claimDeliveries(t.runtime.deps.db, [first, off.ids[0]!], await claimOpts());
+    expect(again.get(first)).toEqual({ kind: 'skipped', reason: 'leased' });
+    expect(again.get(off.ids[0]!)).toEqual({ kind: 'skipped', reason: 'final' });
   });
 
   it('claims nothing twice: a second batch over the same ids gets none of them', async () => {
     const { ids } = await brandWithDeliveries(3);
     const opts = await claimOpts();
-    const [one, two] = await Promise.all([claimFirstAttempts(t.runtime.deps.db, ids, opts), claimFirstAttempts(t.runtime.deps.db, ids, opts)]);
-    expect(one.size + two.size).toBe(3);
-    expect([...one.keys()].filter((id) => two.has(id))).toEqual([]);
+    const [one, two] = await Promise.all([claimDeliveries(t.runtime.deps.db, ids, opts), claimDeliveries(t.runtime.deps.db, ids, opts)]);
+    const won = (m: Map<number, ClaimResult>) => [...m].filter(([, r]) => r.kind === 'claimed').map(([id]) => id);
+    expect(won(one).length + won(two).length).toBe(3);
+    expect(won(one).filter((id) => won(two).includes(id))).toEqual([]);
+  });
+
+  it('an empty batch runs no statement', async () => {
+    expect((await claimDeliveries(t.runtime.deps.db, [], await claimOpts())).size).toBe(0);
   });
 });
 
-describe('recording a group of successes', () => {
+describe('recording successes', () => {
   it('moves each delivery whose lease holds to success and logs every attempt; a delivery taken over is logged but left alone', async () => {
     const { brandId, ids } = await brandWithDeliveries(3);
-    const claims = await claimFirstAttempts(t.runtime.deps.db, ids, await claimOpts());
-    const [c1, c2, c3] = ids.map((id) => claims.get(id)!) as [ClaimedAttempt, ClaimedAttempt, ClaimedAttempt];
+    const opts = await claimOpts();
+    const claims = await claimDeliveries(t.runtime.deps.db, ids, opts);
+    const [c1, c2, c3] = ids.map((id) => claimed(claims.get(id))) as [ClaimedAttempt, ClaimedAttempt, ClaimedAttempt];
     // c3's lease lapsed and another worker took the delivery over.
     await t.sql('UPDATE webhook_deliveries SET lease_token = gen_random_uuid() WHERE id = $1', [c3.deliveryId]);
     await t.sql(`UPDATE webhook_endpoints SET failing_since = now() - interval '1 hour' WHERE brand_id = $1`, [brandId]);
 
-    const applied = await finishSuccesses(t.runtime.deps.db, [
-      { claim: c1, response: ok(200) },
-      { claim: c2, response: ok(204) },
-      { claim: c3, response: ok(200) },
-    ]);
+    const applied = await Promise.all(
+      ([[c1, ok(200)], [c2, ok(204)], [c3, ok(200)]] as const).map(async ([c, r]) => (await finishAttempt(t.runtime.deps.db, c, r, opts.settings)).applied),
+    );
     expect(applied).toEqual([true, true, false]);
 
     const rows = await t.sql<{ id: string; status: string; response_status: number | null; lease_token: string | null; delivered_at: Date | null }>(
@@ -129,10 +149,5 @@ describe('recording a group of successes', () => {
     const [endpoint] = await t.sql<{ failing_since: Date | null; last_success_at: Date | null }>('SELECT failing_since, last_success_at FROM webhook_endpoints WHERE brand_id = $1', [brandId]);
     expect(endpoint).toMatchObject({ failing_since: null });
     expect(endpoint!.last_success_at).not.toBeNull();
-  });
-
-  it('an empty group runs no statement', async () => {
-    expect(await finishSuccesses(t.runtime.deps.db, [])).toEqual([]);
-    expect((await claimFirstAttempts(t.runtime.deps.db, [], await claimOpts())).size).toBe(0);
   });
 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PaycollectMerchant } from '../../clients/merchant/index.ts';
 import { constructEvent } from '../../clients/shared/webhook-verify.ts';
-import { webhookEventNames, webhookEventSchemas } from '../../contract/events.ts';
+import { webhookEventSchemas } from '../../contract/events.ts';
+import { webhookEventNames } from '../../contract/vocabulary.ts';
 import { createApiKey } from '../../server/domain/brands/service.ts';
 import { sampleEventData } from '../../server/domain/webhooks/test-events.ts';
 import type { TestContext } from '../support/harness.ts';

@@ -7,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 /**
  * The repository's own lint configuration, run on a small tree of the same
  * shape (written to a temporary directory, so the repository itself never holds
- * the violations): an import cycle, every forbidden direction between layers and
- * comments citing outside documents must each fail `npm run lint`, and clean
- * files of the same kinds must pass.
+ * the violations): an import cycle, every forbidden direction between layers, an
+ * entity importing more of the contract than its vocabulary, and comments citing
+ * outside documents must each fail `npm run lint`, and clean files of the same
+ * kinds must pass.
  */
 const config = path.resolve('eslint.config.js');
 const eslintBin = path.resolve('node_modules/.bin/eslint');
@@ -22,6 +23,9 @@ const files: Record<string, string> = {
   'server/domain/a.ts': "import { b } from './b.ts';\nexport const a = (): number => b() + 1;\n",
   'server/domain/b.ts': "import { c } from './c.ts';\nexport const b = (): number => c() + 1;\n",
   'server/domain/c.ts': "import { a } from './a.ts';\nexport const c = (): number => (typeof a === 'function' ? 1 : 0);\n",
+  // A cycle between two console (.tsx) files.
+  'admin-ui/src/screen-a.tsx': "import { b } from './screen-b.tsx';\nexport const a = (): number => b() + 1;\n",
+  'admin-ui/src/screen-b.tsx': "import { a } from './screen-a.tsx';\nexport const b = (): number => (typeof a === 'function' ? 1 : 0);\n",
   // Layers pointing the wrong way.
   'server/infra/uses-domain.ts': "import { ok } from '../domain/ok.ts';\nexport const x = ok;\n",
   'server/infra/uses-http.ts': "import { handler } from '../http/handler.ts';\nexport const x = handler;\n",
@@ -29,12 +33,33 @@ const files: Record<string, string> = {
   'contract/uses-server.ts': "import { ok } from '../server/domain/ok.ts';\nexport const x = ok;\n",
   'contract/uses-client.ts': "import { sdk } from '../clients/sdk.ts';\nexport const x = sdk;\n",
   'clients/uses-server.ts': "import { ok } from '../server/domain/ok.ts';\nexport const x = ok;\n",
+  'clients/uses-console.ts': "import { page } from '../admin-ui/src/page.tsx';\nexport const x = page;\n",
+  'contract/uses-console.ts': "import { page } from '../admin-ui/src/page.tsx';\nexport const x = page;\n",
+  'server/infra/uses-checkout.ts': "import { render } from '../checkout/render.ts';\nexport const x = render;\n",
+  'server/domain/uses-checkout.ts': "import { render } from '../checkout/render.ts';\nexport const x = render;\n",
+  'server/infra/uses-app.ts': "import { app } from '../app.ts';\nexport const x = app;\n",
+  'server/domain/uses-app.ts': "import { app } from '../app.ts';\nexport const x = app;\n",
+  // The console is .tsx: the zones must reach those files too.
+  'admin-ui/src/uses-server.tsx': "import { ok } from '../../server/domain/ok.ts';\nexport const x = ok;\n",
+  'admin-ui/src/uses-server-ts.ts': "import { ok } from '../../server/domain/ok.ts';\nexport const x = ok;\n",
+  'admin-ui/src/uses-client.tsx': "import { sdk } from '../../clients/sdk.ts';\nexport const x = sdk;\n",
+  // Entities take the vocabulary of the contract, nothing else (no wire schema).
+  'server/domain/pay/entities.ts': "import { shape } from '../../../contract/shape.ts';\nimport { statuses } from '../../../contract/vocabulary.ts';\nexport const e = [shape, statuses];\n",
+  'server/domain/pay/nested/entities.ts': "import { shape } from '../../../../contract/shape.ts';\nexport const e = shape;\n",
+  'server/domain/entities.ts': "import { shape } from '../../contract/shape.ts';\nexport const e = shape;\n",
   // Allowed directions.
   'server/infra/base.ts': 'export const base = 1;\n',
   'server/domain/ok.ts': "import { base } from '../infra/base.ts';\nimport { shape } from '../../contract/shape.ts';\nexport const ok = base + shape;\n",
   'server/http/handler.ts': "import { ok } from '../domain/ok.ts';\nimport { shape } from '../../contract/shape.ts';\nexport const handler = ok + shape;\n",
   'contract/shape.ts': 'export const shape = 1;\n',
   'clients/sdk.ts': "import { shape } from '../contract/shape.ts';\nexport const sdk = shape;\n",
+  // The vocabulary imports nothing (here it brings zod along, and is refused for it).
+  'contract/vocabulary.ts': "import { z } from 'zod';\nexport const statuses = ['open', 'closed'] as const;\nexport const statusSchema = z.enum(statuses);\n",
+  'server/domain/vocab/entities.ts': "import { statuses } from '../../../contract/vocabulary.ts';\nexport const e = statuses;\n",
+  'server/domain/vocab/service.ts': "import { shape } from '../../../contract/shape.ts';\nimport { e } from './entities.ts';\nexport const s = [shape, e];\n",
+  'server/checkout/render.ts': "import { ok } from '../domain/ok.ts';\nexport const render = ok;\n",
+  'server/app.ts': "import { handler } from './http/handler.ts';\nimport { render } from './checkout/render.ts';\nexport const app = [handler, render];\n",
+  'admin-ui/src/page.tsx': "import { shape } from '../../contract/shape.ts';\nexport const page = shape;\n",
   // Comments.
   'server/domain/cites-issue.ts': '// Retries are capped (issue 16).\nexport const one = 1;\n',
   'server/domain/cites-hash.ts': '/** See #16 for the reason. */\nexport const two = 2;\n',
@@ -76,6 +101,10 @@ describe('lint: import cycles', () => {
   it('fails every file of a cycle', () => {
     for (const f of ['server/domain/a.ts', 'server/domain/b.ts', 'server/domain/c.ts']) expect(rulesOf(f), f).toContain('import-x/no-cycle');
   });
+
+  it('follows the console .tsx files too', () => {
+    for (const f of ['admin-ui/src/screen-a.tsx', 'admin-ui/src/screen-b.tsx']) expect(rulesOf(f), f).toContain('import-x/no-cycle');
+  });
 });
 
 describe('lint: layers', () => {
@@ -86,12 +115,39 @@ describe('lint: layers', () => {
     ['contract/uses-server.ts'],
     ['contract/uses-client.ts'],
     ['clients/uses-server.ts'],
+    ['clients/uses-console.ts'],
+    ['contract/uses-console.ts'],
+    ['server/infra/uses-checkout.ts'],
+    ['server/domain/uses-checkout.ts'],
+    ['server/infra/uses-app.ts'],
+    ['server/domain/uses-app.ts'],
+    ['admin-ui/src/uses-server.tsx'],
+    ['admin-ui/src/uses-server-ts.ts'],
+    ['admin-ui/src/uses-client.tsx'],
   ])('%s is refused', (f) => {
     expect(rulesOf(f)).toContain('import-x/no-restricted-paths');
   });
 
-  it('lets http -> domain -> infra, and server and clients -> contract, pass', () => {
-    for (const f of ['server/infra/base.ts', 'server/domain/ok.ts', 'server/http/handler.ts', 'contract/shape.ts', 'clients/sdk.ts']) expect(results.get(f), f).toEqual([]);
+  it('lets http -> domain -> infra, and server, clients and console -> contract, pass', () => {
+    for (const f of ['server/infra/base.ts', 'server/domain/ok.ts', 'server/http/handler.ts', 'server/checkout/render.ts', 'server/app.ts', 'contract/shape.ts', 'clients/sdk.ts', 'admin-ui/src/page.tsx'])
+      expect(results.get(f), f).toEqual([]);
+  });
+});
+
+describe('lint: entities take only the vocabulary from the contract', () => {
+  it.each([['server/domain/pay/entities.ts'], ['server/domain/pay/nested/entities.ts'], ['server/domain/entities.ts']])('%s, importing a wire module, is refused', (f) => {
+    const messages = (results.get(f) ?? []).filter((m) => m.ruleId === 'import-x/no-restricted-paths');
+    // One refusal: the wire module's import, not the vocabulary's.
+    expect(messages, f).toHaveLength(1);
+    expect(messages[0]!.message).toContain('contract/vocabulary.ts');
+  });
+
+  it('lets an entity import the vocabulary, and other domain code import the rest of the contract', () => {
+    for (const f of ['server/domain/vocab/entities.ts', 'server/domain/vocab/service.ts']) expect(results.get(f), f).toEqual([]);
+  });
+
+  it('keeps the vocabulary free of imports (no zod, no wire schema)', () => {
+    expect(rulesOf('contract/vocabulary.ts')).toEqual(['no-restricted-imports']);
   });
 });
 

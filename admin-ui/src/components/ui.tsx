@@ -1,4 +1,5 @@
 import { useEffect, useRef, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import { describeError } from '../api.ts';
 
 /** Class names joined, falsy ones dropped. */
@@ -56,7 +57,7 @@ export function StatusBadge({ status }: { status: string }) {
   return <Badge tone={STATUS_TONES[status] ?? 'gray'}>{status.replace(/_/g, ' ')}</Badge>;
 }
 
-export function ModeBadge({ mode }: { mode: 'live' | 'test' }) {
+export function ModeBadge({ mode }: { mode: Mode }) {
   return <Badge tone={mode === 'live' ? 'green' : 'violet'}>{mode}</Badge>;
 }
 

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { DevicePresence } from '../../../contract/vocabulary.ts';
 import { api, ok } from '../api.ts';
 import { useMode, type Mode } from '../mode.tsx';
 import { useSession } from '../session.tsx';
@@ -14,7 +15,7 @@ export function DevicesScreen() {
   const { can } = useSession();
   const queryClient = useQueryClient();
   const brandName = useBrandName();
-  const [presence, setPresence] = useState<'' | 'online' | 'offline' | 'revoked'>('');
+  const [presence, setPresence] = useState<'' | DevicePresence>('');
   const [revoking, setRevoking] = useState<{ id: number; name: string } | null>(null);
   const [pairOpen, setPairOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);

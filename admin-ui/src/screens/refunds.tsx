@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { RefundStatus } from '../../../contract/vocabulary.ts';
 import { api, ok } from '../api.ts';
 import { useMode } from '../mode.tsx';
 import { useSession } from '../session.tsx';
@@ -11,7 +12,7 @@ export function RefundsScreen() {
   const { can } = useSession();
   const queryClient = useQueryClient();
   const brandName = useBrandName();
-  const [status, setStatus] = useState<'' | 'pending' | 'completed' | 'failed'>('pending');
+  const [status, setStatus] = useState<'' | RefundStatus>('pending');
   const [failing, setFailing] = useState<number | null>(null);
   const [reason, setReason] = useState('');
   const [notice, setNotice] = useState<string | null>(null);

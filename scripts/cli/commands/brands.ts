@@ -1,5 +1,4 @@
-import { modes } from '../../../contract/common/mode.ts';
-import { brandStatuses } from '../../../contract/admin/brands.ts';
+import { modes, brandStatuses } from '../../../contract/vocabulary.ts';
 import { defined, need, oneOf, opt, pageHelp, pageOptions, pageQuery, positiveInt } from '../args.ts';
 import type { Commands } from '../command.ts';
 import { block, table } from '../output.ts';

@@ -1,5 +1,4 @@
-import { modes } from '../../../contract/common/mode.ts';
-import { devicePresences } from '../../../contract/admin/devices.ts';
+import { modes, devicePresences } from '../../../contract/vocabulary.ts';
 import { UsageError, defined, list, need, oneOf, pageHelp, pageOptions, pageQuery, positiveInt } from '../args.ts';
 import type { Commands } from '../command.ts';
 import { block, table } from '../output.ts';

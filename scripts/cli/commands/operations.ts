@@ -1,6 +1,4 @@
-import { modes } from '../../../contract/common/mode.ts';
-import { deliveryStatuses } from '../../../contract/merchant/webhooks.ts';
-import { webhookEventNames } from '../../../contract/events.ts';
+import { modes, deliveryStatuses, webhookEventNames } from '../../../contract/vocabulary.ts';
 import { UsageError, decimalNumber, defined, need, oneOf, opt, pageHelp, pageOptions, pageQuery, positiveInt } from '../args.ts';
 import type { Commands } from '../command.ts';
 import { block, table } from '../output.ts';

@@ -1,4 +1,4 @@
-import { operatorRoles } from '../../../contract/admin/session.ts';
+import { operatorRoles } from '../../../contract/vocabulary.ts';
 import { UsageError, defined, list, need, oneOf } from '../args.ts';
 import type { Commands, Ctx } from '../command.ts';
 import { block, table } from '../output.ts';

@@ -1,7 +1,4 @@
-import { modes } from '../../../contract/common/mode.ts';
-import { smsRecordStatuses } from '../../../contract/device/sms-messages.ts';
-import { transactionStatuses } from '../../../contract/merchant/payments.ts';
-import { refundStatuses } from '../../../contract/merchant/refunds.ts';
+import { modes, smsRecordStatuses, transactionStatuses, refundStatuses } from '../../../contract/vocabulary.ts';
 import { defined, need, oneOf, opt, pageHelp, pageOptions, pageQuery, positiveInt } from '../args.ts';
 import type { Commands } from '../command.ts';
 import { block, table } from '../output.ts';

@@ -1,4 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
+import type { BrandStatus, Mode } from '../../../contract/vocabulary.ts';
 import type { ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { createApiKey, createBrand, revokeApiKey } from '../brands/service.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
@@ -12,7 +13,7 @@ export interface AdminBrand {
   uuid: string;
   name: string;
   timezone: string;
-  status: 'active' | 'disabled';
+  status: BrandStatus;
   created_at: string;
   updated_at: string;
 }
@@ -22,7 +23,7 @@ export interface AdminApiKey {
   brand_id: number;
   name: string;
   prefix: string;
-  mode: 'live' | 'test';
+  mode: Mode;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -68,7 +69,7 @@ export async function getAdminBrand(em: Db, brandId: number, opts: { forUpdate?:
 /** Oldest first. */
 export async function listBrands(
   em: Db,
-  f: { page: number; perPage: number; status?: 'active' | 'disabled'; brandIds?: number[] | null },
+  f: { page: number; perPage: number; status?: BrandStatus; brandIds?: number[] | null },
 ): Promise<{ items: AdminBrand[]; total: number }> {
   let q = em.selectFrom('brands');
   if (f.status) q = q.where('status', '=', f.status);
@@ -95,7 +96,7 @@ export async function updateBrand(
   em: Db,
   who: AuditActor,
   brandId: number,
-  patch: { name?: string; timezone?: string; status?: 'active' | 'disabled' },
+  patch: { name?: string; timezone?: string; status?: BrandStatus },
 ): Promise<AdminBrand> {
   return withAudit(em, who, async (tx) => {
     const before = await getAdminBrand(tx, brandId, { forUpdate: true });

@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { WebhookEventName } from '../../../contract/events.ts';
+import type { Mode, WebhookEventName } from '../../../contract/vocabulary.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { sql } from 'kysely';
 import { type Db } from '../db.ts';
@@ -29,7 +29,7 @@ export interface AdminDelivery {
   delivered_at: string | null;
   dead_lettered_at: string | null;
   created_at: string;
-  mode: 'live' | 'test';
+  mode: Mode;
   livemode: boolean;
   test: boolean;
 }
@@ -86,7 +86,7 @@ export interface DeliveryFilter {
   brandId?: number;
   /** A console operator's brands; absent or null: every brand. */
   brandIds?: number[] | null;
-  mode?: 'live' | 'test';
+  mode?: Mode;
   status?: DeliveryStatus;
   event?: WebhookEventName;
   /** Inclusive UTC dates, `YYYY-MM-DD`. */
@@ -144,7 +144,7 @@ export async function replayDeliveryAudited(em: Db, who: AuditActor, deliveryId:
 export async function sendTestEventAudited(
   em: Db,
   who: AuditActor,
-  input: { brandId: number; event: WebhookEventName; mode: 'live' | 'test' },
+  input: { brandId: number; event: WebhookEventName; mode: Mode },
 ): Promise<AdminDelivery> {
   return withAudit(em, who, async (tx) => {
     await getAdminBrand(tx, input.brandId);

@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { devicePresences } from '../../../contract/admin/devices.ts';
+import type { DevicePresence, DeviceStatus, Mode, PresenceChangeStatus } from '../../../contract/vocabulary.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { createPairingCode } from '../devices/pairing.ts';
@@ -12,15 +12,14 @@ import { getSetting } from '../settings/service.ts';
 import { getAdminBrand } from './brands.ts';
 import { scopeParam } from '../brands/scope.ts';
 
-export type DevicePresence = (typeof devicePresences)[number];
 
 export interface AdminDevice {
   id: number;
   uuid: string;
   brand_id: number;
-  mode: 'live' | 'test';
+  mode: Mode;
   name: string;
-  status: 'active' | 'revoked';
+  status: DeviceStatus;
   presence: DevicePresence;
   last_seen_at: string | null;
   last_heartbeat_at: string | null;
@@ -88,7 +87,7 @@ export async function getAdminDevice(em: Db, deviceId: number): Promise<AdminDev
 
 export interface AdminPresenceChange {
   id: number;
-  status: 'online' | 'offline';
+  status: PresenceChangeStatus;
   changed_at: string;
   last_seen_at: string | null;
   last_heartbeat_at: string | null;
@@ -126,7 +125,7 @@ export async function listPresenceHistory(em: Db, deviceId: number, page: { page
 /** Newest pairing first. */
 export async function listAdminDevices(
   em: Db,
-  f: { page: number; perPage: number; brandId?: number; brandIds?: number[] | null; mode?: 'live' | 'test'; presence?: DevicePresence },
+  f: { page: number; perPage: number; brandId?: number; brandIds?: number[] | null; mode?: Mode; presence?: DevicePresence },
 ): Promise<{ items: AdminDevice[]; total: number }> {
   const minutes = await getSetting(em, 'device_offline_minutes');
   let q = fromDevices(em);
@@ -168,8 +167,8 @@ export async function createPairingCodeAudited(
   em: Db,
   who: AuditActor,
   brandId: number,
-  opts: { ttlMinutes?: number; mode?: 'live' | 'test' },
-): Promise<{ id: number; brand_id: number; mode: 'live' | 'test'; code: string; expires_at: string }> {
+  opts: { ttlMinutes?: number; mode?: Mode },
+): Promise<{ id: number; brand_id: number; mode: Mode; code: string; expires_at: string }> {
   return withAudit(em, who, async (tx) => {
     const created = await createPairingCode(tx, brandId, opts);
     const expiresAt = created.expiresAt.toISOString();

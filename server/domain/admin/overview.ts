@@ -1,5 +1,5 @@
 import { CompiledQuery } from 'kysely';
-import { smsReviewStatuses } from '../../../contract/admin/sms-records.ts';
+import { smsReviewStatuses, type BrandStatus, type Mode } from '../../../contract/vocabulary.ts';
 import { pgIdArray } from '../../infra/database/pg-array.ts';
 import { type Db } from '../db.ts';
 import { effectiveTimeZone } from '../devices/dashboard.ts';
@@ -9,7 +9,7 @@ import { scopeParam } from '../brands/scope.ts';
 export interface BrandOverview {
   brand_id: number;
   brand_name: string;
-  brand_status: 'active' | 'disabled';
+  brand_status: BrandStatus;
   timezone: string;
   date: string;
   revenue: Array<{ currency: string; amount: string; count: number }>;
@@ -45,7 +45,7 @@ const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOS
  * detector's rule (silent longer than `device_offline_minutes`, counting from
  * pairing when it never called), as the device list does.
  */
-export async function getOverview(em: Db, f: { brandId?: number; mode: 'live' | 'test'; brandIds?: readonly number[] | null }): Promise<BrandOverview[]> {
+export async function getOverview(em: Db, f: { brandId?: number; mode: Mode; brandIds?: readonly number[] | null }): Promise<BrandOverview[]> {
   const brands = await em
     .selectFrom('brands')
     .select(['id', 'name', 'status', 'timezone'])
@@ -128,7 +128,7 @@ export async function getOverview(em: Db, f: { brandId?: number; mode: 'live' | 
     return {
       brand_id: b.id,
       brand_name: b.name,
-      brand_status: b.status as 'active' | 'disabled',
+      brand_status: b.status as BrandStatus,
       timezone: zones[i]!,
       date: r.day,
       revenue: r.revenue.map((x) => ({ currency: x.currency, amount: x.amount, count: Number(x.count) })),

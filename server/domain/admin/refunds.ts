@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import { type Db } from '../db.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { completeRefund, failRefund, getRefund, searchRefunds, type RefundListFilter, type RefundResource } from '../refunds/service.ts';

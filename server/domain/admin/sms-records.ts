@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import { smsResolutions, smsReviewStatuses } from '../../../contract/admin/sms-records.ts';
+import { smsResolutions, smsReviewStatuses, type Mode, type SmsDirection } from '../../../contract/vocabulary.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { recordAudit, type AuditActor } from '../audit/service.ts';
 import { sql } from 'kysely';
@@ -14,7 +14,7 @@ import { scopeParam } from '../brands/scope.ts';
 export interface AdminSmsRecord {
   id: number;
   brand_id: number;
-  mode: 'live' | 'test';
+  mode: Mode;
   device_id: number;
   device_message_id: string;
   sender: string;
@@ -33,7 +33,7 @@ export interface AdminSmsRecord {
   reason: string | null;
   reason_code: string | null;
   suggestions: Array<{ transaction_id: number; why: string; distance: number | null }>;
-  direction: 'in' | 'out' | null;
+  direction: SmsDirection | null;
   kind: string | null;
   parsed_balance: string | null;
   parsed_fee: string | null;
@@ -143,7 +143,7 @@ export interface SmsRecordFilter {
   brandId?: number;
   /** A console operator's brands; absent or null: every brand. */
   brandIds?: number[] | null;
-  mode?: 'live' | 'test';
+  mode?: Mode;
   matchStatus?: SmsRecordStatus;
   deviceId?: number;
   /** true: only records waiting for a person (the SMS half of the review queue); false: only the others. */

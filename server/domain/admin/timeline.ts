@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { timelineKinds } from '../../../contract/admin/transactions.ts';
+import type { TimelineKind } from '../../../contract/vocabulary.ts';
 import { type Db } from '../db.ts';
 import { scopeParam } from '../brands/scope.ts';
 
 export interface TimelineEntry {
   at: string;
-  kind: (typeof timelineKinds)[number];
+  kind: TimelineKind;
   title: string;
   status: string | null;
   actor: string | null;

@@ -7,6 +7,7 @@ import { getTransaction, type TransactionRecord } from '../payments/transactions
 import { trimDecimal } from '../payments/view.ts';
 import { rejectTransaction, verifyTransactionManually } from '../sms/review.ts';
 import { AppError } from '../../../contract/common/errors.ts';
+import type { GatewayType, Mode } from '../../../contract/vocabulary.ts';
 import { scopeParam } from '../brands/scope.ts';
 import { blindIndex } from '../../infra/crypto/blind-index.ts';
 import { normalizeEmail, normalizePhone } from '../customers/normalize.ts';
@@ -16,9 +17,9 @@ export interface AdminTransaction {
   trx_id: string;
   payment_id: string;
   brand_id: number;
-  mode: 'live' | 'test';
+  mode: Mode;
   gateway: string;
-  gateway_type: 'manual' | 'automatic';
+  gateway_type: GatewayType;
   method: string;
   gateway_trx_id: string | null;
   amount: string;
@@ -100,7 +101,7 @@ export interface TransactionFilter {
   brandId?: number;
   /** A console operator's brands; absent or null: every brand. */
   brandIds?: number[] | null;
-  mode?: 'live' | 'test';
+  mode?: Mode;
   status?: TransactionStatus;
   gateway?: string;
   /** Service reference, or gateway reference (case-insensitive). */

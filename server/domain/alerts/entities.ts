@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Brand } from '../brands/entities.ts';
-import { alertStatuses, alertTypes, type AlertType } from '../../../contract/admin/alerts.ts';
+import { alertStatuses, alertTypes, type AlertType } from '../../../contract/vocabulary.ts';
 
 export { alertTypes as ALERT_TYPES, type AlertType };
 

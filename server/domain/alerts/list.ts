@@ -1,6 +1,6 @@
 import { type Db } from '../db.ts';
 import { scopeParam } from '../brands/scope.ts';
-import type { AlertStatus, AlertType } from '../../../contract/admin/alerts.ts';
+import type { AlertStatus, AlertType } from '../../../contract/vocabulary.ts';
 
 export async function listAlerts(em: Db, f: { page: number; perPage: number; brandId?: number; brandIds?: number[] | null; type?: AlertType; status?: AlertStatus }) {
   let q = em.selectFrom('alerts');

@@ -1,6 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { modes } from '../../../contract/common/mode.ts';
-import { brandStatuses } from '../../../contract/admin/brands.ts';
+import { modes, brandStatuses } from '../../../contract/vocabulary.ts';
 
 export const Brand = defineEntity({
   name: 'Brand',
@@ -29,7 +28,7 @@ export const ApiKey = defineEntity({
     prefix: p.string().length(32),
     /** SHA-256 of the whole key; the key itself is never stored. */
     keyHash: p.string().length(64).unique('api_keys_key_hash_key'),
-    /** Which objects the key sees and creates (see contract/common/mode.ts); never changes (a trigger says so). */
+    /** Which objects the key sees and creates (see contract/vocabulary.ts); never changes (a trigger says so). */
     mode: p.enum(modes).default('live'),
     createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
     lastUsedAt: p.datetime().nullable(),

@@ -2,9 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import { generateApiKey, hashApiKey, looksLikeApiKey, type ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
-import { grouped } from '../../infra/database/grouped.ts';
-import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/database.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import { prepared, rawStatement, type DB, type Db } from '../db.ts';
 import { countUpsert } from '../rate-limit/store.ts';
 
@@ -168,17 +166,8 @@ async function touchApiKeys(em: Db, ids: number[]): Promise<void> {
     .execute();
 }
 
-/** Most keys one grouped lookup resolves (bounds its parameter). */
-const MAX_LOOKUP_GROUP = 500;
-
-/**
- * The merchant rate limit's count (`api-key:<id>` in `rate_limits`, as
- * domain/rate-limit/store.ts `countHits` keeps it) of a request whose key the
- * same statement accepted: the window's total with this group's hits, from
- * which each request gets its place (`ApiKeyCount`).
- */
+/** The row of `lookupAndCount`: the key, and its rate-limit count when the key was accepted. */
 interface CountedRow {
-  key_hash: string;
   id: number | string;
   brand_id: number | string;
   mode: string;
@@ -196,13 +185,12 @@ export interface ApiKeyCount {
 }
 
 /**
- * The lookup of `authenticateApiKeyHashes` and, in the same statement, the
- * rate-limit count of each accepted key: `counts` says how many requests of
- * the group to count per hash. The count is the limiter's own upsert
- * (`countHits`: the window on the database clock, one atomic
- * `INSERT ... ON CONFLICT` per bucket, buckets in order), done only for keys
- * the lookup accepts, as when the limiter ran after authentication. A group
- * with nothing to count writes nothing.
+ * The lookup of `authenticateApiKeyHashes` for one key and, in the same
+ * statement, the request's count in that key's merchant rate limit
+ * (`api-key:<id>` in `rate_limits`, as domain/rate-limit/store.ts `countHits`
+ * keeps it). The count is the limiter's own upsert (the window on the database
+ * clock, one atomic `INSERT ... ON CONFLICT`), done only when the lookup accepts
+ * the key, as when the limiter ran after authentication.
  *
  * Raw: the increment is countHits' own SQL (rate-limit/store.ts `countUpsert`),
  * kept one text so the two can never count differently; the typed builder
@@ -210,26 +198,20 @@ export interface ApiKeyCount {
  */
 const lookupAndCount = rawStatement<CountedRow>(`
 WITH found AS (
-  SELECT k.key_hash, k.id, k.brand_id, k.mode,
+  SELECT k.id, k.brand_id, k.mode,
          (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => ${API_KEY_LAST_USED_RESOLUTION_SECONDS})) AS stale
     FROM api_keys k JOIN brands b ON b.id = k.brand_id
-   WHERE k.key_hash = ANY($1::varchar[]) AND k.revoked_at IS NULL AND b.status = 'active'
+   WHERE k.key_hash = $1::varchar AND k.revoked_at IS NULL AND b.status = 'active'
 ),
 spent AS (
-  SELECT 'api-key:' || f.id AS bucket, $4::integer AS w, i.n, to_timestamp(floor(extract(epoch FROM now()) / $4::integer) * $4::integer) AS window_start
-    FROM found f JOIN unnest($2::varchar[], $3::integer[]) AS i (key_hash, n) ON i.key_hash = f.key_hash
+  SELECT 'api-key:' || f.id AS bucket, $2::integer AS w, to_timestamp(floor(extract(epoch FROM now()) / $2::integer) * $2::integer) AS window_start
+    FROM found f
 ),
 counted AS (
   ${countUpsert('spent')}
 )
-SELECT f.key_hash, f.id, f.brand_id, f.mode, f.stale, c.hits, c.reset_seconds, c.window_epoch
+SELECT f.id, f.brand_id, f.mode, f.stale, c.hits, c.reset_seconds, c.window_epoch
   FROM found f LEFT JOIN counted c ON c.bucket = 'api-key:' || f.id`);
-
-export interface ApiKeyLookupItem {
-  hash: string;
-  /** Count this request in its key's rate-limit window (the route is limited per API key), if the key is accepted. */
-  count: boolean;
-}
 
 export interface ApiKeyLookupResult {
   principal: ApiKeyPrincipal | null;
@@ -237,67 +219,54 @@ export interface ApiKeyLookupResult {
   counted: ApiKeyCount | null;
 }
 
-/**
- * Resolves a group of lookups, counting the requests that ask for it in the
- * same statement (one round trip instead of a lookup and then a count). Each
- * counted request gets its exact place in arrival order: of k requests of the
- * group on one key whose window total is now T, the first has T-k+1, the last T
- * (as domain/rate-limit/batch.ts `assignCounts`).
- *
- * If that statement fails (the counter table unavailable, say), the group is
- * looked up alone and nothing is counted here: the limiter then counts those
- * requests itself and fails open as it always has. A failing lookup fails the
- * requests as before.
- */
-export async function lookupAndCountApiKeys(em: Db, items: readonly ApiKeyLookupItem[], windowSeconds: number | null): Promise<ApiKeyLookupResult[]> {
-  const hashes = items.map((i) => i.hash);
-  const counting = windowSeconds === null ? [] : items.filter((i) => i.count && /^[0-9a-f]{64}$/.test(i.hash));
-  if (counting.length === 0) return (await authenticateApiKeyHashes(em, hashes)).map((principal) => ({ principal, counted: null }));
-  const distinct = [...new Set(hashes)].filter((h) => /^[0-9a-f]{64}$/.test(h));
-  const spent = new Map<string, number>();
-  for (const i of counting) spent.set(i.hash, (spent.get(i.hash) ?? 0) + 1);
-  let rows: CountedRow[];
-  try {
-    rows = await lookupAndCount(em, [distinct, [...spent.keys()], [...spent.values()], windowSeconds]);
-  } catch {
-    return (await authenticateApiKeyHashes(em, hashes)).map((principal) => ({ principal, counted: null }));
-  }
-  const staleIds = rows.filter((r) => r.stale).map((r) => Number(r.id));
-  if (staleIds.length) await touchApiKeys(em, staleIds);
-  const byHash = new Map(rows.map((r) => [r.key_hash, r]));
-  const placed = new Map<string, number>();
-  return items.map((item) => {
-    const r = byHash.get(item.hash);
-    if (!r) return { principal: null, counted: null };
-    const principal: ApiKeyPrincipal = { brandId: Number(r.brand_id), apiKeyId: Number(r.id), mode: r.mode as Mode };
-    if (!item.count || windowSeconds === null || r.hits === null) return { principal, counted: null };
-    const i = placed.get(item.hash) ?? 0;
-    placed.set(item.hash, i + 1);
-    return { principal, counted: { hits: Number(r.hits) - spent.get(item.hash)! + 1 + i, resetSeconds: Number(r.reset_seconds), windowEpoch: Number(r.window_epoch) } };
-  });
+/** A SQLSTATE the server sent back, other than connection failures (08) and shutdowns (57P). */
+function answeredByDatabase(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(08|57P)/.test(code);
 }
 
 /**
- * API-key lookups of concurrent requests, grouped (infra/database/grouped.ts):
- * requests arriving while a lookup is in flight are resolved together in the
- * next statement. When idle a request is looked up at once.
+ * Looks a presented key's hash up and, when `windowSeconds` is given (the
+ * per-key quota's window), counts the request in the same statement (one round
+ * trip instead of a lookup and then a count; the count after the lookup was a
+ * third sequential round trip of every merchant read).
  *
- * Why grouped and not cached: the lookup was one of a merchant read's three
- * round trips (BENCHMARKS.md). A cache would save it too, but a revoked key or a
- * disabled brand would then stay accepted somewhere until every process heard
- * of it. Here each request is still checked by a statement that starts after the
- * request arrived, so a revocation committed before a request is seen by it in
- * every process, as without grouping; only the round trips are shared.
+ * If the database refuses that statement (the counter table unavailable, say), the key is
+ * looked up alone and nothing is counted here: the limiter then counts the
+ * request itself and fails open as it always has. A failing lookup fails the
+ * request as before.
+ */
+export async function lookupAndCountApiKey(em: Db, hash: string, windowSeconds: number | null): Promise<ApiKeyLookupResult> {
+  const alone = async () => ({ principal: (await authenticateApiKeyHashes(em, [hash]))[0] ?? null, counted: null });
+  // Only SHA-256 hex digests (anything else matches no key).
+  if (windowSeconds === null || !/^[0-9a-f]{64}$/.test(hash)) return alone();
+  let row: CountedRow | undefined;
+  try {
+    [row] = await lookupAndCount(em, [hash, windowSeconds]);
+  } catch (err) {
+    // Only an error the database answered the statement with: a connection it
+    // could not get, or lost, fails the request (503) as the lookup alone would,
+    // without a second wait for the pool.
+    if (!answeredByDatabase(err)) throw err;
+    return alone();
+  }
+  if (!row) return { principal: null, counted: null };
+  if (row.stale) await touchApiKeys(em, [Number(row.id)]);
+  const principal: ApiKeyPrincipal = { brandId: Number(row.brand_id), apiKeyId: Number(row.id), mode: row.mode as Mode };
+  if (row.hits === null) return { principal, counted: null };
+  return { principal, counted: { hits: Number(row.hits), resetSeconds: Number(row.reset_seconds), windowEpoch: Number(row.window_epoch) } };
+}
+
+/**
+ * The merchant authenticator's lookup: each request looks its key up with a
+ * statement of its own, so a revoked key or a disabled brand is refused by every
+ * process as soon as the change commits (no cache to outlive it).
  *
  * `rateLimitWindowSeconds` (the per-key quota's window; null when that quota is
- * off or limiting is disabled): a lookup asked to count also counts the
- * request for the limiter in the same statement (`lookupAndCountApiKeys`).
- * Why: at a steady moderate rate requests rarely share a statement, and the
- * count after the lookup was a third sequential round trip of every merchant
- * read, against the hand-written floor's two (BENCHMARKS.md, "Merchant reads:
- * where the p99 tail comes from").
+ * off or limiting is disabled): a lookup asked to count also counts the request
+ * for the limiter in the same statement (`lookupAndCountApiKey`).
  */
-export function groupedApiKeyLookup(em: () => Db, rateLimitWindowSeconds: number | null = null): (presented: string, opts?: { count?: boolean }) => Promise<ApiKeyLookupResult> {
-  const lookup = grouped((items: ApiKeyLookupItem[]) => lookupAndCountApiKeys(em(), items, rateLimitWindowSeconds), { maxBatch: MAX_LOOKUP_GROUP, queueTimeoutMs: POOL_ACQUIRE_TIMEOUT_MS, concurrency: 2 });
-  return async (presented, opts = {}) => (looksLikeApiKey(presented) ? lookup({ hash: hashApiKey(presented), count: opts.count === true }) : { principal: null, counted: null });
+export function apiKeyLookup(em: () => Db, rateLimitWindowSeconds: number | null = null): (presented: string, opts?: { count?: boolean }) => Promise<ApiKeyLookupResult> {
+  return async (presented, opts = {}) =>
+    looksLikeApiKey(presented) ? lookupAndCountApiKey(em(), hashApiKey(presented), opts.count === true ? rateLimitWindowSeconds : null) : { principal: null, counted: null };
 }

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { modes } from '../../../contract/common/mode.ts';
+import { modes } from '../../../contract/vocabulary.ts';
 import { Brand } from '../brands/entities.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable, type UpdateObject } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import { blindIndex } from '../../infra/crypto/blind-index.ts';
 import type { PiiBinding } from '../../infra/crypto/pii-cipher.ts';
 import { prepared, type DB, transaction, type Db } from '../db.ts';

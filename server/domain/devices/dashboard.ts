@@ -1,3 +1,4 @@
+import type { Mode } from '../../../contract/vocabulary.ts';
 import { sql } from 'kysely';
 import { type Db } from '../db.ts';
 import { toMoney } from '../money/decimal.ts';
@@ -51,7 +52,7 @@ export function headlineCurrency(rows: ReadonlyArray<{ currency: string; count: 
  * today, `total` and `pending` count transactions created today (pending =
  * still pending, processing or awaiting verification).
  */
-export async function getDashboard(em: Db, caller: { brandId: number; deviceId: number; mode: 'live' | 'test' }): Promise<Dashboard> {
+export async function getDashboard(em: Db, caller: { brandId: number; deviceId: number; mode: Mode }): Promise<Dashboard> {
   // Figures of the device's own mode only: a test phone shows test payments, a live phone live ones.
   const brand = await getBrand(em, caller.brandId);
   const tz = effectiveTimeZone(brand.timezone);

@@ -1,8 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { modes } from '../../../contract/common/mode.ts';
+import { deviceStatuses, modes, presenceChangeStatuses } from '../../../contract/vocabulary.ts';
 import { Brand } from '../brands/entities.ts';
-import { deviceStatuses } from '../../../contract/admin/devices.ts';
-export type { DeviceStatus } from '../../../contract/admin/devices.ts';
+export type { DeviceStatus } from '../../../contract/vocabulary.ts';
 
 /** A paired companion phone. */
 export const Device = defineEntity({
@@ -66,8 +65,6 @@ export const DeviceRefreshTokenRotation = defineEntity({
     { name: 'device_refresh_token_rotations_expires_idx', properties: ['expiresAt'] },
   ],
 });
-
-export const presenceChangeStatuses = ['online', 'offline'] as const;
 
 /**
  * A device's presence history: one row each time the offline detector moves it

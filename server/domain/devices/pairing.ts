@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import { sql } from 'kysely';
 import { transaction, type Db } from '../db.ts';
 import { getBrand } from '../brands/service.ts';

@@ -1,4 +1,4 @@
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode, PresenceChangeStatus } from '../../../contract/vocabulary.ts';
 import { sql } from 'kysely';
 import { transaction, type Db } from '../db.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
@@ -31,7 +31,7 @@ const RETURNING = ['d.id', 'd.uuid', 'd.brand_id', 'd.mode', 'd.name', 'd.last_s
 export const PRESENCE_HISTORY_DAYS = 30;
 
 /** The transitions of one batch in the device's presence history, in the transaction that made them. */
-async function recordPresenceChanges(tx: Db, rows: TransitionRow[], status: 'offline' | 'online'): Promise<void> {
+async function recordPresenceChanges(tx: Db, rows: TransitionRow[], status: PresenceChangeStatus): Promise<void> {
   if (rows.length === 0) return;
   await tx
     .insertInto('device_presence_changes')
@@ -58,7 +58,7 @@ export async function prunePresenceHistory(em: Db, days = PRESENCE_HISTORY_DAYS)
   return Number(res.numDeletedRows);
 }
 
-function eventData(row: TransitionRow, status: 'offline' | 'online') {
+function eventData(row: TransitionRow, status: PresenceChangeStatus) {
   return {
     device_uuid: row.uuid,
     name: row.name,
@@ -92,7 +92,7 @@ async function raiseOfflineAlert(tx: Db, row: TransitionRow): Promise<void> {
  */
 export async function detectOfflineDevices(em: Db): Promise<{ wentOffline: number; cameOnline: number }> {
   const minutes = await getSetting(em, 'device_offline_minutes');
-  const flip = async (move: (tx: Db) => Promise<TransitionRow[]>, status: 'offline' | 'online'): Promise<number> => {
+  const flip = async (move: (tx: Db) => Promise<TransitionRow[]>, status: PresenceChangeStatus): Promise<number> => {
     let total = 0;
     for (;;) {
       const moved = await transaction(em, async (tx) => {

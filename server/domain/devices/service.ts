@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import { sql } from 'kysely';
 import { prepared, transaction, type Db } from '../db.ts';
 import { requestBackfill } from '../recovery/backfill.ts';

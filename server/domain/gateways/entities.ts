@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { feePayers, gatewayTypes, type SmsDirection } from '../../../contract/admin/gateways.ts';
-export type { FeePayer, GatewayType } from '../../../contract/admin/gateways.ts';
+import { feePayers, gatewayTypes, type SmsDirection } from '../../../contract/vocabulary.ts';
+export type { FeePayer, GatewayType } from '../../../contract/vocabulary.ts';
 
 /** A stored SMS template; validated with `compileTemplate` before it is saved. */
 export interface StoredSmsTemplate {

@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Brand } from '../brands/entities.ts';
-import { modes } from '../../../contract/common/mode.ts';
+import { modes } from '../../../contract/vocabulary.ts';
 
 /**
  * The first response to an `Idempotency-Key`, per brand and mode (a test

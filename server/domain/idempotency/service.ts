@@ -1,9 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { prepared, rawStatement, type Db } from '../db.ts';
-import { grouped } from '../../infra/database/grouped.ts';
-import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/database.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 
 /**
  * Idempotency keys, insert-first: the request that inserts the key runs; any
@@ -59,8 +57,6 @@ export interface ClaimRequest {
   hash: string;
 }
 
-const keyOf = (r: { brandId: number; mode: Mode; key: string }) => `${r.brandId}\u0000${r.mode}\u0000${r.key}`;
-
 function decide(row: KeyRow, hash: string): Claim {
   if (row.request_hash !== hash) return { kind: 'reused' };
   if (row.completed_at && row.response_status !== null && row.response_body !== null) {
@@ -70,104 +66,43 @@ function decide(row: KeyRow, hash: string): Claim {
 }
 
 /**
- * claimKeys' INSERT, the requests as parallel arrays in their (brand, key) order.
- * Raw SQL: an INSERT from a list kept in its order (rows are locked in (brand,
- * key) order, by WITH ORDINALITY), which the typed builder cannot say.
+ * claimKey's INSERT. Raw SQL: the conflict rule's conditions name the stored
+ * row by its alias and compare it with EXCLUDED, kept as one readable text.
  */
-const insertClaims = rawStatement<{ lock_token: string }>(
+const insertClaim = rawStatement<{ lock_token: string }>(
   `INSERT INTO idempotency_keys AS k (brand_id, mode, key, request_hash, lock_token, locked_at)
-   SELECT v.brand_id, v.mode, v.key, v.request_hash, v.lock_token, now()
-     FROM unnest($1::bigint[], $7::text[], $2::varchar[], $3::varchar[], $4::uuid[]) WITH ORDINALITY AS v (brand_id, mode, key, request_hash, lock_token, ord)
-    ORDER BY v.ord
+   VALUES ($1::bigint, $2::text, $3::varchar, $4::varchar, $5::uuid, now())
    ON CONFLICT (brand_id, mode, key) DO UPDATE
      SET request_hash = EXCLUDED.request_hash, lock_token = EXCLUDED.lock_token, locked_at = now(),
          response_status = NULL, response_body = NULL, completed_at = NULL, created_at = now()
-   WHERE k.created_at < now() - make_interval(hours => $5::integer)
+   WHERE k.created_at < now() - make_interval(hours => $6::integer)
       OR (k.completed_at IS NULL AND k.request_hash = EXCLUDED.request_hash
-          AND k.locked_at < now() - make_interval(secs => $6::integer))
+          AND k.locked_at < now() - make_interval(secs => $7::integer))
    RETURNING k.lock_token`,
 );
 
 /**
- * `claimKey` for several requests in one statement (two when some keys are
- * already there), answering one claim per request, in order, exactly as if
- * they had been claimed one after the other in that order: of requests with
- * the same brand and key the first claims it (or meets the stored row) and the
- * later ones find it held (IDEMPOTENCY_REQUEST_IN_PROGRESS, or REUSED for
- * another body). Rows are inserted in (brand, key) order, so two such
- * statements never lock rows in opposite orders.
+ * Claims a request's key in its own statement, which commits on its own (see
+ * the protocol above): the request that inserts the key (or takes over an
+ * expired or abandoned one) runs; otherwise the stored row decides (replay,
+ * IDEMPOTENCY_KEY_REUSED, or IDEMPOTENCY_REQUEST_IN_PROGRESS).
  */
-export async function claimKeys(em: Db, requests: readonly ClaimRequest[], attempt = 0): Promise<Claim[]> {
-  const out: Array<Claim | undefined> = new Array(requests.length);
-  const firstOf = new Map<string, number>();
-  requests.forEach((r, i) => {
-    if (!firstOf.has(keyOf(r))) firstOf.set(keyOf(r), i);
-  });
-  const firsts = [...firstOf.values()].sort((a, b) => {
-    const x = requests[a]!;
-    const y = requests[b]!;
-    return x.brandId - y.brandId || (x.mode < y.mode ? -1 : x.mode > y.mode ? 1 : 0) || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
-  });
-  const tokens = new Map(firsts.map((i) => [i, randomUUID()]));
-  const claimed = await insertClaims(em, [
-    firsts.map((i) => requests[i]!.brandId),
-    firsts.map((i) => requests[i]!.key),
-    firsts.map((i) => requests[i]!.hash),
-    firsts.map((i) => tokens.get(i)!),
-    KEY_TTL_HOURS,
-    LOCK_TIMEOUT_SECONDS,
-    firsts.map((i) => requests[i]!.mode),
-  ]);
-  const won = new Set(claimed.map((r) => r.lock_token));
-  const lost: number[] = [];
-  for (const i of firsts) {
-    const token = tokens.get(i)!;
-    if (won.has(token)) out[i] = { kind: 'execute', token };
-    else lost.push(i);
-  }
-  const stored = new Map<string, KeyRow>();
-  if (lost.length) {
-    const rows = await em
-      .selectFrom('idempotency_keys')
-      .select(['brand_id', 'mode', 'key', 'request_hash', 'completed_at', 'response_status'])
-      // The stored JSON text itself (a jsonb string), for a byte-identical replay.
-      .select(sql<string | null>`response_body #>> '{}'`.as('response_body'))
-      .where((eb) => eb(eb.refTuple('brand_id', 'mode', 'key'), 'in', lost.map((i) => eb.tuple(requests[i]!.brandId, requests[i]!.mode, requests[i]!.key))))
-      .execute();
-    for (const row of rows) stored.set(keyOf({ brandId: row.brand_id, mode: row.mode, key: row.key }), row);
-    for (const i of lost) {
-      const row = stored.get(keyOf(requests[i]!));
-      if (row) out[i] = decide(row, requests[i]!.hash);
-      // Released (its first request failed with a 5xx) between our insert and read: claim it again, a few times.
-      else out[i] = attempt < 2 ? (await claimKeys(em, [requests[i]!], attempt + 1))[0]! : { kind: 'in_progress' };
-    }
-  }
-  requests.forEach((r, i) => {
-    if (out[i]) return;
-    // A later request with the key of an earlier one in this group: it finds the key as the first left it.
-    const first = out[firstOf.get(keyOf(r))!]!;
-    const row = stored.get(keyOf(r));
-    if (row) out[i] = decide(row, r.hash);
-    else out[i] = requests[firstOf.get(keyOf(r))!]!.hash === r.hash || first.kind !== 'execute' ? { kind: 'in_progress' } : { kind: 'reused' };
-  });
-  return out as Claim[];
-}
-
-/** Most claims one statement makes (bounds its parameter list). */
-const MAX_CLAIM_GROUP = 200;
-
-/**
- * Claims of concurrent requests, grouped (infra/database/grouped.ts): requests
- * arriving while a claim is in flight are claimed together in the next
- * statement; when idle a request claims at once. The claim commits on its own
- * (see the protocol above), so it runs on a pooled connection of its own.
- *
- * Why: the claim was one of a keyed create's round trips (BENCHMARKS.md). Each
- * request is still claimed by a statement that starts after it arrived, and
- * the unique constraint still picks the winner.
- */
-export function groupedClaims(em: () => Db): (request: ClaimRequest) => Promise<Claim> {
-  return grouped((requests: ClaimRequest[]) => claimKeys(em(), requests), { maxBatch: MAX_CLAIM_GROUP, queueTimeoutMs: POOL_ACQUIRE_TIMEOUT_MS, concurrency: 2 });
+export async function claimKey(em: Db, request: ClaimRequest, attempt = 0): Promise<Claim> {
+  const token = randomUUID();
+  const claimed = await insertClaim(em, [request.brandId, request.mode, request.key, request.hash, token, KEY_TTL_HOURS, LOCK_TIMEOUT_SECONDS]);
+  if (claimed.some((r) => r.lock_token === token)) return { kind: 'execute', token };
+  const row = await em
+    .selectFrom('idempotency_keys')
+    .select(['request_hash', 'completed_at', 'response_status'])
+    // The stored JSON text itself (a jsonb string), for a byte-identical replay.
+    .select(sql<string | null>`response_body #>> '{}'`.as('response_body'))
+    .where('brand_id', '=', request.brandId)
+    .where('mode', '=', request.mode)
+    .where('key', '=', request.key)
+    .executeTakeFirst();
+  if (row) return decide(row, request.hash);
+  // Released (its first request failed with a 5xx) between our insert and read: claim it again, a few times.
+  return attempt < 2 ? claimKey(em, request, attempt + 1) : { kind: 'in_progress' };
 }
 
 /** completeKey's UPDATE, run by every keyed request, compiled once (db.ts `prepared`; BENCHMARKS.md, "Data layer"). */

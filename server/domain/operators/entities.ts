@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { operatorRoles } from '../../../contract/admin/session.ts';
+import { operatorRoles } from '../../../contract/vocabulary.ts';
 
 /**
  * Someone who logs in to the admin console. The e-mail is the login (stored

@@ -1,5 +1,5 @@
 import { sql, type Selectable, type UpdateObject } from 'kysely';
-import type { OperatorRole } from '../../../contract/admin/session.ts';
+import type { OperatorRole } from '../../../contract/vocabulary.ts';
 import type { DB, Db } from '../db.ts';
 
 /** An `operators` row as the database returns it. */

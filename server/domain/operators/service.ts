@@ -1,6 +1,6 @@
 import { createHmac, createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { OperatorRole } from '../../../contract/admin/session.ts';
+import type { OperatorRole } from '../../../contract/vocabulary.ts';
 import { randomToken, sha256Hex, timingSafeEqualString } from '../../infra/crypto/tokens.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { recordAudit, withAudit, type AuditActor } from '../audit/service.ts';

@@ -1,9 +1,8 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { modes } from '../../../contract/common/mode.ts';
+import { modes, outboundSmsStatuses } from '../../../contract/vocabulary.ts';
 import { Brand } from '../brands/entities.ts';
 import { Device } from '../devices/entities.ts';
-import { outboundSmsStatuses } from '../../../contract/device/sms-queue.ts';
-export type { OutboundSmsStatus } from '../../../contract/device/sms-queue.ts';
+export type { OutboundSmsStatus } from '../../../contract/vocabulary.ts';
 
 /**
  * An SMS queued by the merchant panel for a device to send through its SIM.

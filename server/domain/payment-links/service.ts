@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import type { PaymentLinkResource } from '../../../contract/merchant/payment-links.ts';
 import { intentRefusal, quoteGatewaysOf } from '../gateways/quote.ts';
 import { listGateways } from '../gateways/service.ts';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import type { PaymentResource } from '../../../contract/merchant/payments.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { transaction, type Db } from '../db.ts';

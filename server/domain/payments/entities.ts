@@ -1,10 +1,9 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { modes } from '../../../contract/common/mode.ts';
+import { modes, intentStatuses, transactionStatuses } from '../../../contract/vocabulary.ts';
 import { Brand } from '../brands/entities.ts';
 import { Customer } from '../customers/entities.ts';
 import { Gateway } from '../gateways/entities.ts';
-import { intentStatuses, transactionStatuses } from '../../../contract/merchant/payments.ts';
-export type { IntentStatus, TransactionStatus } from '../../../contract/merchant/payments.ts';
+export type { IntentStatus, TransactionStatus } from '../../../contract/vocabulary.ts';
 import { PaymentLink } from '../payment-links/entities.ts';
 
 /** Statuses from which a transaction can still complete, fail or expire. */

@@ -2,13 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { AppError, errorRegistry } from '../../../contract/common/errors.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import { AMOUNT_MAXIMUM_MESSAGE } from '../../../contract/common/money.ts';
 import type { PaymentCreatedResource } from '../../../contract/merchant/payments.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { findOrCreateCustomer, type CustomerInput } from '../customers/service.ts';
-import { grouped } from '../../infra/database/grouped.ts';
-import { POOL_ACQUIRE_TIMEOUT_MS } from '../../infra/database/database.ts';
 import { intentRefusal, noRateMessage, quoteGatewaysOf } from '../gateways/quote.ts';
 import { gatewaysOfMode } from '../sandbox/gateway.ts';
 import { QUOTABLE_COLUMNS, toQuotableGateway, type QuotableGateway } from '../gateways/service.ts';
@@ -44,22 +42,10 @@ export interface IntentConfig {
   /** What the amount check reads of each enabled gateway (not its SMS templates). */
   gateways: readonly QuotableGateway[];
   expiryMinutes: number;
-  /** `configFingerprint` as of the read: equal fingerprints, equal configuration. */
-  fingerprint: string;
 }
 
-/**
- * A digest of everything loadIntentConfig reads (which gateways are enabled, in
- * which order, their quotable columns, and the expiry setting), computed by
- * PostgreSQL inside a statement. The intent INSERT returns it too, so a create
- * checked against a remembered configuration learns, from its own insert's
- * snapshot, whether that configuration was still current.
- */
 /** The default expiry setting's stored value (settings has no entity in this area). */
 const expirySetting = sql<unknown>`(SELECT value FROM settings WHERE key = 'intent_expiry_minutes')`;
-
-const configFingerprint = sql<string>`(SELECT md5(coalesce(${expirySetting}::text, '') || '|' || coalesce(string_agg(g::text, '|' ORDER BY g.sort_order, g.id), ''))
-  FROM (SELECT ${sql.join(['id', 'sort_order', ...QUOTABLE_COLUMNS].map((c) => sql.ref(c)))} FROM gateways WHERE enabled) AS g)`;
 
 /** The statement of loadIntentConfig, compiled once (db.ts `prepared`; BENCHMARKS.md, "Data layer"). */
 const intentConfigQuery = prepared((k) =>
@@ -67,67 +53,24 @@ const intentConfigQuery = prepared((k) =>
     .selectFrom(sql<{ value: unknown }>`(SELECT ${expirySetting} AS value)`.as('s'))
     .leftJoinLateral((eb) => eb.selectFrom('gateways').select(['id', 'sort_order', ...QUOTABLE_COLUMNS]).where('enabled', '=', true).as('g'), (join) => join.onTrue())
     .select('s.value as expiry_setting')
-    .select(configFingerprint.as('fingerprint'))
     .select(['g.id', ...QUOTABLE_COLUMNS.map((c) => `g.${c}` as const)])
     .orderBy('g.sort_order')
     .orderBy('g.id'),
 );
 
-/** Both in one statement: the setting rides on every gateway row (one row of nulls when no gateway is enabled). */
+/**
+ * Both in one statement, read by each create inside its own transaction, so a
+ * gateway disabled or a setting changed before a request is seen by it: the
+ * setting rides on every gateway row (one row of nulls when no gateway is enabled).
+ */
 async function loadIntentConfig(em: Db): Promise<IntentConfig> {
   // The setting comes from a one-row subquery (settings has no entity in this
   // area), so a service with no enabled gateway still reads it.
   const rows = await intentConfigQuery.execute(em, {});
   return {
     // The left join makes every gateway column nullable in the row type; a row with an id is a whole gateway row.
-    gateways: rows.flatMap(({ expiry_setting: _setting, fingerprint: _f, id, ...g }) => (id === null ? [] : [toQuotableGateway(g as Parameters<typeof toQuotableGateway>[0])])),
+    gateways: rows.flatMap(({ expiry_setting: _setting, id, ...g }) => (id === null ? [] : [toQuotableGateway(g as Parameters<typeof toQuotableGateway>[0])])),
     expiryMinutes: parseStored('intent_expiry_minutes', rows[0]?.expiry_setting ?? undefined),
-    fingerprint: rows[0]!.fingerprint,
-  };
-}
-
-/** Where createIntent gets its configuration: the last one this process read, and a fresh read. */
-export interface IntentConfigSource {
-  /** The configuration this process read last, if any; possibly no longer current. */
-  remembered(): IntentConfig | undefined;
-  /** Reads it now, on `tx`, and remembers it. */
-  read(tx: Db): Promise<IntentConfig>;
-}
-
-/**
- * The configuration for a process's creates: remembered between requests, and
- * read again (`loadIntentConfig`, grouped: infra/database/grouped.ts) when a
- * create's insert shows it is no longer current.
- *
- * Why: the read was one of a keyed create's five round trips, returning every
- * enabled gateway on each (BENCHMARKS.md, "Keyed creation"). Not a cache that can
- * be stale: a create without a customer is checked against the remembered
- * configuration, and its INSERT returns the fingerprint of the configuration in
- * its own snapshot, which starts after the request arrived. When they differ
- * (a gateway or the setting changed since, in any process) the insert is undone
- * in the same transaction and the create is decided again on a fresh read, so a
- * gateway disabled or a setting changed before a request is seen by it, as if
- * read at the start. A create the remembered configuration would refuse is
- * decided again on a fresh read too (a refusal comes before any write, so there
- * is nothing to undo). A create with a customer reads fresh first: its customer
- * is written before the intent, and a refusal must leave no write behind.
- *
- * Fresh reads of concurrent creates are grouped: those arriving while a read
- * is in flight share the next one, which runs on the transaction of the first
- * of them (read committed: each statement takes its own snapshot, and a create
- * writes neither gateways nor settings), so no extra pool connection is needed
- * (a read on a connection of its own could wait for the pool while every
- * connection is held by a transaction waiting for that read).
- */
-export function intentConfigSource(): IntentConfigSource {
-  let last: IntentConfig | undefined;
-  const read = grouped(async (txs: Db[]) => {
-    const config = await loadIntentConfig(txs[0]!);
-    return txs.map(() => config);
-  }, { maxBatch: 1000, queueTimeoutMs: POOL_ACQUIRE_TIMEOUT_MS, concurrency: 2 });
-  return {
-    remembered: () => last,
-    read: async (tx) => (last = await read(tx)),
   };
 }
 
@@ -192,12 +135,9 @@ const insertIntent = <E>(expiresAt: ($: E) => Date | RawBuilder<Date>) =>
         cancel_url: $.cancelUrl,
         expires_at: expiresAt($),
       })
-      .returning(['uuid', 'amount', 'metadata', 'created_at', 'expires_at'])
-      .returning(configFingerprint.as('config_fingerprint')),
+      .returning(['uuid', 'amount', 'metadata', 'created_at', 'expires_at']),
   );
 
-/** Undoes an intent inserted in this transaction by a create that must be decided again (intentConfigSource). */
-const deleteInsertedIntent = prepared((k, $: { uuid: string }) => k.deleteFrom('payment_intents').where('uuid', '=', $.uuid));
 const insertIntentExpiringAt = insertIntent(($: { expiresAt: Date }) => $.expiresAt);
 // From the database's clock, so that expires_at - created_at is exactly the lifetime asked for.
 const insertIntentExpiringIn = insertIntent(($: { seconds: number }) => sql<Date>`now() + make_interval(secs => ${$.seconds})`);
@@ -210,10 +150,7 @@ const insertIntentExpiringIn = insertIntent(($: { seconds: number }) => sql<Date
  * (SAVEPOINT, RELEASE; ~18% of the keyed create's statements, BENCHMARKS.md).
  * That is safe because every refusal below is decided before the first write, so
  * a refused create never leaves a write behind in the caller's transaction; keep
- * it that way (a check after a write needs the default nested savepoint). The
- * one write that can precede a decision, an insert checked against a remembered
- * configuration that turned out stale (intentConfigSource), is deleted in the
- * same transaction before the create is decided again.
+ * it that way (a check after a write needs the default nested savepoint).
  */
 export async function createIntent(
   em: Db,
@@ -221,30 +158,17 @@ export async function createIntent(
   brandId: number,
   mode: Mode,
   input: CreateIntentInput,
-  opts: { publicBaseUrl: string; now?: Date; config?: IntentConfigSource },
+  opts: { publicBaseUrl: string; now?: Date },
 ): Promise<PaymentCreatedResource> {
   const now = opts.now ?? new Date();
-  const read = (tx: Db) => (opts.config ? opts.config.read(tx) : loadIntentConfig(tx));
-  return transaction(em, async (tx) => {
-    const remembered = input.customer ? undefined : opts.config?.remembered();
-    if (remembered) {
-      // A refusal is only ever decided on a fresh read (below): refusals come before any write, so there is nothing to undo.
-      const created = await createWith(tx, keys, brandId, mode, input, now, remembered).catch((err: unknown) => {
-        if (err instanceof AppError) return null;
-        throw err;
-      });
-      if (created?.row.config_fingerprint === remembered.fingerprint) return toCreated(created, opts.publicBaseUrl, input, mode);
-      // The configuration changed since this process read it: the insert is undone and the create decided again on what is current.
-      if (created) await deleteInsertedIntent.execute(tx, { uuid: created.row.uuid });
-    }
-    // Read in this transaction, so it is current for this request: whatever the insert's own snapshot shows, this decision stands.
-    return toCreated(await createWith(tx, keys, brandId, mode, input, now, await read(tx)), opts.publicBaseUrl, input, mode);
-  }, { propagation: 'required' });
+  return transaction(em, async (tx) => toCreated(await createWith(tx, keys, brandId, mode, input, now, await loadIntentConfig(tx)), opts.publicBaseUrl, input, mode), {
+    propagation: 'required',
+  });
 }
 
 type InsertedIntent = NonNullable<Awaited<ReturnType<typeof insertIntentExpiringIn.executeTakeFirst>>>;
 
-/** The intent as inserted (its row carries configFingerprint in the insert's snapshot) and its customer's public id. */
+/** The intent as inserted and its customer's public id. */
 interface Created {
   row: InsertedIntent;
   customerUuid: string | null;

@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import type { PaymentListItemResource } from '../../../contract/merchant/payments.ts';
 import { blindIndex } from '../../infra/crypto/blind-index.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';

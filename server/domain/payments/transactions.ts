@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { AppError, type ErrorCode } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import type { PiiBinding } from '../../infra/crypto/pii-cipher.ts';
 import { normalizePhone } from '../customers/normalize.ts';

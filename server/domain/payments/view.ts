@@ -1,6 +1,6 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import type { PaymentResource } from '../../../contract/merchant/payments.ts';
 import { decryptNameAndEmail } from '../customers/service.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';

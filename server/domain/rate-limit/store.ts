@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { rawStatement, type Db } from '../db.ts';
-import type { BucketState } from './policy.ts';
+import type { Bucket, BucketState } from './policy.ts';
 
 /** A counted bucket, with what is needed to give the hit back. */
 export interface CountedBucket extends BucketState {
@@ -15,56 +15,52 @@ interface CountedRow {
   window_epoch: number | string;
 }
 
-/** A bucket's counter after an increment: the window's total, this increment included. */
-export interface CounterTotal {
-  hits: number;
-  resetSeconds: number;
-  windowEpoch: number;
-}
-
 /**
- * The increment itself, from a relation `from` of (bucket, w, n, window_start)
- * rows with distinct buckets: inserted in bucket order (two statements spending
- * the same buckets lock them in the same order), atomic under any concurrency,
- * returning each counter's new total and its window from the database clock.
- * Shared by countHits and the API-key lookup that counts its requests
- * (domain/brands/service.ts `lookupAndCountApiKeys`).
+ * The increment itself, one hit, from a relation `from` of (bucket, w,
+ * window_start) rows with distinct buckets: inserted in bucket order (two
+ * statements spending the same buckets lock them in the same order), atomic
+ * under any concurrency, returning each counter's new total and its window from
+ * the database clock. Shared by countHits and the API-key lookup that counts its
+ * request (domain/brands/service.ts `lookupAndCountApiKey`).
  */
 export function countUpsert(from: string): string {
   return `INSERT INTO rate_limits AS r (bucket, window_start, hits, expires_at)
-     SELECT bucket, window_start, n, window_start + make_interval(secs => w) FROM ${from} ORDER BY bucket
-     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = r.hits + EXCLUDED.hits
+     SELECT bucket, window_start, 1, window_start + make_interval(secs => w) FROM ${from} ORDER BY bucket
+     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = r.hits + 1
      RETURNING r.bucket, r.hits,
                greatest(1, ceil(extract(epoch FROM r.expires_at - now())))::integer AS reset_seconds,
                extract(epoch FROM r.window_start)::bigint AS window_epoch`;
 }
 
 /**
- * countHits' statement, the increments as parallel arrays. Raw: a list read as a
- * table feeding countUpsert's text, which the typed builder cannot express; one
- * statement per request (or batch) on the hottest path there is.
+ * countHits' statement, the buckets as parallel arrays. Raw: a list read as a
+ * table feeding countUpsert's text, which the typed builder cannot express.
  */
 const countIncrements = rawStatement<CountedRow>(
   `WITH windowed AS (
-     SELECT bucket, w, n, to_timestamp(floor(extract(epoch FROM now()) / w) * w) AS window_start
-       FROM unnest($1::varchar[], $2::integer[], $3::integer[]) AS input (bucket, w, n)
+     SELECT bucket, w, to_timestamp(floor(extract(epoch FROM now()) / w) * w) AS window_start
+       FROM unnest($1::varchar[], $2::integer[]) AS input (bucket, w)
    )
    ${countUpsert('windowed')}`,
 );
 
 /**
- * Adds `n` hits to each bucket's current window in one statement and returns
- * the new totals by key. Keys must be distinct (an upsert cannot touch a row
- * twice); the batcher (batch.ts) sums a batch's requests per bucket first.
- * The window comes from the database clock, so every process agrees on it;
- * `INSERT ... ON CONFLICT DO UPDATE` makes the increment atomic under any
- * concurrency. Rows are inserted in bucket order so two statements spending the
- * same two buckets lock them in the same order and cannot deadlock.
+ * Counts one request in each of its buckets (distinct keys, as `bucketsFor`
+ * gives them) in one statement and returns each bucket with its new total, this
+ * request included. The window comes from the database clock, so every process
+ * agrees on it; `INSERT ... ON CONFLICT DO UPDATE` makes the increment atomic
+ * under any concurrency. Rows are inserted in bucket order so two requests
+ * spending the same two buckets lock them in the same order and cannot deadlock.
  */
-export async function countHits(em: Db, increments: ReadonlyArray<{ key: string; windowSeconds: number; n: number }>): Promise<Map<string, CounterTotal>> {
-  if (increments.length === 0) return new Map();
-  const rows = await countIncrements(em, [increments.map((b) => b.key), increments.map((b) => b.windowSeconds), increments.map((b) => b.n)]);
-  return new Map(rows.map((r) => [r.bucket, { hits: Number(r.hits), resetSeconds: Number(r.reset_seconds), windowEpoch: Number(r.window_epoch) }]));
+export async function countHits(em: Db, buckets: readonly Bucket[]): Promise<CountedBucket[]> {
+  if (buckets.length === 0) return [];
+  const rows = await countIncrements(em, [buckets.map((b) => b.key), buckets.map((b) => b.windowSeconds)]);
+  const byKey = new Map(rows.map((r) => [r.bucket, r]));
+  return buckets.map((b) => {
+    const r = byKey.get(b.key);
+    if (!r) throw new Error('rate limit counter missing from upsert result');
+    return { ...b, hits: Number(r.hits), resetSeconds: Number(r.reset_seconds), windowEpoch: Number(r.window_epoch) };
+  });
 }
 
 /** Takes one hit back (a `failuresOnly` bucket after a successful request). */

@@ -1,6 +1,6 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import { MAX_BACKFILL_WINDOW_DAYS, type BackfillStatus } from '../../../contract/admin/recovery.ts';
-import type { backfillReasons } from '../../../contract/device/commands.ts';
+import { MAX_BACKFILL_WINDOW_DAYS } from '../../../contract/admin/recovery.ts';
+import type { BackfillStatus, backfillReasons } from '../../../contract/vocabulary.ts';
 import { sql, type Selectable } from 'kysely';
 import { type DB, type Db } from '../db.ts';
 

@@ -1,8 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Brand } from '../brands/entities.ts';
 import { Device } from '../devices/entities.ts';
-import { backfillStatuses } from '../../../contract/admin/recovery.ts';
-import { backfillReasons } from '../../../contract/device/commands.ts';
+import { backfillStatuses, backfillReasons } from '../../../contract/vocabulary.ts';
 
 /** A request to a phone to re-send a window of its inbox (backfill.ts, docs/recovery.md). */
 export const BackfillRequest = defineEntity({

@@ -1,9 +1,8 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { modes } from '../../../contract/common/mode.ts';
+import { modes, refundStatuses } from '../../../contract/vocabulary.ts';
 import { Brand } from '../brands/entities.ts';
 import { Transaction } from '../payments/entities.ts';
-import { refundStatuses } from '../../../contract/merchant/refunds.ts';
-export type { RefundStatus } from '../../../contract/merchant/refunds.ts';
+export type { RefundStatus } from '../../../contract/vocabulary.ts';
 
 /**
  * Money returned on a completed transaction, in the transaction's currency.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import { compareMoney, subMoney } from '../money/decimal.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import type { RefundStatus } from './entities.ts';

@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import { createGateway, getGateway, type GatewayInput, type GatewayView } from '../gateways/service.ts';
 import type { Db } from '../db.ts';
 

@@ -1,13 +1,10 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { modes } from '../../../contract/common/mode.ts';
+import { modes, smsRecordStatuses, balanceChainStates, smsResolutions, smsDirections } from '../../../contract/vocabulary.ts';
 import { Brand } from '../brands/entities.ts';
 import { Device } from '../devices/entities.ts';
 import { Gateway } from '../gateways/entities.ts';
 import { Transaction } from '../payments/entities.ts';
-import { smsRecordStatuses } from '../../../contract/device/sms-messages.ts';
-import { balanceChainStates, smsResolutions } from '../../../contract/admin/sms-records.ts';
-import { smsDirections } from '../../../contract/admin/gateways.ts';
-export type { SmsRecordStatus } from '../../../contract/device/sms-messages.ts';
+export type { SmsRecordStatus } from '../../../contract/vocabulary.ts';
 
 /** How an SMS was entered: forwarded by the phone, pasted by an operator, or re-sent on a backfill request (docs/recovery.md). */
 export const smsEntries = ['forwarded', 'pasted', 'backfill'] as const;

@@ -1,4 +1,4 @@
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import type { SmsRecordStatus } from './entities.ts';
 import { transaction, type Db } from '../db.ts';
 

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
 import { prepared, rawStatement, type DB, type Db } from '../db.ts';

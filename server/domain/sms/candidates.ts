@@ -1,4 +1,4 @@
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
 import { INTENT_EVENT_COLUMNS, latestTransactionId, toTransaction, transactionSelect, type TransactionRecord } from '../payments/transactions.ts';
 import { OPEN_STATUSES, type MatchCandidate } from './matcher.ts';

@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import { smsReviewStatuses } from '../../../contract/admin/sms-records.ts';
+import { smsReviewStatuses } from '../../../contract/vocabulary.ts';
 import { type Db } from '../db.ts';
 import { MAX_ACTOR_LENGTH, MAX_NOTE_LENGTH, text } from './review.ts';
 import { scopeParam } from '../brands/scope.ts';

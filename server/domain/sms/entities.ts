@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { modes } from '../../../contract/common/mode.ts';
+import { modes } from '../../../contract/vocabulary.ts';
 import { Brand } from '../brands/entities.ts';
 import { Device } from '../devices/entities.ts';
 import { Gateway } from '../gateways/entities.ts';

@@ -1,4 +1,4 @@
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import { raiseAlert } from '../alerts/raise.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { getSettings } from '../settings/service.ts';

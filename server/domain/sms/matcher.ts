@@ -1,4 +1,4 @@
-import type { SmsRecordStatus } from '../../../contract/device/sms-messages.ts';
+import type { SmsRecordStatus } from '../../../contract/vocabulary.ts';
 import { compareMoney } from '../money/decimal.ts';
 import { comparePayerNumbers } from './payer-number.ts';
 import { rankByIdCloseness } from './typo.ts';

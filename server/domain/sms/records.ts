@@ -1,4 +1,4 @@
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { SMS_RECORD_CONTEXT, decryptSmsSender, smsRecordBinding, smsRowBinding } from '../sms-intake/record-cipher.ts';
 import { smsTimeSql } from '../sms-intake/sms-time.ts';

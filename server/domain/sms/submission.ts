@@ -3,7 +3,7 @@ import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
 import { completeTransaction, getTransaction } from '../payments/transactions.ts';
 import { gatewaysSharingSenders, loadCandidates, loadGatewaySmsConfigs, type CandidateRow } from './candidates.ts';
 import { CERTAIN_CONFIDENCE, matchSubmittedTrxId, OPEN_STATUSES, type MatchStatus } from './matcher.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import { sql } from 'kysely';
 import { transaction, type Db } from '../db.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';

@@ -1,4 +1,4 @@
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode } from '../../../contract/vocabulary.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { checkSenders, checkTemplates, getGateway, type GatewayView } from '../gateways/service.ts';
 import type { StoredSmsTemplate } from '../gateways/entities.ts';

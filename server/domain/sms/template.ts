@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { SmsDirection } from '../../../contract/admin/gateways.ts';
+import type { SmsDirection } from '../../../contract/vocabulary.ts';
 import { RE2JS } from 're2js';
 import { GATEWAY_PRESETS } from './presets/list.ts';
 

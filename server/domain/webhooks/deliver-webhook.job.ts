@@ -2,10 +2,9 @@ import { z } from 'zod';
 import type { Job, JobResult } from 'pg-boss';
 import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.ts';
-import { postWebhook, type WebhookResponse } from '../../infra/http/outbound.ts';
+import { postWebhook } from '../../infra/http/outbound.ts';
 import type { JobRegistration } from '../../infra/jobs/workers.ts';
-import { claimDelivery, claimFirstAttempts, claimGeneral, finishAttempt, finishSuccesses, RESPONSE_BODY_LIMIT, type ClaimedAttempt, type ClaimResult } from './delivery.ts';
-import { grouped } from '../../infra/database/grouped.ts';
+import { claimDeliveries, finishAttempt, RESPONSE_BODY_LIMIT, type ClaimResult } from './delivery.ts';
 import { transaction } from '../db.ts';
 import { enqueueDelivery, deliverQueue, DELIVER_QUEUE } from './queue.ts';
 import { readWebhookSettings, type WebhookSettings } from './settings.ts';
@@ -17,27 +16,8 @@ type Payload = z.infer<typeof deliverWebhookPayload>;
 
 const USER_AGENT = 'Paycollect-Webhooks/1.0';
 
-/**
- * What the worker's batch already did for a wake-up: `claimed` is the
- * delivery's first-attempt claim from the batch's single claiming statement,
- * or null when that statement did not take it (then the general claim
- * decides); `finishSuccess` records a success together with others'
- * (grouped, one statement per group).
- */
-interface DeliveryContext {
-  claimed: ClaimedAttempt | null;
-  finishSuccess(claim: ClaimedAttempt, response: WebhookResponse): Promise<boolean>;
-}
-
-/** One wake-up: claim the delivery if it is due, send it, record the outcome. */
-async function deliverWebhook(deps: AppDeps, settings: WebhookSettings, payload: Payload, ctx?: DeliveryContext): Promise<void> {
-  const { deliveryId } = deliverWebhookPayload.parse(payload);
-  const opts = { cipher: deps.crypto.pii, settings };
-  const claimed: ClaimResult = ctx
-    ? ctx.claimed
-      ? { kind: 'claimed', claim: ctx.claimed }
-      : await claimGeneral(deps.db, deliveryId, opts)
-    : await claimDelivery(deps.db, deliveryId, opts);
+/** One wake-up, claimed with its batch (`claimDeliveries`): send it if claimed, record the outcome. */
+async function deliverWebhook(deps: AppDeps, settings: WebhookSettings, deliveryId: number, claimed: ClaimResult): Promise<void> {
   if (claimed.kind !== 'claimed') {
     if (claimed.kind === 'dead_letter') deps.logger.warn({ delivery_id: deliveryId, reason: claimed.reason }, 'webhook delivery dead-lettered without an attempt');
     return;
@@ -61,7 +41,7 @@ async function deliverWebhook(deps: AppDeps, settings: WebhookSettings, payload:
     maxResponseBytes: RESPONSE_BODY_LIMIT,
     allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_URLS,
   });
-  const finished = await finishAttempt(deps.db, claim, response, settings, ctx?.finishSuccess);
+  const finished = await finishAttempt(deps.db, claim, response, settings);
   // Ids, codes and timings only: URLs can carry merchant tokens, bodies can carry anything.
   const log = {
     delivery_id: deliveryId,
@@ -102,9 +82,6 @@ async function sweepDueDeliveries(deps: Pick<AppDeps, 'db'>, graceMs: number, li
 
 async function startDeliveryWorkers(deps: AppDeps): Promise<{ stop(): Promise<void> }> {
   const startSettings = await readWebhookSettings(deps.db);
-  // Successes finishing while a group is being recorded go together in the next statement (infra/database/grouped.ts).
-  const finishGroup = grouped((items: Array<{ claim: ClaimedAttempt; response: WebhookResponse }>) => finishSuccesses(deps.db, items), { maxBatch: 200 });
-  const finishSuccess = (claim: ClaimedAttempt, response: WebhookResponse) => finishGroup({ claim, response });
   const poll = startSettings.webhook_poll_interval_seconds;
   await deps.boss.work<Payload, unknown, { batchSize: number; localConcurrency: number; pollingIntervalSeconds: number; notifyPollingIntervalSeconds: number; burstWhenBatchFull: true; perJobResults: true }>(
     DELIVER_QUEUE,
@@ -121,14 +98,18 @@ async function startDeliveryWorkers(deps: AppDeps): Promise<{ stop(): Promise<vo
     async (jobs: Job<Payload>[]): Promise<JobResult[]> => {
       // One settings read per batch: an operator's change applies from the next batch.
       const settings = await readWebhookSettings(deps.db);
-      // First attempts of the whole batch claimed in one statement; the rest take the general path.
-      const ids = jobs.map((j) => deliverWebhookPayload.safeParse(j.data)).flatMap((p) => (p.success ? [p.data.deliveryId] : []));
-      const firstClaims = await claimFirstAttempts(deps.db, ids, { cipher: deps.crypto.pii, settings });
+      // The whole batch claimed in one transaction; a malformed wake-up fails as its own job.
+      const claims = await claimDeliveries(deps.db, jobs.map((j) => deliverWebhookPayload.safeParse(j.data)).flatMap((p) => (p.success ? [p.data.deliveryId] : [])), { cipher: deps.crypto.pii, settings });
+      // Two wake-ups of one delivery in a batch: the claim is the first one's; the other finds it busy.
+      const taken = new Set<number>();
       // The batch's deliveries go out concurrently; one slow receiver does not hold up the rest.
       return Promise.all(
         jobs.map(async (job): Promise<JobResult> => {
           try {
-            await deliverWebhook(deps, settings, job.data, { claimed: firstClaims.get(job.data?.deliveryId) ?? null, finishSuccess });
+            const { deliveryId } = deliverWebhookPayload.parse(job.data);
+            const claimed: ClaimResult = taken.has(deliveryId) ? { kind: 'skipped', reason: 'busy' } : claims.get(deliveryId)!;
+            taken.add(deliveryId);
+            await deliverWebhook(deps, settings, deliveryId, claimed);
             return { id: job.id, status: 'completed' };
           } catch (err) {
             deps.logger.error({ delivery_id: job.data?.deliveryId, err: { message: (err as Error).message } }, 'webhook delivery job failed');

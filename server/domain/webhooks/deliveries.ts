@@ -1,7 +1,6 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
+import type { Mode, WebhookEventName } from '../../../contract/vocabulary.ts';
 import { sql } from 'kysely';
-import type { WebhookEventName } from '../../../contract/events.ts';
 import { transaction, type Db } from '../db.ts';
 import type { DeliveryStatus } from './entities.ts';
 import { enqueueDelivery } from './queue.ts';

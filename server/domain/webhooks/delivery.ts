@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { raiseAlert } from '../alerts/raise.ts';
 import { transaction, type Db } from '../db.ts';
@@ -59,105 +58,42 @@ export type ClaimResult =
   | { kind: 'skipped'; reason: 'busy' | 'final' | 'leased' | 'missing' }
   | { kind: 'dead_letter'; reason: string };
 
+/** Why a delivery is dead-lettered at claim time when its endpoint is disabled. */
+const disabledReason = (reason: string | null) => `endpoint disabled (${reason ?? 'merchant'})`;
+const EXHAUSTED_REASON = 'all attempts used; the last one was abandoned by a stopped worker';
+
 /**
- * The common case in one statement, for a whole batch of wake-ups: first
- * attempts of a run (no attempt of this run yet, so the attempt limit cannot be
- * reached), due, not leased, no unfinished attempt to record, endpoint enabled.
- * Takes the same row locks (SKIP LOCKED) and writes the same claims as the
- * general path in claimDelivery; a delivery missing from the answer is not this
- * case (or another worker holds it), and the general path decides it. Why: the
- * general path is five round trips per delivery (BEGIN, locked read, run count,
- * claim, COMMIT), and round trips and commits were what capped delivery
- * (BENCHMARKS.md, "What the profiles showed", 4).
+ * Claims a batch of wake-ups (a worker fetches them together) in one short
+ * transaction, a few statements whatever the batch's size: the rows are locked
+ * (SKIP LOCKED) and read with their event and endpoint in one statement, each
+ * is decided (below), and the claimable ones take their attempt number and
+ * lease in one UPDATE. The usual batch, first attempts of enabled endpoints,
+ * is BEGIN, that read, that UPDATE and COMMIT. A single wake-up is a batch of
+ * one (`claimDelivery`).
+ *
+ * Per delivery, in this order:
+ *   another worker holds its row lock: `busy` (gone altogether: `missing`);
+ *   already success or dead letter: `final`;
+ *   under a live lease: `leased`;
+ *   woken early (a deduplicated wake-up, or clock skew): `later`, with a
+ *   wake-up made sure of for the due time;
+ *   a lease that ran out (its worker died mid-attempt): that attempt is
+ *   recorded as `abandoned`, then it goes on;
+ *   endpoint disabled: dead-lettered without an attempt;
+ *   the current run's attempts all used: dead-lettered without an attempt;
+ *   otherwise claimed.
  */
-export async function claimFirstAttempts(em: Db, deliveryIds: readonly number[], opts: { cipher: PiiCipher; settings: WebhookSettings }): Promise<Map<number, ClaimedAttempt>> {
-  if (deliveryIds.length === 0) return new Map();
-  const leaseMs = opts.settings.webhook_timeout_ms + LEASE_MARGIN_MS;
-  const rows = await em
-    .updateTable('webhook_deliveries as d')
-    .from(['webhook_events as e', 'webhook_endpoints as ep'])
-    .set((eb) => ({
-      attempts: eb('d.attempts', '+', 1),
-      lease_token: sql<string>`gen_random_uuid()`,
-      lease_until: sql<Date>`now() + (${leaseMs} * interval '1 millisecond')`,
-      last_attempt_at: sql<Date>`now()`,
-      first_attempt_at: sql<Date>`now()`,
-      url: eb.ref('ep.url'),
-      updated_at: sql<Date>`now()`,
-    }))
-    .where('d.id', 'in', (eb) =>
-      eb
-        .selectFrom('webhook_deliveries')
-        .select('id')
-        // The ids as one array parameter: `id = ANY(array)` is a primary-key lookup whatever the
-        // statistics say, where a join to a set-returning function was planned as a scan of every
-        // due delivery right after a burst of inserts, before autoanalyze (BENCHMARKS.md, "What the profiles showed", 4).
-        .where('id', '=', sql<number>`ANY(${pgIdArray(deliveryIds)}::bigint[])`)
-        .where('status', 'in', ['pending', 'retrying'])
-        .where('lease_token', 'is', null)
-        .where('first_attempt_at', 'is', null)
-        .where(sql<boolean>`COALESCE(next_attempt_at <= now(), true)`)
-        .forUpdate()
-        .skipLocked(),
-    )
-    .whereRef('e.id', '=', 'd.event_id')
-    .whereRef('ep.id', '=', 'd.endpoint_id')
-    .where('ep.enabled', '=', true)
-    .returning([
-      'd.id',
-      'd.attempts',
-      'd.lease_token',
-      // As text under a name no entity has, so it keeps its microseconds (see ClaimedAttempt.startedAt).
-      sql<string>`d.last_attempt_at::text`.as('started_at_text'),
-      'ep.url as endpoint_url',
-      'e.public_id',
-      // Aliased: an output column named `event` would be converted as the deliveries' `event` relation.
-      'e.event as event_name',
-      'e.payload',
-      'e.is_test',
-      'ep.brand_id',
-      'ep.secret_encrypted',
-      'ep.previous_secrets',
-    ])
-    .execute();
-  return new Map(
-    rows.map((row) => [
-      row.id,
-      {
-        deliveryId: row.id,
-        attempt: row.attempts,
-        runAttempt: 1,
-        startedAt: row.started_at_text,
-        leaseToken: row.lease_token!,
-        url: row.endpoint_url,
-        eventId: row.public_id,
-        event: row.event_name,
-        payload: row.payload,
-        test: row.is_test,
-        secrets: signingSecrets(opts.cipher, row),
-      },
-    ]),
-  );
-}
-
-export async function claimDelivery(
-  em: Db,
-  deliveryId: number,
-  opts: { cipher: PiiCipher; settings: WebhookSettings },
-): Promise<ClaimResult> {
-  const first = (await claimFirstAttempts(em, [deliveryId], opts)).get(deliveryId);
-  if (first) return { kind: 'claimed', claim: first };
-  return claimGeneral(em, deliveryId, opts);
-}
-
-/** Every case: retries, leases that ran out, disabled endpoints, exhausted runs, early wake-ups. */
-export async function claimGeneral(em: Db, deliveryId: number, opts: { cipher: PiiCipher; settings: WebhookSettings }): Promise<ClaimResult> {
+export async function claimDeliveries(em: Db, deliveryIds: readonly number[], opts: { cipher: PiiCipher; settings: WebhookSettings }): Promise<Map<number, ClaimResult>> {
+  const ids = [...new Set(deliveryIds)];
+  const out = new Map<number, ClaimResult>();
+  if (ids.length === 0) return out;
   return transaction(em, async (tx) => {
-    const row = await tx
+    const rows = await tx
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
       .innerJoin('webhook_endpoints as ep', 'ep.id', 'd.endpoint_id')
       .select([
+        'd.id',
         'd.status',
         'd.attempts',
         'd.lease_token',
@@ -165,6 +101,7 @@ export async function claimGeneral(em: Db, deliveryId: number, opts: { cipher: P
         sql<string | null>`d.last_attempt_at::text`.as('last_attempt_text'),
         'd.url',
         'd.next_attempt_at',
+        sql<boolean>`d.first_attempt_at IS NOT NULL`.as('in_run'),
         sql<boolean>`COALESCE(d.next_attempt_at <= now(), true)`.as('due'),
         sql<boolean>`d.lease_until IS NOT NULL AND d.lease_until > now()`.as('leased'),
         'e.public_id',
@@ -173,102 +110,144 @@ export async function claimGeneral(em: Db, deliveryId: number, opts: { cipher: P
         'e.payload',
         'e.is_test',
         'ep.brand_id',
-        'ep.url as endpoint_url',
         'ep.enabled',
         'ep.disabled_reason',
         'ep.secret_encrypted',
         'ep.previous_secrets',
       ])
-      .where('d.id', '=', deliveryId)
+      // The ids as one array parameter: `id = ANY(array)` is a primary-key lookup whatever the
+      // statistics say, where a join to a set-returning function was planned as a scan of every
+      // due delivery right after a burst of inserts, before autoanalyze (BENCHMARKS.md, "What the profiles showed", 4).
+      .where('d.id', '=', sql<number>`ANY(${pgIdArray(ids)}::bigint[])`)
       .forUpdate('d')
       .skipLocked()
-      .executeTakeFirst();
-    if (!row) {
-      const exists = await tx.selectFrom('webhook_deliveries').select(sql<number>`1`.as('one')).where('id', '=', deliveryId).executeTakeFirst();
-      return { kind: 'skipped', reason: exists ? 'busy' : 'missing' };
+      .execute();
+
+    const locked = new Set(rows.map((r) => r.id));
+    const unlocked = ids.filter((id) => !locked.has(id));
+    if (unlocked.length) {
+      const existing = await tx.selectFrom('webhook_deliveries').select('id').where('id', '=', sql<number>`ANY(${pgIdArray(unlocked)}::bigint[])`).execute();
+      const exists = new Set(existing.map((r) => r.id));
+      for (const id of unlocked) out.set(id, { kind: 'skipped', reason: exists.has(id) ? 'busy' : 'missing' });
     }
-    if (row.status !== 'pending' && row.status !== 'retrying') return { kind: 'skipped', reason: 'final' };
-    if (row.leased) return { kind: 'skipped', reason: 'leased' };
-    if (!row.due) {
-      // Woken early (a deduplicated wake-up, or clock skew): make sure one exists for the due time.
-      const at = row.next_attempt_at!;
-      await enqueueDelivery(tx, deliveryId, at);
-      return { kind: 'later', at };
+
+    const open: typeof rows = [];
+    for (const row of rows) {
+      if (row.status !== 'pending' && row.status !== 'retrying') out.set(row.id, { kind: 'skipped', reason: 'final' });
+      else if (row.leased) out.set(row.id, { kind: 'skipped', reason: 'leased' });
+      else if (!row.due) {
+        const at = row.next_attempt_at!;
+        await enqueueDelivery(tx, row.id, at);
+        out.set(row.id, { kind: 'later', at });
+      } else open.push(row);
     }
-    if (row.lease_token) {
-      // The previous attempt was claimed and never finished: its worker died mid-attempt.
+
+    // The previous attempt was claimed and never finished: its worker died mid-attempt.
+    const abandoned = open.filter((r) => r.lease_token !== null);
+    if (abandoned.length) {
       await tx
         .insertInto('webhook_attempts')
-        .values({
-          delivery_id: deliveryId,
-          attempt: row.attempts,
-          url: row.url,
-          outcome: 'abandoned',
-          // PostgreSQL's text, cast back by the column: the microseconds stay (see ClaimedAttempt.startedAt).
-          requested_at: (row.last_attempt_text ?? new Date()) as Date,
-          error_kind: 'abandoned',
-          error: 'the worker stopped before recording a result; the receiver may have got this attempt',
-        })
+        .values(
+          abandoned.map((row) => ({
+            delivery_id: row.id,
+            attempt: row.attempts,
+            url: row.url,
+            outcome: 'abandoned' as const,
+            // PostgreSQL's text, cast back by the column: the microseconds stay (see ClaimedAttempt.startedAt).
+            requested_at: (row.last_attempt_text ?? new Date()) as Date,
+            error_kind: 'abandoned',
+            error: 'the worker stopped before recording a result; the receiver may have got this attempt',
+          })),
+        )
         .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
         .execute();
     }
-    if (!row.enabled) {
-      const reason = `endpoint disabled (${row.disabled_reason ?? 'merchant'})`;
-      await deadLetterWithoutAttempt(tx, deliveryId, reason);
-      return { kind: 'dead_letter', reason };
-    }
-    // Attempts of the current run: those since its first attempt (a replay starts a
-    // new run with a full retry schedule, while the attempt count keeps counting).
-    const run = await tx
-      .selectFrom('webhook_attempts as a')
-      .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
-      .select(sql<number>`count(*)::int`.as('n'))
-      .where('a.delivery_id', '=', deliveryId)
-      .where('d.first_attempt_at', 'is not', null)
-      .whereRef('a.requested_at', '>=', 'd.first_attempt_at')
-      .executeTakeFirstOrThrow();
-    if (run.n >= opts.settings.webhook_max_attempts) {
-      const reason = 'all attempts used; the last one was abandoned by a stopped worker';
-      await deadLetterWithoutAttempt(tx, deliveryId, reason);
-      return { kind: 'dead_letter', reason };
-    }
-    const leaseToken = randomUUID();
-    const leaseMs = opts.settings.webhook_timeout_ms + LEASE_MARGIN_MS;
-    const claimed = await tx
-      .updateTable('webhook_deliveries')
-      .set((eb) => ({
-        attempts: eb('attempts', '+', 1),
-        lease_token: leaseToken,
-        lease_until: sql<Date>`now() + (${leaseMs} * interval '1 millisecond')`,
-        last_attempt_at: sql<Date>`now()`,
-        first_attempt_at: sql<Date>`COALESCE(first_attempt_at, now())`,
-        url: row.endpoint_url,
-        updated_at: sql<Date>`now()`,
-      }))
-      .where('id', '=', deliveryId)
-      // As text under a name no entity has, so it keeps its microseconds (see ClaimedAttempt.startedAt).
-      .returning(['attempts', sql<string>`last_attempt_at::text`.as('started_at_text')])
-      .executeTakeFirstOrThrow();
-    return {
-      kind: 'claimed',
-      claim: {
-        deliveryId,
-        attempt: claimed.attempts,
-        runAttempt: run.n + 1,
-        startedAt: claimed.started_at_text,
-        leaseToken,
-        url: row.endpoint_url,
-        eventId: row.public_id,
-        event: row.event_name,
-        payload: row.payload,
-        test: row.is_test,
-        secrets: signingSecrets(opts.cipher, row),
-      },
+
+    const deadLetters = new Map<string, number[]>();
+    const deadLetter = (id: number, reason: string) => {
+      deadLetters.set(reason, [...(deadLetters.get(reason) ?? []), id]);
+      out.set(id, { kind: 'dead_letter', reason });
     };
+    const enabled: typeof rows = [];
+    for (const row of open) {
+      if (row.enabled) enabled.push(row);
+      else deadLetter(row.id, disabledReason(row.disabled_reason));
+    }
+
+    // Attempts of the current run: those since its first attempt (a replay starts a new run
+    // with a full retry schedule, while the attempt count keeps counting). Counted after the
+    // abandoned attempts above were recorded: they count. A delivery not in a run has none.
+    const inRun = enabled.filter((r) => r.in_run).map((r) => r.id);
+    const runCounts = new Map<number, number>();
+    if (inRun.length) {
+      const counts = await tx
+        .selectFrom('webhook_attempts as a')
+        .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+        .select(['a.delivery_id', sql<number>`count(*)::int`.as('n')])
+        .where('a.delivery_id', '=', sql<number>`ANY(${pgIdArray(inRun)}::bigint[])`)
+        .where('d.first_attempt_at', 'is not', null)
+        .whereRef('a.requested_at', '>=', 'd.first_attempt_at')
+        .groupBy('a.delivery_id')
+        .execute();
+      for (const c of counts) runCounts.set(c.delivery_id, c.n);
+    }
+    const claimable: typeof rows = [];
+    for (const row of enabled) {
+      if ((runCounts.get(row.id) ?? 0) >= opts.settings.webhook_max_attempts) deadLetter(row.id, EXHAUSTED_REASON);
+      else claimable.push(row);
+    }
+    for (const [reason, deadIds] of deadLetters) await deadLetterWithoutAttempt(tx, deadIds, reason);
+
+    if (claimable.length) {
+      const leaseMs = opts.settings.webhook_timeout_ms + LEASE_MARGIN_MS;
+      const claimed = await tx
+        .updateTable('webhook_deliveries as d')
+        .from('webhook_endpoints as ep')
+        .set((eb) => ({
+          attempts: eb('d.attempts', '+', 1),
+          lease_token: sql<string>`gen_random_uuid()`,
+          lease_until: sql<Date>`now() + (${leaseMs} * interval '1 millisecond')`,
+          last_attempt_at: sql<Date>`now()`,
+          first_attempt_at: sql<Date>`COALESCE(d.first_attempt_at, now())`,
+          url: eb.ref('ep.url'),
+          updated_at: sql<Date>`now()`,
+        }))
+        .where('d.id', '=', sql<number>`ANY(${pgIdArray(claimable.map((r) => r.id))}::bigint[])`)
+        .whereRef('ep.id', '=', 'd.endpoint_id')
+        // As text under a name no entity has, so it keeps its microseconds (see ClaimedAttempt.startedAt).
+        .returning(['d.id', 'd.attempts', 'd.lease_token', sql<string>`d.last_attempt_at::text`.as('started_at_text'), 'ep.url as endpoint_url'])
+        .execute();
+      const byId = new Map(claimed.map((c) => [c.id, c]));
+      for (const row of claimable) {
+        const c = byId.get(row.id)!;
+        out.set(row.id, {
+          kind: 'claimed',
+          claim: {
+            deliveryId: row.id,
+            attempt: c.attempts,
+            runAttempt: (runCounts.get(row.id) ?? 0) + 1,
+            startedAt: c.started_at_text,
+            leaseToken: c.lease_token!,
+            url: c.endpoint_url,
+            eventId: row.public_id,
+            event: row.event_name,
+            payload: row.payload,
+            test: row.is_test,
+            secrets: signingSecrets(opts.cipher, row),
+          },
+        });
+      }
+    }
+    return out;
   });
 }
 
-async function deadLetterWithoutAttempt(tx: Db, deliveryId: number, reason: string): Promise<void> {
+/** One wake-up's claim: a batch of one. */
+export async function claimDelivery(em: Db, deliveryId: number, opts: { cipher: PiiCipher; settings: WebhookSettings }): Promise<ClaimResult> {
+  return (await claimDeliveries(em, [deliveryId], opts)).get(deliveryId)!;
+}
+
+async function deadLetterWithoutAttempt(tx: Db, deliveryIds: readonly number[], reason: string): Promise<void> {
   await tx
     .updateTable('webhook_deliveries')
     .set({
@@ -280,7 +259,7 @@ async function deadLetterWithoutAttempt(tx: Db, deliveryId: number, reason: stri
       last_error: reason,
       updated_at: sql<Date>`now()`,
     })
-    .where('id', '=', deliveryId)
+    .where('id', '=', sql<number>`ANY(${pgIdArray(deliveryIds)}::bigint[])`)
     .execute();
 }
 
@@ -322,75 +301,19 @@ export interface FinishedAttempt {
 }
 
 /**
- * Successes in one statement, for any number of attempts: each delivery moves
- * to `success` (only while its lease holds), each attempt is logged either way,
- * and each endpoint's success is noted, as the general path in finishAttempt
- * does in a transaction of five round trips per delivery. Answers, per item,
- * whether its lease still held. The endpoint rows are locked in id order (two
- * groups noting the same endpoints cannot deadlock) and written only when it
- * changes something (a failing endpoint recovered) or the note is over a second
- * old: all deliveries of a merchant share that one row, and a write per
- * delivery made them queue on its lock.
+ * Records a sent attempt in one transaction: the delivery moves on (only while
+ * our lease token still holds: otherwise another worker took it over after our
+ * lease lapsed, and the attempt is logged but the delivery left to it), the
+ * attempt is logged either way, the endpoint's health is noted, and a retry's
+ * wake-up or an endpoint's auto-disable is written with it.
  */
-export async function finishSuccesses(em: Db, items: ReadonlyArray<{ claim: ClaimedAttempt; response: WebhookResponse }>): Promise<boolean[]> {
-  if (items.length === 0) return [];
-  // Raw SQL: the typed builder cannot declare json_to_recordset's column definition list (`AS u(...)`) that types the batch.
-  const rows = await em.execute<Array<{ id: string }>>(
-    `WITH u AS (
-       SELECT * FROM json_to_recordset(?::json)
-         AS u(id bigint, token uuid, attempt integer, url text, requested_at timestamptz, duration_ms integer, status integer, body text)
-     ), d AS (
-       UPDATE webhook_deliveries dd
-          SET status = 'success', response_status = u.status, response_body = u.body, last_error = NULL, next_attempt_at = NULL,
-              delivered_at = now(), dead_lettered_at = NULL, lease_token = NULL, lease_until = NULL, updated_at = now()
-         FROM u WHERE dd.id = ANY(?::bigint[]) AND dd.id = u.id AND dd.lease_token = u.token
-        RETURNING dd.id, dd.endpoint_id
-     ), logged AS (
-       INSERT INTO webhook_attempts (delivery_id, attempt, url, outcome, requested_at, duration_ms, response_status, response_body, error_kind, error, next_attempt_at)
-       SELECT id, attempt, url, 'success', requested_at, duration_ms, status, body, NULL, NULL, NULL FROM u
-       ON CONFLICT (delivery_id, attempt) DO UPDATE SET
-         outcome = EXCLUDED.outcome, duration_ms = EXCLUDED.duration_ms, response_status = EXCLUDED.response_status,
-         response_body = EXCLUDED.response_body, error_kind = EXCLUDED.error_kind, error = EXCLUDED.error, next_attempt_at = EXCLUDED.next_attempt_at
-       WHERE webhook_attempts.outcome = 'abandoned'
-     ), due AS (
-       SELECT id FROM webhook_endpoints
-        WHERE id IN (SELECT endpoint_id FROM d)
-          AND (failing_since IS NOT NULL OR last_success_at IS NULL OR last_success_at < now() - interval '1 second')
-        ORDER BY id FOR UPDATE
-     ), noted AS (
-       UPDATE webhook_endpoints SET last_success_at = now(), failing_since = NULL, consecutive_failures = 0 WHERE id IN (SELECT id FROM due)
-     )
-     SELECT id FROM d`,
-    [
-      JSON.stringify(
-        items.map(({ claim, response }) => ({
-          id: claim.deliveryId,
-          token: claim.leaseToken,
-          attempt: claim.attempt,
-          url: claim.url,
-          requested_at: claim.startedAt,
-          duration_ms: response.durationMs,
-          status: response.status,
-          body: cut(response.responseBody),
-        })),
-      ),
-      pgIdArray(items.map((i) => i.claim.deliveryId)),
-    ],
-  );
-  const applied = new Set(rows.map((r) => Number(r.id)));
-  return items.map(({ claim }) => applied.has(claim.deliveryId));
-}
-
 export async function finishAttempt(
   em: Db,
   claim: ClaimedAttempt,
   response: WebhookResponse,
   settings: WebhookSettings,
-  /** Where successes go; default one statement of their own (the worker passes a grouped finisher). */
-  finishSuccess: (claim: ClaimedAttempt, response: WebhookResponse) => Promise<boolean> = async (c, r) => (await finishSuccesses(em, [{ claim: c, response: r }]))[0]!,
 ): Promise<FinishedAttempt> {
   const decision = decideAfterAttempt(response, claim.runAttempt, settings, new Date());
-  if (decision.status === 'success') return { decision, applied: await finishSuccess(claim, response), endpointDisabled: null };
   return transaction(em, async (tx) => {
     const status = decision.status;
     const delivery = await tx
@@ -452,8 +375,19 @@ export async function finishAttempt(
     if (!delivery) return { decision, applied: false, endpointDisabled: null };
 
     let endpointDisabled: FinishedAttempt['endpointDisabled'] = null;
-    // Successes are finished by finishSuccess; this path is a failed attempt.
     const endpointId = delivery.endpoint_id!;
+    if (decision.status === 'success') {
+      // Written only when it changes something (a failing endpoint recovered) or the note is over a
+      // second old: all deliveries of a merchant share this one row, and a write per delivery made
+      // them queue on its lock.
+      await tx
+        .updateTable('webhook_endpoints')
+        .set({ last_success_at: sql<Date>`now()`, failing_since: null, consecutive_failures: 0 })
+        .where('id', '=', endpointId)
+        .where((eb) => eb.or([eb('failing_since', 'is not', null), eb('last_success_at', 'is', null), eb('last_success_at', '<', sql<Date>`now() - interval '1 second'`)]))
+        .execute();
+      return { decision, applied: true, endpointDisabled };
+    }
     await tx
       .updateTable('webhook_endpoints')
       .set((eb) => ({

@@ -1,6 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/common/mode.ts';
-import type { WebhookEventName } from '../../../contract/events.ts';
+import type { Mode, WebhookEventName } from '../../../contract/vocabulary.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { sql } from 'kysely';
 import { checkUrl, SsrfError } from '../../infra/http/ssrf.ts';

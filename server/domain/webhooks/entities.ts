@@ -1,9 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { webhookEventNames } from '../../../contract/events.ts';
+import { webhookEventNames, modes, deliveryAttemptOutcomes, deliveryStatuses, endpointDisabledReasons } from '../../../contract/vocabulary.ts';
 import { Brand } from '../brands/entities.ts';
-import { modes } from '../../../contract/common/mode.ts';
-import { deliveryAttemptOutcomes, deliveryStatuses, endpointDisabledReasons } from '../../../contract/merchant/webhooks.ts';
-export type { DeliveryStatus } from '../../../contract/merchant/webhooks.ts';
+export type { DeliveryStatus } from '../../../contract/vocabulary.ts';
 
 /**
  * The webhook tables (migrations 0002, 0010, 0017). The delivery engine's

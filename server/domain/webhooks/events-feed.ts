@@ -1,5 +1,4 @@
-import type { Mode } from '../../../contract/common/mode.ts';
-import type { WebhookEventName } from '../../../contract/events.ts';
+import type { Mode, WebhookEventName } from '../../../contract/vocabulary.ts';
 import { type Db } from '../db.ts';
 
 /** How often a waiting request looks again; a dev tool's latency, one indexed query each. */

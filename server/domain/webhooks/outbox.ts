@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Mode } from '../../../contract/common/mode.ts';
-import { webhookEventSchemas, type WebhookEventName } from '../../../contract/events.ts';
+import type { Mode, WebhookEventName } from '../../../contract/vocabulary.ts';
+import { webhookEventSchemas } from '../../../contract/events.ts';
 import { prepared, preparedPerRowCount, rawStatement, transaction, type Db } from '../db.ts';
 import type { BoundStatement } from '../../infra/database/convert-values.ts';
 import { bindDeliveryJobs, enqueueDelivery } from './queue.ts';

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Mode } from '../../../contract/common/mode.ts';
-import type { WebhookEventName } from '../../../contract/events.ts';
+import type { Mode, WebhookEventName } from '../../../contract/vocabulary.ts';
 import { getDelivery, type DeliveryView } from './deliveries.ts';
 import { endpointForTest } from './endpoints.ts';
 import { recordEvent } from './outbox.ts';

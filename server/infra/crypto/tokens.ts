@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import type { Mode } from '../../../contract/vocabulary.ts';
 
 /** URL-safe random secret (refresh-token ids, pairing nonces, webhook secrets). */
 export function randomToken(bytes = 32): string {
@@ -21,7 +22,7 @@ export function timingSafeEqualString(a: string, b: string): boolean {
   return timingSafeEqual(da, db);
 }
 
-export type ApiKeyMode = 'live' | 'test';
+export type ApiKeyMode = Mode;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 40 base62 characters carry about 238 bits of entropy. */

@@ -1,11 +1,10 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
+import type { TransactionStatus } from '../../../../contract/vocabulary.ts';
 import { getDashboard } from '../../../domain/devices/dashboard.ts';
 import { deviceOf } from '../../context.ts';
 
 const s = initServer();
-
-type TransactionStatus = 'pending' | 'processing' | 'awaiting_verification' | 'completed' | 'failed' | 'expired';
 
 export const deviceDashboardHandlers = s.router(contract.device.dashboard, {
   get: async ({ req }) => {

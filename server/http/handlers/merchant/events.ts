@@ -1,6 +1,6 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
-import type { WebhookEventName } from '../../../../contract/events.ts';
+import type { WebhookEventName } from '../../../../contract/vocabulary.ts';
 import { listEvents } from '../../../domain/webhooks/events-feed.ts';
 import { merchantOf } from '../../context.ts';
 

@@ -1,7 +1,7 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
-import { createIntent, intentConfigSource } from '../../../domain/payments/intents.ts';
+import { createIntent } from '../../../domain/payments/intents.ts';
 import { cancelPayment } from '../../../domain/payments/cancel.ts';
 import { listPayments } from '../../../domain/payments/list.ts';
 import { getPaymentView } from '../../../domain/payments/view.ts';
@@ -10,7 +10,6 @@ import { merchantOf } from '../../context.ts';
 const s = initServer();
 
 export function merchantPaymentHandlers(deps: AppDeps) {
-  const intentConfig = intentConfigSource();
   return s.router(contract.merchant.payments, {
     create: async ({ req, body }) => {
       const created = await createIntent(
@@ -29,7 +28,7 @@ export function merchantPaymentHandlers(deps: AppDeps) {
           successUrl: body.success_url,
           cancelUrl: body.cancel_url,
         },
-        { publicBaseUrl: deps.config.PUBLIC_BASE_URL, config: intentConfig },
+        { publicBaseUrl: deps.config.PUBLIC_BASE_URL },
       );
       return { status: 201, body: { success: true, data: created } };
     },

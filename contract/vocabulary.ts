@@ -1,0 +1,131 @@
+/**
+ * The words the wire and the database share: every status, mode and other
+ * closed set of values that a contract schema names and a table stores (or a
+ * domain query filters on). Defined once here; the contract's zod schemas build
+ * their enums from these arrays (`z.enum(transactionStatuses)`) and the entities
+ * build their column enums from the same arrays, so an API value and a stored
+ * value can never drift apart.
+ *
+ * Plain `as const` arrays and their types, no zod and no other import: the
+ * entities and the domain queries import this module and nothing else from
+ * contract/ (the lint holds them to it), so the data layer depends on the words
+ * alone, not on the validation library or a wire schema. It ships in the SDKs
+ * with the rest of contract/, so it never imports server code either.
+ */
+
+/**
+ * Test or live mode. Every payment object belongs to one mode; an API key
+ * sees and creates only objects of its own mode (`sk_test_…` test, `sk_live_…`
+ * live), and the `sandbox` gateway exists only in test mode.
+ */
+export const modes = ['live', 'test'] as const;
+export type Mode = (typeof modes)[number];
+
+// Brands, operators, devices.
+
+export const brandStatuses = ['active', 'disabled'] as const;
+export type BrandStatus = (typeof brandStatuses)[number];
+
+export const operatorRoles = ['owner', 'operator', 'viewer'] as const;
+export type OperatorRole = (typeof operatorRoles)[number];
+
+/** A device is `active` until revoked (by an admin, a re-pairing or a reused refresh token). */
+export const deviceStatuses = ['active', 'revoked'] as const;
+export type DeviceStatus = (typeof deviceStatuses)[number];
+/** What the console shows of a device now: its presence, or `revoked`. */
+export const devicePresences = ['online', 'offline', 'revoked'] as const;
+export type DevicePresence = (typeof devicePresences)[number];
+/** A recorded presence change: what the offline detector moved a device to. */
+export const presenceChangeStatuses = ['online', 'offline'] as const;
+export type PresenceChangeStatus = (typeof presenceChangeStatuses)[number];
+
+// Gateways and SMS.
+
+export const gatewayTypes = ['manual', 'automatic'] as const;
+export type GatewayType = (typeof gatewayTypes)[number];
+/** Who pays the gateway fee: the merchant (the customer sends the amount) or the customer (sends amount + fee). */
+export const feePayers = ['merchant', 'customer'] as const;
+export type FeePayer = (typeof feePayers)[number];
+/** Which way an SMS moves money: `in` a credit that may pay a payment, `out` a debit (balance chain evidence only). */
+export const smsDirections = ['in', 'out'] as const;
+export type SmsDirection = (typeof smsDirections)[number];
+
+/** Statuses of a stored SMS record: `pending` until matching decides, then how it was decided. */
+export const smsRecordStatuses = ['pending', 'matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate', 'balance_mismatch', 'money_out'] as const;
+export type SmsRecordStatus = (typeof smsRecordStatuses)[number];
+/**
+ * Match statuses that leave a record for a person (docs/matching.md). A record
+ * in one of them, not yet resolved, is in the review queue.
+ */
+export const smsReviewStatuses = ['no_candidate', 'low_confidence', 'balance_mismatch'] as const;
+export type SmsReviewStatus = (typeof smsReviewStatuses)[number];
+/** How a person resolved a record left for review. */
+export const smsResolutions = ['verified', 'rejected', 'dismissed'] as const;
+export type SmsResolution = (typeof smsResolutions)[number];
+/**
+ * A record's place in its phone's balance chain for one wallet (docs/matching.md).
+ * In the order of the database's check constraint, which the entity's enum must reproduce.
+ */
+export const balanceChainStates = ['first', 'follows', 'mismatch', 'impossible', 'unreadable', 'after_break', 'missing', 'repaired'] as const;
+export type BalanceChainState = (typeof balanceChainStates)[number];
+
+export const outboundSmsStatuses = ['pending', 'leased', 'sent', 'failed', 'delivered', 'expired'] as const;
+export type OutboundSmsStatus = (typeof outboundSmsStatuses)[number];
+
+/** Why a backfill of a phone's inbox is asked: by an operator, or by the service on a gap. */
+export const backfillReasons = ['manual', 'offline', 'heartbeat_gap', 'balance_chain_break'] as const;
+export type BackfillReason = (typeof backfillReasons)[number];
+export const backfillStatuses = ['pending', 'delivered', 'answered', 'failed'] as const;
+export type BackfillStatus = (typeof backfillStatuses)[number];
+
+// Payments and refunds.
+
+/** Statuses of one transaction (one attempt on one gateway). */
+export const transactionStatuses = ['pending', 'processing', 'awaiting_verification', 'completed', 'failed', 'expired'] as const;
+export type TransactionStatus = (typeof transactionStatuses)[number];
+/** Statuses of a payment intent (the merchant's request to be paid), apart from its transactions. */
+export const intentStatuses = ['pending', 'completed', 'expired', 'canceled'] as const;
+export type IntentStatus = (typeof intentStatuses)[number];
+/** Statuses a payment shows: its latest transaction's, or its intent's; `canceled` when the merchant canceled it. */
+export const paymentStatuses = [...transactionStatuses, 'canceled'] as const;
+export type PaymentStatus = (typeof paymentStatuses)[number];
+
+export const refundStatuses = ['pending', 'completed', 'failed'] as const;
+export type RefundStatus = (typeof refundStatuses)[number];
+
+/** The kinds of entry in a transaction's timeline (the console's history of one payment). */
+export const timelineKinds = ['created', 'sms', 'completed', 'failed', 'expired', 'webhook', 'refund', 'action'] as const;
+export type TimelineKind = (typeof timelineKinds)[number];
+
+// Webhooks.
+
+export const webhookEventNames = [
+  'payment.completed',
+  'payment.failed',
+  'payment.expired',
+  'payment.canceled',
+  'refund.completed',
+  'refund.failed',
+  'device.offline',
+  'device.online',
+  'gateway.sms_unparsed',
+] as const;
+export type WebhookEventName = (typeof webhookEventNames)[number];
+
+export const deliveryStatuses = ['pending', 'retrying', 'success', 'dead_letter'] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
+/** How one delivery attempt ended. */
+export const deliveryAttemptOutcomes = ['success', 'failure', 'abandoned'] as const;
+export type DeliveryAttemptOutcome = (typeof deliveryAttemptOutcomes)[number];
+/** Why an endpoint is disabled: by the merchant, answered 410, or failed over a whole retry window. */
+export const endpointDisabledReasons = ['merchant', 'gone', 'failing'] as const;
+export type EndpointDisabledReason = (typeof endpointDisabledReasons)[number];
+
+// Alerts.
+
+/** What raises an operator alert (server/domain/alerts/raise.ts). */
+export const alertTypes = ['device_offline', 'battery_low', 'review_waiting', 'webhook_endpoint_disabled', 'sms_format_alarm'] as const;
+export type AlertType = (typeof alertTypes)[number];
+/** An alert's delivery state. */
+export const alertStatuses = ['pending', 'delivered', 'failed', 'suppressed'] as const;
+export type AlertStatus = (typeof alertStatuses)[number];
