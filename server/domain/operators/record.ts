@@ -1,4 +1,4 @@
-import { sql, type Selectable, type UpdateObject } from 'kysely';
+import { type Selectable, type UpdateObject } from 'kysely';
 import type { OperatorRole } from '../../../contract/vocabulary.ts';
 import type { DB, Db } from '../db.ts';
 
@@ -53,12 +53,6 @@ export function toOperator(r: OperatorRow): OperatorRecord {
   };
 }
 
-/**
- * A jsonb value as a parameter: node-postgres sends a JS array as a PostgreSQL
- * array literal, which jsonb refuses, so the list goes as JSON text.
- */
-export const brandIdsParam = (ids: number[] | null) => (ids === null ? null : sql<number[]>`${JSON.stringify(ids)}::jsonb`);
-
 /** The operator with this id or e-mail (stored lower-cased); `forUpdate` locks the row until the transaction ends. */
 export async function findOperator(db: Db, by: { id: string } | { email: string }, opts: { forUpdate?: boolean } = {}): Promise<OperatorRecord | undefined> {
   let q = db.selectFrom('operators').selectAll();
@@ -96,7 +90,7 @@ export async function writeOperator(tx: Db, op: OperatorRecord, patch: OperatorP
   if ('email' in changed) set.email = changed.email;
   if ('name' in changed) set.name = changed.name;
   if ('role' in changed) set.role = changed.role;
-  if ('brandIds' in changed) set.brand_ids = brandIdsParam(changed.brandIds ?? null);
+  if ('brandIds' in changed) set.brand_ids = changed.brandIds ?? null;
   if ('passwordHash' in changed) set.password_hash = changed.passwordHash;
   if ('totpSecret' in changed) set.totp_secret = changed.totpSecret;
   if ('totpPendingSecret' in changed) set.totp_pending_secret = changed.totpPendingSecret;

@@ -4,7 +4,7 @@ import type { OperatorRole } from '../../../contract/vocabulary.ts';
 import { randomToken, sha256Hex, timingSafeEqualString } from '../../infra/crypto/tokens.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { recordAudit, withAudit, type AuditActor } from '../audit/service.ts';
-import { brandIdsParam, findOperator, findOperatorOrFail, toOperator, writeOperator, type OperatorRecord } from './record.ts';
+import { findOperator, findOperatorOrFail, toOperator, writeOperator, type OperatorRecord } from './record.ts';
 import { dummyPasswordHash, generatePassword, hashPassword, verifyPassword } from './password.ts';
 import { checkTotp } from './totp.ts';
 import { clearFailures, countFailure, lockedError, operatorActor } from './lockout.ts';
@@ -258,7 +258,7 @@ export async function createOperator(
           email,
           name: input.name,
           role: input.role,
-          brand_ids: brandIdsParam(input.role === 'owner' ? null : (input.brandIds ?? null)),
+          brand_ids: input.role === 'owner' ? null : (input.brandIds ?? null),
           password_hash: passwordHash,
           disabled: false,
           failed_logins: 0,
