@@ -1,12 +1,12 @@
 import type { Mode } from '../../../contract/common/mode.ts';
 import type { EntityManager } from '../../infra/database/orm.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { INTENT_EVENT_COLUMNS, latestTransactionId, toTransaction, transactionSelect, type TransactionRecord } from '../payments/transactions.ts';
+import { toTransaction, transactionSelect, type TransactionRecord } from '../payments/transactions.ts';
 import { OPEN_STATUSES, type MatchCandidate } from './matcher.ts';
 import type { GatewayParseConfig } from './parser.ts';
 import { sameSender, senderKey } from './senders.ts';
 import { sql, type Kysely } from 'kysely';
-import { db, pipelined, prepared, type DB } from '../db.ts';
+import { db, prepared, type DB } from '../db.ts';
 import type { StoredCustomerPhone } from './expected-payer.ts';
 import type { GatewaySmsRow } from './records.ts';
 
@@ -149,16 +149,14 @@ export interface LockedCandidate extends CandidateRow {
 
 /**
  * The intents' locks of lockOpenCandidates, in id order, without the ids to
- * lock: a caller adds them (an id array here, a subquery in batch-io.ts). The
+ * lock: lockIntents adds them (an id array). The
  * intent's creation (the timing rule's reference) comes with its lock: it never changes.
  */
 export function intentLocks(k: Kysely<DB>) {
   return (
     k
       .selectFrom('payment_intents')
-      // The columns a `payment.completed` event shows, as locked: a batch works out its events from them (completionEventDataAhead).
-      .select(INTENT_EVENT_COLUMNS)
-      .select(latestTransactionId)
+      .select(['payment_intents.id as intent_id', 'payment_intents.created_at'])
       .orderBy('payment_intents.id')
       .forUpdate()
   );
@@ -227,14 +225,13 @@ export function lockedCandidatesOf(intents: readonly IntentLockRow[], rows: read
  * returns them as they are now. Rows that were open when loaded but changed
  * meanwhile come back with their new status and claim. Each comes with its
  * whole TransactionRecord, read under the locks, so that completing it
- * (completeLockedTransaction) need not lock and read it again: two round
- * trips per matched SMS (BENCHMARKS.md).
+ * (completeLockedTransactions) need not lock and read it again.
  */
 export async function lockOpenCandidates(tx: EntityManager, rows: readonly CandidateRow[]): Promise<Map<number, LockedCandidate>> {
   const open = rows.filter((r) => OPEN_STATUSES.includes(r.status));
   if (open.length === 0) return new Map();
   const intentIds = [...new Set(open.map((r) => r.intentId))].sort((a, b) => a - b);
-  // Both statements in one round trip (db.ts `pipelined`): PostgreSQL takes the intents' locks first, as ever.
-  const [intents, locked] = await pipelined(tx, lockIntents.bind(tx, { ids: intentIds }), lockTransactions.bind(tx, { ids: open.map((r) => r.id) }));
-  return lockedCandidatesOf(intents, locked);
+  // The intents' locks first, as ever.
+  const intents = await lockIntents.execute(tx, { ids: intentIds });
+  return lockedCandidatesOf(intents, await lockTransactions.execute(tx, { ids: open.map((r) => r.id) }));
 }
