@@ -320,6 +320,30 @@ export async function completeTransaction(
   return em.transactional(async (tx) => (await completeLockedTransactions(tx, [{ t: await lockTransaction(tx, transactionId), gatewayTrxId: claimed }], opts.source))[0]!);
 }
 
+/** The intent columns of paymentQuery (view.ts), as the completion's intent UPDATE returns them. */
+type IntentEventRow = Pick<
+  PaymentRow,
+  'intent_id' | 'payment_id' | 'brand_id' | 'intent_amount' | 'intent_currency' | 'reference' | 'metadata' | 'intent_status' | 'expires_at' | 'intent_created_at' | 'customer_id'
+>;
+
+/** What the intent's UPDATE of a completion returns: the intent columns a `payment.completed` event shows (IntentEventRow). */
+const INTENT_EVENT_COLUMNS = [
+  'payment_intents.id as intent_id', 'payment_intents.uuid as payment_id', 'payment_intents.brand_id', 'payment_intents.amount as intent_amount',
+  'payment_intents.currency as intent_currency', 'payment_intents.reference', 'payment_intents.metadata', 'payment_intents.status as intent_status',
+  'payment_intents.expires_at', 'payment_intents.created_at', 'payment_intents.customer_id',
+] as const;
+
+/** ...and the id of the intent's latest transaction: the event shows that one. */
+const latestTransactionId = (eb: ExpressionBuilder<DB, 'payment_intents'>) =>
+  eb
+    .selectFrom('transactions as tt')
+    .select('tt.id')
+    .whereRef('tt.intent_id', '=', 'payment_intents.id')
+    .orderBy('tt.created_at', 'desc')
+    .orderBy('tt.id', 'desc')
+    .limit(1)
+    .as('latest_transaction_id');
+
 /**
  * The completion statement (completeLockedTransactions): the transactions and
  * intents by two id arrays, each completion's claimed gateway trx id from a JSON
@@ -437,30 +461,6 @@ export function completionRefusal(t: TransactionRecord, gatewayTrxId: string | n
   }
   return null;
 }
-
-/** The intent columns of paymentQuery (view.ts), as the completion's intent UPDATE returns them. */
-type IntentEventRow = Pick<
-  PaymentRow,
-  'intent_id' | 'payment_id' | 'brand_id' | 'intent_amount' | 'intent_currency' | 'reference' | 'metadata' | 'intent_status' | 'expires_at' | 'intent_created_at' | 'customer_id'
->;
-
-/** What the intent's UPDATE of a completion returns: the intent columns a `payment.completed` event shows (IntentEventRow). */
-export const INTENT_EVENT_COLUMNS = [
-  'payment_intents.id as intent_id', 'payment_intents.uuid as payment_id', 'payment_intents.brand_id', 'payment_intents.amount as intent_amount',
-  'payment_intents.currency as intent_currency', 'payment_intents.reference', 'payment_intents.metadata', 'payment_intents.status as intent_status',
-  'payment_intents.expires_at', 'payment_intents.created_at', 'payment_intents.customer_id',
-] as const;
-
-/** ...and the id of the intent's latest transaction: the event shows that one. */
-export const latestTransactionId = (eb: ExpressionBuilder<DB, 'payment_intents'>) =>
-  eb
-    .selectFrom('transactions as tt')
-    .select('tt.id')
-    .whereRef('tt.intent_id', '=', 'payment_intents.id')
-    .orderBy('tt.created_at', 'desc')
-    .orderBy('tt.id', 'desc')
-    .limit(1)
-    .as('latest_transaction_id');
 
 /** The intent's UPDATE RETURNING columns as a completion's row has them: nullable, `created_at` under its own name. */
 type IntentReturned = { [K in keyof IntentEventRow as K extends 'intent_created_at' ? 'created_at' : K]: IntentEventRow[K] | null };

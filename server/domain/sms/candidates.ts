@@ -152,7 +152,7 @@ export interface LockedCandidate extends CandidateRow {
  * lock: lockIntents adds them (an id array). The
  * intent's creation (the timing rule's reference) comes with its lock: it never changes.
  */
-export function intentLocks(k: Kysely<DB>) {
+function intentLocks(k: Kysely<DB>) {
   return (
     k
       .selectFrom('payment_intents')
@@ -166,7 +166,7 @@ export function intentLocks(k: Kysely<DB>) {
  * The transactions' locks of lockOpenCandidates, in id order, without the ids
  * to lock (as intentLocks): each whole transaction, read under its lock.
  */
-export function transactionLocks(k: Kysely<DB>) {
+function transactionLocks(k: Kysely<DB>) {
   return (
     transactionSelect(k)
       .select('t.sender_number_encrypted as payer_number_encrypted')
@@ -178,8 +178,8 @@ export function transactionLocks(k: Kysely<DB>) {
   );
 }
 
-export type IntentLockRow = Awaited<ReturnType<ReturnType<typeof intentLocks>['execute']>>[number];
-export type TransactionLockRow = Awaited<ReturnType<ReturnType<typeof transactionLocks>['execute']>>[number];
+type IntentLockRow = Awaited<ReturnType<ReturnType<typeof intentLocks>['execute']>>[number];
+type TransactionLockRow = Awaited<ReturnType<ReturnType<typeof transactionLocks>['execute']>>[number];
 
 /** lockOpenCandidates' two statements, compiled once (db.ts `prepared`): the intents, then the transactions, each by an id array. */
 const lockIntents = prepared((k, $: { ids: number[] }) => intentLocks(k).where('payment_intents.id', '=', (eb) => eb.fn.any(eb.val($.ids))));
@@ -187,10 +187,10 @@ const lockTransactions = prepared((k, $: { ids: number[] }) => transactionLocks(
 
 /**
  * The locked candidates of the two lock statements' answers. A transaction
- * whose intent is not among `intents` is left out: the caller did not hold its
- * intent's lock when it took the transaction's, and must lock it again.
+ * whose intent is not among `intents` is left out: its intent's lock was not
+ * held when the transaction's was taken.
  */
-export function lockedCandidatesOf(intents: readonly IntentLockRow[], rows: readonly TransactionLockRow[]): Map<number, LockedCandidate> {
+function lockedCandidatesOf(intents: readonly IntentLockRow[], rows: readonly TransactionLockRow[]): Map<number, LockedCandidate> {
   const intentCreatedAt = new Map(intents.map((i) => [Number(i.intent_id), i.created_at]));
   const fresh = new Map<number, LockedCandidate>();
   for (const r of rows) {
