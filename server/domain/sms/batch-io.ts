@@ -18,7 +18,6 @@ import type { SmsOutcome } from './records.ts';
  */
 export interface DecideIo {
   chain(q: { deviceId: number; wallet: string; recordId: number; smsTime: Date; reading: ChainReading }): Promise<ChainVerdict>;
-  lockTrxIds(ids: Array<string | null>): Promise<void>;
   /** The ids among `trxIds` that an earlier SMS contradicted or a person refused (contradicted.ts). */
   contradicted(q: ContradictedQuery): Promise<Set<string>>;
   /** The candidates of reading `index` of record `recordId` (loadCandidates). */
@@ -352,9 +351,6 @@ export async function batchReads(tx: EntityManager, cipher: PiiCipher, plans: re
         Object.assign(head, { id: q.recordId, at: q.smsTime.getTime(), balance: verdict.balance, broken: breaksChain(verdict.state), changed: true });
       }
       return { state: verdict.state, previousId: prev ? prev.id : null, expected: verdict.expected, balance: verdict.balance };
-    },
-    async lockTrxIds() {
-      // Taken for the whole batch above.
     },
     async contradicted(q) {
       const known = contradicted.get(`${q.brandId}:${q.mode}`) ?? new Set<string>();

@@ -189,8 +189,7 @@ async function decide(
   }
   const ins = all.filter((r) => paysPayments(r.parsed));
 
-  await io.lockTrxIds(ins.map((r) => r.parsed.trxId));
-  // Read under the trx id locks: an earlier SMS about one of these ids that contradicted its chain, or was refused.
+  // Read under the trx id locks (taken for the whole batch, batch-io.ts): an earlier SMS about one of these ids that contradicted its chain, or was refused.
   const contradicted = await io.contradicted({ brandId: rec.brandId, mode: rec.mode, recordId: rec.id, trxIds: ins.map((r) => r.parsed.trxId!) });
   const loaded: CandidateRow[][] = [];
   for (const [i, r] of ins.entries()) loaded.push(await io.candidates(rec.id, i, candidateQuery(rec, r, settings)));
