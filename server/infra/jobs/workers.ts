@@ -1,8 +1,6 @@
 import { fromKysely, type PgBoss, type Queue, type SendOptions } from 'pg-boss';
 import type { AppDeps } from '../../deps.ts';
 import type { EntityManager, Orm } from '../database/orm.ts';
-import { CompiledQuery } from 'kysely';
-import type { BoundStatement } from '../database/convert-values.ts';
 
 /**
  * Background work. Each job module exports a registration; the list of them
@@ -56,31 +54,14 @@ function queueOf(em: EntityManager, name: string): PgBoss {
 }
 
 /**
- * enqueueInTransaction for several jobs of one queue, as one statement for the
- * caller to send with others (db.ts `pipelined`, `sendWithCommit`) in its
- * transaction: pg-boss's own `insert`, whose SQL (the statement `send` runs,
- * over a list of jobs) is taken from its database adapter instead of run there.
+ * enqueueInTransaction for several jobs of one queue, in one statement:
+ * pg-boss's public `insert` with the same adapter on the caller's transaction.
  * Only the options `send` and `insert` treat alike are taken (`singletonKey`,
- * `startAfter`); pg-boss version upgrades are covered by the tests that deliver
- * such jobs.
+ * `startAfter`): a singleton key already queued skips that job, as `send` does.
  */
-export async function bindEnqueue(
-  em: EntityManager,
-  name: string,
-  jobs: ReadonlyArray<{ data: object; singletonKey?: string; startAfter?: Date }>,
-): Promise<BoundStatement<unknown>> {
-  let statement: { text: string; values: unknown[] } | null = null;
-  await queueOf(em, name).insert(name, [...jobs], {
-    db: {
-      async executeSql(text: string, values: unknown[]) {
-        statement = { text, values };
-        return { rows: [] };
-      },
-    },
-  });
-  if (statement === null) throw new Error(`pg-boss wrote no statement for the jobs of ${name}`);
-  const { text, values } = statement as { text: string; values: unknown[] };
-  return { query: CompiledQuery.raw(text, values), rows: (result) => result.rows };
+export async function enqueueManyInTransaction(em: EntityManager, name: string, jobs: ReadonlyArray<{ data: object; singletonKey?: string; startAfter?: Date }>): Promise<void> {
+  if (jobs.length === 0) return;
+  await queueOf(em, name).insert(name, [...jobs], { db: fromKysely(em.getKysely() as never) });
 }
 
 /** Starts every registered worker; `stop()` stops them (in-flight work finishes first). */
