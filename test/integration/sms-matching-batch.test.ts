@@ -4,7 +4,6 @@ import { pairDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { seedGateway, seedSetting } from '../support/seed.ts';
 import { paymentEventData } from '../../server/domain/payments/view.ts';
-import { countStatements } from '../support/statements.ts';
 import { waitForLockWaiters } from '../support/wait.ts';
 import {
   creditTemplate,
@@ -230,7 +229,7 @@ describe('concurrent batches', () => {
   });
 });
 
-describe('locks sent with the reads (batch-io.ts)', () => {
+describe('locks taken after the reads (batch-io.ts)', () => {
   it('a payment completed between the read of the candidates and their locks is decided as it is under the lock', async () => {
     const scene = await smsScene(t);
     const id = newGatewayTrxId();
@@ -258,14 +257,14 @@ describe('locks sent with the reads (batch-io.ts)', () => {
   });
 });
 
-describe('events worked out before the completion (completionEventDataAhead)', () => {
-  it("each payment.completed written with the COMMIT says exactly what the payment reads once committed", async () => {
+describe('events built from what the completion returned (completeLockedTransactions)', () => {
+  it('each payment.completed says exactly what the payment reads once committed', async () => {
     const scene = await smsScene(t);
     const ids = [newGatewayTrxId(), newGatewayTrxId()];
     const payments = [];
     for (const [i, id] of ids.entries()) payments.push(await seedPayment(t, scene, { amount: `${660 + i}.00`, status: 'awaiting_verification', gatewayTrxId: id }));
     const at = Date.now() - 60_000;
-    // Twice: the first batch of a brand plans after its claim, the second before it; both must write the same.
+    // Twice: the first batch of a brand and a later one must write the same.
     for (const round of [0, 1]) {
       const id = round === 0 ? ids[0]! : ids[1]!;
       const [answer] = await forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash(`${660 + round}.00`, id), received_at: new Date(at + round).toISOString() }]);
@@ -284,44 +283,8 @@ describe('events worked out before the completion (completionEventDataAhead)', (
   });
 });
 
-describe('round trips', () => {
-  it('a request of ten matched SMS makes the statements of a request of one: stored, matched and completed set-based', async () => {
-    const scene = await smsScene(t);
-    const at = Date.now() - 60_000;
-    const request = async (k: number) => {
-      const ids = Array.from({ length: k }, () => newGatewayTrxId());
-      for (const [i, id] of ids.entries()) await seedPayment(t, scene, { amount: `${300 + i}.00`, status: 'awaiting_verification', gatewayTrxId: id });
-      const messages = ids.map((id, i) => ({ sender: 'bKash', body: smsBodies.bkash(`${300 + i}.00`, id), received_at: new Date(at + i).toISOString() }));
-      let answers: Awaited<ReturnType<typeof forwardSms>> = [];
-      const counted = await countStatements(async () => {
-        answers = await forwardSms(t, scene.device, messages);
-      });
-      expect(answers.every((a) => a.match_status === 'matched')).toBe(true);
-      return counted;
-    };
-    // The first request of a brand creates its filter rules, and the first batch of the process plans only
-    // after its claim (service.ts, plansAhead): the steady state is from the second request on.
-    await request(1);
-    const one = await request(1);
-    const ten = await request(10);
-    console.log(`statements (round trips): 1 SMS ${one.n} (${one.trips}), 10 SMS ${ten.n} (${ten.trips})\n  1: ${one.texts.join('\n  1: ')}\n  10: ${ten.texts.join('\n  10: ')}`);
-    // Nothing per SMS: ten cost what one costs.
-    expect(ten.n).toBeLessThanOrEqual(one.n);
-    expect(ten.trips).toBeLessThanOrEqual(one.trips);
-    // Statements that need no answer of another go together (db.ts `pipelined`): ten fewer waits than statements
-    // (BEGIN with the claim, the batch's reads, its locks, the endpoints and now(); the outcomes, completions,
-    // events and COMMIT).
-    // A sweep's statements landing in the window add to both counts, never to the difference.
-    expect(one.trips).toBeLessThanOrEqual(one.n - 10);
-    expect(ten.trips).toBeLessThanOrEqual(ten.n - 10);
-    // The writes and the events leave with the COMMIT (db.ts `sendWithCommit`); a sweep's statements may follow.
-    const commit = one.texts.indexOf('+ commit');
-    expect(one.texts[commit - 1]).toMatch(/^\+ insert into "webhook_events"/);
-  });
-});
-
-describe('reads sent with the claim (service.ts, plansAhead)', () => {
-  it('stand only when the settings as claimed make the same plans: a changed match window is read again', async () => {
+describe('settings read with the claim (service.ts)', () => {
+  it('a changed match window is used by the next batch', async () => {
     const scene = await smsScene(t);
     const forwardFor = async (amount: string, createdMinutesAgo: number) => {
       const { transaction } = await seedPayment(t, scene, { amount });
@@ -329,15 +292,14 @@ describe('reads sent with the claim (service.ts, plansAhead)', () => {
       const [answer] = await forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash(amount, newGatewayTrxId()) }]);
       return { answer: answer!, row: await smsRow(t, answer!.id), transaction };
     };
-    // The process plans with the window of 1440 minutes from here on.
     expect((await forwardFor('611.00', 1)).answer.match_status).toBe('low_confidence');
     await seedSetting(t, 'match_window_minutes', 5);
     try {
-      // Planned with 1440 minutes, the payment of 6 minutes ago would be a candidate; claimed with 5, it is not.
+      // Claimed with a window of 5 minutes, the payment of 6 minutes ago is no candidate.
       const narrowed = await forwardFor('612.00', 6);
       expect(narrowed.answer.match_status).toBe('no_candidate');
       expect(narrowed.row).toMatchObject({ reason_code: 'no_candidate', candidate_ids: [] });
-      // And back: planned with 5 minutes, the payment of 30 minutes ago would be missed; claimed with 1440, it is found.
+      // And back: claimed with 1440 minutes, the payment of 30 minutes ago is found.
       await seedSetting(t, 'match_window_minutes', 1440);
       const widened = await forwardFor('613.00', 30);
       expect(widened.answer.match_status).toBe('low_confidence');

@@ -100,7 +100,7 @@ describe('recordEvent', () => {
       transaction(em(), (tx) => recordEvent(tx, { brandId, mode: 'live', event: 'payment.completed', data: { ...paymentData, amount: 1250 } })),
     ).rejects.toThrow(/payment\.completed data does not match contract\/events\.ts \(data\.amount: /);
     await expect(recordEvent(em(), { brandId, mode: 'live', event: 'payment.completed', data: paymentData })).rejects.toThrow(
-      'recordEvent must run inside transaction(em, )',
+      'recordEvent must run inside a transaction',
     );
     const { events } = await rowsFor(brandId);
     expect(events).toHaveLength(3);

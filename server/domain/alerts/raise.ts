@@ -1,5 +1,5 @@
 import { enqueueInTransaction } from '../../infra/jobs/workers.ts';
-import { transaction, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 
 import type { AlertType } from './entities.ts';
 
@@ -31,7 +31,7 @@ export type RaiseResult = { raised: true; alertId: number } | { raised: false; r
  * source cannot storm the operators.
  */
 export async function raiseAlert(tx: Db, input: AlertInput): Promise<RaiseResult> {
-  if (!tx.isTransaction) throw new Error('raiseAlert must run inside transaction(em, )');
+  if (!tx.isTransaction) throw new Error('raiseAlert must run inside a transaction');
   const switches = await tx.selectFrom('alert_brand_settings').select('disabled_types').where('brand_id', '=', input.brandId).executeTakeFirst();
   if (switches?.disabled_types.includes(input.type)) return { raised: false, reason: 'switched_off' };
   const row = await tx

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
-import { transaction, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
 
 /**
@@ -33,7 +33,7 @@ export interface CheckoutGuard {
  * its taken-id answers (SUBMISSION_LIMIT_REACHED).
  */
 export async function lockCheckoutGuard(tx: Db, paymentId: string, opts: { submitting: boolean }): Promise<CheckoutGuard> {
-  if (!tx.isTransaction) throw new Error('lockCheckoutGuard must run inside transaction(em, )');
+  if (!tx.isTransaction) throw new Error('lockCheckoutGuard must run inside a transaction');
   if (!isUuid(paymentId)) throw new AppError('PAYMENT_NOT_FOUND');
   const r = await tx
     .selectFrom('payment_intents as i')

@@ -1,4 +1,4 @@
-import { transaction, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 
 /**
  * Where SMS matching plugs into the checkout: an SMS that already arrived for

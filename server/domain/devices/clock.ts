@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import type { BoundStatement } from '../../infra/database/convert-values.ts';
 import { prepared, type Db } from '../db.ts';
 
 /**
@@ -17,7 +16,7 @@ const CLOCK_JUMP_MS = 10 * 60_000;
 /** Offsets beyond a day are not a skewed clock but a wrong one: ignored. */
 const MAX_CLOCK_OFFSET_MS = 86_400_000;
 
-/** The sample's UPDATE, compiled once (db.ts `prepared`): an SMS batch sends it with its records (bindDeviceClock). */
+/** The sample's UPDATE, compiled once (db.ts `prepared`): recorded before each forwarded batch's records. */
 const storeClockSample = prepared((k, $: { deviceId: number; sample: number }) =>
   k
     .updateTable('devices')
@@ -36,15 +35,6 @@ const storeClockSample = prepared((k, $: { deviceId: number; sample: number }) =
 function sampleOf(deviceTime: Date): number | null {
   const sample = deviceTime.getTime() - Date.now();
   return Number.isFinite(sample) && Math.abs(sample) <= MAX_CLOCK_OFFSET_MS ? sample : null;
-}
-
-/**
- * The UPDATE that records one sample, not sent yet (to go with other statements,
- * db.ts `pipelined`), or null when the sample is ignored. The sample is taken now.
- */
-export function bindDeviceClock(em: Db, deviceId: number, deviceTime: Date): BoundStatement<{ clock_offset_ms: number | null }> | null {
-  const sample = sampleOf(deviceTime);
-  return sample === null ? null : storeClockSample.bind(em, { deviceId, sample });
 }
 
 /** Records one sample; returns the stored (smoothed) offset in ms, or null when the sample was ignored. */

@@ -1,4 +1,3 @@
-import { LRUCache } from 'lru-cache';
 import { AppError } from '../../../contract/common/errors.ts';
 import { sql, type Selectable } from 'kysely';
 import { prepared, type DB, transaction, type Db } from '../db.ts';
@@ -108,46 +107,6 @@ export async function getFilterRules(em: Db, brandId: number): Promise<Versioned
     .onConflict((oc) => oc.column('brand_id').doNothing())
     .execute();
   return toRules((await select(em, brandId))!, await gatewaySenders(em));
-}
-
-/**
- * The rules the SMS forward path last read for each brand, per ORM: what it
- * screens a batch with before storing it, instead of reading them on every
- * batch. Only a guess: the INSERT of the batch's records stores nothing unless
- * the brand's version in its own snapshot is still this one (the version only
- * grows, see toRules), and the batch is screened again on a fresh read
- * otherwise (sms-intake/screened.ts). One entry per brand that forwarded, the
- * least recently used forgotten beyond REMEMBERED_RULES_MAX_BYTES (lru-cache:
- * a brand's rules run from a few hundred bytes to about 50 kB, so a count of
- * brands would bound nothing); a forgotten brand's next batch reads them again.
- */
-export const REMEMBERED_RULES_MAX_BYTES = 8 * 1024 * 1024;
-const lastRules = new WeakMap<object, LRUCache<number, VersionedFilterRules>>();
-
-/** Roughly what a brand's rules hold in memory: two bytes a character and a string's header, per list entry. */
-export function rememberedRulesSize(rules: FilterRules): number {
-  const list = (l: readonly string[]) => l.reduce((n, v) => n + 2 * v.length + 32, 0);
-  return 200 + list(rules.allowedSenders) + list(rules.extraSenders) + list(rules.positiveKeywords) + list(rules.negativeKeywords);
-}
-
-/** The brand's rules as this process last read them for screening, if it did; possibly no longer current. */
-export function rememberedFilterRules(em: Db, brandId: number): VersionedFilterRules | undefined {
-  return lastRules.get(em.getMetadata())?.get(brandId);
-}
-
-/**
- * getFilterRules, remembered for rememberedFilterRules. Only what is committed
- * is remembered: inside a transaction the read may see the transaction's own
- * change, and a version that is rolled back can be reached again by other rules.
- */
-export async function readFilterRulesToRemember(em: Db, brandId: number): Promise<VersionedFilterRules> {
-  const rules = await getFilterRules(em, brandId);
-  if (!em.isTransaction) {
-    let byBrand = lastRules.get(em.getMetadata());
-    if (!byBrand) lastRules.set(em.getMetadata(), (byBrand = new LRUCache<number, VersionedFilterRules>({ maxSize: REMEMBERED_RULES_MAX_BYTES, sizeCalculation: rememberedRulesSize })));
-    byBrand.set(brandId, rules);
-  }
-  return rules;
 }
 
 /** Extra senders must be able to equal a real sender (printable ASCII names or numbers; see senders.ts). */

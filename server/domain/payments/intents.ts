@@ -161,9 +161,7 @@ export async function createIntent(
   opts: { publicBaseUrl: string; now?: Date },
 ): Promise<PaymentCreatedResource> {
   const now = opts.now ?? new Date();
-  return transaction(em, async (tx) => toCreated(await createWith(tx, keys, brandId, mode, input, now, await loadIntentConfig(tx)), opts.publicBaseUrl, input, mode), {
-    propagation: 'required',
-  });
+  return transaction(em, async (tx) => toCreated(await createWith(tx, keys, brandId, mode, input, now, await loadIntentConfig(tx)), opts.publicBaseUrl, input, mode), { join: true });
 }
 
 type InsertedIntent = NonNullable<Awaited<ReturnType<typeof insertIntentExpiringIn.executeTakeFirst>>>;

@@ -9,7 +9,7 @@ import { loadRates } from '../fx/service.ts';
 import { currenciesOf, noRateMessage, quoteGateway } from '../gateways/quote.ts';
 import { getGateway } from '../gateways/service.ts';
 import { gatewayServesMode } from '../sandbox/gateway.ts';
-import { recordEvent, recordEvents, type EventEndpointsMemo } from '../webhooks/outbox.ts';
+import { recordEvent, recordEvents, type EventInput } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES, type TransactionStatus } from './entities.ts';
 import { loadIntent } from './intents.ts';
 import { prepared, type DB, transaction, type Db } from '../db.ts';
@@ -284,7 +284,7 @@ export async function replaceLockedGatewayTrxId(
   t: TransactionRecord,
   input: { gatewayTrxId: string; senderNumber?: string | null },
 ): Promise<TransactionRecord> {
-  if (!tx.isTransaction) throw new Error('replaceLockedGatewayTrxId must run inside transaction(em, )');
+  if (!tx.isTransaction) throw new Error('replaceLockedGatewayTrxId must run inside a transaction');
   const gatewayTrxId = cleanGatewayTrxId(input.gatewayTrxId);
   const sender = encryptSender(keys, input.senderNumber ? cleanSender(input.senderNumber) : null, t.brandId, t.trxId);
   if (t.status !== 'awaiting_verification' || t.gatewayType !== 'manual') {
@@ -316,108 +316,39 @@ export async function completeTransaction(
   opts: { source: CompletionSource; gatewayTrxId?: string | null },
 ): Promise<TransactionChange> {
   const claimed = opts.gatewayTrxId ? cleanGatewayTrxId(opts.gatewayTrxId) : null;
-  return mapUnique(() =>
-    transaction(em, async (tx) => completeLockedTransaction(tx, await lockTransaction(tx, transactionId), { source: opts.source, gatewayTrxId: claimed })),
-  );
+  return transaction(em, async (tx) => (await completeLockedTransactions(tx, [{ t: await lockTransaction(tx, transactionId), gatewayTrxId: claimed }], opts.source))[0]!);
 }
 
-/**
- * completeTransaction for a caller that already holds the locks it takes: the
- * intent row, then the transaction row (in that order), with `t` read under
- * them. It runs in the caller's database transaction, without a savepoint of
- * its own: the SMS matcher locks its candidates before deciding, and locking
- * them again plus a savepoint was four of its round trips per SMS
- * (BENCHMARKS.md). Every refusal is decided before the first write. The one
- * error a write can raise is GATEWAY_TRX_ID_TAKEN (the unique index on the
- * gateway trx id, when `gatewayTrxId` is stored on a transaction that had
- * none): a caller that wants to go on after that refusal runs this in a
- * nested transaction(em, ) (a savepoint), as completeTransaction does.
- */
-export async function completeLockedTransaction(
-  tx: Db,
-  t: TransactionRecord,
-  opts: { source: CompletionSource; gatewayTrxId?: string | null; eventEndpoints?: EventEndpointsMemo },
-): Promise<TransactionChange> {
-  if (!tx.isTransaction) throw new Error('completeLockedTransaction must run inside transaction(em, )');
-  const claimed = opts.gatewayTrxId ? cleanGatewayTrxId(opts.gatewayTrxId) : null;
-  if (completionRefusal(t, opts.gatewayTrxId) === 'already_completed') return { transaction: t, changed: false };
-  // Both rows are already locked (intent first), so one statement updates both:
-  // one round trip fewer per completion (BENCHMARKS.md). The intent's columns the
-  // event shows come back from its UPDATE, with the id of its latest transaction
-  // (the one paymentEventData shows): reading the payment back for the event was
-  // one more round trip. Anything unusual (intent not pending, another
-  // transaction latest) still reads it back.
-  const row = await mapUnique(() =>
-    tx
-      .with('done', (k) =>
-        k
-          .updateTable('transactions')
-          .set({
-            status: 'completed',
-            completed_at: sql<Date>`now()`,
-            completion_source: opts.source,
-            gateway_trx_id: sql<string | null>`COALESCE(gateway_trx_id, ${claimed})`,
-            updated_at: sql<Date>`now()`,
-          })
-          .where('id', '=', t.id)
-          .where('status', 'in', OPEN_TRANSACTION_STATUSES)
-          .returning(['id as done_id', 'completed_at', 'completion_source', 'gateway_trx_id'])
-          // Announced on commit to whoever follows the payment (status-notify.ts).
-          .returning((eb) => notifyPaymentStatus(eb.ref('intent_id')).as('status_notified')),
-      )
-      .with('intent', (k) =>
-        k
-          // Not aliased: db.ts converts the columns of an UPDATE's table only when
-          // it is named as such, and returns created_at under its own name for that.
-          .updateTable('payment_intents')
-          .set({ status: 'completed', completed_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
-          .where('payment_intents.id', '=', t.intentId)
-          .where('payment_intents.status', '=', 'pending')
-          .returning(INTENT_EVENT_COLUMNS)
-          .returning(latestTransactionId),
-      )
-      // One row whatever either UPDATE changed.
-      .selectFrom(sql<{ one: number }>`(SELECT 1)`.as('one'))
-      .leftJoin('done', (join) => join.onTrue())
-      .leftJoin('intent', (join) => join.onTrue())
-      .selectAll(['done', 'intent'])
-      .executeTakeFirstOrThrow(),
-  );
-  const done = row.done_id !== null ? row : null;
-  // The locked row plus what the UPDATE changed: no read back (it was one more round trip).
-  const transaction: TransactionRecord = done
-    ? { ...t, status: 'completed', completedAt: done.completed_at, completionSource: done.completion_source, gatewayTrxId: done.gateway_trx_id }
-    : await getTransaction(tx, t.id);
-  const intent = intentEventRowOf(row);
-  const data =
-    done && intent && Number(row.latest_transaction_id) === t.id
-      ? paymentEventDataOf(completedPaymentRow(intent, transaction))
-      : await paymentEventData(tx, t.intentId);
-  await recordEvent(tx, { brandId: t.brandId, mode: t.mode, event: 'payment.completed', data, transactionId: t.id }, opts.eventEndpoints);
-  return { transaction, changed: true };
-}
+/** The intent columns of paymentQuery (view.ts), as the completion's intent UPDATE returns them. */
+type IntentEventRow = Pick<
+  PaymentRow,
+  'intent_id' | 'payment_id' | 'brand_id' | 'intent_amount' | 'intent_currency' | 'reference' | 'metadata' | 'intent_status' | 'expires_at' | 'intent_created_at' | 'customer_id'
+>;
+
+/** What the intent's UPDATE of a completion returns: the intent columns a `payment.completed` event shows (IntentEventRow). */
+const INTENT_EVENT_COLUMNS = [
+  'payment_intents.id as intent_id', 'payment_intents.uuid as payment_id', 'payment_intents.brand_id', 'payment_intents.amount as intent_amount',
+  'payment_intents.currency as intent_currency', 'payment_intents.reference', 'payment_intents.metadata', 'payment_intents.status as intent_status',
+  'payment_intents.expires_at', 'payment_intents.created_at', 'payment_intents.customer_id',
+] as const;
+
+/** ...and the id of the intent's latest transaction: the event shows that one. */
+const latestTransactionId = (eb: ExpressionBuilder<DB, 'payment_intents'>) =>
+  eb
+    .selectFrom('transactions as tt')
+    .select('tt.id')
+    .whereRef('tt.intent_id', '=', 'payment_intents.id')
+    .orderBy('tt.created_at', 'desc')
+    .orderBy('tt.id', 'desc')
+    .limit(1)
+    .as('latest_transaction_id');
 
 /**
- * What completeLockedTransaction refuses, decided on the locked row before any
- * write: `already_completed` (it answers `changed: false`), or INVALID_STATE
- * (thrown); null when it would complete.
- */
-export function completionRefusal(t: TransactionRecord, gatewayTrxId: string | null | undefined): 'already_completed' | null {
-  const claimed = gatewayTrxId ? cleanGatewayTrxId(gatewayTrxId) : null;
-  if (t.status === 'completed') return 'already_completed';
-  if (!(OPEN_TRANSACTION_STATUSES as readonly string[]).includes(t.status)) {
-    throw new AppError('INVALID_STATE', `Transaction is ${t.status} and cannot be completed`);
-  }
-  if (claimed && t.gatewayTrxId && t.gatewayTrxId.toUpperCase() !== claimed.toUpperCase()) {
-    throw new AppError('INVALID_STATE', 'Transaction already carries another gateway transaction id');
-  }
-  return null;
-}
-
-/**
- * bindCompletions' statement, compiled once (db.ts `prepared`): the
- * transactions and intents of a batch by two id arrays, each completion's claimed
- * gateway trx id from a JSON object keyed by transaction id.
+ * The completion statement (completeLockedTransactions): the transactions and
+ * intents by two id arrays, each completion's claimed gateway trx id from a JSON
+ * object keyed by transaction id. Each completed transaction comes back with its
+ * intent's columns the `payment.completed` event shows, when the intent's UPDATE
+ * changed it, and the id of the intent's latest transaction.
  */
 const completeTogether = prepared((q, $: { ids: number[]; intentIds: number[]; source: CompletionSource; claimed: string }) =>
   q
@@ -434,12 +365,13 @@ const completeTogether = prepared((q, $: { ids: number[]; intentIds: number[]; s
         .where('id', '=', (eb) => eb.fn.any(eb.val($.ids)))
         .where('status', 'in', OPEN_TRANSACTION_STATUSES)
         .returning(['id as done_id', 'intent_id as done_intent_id', 'completed_at', 'completion_source', 'gateway_trx_id'])
-        // Announced on commit to whoever follows each payment (status-notify.ts), as completeLockedTransaction does.
+        // Announced on commit to whoever follows each payment (status-notify.ts).
         .returning((eb) => notifyPaymentStatus(eb.ref('intent_id')).as('status_notified')),
     )
     .with('intent', (k) =>
       k
-        // Not aliased, as in completeLockedTransaction (db.ts converts the columns of an UPDATE's table named as such).
+        // Not aliased: db.ts converts the columns of an UPDATE's table only when
+        // it is named as such, and returns created_at under its own name for that.
         .updateTable('payment_intents')
         .set({ status: 'completed', completed_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
         .where('payment_intents.id', '=', (eb) => eb.fn.any(eb.val($.intentIds)))
@@ -447,94 +379,94 @@ const completeTogether = prepared((q, $: { ids: number[]; intentIds: number[]; s
         .returning(INTENT_EVENT_COLUMNS)
         .returning(latestTransactionId),
     )
-    // Every transaction was still open (the caller's locks promise it): checked in the statement, so that it may
-    // go with the COMMIT (db.ts `sendWithCommit`). Selected from, so it always runs, also when nothing was updated.
-    .with('checked', (k) =>
-      k.selectNoFrom(
-        sql<boolean>`check_invariant((SELECT count(*) FROM done) = cardinality(${$.ids}::bigint[]), 'transactions ' || array_to_string(${$.ids}::bigint[], ', ') || ': not all of them open when completed together')`.as('ok'),
-      ),
-    )
-    .selectFrom('checked')
-    .leftJoin('done', (j) => j.onTrue())
+    .selectFrom('done')
     .leftJoin('intent', 'intent.intent_id', 'done.done_intent_id')
     .selectAll(['done', 'intent']),
 );
 
 /**
- * completeLockedTransaction for several locked transactions (their intents
- * locked first), each of which completionRefusal let through: every
- * transaction and intent in one statement and every `payment.completed` event
- * in one (recordEvents), for a batch of SMS decided in one transaction
- * (sms/service.ts). Each row and event is what completeLockedTransaction
- * would write for it. In two steps, so that the caller can send the statement
- * along with others (db.ts `pipelined`): `statement`, then `finish` with its
- * rows, which checks them, records the events and returns the completed
- * transactions in the order given. A stored gateway trx id meeting the unique
- * index fails the statement, and `finish` throws when any transaction was no
- * longer open (the caller's locks make that impossible unless an invariant
- * broke): the caller's whole transaction then fails.
+ * Completes transactions whose locks the caller holds: each one's intent row,
+ * then the transaction row (in that order), with `t` read under them. The one
+ * way a transaction is completed: completeTransaction (one, locked here), the
+ * SMS matcher (a batch, locked while deciding) and operators all come here.
+ * It runs in the caller's database transaction, set-based: every transaction
+ * and intent in one statement, every `payment.completed` event in one
+ * recordEvents. Every refusal is decided before the write (completionRefusal):
+ * an already completed one answers `changed: false`; a failed or expired one,
+ * or one carrying another gateway trx id, is INVALID_STATE and nothing is
+ * written. The one error the write can raise is GATEWAY_TRX_ID_TAKEN (the
+ * unique index on the gateway trx id, when `gatewayTrxId` is stored on a
+ * transaction that had none): a caller that wants to go on after that refusal
+ * runs this in a nested transaction() (a savepoint). Each event shows the
+ * payment as the statement returned it; only when the intent was not pending or
+ * another transaction is its latest is the payment read back.
+ * Returns the changes in the order given.
  */
-export function bindCompletions(
+export async function completeLockedTransactions(
   tx: Db,
-  items: ReadonlyArray<{ t: TransactionRecord; gatewayTrxId: string | null }>,
+  items: ReadonlyArray<{ t: TransactionRecord; gatewayTrxId?: string | null }>,
   source: CompletionSource,
-) {
-  if (!tx.isTransaction) throw new Error('bindCompletions must run inside transaction(em, )');
-  const claimed = Object.fromEntries(items.map(({ t, gatewayTrxId }) => [String(t.id), gatewayTrxId ? cleanGatewayTrxId(gatewayTrxId) : null]));
-  const values = { ids: items.map(({ t }) => t.id), intentIds: items.map(({ t }) => t.intentId), source, claimed: JSON.stringify(claimed) };
-  type Row = Awaited<ReturnType<typeof completeTogether.execute>>[number];
-  return {
-    statement: completeTogether.bind(tx, values),
-    async finish(rows: Row[], eventEndpoints?: EventEndpointsMemo): Promise<TransactionRecord[]> {
-      // Ids through a CTE may come back as text: compared as numbers. (No row of `done`: the one row of `checked` alone.)
-      const byId = new Map(rows.filter((r) => r.done_id !== null).map((r) => [Number(r.done_id), r]));
-      if (byId.size !== items.length) throw new Error(`transactions ${items.map(({ t }) => t.id).join(', ')}: ${items.length - byId.size} no longer open when completed together`);
-      const events: Array<{ brandId: number; mode: Mode; event: 'payment.completed'; data: Record<string, unknown>; transactionId: number }> = [];
-      const completed: TransactionRecord[] = [];
-      for (const { t } of items) {
-        const row = byId.get(t.id)!;
-        const transaction: TransactionRecord = { ...t, status: 'completed', completedAt: row.completed_at, completionSource: row.completion_source, gatewayTrxId: row.gateway_trx_id };
-        const intent = intentEventRowOf(row);
-        const data = intent && Number(row.latest_transaction_id) === t.id ? paymentEventDataOf(completedPaymentRow(intent, transaction)) : await paymentEventData(tx, t.intentId);
-        events.push({ brandId: t.brandId, mode: t.mode, event: 'payment.completed', data, transactionId: t.id });
-        completed.push(transaction);
-      }
-      await recordEvents(tx, events, eventEndpoints);
-      return completed;
-    },
-  };
+): Promise<TransactionChange[]> {
+  if (!tx.isTransaction) throw new Error('completeLockedTransactions must run inside a transaction');
+  if (new Set(items.map(({ t }) => t.id)).size !== items.length) throw new Error('completeLockedTransactions: a transaction given twice');
+  const claimed = new Map(items.map(({ t, gatewayTrxId }) => [t.id, gatewayTrxId ? cleanGatewayTrxId(gatewayTrxId) : null]));
+  const toComplete = items.filter(({ t, gatewayTrxId }) => completionRefusal(t, gatewayTrxId) !== 'already_completed');
+  if (toComplete.length === 0) return items.map(({ t }) => ({ transaction: t, changed: false }));
+  const rows = await mapUnique(() =>
+    completeTogether.execute(tx, {
+      ids: toComplete.map(({ t }) => t.id),
+      intentIds: toComplete.map(({ t }) => t.intentId),
+      source,
+      claimed: JSON.stringify(Object.fromEntries(toComplete.map(({ t }) => [String(t.id), claimed.get(t.id)]))),
+    }),
+  );
+  // Ids through a CTE may come back as text: compared as numbers.
+  const byId = new Map(rows.map((r) => [Number(r.done_id), r]));
+  // The caller's locks and completionRefusal make this impossible unless an invariant broke: the whole transaction fails.
+  if (byId.size !== toComplete.length) {
+    throw new Error(`transactions ${toComplete.map(({ t }) => t.id).join(', ')}: ${toComplete.length - byId.size} no longer open when completed`);
+  }
+  const changes = new Map<number, TransactionRecord>();
+  const events: EventInput[] = [];
+  for (const { t } of toComplete) {
+    const row = byId.get(t.id)!;
+    // The locked row plus what the UPDATE changed: no read back.
+    const transaction: TransactionRecord = { ...t, status: 'completed', completedAt: row.completed_at, completionSource: row.completion_source, gatewayTrxId: row.gateway_trx_id };
+    const intent = intentEventRowOf(row);
+    const data = intent && Number(row.latest_transaction_id) === t.id ? paymentEventDataOf(completedPaymentRow(intent, transaction)) : await paymentEventData(tx, t.intentId);
+    events.push({ brandId: t.brandId, mode: t.mode, event: 'payment.completed', data, transactionId: t.id });
+    changes.set(t.id, transaction);
+  }
+  await recordEvents(tx, events);
+  return items.map(({ t }) => {
+    const transaction = changes.get(t.id);
+    return transaction ? { transaction, changed: true } : { transaction: t, changed: false };
+  });
 }
 
-/** The intent columns of paymentQuery (view.ts), as the UPDATE in completeLockedTransaction returns them. */
-type IntentEventRow = Pick<
-  PaymentRow,
-  'intent_id' | 'payment_id' | 'brand_id' | 'intent_amount' | 'intent_currency' | 'reference' | 'metadata' | 'intent_status' | 'expires_at' | 'intent_created_at' | 'customer_id'
->;
-
-/** What the intent's UPDATE of a completion returns: the intent columns a `payment.completed` event shows (IntentEventRow). */
-export const INTENT_EVENT_COLUMNS = [
-  'payment_intents.id as intent_id', 'payment_intents.uuid as payment_id', 'payment_intents.brand_id', 'payment_intents.amount as intent_amount',
-  'payment_intents.currency as intent_currency', 'payment_intents.reference', 'payment_intents.metadata', 'payment_intents.status as intent_status',
-  'payment_intents.expires_at', 'payment_intents.created_at', 'payment_intents.customer_id',
-] as const;
-
-/** ...and the id of the intent's latest transaction: the event shows that one. */
-export const latestTransactionId = (eb: ExpressionBuilder<DB, 'payment_intents'>) =>
-  eb
-    .selectFrom('transactions as tt')
-    .select('tt.id')
-    .whereRef('tt.intent_id', '=', 'payment_intents.id')
-    .orderBy('tt.created_at', 'desc')
-    .orderBy('tt.id', 'desc')
-    .limit(1)
-    .as('latest_transaction_id');
+/**
+ * What completeLockedTransactions refuses, decided on the locked row before any
+ * write: `already_completed` (it answers `changed: false`), or INVALID_STATE
+ * (thrown); null when it would complete.
+ */
+export function completionRefusal(t: TransactionRecord, gatewayTrxId: string | null | undefined): 'already_completed' | null {
+  const claimed = gatewayTrxId ? cleanGatewayTrxId(gatewayTrxId) : null;
+  if (t.status === 'completed') return 'already_completed';
+  if (!(OPEN_TRANSACTION_STATUSES as readonly string[]).includes(t.status)) {
+    throw new AppError('INVALID_STATE', `Transaction is ${t.status} and cannot be completed`);
+  }
+  if (claimed && t.gatewayTrxId && t.gatewayTrxId.toUpperCase() !== claimed.toUpperCase()) {
+    throw new AppError('INVALID_STATE', 'Transaction already carries another gateway transaction id');
+  }
+  return null;
+}
 
 /** The intent's UPDATE RETURNING columns as a completion's row has them: nullable, `created_at` under its own name. */
 type IntentReturned = { [K in keyof IntentEventRow as K extends 'intent_created_at' ? 'created_at' : K]: IntentEventRow[K] | null };
 
 /**
- * The intent's columns of a completion's row (completeLockedTransaction,
- * bindCompletions), or null when its UPDATE changed nothing. The left
+ * The intent's columns of a completion's row (completeLockedTransactions),
+ * or null when its UPDATE changed nothing. The left
  * join makes them nullable in the row type; with an id, the UPDATE returned them all.
  */
 export function intentEventRowOf(row: IntentReturned): IntentEventRow | null {
@@ -544,25 +476,6 @@ export function intentEventRowOf(row: IntentReturned): IntentEventRow | null {
     reference: row.reference, metadata: row.metadata!, intent_status: row.intent_status!, expires_at: row.expires_at!, intent_created_at: row.created_at!,
     customer_id: row.customer_id,
   };
-}
-
-/**
- * The `payment.completed` data bindCompletions will record for `t`, worked out
- * before its statement runs, from the intent as locked (still pending, `t` its
- * latest transaction) and the transaction's `now()`, which the completion
- * writes as both completion times: what the statement will return. Null when
- * the intent does not qualify (bindCompletions then reads the payment).
- */
-export function completionEventDataAhead(
-  intent: (IntentReturned & { latest_transaction_id: number | string | null }) | undefined,
-  t: TransactionRecord,
-  completedAt: Date,
-  source: CompletionSource,
-): Record<string, unknown> | null {
-  const row = intent ? intentEventRowOf(intent) : null;
-  if (!row || row.intent_status !== 'pending' || Number(intent!.latest_transaction_id) !== t.id || t.gatewayTrxId === null) return null;
-  const transaction: TransactionRecord = { ...t, status: 'completed', completedAt, completionSource: source };
-  return paymentEventDataOf(completedPaymentRow({ ...row, intent_status: 'completed' }, transaction));
 }
 
 /** The row paymentQuery would read now for a just completed transaction (the intent's latest). */

@@ -1,12 +1,11 @@
-import type { Mode } from '../../../contract/vocabulary.ts';
 import type { SmsRecordStatus } from './entities.ts';
-import { transaction, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 
 /**
  * Where SMS matching (docs/matching.md) plugs into intake. Intake stores forwarded SMS
  * with `match_status` `pending` and, when an implementation is passed in, calls
  * it after the intake transaction has committed, with the ids of the records
- * that are new and not duplicates (and each as stored, StoredSms). The implementation runs its own
+ * that are new and not duplicates. The implementation runs its own
  * transaction(s) and updates the records (match_status, parsed_*, transaction_id,
  * confidence, candidate_ids, reason, matched_at); intake then answers with the
  * records' state as the implementation reports it (MatchedRecordState) or, for
@@ -14,23 +13,7 @@ import { transaction, type Db } from '../db.ts';
  * stay `pending` (the error is reported, the batch still succeeds) for a later
  * sweep to pick up.
  */
-export type MatchSmsRecords = (em: Db, recordIds: number[], stored?: ReadonlyMap<number, StoredSms>) => Promise<ReadonlyMap<number, MatchedRecordState> | void>;
-
-/**
- * A record as intake just stored it, in clear, passed along with its id: the
- * implementation may work out from it what matching will read before it has
- * claimed the record (it must still claim it, and decide on the record as claimed).
- */
-export interface StoredSms {
-  brandId: number;
-  deviceId: number;
-  /** Its device's mode, as the INSERT stored it. */
-  mode: Mode;
-  sender: string;
-  body: string;
-  /** The SMS time (sms-time.ts), as the INSERT computed it. */
-  smsTime: Date;
-}
+export type MatchSmsRecords = (em: Db, recordIds: number[]) => Promise<ReadonlyMap<number, MatchedRecordState> | void>;
 
 /**
  * What a record's matching transaction committed, as the intake answers it.

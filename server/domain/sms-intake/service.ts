@@ -1,11 +1,9 @@
 import { sql } from 'kysely';
-import { pipelined, prepared, type Db } from '../db.ts';
-import type { BoundStatement } from '../../infra/database/convert-values.ts';
+import { prepared, type Db } from '../db.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { SmsRecordStatus } from './entities.ts';
 import { smsContentHash } from './content-hash.ts';
-import type { MatchSmsRecords, StoredSms } from './matching-seam.ts';
-import { smsTimeSql } from './sms-time.ts';
+import type { MatchSmsRecords } from './matching-seam.ts';
 import { SMS_RECORD_CONTEXT, smsRecordBinding } from './record-cipher.ts';
 
 export interface ForwardedSms {
@@ -91,50 +89,25 @@ const RECORD_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof RecordRow>;
 
 /**
- * The batch INSERT, with the proof of the filter rules the batch was screened
- * with. Stores nothing unless the brand's rules version (sms_filter_rules
- * version plus the sender epoch, as filter-rules/service.ts toRules counts it)
- * is `rulesVersion` in this statement's own snapshot, or `rulesVersion` is null
- * (a batch screened on rules read after it arrived, or not screened at all).
- * One row always comes back with `current`, the proof, then each inserted
- * record: no record and `current` false means the rules changed, no record and
- * `current` true that ON CONFLICT DO NOTHING refused every row.
- *
- * A flag rather than an error: the statement stays one builder statement whose
- * answer is converted like any other, a failed proof logs no ERROR on the
- * server, and a clock sample sent ahead of it in the same round trip is not
- * mistaken for its failure. The proof has to gate the INSERT itself (a read of
- * the version in another statement has another snapshot), so the rows come
- * from a SELECT, not a VALUES list: a VALUES list outside INSERT ... VALUES
- * types its parameters as text. They come as one jsonb array typed by the table
- * itself (jsonb_populate_recordset over the sms_records row type), so the
- * statement is compiled once (db.ts `prepared`) for every batch size, and
- * inserted in the array's order (content-hash order, see ingestSmsBatch).
+ * The batch INSERT. The rows come as one jsonb array typed by the table itself
+ * (jsonb_populate_recordset over the sms_records row type), so the statement is
+ * compiled once (db.ts `prepared`) for every batch size, and inserted in the
+ * array's order (content-hash order, see ingestSmsBatch). Returns each inserted
+ * record; a row ON CONFLICT DO NOTHING refused returns nothing.
  */
-const insertRecords = prepared((k, $: { rows: string; brandId: number; rulesVersion: number | null }) =>
+const insertRecords = prepared((k, $: { rows: string }) =>
   k
-    // Raw: the builder cannot type a parameter that may be null in `IS NULL`; the version is the sum of two tables' counters.
-    .with('proof', (w) => w.selectNoFrom(sql<boolean>`${$.rulesVersion}::integer IS NULL OR coalesce((SELECT r.version + e.version FROM sms_filter_rules r, sms_sender_epoch e WHERE r.brand_id = ${$.brandId}) = ${$.rulesVersion}::integer, false)`.as('current')))
-    .with('ins', (w) =>
-      w
-        .insertInto('sms_records')
-        .columns([...RECORD_COLUMNS])
-        .expression((eb) =>
-          eb
-            // Raw: a set-returning function typed by the table's row type, which the builder has no call for.
-            .selectFrom([sql<RecordRow & { ordinality: number }>`jsonb_populate_recordset(NULL::sms_records, ${$.rows}::jsonb) WITH ORDINALITY`.as('v'), 'proof'])
-            .select(RECORD_COLUMNS.map((c) => `v.${c}` as const))
-            .where('proof.current', '=', true)
-            .orderBy('v.ordinality'),
-        )
-        .onConflict((oc) => oc.doNothing())
-        .returning(['id', 'device_message_id', 'mode'])
-        // Raw: the SMS time's expression (sms-time.ts) over the inserted row; named sms_time, it comes back as a Date.
-        .returning(sql<Date>`${sql.raw(smsTimeSql('sms_records', '(SELECT d.clock_offset_ms FROM devices d WHERE d.id = sms_records.device_id)'))}`.as('sms_time')),
+    .insertInto('sms_records')
+    .columns([...RECORD_COLUMNS])
+    .expression((eb) =>
+      eb
+        // Raw: a set-returning function typed by the table's row type, which the builder has no call for.
+        .selectFrom(sql<RecordRow & { ordinality: number }>`jsonb_populate_recordset(NULL::sms_records, ${$.rows}::jsonb) WITH ORDINALITY`.as('v'))
+        .select(RECORD_COLUMNS.map((c) => `v.${c}` as const))
+        .orderBy('v.ordinality'),
     )
-    .selectFrom('proof')
-    .leftJoin('ins', (j) => j.onTrue())
-    .select(['proof.current', 'ins.id', 'ins.device_message_id', 'ins.mode', 'ins.sms_time']),
+    .onConflict((oc) => oc.doNothing())
+    .returning(['id', 'device_message_id', 'mode']),
 );
 
 /** The read-back of records the matcher did not answer (ingestSmsBatch), compiled once: the records by one id array. */
@@ -164,38 +137,6 @@ const recordsAsStored = prepared((k, $: { ids: number[] }) =>
  * order so two such batches lock in the same order and cannot deadlock.
  */
 export async function ingestSmsBatch(em: Db, deps: IntakeDeps, caller: Caller, batch: readonly ForwardedSms[]): Promise<IntakeResult[]> {
-  // Without a rules version nothing is refused: always the records.
-  return (await ingestScreenedSmsBatch(em, deps, caller, batch, {}))!;
-}
-
-export interface ScreenedIntake {
-  /**
-   * The brand's filter rules version the batch was screened with
-   * (filter-rules/service.ts, rememberedFilterRules): nothing is stored unless
-   * it is still the brand's when the records' INSERT runs. Null: rules read
-   * after the batch arrived, good for it whatever happened since.
-   */
-  rulesVersion: number | null;
-  /**
-   * Statements sent ahead of the INSERT, in the same round trip (db.ts
-   * `pipelined`), each its own implicit transaction: they run whatever the
-   * proof says (the phone's clock sample, which the INSERT's SMS times read).
-   */
-  ahead: ReadonlyArray<BoundStatement<unknown>>;
-}
-
-/**
- * ingestSmsBatch for a batch screened with filter rules that may have changed
- * since (see ScreenedIntake): null, with nothing of the batch stored, when they
- * did; the caller screens the batch again on the rules read now.
- */
-export async function ingestScreenedSmsBatch(
-  em: Db,
-  deps: IntakeDeps,
-  caller: Caller,
-  batch: readonly ForwardedSms[],
-  screened: Partial<ScreenedIntake>,
-): Promise<IntakeResult[] | null> {
   // The phone's order: as it received them, ties (whole-second or capped times) in the order of the request.
   const phoneOrder = new Array<number>(batch.length);
   batch
@@ -233,20 +174,14 @@ export async function ingestScreenedSmsBatch(
   // A lone surrogate (a phone's message id may hold one) is stored as U+FFFD, as the driver encodes a text parameter:
   // JSON.stringify would write it as an escape that PostgreSQL's jsonb refuses.
   const rows = JSON.stringify(firsts, (_, v: unknown) => (typeof v === 'string' ? v.toWellFormed() : v));
-  const insert = { rows, brandId: caller.brandId, rulesVersion: screened.rulesVersion ?? null };
-  const answer = (await pipelined(em, ...(screened.ahead ?? []), insertRecords.bind(em, insert))).at(-1) as Awaited<ReturnType<typeof insertRecords.execute>>;
-  // Nothing was stored: screened again by the caller, on the rules as they are now.
-  if (!answer[0]!.current) return null;
-  const inserted = answer.flatMap((r) => (r.id === null ? [] : [{ id: r.id, device_message_id: r.device_message_id!, mode: r.mode!, sms_time: r.sms_time! }]));
+  const inserted = firsts.length > 0 ? await insertRecords.execute(em, { rows }) : [];
   const insertedRow = new Map(inserted.map((r) => [r.device_message_id, r]));
-  const stored = new Map<number, StoredSms>();
   for (const [k, { sms, index, hash }] of ordered.entries()) {
     const row = insertedRow.get(sms.deviceMessageId);
     if (row !== undefined) {
       insertedRow.delete(sms.deviceMessageId);
       ids[index] = row.id;
       freshAt.push({ id: row.id, order: phoneOrder[index]! });
-      stored.set(row.id, { brandId: caller.brandId, deviceId: caller.deviceId, mode: row.mode, sender: sms.sender, body: sms.body, smsTime: row.sms_time });
       continue;
     }
     const encrypted = sealed[k]!;
@@ -281,7 +216,7 @@ export async function ingestScreenedSmsBatch(
   const byId = new Map<number, Answer>();
   if (deps.match && fresh.length > 0) {
     try {
-      const decided = await deps.match(em, fresh, stored);
+      const decided = await deps.match(em, fresh);
       for (const id of fresh) {
         const d = decided?.get(id);
         if (d) byId.set(id, { match_status: d.matchStatus, duplicate_of_id: null, trx_id: d.trxId });

@@ -127,15 +127,6 @@ export function chainState(
 }
 
 /**
- * The SMS of a chain in order (sms_records_chain_idx): SMS time; on a tie, the
- * request that arrived first, then the phone's order within a request, then record id.
- */
-const ORDER_KEY = sql`(sms_time, server_received_at, phone_order, id)`;
-/** The record's own place in that order, read from its row in one row subquery (its SMS time is not stored yet). */
-const ownOrderKey = (recordId: number, smsTime: Date) =>
-  sql`(SELECT ${smsTime}::timestamptz, me.server_received_at, me.phone_order, me.id FROM sms_records me WHERE me.id = ${recordId})`;
-
-/**
  * A later link that this SMS repairs: it was untrusted because the chain broke
  * before it (`mismatch`, `after_break`), and it follows from this trusted SMS
  * (the fork check of chainState), which arrived late and filled the gap.
@@ -165,72 +156,4 @@ export async function repairChain(tx: Db, q: { deviceId: number; wallet: string;
        AND (r.sms_time, r.server_received_at, r.phone_order, r.id) >= (s.sms_time, s.server_received_at, s.phone_order, s.id)
        AND (NOT EXISTS (SELECT 1 FROM stop) OR (r.sms_time, r.server_received_at, r.phone_order, r.id) < (SELECT t.sms_time, t.server_received_at, t.phone_order, t.id FROM stop t))
        AND (r.id = ${q.from} OR r.chain_state = 'after_break')`.execute(tx);
-}
-
-/**
- * Locks the chain of (device, wallet) for the rest of the transaction, finds
- * the previous link in chain order (and the next one, when a later SMS was
- * decided first), decides the reading's state, repairs the links after it when
- * it fills a break, and moves the chain's head when this SMS is the newest.
- * Concurrent batches of one phone thus check their balances one after the other.
- */
-export async function checkBalanceChain(
-  tx: Db,
-  q: { deviceId: number; wallet: string; recordId: number; smsTime: Date; reading: ChainReading },
-): Promise<ChainVerdict> {
-  const k = tx;
-  await k.insertInto('sms_balance_chains').values({ device_id: q.deviceId, wallet_key: q.wallet }).onConflict((oc) => oc.doNothing()).execute();
-  const head = await k
-    .selectFrom('sms_balance_chains')
-    .select('last_sms_time')
-    .where('device_id', '=', q.deviceId)
-    .where('wallet_key', '=', q.wallet)
-    .forUpdate()
-    .executeTakeFirst();
-  // The links either side in chain order, along sms_records_chain_idx.
-  const link = () =>
-    k
-      .selectFrom('sms_records')
-      .where('device_id', '=', q.deviceId)
-      .where('wallet_key', '=', q.wallet)
-      .where('chain_balance', 'is not', null)
-      .where('id', '<>', q.recordId);
-  const me = ownOrderKey(q.recordId, q.smsTime);
-  const prev = await link()
-    .select(['id', 'chain_balance', 'chain_state', 'resolution'])
-    .where(sql<boolean>`${ORDER_KEY} < ${me}`)
-    .orderBy('sms_time', 'desc')
-    .orderBy('server_received_at', 'desc')
-    .orderBy('phone_order', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  const next = await link()
-    .select(['id', 'chain_balance', 'parsed_amount', 'parsed_fee', 'direction', 'chain_state', 'resolution'])
-    .where(sql<boolean>`${ORDER_KEY} > ${me}`)
-    .orderBy('sms_time')
-    .orderBy('server_received_at')
-    .orderBy('phone_order')
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-  // Selected as links: chain_balance is set; a link has its amount and direction too.
-  const verdict = chainState(
-    q.reading,
-    prev ? { balance: prev.chain_balance!, trusted: linkTrusted(prev.chain_state, prev.resolution) } : null,
-    next ? { balance: next.chain_balance!, amount: next.parsed_amount!, fee: next.parsed_fee, direction: next.direction! } : null,
-  );
-  if (verdict.balance !== null && next && repairs(verdict.state, { state: next.chain_state, resolution: next.resolution })) {
-    await repairChain(tx, { deviceId: q.deviceId, wallet: q.wallet, from: next.id });
-  }
-  const newest = !head?.last_sms_time || head.last_sms_time.getTime() <= q.smsTime.getTime();
-  if (newest && verdict.balance !== null) {
-    await k
-      .updateTable('sms_balance_chains')
-      .set({ last_record_id: q.recordId, last_balance: verdict.balance, last_sms_time: q.smsTime, broken: breaksChain(verdict.state), updated_at: sql<Date>`now()` })
-      .where('device_id', '=', q.deviceId)
-      .where('wallet_key', '=', q.wallet)
-      .execute();
-  }
-  return { state: verdict.state, previousId: prev ? prev.id : null, expected: verdict.expected, balance: verdict.balance };
 }

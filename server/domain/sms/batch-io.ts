@@ -3,23 +3,20 @@ import type { Mode } from '../../../contract/vocabulary.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
 import { prepared, rawStatement, type DB, type Db } from '../db.ts';
-import type { BoundStatement } from '../../infra/database/convert-values.ts';
-import { breaksChain, chainState, linkTrusted, repairs, type ChainReading, type ChainVerdict } from './balance-chain.ts';
-import { candidateRowOf, intentLocks, lockedCandidatesOf, lockOpenCandidates, transactionLocks, type CandidateQuery, type CandidateRow, type IntentLockRow, type LockedCandidate, type TransactionLockRow } from './candidates.ts';
+import { breaksChain, chainState, linkTrusted, repairChain, repairs, type ChainReading, type ChainVerdict } from './balance-chain.ts';
+import { candidateRowOf, lockOpenCandidates, type CandidateQuery, type CandidateRow, type LockedCandidate } from './candidates.ts';
 import { customerPhonesOfCandidates } from './expected-payer.ts';
 import { contradictedStatement, type ContradictedQuery } from './contradicted.ts';
 import { OPEN_STATUSES, type ChainState } from './matcher.ts';
 import type { SmsOutcome } from './records.ts';
 
 /**
- * What deciding an SMS reads from the database (service.ts, decide()): per
- * record, each read is its own statement (matchSmsRecord); for a batch of
- * records, every read is made once for the whole batch, set-based, before the
- * first record is decided (batchReads), and answered from memory.
+ * What deciding an SMS reads from the database (service.ts, decide()): every
+ * read is made once for the whole batch, set-based, before the first record is
+ * decided (batchReads), and answered from memory.
  */
 export interface DecideIo {
   chain(q: { deviceId: number; wallet: string; recordId: number; smsTime: Date; reading: ChainReading }): Promise<ChainVerdict>;
-  lockTrxIds(ids: Array<string | null>): Promise<void>;
   /** The ids among `trxIds` that an earlier SMS contradicted or a person refused (contradicted.ts). */
   contradicted(q: ContradictedQuery): Promise<Set<string>>;
   /** The candidates of reading `index` of record `recordId` (loadCandidates). */
@@ -185,31 +182,6 @@ const candidatesOfReadings = prepared((k, $: { readings: string }) =>
 );
 
 /**
- * Step 4's locks, sent with step 3 (batchReads), compiled once: the open
- * candidates' intents, then their transactions (lockOpenCandidates' order and
- * columns), each found by the candidates' own conditions. Each statement reads
- * the candidates again, at its own moment: finish checks that they locked what
- * step 3 found.
- */
-const openCandidates = (k: Kysely<DB>, readings: string) => readingsCandidates(k, readings).where('c.status', 'in', [...OPEN_STATUSES] as TransactionStatus[]);
-// `= ANY(ARRAY(subquery))`, not `IN (subquery)`: the candidates are found once (an InitPlan) and the rows locked
-// through the primary key, as by an id array. Written as `IN`, the SMS benchmark ran five to six times slower
-// (BENCHMARKS.md, "Four round trips").
-const lockIntentsOfReadings = prepared((k, $: { readings: string }) =>
-  intentLocks(k).where('payment_intents.id', '=', (eb) => eb.fn.any(sql<number[]>`ARRAY(${openCandidates(k, $.readings).select('c.intent_id')})`)),
-);
-const lockTransactionsOfReadings = prepared((k, $: { readings: string }) =>
-  transactionLocks(k).where('t.id', '=', (eb) => eb.fn.any(sql<number[]>`ARRAY(${openCandidates(k, $.readings).select('c.id')})`)),
-);
-
-/**
- * The transaction's now(), read with the batch (the time every completion of the batch writes), in whole
- * milliseconds as a timestamp comes back as a Date. Raw: a fixed expression; as text, since a raw statement's
- * rows are not converted.
- */
-const transactionNow = rawStatement<{ ms: string }>('SELECT floor(extract(epoch FROM now()) * 1000)::bigint::text AS ms');
-
-/**
  * Step 2's advisory locks, one per trx id key (gateway-trx-lock.ts), in the list's
  * (sorted) order. Raw SQL: the order is kept by WITH ORDINALITY under the call,
  * which the builder has no way to say.
@@ -258,10 +230,7 @@ const chainLinks = rawStatement<LinkRow>(
  * every gateway trx id of every money-in reading (sorted), then the open
  * candidates' intents and transactions (each in id order, lockOpenCandidates).
  * Each class of lock is taken in one statement, so a batch of ten makes the
- * same round trips as a batch of one (BENCHMARKS.md, "SMS verification,
- * set-based"). In two steps, for a caller that sends them along with
- * statements of its own (db.ts `pipelined`): `statements` (steps 1-4, to be
- * sent in this order, in one round trip), then `finish` with their answers.
+ * same statements as a batch of one; a single SMS is a batch of one.
  *
  * The answers then replay what deciding the records one after the other in
  * their own transactions would have read: a record decided earlier in the
@@ -270,7 +239,7 @@ const chainLinks = rawStatement<LinkRow>(
  * what they read meanwhile: the batch holds the chains, the trx ids and the
  * open candidates locked until it commits.
  */
-export function batchReads(tx: Db, cipher: PiiCipher, plans: readonly BatchRecordPlan[]) {
+export async function batchReads(tx: Db, cipher: PiiCipher, plans: readonly BatchRecordPlan[]) {
   // 1. The chains: created if new, locked in (device, wallet) order, and the stored links either side of each record.
   const chained = plans.filter((p) => p.chain !== null);
   const chainKey = (deviceId: number, wallet: string) => `${deviceId}\u0000${wallet}`;
@@ -279,26 +248,40 @@ export function batchReads(tx: Db, cipher: PiiCipher, plans: readonly BatchRecor
   );
   const heads = new Map<string, { id: number | null; at: number | null; balance: string | null; broken: boolean; changed: boolean }>();
   const stored = new Map<number, { arrived: bigint; order: number; prev: Link | null; next: Link | null }>();
-  // Steps 1-3 go to PostgreSQL together (db.ts `pipelined`): each needs only what the batch's texts say, not
-  // another's answer, and PostgreSQL runs them in this order, each read after the locks before it.
-  const steps: Array<BoundStatement<unknown>> = [];
-  const at = { lock: -1, links: -1, contradicted: [] as number[], candidates: -1, intents: -1, transactions: -1, now: -1 };
   if (pairs.length > 0) {
     const values = pairValues(pairs);
-    steps.push(chainStatements(pairs.length).create.bind(tx, values));
-    at.lock = steps.push(chainStatements(pairs.length).lock.bind(tx, values)) - 1;
+    await chainStatements(pairs.length).create.execute(tx, values);
+    for (const h of await chainStatements(pairs.length).lock.execute(tx, values)) {
+      heads.set(chainKey(h.device_id, h.wallet_key), { id: null, at: h.last_sms_time?.getTime() ?? null, balance: null, broken: false, changed: false });
+    }
     const input = chained.map((p) => ({ id: p.recordId, device_id: p.deviceId, wallet: p.chain!.wallet, sms_time: p.smsTime.toISOString() }));
-    at.links = steps.push(chainLinks.bind([JSON.stringify(input)])) - 1;
+    for (const r of await chainLinks(tx, [JSON.stringify(input)])) {
+      stored.set(Number(r.id), {
+        arrived: BigInt(r.own_arrived),
+        order: r.own_order,
+        prev:
+          r.p_id === null
+            ? null
+            : { id: Number(r.p_id), at: BigInt(r.p_at!), arrived: BigInt(r.p_arrived!), order: r.p_order!, balance: r.p_balance!, state: r.p_state, resolution: r.p_resolution, amount: '0', fee: null, direction: 'in' },
+        next:
+          r.n_id === null
+            ? null
+            : { id: Number(r.n_id), at: BigInt(r.n_at!), arrived: BigInt(r.n_arrived!), order: r.n_order!, balance: r.n_balance!, state: r.n_state, resolution: r.n_resolution, amount: r.n_amount!, fee: r.n_fee, direction: r.n_direction! },
+      });
+    }
   }
 
   // 2. Every trx id of the batch, sorted, in one statement (gateway-trx-lock.ts).
   const trxKeys = [...new Set(plans.flatMap((p) => p.queries.map((q) => q.trxId)).filter((id) => id.trim() !== '').map((id) => id.trim().toUpperCase()))].sort();
-  if (trxKeys.length > 0) steps.push(lockTrxKeys.bind([JSON.stringify(trxKeys)]));
+  if (trxKeys.length > 0) await lockTrxKeys(tx, [JSON.stringify(trxKeys)]);
   // Under those locks, the ids an SMS stored before contradicted or a person refused, per brand and mode (normally one).
   const scopes = [...new Map(plans.flatMap((p) => p.queries.map((q) => [`${q.brandId}:${q.mode}`, { brandId: q.brandId, mode: q.mode }] as const))).values()];
+  // Trx ids contradicted before the batch (per brand and mode), and by its records decided so far.
+  const contradicted = new Map<string, Set<string>>();
   for (const scope of scopes) {
     const trxIds = [...new Set(plans.flatMap((p) => p.queries.filter((q) => q.brandId === scope.brandId && q.mode === scope.mode).map((q) => q.trxId)))];
-    at.contradicted.push(steps.push(contradictedStatement.bind(tx, { ...scope, recordIds: plans.map((p) => p.recordId), trxIds })) - 1);
+    const rows = await contradictedStatement.execute(tx, { ...scope, recordIds: plans.map((p) => p.recordId), trxIds });
+    contradicted.set(`${scope.brandId}:${scope.mode}`, new Set(rows.map((r) => r.parsed_trx_id!)));
   }
 
   // 3. The candidates of every reading in one statement (the conditions of loadCandidates per reading).
@@ -317,165 +300,110 @@ export function batchReads(tx: Db, cipher: PiiCipher, plans: readonly BatchRecor
         window_minutes: q.windowMinutes,
       })),
     );
-    at.candidates = steps.push(candidatesOfReadings.bind(tx, { readings: input })) - 1;
-    // 4. The open ones locked, behind the read: intents, then transactions.
-    at.intents = steps.push(lockIntentsOfReadings.bind(tx, { readings: input })) - 1;
-    at.transactions = steps.push(lockTransactionsOfReadings.bind(tx, { readings: input })) - 1;
-    // The transaction's now(): what its completions will write as their times (completionEventDataAhead).
-    at.now = steps.push(transactionNow.bind([])) - 1;
+    for (const r of await candidatesOfReadings.execute(tx, { readings: input })) {
+      // Read through a subquery: make sure it still came back as a Date, as the timing rule needs.
+      if (!(r.created_at instanceof Date)) throw new Error('candidate created_at was not read as a timestamp');
+      loaded.get(queries[r.n]!.key)!.push({ ...candidateRowOf({ ...r, created_at: r.created_at }), claims: r.claims });
+    }
   }
 
+  // 4. The open ones locked (intents, then transactions): the decisions use the rows as they are under their locks.
+  const all = [...loaded.values()].flat();
+  const locked = await lockOpenCandidates(tx, all);
+  // Every candidate without a declared number (decide() asks for the claimers among them), for the whole batch at once.
+  const phones = await customerPhonesOfCandidates(tx, cipher, all.map((c) => locked.get(c.id) ?? c).filter((c) => !c.payerNumberEncrypted));
+
+  // Links decided in this batch, per chain, as they were stored.
+  const decidedLinks = new Map<string, Link[]>();
+  const planOf = new Map(plans.map((p) => [p.recordId, p]));
+
+  const io: DecideIo = {
+    async chain(q) {
+      const key = chainKey(q.deviceId, q.wallet);
+      const fromDb = stored.get(q.recordId);
+      const me = { id: q.recordId, at: micros(q.smsTime), arrived: fromDb?.arrived ?? 0n, order: fromDb?.order ?? 0 };
+      const links = [...(decidedLinks.get(key) ?? [])];
+      if (fromDb?.prev) links.push(fromDb.prev);
+      if (fromDb?.next) links.push(fromDb.next);
+      let prev: Link | null = null;
+      let next: Link | null = null;
+      for (const l of links) {
+        if (l.id === q.recordId) continue;
+        if (before(l, me)) {
+          if (prev === null || before(prev, l)) prev = l;
+        } else if (next === null || before(l, next)) next = l;
+      }
+      const verdict = chainState(
+        q.reading,
+        prev ? { balance: prev.balance, trusted: linkTrusted(prev.state, prev.resolution) } : null,
+        next ? { balance: next.balance, amount: next.amount, fee: next.fee, direction: next.direction } : null,
+      );
+      // A stored link after it that this SMS repairs (only a stored one: the batch decides in chain order). The
+      // repair rewrites stored links that later records of a larger batch may have read: those batches are decided
+      // again as batches of one (service.ts), which repair here.
+      if (verdict.balance !== null && next !== null && next.id === fromDb?.next?.id && repairs(verdict.state, next)) {
+        if (plans.length > 1) throw new ChainRepairInBatch();
+        await repairChain(tx, { deviceId: q.deviceId, wallet: q.wallet, from: next.id });
+      }
+      const head = heads.get(key)!;
+      if ((head.at === null || head.at <= q.smsTime.getTime()) && verdict.balance !== null) {
+        Object.assign(head, { id: q.recordId, at: q.smsTime.getTime(), balance: verdict.balance, broken: breaksChain(verdict.state), changed: true });
+      }
+      return { state: verdict.state, previousId: prev ? prev.id : null, expected: verdict.expected, balance: verdict.balance };
+    },
+    async contradicted(q) {
+      const known = contradicted.get(`${q.brandId}:${q.mode}`) ?? new Set<string>();
+      return new Set(q.trxIds.filter((id) => known.has(id)));
+    },
+    async candidates(recordId, index) {
+      // As a later read would see them: a transaction completed earlier in this batch is no longer open, and is
+      // loaded again only as a claimer of the id.
+      return (loaded.get(`${recordId}:${index}`) ?? [])
+        .filter((c) => c.claims || OPEN_STATUSES.includes((locked.get(c.id) ?? c).status))
+        .map(({ claims: _claims, ...c }) => c);
+    },
+    async lockOpen(rows) {
+      const out = new Map<number, LockedCandidate>();
+      for (const r of rows) {
+        const l = locked.get(r.id);
+        if (l) out.set(r.id, l);
+      }
+      return out;
+    },
+    async customerPhones(rows) {
+      return new Map(rows.flatMap(({ intentId: id }) => (phones.has(id) ? [[id, phones.get(id)!] as const] : [])));
+    },
+  };
+
   return {
-    statements: steps,
-    async finish(answers: unknown[][]) {
-      if (at.lock >= 0) {
-        for (const h of answers[at.lock] as Array<{ device_id: number; wallet_key: string; last_sms_time: Date | null }>) {
-          heads.set(chainKey(h.device_id, h.wallet_key), { id: null, at: h.last_sms_time?.getTime() ?? null, balance: null, broken: false, changed: false });
-        }
-        for (const r of answers[at.links] as LinkRow[]) {
-          stored.set(Number(r.id), {
-            arrived: BigInt(r.own_arrived),
-            order: r.own_order,
-            prev:
-              r.p_id === null
-                ? null
-                : { id: Number(r.p_id), at: BigInt(r.p_at!), arrived: BigInt(r.p_arrived!), order: r.p_order!, balance: r.p_balance!, state: r.p_state, resolution: r.p_resolution, amount: '0', fee: null, direction: 'in' },
-            next:
-              r.n_id === null
-                ? null
-                : { id: Number(r.n_id), at: BigInt(r.n_at!), arrived: BigInt(r.n_arrived!), order: r.n_order!, balance: r.n_balance!, state: r.n_state, resolution: r.n_resolution, amount: r.n_amount!, fee: r.n_fee, direction: r.n_direction! },
-          });
-        }
+    io,
+    /** A record's outcome, as stored: a link of its chain for the records decided after it. */
+    decided(recordId: number, o: SmsOutcome) {
+      const plan = planOf.get(recordId);
+      const scope = plan?.queries[0];
+      if (o.status === 'balance_mismatch' && o.parsed?.trxId && scope) {
+        const key = `${scope.brandId}:${scope.mode}`;
+        contradicted.set(key, (contradicted.get(key) ?? new Set<string>()).add(o.parsed.trxId));
       }
-      if (at.candidates >= 0) {
-        for (const r of answers[at.candidates] as Array<Awaited<ReturnType<typeof candidatesOfReadings.execute>>[number]>) {
-          // Read through a subquery: make sure it still came back as a Date, as the timing rule needs.
-          if (!(r.created_at instanceof Date)) throw new Error('candidate created_at was not read as a timestamp');
-          loaded.get(queries[r.n]!.key)!.push({ ...candidateRowOf({ ...r, created_at: r.created_at }), claims: r.claims });
-        }
+      if (!o.chain || !o.parsed || o.chain.balance === null || !plan) return;
+      const key = chainKey(plan.deviceId, o.chain.wallet);
+      const list = decidedLinks.get(key) ?? [];
+      const place = stored.get(recordId);
+      list.push({ id: recordId, at: micros(o.chain.smsTime), arrived: place?.arrived ?? 0n, order: place?.order ?? 0, balance: o.chain.balance, state: o.chain.state, resolution: null, amount: o.parsed.amount, fee: o.parsed.fee, direction: o.parsed.direction });
+      decidedLinks.set(key, list);
+    },
+    /** A transaction this batch completed: later records see it completed. */
+    completed(t: LockedCandidate['record']) {
+      const l = locked.get(t.id);
+      if (l) locked.set(t.id, { ...l, status: t.status, gatewayTrxId: t.gatewayTrxId, record: t });
+    },
+    /** Moves each chain's head where the batch's newest link with a balance left it. */
+    async writeHeads(): Promise<void> {
+      for (const [key, h] of heads) {
+        if (!h.changed) continue;
+        const [deviceId, wallet] = key.split('\u0000') as [string, string];
+        await moveHead.execute(tx, { id: h.id, balance: h.balance, at: new Date(h.at!), broken: h.broken, deviceId: Number(deviceId), wallet });
       }
-
-      // 4. The open ones locked (intents, then transactions), and the customers' phones of claimers without a declared number.
-      const all = [...loaded.values()].flat();
-      const lockedIntents = at.intents >= 0 ? (answers[at.intents] as IntentLockRow[]) : [];
-      let locked = at.intents >= 0 ? lockedCandidatesOf(lockedIntents, answers[at.transactions] as TransactionLockRow[]) : new Map<number, LockedCandidate>();
-      let intentsAsLocked: Map<number, IntentLockRow> | null = new Map(lockedIntents.map((i) => [Number(i.intent_id), i]));
-      // The locks found the open candidates again, a moment after step 3 read them. Should a payment have changed
-      // in between (one open as read but not locked, or a transaction locked without its intent), every open
-      // one is locked again by id, as one by one: the decisions use the rows as they are under their locks.
-      if (all.some((c) => OPEN_STATUSES.includes(c.status) && !locked.has(c.id))) {
-        locked = await lockOpenCandidates(tx, all);
-        intentsAsLocked = null;
-      }
-      const now = at.now >= 0 ? new Date(Number((answers[at.now] as Array<{ ms: string }>)[0]!.ms)) : null;
-      // Every candidate without a declared number (decide() asks for the claimers among them), for the whole batch at once.
-      const phones = await customerPhonesOfCandidates(tx, cipher, all.map((c) => locked.get(c.id) ?? c).filter((c) => !c.payerNumberEncrypted));
-
-      // Links decided in this batch, per chain, as they were stored.
-      const decidedLinks = new Map<string, Link[]>();
-      // Trx ids contradicted before the batch (per brand and mode), and by its records decided so far.
-      const contradicted = new Map<string, Set<string>>();
-      scopes.forEach((scope, i) => {
-        const rows = answers[at.contradicted[i]!] as Array<{ parsed_trx_id: string | null }>;
-        contradicted.set(`${scope.brandId}:${scope.mode}`, new Set(rows.map((r) => r.parsed_trx_id!)));
-      });
-      const planOf = new Map(plans.map((p) => [p.recordId, p]));
-
-      const io: DecideIo = {
-        async chain(q) {
-          const key = chainKey(q.deviceId, q.wallet);
-          const fromDb = stored.get(q.recordId);
-          const me = { id: q.recordId, at: micros(q.smsTime), arrived: fromDb?.arrived ?? 0n, order: fromDb?.order ?? 0 };
-          const links = [...(decidedLinks.get(key) ?? [])];
-          if (fromDb?.prev) links.push(fromDb.prev);
-          if (fromDb?.next) links.push(fromDb.next);
-          let prev: Link | null = null;
-          let next: Link | null = null;
-          for (const l of links) {
-            if (l.id === q.recordId) continue;
-            if (before(l, me)) {
-              if (prev === null || before(prev, l)) prev = l;
-            } else if (next === null || before(l, next)) next = l;
-          }
-          const verdict = chainState(
-            q.reading,
-            prev ? { balance: prev.balance, trusted: linkTrusted(prev.state, prev.resolution) } : null,
-            next ? { balance: next.balance, amount: next.amount, fee: next.fee, direction: next.direction } : null,
-          );
-          // A stored link after it that this SMS repairs (only a stored one: the batch decides in chain order).
-          if (verdict.balance !== null && next !== null && next.id === fromDb?.next?.id && repairs(verdict.state, next)) throw new ChainRepairInBatch();
-          const head = heads.get(key)!;
-          if ((head.at === null || head.at <= q.smsTime.getTime()) && verdict.balance !== null) {
-            Object.assign(head, { id: q.recordId, at: q.smsTime.getTime(), balance: verdict.balance, broken: breaksChain(verdict.state), changed: true });
-          }
-          return { state: verdict.state, previousId: prev ? prev.id : null, expected: verdict.expected, balance: verdict.balance };
-        },
-        async lockTrxIds() {
-          // Taken for the whole batch above.
-        },
-        async contradicted(q) {
-          const known = contradicted.get(`${q.brandId}:${q.mode}`) ?? new Set<string>();
-          return new Set(q.trxIds.filter((id) => known.has(id)));
-        },
-        async candidates(recordId, index) {
-          // As a later read would see them: a transaction completed earlier in this batch is no longer open, and is
-          // loaded again only as a claimer of the id.
-          return (loaded.get(`${recordId}:${index}`) ?? [])
-            .filter((c) => c.claims || OPEN_STATUSES.includes((locked.get(c.id) ?? c).status))
-            .map(({ claims: _claims, ...c }) => c);
-        },
-        async lockOpen(rows) {
-          const out = new Map<number, LockedCandidate>();
-          for (const r of rows) {
-            const l = locked.get(r.id);
-            if (l) out.set(r.id, l);
-          }
-          return out;
-        },
-        async customerPhones(rows) {
-          return new Map(rows.flatMap(({ intentId: id }) => (phones.has(id) ? [[id, phones.get(id)!] as const] : [])));
-        },
-      };
-
-      return {
-        io,
-        /**
-         * The intents of the open candidates as locked, with the transaction's now(), for working out the
-         * events of the batch's completions before they are written; null when they were locked again by id.
-         */
-        asLocked: intentsAsLocked && now ? { intents: intentsAsLocked, now } : null,
-        /** A record's outcome, as stored: a link of its chain for the records decided after it. */
-        decided(recordId: number, o: SmsOutcome) {
-          const plan = planOf.get(recordId);
-          const scope = plan?.queries[0];
-          if (o.status === 'balance_mismatch' && o.parsed?.trxId && scope) {
-            const key = `${scope.brandId}:${scope.mode}`;
-            contradicted.set(key, (contradicted.get(key) ?? new Set<string>()).add(o.parsed.trxId));
-          }
-          if (!o.chain || !o.parsed || o.chain.balance === null || !plan) return;
-          const key = chainKey(plan.deviceId, o.chain.wallet);
-          const list = decidedLinks.get(key) ?? [];
-          const place = stored.get(recordId);
-          list.push({ id: recordId, at: micros(o.chain.smsTime), arrived: place?.arrived ?? 0n, order: place?.order ?? 0, balance: o.chain.balance, state: o.chain.state, resolution: null, amount: o.parsed.amount, fee: o.parsed.fee, direction: o.parsed.direction });
-          decidedLinks.set(key, list);
-        },
-        /** A transaction this batch completed: later records see it completed. */
-        completed(t: LockedCandidate['record']) {
-          const l = locked.get(t.id);
-          if (l) locked.set(t.id, { ...l, status: t.status, gatewayTrxId: t.gatewayTrxId, record: t });
-        },
-        /**
-         * The UPDATEs that move each chain's head where the batch's newest link with a balance left it,
-         * as statements for the caller to send with its other writes (db.ts `pipelined`).
-         */
-        headWrites(): Array<BoundStatement<unknown>> {
-          return [...heads].flatMap(([key, h]) => {
-            if (!h.changed) return [];
-            const [deviceId, wallet] = key.split('\u0000') as [string, string];
-            return [moveHead.bind(tx, { id: h.id, balance: h.balance, at: new Date(h.at!), broken: h.broken, deviceId: Number(deviceId), wallet })];
-          });
-        },
-      };
     },
   };
 }

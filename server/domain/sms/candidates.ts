@@ -1,11 +1,11 @@
 import type { Mode } from '../../../contract/vocabulary.ts';
 import type { TransactionStatus } from '../payments/entities.ts';
-import { INTENT_EVENT_COLUMNS, latestTransactionId, toTransaction, transactionSelect, type TransactionRecord } from '../payments/transactions.ts';
+import { toTransaction, transactionSelect, type TransactionRecord } from '../payments/transactions.ts';
 import { OPEN_STATUSES, type MatchCandidate } from './matcher.ts';
 import type { GatewayParseConfig } from './parser.ts';
 import { sameSender, senderKey } from './senders.ts';
 import { sql, type Kysely } from 'kysely';
-import { pipelined, prepared, type DB, type Db } from '../db.ts';
+import { prepared, type DB, type Db } from '../db.ts';
 import type { StoredCustomerPhone } from './expected-payer.ts';
 import type { GatewaySmsRow } from './records.ts';
 
@@ -148,16 +148,14 @@ export interface LockedCandidate extends CandidateRow {
 
 /**
  * The intents' locks of lockOpenCandidates, in id order, without the ids to
- * lock: a caller adds them (an id array here, a subquery in batch-io.ts). The
+ * lock: lockIntents adds them (an id array). The
  * intent's creation (the timing rule's reference) comes with its lock: it never changes.
  */
-export function intentLocks(k: Kysely<DB>) {
+function intentLocks(k: Kysely<DB>) {
   return (
     k
       .selectFrom('payment_intents')
-      // The columns a `payment.completed` event shows, as locked: a batch works out its events from them (completionEventDataAhead).
-      .select(INTENT_EVENT_COLUMNS)
-      .select(latestTransactionId)
+      .select(['payment_intents.id as intent_id', 'payment_intents.created_at'])
       .orderBy('payment_intents.id')
       .forUpdate()
   );
@@ -167,7 +165,7 @@ export function intentLocks(k: Kysely<DB>) {
  * The transactions' locks of lockOpenCandidates, in id order, without the ids
  * to lock (as intentLocks): each whole transaction, read under its lock.
  */
-export function transactionLocks(k: Kysely<DB>) {
+function transactionLocks(k: Kysely<DB>) {
   return (
     transactionSelect(k)
       .select('t.sender_number_encrypted as payer_number_encrypted')
@@ -179,8 +177,8 @@ export function transactionLocks(k: Kysely<DB>) {
   );
 }
 
-export type IntentLockRow = Awaited<ReturnType<ReturnType<typeof intentLocks>['execute']>>[number];
-export type TransactionLockRow = Awaited<ReturnType<ReturnType<typeof transactionLocks>['execute']>>[number];
+type IntentLockRow = Awaited<ReturnType<ReturnType<typeof intentLocks>['execute']>>[number];
+type TransactionLockRow = Awaited<ReturnType<ReturnType<typeof transactionLocks>['execute']>>[number];
 
 /** lockOpenCandidates' two statements, compiled once (db.ts `prepared`): the intents, then the transactions, each by an id array. */
 const lockIntents = prepared((k, $: { ids: number[] }) => intentLocks(k).where('payment_intents.id', '=', (eb) => eb.fn.any(eb.val($.ids))));
@@ -188,10 +186,10 @@ const lockTransactions = prepared((k, $: { ids: number[] }) => transactionLocks(
 
 /**
  * The locked candidates of the two lock statements' answers. A transaction
- * whose intent is not among `intents` is left out: the caller did not hold its
- * intent's lock when it took the transaction's, and must lock it again.
+ * whose intent is not among `intents` is left out: its intent's lock was not
+ * held when the transaction's was taken.
  */
-export function lockedCandidatesOf(intents: readonly IntentLockRow[], rows: readonly TransactionLockRow[]): Map<number, LockedCandidate> {
+function lockedCandidatesOf(intents: readonly IntentLockRow[], rows: readonly TransactionLockRow[]): Map<number, LockedCandidate> {
   const intentCreatedAt = new Map(intents.map((i) => [Number(i.intent_id), i.created_at]));
   const fresh = new Map<number, LockedCandidate>();
   for (const r of rows) {
@@ -226,14 +224,13 @@ export function lockedCandidatesOf(intents: readonly IntentLockRow[], rows: read
  * returns them as they are now. Rows that were open when loaded but changed
  * meanwhile come back with their new status and claim. Each comes with its
  * whole TransactionRecord, read under the locks, so that completing it
- * (completeLockedTransaction) need not lock and read it again: two round
- * trips per matched SMS (BENCHMARKS.md).
+ * (completeLockedTransactions) need not lock and read it again.
  */
 export async function lockOpenCandidates(tx: Db, rows: readonly CandidateRow[]): Promise<Map<number, LockedCandidate>> {
   const open = rows.filter((r) => OPEN_STATUSES.includes(r.status));
   if (open.length === 0) return new Map();
   const intentIds = [...new Set(open.map((r) => r.intentId))].sort((a, b) => a - b);
-  // Both statements in one round trip (db.ts `pipelined`): PostgreSQL takes the intents' locks first, as ever.
-  const [intents, locked] = await pipelined(tx, lockIntents.bind(tx, { ids: intentIds }), lockTransactions.bind(tx, { ids: open.map((r) => r.id) }));
-  return lockedCandidatesOf(intents, locked);
+  // The intents' locks first, as ever.
+  const intents = await lockIntents.execute(tx, { ids: intentIds });
+  return lockedCandidatesOf(intents, await lockTransactions.execute(tx, { ids: open.map((r) => r.id) }));
 }

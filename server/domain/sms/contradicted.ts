@@ -1,5 +1,5 @@
 import type { Mode } from '../../../contract/vocabulary.ts';
-import { prepared, type Db } from '../db.ts';
+import { prepared } from '../db.ts';
 
 /**
  * docs/matching.md, rule 9: once an SMS about a trx id contradicted its
@@ -29,9 +29,3 @@ export const contradictedStatement = prepared((k, $: { brandId: number; mode: Mo
     .where((eb) => eb.not(eb('id', '=', eb.fn.any(eb.val($.recordIds)))))
     .where((eb) => eb.or([eb('match_status', '=', 'balance_mismatch'), eb('resolution', '=', 'dismissed')])),
 );
-
-export async function contradictedTrxIds(tx: Db, q: ContradictedQuery): Promise<Set<string>> {
-  if (q.trxIds.length === 0) return new Set();
-  const rows = await contradictedStatement.execute(tx, { brandId: q.brandId, mode: q.mode, recordIds: [q.recordId], trxIds: [...q.trxIds] });
-  return new Set(rows.map((r) => r.parsed_trx_id!));
-}

@@ -1,4 +1,4 @@
-import { transaction, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
 
 /**
  * Serialises the decisions made by one gateway transaction id: an SMS carrying
@@ -14,7 +14,7 @@ import { transaction, type Db } from '../db.ts';
  * do only wait for each other.
  */
 export async function lockGatewayTrxIds(tx: Db, ids: Iterable<string | null | undefined>): Promise<void> {
-  if (!tx.isTransaction) throw new Error('lockGatewayTrxIds must run inside transaction(em, )');
+  if (!tx.isTransaction) throw new Error('lockGatewayTrxIds must run inside a transaction');
   const keys = [...new Set([...ids].filter((id): id is string => !!id && id.trim() !== '').map((id) => id.trim().toUpperCase()))].sort();
   for (const key of keys) {
     await tx

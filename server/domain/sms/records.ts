@@ -4,7 +4,7 @@ import { SMS_RECORD_CONTEXT, decryptSmsSender, smsRecordBinding, smsRowBinding }
 import { smsTimeSql } from '../sms-intake/sms-time.ts';
 import type { StoredSmsTemplate } from '../gateways/entities.ts';
 import { sql } from 'kysely';
-import { pipelined, prepared, rawStatement, type Db } from '../db.ts';
+import { prepared, rawStatement, type Db } from '../db.ts';
 import type { ChainState, MatchStatus, ReasonCode, Suggestion } from './matcher.ts';
 
 /** The SMS time of `r` (an sms_records row) joined with its device `d`: see PendingSmsRecord.smsTime. */
@@ -44,34 +44,13 @@ export interface PendingSmsRecord {
   smsTime: Date;
 }
 
-/** A gateway with official SMS senders, as claimPendingRecord reads it (candidates.ts maps it). */
+/** A gateway with official SMS senders, as claimPendingRecords reads it (candidates.ts maps it). */
 export interface GatewaySmsRow {
   id: string | number;
   code: string;
   sms_senders: string[];
   sms_templates: StoredSmsTemplate[];
   review_above?: string | null;
-}
-
-/**
- * Takes a `pending` record for matching, locked; null when it is not pending
- * (any more: a concurrent matcher of the same record is waited for, then sees
- * it decided). NO KEY UPDATE, not UPDATE: a duplicate being inserted holds a
- * KEY SHARE lock on this row (its duplicate_of_id foreign key), which must not
- * delay, let alone skip, the original's matching.
- *
- * The same statement reads what deciding it needs besides the record: every
- * gateway with official SMS senders (as loadGatewaySmsConfigs reads them) and
- * the stored values of `settingKeys`. Those were two more round trips per SMS
- * (BENCHMARKS.md); they are still read in the record's own transaction.
- */
-export async function claimPendingRecord(
-  tx: Db,
-  id: number,
-  settingKeys: readonly string[],
-  cipher: PiiCipher,
-): Promise<ClaimedSmsRecord | null> {
-  return (await claimPendingRecords(tx, [id], settingKeys, cipher))[0] ?? null;
 }
 
 export type ClaimedSmsRecord = PendingSmsRecord & { gateways: GatewaySmsRow[]; settings: Map<string, unknown> };
@@ -101,9 +80,16 @@ const claimOne = claimStatement(false);
 const claimMany = claimStatement(true);
 
 /**
- * claimPendingRecord for several records in one statement, locked in id order
- * (a batch of one phone's SMS decided in one transaction, service.ts). Returns
- * those still pending, in id order; the gateways and settings are read once.
+ * Takes the `pending` ones among `ids` for matching, locked in id order, in one
+ * statement; those not pending (any more: a concurrent matcher of the same
+ * record is waited for, then sees it decided) are left out. NO KEY UPDATE, not
+ * UPDATE: a duplicate being inserted holds a KEY SHARE lock on this row (its
+ * duplicate_of_id foreign key), which must not delay, let alone skip, the
+ * original's matching.
+ *
+ * The same statement reads what deciding them needs besides the records, once:
+ * every gateway with official SMS senders (as loadGatewaySmsConfigs reads them)
+ * and the stored values of `settingKeys`, in the records' own transaction.
  */
 export async function claimPendingRecords(
   tx: Db,
@@ -112,34 +98,22 @@ export async function claimPendingRecords(
   cipher: PiiCipher,
 ): Promise<ClaimedSmsRecord[]> {
   if (ids.length === 0) return [];
-  const claim = bindClaim(tx, ids, settingKeys, cipher);
-  const [rows] = await pipelined(tx, claim.statement);
-  return claim.finish(rows);
-}
-
-/** claimPendingRecords as a statement to send along with others (db.ts `pipelined`), and what makes its rows records. */
-export function bindClaim(tx: Db, ids: readonly number[], settingKeys: readonly string[], cipher: PiiCipher) {
-  const statement = (ids.length === 1 ? claimOne : claimMany).bind(tx, { id: ids[0]!, ids: [...ids], settingKeys: [...settingKeys] });
-  return {
-    statement,
-    finish(rows: ReturnType<typeof statement.rows>): ClaimedSmsRecord[] {
-      return rows.map((row) => {
-        const binding = smsRowBinding(row);
-        return {
-          id: row.id,
-          brandId: row.brand_id,
-          deviceId: row.device_id,
-          mode: row.mode,
-          sender: decryptSmsSender(cipher, row.sender, binding),
-          bodyEncrypted: row.body_encrypted,
-          binding,
-          smsTime: row.sms_time,
-          gateways: row.gateways,
-          settings: new Map(Object.entries(row.settings)),
-        };
-      });
-    },
-  };
+  const rows = await (ids.length === 1 ? claimOne : claimMany).execute(tx, { id: ids[0]!, ids: [...ids], settingKeys: [...settingKeys] });
+  return rows.map((row) => {
+    const binding = smsRowBinding(row);
+    return {
+      id: row.id,
+      brandId: row.brand_id,
+      deviceId: row.device_id,
+      mode: row.mode,
+      sender: decryptSmsSender(cipher, row.sender, binding),
+      bodyEncrypted: row.body_encrypted,
+      binding,
+      smsTime: row.sms_time,
+      gateways: row.gateways,
+      settings: new Map(Object.entries(row.settings)),
+    };
+  });
 }
 
 /** What matching decided about one record: stored on it, so an admin can see why. */
@@ -166,7 +140,7 @@ export interface SmsOutcome {
   chain: { wallet: string; smsTime: Date; state: ChainState; previousId: number | null; expected: string | null; balance: string | null } | null;
 }
 
-/** The columns an outcome writes onto its record (storeOutcome, bindOutcomes): one mapping for both. */
+/** The columns an outcome writes onto its record (storeOutcomes). */
 function outcomeColumns(cipher: PiiCipher, rec: { id: number; binding: PiiBinding }, o: SmsOutcome) {
   return {
     match_status: o.status,
@@ -194,29 +168,9 @@ function outcomeColumns(cipher: PiiCipher, rec: { id: number; binding: PiiBindin
   };
 }
 
-/** Writes the outcome onto a record still `pending` (the caller holds its lock). */
-export async function storeOutcome(tx: Db, cipher: PiiCipher, rec: { id: number; binding: PiiBinding }, o: SmsOutcome): Promise<void> {
-  const id = rec.id;
-  const updated = await tx
-    .updateTable('sms_records')
-    .set({
-      ...outcomeColumns(cipher, rec, o),
-      matched_at: o.status === 'matched' ? sql<Date>`now()` : null,
-      updated_at: sql<Date>`now()`,
-    })
-    .where('id', '=', id)
-    .where('match_status', '=', 'pending')
-    .returning('id')
-    .execute();
-  // The caller locked the row while pending, so this cannot happen
-  // unless that invariant is broken; failing rolls the whole decision back.
-  if (updated.length !== 1) throw new Error(`SMS record ${id} was no longer pending when its outcome was stored`);
-}
-
 /**
- * bindOutcomes' UPDATE, which fails unless it updated every record given ($2 of
- * them): checked in the statement, so that it may go with the COMMIT (db.ts
- * `sendWithCommit`). Raw SQL: the typed builder cannot declare json_to_recordset's
+ * storeOutcomes' UPDATE, which fails unless it updated every record given ($2 of
+ * them). Raw SQL: the typed builder cannot declare json_to_recordset's
  * column definition list (the batch's outcomes as a table).
  */
 const updateOutcomes = rawStatement<{ ok: boolean }>(
@@ -239,17 +193,16 @@ const updateOutcomes = rawStatement<{ ok: boolean }>(
 );
 
 /**
- * storeOutcome for several records in one statement (a batch decided in one
- * transaction, service.ts): one UPDATE instead of one per record, as a
- * statement to send along with others (db.ts `pipelined`, `sendWithCommit`).
- * The same values, the same guard (still `pending`, locked by the caller).
+ * Writes each outcome onto its record, still `pending` (the caller holds their
+ * locks), in one statement: a batch's outcomes, or one record's.
  */
-export function bindOutcomes(cipher: PiiCipher, items: ReadonlyArray<{ rec: { id: number; binding: PiiBinding }; outcome: SmsOutcome }>) {
+export async function storeOutcomes(tx: Db, cipher: PiiCipher, items: ReadonlyArray<{ rec: { id: number; binding: PiiBinding }; outcome: SmsOutcome }>): Promise<void> {
+  if (items.length === 0) return;
   // sms_time, a Date, goes into the JSON as its ISO text (Date.prototype.toJSON).
   const values = items.map(({ rec, outcome }) => ({ id: rec.id, ...outcomeColumns(cipher, rec, outcome) }));
   // The caller locked every row while pending, so the statement's check fails only if that invariant is
   // broken; failing rolls the whole batch back.
-  return { statement: updateOutcomes.bind([JSON.stringify(values), items.length, items.map((i) => i.rec.id).join(', ')]) };
+  await updateOutcomes(tx, [JSON.stringify(values), items.length, items.map((i) => i.rec.id).join(', ')]);
 }
 
 /** A parsed, not yet matched record as the submission direction reads it. */

@@ -1,29 +1,25 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { compareMoney } from '../money/decimal.ts';
-import { bindCompletions, completeLockedTransaction, completionEventDataAhead, completeTransaction, completionRefusal, TRANSACTION_SENDER_CONTEXT, transactionBinding } from '../payments/transactions.ts';
+import { completeLockedTransactions, completeTransaction, completionRefusal, TRANSACTION_SENDER_CONTEXT, transactionBinding } from '../payments/transactions.ts';
 import { effectiveSettings, getSettings, settingKeys, type Settings } from '../settings/service.ts';
-import type { MatchedRecordState, MatchSmsRecords, StoredSms } from '../sms-intake/matching-seam.ts';
-import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
-import { isOfficialSender, loadCandidates, lockOpenCandidates, toGatewaySmsConfig, type CandidateQuery, type CandidateRow, type GatewaySmsConfig, type LockedCandidate } from './candidates.ts';
-import { checkBalanceChain, walletKey } from './balance-chain.ts';
+import type { MatchedRecordState, MatchSmsRecords } from '../sms-intake/matching-seam.ts';
+import { isOfficialSender, toGatewaySmsConfig, type CandidateQuery, type CandidateRow, type GatewaySmsConfig, type LockedCandidate } from './candidates.ts';
+import { walletKey } from './balance-chain.ts';
 import { batchReads, ChainRepairInBatch, type BatchRecordPlan, type DecideIo } from './batch-io.ts';
-import { contradictedTrxIds } from './contradicted.ts';
 import { chooseMatch, type MatchResult, type ReasonCode } from './matcher.ts';
-import { customerPhonesOfCandidates } from './expected-payer.ts';
 import { parseSms, type ParsedSms } from './parser.ts';
 import { paysPayments } from './template.ts';
 import { requestBackfillForChainBreak } from '../recovery/backfill.ts';
-import { bindEventsAhead, endpointsToRead, reserveDeliveryIds, type EventEndpointsMemo } from '../webhooks/outbox.ts';
-import { bindClaim, bindOutcomes, claimPendingRecord, SMS_BODY_CONTEXT, storeOutcome, type ClaimedSmsRecord, type PendingSmsRecord, type SmsOutcome } from './records.ts';
-import { pipelined, sendWithCommit, transaction, type Db } from '../db.ts';
-import type { BoundStatement } from '../../infra/database/convert-values.ts';
+import { claimPendingRecords, SMS_BODY_CONTEXT, storeOutcomes, type PendingSmsRecord, type SmsOutcome } from './records.ts';
+import { transaction, type Db } from '../db.ts';
 
 /**
- * Applies the pure matcher (docs/matching.md) to stored SMS records: one
- * database transaction per record, in which the record is decided, its place
- * in the balance chain recorded, the transaction it proves completed (with its
- * `payment.completed` event) and the record marked `matched`, or none of it.
+ * Applies the pure matcher (docs/matching.md) to stored SMS records, a batch
+ * at a time (one SMS is a batch of one): one database transaction per batch,
+ * in which its records are decided, their places in the balance chain
+ * recorded, the transactions they prove completed (with their
+ * `payment.completed` events) and the records marked, or none of it.
  */
 
 export interface MatchSettings {
@@ -97,19 +93,7 @@ function outcomeOf(reading: Reading, r: MatchResult, gatewayId: number, chain: S
   };
 }
 
-/** The reads of decide() for one record, each its own statement in the record's transaction. */
-function perRecordIo(tx: Db, cipher: PiiCipher): DecideIo {
-  return {
-    chain: (q) => checkBalanceChain(tx, q),
-    lockTrxIds: (ids) => lockGatewayTrxIds(tx, ids),
-    contradicted: (q) => contradictedTrxIds(tx, q),
-    candidates: (_recordId, _index, q) => loadCandidates(tx, q),
-    lockOpen: (rows) => lockOpenCandidates(tx, rows),
-    customerPhones: (rows) => customerPhonesOfCandidates(tx, cipher, rows),
-  };
-}
-
-/** What planning a record reads of it: known from the claim, or from intake's StoredSms before it. */
+/** What planning a record reads of it, known from the claim. */
 type PlannedRecord = Pick<PendingSmsRecord, 'id' | 'brandId' | 'deviceId' | 'mode' | 'sender' | 'smsTime'>;
 
 /**
@@ -137,8 +121,8 @@ function readRecord(rec: Pick<PendingSmsRecord, 'sender'>, body: string, gateway
 
 /**
  * What deciding the record will read, known from its text alone: the batch
- * takes every lock and read of its records up front (batch-io.ts). Mirrors
- * decide() step by step.
+ * takes every lock and read of its records up front, once it claimed them
+ * (batch-io.ts). Mirrors decide() step by step.
  */
 function planRecord(rec: PlannedRecord, body: string, gateways: readonly GatewaySmsConfig[], settings: MatchSettings): BatchRecordPlan {
   const plan: BatchRecordPlan = { recordId: rec.id, deviceId: rec.deviceId, smsTime: rec.smsTime, chain: null, queries: [] };
@@ -155,8 +139,8 @@ function planRecord(rec: PlannedRecord, body: string, gateways: readonly Gateway
  * Decides among the candidates of every reading (normally exactly one). Takes
  * the locks in the global order: the balance chain of the device and wallet,
  * gateway trx ids, then intents and transactions; decisions are made on the
- * rows as they are once locked. `io` reads them: per record, or from what a
- * batch read and locked for all its records at once (batch-io.ts).
+ * rows as they are once locked. `io` answers from what the batch read and
+ * locked for all its records at once (batch-io.ts).
  */
 async function decide(
   io: DecideIo,
@@ -204,8 +188,7 @@ async function decide(
   }
   const ins = all.filter((r) => paysPayments(r.parsed));
 
-  await io.lockTrxIds(ins.map((r) => r.parsed.trxId));
-  // Read under the trx id locks: an earlier SMS about one of these ids that contradicted its chain, or was refused.
+  // Read under the trx id locks (taken for the whole batch, batch-io.ts): an earlier SMS about one of these ids that contradicted its chain, or was refused.
   const contradicted = await io.contradicted({ brandId: rec.brandId, mode: rec.mode, recordId: rec.id, trxIds: ins.map((r) => r.parsed.trxId!) });
   const loaded: CandidateRow[][] = [];
   for (const [i, r] of ins.entries()) loaded.push(await io.candidates(rec.id, i, candidateQuery(rec, r, settings)));
@@ -275,36 +258,25 @@ async function explainDuplicate(tx: Db, o: SmsOutcome, provedBy?: ReadonlyMap<nu
 }
 
 /**
- * Completes the decided transaction. It was locked open a moment ago, so a
- * refusal here means an invariant broke elsewhere; the SMS then waits for
- * review instead of failing the whole batch.
- *
- * decide() already holds the intent and transaction locks and read the row
- * under them, so the completion joins this transaction with that row
- * (completeLockedTransaction) instead of locking and reading it again inside a
- * savepoint, which cost round trips on every matched SMS (BENCHMARKS.md, "What
- * the profiles showed", 11). Its
- * refusals all come before its first write, so no savepoint is needed for
- * them; the savepoint stays only where a write can be refused, i.e. when the
- * SMS's trx id is stored on a transaction that had none (the unique index on
- * the gateway trx id, against a customer submitting it elsewhere meanwhile).
+ * Completes the decided transaction on its own, in a savepoint, when its write
+ * can be refused: the SMS's trx id is stored on a transaction that had none
+ * (the unique index on the gateway trx id, against a customer submitting it
+ * elsewhere meanwhile), or it was not among the rows decide() locked. It was
+ * locked open a moment ago, so a refusal here means an invariant broke
+ * elsewhere; the SMS then waits for review instead of failing the whole batch.
  * Returns the completed transaction's service trx id with the outcome.
  */
-async function complete(
+async function completeAlone(
   tx: Db,
   o: SmsOutcome,
-  locked: ReadonlyMap<number, LockedCandidate>,
-  eventEndpoints?: EventEndpointsMemo,
+  row: LockedCandidate['record'] | undefined,
 ): Promise<{ outcome: SmsOutcome; trxId: string | null; transaction?: LockedCandidate['record'] }> {
-  const opts = { source: 'sms', gatewayTrxId: o.parsed!.trxId!, ...(eventEndpoints ? { eventEndpoints } : {}) } as const;
-  const row = locked.get(o.transactionId!)?.record;
+  const gatewayTrxId = o.parsed!.trxId!;
   try {
-    const { changed, transaction } = !row
-      ? await completeTransaction(tx, o.transactionId!, opts)
-      : row.gatewayTrxId === null
-        ? await transaction(tx, (sp) => completeLockedTransaction(sp, row, opts))
-        : await completeLockedTransaction(tx, row, opts);
-    if (changed) return { outcome: o, trxId: transaction.trxId, transaction };
+    const { changed, transaction: completed } = !row
+      ? await completeTransaction(tx, o.transactionId!, { source: 'sms', gatewayTrxId })
+      : (await transaction(tx, (sp) => completeLockedTransactions(sp, [{ t: row, gatewayTrxId }], 'sms')))[0]!;
+    if (changed) return { outcome: o, trxId: completed.trxId, transaction: completed };
     return { outcome: alreadyCompleted(o), trxId: null };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
@@ -321,134 +293,45 @@ function completionRefused(o: SmsOutcome, err: AppError): SmsOutcome {
 }
 
 /**
- * Matches one `pending` record. Returns its outcome, or null when the record
- * is not pending (already decided, or being decided by another process).
- * `settings` given: those (a sweep reads them once per run); else the ones
- * stored now, read with the record.
+ * Matches one `pending` record: a batch of one (matchBatch). Returns its
+ * outcome, or null when the record is not pending (already decided, or being
+ * decided by another process). `settings` given: those (a sweep reads them
+ * once per run); else the ones stored now, read with the record.
  */
 export async function matchSmsRecord(em: Db, deps: SmsMatchDeps, recordId: number, settings?: MatchSettings): Promise<SmsOutcome | null> {
-  return (await matchRecord(em, deps, recordId, settings))?.outcome ?? null;
-}
-
-/** matchSmsRecord, also answering the service trx id of the transaction a `matched` outcome completed. */
-async function matchRecord(em: Db, deps: SmsMatchDeps, recordId: number, settings?: MatchSettings): Promise<{ outcome: SmsOutcome; trxId: string | null } | null> {
-  return transaction(em, async (tx) => {
-    // The gateways and settings come with the record: one statement instead of three (BENCHMARKS.md).
-    const rec = await claimPendingRecord(tx, recordId, settingKeys, deps.cipher);
-    if (!rec) return null;
-    const body = deps.cipher.decrypt(rec.bodyEncrypted, SMS_BODY_CONTEXT, rec.binding);
-    const s = settings ?? matchSettingsOf(effectiveSettings(rec.settings));
-    const decided = await decide(perRecordIo(tx, deps.cipher), rec, body, rec.gateways.map(toGatewaySmsConfig), s, deps.cipher);
-    let outcome = decided.outcome;
-    let trxId: string | null = null;
-    if (outcome.status === 'matched') ({ outcome, trxId } = await complete(tx, outcome, decided.locked));
-    if (outcome.status === 'duplicate') outcome = await explainDuplicate(tx, outcome);
-    await storeOutcome(tx, deps.cipher, rec, outcome);
-    // A missed SMS is the usual cause of a break: ask the phone to re-send the gap (docs/recovery.md).
-    if (outcome.chain?.state === 'mismatch' && outcome.chain.previousId !== null) {
-      await requestBackfillForChainBreak(tx, { deviceId: rec.deviceId, previousId: outcome.chain.previousId, smsTime: outcome.chain.smsTime });
-    }
-    return { outcome, trxId };
-  });
-}
-
-/**
- * The gateways and settings the last batch claim read, per ORM: what plansAhead
- * plans with. Only a guess: matchBatch keeps what it read with it only if the
- * claim, reading them again, makes the same plans.
- */
-const lastClaimConfig = new WeakMap<object, { gateways: ClaimedSmsRecord['gateways']; settings: ClaimedSmsRecord['settings'] }>();
-
-/** Each record's plan from the record as stored and the last claim's configuration; null without either. */
-function plansAhead(tx: Db, recordIds: readonly number[], stored: ReadonlyMap<number, StoredSms> | undefined): { plans: BatchRecordPlan[] } | null {
-  const config = lastClaimConfig.get(tx.getMetadata());
-  if (!config || !stored || recordIds.some((id) => !stored.has(id)) || new Set(recordIds).size !== recordIds.length) return null;
-  const gateways = config.gateways.map(toGatewaySmsConfig);
-  const settings = matchSettingsOf(effectiveSettings(config.settings));
-  return {
-    plans: recordIds.map((id) => {
-      const r = stored.get(id)!;
-      return planRecord({ id, ...r }, r.body, gateways, settings);
-    }),
-  };
-}
-
-/** The batch's reads (batch-io.ts) and `extra` statements in one round trip; `extra` remembers its answers. */
-async function readBatch(
-  tx: Db,
-  cipher: PiiCipher,
-  plans: readonly BatchRecordPlan[],
-  extra: { statements: ReadonlyArray<BoundStatement<unknown>>; remember(answers: ReadonlyArray<ReadonlyArray<unknown>>): void },
-) {
-  const reads = batchReads(tx, cipher, plans);
-  const all = [...reads.statements, ...extra.statements];
-  const answers = all.length > 0 ? await pipelined(tx, ...all) : [];
-  extra.remember(answers.slice(reads.statements.length));
-  return reads.finish(answers.slice(0, reads.statements.length));
+  return (await matchBatch(em, deps, [recordId], settings)).get(recordId)?.outcome ?? null;
 }
 
 /**
  * Decides the pending ones among `recordIds` in one database transaction, in
- * the order given, with the reads and locks of all of them taken together
- * (batch-io.ts): a constant number of statements for the batch's reads and
- * locks and one UPDATE for all outcomes, instead of a transaction per record.
- * Each record is decided exactly as matchSmsRecord would decide it right after
- * the ones before it committed: the rules, the lock order and the order of
- * decisions are the same. Completions still write per matched SMS (the
- * transaction and its intent, the `payment.completed` event).
+ * the order given: claims them (one statement, which reads the gateways and
+ * settings too), then takes the reads and locks of all of them together
+ * (batch-io.ts), a constant number of statements for any size, then decides
+ * each record exactly as it would be decided right after the ones before it
+ * committed: the rules, the lock order and the order of decisions are the
+ * same. Then the writes, set-based: every completion in one statement with its
+ * events (completeLockedTransactions), every outcome in one, the chains' heads.
  * Returns the decided records; throws (and rolls back all of them) on any
- * error, after which the caller may match them one by one.
+ * error, after which the caller may match them as batches of one.
  */
 async function matchBatch(
   em: Db,
   deps: SmsMatchDeps,
   recordIds: readonly number[],
-  asStored?: ReadonlyMap<number, StoredSms>,
+  givenSettings?: MatchSettings,
 ): Promise<Map<number, { outcome: SmsOutcome; trxId: string | null }>> {
   return transaction(em, async (tx) => {
-    // What the batch will read, worked out before the claim from the records as intake stored them and the
-    // gateways and settings the last claim read (`ahead`), so that the claim and the reads go in one round trip.
-    const ahead = plansAhead(tx, recordIds, asStored);
-    const claim = bindClaim(tx, recordIds, settingKeys, deps.cipher);
-    // The brand's webhook endpoints for the events of the completions the batch may make, read (and share-locked)
-    // with its reads, as recordEvents would read them: known before the writes, the events can go with them.
-    // With them, delivery ids for the events' deliveries (reserveDeliveryIds), so that the deliveries and their jobs
-    // can go with the writes too.
-    const eventEndpoints: EventEndpointsMemo = new Map();
-    let reservedDeliveryIds: number[] = [];
-    const endpointsOf = (plans: readonly BatchRecordPlan[]) => {
-      const possible = plans.flatMap((p) => p.queries.map((q) => ({ brandId: q.brandId, mode: q.mode, event: 'payment.completed' as const })));
-      const reads = endpointsToRead(tx, possible, eventEndpoints);
-      const reserve = possible.length > 0 ? reserveDeliveryIds(possible) : null;
-      return {
-        statements: [...reads.statements, ...(reserve ? [reserve.statement] : [])],
-        remember(answers: ReadonlyArray<ReadonlyArray<unknown>>) {
-          reads.remember(answers.slice(0, reads.statements.length) as Array<Array<{ id: number; url: string }>>);
-          if (reserve) reservedDeliveryIds = reserve.ids(answers[reads.statements.length] as Array<{ id: string }>);
-        },
-      };
-    };
-    const reads = ahead ? batchReads(tx, deps.cipher, ahead.plans) : null;
-    const endpointsAhead = ahead ? endpointsOf(ahead.plans) : null;
-    const [claimRows, ...readAnswers] = await pipelined(tx, claim.statement, ...(reads?.statements ?? []), ...(endpointsAhead?.statements ?? []));
-    // Read under their locks whatever the plans turn out to be: they stand either way.
-    endpointsAhead?.remember(readAnswers.slice(reads?.statements.length ?? 0));
-    const claimed = claim.finish(claimRows);
+    const claimed = await claimPendingRecords(tx, recordIds, settingKeys, deps.cipher);
     const result = new Map<number, { outcome: SmsOutcome; trxId: string | null }>();
     if (claimed.length === 0) return result;
     const byId = new Map(claimed.map((r) => [r.id, r]));
-    // In the order given (intake: by SMS time), as the one-by-one path decides them.
+    // In the order given (intake: by SMS time), as they would be decided one by one.
     const recs = recordIds.filter((id, i) => byId.has(id) && recordIds.indexOf(id) === i).map((id) => byId.get(id)!);
     // Every record of the batch was claimed by the same statement: one reading of the gateways and settings.
-    lastClaimConfig.set(tx.getMetadata(), { gateways: recs[0]!.gateways, settings: recs[0]!.settings });
     const gateways = recs[0]!.gateways.map(toGatewaySmsConfig);
-    const settings = matchSettingsOf(effectiveSettings(recs[0]!.settings));
+    const settings = givenSettings ?? matchSettingsOf(effectiveSettings(recs[0]!.settings));
     const bodies = new Map(recs.map((r) => [r.id, deps.cipher.decrypt(r.bodyEncrypted, SMS_BODY_CONTEXT, r.binding)]));
-    const plans = recs.map((r) => planRecord(r, bodies.get(r.id)!, gateways, settings));
-    // The reads sent with the claim stand only if they are exactly what the records as claimed, under the
-    // gateways and settings as claimed, need; else (another configuration, a record not claimed) they are
-    // read again. Reads and locks taken for nothing are harmless: the batch holds them until it ends.
-    const batch = reads && JSON.stringify(ahead!.plans) === JSON.stringify(plans) ? await reads.finish(readAnswers) : await readBatch(tx, deps.cipher, plans, endpointsOf(plans));
+    const batch = await batchReads(tx, deps.cipher, recs.map((r) => planRecord(r, bodies.get(r.id)!, gateways, settings)));
     const provedBy = new Map<number, number>();
     const completions: Array<{ t: LockedCandidate['record']; gatewayTrxId: string }> = [];
     const stored: Array<{ rec: PendingSmsRecord; outcome: SmsOutcome }> = [];
@@ -476,7 +359,7 @@ async function matchBatch(
           provedBy.set(row.id, rec.id);
         }
       } else if (outcome.status === 'matched') {
-        const done = await complete(tx, outcome, decided.locked, eventEndpoints);
+        const done = await completeAlone(tx, outcome, row);
         ({ outcome, trxId } = done);
         if (done.transaction) {
           batch.completed(done.transaction);
@@ -488,38 +371,15 @@ async function matchBatch(
       stored.push({ rec, outcome });
       result.set(rec.id, { outcome, trxId });
     }
-    const completion = completions.length > 0 ? bindCompletions(tx, completions, 'sms') : null;
-    const outcomes = bindOutcomes(deps.cipher, stored);
-    const breaks = stored.filter(({ outcome }) => outcome.chain?.state === 'mismatch' && outcome.chain.previousId !== null);
-    // The batch's writes with its COMMIT, in one round trip (db.ts `sendWithCommit`): every outcome in one
-    // statement, every transaction and intent it proved in one, the chains' heads, and the completions' events,
-    // worked out before from the intents as locked and the transaction's now() (completionEventDataAhead). Each
-    // checks itself in the statement, and the events' deliveries and jobs, with the ids reserved. Only when nothing
-    // else must follow them: every event's endpoints and delivery ids are known, and no chain broke (a backfill
-    // request follows the outcomes).
-    const locked = batch.asLocked;
-    const eventsAhead = completions.map(({ t }) => ({
-      brandId: t.brandId,
-      mode: t.mode,
-      event: 'payment.completed' as const,
-      data: locked ? completionEventDataAhead(locked.intents.get(t.intentId), t, locked.now, 'sms') : null,
-      transactionId: t.id,
-    }));
-    const oneEachIntent = new Set(completions.map(({ t }) => t.intentId)).size === completions.length;
-    const ready = eventsAhead.every((e) => e.data !== null) && oneEachIntent;
-    const events = completion && ready ? await bindEventsAhead(tx, eventsAhead as Array<(typeof eventsAhead)[number] & { data: Record<string, unknown> }>, eventEndpoints, reservedDeliveryIds) : null;
-    if (breaks.length === 0 && (completion === null || events !== null)) {
-      await sendWithCommit(tx, outcomes.statement, ...(completion ? [completion.statement] : []), ...batch.headWrites(), ...(events ?? []));
-      return result;
-    }
-    // Else the writes in one round trip (db.ts `pipelined`); then the events, which show the completions as written.
-    // Their endpoints were read with the batch's reads: every completion is of a record's brand and mode, which its
-    // plan's queries name.
-    const [, ...answers] = await pipelined(tx, outcomes.statement, ...(completion ? [completion.statement] : []), ...batch.headWrites());
-    if (completion) await completion.finish(answers[0] as Parameters<typeof completion.finish>[0], eventEndpoints);
+    await completeLockedTransactions(tx, completions, 'sms');
+    await storeOutcomes(tx, deps.cipher, stored);
+    await batch.writeHeads();
     // After the outcomes are stored: a chain break's previous link may be a record of this batch.
-    for (const { rec, outcome } of breaks) {
-      await requestBackfillForChainBreak(tx, { deviceId: rec.deviceId, previousId: outcome.chain!.previousId!, smsTime: outcome.chain!.smsTime });
+    // A missed SMS is the usual cause of a break: ask the phone to re-send the gap (docs/recovery.md).
+    for (const { rec, outcome } of stored) {
+      if (outcome.chain?.state === 'mismatch' && outcome.chain.previousId !== null) {
+        await requestBackfillForChainBreak(tx, { deviceId: rec.deviceId, previousId: outcome.chain.previousId, smsTime: outcome.chain.smsTime });
+      }
     }
     return result;
   });
@@ -528,13 +388,14 @@ async function matchBatch(
 /**
  * The intake seam (sms-intake/matching-seam.ts): matches the new records in
  * the order given (intake: by SMS time) as one batch (matchBatch). Should the
- * batch fail as a whole (a deadlock, a broken invariant), nothing of it is
- * kept and each record is matched again in its own transaction, so one record
- * failing does not stop the others; the first error is rethrown so intake
- * reports it (that record stays `pending` for the sweep).
+ * batch fail as a whole (a deadlock, a broken invariant, or an SMS that
+ * repairs its chain, batch-io.ts), nothing of it is kept and each record is
+ * matched again as a batch of one, so one record failing does not stop the
+ * others; the first error is rethrown so intake reports it (that record stays
+ * `pending` for the sweep).
  */
 export function createSmsMatcher(deps: SmsMatchDeps & { onBatchError?: (err: unknown) => void }): MatchSmsRecords {
-  return async (em, recordIds, stored) => {
+  return async (em, recordIds) => {
     // What each committed decision stored, so that intake need not read it back (BENCHMARKS.md).
     const decided = new Map<number, MatchedRecordState>();
     // A `matched` outcome always carries its trx id; anything else unexpected is left for intake to read.
@@ -542,19 +403,19 @@ export function createSmsMatcher(deps: SmsMatchDeps & { onBatchError?: (err: unk
       if (r && (r.outcome.status === 'matched') === (r.trxId !== null)) decided.set(id, { matchStatus: r.outcome.status, trxId: r.trxId });
     };
     try {
-      const results = await matchBatch(em, deps, recordIds, stored);
+      const results = await matchBatch(em, deps, recordIds);
       for (const [id, r] of results) answer(id, r);
       return decided;
     } catch (err) {
-      // Rolled back: every record is still pending; decided one by one below, each error on its own. A chain
-      // repair is no error: the batch leaves it to the one-by-one path by design (batch-io.ts).
+      // Rolled back: every record is still pending; decided as batches of one below, each error on its own. A
+      // chain repair is no error: a larger batch leaves it to batches of one by design (batch-io.ts).
       if (!(err instanceof ChainRepairInBatch)) deps.onBatchError?.(err);
     }
     let firstError: unknown = null;
     // In the order given: intake passes them by SMS time, so a batch's balances chain in the order they happened.
     for (const id of recordIds) {
       try {
-        answer(id, await matchRecord(em, deps, id));
+        answer(id, (await matchBatch(em, deps, [id])).get(id) ?? null);
       } catch (err) {
         firstError ??= err;
       }

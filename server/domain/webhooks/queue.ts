@@ -1,6 +1,5 @@
 import type { Queue } from 'pg-boss';
-import { bindEnqueue, enqueueInTransaction } from '../../infra/jobs/workers.ts';
-import type { BoundStatement } from '../../infra/database/convert-values.ts';
+import { enqueueInTransaction, enqueueManyInTransaction } from '../../infra/jobs/workers.ts';
 import type { Db } from '../db.ts';
 
 export const DELIVER_QUEUE = 'webhook-deliver';
@@ -31,9 +30,9 @@ export async function enqueueDelivery(em: Db, deliveryId: number, startAfter?: D
   await enqueueInTransaction(em, DELIVER_QUEUE, data, { singletonKey, ...(startAfter ? { startAfter } : {}) });
 }
 
-/** enqueueDelivery for several deliveries, in the order given, as one statement to send with others (workers.ts `bindEnqueue`). */
-export function bindDeliveryJobs(em: Db, deliveryIds: readonly number[]): Promise<BoundStatement<unknown>> {
-  return bindEnqueue(em, DELIVER_QUEUE, deliveryIds.map(deliveryJob));
+/** enqueueDelivery for several deliveries, in the order given, in one statement (workers.ts `enqueueManyInTransaction`). */
+export async function enqueueDeliveries(em: Db, deliveryIds: readonly number[]): Promise<void> {
+  await enqueueManyInTransaction(em, DELIVER_QUEUE, deliveryIds.map(deliveryJob));
 }
 
 /** A delivery's wake-up: its id, and the singleton key that keeps one queued per delivery (see deliverQueue). */

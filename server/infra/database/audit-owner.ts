@@ -84,7 +84,7 @@ export async function sealAuditLogAt(superuserDbUrl: string, appRole: string): P
  * Whether the service's own connection could empty the audit log (it owns the
  * table or is a superuser): true on a DATABASE_URL setup nobody sealed yet.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 export async function serviceCanEmptyAuditLog(db: Kysely<any>): Promise<boolean> {
   // Raw: a privilege function on no table, which the builder does not model.
   const { rows } = await sql<{ can: boolean }>`SELECT has_table_privilege('public.audit_log', 'TRUNCATE') AS can`.execute(db);

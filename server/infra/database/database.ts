@@ -95,7 +95,7 @@ export function createDatabase<DB>(opts: DatabaseOptions): Kysely<DB> {
 const pools = new WeakMap<object, pg.Pool>();
 
 /** The pool under a database made by createDatabase, for its figures (totalCount, idleCount, waitingCount). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 export function databasePool(db: Kysely<any>): pg.Pool {
   const pool = pools.get(db);
   if (!pool) throw new Error('not a database made by createDatabase (a transaction has no pool of its own)');

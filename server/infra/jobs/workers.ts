@@ -17,7 +17,7 @@ export interface JobRegistration {
 }
 
 /** A database handle of the application's (the pool or a transaction); infra does not know its table types. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 type AnyDb = Kysely<any>;
 
 // Keyed by the database's dialect adapter, which a Kysely instance and every
@@ -54,9 +54,9 @@ export async function enqueueInTransaction(tx: AnyDb, name: string, data: object
  * enqueueInTransaction for several jobs of one queue, in one statement
  * (pg-boss's `insert`, on the caller's transaction through the same adapter).
  */
-export async function enqueueManyInTransaction(tx: AnyDb, name: string, jobs: JobInsert[]): Promise<void> {
+export async function enqueueManyInTransaction(tx: AnyDb, name: string, jobs: ReadonlyArray<JobInsert>): Promise<void> {
   if (jobs.length === 0) return;
-  await queueOf(tx, name).insert(name, jobs, { db: fromKysely(tx) });
+  await queueOf(tx, name).insert(name, [...jobs], { db: fromKysely(tx) });
 }
 
 /** The job queue of `tx`'s runtime, for enqueueing `name` in `tx`'s open transaction. */

@@ -4,7 +4,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { ingestForwardedBatch } from '../../../domain/sms-intake/screened.ts';
 import type { MatchSmsRecords } from '../../../domain/sms-intake/matching-seam.ts';
 import { deviceOf } from '../../context.ts';
-import { bindDeviceClock } from '../../../domain/devices/clock.ts';
+import { recordDeviceClock } from '../../../domain/devices/clock.ts';
 
 const s = initServer();
 
@@ -13,8 +13,8 @@ export function deviceSmsMessagesHandlers(deps: AppDeps, matchSmsRecords?: Match
   return s.router(contract.device.smsMessages, {
     forward: async ({ req, body }) => {
       const device = deviceOf(req);
-      // Sent with the batch's INSERT and before it, so its own SMS times are corrected with it.
-      const clock = body.device_time ? bindDeviceClock(req.db, device.deviceId, new Date(body.device_time)) : null;
+      // Before the batch's INSERT, so its own SMS times are corrected with it.
+      if (body.device_time) await recordDeviceClock(req.db, device.deviceId, new Date(body.device_time));
       const answers = await ingestForwardedBatch(
         req.db,
         {
@@ -32,7 +32,6 @@ export function deviceSmsMessagesHandlers(deps: AppDeps, matchSmsRecords?: Match
           receivedAt: new Date(m.received_at),
           simSlot: m.sim_slot ?? null,
         })),
-        clock ? [clock] : [],
       );
       return {
         status: 200,
