@@ -77,7 +77,7 @@ describe('operator alerts by e-mail', () => {
       }),
     ).rejects.toThrow('caller failed');
     expect((await alertsOf(brandId, 'review_waiting')).map((a) => a.dedupe_key)).toEqual(['review:batch-1']);
-    await expect(transaction(em, async () => undefined).then(() => raiseAlert(em, input))).rejects.toThrow(/transactional/);
+    await expect(transaction(em, async () => undefined).then(() => raiseAlert(em, input))).rejects.toThrow(/must run inside a transaction/);
   });
 
   it('a type the brand switched off is not raised', async () => {

@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import type { Db } from '../../server/domain/db.ts';
 import { smsRowBinding } from '../../server/domain/sms-intake/record-cipher.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestSmsBatch } from '../../server/domain/sms-intake/service.ts';
@@ -171,9 +173,9 @@ describe('the matching seam', () => {
   it('is called after storing with the new non-duplicate records only, and its decisions are answered', async () => {
     const d = await pairDevice(t);
     const calls: number[][] = [];
-    const match = async (em: any, ids: number[]) => {
+    const match = async (em: Db, ids: number[]) => {
       calls.push(ids);
-      await em.execute(`UPDATE sms_records SET match_status = 'no_match' WHERE id = ANY(ARRAY[?]::bigint[])`, [ids]);
+      await sql`UPDATE sms_records SET match_status = 'no_match' WHERE id = ANY(${ids}::bigint[])`.execute(em);
     };
     const em = t.runtime.deps.db;
     const out = await ingestSmsBatch(em, { ...deps(), match }, d, [input('s1', 'alpha'), input('s2', 'alpha'), input('s3', 'beta')]);

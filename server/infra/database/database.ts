@@ -23,8 +23,8 @@ import { JsonColumnsPlugin, type JsonColumns } from './json-columns.ts';
  *
  * What the driver adds to Kysely's own PostgreSQL driver, and why:
  * - Values come back as the application reads them: `timestamptz` as `Date`
- *   (pg's default), `bigint` as a JavaScript number (ids and counts; every
- *   bigint the schema holds is far below 2^53), `numeric` as a decimal string
+ *   (pg's default), `bigint` (and `bigint[]`) as JavaScript numbers (ids and
+ *   counts; every bigint the schema holds is far below 2^53), `numeric` as a decimal string
  *   (money is never a float), `jsonb` parsed, `text[]` as arrays. Set per pool
  *   through pg's `types` option, so pg-boss's own pool is untouched.
  * - Statements registered with `nameStatement` (the compiled-once statements of
@@ -62,10 +62,18 @@ export interface DatabaseOptions {
 export const POOL_ACQUIRE_TIMEOUT_MS = 5000;
 
 const INT8_OID = 20;
+const INT8_ARRAY_OID = 1016;
 const parseInt8 = (value: string) => Number(value);
+const parseInt8Array = (value: string) => (pg.types.getTypeParser(INT8_ARRAY_OID as never, 'text')(value) as Array<string | null> | null)?.map((v) => (v === null ? null : Number(v))) ?? null;
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    format === 'binary'
+      ? pg.types.getTypeParser(oid, format)
+      : oid === INT8_OID
+        ? parseInt8
+        : oid === INT8_ARRAY_OID
+          ? parseInt8Array
+          : pg.types.getTypeParser(oid, 'text')) as typeof pg.types.getTypeParser,
 };
 
 export function createDatabase<DB>(opts: DatabaseOptions): Kysely<DB> {
