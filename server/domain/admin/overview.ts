@@ -1,6 +1,5 @@
 import { CompiledQuery } from 'kysely';
 import { smsReviewStatuses, type BrandStatus, type Mode } from '../../../contract/vocabulary.ts';
-import { pgIdArray } from '../../infra/database/pg-array.ts';
 import { type Db } from '../db.ts';
 import { effectiveTimeZone } from '../devices/dashboard.ts';
 import { getSettings } from '../settings/service.ts';
@@ -104,7 +103,7 @@ export async function getOverview(em: Db, f: { brandId?: number; mode: Mode; bra
             AND (wd.status IN ('dead_letter', 'retrying') OR wd.delivered_at >= now() - interval '24 hours')
        ) h`,
     [
-      pgIdArray(brands.map((b) => b.id)),
+      [...brands.map((b) => b.id)],
       `{${zones.map((z) => `"${z.replace(/["\\]/g, '')}"`).join(',')}}`,
       f.mode,
       f.mode,

@@ -27,9 +27,6 @@ interface GatewaySenders {
 /** Raw: the enabled gateways' senders in display order, each gateway's in its own order (unnest WITH ORDINALITY). */
 const enabledSenders = sql<string[] | null>`(SELECT array_agg(s ORDER BY g.sort_order, g.id, o) FROM gateways g, unnest(g.sms_senders) WITH ORDINALITY AS u(s, o) WHERE g.enabled)`;
 
-/** A text[] parameter: the driver quotes every element (a keyword may hold spaces, commas or the word NULL). */
-const textArray = (a: readonly string[]) => sql<string[]>`${[...a]}::text[]`;
-
 /** One list, first spelling of each sender kept (compared like `sameSender`). */
 function union(...lists: ReadonlyArray<readonly string[]>): string[] {
   const seen = new Set<string>();
@@ -99,9 +96,9 @@ export async function getFilterRules(em: Db, brandId: number): Promise<Versioned
     .insertInto('sms_filter_rules')
     .values({
       brand_id: brandId,
-      extra_senders: textArray([]),
-      positive_keywords: textArray(d.positiveKeywords),
-      negative_keywords: textArray(d.negativeKeywords),
+      extra_senders: [...[]],
+      positive_keywords: [...d.positiveKeywords],
+      negative_keywords: [...d.negativeKeywords],
       check_interval_hours: d.checkIntervalHours,
     })
     .onConflict((oc) => oc.column('brand_id').doNothing())
@@ -170,9 +167,9 @@ export async function updateFilterRules(
     await tx
       .updateTable('sms_filter_rules')
       .set({
-        extra_senders: textArray(merged.extraSenders),
-        positive_keywords: textArray(merged.positiveKeywords),
-        negative_keywords: textArray(merged.negativeKeywords),
+        extra_senders: [...merged.extraSenders],
+        positive_keywords: [...merged.positiveKeywords],
+        negative_keywords: [...merged.negativeKeywords],
         check_interval_hours: merged.checkIntervalHours,
         version: sql<number>`version + 1`,
         updated_at: sql<Date>`now()`,

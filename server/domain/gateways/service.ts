@@ -133,13 +133,6 @@ export function toGatewayView(r: GatewayRow): GatewayView {
   };
 }
 
-/**
- * A text[] parameter, every element quoted: MikroORM's array conversion leaves
- * a plain element unquoted, and PostgreSQL reads an unquoted NULL as a null
- * element (a sender id "NULL" would be lost).
- */
-const textArray = (a: readonly string[]) => sql<string[]>`${`{${a.map((s) => JSON.stringify(s)).join(',')}}`}::text[]`;
-
 export async function createGateway(em: Db, input: GatewayInput): Promise<GatewayView> {
   const parsed = gatewayInputSchema.safeParse(input);
   if (!parsed.success) fail(parsed.error);
@@ -152,9 +145,9 @@ export async function createGateway(em: Db, input: GatewayInput): Promise<Gatewa
     const row = await em
       .insertInto('gateways')
       .values({
-        code: g.code, name: g.name, type: g.type, methods: textArray(g.methods), currencies: textArray(g.currencies), min_amount: g.min_amount,
+        code: g.code, name: g.name, type: g.type, methods: [...g.methods], currencies: [...g.currencies], min_amount: g.min_amount,
         max_amount: g.max_amount, fee_percent: g.fee_percent, fee_fixed: g.fee_fixed, receiving_account: g.receiving_account, instructions: g.instructions,
-        enabled: g.enabled, sms_senders: textArray(g.sms_senders), sms_templates: g.sms_templates, sort_order: g.sort_order, review_above: g.review_above,
+        enabled: g.enabled, sms_senders: [...g.sms_senders], sms_templates: g.sms_templates, sort_order: g.sort_order, review_above: g.review_above,
         fee_payer: g.fee_payer,
       })
       .returningAll()
@@ -196,7 +189,7 @@ export async function updateGateway(em: Db, code: string, patch: GatewayPatch): 
   const set: UpdateObject<DB, 'gateways'> = { updated_at: sql<Date>`now()` };
   for (const key of given) {
     const value = data[key];
-    if (key === 'methods' || key === 'currencies' || key === 'sms_senders') set[key] = textArray(value as string[]);
+    if (key === 'methods' || key === 'currencies' || key === 'sms_senders') set[key] = [...value as string[]];
     else Object.assign(set, { [key]: value });
   }
   const row = await em.updateTable('gateways').set(set).where('code', '=', code).returningAll().executeTakeFirst();

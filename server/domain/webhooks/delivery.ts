@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { raiseAlert } from '../alerts/raise.ts';
 import { transaction, type Db } from '../db.ts';
-import { pgIdArray } from '../../infra/database/pg-array.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { WebhookResponse } from '../../infra/http/outbound.ts';
 import { parseRetryAfter, retryDelaySeconds } from './backoff.ts';
@@ -118,7 +117,7 @@ export async function claimDeliveries(em: Db, deliveryIds: readonly number[], op
       // The ids as one array parameter: `id = ANY(array)` is a primary-key lookup whatever the
       // statistics say, where a join to a set-returning function was planned as a scan of every
       // due delivery right after a burst of inserts, before autoanalyze (BENCHMARKS.md, "What the profiles showed", 4).
-      .where('d.id', '=', sql<number>`ANY(${pgIdArray(ids)}::bigint[])`)
+      .where('d.id', '=', sql<number>`ANY(${[...ids]}::bigint[])`)
       .forUpdate('d')
       .skipLocked()
       .execute();
@@ -126,7 +125,7 @@ export async function claimDeliveries(em: Db, deliveryIds: readonly number[], op
     const locked = new Set(rows.map((r) => r.id));
     const unlocked = ids.filter((id) => !locked.has(id));
     if (unlocked.length) {
-      const existing = await tx.selectFrom('webhook_deliveries').select('id').where('id', '=', sql<number>`ANY(${pgIdArray(unlocked)}::bigint[])`).execute();
+      const existing = await tx.selectFrom('webhook_deliveries').select('id').where('id', '=', sql<number>`ANY(${[...unlocked]}::bigint[])`).execute();
       const exists = new Set(existing.map((r) => r.id));
       for (const id of unlocked) out.set(id, { kind: 'skipped', reason: exists.has(id) ? 'busy' : 'missing' });
     }
@@ -184,7 +183,7 @@ export async function claimDeliveries(em: Db, deliveryIds: readonly number[], op
         .selectFrom('webhook_attempts as a')
         .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
         .select(['a.delivery_id', sql<number>`count(*)::int`.as('n')])
-        .where('a.delivery_id', '=', sql<number>`ANY(${pgIdArray(inRun)}::bigint[])`)
+        .where('a.delivery_id', '=', sql<number>`ANY(${[...inRun]}::bigint[])`)
         .where('d.first_attempt_at', 'is not', null)
         .whereRef('a.requested_at', '>=', 'd.first_attempt_at')
         .groupBy('a.delivery_id')
@@ -212,7 +211,7 @@ export async function claimDeliveries(em: Db, deliveryIds: readonly number[], op
           url: eb.ref('ep.url'),
           updated_at: sql<Date>`now()`,
         }))
-        .where('d.id', '=', sql<number>`ANY(${pgIdArray(claimable.map((r) => r.id))}::bigint[])`)
+        .where('d.id', '=', sql<number>`ANY(${[...claimable.map((r) => r.id)]}::bigint[])`)
         .whereRef('ep.id', '=', 'd.endpoint_id')
         // As text under a name no entity has, so it keeps its microseconds (see ClaimedAttempt.startedAt).
         .returning(['d.id', 'd.attempts', 'd.lease_token', sql<string>`d.last_attempt_at::text`.as('started_at_text'), 'ep.url as endpoint_url'])
@@ -259,7 +258,7 @@ async function deadLetterWithoutAttempt(tx: Db, deliveryIds: readonly number[], 
       last_error: reason,
       updated_at: sql<Date>`now()`,
     })
-    .where('id', '=', sql<number>`ANY(${pgIdArray(deliveryIds)}::bigint[])`)
+    .where('id', '=', sql<number>`ANY(${[...deliveryIds]}::bigint[])`)
     .execute();
 }
 
