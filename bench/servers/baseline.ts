@@ -206,12 +206,12 @@ async function keyedCreate(res: Response, brandId: number, key: string, rawBody:
   const hash = createHash('sha256').update(`POST\n/api/v1/payments\n${JSON.stringify(rawBody)}`).digest('hex');
   const token = randomUUID();
   const claimed = await pool.query(
-    `INSERT INTO idempotency_keys (brand_id, key, request_hash, lock_token, locked_at) VALUES ($1, $2, $3, $4, now())
-     ON CONFLICT (brand_id, key) DO NOTHING RETURNING id`,
+    `INSERT INTO idempotency_keys (brand_id, mode, key, request_hash, lock_token, locked_at) VALUES ($1, 'live', $2, $3, $4, now())
+     ON CONFLICT (brand_id, mode, key) DO NOTHING RETURNING id`,
     [brandId, key, hash, token],
   );
   if (claimed.rowCount === 0) {
-    const { rows } = await pool.query(`SELECT request_hash, response_status, response_body #>> '{}' AS body FROM idempotency_keys WHERE brand_id = $1 AND key = $2`, [brandId, key]);
+    const { rows } = await pool.query(`SELECT request_hash, response_status, response_body #>> '{}' AS body FROM idempotency_keys WHERE brand_id = $1 AND mode = 'live' AND key = $2`, [brandId, key]);
     if (rows[0]?.request_hash !== hash) return res.status(409).json({ success: false, error: { code: 'IDEMPOTENCY_KEY_REUSED', message: 'Key reused' } });
     if (rows[0].body === null) return res.status(409).json({ success: false, error: { code: 'IDEMPOTENCY_REQUEST_IN_PROGRESS', message: 'In progress' } });
     return res.status(rows[0].response_status).type('application/json').send(rows[0].body);
@@ -223,14 +223,14 @@ async function keyedCreate(res: Response, brandId: number, key: string, rawBody:
     const answer = JSON.stringify(createdBody(rows[0], rawBody as { currency: string; reference?: unknown }));
     await client.query(
       `UPDATE idempotency_keys SET response_status = 201, response_body = to_jsonb($1::text), completed_at = now(), lock_token = NULL
-        WHERE brand_id = $2 AND key = $3 AND lock_token = $4`,
+        WHERE brand_id = $2 AND mode = 'live' AND key = $3 AND lock_token = $4`,
       [answer, brandId, key, token],
     );
     await client.query('COMMIT');
     return res.status(201).type('application/json').send(answer);
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
-    await pool.query('DELETE FROM idempotency_keys WHERE brand_id = $1 AND key = $2 AND lock_token = $3', [brandId, key, token]);
+    await pool.query("DELETE FROM idempotency_keys WHERE brand_id = $1 AND mode = 'live' AND key = $2 AND lock_token = $3", [brandId, key, token]);
     throw err;
   } finally {
     client.release();
