@@ -7,7 +7,7 @@ import { noOutsideCitations } from './scripts/lint/no-outside-citations.js';
 /**
  * Layers point one way: contract <- server/http -> domain -> infra, and
  * contract <- clients (docs/architecture.md). The checkout pages
- * (server/checkout) are an http surface like server/http, and the composition
+ * (server/http/checkout-pages) are part of server/http, and the composition
  * root (app.ts, bootstrap.ts, main.ts) wires the layers, so nothing below
  * imports either. Paths are relative to the directory ESLint runs in (the
  * repository root; the lint rules test runs it on a fixture tree of the same
@@ -15,8 +15,8 @@ import { noOutsideCitations } from './scripts/lint/no-outside-citations.js';
  */
 const compositionRoot = ['./server/app.ts', './server/bootstrap.ts', './server/main.ts'];
 export const layerZones = [
-  { target: './server/infra', from: ['./server/domain', './server/http', './server/checkout', ...compositionRoot], message: 'infra is the bottom layer: it must not import domain or http code (server/http, server/checkout) nor the composition root (pass what it needs in as arguments).' },
-  { target: './server/domain', from: ['./server/http', './server/checkout', ...compositionRoot], message: 'domain code must not import the http layer (server/http, server/checkout) nor the composition root (handlers call services, not the other way round).' },
+  { target: './server/infra', from: ['./server/domain', './server/http', ...compositionRoot], message: 'infra is the bottom layer: it must not import domain or http code (server/http) nor the composition root (pass what it needs in as arguments).' },
+  { target: './server/domain', from: ['./server/http', ...compositionRoot], message: 'domain code must not import the http layer (server/http, the checkout pages included) nor the composition root (handlers call services, not the other way round).' },
   { target: './contract', from: ['./server', './clients', './admin-ui'], message: 'the contract is shared by the server, the SDKs and the console: it imports none of them.' },
   { target: './clients', from: ['./server', './admin-ui'], message: 'the SDKs are built from the contract alone: they must not import server or console code.' },
   { target: './admin-ui', from: ['./server', './clients'], message: 'the console runs in the browser and talks to the server through the admin contract only.' },

@@ -23,7 +23,7 @@ import { merchantHandlers } from './http/handlers/merchant/index.ts';
 import { deviceHandlers } from './http/handlers/device/index.ts';
 import { adminHandlers } from './http/handlers/admin/index.ts';
 import { checkoutHandlers } from './http/handlers/checkout/index.ts';
-import { checkoutPages } from './checkout/routes.ts';
+import { checkoutPages } from './http/checkout-pages/routes.ts';
 import { consoleRouter } from './http/console.ts';
 
 const s = initServer();

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Runtime } from './bootstrap.ts';
-import { seedDemo, type DemoSeed } from './domain/admin/demo.ts';
+import { seedDemo, type DemoSeed } from './domain/brands/demo.ts';
 import type { Logger } from './infra/logger.ts';
 import { writePrivateFile } from './infra/private-file.ts';
 import { ensureFirstOwner } from './domain/operators/service.ts';

@@ -5,7 +5,7 @@ import { normalizePhone } from '../../server/domain/customers/normalize.ts';
 import { CUSTOMER_CONTEXT, customerBinding } from '../../server/domain/customers/service.ts';
 import { hashFingerprint, signDeviceToken, type DeviceTokenKeys } from '../../server/domain/devices/tokens.ts';
 import { createGateway } from '../../server/domain/gateways/service.ts';
-import { defaultGatewayTemplates } from '../../server/domain/sms/presets/index.ts';
+import { defaultGatewayTemplates } from '../../server/domain/sms/templates/presets/index.ts';
 import { putEndpoint } from '../../server/domain/webhooks/endpoints.ts';
 import { blindIndex } from '../../server/infra/crypto/blind-index.ts';
 import { generateApiKey } from '../../server/infra/crypto/tokens.ts';

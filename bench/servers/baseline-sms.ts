@@ -4,8 +4,8 @@ import jwt from 'jsonwebtoken';
 import type pg from 'pg';
 import type { PersonalDataKeys } from '../../server/domain/customers/keys.ts';
 import { compareMoney } from '../../server/domain/money/decimal.ts';
-import { chooseMatch } from '../../server/domain/sms/matcher.ts';
-import { normalizeSender, parseSms, type GatewayParseConfig } from '../../server/domain/sms/parser.ts';
+import { chooseMatch } from '../../server/domain/sms/matching/matcher.ts';
+import { normalizeSender, parseSms, type GatewayParseConfig } from '../../server/domain/sms/templates/parser.ts';
 
 /**
  * The floor of SMS verification: per forwarded SMS one database transaction
@@ -13,7 +13,7 @@ import { normalizeSender, parseSms, type GatewayParseConfig } from '../../server
  * (the same query and index as ours), locks the intent and transaction,
  * completes both, writes the `payment.completed` event and the record's
  * outcome. Candidates are the claimers of the trx id and the open payments
- * with the exact amount, as ours loads them (server/domain/sms/candidates.ts). The pure parser and matcher are the service's own (they are the
+ * with the exact amount, as ours loads them (server/domain/sms/matching/candidates.ts). The pure parser and matcher are the service's own (they are the
  * rule, not a framework layer). Handles the happy paths the benchmark
  * drives; anything else is answered as ours would classify it, unmatched.
  */

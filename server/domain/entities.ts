@@ -12,10 +12,10 @@ import { Device, DevicePresenceChange, DeviceRefreshTokenRotation, PairingCode }
 import { SmsFilterRules, SmsSenderEpoch } from './filter-rules/entities.ts';
 import { Notification } from './notifications/entities.ts';
 import { OutboundSms } from './outbound-sms/entities.ts';
-import { SmsRecord } from './sms-intake/entities.ts';
+import { SmsRecord } from './sms/intake/entities.ts';
 import { webhookEntities } from './webhooks/entities.ts';
 import { AuditLog } from './audit/entities.ts';
-import { SmsBalanceChain, SmsFormatAlarm } from './sms/entities.ts';
+import { SmsBalanceChain, SmsFormatAlarm } from './sms/matching/entities.ts';
 import { BackfillRequest } from './recovery/entities.ts';
 import { RateLimit } from './rate-limit/entities.ts';
 import { Operator, OperatorSession } from './operators/entities.ts';

@@ -1,6 +1,6 @@
 import type { JobRegistration } from '../infra/jobs/workers.ts';
 import { minuteSweeps } from '../infra/jobs/scheduled.ts';
-import { smsFormatAlarmRegistration } from './sms/format-alarm.job.ts';
+import { smsFormatAlarmRegistration } from './sms/templates/format-alarm.job.ts';
 import { deliverWebhookRegistration } from './webhooks/deliver-webhook.job.ts';
 import { presenceSweep } from './devices/detect-offline-devices.job.ts';
 import { outboundSmsSweep } from './outbound-sms/sweep-outbound-sms.job.ts';
@@ -8,7 +8,7 @@ import { sendSandboxCallbackRegistration } from './sandbox/send-sandbox-callback
 import { completeSandboxRefundRegistration } from './sandbox/complete-sandbox-refund.job.ts';
 import { intentExpirySweep } from './payments/expire-intents.job.ts';
 import { purgeIdempotencyKeysRegistration } from './idempotency/purge-idempotency-keys.job.ts';
-import { pendingSmsSweep } from './sms/match-pending-sms.job.ts';
+import { pendingSmsSweep } from './sms/matching/match-pending-sms.job.ts';
 import { backfillRetrySweep } from './recovery/retry-backfill.job.ts';
 import { deliverAlertRegistration } from './alerts/deliver-alert.job.ts';
 import { reviewWaitingSweep } from './alerts/review-waiting.job.ts';

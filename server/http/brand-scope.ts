@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError, type ErrorCode } from '../../contract/common/errors.ts';
-import { type Db } from '../domain/db.ts';
+import type { Db } from '../domain/db.ts';
+import { brandOfOwned, type OwnedKind } from '../domain/brands/scope.ts';
 import type { Principal } from './context.ts';
 
 /** The brands an admin caller may see; null: every brand (the admin token, owners, unscoped operators). */
@@ -12,20 +13,18 @@ export function inScope(scope: number[] | null, brandId: number | null | undefin
   return scope === null || (brandId !== null && brandId !== undefined && scope.includes(brandId));
 }
 
-type BrandOf = (em: Db, id: number) => Promise<{ brand_id: number } | undefined>;
-
 /**
- * The brand-owned object each path parameter (and body field) names, with the
- * code its route answers for an unknown id: another brand's object answers
- * exactly like one that does not exist.
+ * The kind of brand-owned object each path parameter (and body field) names,
+ * with the code its route answers for an unknown id: another brand's object
+ * answers exactly like one that does not exist.
  */
-const owners: Record<string, { code: ErrorCode; brandOf: BrandOf }> = {
-  brand_id: { code: 'BRAND_NOT_FOUND', brandOf: async (_em, id) => ({ brand_id: id }) },
-  device_id: { code: 'DEVICE_NOT_FOUND', brandOf: (em, id) => em.selectFrom('devices').select('brand_id').where('id', '=', id).executeTakeFirst() },
-  transaction_id: { code: 'TRANSACTION_NOT_FOUND', brandOf: (em, id) => em.selectFrom('transactions').select('brand_id').where('id', '=', id).executeTakeFirst() },
-  refund_id: { code: 'REFUND_NOT_FOUND', brandOf: (em, id) => em.selectFrom('refunds').select('brand_id').where('id', '=', id).executeTakeFirst() },
-  delivery_id: { code: 'DELIVERY_NOT_FOUND', brandOf: (em, id) => em.selectFrom('webhook_deliveries').select('brand_id').where('id', '=', id).executeTakeFirst() },
-  sms_record_id: { code: 'SMS_RECORD_NOT_FOUND', brandOf: (em, id) => em.selectFrom('sms_records').select('brand_id').where('id', '=', id).executeTakeFirst() },
+const owners: Record<string, { code: ErrorCode; kind: OwnedKind }> = {
+  brand_id: { code: 'BRAND_NOT_FOUND', kind: 'brand' },
+  device_id: { code: 'DEVICE_NOT_FOUND', kind: 'device' },
+  transaction_id: { code: 'TRANSACTION_NOT_FOUND', kind: 'transaction' },
+  refund_id: { code: 'REFUND_NOT_FOUND', kind: 'refund' },
+  delivery_id: { code: 'DELIVERY_NOT_FOUND', kind: 'delivery' },
+  sms_record_id: { code: 'SMS_RECORD_NOT_FOUND', kind: 'sms_record' },
 };
 
 const ID_RE = /^[1-9][0-9]{0,15}$/;
@@ -52,9 +51,9 @@ export function brandScopeGuard(db: Db): RequestHandler {
         const owner = owners[name]!;
         const id = Number(value);
         if (!Number.isSafeInteger(id)) return;
-        const row = await owner.brandOf(db, id);
+        const brandId = await brandOfOwned(db, owner.kind, id);
         // Unknown ids are left to the handler, which answers the same 404.
-        if (row && !scope.includes(Number(row.brand_id))) throw new AppError(owner.code);
+        if (brandId !== null && !scope.includes(brandId)) throw new AppError(owner.code);
       });
     Promise.all(checks).then(() => next(), next);
   };

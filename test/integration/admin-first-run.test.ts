@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemo, type DemoSeed } from '../../server/domain/admin/demo.ts';
+import { seedDemo, type DemoSeed } from '../../server/domain/brands/demo.ts';
 import { firstRunBanner } from '../../server/first-run.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { DEVICE_API, deviceRequest, newFingerprint } from '../support/device.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/submission.ts';
+import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/matching/submission.ts';
 import { startTransaction } from '../../server/domain/payments/transactions.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { createPayment, gatewayPresets, seedGateway } from '../support/seed.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { createPayment, seedGateway, type CreatePaymentOptions } from '../support/seed.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
-import { CONTENT_SECURITY_POLICY } from '../../server/checkout/routes.ts';
+import { CONTENT_SECURITY_POLICY } from '../../server/http/checkout-pages/routes.ts';
 
 /**
  * The checkout pages are public and show merchant-controlled text: everything

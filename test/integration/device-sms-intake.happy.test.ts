@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../server/domain/db.ts';
-import { smsRowBinding } from '../../server/domain/sms-intake/record-cipher.ts';
+import { smsRowBinding } from '../../server/domain/sms/intake/record-cipher.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestSmsBatch } from '../../server/domain/sms-intake/service.ts';
+import { ingestSmsBatch } from '../../server/domain/sms/intake/service.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { deviceRequest, pairDevice, type PairedDevice } from '../support/device.ts';
 import { createGateway } from '../../server/domain/gateways/service.ts';

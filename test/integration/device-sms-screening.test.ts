@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FILTER_RULES } from '../../server/domain/filter-rules/defaults.ts';
 import { updateFilterRules } from '../../server/domain/filter-rules/service.ts';
-import { ingestSmsBatch } from '../../server/domain/sms-intake/service.ts';
+import { ingestSmsBatch } from '../../server/domain/sms/intake/service.ts';
 import { deviceRequest, pairDevice, type PairedDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { seedGateway } from '../support/seed.ts';
@@ -11,7 +11,7 @@ import { adminRequest } from './admin-support.ts';
 
 /**
  * A forwarded batch is screened with the brand's filter rules read for it
- * (sms-intake/screened.ts): rules changed since the last batch, by any writer,
+ * (sms/intake/screened.ts): rules changed since the last batch, by any writer,
  * are applied to the very next one, and the phone's clock sample corrects the
  * SMS times of its own batch.
  */
@@ -145,7 +145,7 @@ describe('the clock sample', () => {
   });
 });
 
-describe('the INSERT (sms-intake/service.ts, ingestSmsBatch)', () => {
+describe('the INSERT (sms/intake/service.ts, ingestSmsBatch)', () => {
   const em = () => t.runtime.deps.db;
   const deps = () => ({ cipher: t.runtime.deps.crypto.pii, hashKey: t.runtime.deps.crypto.blindIndexKey });
   const input = (receivedAt = new Date()) => ({ deviceMessageId: `dom-${randomBytes(5).toString('hex')}`, sender: 'bKash', body: smsBodies.bkash('23.00', newGatewayTrxId()), receivedAt, simSlot: null });

@@ -7,7 +7,7 @@ import { DEVICE_API } from '../support/device.ts';
 import { newGatewayTrxId, seedPayment, smsBodies, smsScene, type SmsScene } from '../support/sms-matching.ts';
 import { requestAt } from '../support/second-instance.ts';
 import { recordReliability } from '../support/reliability-summary.ts';
-import { runPendingSmsSweep } from '../../server/domain/sms/match-pending-sms.job.ts';
+import { runPendingSmsSweep } from '../../server/domain/sms/matching/match-pending-sms.job.ts';
 
 /**
  * The server process killed with SIGKILL while it matches a batch of forwarded

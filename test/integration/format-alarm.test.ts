@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { forwardSms, newGatewayTrxId, officialSender, smsBodies, smsScene } from '../support/sms-matching.ts';
-import { runFormatAlarm } from '../../server/domain/sms/format-alarm.ts';
+import { runFormatAlarm } from '../../server/domain/sms/templates/format-alarm.ts';
 import { adminRequest } from './admin-support.ts';
 
 /** The format-change alarm: raised once per episode with a gateway.sms_unparsed event, cleared on recovery. */

@@ -10,7 +10,7 @@ import {
   startTransaction,
 } from '../../server/domain/payments/transactions.ts';
 import { expireDueIntents } from '../../server/domain/payments/intents.ts';
-import { declaredPayerNumber } from '../../server/domain/sms/service.ts';
+import { declaredPayerNumber } from '../../server/domain/sms/matching/service.ts';
 import { paymentEventData } from '../../server/domain/payments/view.ts';
 import { AppError } from '../../contract/common/errors.ts';
 import { transaction } from '../../server/domain/db.ts';

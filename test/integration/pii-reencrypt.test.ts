@@ -9,11 +9,11 @@ import { createOrm, migrate } from '../../server/infra/database/orm.ts';
 import { entities } from '../../server/domain/entities.ts';
 import type { PersonalDataKeys } from '../../server/domain/customers/keys.ts';
 import { reencryptPersonalData } from '../../server/domain/pii/reencrypt.ts';
-import { smsContentHash } from '../../server/domain/sms-intake/content-hash.ts';
-import { normalizeSender } from '../../server/domain/sms/parser.ts';
+import { smsContentHash } from '../../server/domain/sms/intake/content-hash.ts';
+import { normalizeSender } from '../../server/domain/sms/templates/parser.ts';
 import { updateFilterRules } from '../../server/domain/filter-rules/service.ts';
 import { getTransaction } from '../../server/domain/payments/transactions.ts';
-import { declaredPayerNumber } from '../../server/domain/sms/service.ts';
+import { declaredPayerNumber } from '../../server/domain/sms/matching/service.ts';
 
 /**
  * The start-up re-encryption (migration 0011's data step) on rows written in

@@ -5,7 +5,7 @@ import { adminRequest } from './admin-support.ts';
 import { deviceRequest, pairDevice, type PairedDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { createPayment, seedGateway } from '../support/seed.ts';
-import { GATEWAY_PRESETS, presetTemplates } from '../../server/domain/sms/presets/index.ts';
+import { GATEWAY_PRESETS, presetTemplates } from '../../server/domain/sms/templates/presets/index.ts';
 import {
   creditTemplate,
   creditWithBalance,

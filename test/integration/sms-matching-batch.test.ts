@@ -24,7 +24,7 @@ import {
 
 /**
  * A request's SMS are decided together, in one transaction with their reads
- * and locks taken for all of them at once (server/domain/sms/batch-io.ts).
+ * and locks taken for all of them at once (server/domain/sms/matching/batch-io.ts).
  * What must not change: each SMS ends exactly as it would had the phone
  * forwarded them one by one in the order it received them. Each scenario is
  * played on two phones of two brands with the same payments, one SMS per

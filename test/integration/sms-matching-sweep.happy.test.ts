@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPendingSmsSweep } from '../../server/domain/sms/match-pending-sms.job.ts';
-import { ingestSmsBatch } from '../../server/domain/sms-intake/service.ts';
+import { runPendingSmsSweep } from '../../server/domain/sms/matching/match-pending-sms.job.ts';
+import { ingestSmsBatch } from '../../server/domain/sms/intake/service.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { newGatewayTrxId, seedPayment, smsBodies, smsRow, smsScene, transactionRow } from '../support/sms-matching.ts';
 

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTransaction } from '../../server/domain/payments/transactions.ts';
-import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/submission.ts';
+import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/matching/submission.ts';
 import { pairDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { createPayment } from '../support/seed.ts';

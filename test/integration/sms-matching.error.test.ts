@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startTransaction } from '../../server/domain/payments/transactions.ts';
-import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/submission.ts';
+import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/matching/submission.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { createPayment, seedGateway, seedSetting } from '../support/seed.ts';
 import { screenSms } from '../../server/domain/filter-rules/screen.ts';

@@ -1,6 +1,6 @@
-import { smsRowBinding } from '../../server/domain/sms-intake/record-cipher.ts';
+import { smsRowBinding } from '../../server/domain/sms/intake/record-cipher.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/submission.ts';
+import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/matching/submission.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { createPayment } from '../support/seed.ts';
 import {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultGatewayTemplates } from '../../server/domain/sms/presets/index.ts';
+import { defaultGatewayTemplates } from '../../server/domain/sms/templates/presets/index.ts';
 import { pairDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { seedGateway } from '../support/seed.ts';

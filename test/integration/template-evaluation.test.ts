@@ -3,7 +3,7 @@ import { startTestServer, type TestContext } from '../support/harness.ts';
 import { forwardSms, newGatewayTrxId, officialSender, seedPayment, smsBodies, smsScene, transactionRow, type SmsScene } from '../support/sms-matching.ts';
 import { adminRequest, auditRows, runCli } from './admin-support.ts';
 import { consoleRequest, newOperator, session } from './console-support.ts';
-import { evaluateTemplates } from '../../server/domain/sms/template-evaluation.ts';
+import { evaluateTemplates } from '../../server/domain/sms/templates/template-evaluation.ts';
 
 /** Template evaluation before it goes live, and the regression guard on saving (admin API). */
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rejectTransaction, verifyTransactionManually } from '../../server/domain/sms/review.ts';
-import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/submission.ts';
+import { rejectTransaction, verifyTransactionManually } from '../../server/domain/sms/matching/review.ts';
+import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/matching/submission.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { createPayment, seedGateway } from '../support/seed.ts';
 import { eventsOf, forwardSms, newGatewayTrxId, seedPayment, smsBodies, smsRow, smsScene, submitAtCheckout, transactionRow, type SmsScene } from '../support/sms-matching.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTransaction } from '../../server/domain/payments/transactions.ts';
-import { rejectTransaction, verifyTransactionManually } from '../../server/domain/sms/review.ts';
-import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/submission.ts';
+import { rejectTransaction, verifyTransactionManually } from '../../server/domain/sms/matching/review.ts';
+import { matchSubmittedGatewayTrxId } from '../../server/domain/sms/matching/submission.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { createPayment } from '../support/seed.ts';
 import { eventsOf, forwardSms, newGatewayTrxId, seedPayment, smsBodies, smsRow, smsScene, transactionRow } from '../support/sms-matching.ts';

@@ -5,7 +5,7 @@ import type { TestContext } from './harness.ts';
 import { createGateway, type GatewayInput, type GatewayView } from '../../server/domain/gateways/service.ts';
 import { setExchangeRate } from '../../server/domain/fx/service.ts';
 import { setSetting, type SettingKey } from '../../server/domain/settings/service.ts';
-import { defaultGatewayTemplates } from '../../server/domain/sms/presets/index.ts';
+import { defaultGatewayTemplates } from '../../server/domain/sms/templates/presets/index.ts';
 import {
   completeTransaction,
   failTransaction,

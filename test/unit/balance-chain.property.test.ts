@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { breaksChain, chainState, expectedAfter, linkTrusted, type ChainReading } from '../../server/domain/sms/balance-chain.ts';
-import { CERTAIN_CONFIDENCE, chooseMatch } from '../../server/domain/sms/matcher.ts';
+import { breaksChain, chainState, expectedAfter, linkTrusted, type ChainReading } from '../../server/domain/sms/matching/balance-chain.ts';
+import { CERTAIN_CONFIDENCE, chooseMatch } from '../../server/domain/sms/matching/matcher.ts';
 
 /**
  * The balance chain's trust, as properties over generated sequences of one

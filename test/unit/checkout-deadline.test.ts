@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDeadline } from '../../server/checkout/format.ts';
+import { formatDeadline } from '../../server/http/checkout-pages/format.ts';
 
 /** The checkout's deadline names the clock it is in: the brand's zone, else UTC. */
 describe('formatDeadline', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, html, safeHttpUrl } from '../../server/checkout/html.ts';
-import { formatAmount, initialOf } from '../../server/checkout/format.ts';
+import { escapeHtml, html, safeHttpUrl } from '../../server/http/checkout-pages/html.ts';
+import { formatAmount, initialOf } from '../../server/http/checkout-pages/format.ts';
 
 describe('escapeHtml', () => {
   it.each([

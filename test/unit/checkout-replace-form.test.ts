@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckoutPayment, CheckoutTransaction } from '../../contract/checkout/payments.ts';
-import { renderCheckoutPage } from '../../server/checkout/page.ts';
+import { renderCheckoutPage } from '../../server/http/checkout-pages/page.ts';
 
 /** The "Wrong transaction ID? Change it" affordance on the waiting page, from the view alone. */
 

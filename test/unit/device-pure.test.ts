@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { effectiveTimeZone, headlineCurrency } from '../../server/domain/devices/dashboard.ts';
 import { decideReport, type OutboundSmsReport } from '../../server/domain/outbound-sms/transitions.ts';
 import type { OutboundSmsStatus } from '../../server/domain/outbound-sms/entities.ts';
-import { smsContentHash } from '../../server/domain/sms-intake/content-hash.ts';
+import { smsContentHash } from '../../server/domain/sms/intake/content-hash.ts';
 
 describe('outbound SMS reports', () => {
   const table: Array<[OutboundSmsStatus, OutboundSmsReport, ReturnType<typeof decideReport>]> = [

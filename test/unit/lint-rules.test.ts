@@ -35,8 +35,8 @@ const files: Record<string, string> = {
   'clients/uses-server.ts': "import { ok } from '../server/domain/ok.ts';\nexport const x = ok;\n",
   'clients/uses-console.ts': "import { page } from '../admin-ui/src/page.tsx';\nexport const x = page;\n",
   'contract/uses-console.ts': "import { page } from '../admin-ui/src/page.tsx';\nexport const x = page;\n",
-  'server/infra/uses-checkout.ts': "import { render } from '../checkout/render.ts';\nexport const x = render;\n",
-  'server/domain/uses-checkout.ts': "import { render } from '../checkout/render.ts';\nexport const x = render;\n",
+  'server/infra/uses-checkout.ts': "import { render } from '../http/checkout-pages/render.ts';\nexport const x = render;\n",
+  'server/domain/uses-checkout.ts': "import { render } from '../http/checkout-pages/render.ts';\nexport const x = render;\n",
   'server/infra/uses-app.ts': "import { app } from '../app.ts';\nexport const x = app;\n",
   'server/domain/uses-app.ts': "import { app } from '../app.ts';\nexport const x = app;\n",
   // The console is .tsx: the zones must reach those files too.
@@ -57,8 +57,8 @@ const files: Record<string, string> = {
   'contract/vocabulary.ts': "import { z } from 'zod';\nexport const statuses = ['open', 'closed'] as const;\nexport const statusSchema = z.enum(statuses);\n",
   'server/domain/vocab/entities.ts': "import { statuses } from '../../../contract/vocabulary.ts';\nexport const e = statuses;\n",
   'server/domain/vocab/service.ts': "import { shape } from '../../../contract/shape.ts';\nimport { e } from './entities.ts';\nexport const s = [shape, e];\n",
-  'server/checkout/render.ts': "import { ok } from '../domain/ok.ts';\nexport const render = ok;\n",
-  'server/app.ts': "import { handler } from './http/handler.ts';\nimport { render } from './checkout/render.ts';\nexport const app = [handler, render];\n",
+  'server/http/checkout-pages/render.ts': "import { ok } from '../../domain/ok.ts';\nexport const render = ok;\n",
+  'server/app.ts': "import { handler } from './http/handler.ts';\nimport { render } from './http/checkout-pages/render.ts';\nexport const app = [handler, render];\n",
   'admin-ui/src/page.tsx': "import { shape } from '../../contract/shape.ts';\nexport const page = shape;\n",
   // Comments.
   'server/domain/cites-issue.ts': '// Retries are capped (issue 16).\nexport const one = 1;\n',
@@ -129,7 +129,7 @@ describe('lint: layers', () => {
   });
 
   it('lets http -> domain -> infra, and server, clients and console -> contract, pass', () => {
-    for (const f of ['server/infra/base.ts', 'server/domain/ok.ts', 'server/http/handler.ts', 'server/checkout/render.ts', 'server/app.ts', 'contract/shape.ts', 'clients/sdk.ts', 'admin-ui/src/page.tsx'])
+    for (const f of ['server/infra/base.ts', 'server/domain/ok.ts', 'server/http/handler.ts', 'server/http/checkout-pages/render.ts', 'server/app.ts', 'contract/shape.ts', 'clients/sdk.ts', 'admin-ui/src/page.tsx'])
       expect(results.get(f), f).toEqual([]);
   });
 });

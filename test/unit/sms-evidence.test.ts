@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { chainState, expectedAfter, type ChainReading } from '../../server/domain/sms/balance-chain.ts';
-import { comparePayerNumbers, MIN_VISIBLE_DIGITS } from '../../server/domain/sms/payer-number.ts';
-import { idDistance } from '../../server/domain/sms/typo.ts';
-import { parseSms } from '../../server/domain/sms/parser.ts';
+import { chainState, expectedAfter, type ChainReading } from '../../server/domain/sms/matching/balance-chain.ts';
+import { comparePayerNumbers, MIN_VISIBLE_DIGITS } from '../../server/domain/sms/matching/payer-number.ts';
+import { idDistance } from '../../server/domain/sms/matching/typo.ts';
+import { parseSms } from '../../server/domain/sms/templates/parser.ts';
 
 const credit = (amount: string, balance: string | null, fee: string | null = null): ChainReading => ({ direction: 'in', amount, fee, balance, balanceUnreadable: false });
 const debit = (amount: string, balance: string | null, fee: string | null = null): ChainReading => ({ direction: 'out', amount, fee, balance, balanceUnreadable: false });

@@ -8,8 +8,8 @@ import {
   type MatchCandidate,
   type MatchRules,
   type MatchStatus,
-} from '../../server/domain/sms/matcher.ts';
-import { comparePayerNumbers } from '../../server/domain/sms/payer-number.ts';
+} from '../../server/domain/sms/matching/matcher.ts';
+import { comparePayerNumbers } from '../../server/domain/sms/matching/payer-number.ts';
 
 /**
  * A stand-in for the service and its database: it applies the matcher the way the

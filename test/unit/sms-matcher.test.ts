@@ -9,7 +9,7 @@ import {
   type ReasonCode,
   type SmsEvidence,
   type StoredSmsEvidence,
-} from '../../server/domain/sms/matcher.ts';
+} from '../../server/domain/sms/matching/matcher.ts';
 
 const SMS_AT = new Date('2024-03-15T08:00:00.000Z');
 const WINDOW = 60;

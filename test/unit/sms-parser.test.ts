@@ -6,8 +6,8 @@ import {
   normalizeSender,
   parseSms,
   type GatewayParseConfig,
-} from '../../server/domain/sms/parser.ts';
-import { defaultGatewayTemplates } from '../../server/domain/sms/presets/index.ts';
+} from '../../server/domain/sms/templates/parser.ts';
+import { defaultGatewayTemplates } from '../../server/domain/sms/templates/presets/index.ts';
 
 interface Fixture<T> {
   messages: T[];

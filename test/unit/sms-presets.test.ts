@@ -1,11 +1,11 @@
-import { paysPayments } from '../../server/domain/sms/template.ts';
+import { paysPayments } from '../../server/domain/sms/templates/template.ts';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkAgainstMoneyOut } from '../../server/domain/sms/presets/gateway-input.ts';
-import { classifySms, GATEWAY_PRESETS, findPreset, presetTemplates } from '../../server/domain/sms/presets/index.ts';
-import { parseSms, type GatewayParseConfig } from '../../server/domain/sms/parser.ts';
-import { sameSender } from '../../server/domain/sms/senders.ts';
-import { compileTemplate } from '../../server/domain/sms/template.ts';
+import { checkAgainstMoneyOut } from '../../server/domain/sms/templates/presets/gateway-input.ts';
+import { classifySms, GATEWAY_PRESETS, findPreset, presetTemplates } from '../../server/domain/sms/templates/presets/index.ts';
+import { parseSms, type GatewayParseConfig } from '../../server/domain/sms/templates/parser.ts';
+import { sameSender } from '../../server/domain/sms/templates/senders.ts';
+import { compileTemplate } from '../../server/domain/sms/templates/template.ts';
 
 interface Expected {
   direction: 'in' | 'out';

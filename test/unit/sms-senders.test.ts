@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sameSender, senderKey } from '../../server/domain/sms/senders.ts';
+import { sameSender, senderKey } from '../../server/domain/sms/templates/senders.ts';
 import { sameSender as sdkSameSender } from '../../clients/device/sms-filter.ts';
 
 describe('sameSender: names are ASCII, case-insensitive, nothing else', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseStatedTime } from '../../server/domain/sms/stated-time.ts';
-import { parseSms } from '../../server/domain/sms/parser.ts';
-import { GATEWAY_PRESETS, presetTemplates } from '../../server/domain/sms/presets/index.ts';
+import { parseStatedTime } from '../../server/domain/sms/matching/stated-time.ts';
+import { parseSms } from '../../server/domain/sms/templates/parser.ts';
+import { GATEWAY_PRESETS, presetTemplates } from '../../server/domain/sms/templates/presets/index.ts';
 
 describe('the time an SMS states in its text (Bangladesh time, UTC+6)', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../contract/common/errors.ts';
-import { defaultGatewayTemplates } from '../../server/domain/sms/presets/index.ts';
-import { compileTemplate, MAX_TEMPLATE_LENGTH } from '../../server/domain/sms/template.ts';
+import { defaultGatewayTemplates } from '../../server/domain/sms/templates/presets/index.ts';
+import { compileTemplate, MAX_TEMPLATE_LENGTH } from '../../server/domain/sms/templates/template.ts';
 
 const OK = String.raw`^Paid (?<amount>[\d,.]+) ref (?<trx_id>\w+)`;
 

@@ -61,7 +61,7 @@ export function transactionQuery(em: Db) {
   return transactionSelect(em);
 }
 
-/** transactionQuery on a given builder (a prepared statement compiles it once: sms/candidates.ts). */
+/** transactionQuery on a given builder (a prepared statement compiles it once: sms/matching/candidates.ts). */
 export function transactionSelect(k: Kysely<DB>) {
   return k
     .selectFrom('transactions as t')

@@ -8,7 +8,7 @@ import {
   listBrands,
   revokeApiKeyAudited,
   updateBrand,
-} from '../../../domain/admin/brands.ts';
+} from '../../../domain/brands/admin.ts';
 import { adminActor, pageMeta } from './actor.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
 

@@ -1,6 +1,6 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
-import { getAdminDevice, listAdminDevices, listPresenceHistory, revokeDeviceAudited } from '../../../domain/admin/devices.ts';
+import { getAdminDevice, listAdminDevices, listPresenceHistory, revokeDeviceAudited } from '../../../domain/devices/admin.ts';
 import { adminActor, pageMeta } from './actor.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
 

@@ -1,6 +1,6 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
-import { deleteExchangeRateAudited, setExchangeRateAudited } from '../../../domain/admin/gateways.ts';
+import { deleteExchangeRateAudited, setExchangeRateAudited } from '../../../domain/gateways/admin.ts';
 import { listExchangeRates, type ExchangeRateView } from '../../../domain/fx/service.ts';
 import { adminActor } from './actor.ts';
 

@@ -1,6 +1,6 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
-import { getBrandFilterRules, updateFilterRulesAudited } from '../../../domain/admin/config.ts';
+import { getBrandFilterRules, updateFilterRulesAudited } from '../../../domain/settings/admin.ts';
 import type { VersionedFilterRules } from '../../../domain/filter-rules/service.ts';
 import { adminActor } from './actor.ts';
 

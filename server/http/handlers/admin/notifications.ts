@@ -1,7 +1,7 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
-import { sendNotificationAudited } from '../../../domain/admin/devices.ts';
+import { sendNotificationAudited } from '../../../domain/devices/admin.ts';
 import { adminActor } from './actor.ts';
 
 const s = initServer();

@@ -1,6 +1,6 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
-import { getOverview } from '../../../domain/admin/overview.ts';
+import { getOverview } from '../../../domain/brands/overview.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
 
 const s = initServer();

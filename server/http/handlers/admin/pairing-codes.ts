@@ -1,6 +1,6 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
-import { createPairingCodeAudited } from '../../../domain/admin/devices.ts';
+import { createPairingCodeAudited } from '../../../domain/devices/admin.ts';
 import { adminActor } from './actor.ts';
 
 const s = initServer();

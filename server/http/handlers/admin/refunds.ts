@@ -1,6 +1,6 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
-import { completeRefundAudited, failRefundAudited, getAdminRefund, listAdminRefunds } from '../../../domain/admin/refunds.ts';
+import { completeRefundAudited, failRefundAudited, getAdminRefund, listAdminRefunds } from '../../../domain/refunds/admin.ts';
 import { adminActor, pageMeta } from './actor.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
 

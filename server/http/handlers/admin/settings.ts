@@ -1,6 +1,6 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
-import { updateSettingsAudited } from '../../../domain/admin/config.ts';
+import { updateSettingsAudited } from '../../../domain/settings/admin.ts';
 import { getSettings } from '../../../domain/settings/service.ts';
 import { adminActor } from './actor.ts';
 

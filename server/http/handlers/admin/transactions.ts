@@ -5,8 +5,8 @@ import {
   listAdminTransactions,
   rejectTransactionAudited,
   verifyTransactionAudited,
-} from '../../../domain/admin/transactions.ts';
-import { getTransactionTimeline } from '../../../domain/admin/timeline.ts';
+} from '../../../domain/payments/admin.ts';
+import { getTransactionTimeline } from '../../../domain/payments/timeline.ts';
 import { adminActor, pageMeta } from './actor.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
 import type { AppDeps } from '../../../deps.ts';

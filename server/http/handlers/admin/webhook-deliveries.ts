@@ -1,7 +1,7 @@
 import { initServer } from '@ts-rest/express';
 import { AppError } from '../../../../contract/common/errors.ts';
 import { contract } from '../../../../contract/index.ts';
-import { getAdminDelivery, listAdminDeliveries, replayDeadLettersAudited, replayDeliveryAudited, sendTestEventAudited } from '../../../domain/admin/deliveries.ts';
+import { getAdminDelivery, listAdminDeliveries, replayDeadLettersAudited, replayDeliveryAudited, sendTestEventAudited } from '../../../domain/webhooks/admin.ts';
 import { adminActor, pageMeta } from './actor.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
 

@@ -1,0 +1,92 @@
+import { transaction, type Db } from '../db.ts';
+import type { PersonalDataKeys } from '../customers/keys.ts';
+import { createApiKey, createBrand } from './service.ts';
+import { createPairingCode } from '../devices/pairing.ts';
+import { createGateway, getGateway, type GatewayInput, type GatewayView } from '../gateways/service.ts';
+import { createIntent } from '../payments/intents.ts';
+import { ensureSandboxGateway } from '../sandbox/gateway.ts';
+import { defaultGatewayTemplates } from '../sms/templates/presets/index.ts';
+
+const DEMO_GATEWAY_CODE = 'bkash';
+const DEMO_RECEIVING_ACCOUNT = '01700000000';
+
+/** A manual, bKash-like wallet with the built-in "money received" template. */
+const demoGatewayInput: GatewayInput = {
+  code: DEMO_GATEWAY_CODE,
+  name: 'bKash (demo)',
+  type: 'manual',
+  methods: ['send_money'],
+  currencies: ['BDT'],
+  min_amount: '10.00',
+  max_amount: '25000.00',
+  fee_percent: '1.85',
+  fee_fixed: '0.00',
+  receiving_account: DEMO_RECEIVING_ACCOUNT,
+  instructions: `Send Money to ${DEMO_RECEIVING_ACCOUNT} with the bKash app, then enter the TrxID from your confirmation SMS.`,
+  sms_senders: [...defaultGatewayTemplates.bkash.senders],
+  sms_templates: defaultGatewayTemplates.bkash.templates.map((t) => ({ ...t })),
+  sort_order: 10,
+};
+
+export interface DemoSeed {
+  brandId: number;
+  /** Test-mode key: the demo payment, the pairing code and the sandbox are test mode. */
+  apiKey: string;
+  /** Live-mode key: sees none of the demo's objects and is never offered the sandbox. */
+  liveApiKey: string;
+  pairingCode: string;
+  pairingCodeExpiresAt: Date;
+  gateways: GatewayView[];
+  paymentId: string;
+  checkoutUrl: string;
+  amount: string;
+  currency: string;
+}
+
+async function ensureGateway(em: Db, input: GatewayInput): Promise<GatewayView> {
+  // Looked up first: a unique violation would abort the surrounding transaction.
+  const found = await em.selectFrom('gateways').select('id').where('code', '=', input.code).executeTakeFirst();
+  return found ? getGateway(em, input.code) : createGateway(em, input);
+}
+
+/**
+ * Seeds what a new user needs to try every flow: a demo brand with a test and a
+ * live API key, the manual demo gateway and the sandbox gateway, a test-mode
+ * pairing code (a day, so the phone can be paired later) and a test-mode payment
+ * to open on the checkout page: the walk-through moves no money.
+ * Runs once: under an advisory lock, and only while there is no brand at all,
+ * so two processes starting on one empty database seed it once. Null when the
+ * database already had a brand.
+ */
+export async function seedDemo(em: Db, keys: PersonalDataKeys, opts: { publicBaseUrl: string }): Promise<DemoSeed | null> {
+  return transaction(em, async (tx) => {
+    await tx.selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val('paycollect:first-run')])]).as('locked')).execute();
+    const brands = await tx.selectFrom('brands').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    if (Number(brands.n) > 0) return null;
+    const brand = await createBrand(tx, { name: 'Demo Shop', timezone: 'Asia/Dhaka' });
+    const { key } = await createApiKey(tx, brand.id, { name: 'demo test key', mode: 'test' });
+    const { key: liveKey } = await createApiKey(tx, brand.id, { name: 'demo live key', mode: 'live' });
+    const gateways = [await ensureGateway(tx, demoGatewayInput), await ensureSandboxGateway(tx)];
+    const pairing = await createPairingCode(tx, brand.id, { ttlMinutes: 24 * 60, mode: 'test' });
+    const payment = await createIntent(
+      tx,
+      keys,
+      brand.id,
+      'test',
+      { amount: '500.00', currency: 'BDT', reference: 'demo-order-1', expiresIn: 24 * 3600, metadata: { demo: true } },
+      { publicBaseUrl: opts.publicBaseUrl },
+    );
+    return {
+      brandId: brand.id,
+      apiKey: key,
+      liveApiKey: liveKey,
+      pairingCode: pairing.code,
+      pairingCodeExpiresAt: pairing.expiresAt,
+      gateways,
+      paymentId: payment.payment_id,
+      checkoutUrl: payment.checkout_url,
+      amount: payment.amount,
+      currency: payment.currency,
+    };
+  });
+}

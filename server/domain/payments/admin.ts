@@ -1,0 +1,267 @@
+import { withAudit, type AuditActor } from '../audit/service.ts';
+import type { SmsRecordStatus } from '../sms/intake/entities.ts';
+import type { TransactionStatus } from './entities.ts';
+import { sql } from 'kysely';
+import { type Db } from '../db.ts';
+import { getTransaction, type TransactionRecord } from './transactions.ts';
+import { trimDecimal } from './view.ts';
+import { rejectTransaction, verifyTransactionManually } from '../sms/matching/review.ts';
+import { AppError } from '../../../contract/common/errors.ts';
+import type { GatewayType, Mode } from '../../../contract/vocabulary.ts';
+import { scopeParam } from '../brands/scope.ts';
+import { blindIndex } from '../../infra/crypto/blind-index.ts';
+import { normalizeEmail, normalizePhone } from '../customers/normalize.ts';
+
+export interface AdminTransaction {
+  id: number;
+  trx_id: string;
+  payment_id: string;
+  brand_id: number;
+  mode: Mode;
+  gateway: string;
+  gateway_type: GatewayType;
+  method: string;
+  gateway_trx_id: string | null;
+  amount: string;
+  currency: string;
+  fee: string;
+  exchange_rate: string | null;
+  requested_amount: string;
+  requested_currency: string;
+  reference: string | null;
+  status: TransactionStatus;
+  failure_reason: string | null;
+  completion_source: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface TransactionSms {
+  id: number;
+  match_status: SmsRecordStatus;
+  role: 'matched' | 'candidate';
+  parsed_amount: string | null;
+  parsed_trx_id: string | null;
+  confidence: string | null;
+  received_at: string;
+}
+
+function fromTransactions(em: Db) {
+  return em
+    .selectFrom('transactions as t')
+    .innerJoin('payment_intents as i', 'i.id', 't.intent_id')
+    .innerJoin('gateways as g', 'g.id', 't.gateway_id');
+}
+
+// Not `g.code as gateway`: db.ts would convert it as the transaction's `gateway` relation (a number).
+const COLUMNS = [
+  't.id', 't.trx_id', 'i.uuid as payment_id', 't.brand_id', 't.mode', 'g.code as gateway_code', 'g.type as gateway_type', 't.method', 't.gateway_trx_id',
+  't.amount', 't.currency', 't.fee', 't.exchange_rate', 'i.amount as requested_amount', 'i.currency as requested_currency', 'i.reference',
+  't.status', 't.failure_reason', 't.completion_source', 't.created_at', 't.completed_at',
+] as const;
+
+const selectTransactions = (em: Db) => fromTransactions(em).select(COLUMNS);
+type Row = Awaited<ReturnType<ReturnType<typeof selectTransactions>['executeTakeFirstOrThrow']>>;
+
+function toTransaction(r: Row): AdminTransaction {
+  return {
+    id: r.id,
+    trx_id: r.trx_id,
+    payment_id: r.payment_id,
+    brand_id: r.brand_id,
+    mode: r.mode,
+    gateway: r.gateway_code,
+    gateway_type: r.gateway_type,
+    method: r.method,
+    gateway_trx_id: r.gateway_trx_id,
+    amount: r.amount,
+    currency: r.currency,
+    fee: r.fee,
+    exchange_rate: trimDecimal(r.exchange_rate),
+    requested_amount: r.requested_amount,
+    requested_currency: r.requested_currency,
+    reference: r.reference,
+    status: r.status,
+    failure_reason: r.failure_reason,
+    completion_source: r.completion_source,
+    created_at: r.created_at.toISOString(),
+    completed_at: r.completed_at?.toISOString() ?? null,
+  };
+}
+
+async function getAdminTransaction(em: Db, transactionId: number): Promise<AdminTransaction> {
+  const row = await selectTransactions(em).where('t.id', '=', transactionId).executeTakeFirst();
+  if (!row) throw new AppError('TRANSACTION_NOT_FOUND');
+  return toTransaction(row);
+}
+
+export interface TransactionFilter {
+  page: number;
+  perPage: number;
+  brandId?: number;
+  /** A console operator's brands; absent or null: every brand. */
+  brandIds?: number[] | null;
+  mode?: Mode;
+  status?: TransactionStatus;
+  gateway?: string;
+  /** Service reference, or gateway reference (case-insensitive). */
+  trxId?: string;
+  /** Service trx id, gateway trx id (case-insensitive), payment id (intent UUID) or merchant reference. */
+  reference?: string;
+  /** The customer's e-mail or phone, as typed; normalised like the merchant API's search. */
+  customerEmail?: string;
+  customerPhone?: string;
+  /** Inclusive UTC dates, `YYYY-MM-DD`. */
+  from?: string;
+  to?: string;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The customer's keyed hashes, one per brand the caller may see: the blind
+ * index is keyed by brand, so a search across brands computes one hash per
+ * brand in scope (narrowed by the `brand_id` filter). Normalised exactly as the
+ * merchant API's search (payments/list.ts); a value that cannot be normalised
+ * could never match and is a 400 on its parameter.
+ */
+async function customerHashes(em: Db, key: Buffer, f: TransactionFilter, kind: 'email' | 'phone', value: string): Promise<{ brandIds: number[]; hashes: string[] }> {
+  const normalised = kind === 'email' ? normalizeEmail(value) : normalizePhone(value);
+  if (!normalised) {
+    throw new AppError('VALIDATION_ERROR', kind === 'email' ? 'Must be a valid email address' : 'Must be a valid phone number', {
+      field: kind === 'email' ? 'customer_email' : 'customer_phone',
+    });
+  }
+  let brands = em.selectFrom('brands').select('id');
+  if (f.brandId !== undefined) brands = brands.where('id', '=', f.brandId);
+  if (f.brandIds) brands = brands.where('id', 'in', scopeParam(f.brandIds));
+  const rows = await brands.execute();
+  return { brandIds: rows.map((b) => b.id), hashes: rows.map((b) => blindIndex(key, b.id, kind, normalised)) };
+}
+
+/** Every brand's transactions, or one brand's, newest first. */
+export async function listAdminTransactions(em: Db, blindIndexKey: Buffer, f: TransactionFilter): Promise<{ items: AdminTransaction[]; total: number }> {
+  let q = fromTransactions(em);
+  if (f.brandId !== undefined) q = q.where('t.brand_id', '=', f.brandId);
+  if (f.brandIds) q = q.where('t.brand_id', 'in', scopeParam(f.brandIds));
+  if (f.mode) q = q.where('t.mode', '=', f.mode);
+  if (f.status) q = q.where('t.status', '=', f.status);
+  if (f.gateway) q = q.where('g.code', '=', f.gateway);
+  if (f.trxId) {
+    const trxId = f.trxId;
+    q = q.where((eb) => eb.or([eb('t.trx_id', '=', trxId), eb(sql`upper(t.gateway_trx_id)`, '=', sql`upper(${trxId})`)]));
+  }
+  if (f.reference) {
+    const ref = f.reference;
+    q = q.where((eb) =>
+      eb.or([
+        eb('t.trx_id', '=', ref),
+        eb(sql`upper(t.gateway_trx_id)`, '=', sql`upper(${ref})`),
+        eb('i.reference', '=', ref),
+        ...(UUID_RE.test(ref) ? [eb('i.uuid', '=', ref.toLowerCase())] : []),
+      ]),
+    );
+  }
+  for (const [kind, value] of [['email', f.customerEmail], ['phone', f.customerPhone]] as const) {
+    if (value === undefined) continue;
+    const { brandIds, hashes } = await customerHashes(em, blindIndexKey, f, kind, value);
+    const column = kind === 'email' ? 'email_hash' : 'phone_hash';
+    // Not correlated with the outer row: the customers are found first (brand, hash: their unique
+    // index), then their intents (payment_intents_customer_idx). A hash is keyed by its brand, so it
+    // names that brand's customer only, and an intent's customer is of the intent's brand.
+    q = q.where('i.customer_id', 'in', (eb) =>
+      eb
+        .selectFrom('customers as c')
+        .select('c.id')
+        .where('c.brand_id', 'in', scopeParam(brandIds))
+        .where(`c.${column}`, 'in', hashes.length ? hashes : ['']),
+    );
+  }
+  // Whole UTC days, computed by the database from the date text as before.
+  if (f.from) q = q.where('t.created_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`);
+  if (f.to) q = q.where('t.created_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`);
+  const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const rows = await q.select(COLUMNS).orderBy('t.created_at', 'desc').orderBy('t.id', 'desc').limit(f.perPage).offset((f.page - 1) * f.perPage).execute();
+  return { items: rows.map(toTransaction), total: Number(n) };
+}
+
+/** The transaction with the SMS that matched it or list it as a candidate (no SMS text). */
+export async function getAdminTransactionDetail(em: Db, transactionId: number): Promise<AdminTransaction & { sms_records: TransactionSms[] }> {
+  const t = await getAdminTransaction(em, transactionId);
+  const rows = await em
+    .selectFrom('sms_records')
+    .select(['id', 'match_status', 'transaction_id', 'parsed_amount', 'parsed_trx_id', 'confidence', 'received_at'])
+    .where('brand_id', '=', t.brand_id)
+    .where((eb) => eb.or([eb('transaction_id', '=', transactionId), sql<boolean>`${transactionId}::bigint = ANY(candidate_ids)`]))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(50)
+    .execute();
+  return {
+    ...t,
+    sms_records: rows.map((r) => ({
+      id: r.id,
+      match_status: r.match_status,
+      role: r.transaction_id === transactionId ? 'matched' : 'candidate',
+      parsed_amount: r.parsed_amount,
+      parsed_trx_id: r.parsed_trx_id,
+      confidence: trimDecimal(r.confidence),
+      received_at: r.received_at.toISOString(),
+    })),
+  };
+}
+
+const txState = (t: TransactionRecord) => ({ status: t.status, amount: t.amount, currency: t.currency, gateway_trx_id: t.gatewayTrxId });
+
+/**
+ * Completes an open transaction on the admin's word, optionally naming the SMS
+ * that proves it, and records it: the completion, its `payment.completed`
+ * event, the SMS record's resolution and the audit row commit together.
+ */
+export async function verifyTransactionAudited(
+  em: Db,
+  who: AuditActor,
+  transactionId: number,
+  input: { smsRecordId?: number; note?: string; acceptAmountDifference?: boolean },
+): Promise<AdminTransaction> {
+  return withAudit(em, who, async (tx) => {
+    const before = await getTransaction(tx, transactionId);
+    const { transaction, smsRecordId, smsAmountAccepted } = await verifyTransactionManually(tx, {
+      transactionId,
+      smsRecordId: input.smsRecordId ?? null,
+      actor: who.actor,
+      note: input.note ?? null,
+      acceptAmountDifference: input.acceptAmountDifference,
+    });
+    return {
+      result: await getAdminTransaction(tx, transactionId),
+      audit: {
+        action: 'transaction.verify',
+        targetType: 'transaction',
+        targetId: transactionId,
+        brandId: transaction.brandId,
+        before: txState(before),
+        after: { ...txState(transaction), sms_record_id: smsRecordId, ...(smsAmountAccepted === null ? {} : { sms_amount_accepted: smsAmountAccepted, note: input.note }) },
+      },
+    };
+  });
+}
+
+/** Fails an open transaction on the admin's word and records it, in one transaction. */
+export async function rejectTransactionAudited(em: Db, who: AuditActor, transactionId: number, input: { reason: string }): Promise<AdminTransaction> {
+  return withAudit(em, who, async (tx) => {
+    const before = await getTransaction(tx, transactionId);
+    const { transaction, resolvedSmsRecordIds } = await rejectTransaction(tx, { transactionId, actor: who.actor, reason: input.reason });
+    return {
+      result: await getAdminTransaction(tx, transactionId),
+      audit: {
+        action: 'transaction.reject',
+        targetType: 'transaction',
+        targetId: transactionId,
+        brandId: transaction.brandId,
+        before: txState(before),
+        after: { ...txState(transaction), resolved_sms_record_ids: resolvedSmsRecordIds },
+      },
+    };
+  });
+}

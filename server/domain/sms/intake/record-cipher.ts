@@ -1,0 +1,34 @@
+import type { PiiBinding, PiiCipher } from '../../../infra/crypto/pii-cipher.ts';
+
+/** Cipher contexts of the encrypted columns of `sms_records`. */
+export const SMS_RECORD_CONTEXT = {
+  body: 'sms_record.body',
+  /** The SMS's own sender (a wallet's short code, or a person's number). */
+  sender: 'sms_record.sender',
+  /** The paying customer's number, as matching parsed it from the text. */
+  senderNumber: 'sms_record.sender_number',
+} as const;
+
+/**
+ * Every value of an SMS record is bound to the brand and to the record's natural
+ * key, the device and the phone's own message id: unique together (the table's
+ * UNIQUE constraint), never changed, and known before the INSERT, so a batch is
+ * still one statement per message with no id reserved first (the id is only
+ * known after the INSERT). The device id has no `:`, so the key reads one way.
+ */
+export function smsRecordBinding(r: { brandId: number | string; deviceId: number | string; deviceMessageId: string }): PiiBinding {
+  return { brandId: r.brandId, row: `${r.deviceId}:${r.deviceMessageId}` };
+}
+
+/** The same from a raw `sms_records` row. */
+export function smsRowBinding(r: { brand_id: number | string; device_id: number | string; device_message_id: string }): PiiBinding {
+  return smsRecordBinding({ brandId: r.brand_id, deviceId: r.device_id, deviceMessageId: r.device_message_id });
+}
+
+export function decryptSmsSender(cipher: PiiCipher, token: string, binding: PiiBinding): string {
+  return cipher.decrypt(token, SMS_RECORD_CONTEXT.sender, binding);
+}
+
+export function decryptSmsBody(cipher: PiiCipher, token: string, binding: PiiBinding): string {
+  return cipher.decrypt(token, SMS_RECORD_CONTEXT.body, binding);
+}

@@ -1,0 +1,244 @@
+import { sql } from 'kysely';
+import { prepared, type Db } from '../../db.ts';
+import type { PiiCipher } from '../../../infra/crypto/pii-cipher.ts';
+import type { SmsRecordStatus } from './entities.ts';
+import { smsContentHash } from './content-hash.ts';
+import type { MatchSmsRecords } from './matching-seam.ts';
+import { SMS_RECORD_CONTEXT, smsRecordBinding } from './record-cipher.ts';
+
+export interface ForwardedSms {
+  deviceMessageId: string;
+  sender: string;
+  body: string;
+  receivedAt: Date;
+  simSlot: number | null;
+  /** Set for an SMS an operator pasted by hand (recovery/paste.ts); absent for the phone's own. */
+  pasted?: { enteredBy: string; operatorName: string | null };
+}
+
+export interface IntakeResult {
+  deviceMessageId: string;
+  id: number;
+  matchStatus: SmsRecordStatus;
+  trxId: string | null;
+  duplicateOf: number | null;
+}
+
+export interface IntakeDeps {
+  cipher: PiiCipher;
+  /** Key of the content hash (see content-hash.ts). */
+  hashKey: Buffer;
+  match?: MatchSmsRecords;
+  onMatchError?: (err: unknown) => void;
+}
+
+type Caller = { brandId: number; deviceId: number };
+
+/** Sender and body as stored: cipher tokens bound to the brand and the record's natural key. */
+interface Sealed {
+  sender: string;
+  body: string;
+}
+
+function recordRow(caller: Caller, sms: ForwardedSms, hash: string, encrypted: Sealed, duplicateOf: number | null, phoneOrder: number) {
+  return {
+    brand_id: caller.brandId,
+    device_id: caller.deviceId,
+    device_message_id: sms.deviceMessageId,
+    content_hash: hash,
+    sender: encrypted.sender,
+    body_encrypted: encrypted.body,
+    received_at: sms.receivedAt,
+    sim_slot: sms.simSlot,
+    phone_order: phoneOrder,
+    match_status: duplicateOf === null ? ('pending' as const) : ('duplicate' as const),
+    duplicate_of_id: duplicateOf,
+    reason: duplicateOf === null ? null : `same sender and text as SMS record ${duplicateOf}, forwarded before`,
+    reason_code: duplicateOf === null ? null : 'duplicate_content',
+    entry: sms.pasted ? ('pasted' as const) : ('forwarded' as const),
+    entered_by: sms.pasted?.enteredBy ?? null,
+    operator_name: sms.pasted?.operatorName ?? null,
+  };
+}
+
+async function insertRecord(tx: Db, caller: Caller, sms: ForwardedSms, hash: string, encrypted: Sealed, duplicateOf: number, phoneOrder: number): Promise<number | null> {
+  const row = await tx
+    .insertInto('sms_records')
+    .values(recordRow(caller, sms, hash, encrypted, duplicateOf, phoneOrder))
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/** findOwn's statement, compiled once (db.ts `prepared`). */
+const ownRecord = prepared((k, $: { deviceId: number; deviceMessageId: string }) =>
+  k.selectFrom('sms_records').select('id').where('device_id', '=', $.deviceId).where('device_message_id', '=', $.deviceMessageId),
+);
+
+async function findOwn(tx: Db, caller: Caller, deviceMessageId: string): Promise<number | null> {
+  const row = await ownRecord.executeTakeFirst(tx, { deviceId: caller.deviceId, deviceMessageId });
+  return row?.id ?? null;
+}
+
+type RecordRow = ReturnType<typeof recordRow>;
+/** recordRow's columns, in its order (the INSERT's column list). */
+const RECORD_COLUMNS = [
+  'brand_id', 'device_id', 'device_message_id', 'content_hash', 'sender', 'body_encrypted', 'received_at', 'sim_slot', 'phone_order', 'match_status', 'duplicate_of_id',
+  'reason', 'reason_code', 'entry', 'entered_by', 'operator_name',
+] as const satisfies ReadonlyArray<keyof RecordRow>;
+
+/**
+ * The batch INSERT. The rows come as one jsonb array typed by the table itself
+ * (jsonb_populate_recordset over the sms_records row type), so the statement is
+ * compiled once (db.ts `prepared`) for every batch size, and inserted in the
+ * array's order (content-hash order, see ingestSmsBatch). Returns each inserted
+ * record; a row ON CONFLICT DO NOTHING refused returns nothing.
+ */
+const insertRecords = prepared((k, $: { rows: string }) =>
+  k
+    .insertInto('sms_records')
+    .columns([...RECORD_COLUMNS])
+    .expression((eb) =>
+      eb
+        // Raw: a set-returning function typed by the table's row type, which the builder has no call for.
+        .selectFrom(sql<RecordRow & { ordinality: number }>`jsonb_populate_recordset(NULL::sms_records, ${$.rows}::jsonb) WITH ORDINALITY`.as('v'))
+        .select(RECORD_COLUMNS.map((c) => `v.${c}` as const))
+        .orderBy('v.ordinality'),
+    )
+    .onConflict((oc) => oc.doNothing())
+    .returning(['id', 'device_message_id', 'mode']),
+);
+
+/** The read-back of records the matcher did not answer (ingestSmsBatch), compiled once: the records by one id array. */
+const recordsAsStored = prepared((k, $: { ids: number[] }) =>
+  k
+    .selectFrom('sms_records as r')
+    .leftJoin('transactions as t', 't.id', 'r.transaction_id')
+    .select(['r.id', 'r.match_status', 'r.duplicate_of_id', 't.trx_id'])
+    .where('r.id', '=', (eb) => eb.fn.any(eb.val($.ids))),
+);
+
+/**
+ * Stores a batch of forwarded SMS, each exactly once, and answers each in input
+ * order with its record.
+ *
+ * - The same `deviceMessageId` from this device again (a retried batch, or
+ *   twice in one batch) stores nothing and answers the stored record as it is
+ *   now: retries are safe.
+ * - The same content under another message id, or from another phone of the
+ *   brand, is stored as its own record with `duplicate` status pointing at the
+ *   first one, and is never matched.
+ *
+ * Both rules rest on unique indexes ((device_id, device_message_id), and one
+ * original per (brand_id, mode, content_hash)); INSERT ... ON CONFLICT DO NOTHING
+ * waits for a racing insert to commit, so two phones forwarding the same SMS at
+ * the same instant still produce one original. Rows are written in content-hash
+ * order so two such batches lock in the same order and cannot deadlock.
+ */
+export async function ingestSmsBatch(em: Db, deps: IntakeDeps, caller: Caller, batch: readonly ForwardedSms[]): Promise<IntakeResult[]> {
+  // The phone's order: as it received them, ties (whole-second or capped times) in the order of the request.
+  const phoneOrder = new Array<number>(batch.length);
+  batch
+    .map((sms, index) => ({ at: sms.receivedAt.getTime(), index }))
+    .sort((a, b) => a.at - b.at || a.index - b.index)
+    .forEach(({ index }, place) => (phoneOrder[index] = place));
+  const hashed = batch.map((sms, index) => ({ sms, index, hash: smsContentHash(deps.hashKey, caller.brandId, sms.sender, sms.body) }));
+  const ordered = [...hashed].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : a.index - b.index));
+
+  const sealed = ordered.map(({ sms }) => {
+    const binding = smsRecordBinding({ ...caller, deviceMessageId: sms.deviceMessageId });
+    return {
+      sender: deps.cipher.encrypt(sms.sender, SMS_RECORD_CONTEXT.sender, binding),
+      body: deps.cipher.encrypt(sms.body, SMS_RECORD_CONTEXT.body, binding),
+    };
+  });
+
+  // No transaction around the writes: the batch's INSERT is one statement, atomic
+  // on its own, and each write for a row it refused (the copy of a duplicate) is
+  // too. Should the process die between them, the phone, which got no answer, sends
+  // the batch again, and every message it finds stored by its id is answered as
+  // stored. BEGIN and COMMIT were two of the round trips of every request
+  // (BENCHMARKS.md). The records are committed before matching starts.
+  const ids = new Array<number>(batch.length);
+  const freshAt: Array<{ id: number; order: number }> = [];
+  // Every record of the batch in one INSERT, in content-hash order (inserted in
+  // the order of its rows, see insertRecords): one round trip for the batch
+  // instead of one per SMS (BENCHMARKS.md). A row the unique indexes refuse
+  // (the device's own message again, or content stored before) inserts
+  // nothing and is settled one by one below, as before.
+  // Only the first of a message id repeated in the batch is offered: a later one answers its record.
+  const firsts = ordered.flatMap(({ sms, hash, index }, k) =>
+    ordered.findIndex((o) => o.sms.deviceMessageId === sms.deviceMessageId) === k ? [recordRow(caller, sms, hash, sealed[k]!, null, phoneOrder[index]!)] : [],
+  );
+  // A lone surrogate (a phone's message id may hold one) is stored as U+FFFD, as the driver encodes a text parameter:
+  // JSON.stringify would write it as an escape that PostgreSQL's jsonb refuses.
+  const rows = JSON.stringify(firsts, (_, v: unknown) => (typeof v === 'string' ? v.toWellFormed() : v));
+  const inserted = firsts.length > 0 ? await insertRecords.execute(em, { rows }) : [];
+  const insertedRow = new Map(inserted.map((r) => [r.device_message_id, r]));
+  for (const [k, { sms, index, hash }] of ordered.entries()) {
+    const row = insertedRow.get(sms.deviceMessageId);
+    if (row !== undefined) {
+      insertedRow.delete(sms.deviceMessageId);
+      ids[index] = row.id;
+      freshAt.push({ id: row.id, order: phoneOrder[index]! });
+      continue;
+    }
+    const encrypted = sealed[k]!;
+    const own = await findOwn(em, caller, sms.deviceMessageId);
+    if (own !== null) {
+      ids[index] = own;
+      continue;
+    }
+    // Originals are one per brand and mode (the record takes its device's mode):
+    // a test phone's copy must never make a live phone's SMS a duplicate.
+    const original = await em
+      .selectFrom('sms_records')
+      .select('id')
+      .where('brand_id', '=', caller.brandId)
+      .where('mode', '=', (eb) => eb.selectFrom('devices').select('devices.mode').where('devices.id', '=', caller.deviceId))
+      .where('content_hash', '=', hash)
+      .where('duplicate_of_id', 'is', null)
+      .executeTakeFirstOrThrow();
+    const duplicate = await insertRecord(em, caller, sms, hash, encrypted, original.id, phoneOrder[index]!);
+    // Null only if this device's own retry of the message committed meanwhile.
+    ids[index] = duplicate ?? (await findOwn(em, caller, sms.deviceMessageId))!;
+  }
+  // Matched in the order the phone received them (its time, then the request's
+  // order): the balance chain checks each SMS against the one before it.
+  const fresh = freshAt.sort((a, b) => a.order - b.order).map((f) => f.id);
+
+  // Records the matcher reports as decided are answered as it committed them, the
+  // rest as read now: reading back records whose state we already know was one
+  // more round trip per request (BENCHMARKS.md). Only new originals are
+  // matched, and those have no duplicate_of.
+  type Answer = { match_status: SmsRecordStatus; duplicate_of_id: number | null; trx_id: string | null };
+  const byId = new Map<number, Answer>();
+  if (deps.match && fresh.length > 0) {
+    try {
+      const decided = await deps.match(em, fresh);
+      for (const id of fresh) {
+        const d = decided?.get(id);
+        if (d) byId.set(id, { match_status: d.matchStatus, duplicate_of_id: null, trx_id: d.trxId });
+      }
+    } catch (err) {
+      deps.onMatchError?.(err);
+    }
+  }
+
+  const unknown = [...new Set(ids)].filter((id) => !byId.has(id));
+  if (unknown.length > 0) {
+    const rows = await recordsAsStored.execute(em, { ids: unknown });
+    for (const r of rows) byId.set(r.id, r);
+  }
+  return batch.map((sms, i) => {
+    const r = byId.get(ids[i]!)!;
+    return {
+      deviceMessageId: sms.deviceMessageId,
+      id: ids[i]!,
+      matchStatus: r.match_status,
+      trxId: r.trx_id,
+      duplicateOf: r.duplicate_of_id,
+    };
+  });
+}

@@ -1,0 +1,195 @@
+import { AppError } from '../../../../contract/common/errors.ts';
+import { smsResolutions, smsReviewStatuses, type Mode, type SmsDirection } from '../../../../contract/vocabulary.ts';
+import type { PiiCipher } from '../../../infra/crypto/pii-cipher.ts';
+import { recordAudit, type AuditActor } from '../../audit/service.ts';
+import { sql } from 'kysely';
+import { transaction, type Db } from '../../db.ts';
+import { trimDecimal } from '../../payments/view.ts';
+import type { SmsRecordStatus } from '../intake/entities.ts';
+import { decryptSmsBody, decryptSmsSender, SMS_RECORD_CONTEXT, smsRowBinding } from '../intake/record-cipher.ts';
+import type { ChainState } from './matcher.ts';
+import { maskPayerNumber } from './payer-number.ts';
+import { scopeParam } from '../../brands/scope.ts';
+
+export interface AdminSmsRecord {
+  id: number;
+  brand_id: number;
+  mode: Mode;
+  device_id: number;
+  device_message_id: string;
+  sender: string;
+  received_at: string;
+  server_received_at: string;
+  sim_slot: number | null;
+  match_status: SmsRecordStatus;
+  duplicate_of: number | null;
+  gateway: string | null;
+  parsed_amount: string | null;
+  parsed_trx_id: string | null;
+  transaction_id: number | null;
+  trx_id: string | null;
+  confidence: string | null;
+  candidate_ids: number[];
+  reason: string | null;
+  reason_code: string | null;
+  suggestions: Array<{ transaction_id: number; why: string; distance: number | null }>;
+  direction: SmsDirection | null;
+  kind: string | null;
+  parsed_balance: string | null;
+  parsed_fee: string | null;
+  parsed_sender_number: string | null;
+  sms_time: string | null;
+  balance_chain: { state: Exclude<ChainState, undefined>; previous_id: number | null; expected_balance: string | null };
+  matched_at: string | null;
+  resolution: (typeof smsResolutions)[number] | null;
+  resolved_by: string | null;
+  resolved_at: string | null;
+  resolution_note: string | null;
+  created_at: string;
+  body?: string;
+}
+
+function fromRecords(em: Db) {
+  return em
+    .selectFrom('sms_records as r')
+    .leftJoin('gateways as g', 'g.id', 'r.gateway_id')
+    .leftJoin('transactions as t', 't.id', 'r.transaction_id');
+}
+
+// Not `g.code as gateway`: db.ts would convert it as the record's `gateway` relation (a number).
+const COLUMNS = [
+  'r.id', 'r.brand_id', 'r.mode', 'r.device_id', 'r.device_message_id', 'r.sender', 'r.received_at', 'r.server_received_at', 'r.sim_slot', 'r.match_status',
+  'r.duplicate_of_id', 'g.code as gateway_code', 'r.parsed_amount', 'r.parsed_trx_id', 'r.transaction_id', 't.trx_id',
+  'r.confidence', 'r.candidate_ids', 'r.reason', 'r.matched_at',
+  'r.reason_code', 'r.suggestions', 'r.direction', 'r.kind', 'r.parsed_balance', 'r.parsed_fee',
+  'r.parsed_sender_number', 'r.sms_time', 'r.chain_state', 'r.chain_previous_id', 'r.chain_expected_balance',
+  'r.resolution', 'r.resolved_by', 'r.resolved_at', 'r.resolution_note', 'r.created_at', 'r.body_encrypted',
+] as const;
+
+const selectRecords = (em: Db) => fromRecords(em).select(COLUMNS);
+type Row = Awaited<ReturnType<ReturnType<typeof selectRecords>['executeTakeFirstOrThrow']>>;
+
+/**
+ * The sender is decrypted for every record (lists show it, as they did when it
+ * was stored in clear); the body only on request. A value that fails
+ * authentication (copied from another record, or tampered) fails the read
+ * rather than showing something that is not this record's.
+ */
+function toRecord(r: Row, cipher: PiiCipher, withBody: boolean): AdminSmsRecord {
+  const binding = smsRowBinding(r);
+  const out: AdminSmsRecord = {
+    id: r.id,
+    brand_id: r.brand_id,
+    mode: r.mode,
+    device_id: r.device_id,
+    device_message_id: r.device_message_id,
+    sender: decryptSmsSender(cipher, r.sender, binding),
+    received_at: r.received_at.toISOString(),
+    server_received_at: r.server_received_at.toISOString(),
+    sim_slot: r.sim_slot,
+    match_status: r.match_status,
+    duplicate_of: r.duplicate_of_id,
+    gateway: r.gateway_code,
+    parsed_amount: r.parsed_amount,
+    parsed_trx_id: r.parsed_trx_id,
+    transaction_id: r.transaction_id,
+    trx_id: r.trx_id,
+    confidence: trimDecimal(r.confidence),
+    candidate_ids: r.candidate_ids ?? [],
+    reason: r.reason,
+    reason_code: r.reason_code,
+    suggestions: r.suggestions ?? [],
+    direction: r.direction,
+    kind: r.kind,
+    parsed_balance: r.parsed_balance,
+    parsed_fee: r.parsed_fee,
+    parsed_sender_number: r.parsed_sender_number === null ? null : maskPayerNumber(cipher.decrypt(r.parsed_sender_number, SMS_RECORD_CONTEXT.senderNumber, binding)),
+    sms_time: r.sms_time?.toISOString() ?? null,
+    balance_chain: { state: r.chain_state, previous_id: r.chain_previous_id, expected_balance: r.chain_expected_balance },
+    matched_at: r.matched_at?.toISOString() ?? null,
+    resolution: r.resolution,
+    resolved_by: r.resolved_by,
+    resolved_at: r.resolved_at?.toISOString() ?? null,
+    resolution_note: r.resolution_note,
+    created_at: r.created_at.toISOString(),
+  };
+  if (withBody) out.body = decryptSmsBody(cipher, r.body_encrypted, binding);
+  return out;
+}
+
+/**
+ * Decrypting SMS text is an admin reading personal data, so it happens only on
+ * request and leaves a trace: one audit row per read naming the record ids
+ * (never the text), written in the same transaction as the read.
+ */
+async function readBodies(em: Db, who: AuditActor, rows: Row[], cipher: PiiCipher): Promise<AdminSmsRecord[]> {
+  if (rows.length === 0) return [];
+  return transaction(em, async (tx) => {
+    const ids = rows.map((r) => r.id);
+    await recordAudit(tx, who, {
+      action: 'sms_record.read_body',
+      targetType: 'sms_record',
+      targetId: ids.length === 1 ? ids[0]! : null,
+      brandId: new Set(rows.map((r) => r.brand_id)).size === 1 ? rows[0]!.brand_id : null,
+      after: { sms_record_ids: ids },
+    });
+    return rows.map((r) => toRecord(r, cipher, true));
+  });
+}
+
+export interface SmsRecordFilter {
+  page: number;
+  perPage: number;
+  brandId?: number;
+  /** A console operator's brands; absent or null: every brand. */
+  brandIds?: number[] | null;
+  mode?: Mode;
+  matchStatus?: SmsRecordStatus;
+  deviceId?: number;
+  /** true: only records waiting for a person (the SMS half of the review queue); false: only the others. */
+  needsReview?: boolean;
+  /** Inclusive UTC dates of the server's receipt, `YYYY-MM-DD`. */
+  from?: string;
+  to?: string;
+}
+
+/** Newest first; with `includeBody` the decrypted text (and an audit row for the read). */
+export async function listAdminSmsRecords(
+  em: Db,
+  f: SmsRecordFilter,
+  opts: { includeBody: boolean; cipher: PiiCipher; who: AuditActor },
+): Promise<{ items: AdminSmsRecord[]; total: number }> {
+  let q = fromRecords(em);
+  if (f.brandId !== undefined) q = q.where('r.brand_id', '=', f.brandId);
+  if (f.brandIds) q = q.where('r.brand_id', 'in', scopeParam(f.brandIds));
+  if (f.mode) q = q.where('r.mode', '=', f.mode);
+  if (f.matchStatus) q = q.where('r.match_status', '=', f.matchStatus);
+  if (f.deviceId !== undefined) q = q.where('r.device_id', '=', f.deviceId);
+  if (f.needsReview !== undefined) {
+    const waiting = sql<boolean>`(r.match_status = ANY(${[...smsReviewStatuses]}::text[]) AND r.resolved_at IS NULL)`;
+    q = q.where(f.needsReview ? waiting : sql<boolean>`NOT ${waiting}`);
+  }
+  // Whole UTC days, computed by the database from the date text as before.
+  if (f.from) q = q.where('r.server_received_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`);
+  if (f.to) q = q.where('r.server_received_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`);
+  const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const rows = await q
+    .select(COLUMNS)
+    .orderBy('r.server_received_at', 'desc')
+    .orderBy('r.id', 'desc')
+    .limit(f.perPage)
+    .offset((f.page - 1) * f.perPage)
+    .execute();
+  const items = opts.includeBody ? await readBodies(em, opts.who, rows, opts.cipher) : rows.map((r) => toRecord(r, opts.cipher, false));
+  return { items, total: Number(n) };
+}
+
+export async function getAdminSmsRecord(
+  em: Db,
+  recordId: number,
+  opts: { includeBody: boolean; cipher: PiiCipher; who: AuditActor },
+): Promise<AdminSmsRecord> {
+  const row = await selectRecords(em).where('r.id', '=', recordId).executeTakeFirst();
+  if (!row) throw new AppError('SMS_RECORD_NOT_FOUND');
+  return opts.includeBody ? (await readBodies(em, opts.who, [row], opts.cipher))[0]! : toRecord(row, opts.cipher, false);
+}
