@@ -26,4 +26,3 @@ export const AuditLog = defineEntity({
   },
 });
 
-export type AuditLogEntity = InstanceType<typeof AuditLog.class>;

@@ -36,5 +36,3 @@ export const ApiKey = defineEntity({
   },
 });
 
-export type BrandEntity = InstanceType<typeof Brand.class>;
-export type ApiKeyEntity = InstanceType<typeof ApiKey.class>;

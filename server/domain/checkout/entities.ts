@@ -18,4 +18,3 @@ export const CheckoutSubmissionCount = defineEntity({
   },
 });
 
-export type CheckoutSubmissionCountEntity = InstanceType<typeof CheckoutSubmissionCount.class>;

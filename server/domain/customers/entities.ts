@@ -45,4 +45,3 @@ export const Customer = defineEntity({
   ],
 });
 
-export type CustomerEntity = InstanceType<typeof Customer.class>;

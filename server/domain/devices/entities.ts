@@ -115,5 +115,3 @@ export const PairingCode = defineEntity({
   checks: [{ name: 'pairing_codes_check', expression: 'expires_at > created_at' }],
 });
 
-export type DeviceEntity = InstanceType<typeof Device.class>;
-export type PairingCodeEntity = InstanceType<typeof PairingCode.class>;

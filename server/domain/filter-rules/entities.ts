@@ -37,4 +37,3 @@ export const SmsSenderEpoch = defineEntity({
   ],
 });
 
-export type SmsFilterRulesEntity = InstanceType<typeof SmsFilterRules.class>;

@@ -18,4 +18,3 @@ export const ExchangeRate = defineEntity({
   uniques: [{ name: 'exchange_rates_pair_uniq', properties: ['base', 'quote'] }],
 });
 
-export type ExchangeRateEntity = InstanceType<typeof ExchangeRate.class>;

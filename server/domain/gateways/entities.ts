@@ -48,4 +48,3 @@ export const Gateway = defineEntity({
   indexes: [{ name: 'gateways_enabled_idx', properties: ['sortOrder', 'id'], where: 'enabled' }],
 });
 
-export type GatewayEntity = InstanceType<typeof Gateway.class>;

@@ -31,4 +31,3 @@ export const IdempotencyKey = defineEntity({
   indexes: [{ name: 'idempotency_keys_created_idx', properties: ['createdAt'] }],
 });
 
-export type IdempotencyKeyEntity = InstanceType<typeof IdempotencyKey.class>;

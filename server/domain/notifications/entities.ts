@@ -28,4 +28,3 @@ export const Notification = defineEntity({
   checks: [{ name: 'notifications_pii_v_check', expression: 'pii_v IN (1, 2)' }],
 });
 
-export type NotificationEntity = InstanceType<typeof Notification.class>;

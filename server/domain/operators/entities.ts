@@ -34,7 +34,6 @@ export const Operator = defineEntity({
   },
 });
 
-export type OperatorEntity = InstanceType<typeof Operator.class>;
 
 /**
  * A console session. Only the SHA-256 of the cookie's random token is kept, so a

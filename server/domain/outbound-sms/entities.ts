@@ -50,4 +50,3 @@ export const OutboundSms = defineEntity({
   ],
 });
 
-export type OutboundSmsEntity = InstanceType<typeof OutboundSms.class>;

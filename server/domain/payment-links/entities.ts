@@ -38,4 +38,3 @@ export const PaymentLink = defineEntity({
   indexes: [{ name: 'payment_links_brand_idx', expression: 'CREATE INDEX payment_links_brand_idx ON payment_links (brand_id, mode, id DESC)' }],
 });
 
-export type PaymentLinkEntity = InstanceType<typeof PaymentLink.class>;

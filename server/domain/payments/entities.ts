@@ -142,5 +142,3 @@ export const Transaction = defineEntity({
   ],
 });
 
-export type PaymentIntentEntity = InstanceType<typeof PaymentIntent.class>;
-export type TransactionEntity = InstanceType<typeof Transaction.class>;

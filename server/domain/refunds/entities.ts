@@ -46,4 +46,3 @@ export const Refund = defineEntity({
   ],
 });
 
-export type RefundEntity = InstanceType<typeof Refund.class>;

@@ -36,4 +36,3 @@ export const SandboxSession = defineEntity({
   ],
 });
 
-export type SandboxSessionEntity = InstanceType<typeof SandboxSession.class>;
