@@ -5,7 +5,7 @@ import { forwardSms, newGatewayTrxId, seedPayment, smsBodies, smsScene, type Sms
 
 /**
  * The statements compiled once are sent as named (prepared) statements
- * (server/infra/database/named-statements.ts): parsed and planned once per
+ * (the driver in server/infra/database/database.ts): parsed and planned once per
  * connection. Checked at the pg client, where every statement of the
  * in-process server passes: which go by name, that one name always means one
  * text, that DDL on a table they read does not break them, and that
