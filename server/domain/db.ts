@@ -88,7 +88,7 @@ export interface PreparedStatement<P, O> {
  * shape (or `= ANY($.list)`).
  */
 export function prepared<P extends object, O>(build: (db: Db, $: P) => Compilable<O>): PreparedStatement<P, O> {
-  let compiled: { sql: string; slots: Array<{ fixed: unknown } | { name: string; json: boolean }>; query: CompiledQuery } | null = null;
+  let compiled: { slots: Array<{ fixed: unknown } | { name: string; json: boolean }>; query: CompiledQuery } | null = null;
   const compile = (db: Db) => {
     if (compiled) return compiled;
     const $ = new Proxy({}, { get: (_, name) => new Param(String(name)) }) as P;
@@ -96,7 +96,7 @@ export function prepared<P extends object, O>(build: (db: Db, $: P) => Compilabl
     nameStatement(query.sql);
     const slotOf = (v: unknown) =>
       v instanceof Param ? { name: v.name, json: false } : v instanceof JsonValue && v.value instanceof Param ? { name: v.value.name, json: true } : { fixed: v };
-    compiled = { sql: query.sql, query, slots: query.parameters.map(slotOf) };
+    compiled = { query, slots: query.parameters.map(slotOf) };
     return compiled;
   };
   const execute = async (db: Db, params: P): Promise<O[]> => {

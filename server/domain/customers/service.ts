@@ -7,6 +7,7 @@ import type { PiiBinding } from '../../infra/crypto/pii-cipher.ts';
 import { prepared, type DB, transaction, type Db } from '../db.ts';
 import type { PersonalDataKeys } from './keys.ts';
 import { isEmailIdentifier, maskEmail, maskPhone, normalizeEmail, normalizePhone } from './normalize.ts';
+import { isUniqueViolation } from '../../infra/database/database.ts';
 
 /** A customer with personal data in clear (single lookups only). */
 export interface CustomerView {
@@ -149,7 +150,7 @@ async function fillMissing(em: Db, keys: PersonalDataKeys, brandId: number, row:
         .execute(),
     );
   } catch (err) {
-    if ((err as { code?: string }).code !== '23505') throw err;
+    if (!isUniqueViolation(err)) throw err;
   }
 }
 

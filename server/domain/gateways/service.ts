@@ -9,6 +9,7 @@ import { compileTemplate } from '../sms/templates/template.ts';
 import { bumpSenderEpoch } from '../filter-rules/sender-epoch.ts';
 import { gatewayInputSchema, gatewayPatchSchema } from '../../../contract/admin/gateways.ts';
 import type { FeePayer, GatewayType, StoredSmsTemplate } from './entities.ts';
+import { isUniqueViolation } from '../../infra/database/database.ts';
 
 /**
  * Gateways are global: one list for the whole service, every enabled gateway is
@@ -154,7 +155,7 @@ export async function createGateway(em: Db, input: GatewayInput): Promise<Gatewa
       .executeTakeFirstOrThrow();
     return toGatewayView(row);
   } catch (err) {
-    if ((err as { code?: string }).code === '23505') {
+    if (isUniqueViolation(err)) {
       throw new AppError('CONFLICT', `A gateway with code "${g.code}" already exists`, { field: 'code' });
     }
     throw err;

@@ -9,12 +9,11 @@ import { dummyPasswordHash, generatePassword, hashPassword, verifyPassword } fro
 import { checkTotp } from './totp.ts';
 import { clearFailures, countFailure, lockedError, operatorActor } from './lockout.ts';
 import { transaction, type Db } from '../db.ts';
+import { isUniqueViolation } from '../../infra/database/database.ts';
 
 export { LOCKOUT } from './lockout.ts';
 export type { OperatorRecord } from './record.ts';
 
-/** A PostgreSQL unique violation (what MikroORM reported as UniqueConstraintViolationException). */
-const isUniqueViolation = (err: unknown): boolean => (err as { code?: string } | null)?.code === '23505';
 
 export interface SessionPolicy {
   idleMs: number;

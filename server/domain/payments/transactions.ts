@@ -15,6 +15,7 @@ import { loadIntent } from './intents.ts';
 import { prepared, type DB, transaction, type Db } from '../db.ts';
 import { paymentEventData, paymentEventDataOf, trimDecimal, type PaymentRow } from './view.ts';
 import { notifyPaymentStatus } from './status-notify.ts';
+import { isUniqueViolation } from '../../infra/database/database.ts';
 
 /** A transaction as services hand it to each other (camelCase, money as strings). */
 export interface TransactionRecord {
@@ -154,8 +155,8 @@ function encryptSender(keys: PersonalDataKeys, phone: string | null, brandId: nu
 
 /** Maps the unique indexes that guard payments to their error codes. */
 function uniqueViolation(err: unknown): ErrorCode | null {
-  const e = err as { code?: string; constraint?: string };
-  if (e?.code !== '23505') return null;
+  if (!isUniqueViolation(err)) return null;
+  const e = err as { constraint?: string };
   if (e.constraint === 'transactions_gateway_trx_id_uniq' || e.constraint === 'transactions_gateway_trx_id_completed_uniq') return 'GATEWAY_TRX_ID_TAKEN';
   if (e.constraint === 'transactions_one_live_per_intent') return 'PAYMENT_ALREADY_STARTED';
   return null;

@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { AnyDb } from './database.ts';
 
 /**
  * The audit log must outlive the application's own role: a SQL injection or a
@@ -85,7 +86,7 @@ export async function sealAuditLogAt(superuserDbUrl: string, appRole: string): P
  * table or is a superuser): true on a DATABASE_URL setup nobody sealed yet.
  */
  
-export async function serviceCanEmptyAuditLog(db: Kysely<any>): Promise<boolean> {
+export async function serviceCanEmptyAuditLog(db: AnyDb): Promise<boolean> {
   // Raw: a privilege function on no table, which the builder does not model.
   const { rows } = await sql<{ can: boolean }>`SELECT has_table_privilege('public.audit_log', 'TRUNCATE') AS can`.execute(db);
   return rows[0]?.can === true;

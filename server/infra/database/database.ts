@@ -100,14 +100,22 @@ export function createDatabase<DB>(opts: DatabaseOptions): Kysely<DB> {
   return db;
 }
 
+/** A database handle of the application's (the pool or a transaction), for infra code that does not know its table types. */
+export type AnyDb = Kysely<any>;
+
 const pools = new WeakMap<object, pg.Pool>();
 
 /** The pool under a database made by createDatabase, for its figures (totalCount, idleCount, waitingCount). */
  
-export function databasePool(db: Kysely<any>): pg.Pool {
+export function databasePool(db: AnyDb): pg.Pool {
   const pool = pools.get(db);
   if (!pool) throw new Error('not a database made by createDatabase (a transaction has no pool of its own)');
   return pool;
+}
+
+/** Whether `err` is PostgreSQL's unique violation (SQLSTATE 23505), as pg reports it. */
+export function isUniqueViolation(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === '23505';
 }
 
 const names = new Map<string, string>();

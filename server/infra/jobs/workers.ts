@@ -1,5 +1,5 @@
 import { fromKysely, type JobInsert, type PgBoss, type Queue, type SendOptions } from 'pg-boss';
-import type { Kysely } from 'kysely';
+import type { AnyDb } from '../database/database.ts';
 import type { AppDeps } from '../../deps.ts';
 
 /**
@@ -15,10 +15,6 @@ export interface JobRegistration {
   queue: Queue;
   start?(deps: AppDeps): Promise<{ stop(): Promise<void> }>;
 }
-
-/** A database handle of the application's (the pool or a transaction); infra does not know its table types. */
- 
-type AnyDb = Kysely<any>;
 
 // Keyed by the database's dialect adapter, which a Kysely instance and every
 // transaction opened on it share (`getExecutor().adapter`, public API): code that
