@@ -143,3 +143,12 @@ export function rawStatement<R>(text: string): (db: Db, params: readonly unknown
   nameStatement(text);
   return async (db, params) => (await db.executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows;
 }
+
+/**
+ * Holds a transaction-scoped advisory lock on `key` until the transaction ends:
+ * serialises concurrent writers of one thing that has no row to lock (a setting
+ * set, an exchange-rate pair, the first run).
+ */
+export async function lockKey(tx: Db, key: string): Promise<void> {
+  await tx.selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val(key)])]).as('locked')).execute();
+}

@@ -1,5 +1,6 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import { type Db } from '../db.ts';
+import { lockKey, type Db } from '../db.ts';
+import { lockGateway } from './queries.ts';
 import { withAudit, type AuditActor, type AuditState } from '../audit/service.ts';
 import { createGateway, getGateway, updateGateway, type GatewayInput, type GatewayPatch, type GatewayView } from './service.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
@@ -60,8 +61,7 @@ export async function updateGatewayAudited(
   guard?: { cipher: PiiCipher; confirmRegressions?: boolean },
 ): Promise<GatewayView> {
   return withAudit(em, who, async (tx) => {
-    const locked = await tx.selectFrom('gateways').select('id').where('code', '=', code).forUpdate().executeTakeFirst();
-    if (!locked) throw new AppError('GATEWAY_NOT_FOUND');
+    if (!(await lockGateway(tx, code))) throw new AppError('GATEWAY_NOT_FOUND');
     const old = await getGateway(tx, code);
     const before = gatewayAuditState(old);
     const g = await updateGateway(tx, code, patch);
@@ -91,7 +91,7 @@ async function findRate(em: Db, base: string, quote: string): Promise<ExchangeRa
 export async function setExchangeRateAudited(em: Db, who: AuditActor, input: { base: string; quote: string; rate: string }): Promise<ExchangeRateView> {
   return withAudit(em, who, async (tx) => {
     // Serialises concurrent sets of one pair so `before` is exact.
-    await tx.selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val(`exchange_rate:${pairId(input.base, input.quote)}`)])]).as('locked')).execute();
+    await lockKey(tx, `exchange_rate:${pairId(input.base, input.quote)}`);
     const before = await findRate(tx, input.base, input.quote);
     const after = await setExchangeRate(tx, input);
     return {
@@ -106,7 +106,7 @@ export async function setExchangeRateAudited(em: Db, who: AuditActor, input: { b
 
 export async function deleteExchangeRateAudited(em: Db, who: AuditActor, base: string, quote: string): Promise<ExchangeRateView> {
   return withAudit(em, who, async (tx) => {
-    await tx.selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val(`exchange_rate:${pairId(base, quote)}`)])]).as('locked')).execute();
+    await lockKey(tx, `exchange_rate:${pairId(base, quote)}`);
     const before = await findRate(tx, base, quote);
     await deleteExchangeRate(tx, base, quote);
     return { result: before!, audit: { action: 'exchange_rate.delete', targetType: 'exchange_rate', targetId: pairId(base, quote), before: { rate: before!.rate }, after: null } };

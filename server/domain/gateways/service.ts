@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../../contract/common/errors.ts';
-import { sql, type Selectable, type UpdateObject } from 'kysely';
+import { sql, type UpdateObject } from 'kysely';
 import { type DB, type Db } from '../db.ts';
 import { compareMoney } from '../money/decimal.ts';
 import { checkAgainstMoneyOut, expandPreset } from '../sms/templates/presets/gateway-input.ts';
@@ -10,6 +10,7 @@ import { bumpSenderEpoch } from '../filter-rules/sender-epoch.ts';
 import { gatewayInputSchema, gatewayPatchSchema } from '../../../contract/admin/gateways.ts';
 import type { FeePayer, GatewayType, StoredSmsTemplate } from './entities.ts';
 import { isUniqueViolation } from '../../infra/database/database.ts';
+import { gatewayByCode, gatewaysInOrder, insertGateway, updateGatewayByCode, type GatewayRow } from './queries.ts';
 
 /**
  * Gateways are global: one list for the whole service, every enabled gateway is
@@ -84,7 +85,7 @@ function checkLimits(min: string, max: string | null): void {
 }
 
 /** A gateways row as the typed builder reads it (db.ts: dates as Date, money as decimal strings). */
-export type GatewayRow = Selectable<DB['gateways']>;
+export type { GatewayRow };
 
 /** "1.8500" -> "1.85", "2.0000" -> "2". */
 function trimPercent(p: string): string {
@@ -143,16 +144,12 @@ export async function createGateway(em: Db, input: GatewayInput): Promise<Gatewa
   checkTemplates(g.sms_templates);
   try {
     if (g.enabled && g.sms_senders.length > 0) await bumpSenderEpoch(em);
-    const row = await em
-      .insertInto('gateways')
-      .values({
-        code: g.code, name: g.name, type: g.type, methods: [...g.methods], currencies: [...g.currencies], min_amount: g.min_amount,
-        max_amount: g.max_amount, fee_percent: g.fee_percent, fee_fixed: g.fee_fixed, receiving_account: g.receiving_account, instructions: g.instructions,
-        enabled: g.enabled, sms_senders: [...g.sms_senders], sms_templates: g.sms_templates, sort_order: g.sort_order, review_above: g.review_above,
-        fee_payer: g.fee_payer,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await insertGateway(em, {
+      code: g.code, name: g.name, type: g.type, methods: [...g.methods], currencies: [...g.currencies], min_amount: g.min_amount,
+      max_amount: g.max_amount, fee_percent: g.fee_percent, fee_fixed: g.fee_fixed, receiving_account: g.receiving_account, instructions: g.instructions,
+      enabled: g.enabled, sms_senders: [...g.sms_senders], sms_templates: g.sms_templates, sort_order: g.sort_order, review_above: g.review_above,
+      fee_payer: g.fee_payer,
+    });
     return toGatewayView(row);
   } catch (err) {
     if (isUniqueViolation(err)) {
@@ -193,25 +190,18 @@ export async function updateGateway(em: Db, code: string, patch: GatewayPatch): 
     if (key === 'methods' || key === 'currencies' || key === 'sms_senders') set[key] = [...value as string[]];
     else Object.assign(set, { [key]: value });
   }
-  const row = await em.updateTable('gateways').set(set).where('code', '=', code).returningAll().executeTakeFirst();
+  const row = await updateGatewayByCode(em, code, set);
   if (!row) throw new AppError('GATEWAY_NOT_FOUND');
   return toGatewayView(row);
 }
 
 export async function getGateway(em: Db, code: string): Promise<GatewayView> {
-  const row = await em.selectFrom('gateways').selectAll().where('code', '=', code).executeTakeFirst();
+  const row = await gatewayByCode(em, code);
   if (!row) throw new AppError('GATEWAY_NOT_FOUND');
   return toGatewayView(row);
 }
 
 /** In display order (sort_order, then id). */
 export async function listGateways(em: Db, opts: { enabledOnly?: boolean } = {}): Promise<GatewayView[]> {
-  const rows = await em
-    .selectFrom('gateways')
-    .selectAll()
-    .$if(opts.enabledOnly === true, (q) => q.where('enabled', '=', true))
-    .orderBy('sort_order')
-    .orderBy('id')
-    .execute();
-  return rows.map(toGatewayView);
+  return (await gatewaysInOrder(em, opts)).map(toGatewayView);
 }

@@ -1,4 +1,4 @@
-import { type Db } from '../db.ts';
+import { lockKey, type Db } from '../db.ts';
 import { withAudit, type AuditActor, type AuditState } from '../audit/service.ts';
 import type { FilterRulesPatch } from '../filter-rules/defaults.ts';
 import { getFilterRules, updateFilterRules, type VersionedFilterRules } from '../filter-rules/service.ts';
@@ -40,7 +40,7 @@ export async function updateFilterRulesAudited(em: Db, who: AuditActor, brandId:
 /** Changes the given settings together (all or none); recorded with the values that changed. */
 export async function updateSettingsAudited(em: Db, who: AuditActor, patch: Partial<Settings>): Promise<Settings> {
   return withAudit(em, who, async (tx) => {
-    await tx.selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val('admin:settings')])]).as('locked')).execute();
+    await lockKey(tx, 'admin:settings');
     const before = await getSettings(tx);
     const keys = settingKeys.filter((k) => patch[k] !== undefined);
     for (const key of keys) await setSetting(tx, key, patch[key]);

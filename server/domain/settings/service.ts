@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { AppError } from '../../../contract/common/errors.ts';
 import { settingDefaults, settingFields } from '../../../contract/admin/settings.ts';
-import { sql } from 'kysely';
 import { type Db } from '../db.ts';
+import { storedSetting, storedSettings, upsertSetting } from './queries.ts';
 
 /**
  * Service-wide settings: the `settings` table maps a key to a jsonb value. The
@@ -30,14 +30,13 @@ export function parseStored<K extends SettingKey>(key: K, value: unknown): Setti
 }
 
 export async function getSetting<K extends SettingKey>(em: Db, key: K): Promise<SettingValue<K>> {
-  const row = await em.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
+  const row = await storedSetting(em, key);
   return row ? parseStored(key, row.value) : (settingDefinitions[key].default as SettingValue<K>);
 }
 
 /** Every setting with its effective value (stored, or the default). */
 export async function getSettings(em: Db): Promise<Settings> {
-  const rows = await em.selectFrom('settings').select(['key', 'value']).where('key', 'in', settingKeys).execute();
-  return effectiveSettings(new Map(rows.map((r) => [r.key, r.value])));
+  return effectiveSettings(await storedSettings(em, settingKeys));
 }
 
 /** getSettings from stored values (key -> value) a caller read in a statement of its own. */
@@ -57,10 +56,6 @@ export async function setSetting<K extends SettingKey>(em: Db, key: K, value: un
   if (!parsed.success) {
     throw new AppError('VALIDATION_ERROR', parsed.error.issues[0]?.message ?? 'Invalid value', { field: key });
   }
-  await em
-    .insertInto('settings')
-    .values({ key, value: parsed.data, updated_at: sql<Date>`now()` })
-    .onConflict((oc) => oc.column('key').doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), updated_at: sql<Date>`now()` })))
-    .execute();
+  await upsertSetting(em, key, parsed.data);
   return parsed.data as SettingValue<K>;
 }
