@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { toPaymentResource, type PaymentRow } from '../../server/domain/payments/view.ts';
+import { toPaymentResource } from '../../server/domain/payments/view.ts';
+import type { PaymentRow } from '../../server/domain/payments/queries/payments.ts';
 
 const intentRow: PaymentRow = {
   intent_id: 7,

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/vocabulary.ts';
 import type { PaymentResource } from '../../../contract/merchant/payments.ts';
@@ -7,7 +6,7 @@ import { transaction, type Db } from '../db.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
 import { getPaymentView, paymentEventData } from './view.ts';
-import { notifyPaymentStatus } from './status-notify.ts';
+import { failPendingTransactions, lockIntentOfBrand, lockLiveTransactionsOfIntent, markIntentCanceled } from './queries/intents.ts';
 
 const CANCELED_REASON = 'Payment canceled by the merchant';
 
@@ -31,30 +30,14 @@ const CANCELED_REASON = 'Payment canceled by the merchant';
 export async function cancelPayment(em: Db, keys: PersonalDataKeys, brandId: number, mode: Mode, paymentId: string): Promise<PaymentResource> {
   if (!isUuid(paymentId)) throw new AppError('PAYMENT_NOT_FOUND');
   await transaction(em, async (tx) => {
-    const k = tx;
-    const intent = await k
-      .selectFrom('payment_intents')
-      .select(['id', 'status'])
-      // By the database clock, as the expiry job decides.
-      .select(sql<boolean>`(expires_at <= now())`.as('past_expiry'))
-      .where('uuid', '=', paymentId.toLowerCase())
-      .where('brand_id', '=', brandId)
-      .where('mode', '=', mode)
-      .forUpdate()
-      .executeTakeFirst();
+    // Past expiry by the database clock, as the expiry job decides.
+    const intent = await lockIntentOfBrand(tx, { uuid: paymentId.toLowerCase(), brandId, mode });
     if (!intent) throw new AppError('PAYMENT_NOT_FOUND');
     if (intent.status === 'canceled') return;
     if (intent.status === 'completed') throw new AppError('PAYMENT_NOT_CANCELABLE', 'Payment is completed; refund it instead');
     if (intent.status === 'expired' || intent.past_expiry) throw new AppError('PAYMENT_NOT_CANCELABLE', 'Payment has expired');
     const intentId = intent.id;
-    const open = await k
-      .selectFrom('transactions')
-      .select(['id', 'status'])
-      .where('intent_id', '=', intentId)
-      .where('status', 'in', ['pending', 'processing', 'awaiting_verification', 'completed'])
-      .orderBy('id')
-      .forUpdate()
-      .execute();
+    const open = await lockLiveTransactionsOfIntent(tx, intentId);
     const blocking = open.find((t) => t.status !== 'pending');
     if (blocking?.status === 'completed') throw new AppError('PAYMENT_NOT_CANCELABLE', 'Payment is completed; refund it instead');
     if (blocking?.status === 'awaiting_verification') {
@@ -64,21 +47,8 @@ export async function cancelPayment(em: Db, keys: PersonalDataKeys, brandId: num
       );
     }
     if (blocking) throw new AppError('PAYMENT_NOT_CANCELABLE', 'The gateway is processing the payment; wait for its result');
-    if (open.length > 0) {
-      await k
-        .updateTable('transactions')
-        .set({ status: 'failed', failure_reason: CANCELED_REASON, updated_at: sql<Date>`now()` })
-        .where('id', 'in', open.map((t) => t.id))
-        .where('status', '=', 'pending')
-        .execute();
-    }
-    await k
-      .updateTable('payment_intents')
-      .set({ status: 'canceled', canceled_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
-      .where('id', '=', intentId)
-      .where('status', '=', 'pending')
-      .returning((eb) => notifyPaymentStatus(eb.ref('id')).as('status_notified'))
-      .execute();
+    if (open.length > 0) await failPendingTransactions(tx, open.map((t) => t.id), CANCELED_REASON);
+    await markIntentCanceled(tx, intentId);
     const data = await paymentEventData(tx, intentId);
     await recordEvent(tx, { brandId, mode, event: 'payment.canceled', data, transactionId: (data.transaction_id as number | null) ?? null });
   });

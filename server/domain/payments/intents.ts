@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { AppError, errorRegistry } from '../../../contract/common/errors.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
 import type { Mode } from '../../../contract/vocabulary.ts';
@@ -9,13 +8,14 @@ import type { PersonalDataKeys } from '../customers/keys.ts';
 import { findOrCreateCustomer, type CustomerInput } from '../customers/service.ts';
 import { intentRefusal, noRateMessage, quoteGatewaysOf } from '../gateways/quote.ts';
 import { gatewaysOfMode } from '../sandbox/gateway.ts';
-import { QUOTABLE_COLUMNS, toQuotableGateway, type QuotableGateway } from '../gateways/service.ts';
+import { toQuotableGateway, type QuotableGateway } from '../gateways/service.ts';
 import { parseStored } from '../settings/service.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
-import { OPEN_TRANSACTION_STATUSES } from './entities.ts';
-import { prepared, type DB, transaction, type Db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
 import { paymentEventData } from './view.ts';
-import { notifyPaymentStatus } from './status-notify.ts';
+import {
+  insertIntent, intentBrandAndMode, intentConfigRows, intentRow, lockDueIntents, markIntentsExpired, type InsertedIntent, type IntentRow, type IntentValues,
+} from './queries/intents.ts';
 
 const MIN_EXPIRY_SECONDS = 60;
 const MAX_EXPIRY_SECONDS = 30 * 24 * 3600;
@@ -44,29 +44,13 @@ export interface IntentConfig {
   expiryMinutes: number;
 }
 
-/** The default expiry setting's stored value (settings has no entity in this area). */
-const expirySetting = sql<unknown>`(SELECT value FROM settings WHERE key = 'intent_expiry_minutes')`;
-
-/** The statement of loadIntentConfig, compiled once (db.ts `prepared`; BENCHMARKS.md, "Data layer"). */
-const intentConfigQuery = prepared((k) =>
-  k
-    .selectFrom(sql<{ value: unknown }>`(SELECT ${expirySetting} AS value)`.as('s'))
-    .leftJoinLateral((eb) => eb.selectFrom('gateways').select(['id', 'sort_order', ...QUOTABLE_COLUMNS]).where('enabled', '=', true).as('g'), (join) => join.onTrue())
-    .select('s.value as expiry_setting')
-    .select(['g.id', ...QUOTABLE_COLUMNS.map((c) => `g.${c}` as const)])
-    .orderBy('g.sort_order')
-    .orderBy('g.id'),
-);
-
 /**
  * Both in one statement, read by each create inside its own transaction, so a
  * gateway disabled or a setting changed before a request is seen by it: the
  * setting rides on every gateway row (one row of nulls when no gateway is enabled).
  */
 async function loadIntentConfig(em: Db): Promise<IntentConfig> {
-  // The setting comes from a one-row subquery (settings has no entity in this
-  // area), so a service with no enabled gateway still reads it.
-  const rows = await intentConfigQuery.execute(em, {});
+  const rows = await intentConfigRows(em);
   return {
     // The left join makes every gateway column nullable in the row type; a row with an id is a whole gateway row.
     gateways: rows.flatMap(({ expiry_setting: _setting, id, ...g }) => (id === null ? [] : [toQuotableGateway(g as Parameters<typeof toQuotableGateway>[0])])),
@@ -104,44 +88,6 @@ async function checkSomeGatewayTakes(em: Db, config: IntentConfig, amount: strin
   }
 }
 
-interface IntentValues {
-  uuid: string;
-  brandId: number;
-  mode: Mode;
-  amount: string;
-  currency: string;
-  reference: string | null;
-  customerId: number | null;
-  metadata: Record<string, unknown>;
-  successUrl: string | null;
-  cancelUrl: string | null;
-}
-
-/** The intent INSERT, one statement per kind of expiry, compiled once (db.ts `prepared`; BENCHMARKS.md, "Data layer"). */
-const insertIntent = <E>(expiresAt: ($: E) => Date | RawBuilder<Date>) =>
-  prepared((k, $: IntentValues & E) =>
-    k
-      .insertInto('payment_intents')
-      .values({
-        uuid: $.uuid,
-        brand_id: $.brandId,
-        mode: $.mode,
-        amount: $.amount,
-        currency: $.currency,
-        reference: $.reference,
-        customer_id: $.customerId,
-        metadata: $.metadata,
-        success_url: $.successUrl,
-        cancel_url: $.cancelUrl,
-        expires_at: expiresAt($),
-      })
-      .returning(['uuid', 'amount', 'metadata', 'created_at', 'expires_at']),
-  );
-
-const insertIntentExpiringAt = insertIntent(($: { expiresAt: Date }) => $.expiresAt);
-// From the database's clock, so that expires_at - created_at is exactly the lifetime asked for.
-const insertIntentExpiringIn = insertIntent(($: { seconds: number }) => sql<Date>`now() + make_interval(secs => ${$.seconds})`);
-
 /**
  * Creates a payment intent (and finds or creates its customer) in one database
  * transaction, or in the caller's when there is one (an Idempotency-Key request
@@ -163,8 +109,6 @@ export async function createIntent(
   const now = opts.now ?? new Date();
   return transaction(em, async (tx) => toCreated(await createWith(tx, keys, brandId, mode, input, now, await loadIntentConfig(tx)), opts.publicBaseUrl, input, mode), { join: true });
 }
-
-type InsertedIntent = NonNullable<Awaited<ReturnType<typeof insertIntentExpiringIn.executeTakeFirst>>>;
 
 /** The intent as inserted and its customer's public id. */
 interface Created {
@@ -189,11 +133,8 @@ async function createWith(tx: Db, keys: PersonalDataKeys, brandId: number, mode:
     successUrl: input.successUrl ?? null,
     cancelUrl: input.cancelUrl ?? null,
   };
-  const r = expiry.at
-    ? await insertIntentExpiringAt.executeTakeFirst(tx, { ...values, expiresAt: expiry.at })
-    : await insertIntentExpiringIn.executeTakeFirst(tx, { ...values, seconds: expiry.seconds! });
-  if (!r) throw new Error('payment intent insert returned no row');
-  return { row: r, customerUuid: customer?.uuid ?? null };
+  const row = await insertIntent(tx, values, expiry.at ? { at: expiry.at } : { seconds: expiry.seconds! });
+  return { row, customerUuid: customer?.uuid ?? null };
 }
 
 function toCreated({ row: r, customerUuid }: Created, publicBaseUrl: string, input: CreateIntentInput, mode: Mode): PaymentCreatedResource {
@@ -227,9 +168,7 @@ export interface IntentRecord {
   cancelUrl: string | null;
 }
 
-const INTENT_COLUMNS = ['id', 'uuid', 'brand_id', 'mode', 'amount', 'currency', 'status', 'expires_at', 'success_url', 'cancel_url'] as const;
-
-function toIntent(r: Pick<Selectable<DB['payment_intents']>, (typeof INTENT_COLUMNS)[number]>): IntentRecord {
+function toIntent(r: IntentRow): IntentRecord {
   return {
     id: r.id,
     uuid: r.uuid,
@@ -255,33 +194,17 @@ export async function loadIntent(
   opts: { forUpdate?: boolean } = {},
 ): Promise<IntentRecord | null> {
   if (!('intentId' in ref) && !isUuid(ref.paymentId)) return null;
-  const q = em.selectFrom('payment_intents').select(INTENT_COLUMNS);
-  const row = await ('intentId' in ref ? q.where('id', '=', ref.intentId) : q.where('uuid', '=', ref.paymentId.toLowerCase()))
-    .$if(opts.forUpdate === true, (b) => b.forUpdate())
-    .executeTakeFirst();
+  const row = await intentRow(em, 'intentId' in ref ? ref : { uuid: ref.paymentId.toLowerCase() }, opts);
   return row ? toIntent(row) : null;
 }
 
 /** Moves locked, due intents and their open transactions to `expired`, with one `payment.expired` each. */
 async function expireLocked(tx: Db, intentIds: number[]): Promise<void> {
   if (intentIds.length === 0) return;
-  const k = tx;
-  await k
-    .updateTable('payment_intents')
-    .set({ status: 'expired', expired_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
-    .where('id', 'in', intentIds)
-    .where('status', '=', 'pending')
-    .returning((eb) => notifyPaymentStatus(eb.ref('id')).as('status_notified'))
-    .execute();
-  await k
-    .updateTable('transactions')
-    .set({ status: 'expired', updated_at: sql<Date>`now()` })
-    .where('intent_id', 'in', intentIds)
-    .where('status', 'in', OPEN_TRANSACTION_STATUSES)
-    .execute();
+  await markIntentsExpired(tx, intentIds);
   for (const id of intentIds) {
     const data = await paymentEventData(tx, id);
-    const { brand_id: brandId, mode } = await k.selectFrom('payment_intents').select(['brand_id', 'mode']).where('id', '=', id).executeTakeFirstOrThrow();
+    const { brand_id: brandId, mode } = await intentBrandAndMode(tx, id);
     await recordEvent(tx, { brandId, mode, event: 'payment.expired', data, transactionId: (data.transaction_id as number | null) ?? null });
   }
 }
@@ -293,17 +216,7 @@ async function expireLocked(tx: Db, intentIds: number[]): Promise<void> {
  */
 export async function expireDueIntents(em: Db, opts: { limit?: number } = {}): Promise<number> {
   return transaction(em, async (tx) => {
-    const rows = await tx
-      .selectFrom('payment_intents')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('expires_at', '<=', sql<Date>`now()`)
-      .orderBy('expires_at')
-      .limit(opts.limit ?? 100)
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    const ids = rows.map((r) => r.id);
+    const ids = await lockDueIntents(tx, opts.limit ?? 100);
     await expireLocked(tx, ids);
     return ids.length;
   });

@@ -6,7 +6,8 @@ import type { PersonalDataKeys } from '../customers/keys.ts';
 import { maskEmail, maskPhone, normalizeEmail, normalizePhone } from '../customers/normalize.ts';
 import { CUSTOMER_CONTEXT, customerBinding } from '../customers/service.ts';
 import { sql } from 'kysely';
-import { paymentQuery, toPaymentResource } from './view.ts';
+import { toPaymentResource } from './view.ts';
+import { paymentQuery } from './queries/payments.ts';
 import type { Db } from '../db.ts';
 
 export interface PaymentListFilter {

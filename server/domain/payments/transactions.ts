@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { AppError, type ErrorCode } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/vocabulary.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
@@ -12,9 +11,13 @@ import { gatewayServesMode } from '../sandbox/gateway.ts';
 import { recordEvent, recordEvents, type EventInput } from '../webhooks/outbox.ts';
 import { OPEN_TRANSACTION_STATUSES, type TransactionStatus } from './entities.ts';
 import { loadIntent } from './intents.ts';
-import { prepared, type DB, transaction, type Db } from '../db.ts';
-import { paymentEventData, paymentEventDataOf, trimDecimal, type PaymentRow } from './view.ts';
-import { notifyPaymentStatus } from './status-notify.ts';
+import { transaction, type Db } from '../db.ts';
+import { paymentEventData, paymentEventDataOf, trimDecimal } from './view.ts';
+import type { PaymentRow } from './queries/payments.ts';
+import {
+  completeTransactionRows, hasLiveTransaction, insertTransaction, lockTransactionRow, markTransactionFailed, transactionRow, updateClaim,
+  type IntentEventRow, type TransactionQueryRow,
+} from './queries/transactions.ts';
 import { isUniqueViolation } from '../../infra/database/database.ts';
 
 /** A transaction as services hand it to each other (camelCase, money as strings). */
@@ -53,31 +56,6 @@ export interface TransactionChange {
 /** Where a completion came from; kept on the row for the audit trail. */
 export type CompletionSource = 'sms' | 'admin' | 'gateway_callback' | 'sandbox' | (string & {});
 
-/**
- * The transaction (`t`) with its intent's public id and its gateway's code and
- * type; add a where on `t`. Every column keeps a name db.ts converts (ids as
- * numbers, timestamps as Dates).
- */
-export function transactionQuery(em: Db) {
-  return transactionSelect(em);
-}
-
-/** transactionQuery on a given builder (a prepared statement compiles it once: sms/matching/candidates.ts). */
-export function transactionSelect(k: Kysely<DB>) {
-  return k
-    .selectFrom('transactions as t')
-    .innerJoin('payment_intents as i', 'i.id', 't.intent_id')
-    .innerJoin('gateways as g', 'g.id', 't.gateway_id')
-    .select([
-      't.id', 't.trx_id', 't.brand_id', 't.mode', 't.intent_id', 'i.uuid as payment_id', 't.gateway_id', 'g.code as gateway_code', 'g.type as gateway_type',
-      't.method', 't.gateway_trx_id', 't.amount', 't.currency', 't.fee', 't.sms_amount', 't.exchange_rate', 't.status', 't.failure_reason',
-      't.completion_source', 't.created_at', 't.completed_at',
-    ]);
-}
-
-/** A row of transactionQuery. */
-export type TransactionQueryRow = Awaited<ReturnType<ReturnType<typeof transactionQuery>['executeTakeFirstOrThrow']>>;
-
 export function toTransaction(r: TransactionQueryRow): TransactionRecord {
   return {
     id: r.id,
@@ -105,13 +83,13 @@ export function toTransaction(r: TransactionQueryRow): TransactionRecord {
 }
 
 export async function getTransaction(em: Db, id: number): Promise<TransactionRecord> {
-  const row = await transactionQuery(em).where('t.id', '=', id).executeTakeFirst();
+  const row = await transactionRow(em, { id });
   if (!row) throw new AppError('TRANSACTION_NOT_FOUND');
   return toTransaction(row);
 }
 
 export async function getTransactionByTrxId(em: Db, trxId: string): Promise<TransactionRecord> {
-  const row = await transactionQuery(em).where('t.trx_id', '=', trxId).executeTakeFirst();
+  const row = await transactionRow(em, { trxId });
   if (!row) throw new AppError('TRANSACTION_NOT_FOUND');
   return toTransaction(row);
 }
@@ -205,14 +183,7 @@ export async function startTransaction(em: Db, keys: PersonalDataKeys, input: St
       if (intent.status === 'completed') throw new AppError('PAYMENT_ALREADY_STARTED', 'Payment is already completed');
       if (intent.status === 'canceled') throw new AppError('INVALID_STATE', 'Payment was canceled by the merchant');
       if (intent.status === 'expired' || intent.expiresAt.getTime() <= Date.now()) throw new AppError('PAYMENT_EXPIRED');
-      const live = await tx
-        .selectFrom('transactions')
-        .select('id')
-        .where('intent_id', '=', intent.id)
-        .where('status', 'in', [...OPEN_TRANSACTION_STATUSES, 'completed'])
-        .limit(1)
-        .executeTakeFirst();
-      if (live) throw new AppError('PAYMENT_ALREADY_STARTED');
+      if (await hasLiveTransaction(tx, intent.id)) throw new AppError('PAYMENT_ALREADY_STARTED');
 
       const gateway = await getGateway(tx, input.gatewayCode);
       if (!gateway.enabled) throw new AppError('GATEWAY_UNAVAILABLE', `Gateway ${gateway.code} is disabled`, { field: 'gateway' });
@@ -233,39 +204,19 @@ export async function startTransaction(em: Db, keys: PersonalDataKeys, input: St
       const status: TransactionStatus = gateway.type === 'automatic' ? 'processing' : gatewayTrxId ? 'awaiting_verification' : 'pending';
       const trxId = newTrxId();
       // A quote without a refusal has every amount. mode is not given: a trigger copies the intent's.
-      const row = await tx
-        .insertInto('transactions')
-        .values({
-          brand_id: intent.brandId, intent_id: intent.id, trx_id: trxId, gateway_id: gateway.id, method, gateway_trx_id: gatewayTrxId, amount: quote.amount!,
-          currency: quote.currency, fee: quote.fee!, sms_amount: quote.toSend!, exchange_rate: quote.exchangeRate, status,
-          sender_number_encrypted: encryptSender(keys, senderPhone, intent.brandId, trxId),
-        })
-        .returning('id')
-        // The checkout's other tabs and streams learn of the submission (status-notify.ts).
-        .returning((eb) => notifyPaymentStatus(eb.ref('intent_id')).as('status_notified'))
-        .executeTakeFirstOrThrow();
-      return getTransaction(tx, row.id);
+      const id = await insertTransaction(tx, {
+        brand_id: intent.brandId, intent_id: intent.id, trx_id: trxId, gateway_id: gateway.id, method, gateway_trx_id: gatewayTrxId, amount: quote.amount!,
+        currency: quote.currency, fee: quote.fee!, sms_amount: quote.toSend!, exchange_rate: quote.exchangeRate, status,
+        sender_number_encrypted: encryptSender(keys, senderPhone, intent.brandId, trxId),
+      });
+      return getTransaction(tx, id);
     }),
   );
 }
 
-/**
- * Locks the transaction's intent, then the transaction (always in that order),
- * and returns the locked transaction. Two round trips: the intent is found and
- * locked in one statement (a transaction's intent never changes), the
- * transaction locked and read in another; four before, and completions are the
- * hot path of SMS verification (BENCHMARKS.md).
- */
+/** Locks the transaction's intent, then the transaction (always in that order), and returns the locked transaction. */
 async function lockTransaction(tx: Db, transactionId: number): Promise<TransactionRecord> {
-  const k = tx;
-  const intent = await k
-    .selectFrom('payment_intents')
-    .select('id')
-    .where('id', '=', (eb) => eb.selectFrom('transactions').select('intent_id').where('id', '=', transactionId))
-    .forUpdate()
-    .executeTakeFirst();
-  if (!intent) throw new AppError('TRANSACTION_NOT_FOUND');
-  const row = await transactionQuery(tx).where('t.id', '=', transactionId).forUpdate('t').executeTakeFirst();
+  const row = await lockTransactionRow(tx, transactionId);
   if (!row) throw new AppError('TRANSACTION_NOT_FOUND');
   return toTransaction(row);
 }
@@ -291,15 +242,7 @@ export async function replaceLockedGatewayTrxId(
   if (t.status !== 'awaiting_verification' || t.gatewayType !== 'manual') {
     throw new AppError('INVALID_STATE', `Transaction is ${t.status}; only a manual-gateway transaction awaiting verification takes another gateway transaction id`);
   }
-  const updated = await mapUnique(() =>
-    tx
-      .updateTable('transactions')
-      .set({ gateway_trx_id: gatewayTrxId, sender_number_encrypted: sender, updated_at: sql<Date>`now()` })
-      .where('id', '=', t.id)
-      .where('status', '=', 'awaiting_verification')
-      .returning('id')
-      .executeTakeFirst(),
-  );
+  const updated = await mapUnique(() => updateClaim(tx, t.id, { gatewayTrxId, senderEncrypted: sender }));
   if (!updated) throw new Error(`transaction ${t.id} changed while locked`);
   return getTransaction(tx, t.id);
 }
@@ -319,71 +262,6 @@ export async function completeTransaction(
   const claimed = opts.gatewayTrxId ? cleanGatewayTrxId(opts.gatewayTrxId) : null;
   return transaction(em, async (tx) => (await completeLockedTransactions(tx, [{ t: await lockTransaction(tx, transactionId), gatewayTrxId: claimed }], opts.source))[0]!);
 }
-
-/** The intent columns of paymentQuery (view.ts), as the completion's intent UPDATE returns them. */
-type IntentEventRow = Pick<
-  PaymentRow,
-  'intent_id' | 'payment_id' | 'brand_id' | 'intent_amount' | 'intent_currency' | 'reference' | 'metadata' | 'intent_status' | 'expires_at' | 'intent_created_at' | 'customer_id'
->;
-
-/** What the intent's UPDATE of a completion returns: the intent columns a `payment.completed` event shows (IntentEventRow). */
-const INTENT_EVENT_COLUMNS = [
-  'payment_intents.id as intent_id', 'payment_intents.uuid as payment_id', 'payment_intents.brand_id', 'payment_intents.amount as intent_amount',
-  'payment_intents.currency as intent_currency', 'payment_intents.reference', 'payment_intents.metadata', 'payment_intents.status as intent_status',
-  'payment_intents.expires_at', 'payment_intents.created_at', 'payment_intents.customer_id',
-] as const;
-
-/** ...and the id of the intent's latest transaction: the event shows that one. */
-const latestTransactionId = (eb: ExpressionBuilder<DB, 'payment_intents'>) =>
-  eb
-    .selectFrom('transactions as tt')
-    .select('tt.id')
-    .whereRef('tt.intent_id', '=', 'payment_intents.id')
-    .orderBy('tt.created_at', 'desc')
-    .orderBy('tt.id', 'desc')
-    .limit(1)
-    .as('latest_transaction_id');
-
-/**
- * The completion statement (completeLockedTransactions): the transactions and
- * intents by two id arrays, each completion's claimed gateway trx id from a JSON
- * object keyed by transaction id. Each completed transaction comes back with its
- * intent's columns the `payment.completed` event shows, when the intent's UPDATE
- * changed it, and the id of the intent's latest transaction.
- */
-const completeTogether = prepared((q, $: { ids: number[]; intentIds: number[]; source: CompletionSource; claimed: string }) =>
-  q
-    .with('done', (k) =>
-      k
-        .updateTable('transactions')
-        .set({
-          status: 'completed',
-          completed_at: sql<Date>`now()`,
-          completion_source: $.source,
-          gateway_trx_id: sql<string | null>`COALESCE(gateway_trx_id, ${$.claimed}::jsonb ->> id::text)`,
-          updated_at: sql<Date>`now()`,
-        })
-        .where('id', '=', (eb) => eb.fn.any(eb.val($.ids)))
-        .where('status', 'in', OPEN_TRANSACTION_STATUSES)
-        .returning(['id as done_id', 'intent_id as done_intent_id', 'completed_at', 'completion_source', 'gateway_trx_id'])
-        // Announced on commit to whoever follows each payment (status-notify.ts).
-        .returning((eb) => notifyPaymentStatus(eb.ref('intent_id')).as('status_notified')),
-    )
-    .with('intent', (k) =>
-      k
-        // Not aliased: db.ts converts the columns of an UPDATE's table only when
-        // it is named as such, and returns created_at under its own name for that.
-        .updateTable('payment_intents')
-        .set({ status: 'completed', completed_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
-        .where('payment_intents.id', '=', (eb) => eb.fn.any(eb.val($.intentIds)))
-        .where('payment_intents.status', '=', 'pending')
-        .returning(INTENT_EVENT_COLUMNS)
-        .returning(latestTransactionId),
-    )
-    .selectFrom('done')
-    .leftJoin('intent', 'intent.intent_id', 'done.done_intent_id')
-    .selectAll(['done', 'intent']),
-);
 
 /**
  * Completes transactions whose locks the caller holds: each one's intent row,
@@ -414,11 +292,11 @@ export async function completeLockedTransactions(
   const toComplete = items.filter(({ t, gatewayTrxId }) => completionRefusal(t, gatewayTrxId) !== 'already_completed');
   if (toComplete.length === 0) return items.map(({ t }) => ({ transaction: t, changed: false }));
   const rows = await mapUnique(() =>
-    completeTogether.execute(tx, {
+    completeTransactionRows(tx, {
       ids: toComplete.map(({ t }) => t.id),
       intentIds: toComplete.map(({ t }) => t.intentId),
       source,
-      claimed: JSON.stringify(Object.fromEntries(toComplete.map(({ t }) => [String(t.id), claimed.get(t.id)]))),
+      claimed: Object.fromEntries(toComplete.map(({ t }) => [String(t.id), claimed.get(t.id) ?? null])),
     }),
   );
   // Ids through a CTE may come back as text: compared as numbers.
@@ -523,13 +401,7 @@ export async function failTransaction(em: Db, transactionId: number, opts: { rea
     if (!(OPEN_TRANSACTION_STATUSES as readonly string[]).includes(t.status)) {
       throw new AppError('INVALID_STATE', `Transaction is ${t.status} and cannot fail`);
     }
-    await tx
-      .updateTable('transactions')
-      .set({ status: 'failed', failure_reason: reason, updated_at: sql<Date>`now()` })
-      .where('id', '=', transactionId)
-      .where('status', 'in', OPEN_TRANSACTION_STATUSES)
-      .returning((eb) => notifyPaymentStatus(eb.ref('intent_id')).as('status_notified'))
-      .execute();
+    await markTransactionFailed(tx, transactionId, reason);
     const data = await paymentEventData(tx, t.intentId);
     await recordEvent(tx, { brandId: t.brandId, mode: t.mode, event: 'payment.failed', data, transactionId });
     return { transaction: await getTransaction(tx, transactionId), changed: true };

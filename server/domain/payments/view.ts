@@ -4,55 +4,13 @@ import type { Mode } from '../../../contract/vocabulary.ts';
 import type { PaymentResource } from '../../../contract/merchant/payments.ts';
 import { decryptNameAndEmail } from '../customers/service.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
-import type { Kysely } from 'kysely';
-import { prepared, type DB, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
+import { paymentOfBrand, paymentRowOfIntent, type PaymentRow } from './queries/payments.ts';
 
 /** Drops the zeros numeric(20,10) pads with. */
 export function trimDecimal(s: string | null): string | null {
   return s !== null && s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s;
 }
-
-/**
- * The intent (`intent`) with its latest transaction (`t`, if any) and that
- * transaction's gateway; add a where on `intent`. The table aliases are part of
- * the result's types: db.ts converts a column named after a column of a table
- * in the query, or `<alias>_<column>` (`intent_created_at`, `customer_brand_id`),
- * so every timestamp below comes back as a Date. An alias must not be a
- * property name of those entities either (`gateway` would be read as the
- * transaction's gateway id). `transaction_id` names no column of these tables
- * and comes back as the driver's string: read it with Number().
- */
-export function paymentQuery(em: Db) {
-  return paymentSelect(em);
-}
-
-/** paymentQuery on a given builder (the prepared view below compiles it once). */
-function paymentSelect(k: Kysely<DB>) {
-  return k
-    .selectFrom('payment_intents as intent')
-    .leftJoinLateral(
-      (eb) =>
-        eb
-          .selectFrom('transactions as tt')
-          .selectAll('tt')
-          .whereRef('tt.intent_id', '=', 'intent.id')
-          .orderBy('tt.created_at', 'desc')
-          .orderBy('tt.id', 'desc')
-          .limit(1)
-          .as('t'),
-      (join) => join.onTrue(),
-    )
-    .leftJoin('gateways as g', 'g.id', 't.gateway_id')
-    .select([
-      'intent.id as intent_id', 'intent.uuid as payment_id', 'intent.brand_id', 'intent.amount as intent_amount', 'intent.currency as intent_currency',
-      'intent.reference', 'intent.metadata', 'intent.status as intent_status', 'intent.expires_at', 'intent.created_at as intent_created_at',
-      'intent.customer_id', 't.id as transaction_id', 't.trx_id', 't.gateway_trx_id', 't.amount', 't.currency', 't.fee', 't.exchange_rate', 't.status',
-      'g.code as gateway_code', 't.method', 't.failure_reason', 't.created_at', 't.completed_at',
-    ]);
-}
-
-/** A row of paymentQuery. */
-export type PaymentRow = Awaited<ReturnType<ReturnType<typeof paymentQuery>['executeTakeFirstOrThrow']>>;
 
 /**
  * The API shape of a payment: the latest transaction when one exists, else the
@@ -114,21 +72,6 @@ export function toPaymentResource(r: PaymentRow, customer: PaymentResource['cust
 }
 
 /**
- * The merchant's payment read, compiled once (db.ts `prepared`): on this path,
- * building the query and passing it through the value conversion cost more CPU
- * than its round trip (BENCHMARKS.md, "Data layer").
- */
-const paymentView = prepared((k, $: { uuid: string; brandId: number; mode: Mode }) =>
-  paymentSelect(k)
-    .leftJoin('customers as customer', 'customer.id', 'intent.customer_id')
-    .select(['customer.uuid as customer_uuid', 'customer.brand_id as customer_brand_id', 'customer.name_encrypted as customer_name_encrypted',
-      'customer.email_encrypted as customer_email_encrypted'])
-    .where('intent.uuid', '=', $.uuid)
-    .where('intent.brand_id', '=', $.brandId)
-    .where('intent.mode', '=', $.mode),
-);
-
-/**
  * A brand's payment by its public id. Unknown, another brand's and malformed ids
  * all answer PAYMENT_NOT_FOUND, so ids of other brands cannot be probed.
  */
@@ -139,7 +82,7 @@ export async function getPaymentView(em: Db, keys: PersonalDataKeys, brandId: nu
   // instead of a second query for the customer. On the merchant read path each
   // query is a socket write and a wake-up of a database backend, and that was
   // half of what the lookup cost (bench/merchant-reads.ts, BENCHMARKS.md).
-  const row = await paymentView.executeTakeFirst(em, { uuid: paymentId.toLowerCase(), brandId, mode });
+  const row = await paymentOfBrand(em, { uuid: paymentId.toLowerCase(), brandId, mode });
   if (!row) throw new AppError('PAYMENT_NOT_FOUND');
   const customer =
     row.customer_id === null || row.customer_uuid === null
@@ -158,7 +101,7 @@ export async function getPaymentView(em: Db, keys: PersonalDataKeys, brandId: nu
  * payloads are stored and resent in clear.
  */
 export async function paymentEventData(em: Db, intentId: number): Promise<Record<string, unknown>> {
-  return paymentEventDataOf(await paymentQuery(em).where('intent.id', '=', intentId).executeTakeFirstOrThrow());
+  return paymentEventDataOf(await paymentRowOfIntent(em, intentId));
 }
 
 /** paymentEventData from a row the caller already has (as paymentQuery reads it). */

@@ -1,6 +1,7 @@
 import type { Mode } from '../../../../contract/vocabulary.ts';
 import type { TransactionStatus } from '../../payments/entities.ts';
-import { toTransaction, transactionSelect, type TransactionRecord } from '../../payments/transactions.ts';
+import { toTransaction, type TransactionRecord } from '../../payments/transactions.ts';
+import { transactionSelect } from '../../payments/queries/transactions.ts';
 import { OPEN_STATUSES, type MatchCandidate } from './matcher.ts';
 import type { GatewayParseConfig } from '../templates/parser.ts';
 import { sameSender, senderKey } from '../templates/senders.ts';
