@@ -24,7 +24,7 @@ import {
 
 /**
  * A request's SMS are decided together, in one transaction with their reads
- * and locks taken for all of them at once (server/domain/sms/matching/batch-io.ts).
+ * and locks taken for all of them at once (server/domain/sms/matching/batch-reads.ts).
  * What must not change: each SMS ends exactly as it would had the phone
  * forwarded them one by one in the order it received them. Each scenario is
  * played on two phones of two brands with the same payments, one SMS per
@@ -229,7 +229,7 @@ describe('concurrent batches', () => {
   });
 });
 
-describe('locks taken after the reads (batch-io.ts)', () => {
+describe('locks taken after the reads (batch-reads.ts)', () => {
   it('a payment completed between the read of the candidates and their locks is decided as it is under the lock', async () => {
     const scene = await smsScene(t);
     const id = newGatewayTrxId();

@@ -10,7 +10,7 @@ import { pairDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { createPayment, seedGateway, seedTransaction } from '../support/seed.ts';
 import { comparePayerNumbers } from '../../server/domain/sms/matching/payer-number.ts';
-import { SMS_SENDER_NUMBER_CONTEXT } from '../../server/domain/sms/matching/records.ts';
+import { SMS_SENDER_NUMBER_CONTEXT } from '../../server/domain/sms/matching/queries/records.ts';
 import { declaredPayerNumber } from '../../server/domain/sms/matching/service.ts';
 import { smsRecordBinding } from '../../server/domain/sms/intake/record-cipher.ts';
 import { defaultGatewayTemplates } from '../../server/domain/sms/templates/presets/index.ts';

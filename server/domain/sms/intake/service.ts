@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import { prepared, type Db } from '../../db.ts';
+import type { Db } from '../../db.ts';
+import { insertRecordRow, insertRecordRows, originalOf, recordAnswers, recordOfMessage, type RecordValues } from './queries.ts';
 import type { PiiCipher } from '../../../infra/crypto/pii-cipher.ts';
 import type { SmsRecordStatus } from './entities.ts';
 import { smsContentHash } from './content-hash.ts';
@@ -40,7 +40,7 @@ interface Sealed {
   body: string;
 }
 
-function recordRow(caller: Caller, sms: ForwardedSms, hash: string, encrypted: Sealed, duplicateOf: number | null, phoneOrder: number) {
+function recordRow(caller: Caller, sms: ForwardedSms, hash: string, encrypted: Sealed, duplicateOf: number | null, phoneOrder: number): RecordValues {
   return {
     brand_id: caller.brandId,
     device_id: caller.deviceId,
@@ -60,64 +60,6 @@ function recordRow(caller: Caller, sms: ForwardedSms, hash: string, encrypted: S
     operator_name: sms.pasted?.operatorName ?? null,
   };
 }
-
-async function insertRecord(tx: Db, caller: Caller, sms: ForwardedSms, hash: string, encrypted: Sealed, duplicateOf: number, phoneOrder: number): Promise<number | null> {
-  const row = await tx
-    .insertInto('sms_records')
-    .values(recordRow(caller, sms, hash, encrypted, duplicateOf, phoneOrder))
-    .onConflict((oc) => oc.doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  return row?.id ?? null;
-}
-
-/** findOwn's statement, compiled once (db.ts `prepared`). */
-const ownRecord = prepared((k, $: { deviceId: number; deviceMessageId: string }) =>
-  k.selectFrom('sms_records').select('id').where('device_id', '=', $.deviceId).where('device_message_id', '=', $.deviceMessageId),
-);
-
-async function findOwn(tx: Db, caller: Caller, deviceMessageId: string): Promise<number | null> {
-  const row = await ownRecord.executeTakeFirst(tx, { deviceId: caller.deviceId, deviceMessageId });
-  return row?.id ?? null;
-}
-
-type RecordRow = ReturnType<typeof recordRow>;
-/** recordRow's columns, in its order (the INSERT's column list). */
-const RECORD_COLUMNS = [
-  'brand_id', 'device_id', 'device_message_id', 'content_hash', 'sender', 'body_encrypted', 'received_at', 'sim_slot', 'phone_order', 'match_status', 'duplicate_of_id',
-  'reason', 'reason_code', 'entry', 'entered_by', 'operator_name',
-] as const satisfies ReadonlyArray<keyof RecordRow>;
-
-/**
- * The batch INSERT. The rows come as one jsonb array typed by the table itself
- * (jsonb_populate_recordset over the sms_records row type), so the statement is
- * compiled once (db.ts `prepared`) for every batch size, and inserted in the
- * array's order (content-hash order, see ingestSmsBatch). Returns each inserted
- * record; a row ON CONFLICT DO NOTHING refused returns nothing.
- */
-const insertRecords = prepared((k, $: { rows: string }) =>
-  k
-    .insertInto('sms_records')
-    .columns([...RECORD_COLUMNS])
-    .expression((eb) =>
-      eb
-        // Raw: a set-returning function typed by the table's row type, which the builder has no call for.
-        .selectFrom(sql<RecordRow & { ordinality: number }>`jsonb_populate_recordset(NULL::sms_records, ${$.rows}::jsonb) WITH ORDINALITY`.as('v'))
-        .select(RECORD_COLUMNS.map((c) => `v.${c}` as const))
-        .orderBy('v.ordinality'),
-    )
-    .onConflict((oc) => oc.doNothing())
-    .returning(['id', 'device_message_id', 'mode']),
-);
-
-/** The read-back of records the matcher did not answer (ingestSmsBatch), compiled once: the records by one id array. */
-const recordsAsStored = prepared((k, $: { ids: number[] }) =>
-  k
-    .selectFrom('sms_records as r')
-    .leftJoin('transactions as t', 't.id', 'r.transaction_id')
-    .select(['r.id', 'r.match_status', 'r.duplicate_of_id', 't.trx_id'])
-    .where('r.id', '=', (eb) => eb.fn.any(eb.val($.ids))),
-);
 
 /**
  * Stores a batch of forwarded SMS, each exactly once, and answers each in input
@@ -163,7 +105,7 @@ export async function ingestSmsBatch(em: Db, deps: IntakeDeps, caller: Caller, b
   const ids = new Array<number>(batch.length);
   const freshAt: Array<{ id: number; order: number }> = [];
   // Every record of the batch in one INSERT, in content-hash order (inserted in
-  // the order of its rows, see insertRecords): one round trip for the batch
+  // the order of its rows, see queries.ts): one round trip for the batch
   // instead of one per SMS (BENCHMARKS.md). A row the unique indexes refuse
   // (the device's own message again, or content stored before) inserts
   // nothing and is settled one by one below, as before.
@@ -171,10 +113,7 @@ export async function ingestSmsBatch(em: Db, deps: IntakeDeps, caller: Caller, b
   const firsts = ordered.flatMap(({ sms, hash, index }, k) =>
     ordered.findIndex((o) => o.sms.deviceMessageId === sms.deviceMessageId) === k ? [recordRow(caller, sms, hash, sealed[k]!, null, phoneOrder[index]!)] : [],
   );
-  // A lone surrogate (a phone's message id may hold one) is stored as U+FFFD, as the driver encodes a text parameter:
-  // JSON.stringify would write it as an escape that PostgreSQL's jsonb refuses.
-  const rows = JSON.stringify(firsts, (_, v: unknown) => (typeof v === 'string' ? v.toWellFormed() : v));
-  const inserted = firsts.length > 0 ? await insertRecords.execute(em, { rows }) : [];
+  const inserted = await insertRecordRows(em, firsts);
   const insertedRow = new Map(inserted.map((r) => [r.device_message_id, r]));
   for (const [k, { sms, index, hash }] of ordered.entries()) {
     const row = insertedRow.get(sms.deviceMessageId);
@@ -185,24 +124,17 @@ export async function ingestSmsBatch(em: Db, deps: IntakeDeps, caller: Caller, b
       continue;
     }
     const encrypted = sealed[k]!;
-    const own = await findOwn(em, caller, sms.deviceMessageId);
+    const own = await recordOfMessage(em, caller.deviceId, sms.deviceMessageId);
     if (own !== null) {
       ids[index] = own;
       continue;
     }
     // Originals are one per brand and mode (the record takes its device's mode):
     // a test phone's copy must never make a live phone's SMS a duplicate.
-    const original = await em
-      .selectFrom('sms_records')
-      .select('id')
-      .where('brand_id', '=', caller.brandId)
-      .where('mode', '=', (eb) => eb.selectFrom('devices').select('devices.mode').where('devices.id', '=', caller.deviceId))
-      .where('content_hash', '=', hash)
-      .where('duplicate_of_id', 'is', null)
-      .executeTakeFirstOrThrow();
-    const duplicate = await insertRecord(em, caller, sms, hash, encrypted, original.id, phoneOrder[index]!);
+    const original = await originalOf(em, { brandId: caller.brandId, deviceId: caller.deviceId, contentHash: hash });
+    const duplicate = await insertRecordRow(em, recordRow(caller, sms, hash, encrypted, original, phoneOrder[index]!));
     // Null only if this device's own retry of the message committed meanwhile.
-    ids[index] = duplicate ?? (await findOwn(em, caller, sms.deviceMessageId))!;
+    ids[index] = duplicate ?? (await recordOfMessage(em, caller.deviceId, sms.deviceMessageId))!;
   }
   // Matched in the order the phone received them (its time, then the request's
   // order): the balance chain checks each SMS against the one before it.
@@ -228,8 +160,7 @@ export async function ingestSmsBatch(em: Db, deps: IntakeDeps, caller: Caller, b
 
   const unknown = [...new Set(ids)].filter((id) => !byId.has(id));
   if (unknown.length > 0) {
-    const rows = await recordsAsStored.execute(em, { ids: unknown });
-    for (const r of rows) byId.set(r.id, r);
+    for (const r of await recordAnswers(em, unknown)) byId.set(r.id, r);
   }
   return batch.map((sms, i) => {
     const r = byId.get(ids[i]!)!;

@@ -1,5 +1,5 @@
 /**
- * "The SMS time" of a record (sms/matching/records.ts, PendingSmsRecord.smsTime) as SQL:
+ * "The SMS time" of a record (sms/matching/queries/records.ts, PendingSmsRecord.smsTime) as SQL:
  * the phone's receipt time corrected by the phone's clock offset, never later
  * than the server's receipt. `record` names the sms_records row, `clockOffset`
  * the expression of its device's devices.clock_offset_ms. One definition for

@@ -1,6 +1,4 @@
 import { addMoney, compareMoney, subMoney } from '../../money/decimal.ts';
-import { sql } from 'kysely';
-import { type Db } from '../../db.ts';
 import type { ChainState } from './matcher.ts';
 import { normalizeSender } from '../templates/parser.ts';
 import { senderKey } from '../templates/senders.ts';
@@ -133,27 +131,4 @@ export function chainState(
  */
 export function repairs(verdict: ChainState, next: { state: ChainState; resolution: string | null } | null): boolean {
   return (verdict === 'first' || verdict === 'follows') && next !== null && (next.state === 'mismatch' || next.state === 'after_break');
-}
-
-/**
- * Marks `from` and the run of `after_break` links right after it `repaired`:
- * they follow, link by link, from an SMS that filled the gap. The run ends at
- * the first link that broke the chain on its own (or a trusted one). Their
- * records keep their status: a decision already made is not re-opened.
- */
-export async function repairChain(tx: Db, q: { deviceId: number; wallet: string; from: number }): Promise<void> {
-  // Raw: row-value comparisons over the chain's order, which the builder cannot say.
-  await sql`
-    WITH start AS (SELECT sms_time, server_received_at, phone_order, id FROM sms_records WHERE id = ${q.from}),
-    stop AS (
-      SELECT r.sms_time, r.server_received_at, r.phone_order, r.id FROM sms_records r, start s
-       WHERE r.device_id = ${q.deviceId} AND r.wallet_key = ${q.wallet} AND r.chain_balance IS NOT NULL
-         AND (r.sms_time, r.server_received_at, r.phone_order, r.id) > (s.sms_time, s.server_received_at, s.phone_order, s.id) AND r.chain_state IS DISTINCT FROM 'after_break'
-       ORDER BY r.sms_time, r.server_received_at, r.phone_order, r.id LIMIT 1)
-    UPDATE sms_records r SET chain_state = 'repaired', updated_at = now()
-      FROM start s
-     WHERE r.device_id = ${q.deviceId} AND r.wallet_key = ${q.wallet} AND r.chain_balance IS NOT NULL
-       AND (r.sms_time, r.server_received_at, r.phone_order, r.id) >= (s.sms_time, s.server_received_at, s.phone_order, s.id)
-       AND (NOT EXISTS (SELECT 1 FROM stop) OR (r.sms_time, r.server_received_at, r.phone_order, r.id) < (SELECT t.sms_time, t.server_received_at, t.phone_order, t.id FROM stop t))
-       AND (r.id = ${q.from} OR r.chain_state = 'after_break')`.execute(tx);
 }

@@ -1,14 +1,17 @@
 import type { Mode } from '../../../../contract/vocabulary.ts';
 import type { TransactionStatus } from '../../payments/entities.ts';
 import { toTransaction, type TransactionRecord } from '../../payments/transactions.ts';
-import { transactionSelect } from '../../payments/queries/transactions.ts';
 import { OPEN_STATUSES, type MatchCandidate } from './matcher.ts';
 import type { GatewayParseConfig } from '../templates/parser.ts';
 import { sameSender, senderKey } from '../templates/senders.ts';
-import { sql, type Kysely } from 'kysely';
-import { prepared, type DB, type Db } from '../../db.ts';
+import { type Db } from '../../db.ts';
+import {
+  candidatesOf, gatewaySmsRows, lockCandidateIntents, lockCandidateTransactions, type CandidateQuery, type IntentLockRow, type TransactionLockRow,
+} from './queries/candidates.ts';
+
+export type { CandidateQuery };
 import type { StoredCustomerPhone } from './expected-payer.ts';
-import type { GatewaySmsRow } from './records.ts';
+import type { GatewaySmsRow } from './queries/records.ts';
 
 export interface GatewaySmsConfig extends GatewayParseConfig {
   code: string;
@@ -22,14 +25,7 @@ export interface GatewaySmsConfig extends GatewayParseConfig {
  * SMS that proves them.
  */
 export async function loadGatewaySmsConfigs(em: Db): Promise<GatewaySmsConfig[]> {
-  const rows = await em
-    .selectFrom('gateways')
-    .select(['id', 'code', 'sms_senders', 'sms_templates', 'review_above'])
-    .where(sql<number>`cardinality(sms_senders)`, '>', 0)
-    .orderBy('sort_order')
-    .orderBy('id')
-    .execute();
-  return rows.map(toGatewaySmsConfig);
+  return (await gatewaySmsRows(em)).map(toGatewaySmsConfig);
 }
 
 export function toGatewaySmsConfig(r: GatewaySmsRow): GatewaySmsConfig {
@@ -74,17 +70,6 @@ export interface CandidateRow extends MatchCandidate {
   trxId: string;
 }
 
-/** What loadCandidates looks for: one money-in reading of an SMS. */
-export interface CandidateQuery {
-  brandId: number;
-  mode: Mode;
-  gatewayIds: readonly number[];
-  trxId: string;
-  amount: string;
-  smsTime: Date;
-  windowMinutes: number;
-}
-
 /**
  * docs/matching.md: the brand's open transactions on the gateways whose
  * payment was created within the window before the SMS time, plus every
@@ -96,31 +81,10 @@ export interface CandidateQuery {
  * decides by them, and a busy brand can have thousands in the window.
  */
 export async function loadCandidates(tx: Db, q: CandidateQuery): Promise<CandidateRow[]> {
-  const rows = await tx
-    .selectFrom('transactions as t')
-    .innerJoin('payment_intents as i', 'i.id', 't.intent_id')
-    .select(['t.id', 't.brand_id', 't.intent_id', 't.gateway_id', 't.sms_amount', 't.gateway_trx_id', 'i.created_at', 't.status', 't.sender_number_encrypted', 't.trx_id'])
-    .select(sql<Mode>`t.mode`.as('mode'))
-    .where('t.gateway_id', '=', (eb) => eb.fn.any(eb.val([...q.gatewayIds])))
-    .where((eb) =>
-      eb.or([
-        eb.and([
-          eb('t.brand_id', '=', q.brandId),
-          eb(sql.ref('t.mode'), '=', q.mode),
-          eb('t.status', 'in', [...OPEN_STATUSES] as TransactionStatus[]),
-          eb('t.sms_amount', '=', q.amount),
-          eb('i.created_at', '>=', sql<Date>`${q.smsTime.toISOString()}::timestamptz - make_interval(mins => ${q.windowMinutes})`),
-          eb('i.created_at', '<=', sql<Date>`${q.smsTime.toISOString()}::timestamptz`),
-        ]),
-        eb.and([eb('t.gateway_trx_id', 'is not', null), eb(sql`upper(t.gateway_trx_id)`, '=', sql`upper(${q.trxId})`)]),
-      ]),
-    )
-    .orderBy('t.id')
-    .execute();
-  return rows.map(candidateRowOf);
+  return (await candidatesOf(tx, [q])).map(({ n: _n, claims: _claims, ...r }) => candidateRowOf(r));
 }
 
-/** A candidate as loadCandidates and the batch's look-up (batch-io.ts) read it: the columns of `transactions`. */
+/** A candidate as candidatesOf reads it: the columns of `transactions`. */
 export function candidateRowOf(r: {
   id: number; brand_id: number; mode: Mode; intent_id: number; gateway_id: number; sms_amount: string; gateway_trx_id: string | null;
   created_at: Date; status: TransactionStatus; sender_number_encrypted: string | null; trx_id: string;
@@ -146,44 +110,6 @@ export interface LockedCandidate extends CandidateRow {
   /** The payment's customer phone as stored (a PII token with its binding), read with the lock; null without one. */
   customerPhone: StoredCustomerPhone | null;
 }
-
-/**
- * The intents' locks of lockOpenCandidates, in id order, without the ids to
- * lock: lockIntents adds them (an id array). The
- * intent's creation (the timing rule's reference) comes with its lock: it never changes.
- */
-function intentLocks(k: Kysely<DB>) {
-  return (
-    k
-      .selectFrom('payment_intents')
-      .select(['payment_intents.id as intent_id', 'payment_intents.created_at'])
-      .orderBy('payment_intents.id')
-      .forUpdate()
-  );
-}
-
-/**
- * The transactions' locks of lockOpenCandidates, in id order, without the ids
- * to lock (as intentLocks): each whole transaction, read under its lock.
- */
-function transactionLocks(k: Kysely<DB>) {
-  return (
-    transactionSelect(k)
-      .select('t.sender_number_encrypted as payer_number_encrypted')
-      // The customer's phone comes along (not locked): the number a claimer without a declared one is compared with.
-      .leftJoin('customers as cu', 'cu.id', 'i.customer_id')
-      .select(['cu.brand_id as customer_brand_id', 'cu.uuid as customer_uuid', 'cu.phone_encrypted as customer_phone_encrypted'])
-      .orderBy('t.id')
-      .forUpdate('t')
-  );
-}
-
-type IntentLockRow = Awaited<ReturnType<ReturnType<typeof intentLocks>['execute']>>[number];
-type TransactionLockRow = Awaited<ReturnType<ReturnType<typeof transactionLocks>['execute']>>[number];
-
-/** lockOpenCandidates' two statements, compiled once (db.ts `prepared`): the intents, then the transactions, each by an id array. */
-const lockIntents = prepared((k, $: { ids: number[] }) => intentLocks(k).where('payment_intents.id', '=', (eb) => eb.fn.any(eb.val($.ids))));
-const lockTransactions = prepared((k, $: { ids: number[] }) => transactionLocks(k).where('t.id', '=', (eb) => eb.fn.any(eb.val($.ids))));
 
 /**
  * The locked candidates of the two lock statements' answers. A transaction
@@ -232,6 +158,6 @@ export async function lockOpenCandidates(tx: Db, rows: readonly CandidateRow[]):
   if (open.length === 0) return new Map();
   const intentIds = [...new Set(open.map((r) => r.intentId))].sort((a, b) => a - b);
   // The intents' locks first, as ever.
-  const intents = await lockIntents.execute(tx, { ids: intentIds });
-  return lockedCandidatesOf(intents, await lockTransactions.execute(tx, { ids: open.map((r) => r.id) }));
+  const intents = await lockCandidateIntents(tx, intentIds);
+  return lockedCandidatesOf(intents, await lockCandidateTransactions(tx, open.map((r) => r.id)));
 }

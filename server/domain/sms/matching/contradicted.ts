@@ -1,5 +1,4 @@
 import type { Mode } from '../../../../contract/vocabulary.ts';
-import { prepared } from '../../db.ts';
 
 /**
  * docs/matching.md, rule 9: once an SMS about a trx id contradicted its
@@ -16,16 +15,3 @@ export interface ContradictedQuery {
   recordId: number;
   trxIds: readonly string[];
 }
-
-/** The statement, compiled once (db.ts `prepared`), for one brand and mode and any number of ids. */
-export const contradictedStatement = prepared((k, $: { brandId: number; mode: Mode; recordIds: number[]; trxIds: string[] }) =>
-  k
-    .selectFrom('sms_records')
-    .select('parsed_trx_id')
-    .distinct()
-    .where('brand_id', '=', $.brandId)
-    .where('mode', '=', $.mode)
-    .where('parsed_trx_id', '=', (eb) => eb.fn.any(eb.val($.trxIds)))
-    .where((eb) => eb.not(eb('id', '=', eb.fn.any(eb.val($.recordIds)))))
-    .where((eb) => eb.or([eb('match_status', '=', 'balance_mismatch'), eb('resolution', '=', 'dismissed')])),
-);

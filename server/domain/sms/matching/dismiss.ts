@@ -1,8 +1,7 @@
 import { AppError } from '../../../../contract/common/errors.ts';
-import { smsReviewStatuses } from '../../../../contract/vocabulary.ts';
 import { type Db } from '../../db.ts';
 import { MAX_ACTOR_LENGTH, MAX_NOTE_LENGTH, text } from './review.ts';
-import { scopeParam } from '../../brands/scope.ts';
+import { markDismissed, recordState } from './queries/records.ts';
 
 export interface Dismissal {
   smsRecordId: number;
@@ -23,16 +22,8 @@ export interface Dismissal {
 export async function dismissSmsRecord(em: Db, input: { smsRecordId: number; actor: string; reason: string; brandIds?: readonly number[] | null }): Promise<Dismissal> {
   const reason = text(input.reason, 'reason', { required: true, max: MAX_NOTE_LENGTH })!;
   const actor = input.actor.slice(0, MAX_ACTOR_LENGTH);
-  const k = em;
-  const updated = await k
-    .updateTable('sms_records')
-    .set({ resolution: 'dismissed', resolved_by: actor, resolved_at: new Date(), resolution_note: reason, updated_at: new Date() })
-    .where('id', '=', input.smsRecordId)
-    .where('match_status', 'in', [...smsReviewStatuses])
-    .where('resolved_at', 'is', null)
-    .$if(input.brandIds != null, (q) => q.where('brand_id', 'in', scopeParam(input.brandIds!)))
-    .returning(['id', 'brand_id', 'match_status'])
-    .executeTakeFirst();
+  const brandIds = input.brandIds ?? null;
+  const updated = await markDismissed(em, { id: input.smsRecordId, actor, reason, brandIds });
   if (updated) {
     return {
       smsRecordId: Number(updated.id),
@@ -41,12 +32,7 @@ export async function dismissSmsRecord(em: Db, input: { smsRecordId: number; act
       after: { match_status: updated.match_status, resolution: 'dismissed', reason },
     };
   }
-  const existing = await k
-    .selectFrom('sms_records')
-    .select(['match_status', 'resolution'])
-    .where('id', '=', input.smsRecordId)
-    .$if(input.brandIds != null, (q) => q.where('brand_id', 'in', scopeParam(input.brandIds!)))
-    .executeTakeFirst();
+  const existing = await recordState(em, { id: input.smsRecordId, brandIds });
   if (!existing) throw new AppError('SMS_RECORD_NOT_FOUND');
   throw new AppError(
     'INVALID_STATE',

@@ -1,16 +1,7 @@
 import type { PiiCipher } from '../../../infra/crypto/pii-cipher.ts';
-import { prepared, type Db } from '../../db.ts';
+import type { Db } from '../../db.ts';
+import { customerPhoneRowsOfIntents } from './queries/candidates.ts';
 import { CUSTOMER_CONTEXT, customerBinding } from '../../customers/service.ts';
-
-/** customerPhonesOfIntents' statement, compiled once (db.ts `prepared`): the intents by one id array. */
-const phonesOfIntents = prepared((k, $: { ids: number[] }) =>
-  k
-    .selectFrom('payment_intents as i')
-    .innerJoin('customers as c', 'c.id', 'i.customer_id')
-    .select(['i.id', 'c.brand_id', 'c.uuid', 'c.phone_encrypted'])
-    .where('i.id', '=', (eb) => eb.fn.any(eb.val($.ids)))
-    .where('c.phone_encrypted', 'is not', null),
-);
 
 /**
  * The customer's phone of each payment (intent), in clear: the number an SMS's
@@ -25,7 +16,7 @@ export async function customerPhonesOfIntents(
 ): Promise<Map<number, string>> {
   const phones = new Map<number, string>();
   if (intentIds.length === 0) return phones;
-  const rows = await phonesOfIntents.execute(tx, { ids: [...new Set(intentIds)] });
+  const rows = await customerPhoneRowsOfIntents(tx, [...new Set(intentIds)]);
   for (const r of rows) phones.set(r.id, customerPhoneOf(cipher, { brandId: r.brand_id, uuid: r.uuid, token: r.phone_encrypted! }));
   return phones;
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../../db.ts';
+import { lockTrxIdKeys } from './queries/candidates.ts';
 
 /**
  * Serialises the decisions made by one gateway transaction id: an SMS carrying
@@ -16,9 +17,5 @@ import type { Db } from '../../db.ts';
 export async function lockGatewayTrxIds(tx: Db, ids: Iterable<string | null | undefined>): Promise<void> {
   if (!tx.isTransaction) throw new Error('lockGatewayTrxIds must run inside a transaction');
   const keys = [...new Set([...ids].filter((id): id is string => !!id && id.trim() !== '').map((id) => id.trim().toUpperCase()))].sort();
-  for (const key of keys) {
-    await tx
-      .selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtextextended', [eb.val(`gateway_trx_id:${key}`), eb.lit(0)])]).as('locked'))
-      .execute();
-  }
+  await lockTrxIdKeys(tx, keys);
 }

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../../deps.ts';
 import type { MinuteSweep } from '../../../infra/jobs/scheduled.ts';
 import { loadMatchSettings, matchSmsRecord } from './service.ts';
-import { sql } from 'kysely';
+import { pendingRecordIds } from './queries/records.ts';
 export const MATCH_PENDING_SMS_SWEEP = 'sms-match-pending';
 
 const PAGE = 100;
@@ -25,16 +25,8 @@ export async function runPendingSmsSweep(
   let failed = 0;
   let after = 0;
   for (let seen = 0; seen < MAX_PER_RUN; ) {
-    const rows = await em
-      .selectFrom('sms_records')
-      .select('id')
-      .where('match_status', '=', 'pending')
-      .where('id', '>', after)
-      .where('server_received_at', '<=', sql<Date>`now() - make_interval(secs => ${opts.minAgeSeconds ?? DEFAULT_MIN_AGE_SECONDS})`)
-      .orderBy('id')
-      .limit(PAGE)
-      .execute();
-    for (const { id } of rows) {
+    const rows = await pendingRecordIds(em, { afterId: after, minAgeSeconds: opts.minAgeSeconds ?? DEFAULT_MIN_AGE_SECONDS, limit: PAGE });
+    for (const id of rows) {
       after = id;
       try {
         if (await matchSmsRecord(deps.db, { cipher: deps.crypto.pii }, after, settings)) decided++;

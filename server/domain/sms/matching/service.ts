@@ -6,12 +6,12 @@ import { effectiveSettings, getSettings, settingKeys, type Settings } from '../.
 import type { MatchedRecordState, MatchSmsRecords } from '../intake/matching-seam.ts';
 import { isOfficialSender, toGatewaySmsConfig, type CandidateQuery, type CandidateRow, type GatewaySmsConfig, type LockedCandidate } from './candidates.ts';
 import { walletKey } from './balance-chain.ts';
-import { batchReads, ChainRepairInBatch, type BatchRecordPlan, type DecideIo } from './batch-io.ts';
+import { batchReads, ChainRepairInBatch, type BatchRecordPlan, type DecideIo } from './batch-reads.ts';
 import { chooseMatch, type MatchResult, type ReasonCode } from './matcher.ts';
 import { parseSms, type ParsedSms } from '../templates/parser.ts';
 import { paysPayments } from '../templates/template.ts';
 import { requestBackfillForChainBreak } from '../../recovery/backfill.ts';
-import { claimPendingRecords, SMS_BODY_CONTEXT, storeOutcomes, type PendingSmsRecord, type SmsOutcome } from './records.ts';
+import { claimPendingRecords, recordThatProved, SMS_BODY_CONTEXT, storeOutcomes, type PendingSmsRecord, type SmsOutcome } from './queries/records.ts';
 import { transaction, type Db } from '../../db.ts';
 
 /**
@@ -122,7 +122,7 @@ function readRecord(rec: Pick<PendingSmsRecord, 'sender'>, body: string, gateway
 /**
  * What deciding the record will read, known from its text alone: the batch
  * takes every lock and read of its records up front, once it claimed them
- * (batch-io.ts). Mirrors decide() step by step.
+ * (batch-reads.ts). Mirrors decide() step by step.
  */
 function planRecord(rec: PlannedRecord, body: string, gateways: readonly GatewaySmsConfig[], settings: MatchSettings): BatchRecordPlan {
   const plan: BatchRecordPlan = { recordId: rec.id, deviceId: rec.deviceId, smsTime: rec.smsTime, chain: null, queries: [] };
@@ -140,7 +140,7 @@ function planRecord(rec: PlannedRecord, body: string, gateways: readonly Gateway
  * the locks in the global order: the balance chain of the device and wallet,
  * gateway trx ids, then intents and transactions; decisions are made on the
  * rows as they are once locked. `io` answers from what the batch read and
- * locked for all its records at once (batch-io.ts).
+ * locked for all its records at once (batch-reads.ts).
  */
 async function decide(
   io: DecideIo,
@@ -188,7 +188,7 @@ async function decide(
   }
   const ins = all.filter((r) => paysPayments(r.parsed));
 
-  // Read under the trx id locks (taken for the whole batch, batch-io.ts): an earlier SMS about one of these ids that contradicted its chain, or was refused.
+  // Read under the trx id locks (taken for the whole batch, batch-reads.ts): an earlier SMS about one of these ids that contradicted its chain, or was refused.
   const contradicted = await io.contradicted({ brandId: rec.brandId, mode: rec.mode, recordId: rec.id, trxIds: ins.map((r) => r.parsed.trxId!) });
   const loaded: CandidateRow[][] = [];
   for (const [i, r] of ins.entries()) loaded.push(await io.candidates(rec.id, i, candidateQuery(rec, r, settings)));
@@ -248,13 +248,8 @@ async function decide(
 async function explainDuplicate(tx: Db, o: SmsOutcome, provedBy?: ReadonlyMap<number, number>): Promise<SmsOutcome> {
   const inBatch = provedBy?.get(o.candidateIds[0] ?? 0);
   if (inBatch !== undefined) return { ...o, reason: `${o.reason} (proved by SMS record ${inBatch})` };
-  const earlier = await tx
-    .selectFrom('sms_records')
-    .select('id')
-    .where('transaction_id', '=', o.candidateIds[0] ?? 0)
-    .where('match_status', '=', 'matched')
-    .executeTakeFirst();
-  return earlier ? { ...o, reason: `${o.reason} (proved by SMS record ${earlier.id})` } : o;
+  const earlier = await recordThatProved(tx, o.candidateIds[0] ?? 0);
+  return earlier !== undefined ? { ...o, reason: `${o.reason} (proved by SMS record ${earlier})` } : o;
 }
 
 /**
@@ -306,7 +301,7 @@ export async function matchSmsRecord(em: Db, deps: SmsMatchDeps, recordId: numbe
  * Decides the pending ones among `recordIds` in one database transaction, in
  * the order given: claims them (one statement, which reads the gateways and
  * settings too), then takes the reads and locks of all of them together
- * (batch-io.ts), a constant number of statements for any size, then decides
+ * (batch-reads.ts), a constant number of statements for any size, then decides
  * each record exactly as it would be decided right after the ones before it
  * committed: the rules, the lock order and the order of decisions are the
  * same. Then the writes, set-based: every completion in one statement with its
@@ -389,7 +384,7 @@ async function matchBatch(
  * The intake seam (sms/intake/matching-seam.ts): matches the new records in
  * the order given (intake: by SMS time) as one batch (matchBatch). Should the
  * batch fail as a whole (a deadlock, a broken invariant, or an SMS that
- * repairs its chain, batch-io.ts), nothing of it is kept and each record is
+ * repairs its chain, batch-reads.ts), nothing of it is kept and each record is
  * matched again as a batch of one, so one record failing does not stop the
  * others; the first error is rethrown so intake reports it (that record stays
  * `pending` for the sweep).
@@ -408,7 +403,7 @@ export function createSmsMatcher(deps: SmsMatchDeps & { onBatchError?: (err: unk
       return decided;
     } catch (err) {
       // Rolled back: every record is still pending; decided as batches of one below, each error on its own. A
-      // chain repair is no error: a larger batch leaves it to batches of one by design (batch-io.ts).
+      // chain repair is no error: a larger batch leaves it to batches of one by design (batch-reads.ts).
       if (!(err instanceof ChainRepairInBatch)) deps.onBatchError?.(err);
     }
     let firstError: unknown = null;

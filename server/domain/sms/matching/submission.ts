@@ -4,10 +4,11 @@ import { completeTransaction, getTransaction } from '../../payments/transactions
 import { gatewaysSharingSenders, loadCandidates, loadGatewaySmsConfigs, type CandidateRow } from './candidates.ts';
 import { CERTAIN_CONFIDENCE, matchSubmittedTrxId, OPEN_STATUSES, type MatchStatus } from './matcher.ts';
 import type { Mode } from '../../../../contract/vocabulary.ts';
-import { sql } from 'kysely';
 import { transaction, type Db } from '../../db.ts';
 import type { PiiCipher } from '../../../infra/crypto/pii-cipher.ts';
-import { lockEvidenceByTrxId, SMS_SENDER_NUMBER_CONTEXT } from './records.ts';
+import { lockEvidenceByTrxId, markMatchedBySubmission, sendToReviewWith, SMS_SENDER_NUMBER_CONTEXT } from './queries/records.ts';
+import { claimantOf } from './queries/candidates.ts';
+import { lockTransactionRow } from '../../payments/queries/transactions.ts';
 import { customerPhonesOfCandidates, customerPhonesOfIntents } from './expected-payer.ts';
 import { candidateQueryOf, declaredPayerNumber, loadMatchSettings, payerNumberOf, type MatchSettings } from './service.ts';
 
@@ -44,11 +45,6 @@ async function otherOpenPayersOf(
   });
 }
 
-async function lockTransactionRows(tx: Db, intentId: number, transactionId: number): Promise<void> {
-  await tx.selectFrom('payment_intents').select('id').where('id', '=', intentId).forUpdate().execute();
-  await tx.selectFrom('transactions').select('id').where('id', '=', transactionId).forUpdate().execute();
-}
-
 /**
  * docs/matching.md, "Order does not matter": the other order: the customer has just given the gateway
  * trx id of a manual-gateway transaction, and an SMS stored earlier may
@@ -77,16 +73,11 @@ export async function matchSubmittedGatewayTrxId(
       return { status: 'no_candidate', smsRecordId: null, reason: 'the transaction has no gateway trx id to match on a manual gateway' };
     }
     await lockGatewayTrxIds(tx, [before.gatewayTrxId]);
-    await lockTransactionRows(tx, before.intentId, transactionId);
+    // The intent, then the transaction, as every state change of a payment locks them.
+    await lockTransactionRow(tx, transactionId);
     const t = await getTransaction(tx, transactionId);
     // The timing rule compares the SMS with the payment's creation (see candidates.ts).
-    const intent = await tx
-      .selectFrom('payment_intents as i')
-      .innerJoin('transactions as t', 't.intent_id', 'i.id')
-      .leftJoin('customers as c', 'c.id', 'i.customer_id')
-      .select(['i.id', 'i.created_at', 't.sender_number_encrypted as payer', 'c.phone_encrypted as customer_phone'])
-      .where('t.id', '=', t.id)
-      .executeTakeFirstOrThrow();
+    const intent = await claimantOf(tx, t.id);
     const configs = await loadGatewaySmsConfigs(tx);
     const gatewayIds = gatewaysSharingSenders(configs, t.gatewayId);
     const evidence = await lockEvidenceByTrxId(tx, t.brandId, t.mode, gatewayIds, t.gatewayTrxId!);
@@ -138,40 +129,15 @@ export async function matchSubmittedGatewayTrxId(
         if (!(err instanceof AppError)) throw err;
         return { status: 'low_confidence', smsRecordId: null, reason: `completing transaction ${t.id} was refused: ${err.message}` };
       }
-      await tx
-        .updateTable('sms_records')
-        .set({
-          match_status: 'matched',
-          transaction_id: t.id,
-          confidence: CERTAIN_CONFIDENCE.toFixed(4),
-          candidate_ids: [t.id],
-          reason: `${r.reason} (matched when the customer submitted the gateway trx id)`,
-          reason_code: 'certain_match',
-          suggestions: [],
-          matched_at: sql<Date>`now()`,
-          updated_at: sql<Date>`now()`,
-        })
-        .where('id', '=', r.smsId)
-        .where('match_status', 'in', ['no_candidate', 'low_confidence'])
-        .execute();
+      if (r.smsId !== null) await markMatchedBySubmission(tx, r.smsId, t.id, {
+        confidence: CERTAIN_CONFIDENCE.toFixed(4),
+        reason: `${r.reason} (matched when the customer submitted the gateway trx id)`,
+      });
       return { status: 'matched', smsRecordId: r.smsId, reason: r.reason };
     }
     if (r.status === 'low_confidence' || r.status === 'balance_mismatch') {
       // The stored SMS and this submission disagree: both now point at each other for review.
-      await tx
-        .updateTable('sms_records')
-        .set({
-          match_status: r.status,
-          confidence: '0',
-          reason: r.reason,
-          reason_code: r.reasonCode,
-          updated_at: sql<Date>`now()`,
-          // Raw: adding the transaction to the list unless it is already there is one array expression.
-          candidate_ids: sql<number[]>`CASE WHEN ${t.id}::bigint = ANY(COALESCE(candidate_ids, '{}')) THEN candidate_ids ELSE array_append(COALESCE(candidate_ids, '{}'), ${t.id}::bigint) END`,
-        })
-        .where('id', '=', (eb) => eb.fn.any(eb.val(r.smsIds)))
-        .where('match_status', 'in', ['no_candidate', 'low_confidence'])
-        .execute();
+      await sendToReviewWith(tx, r.smsIds, t.id, { status: r.status, reason: r.reason, reasonCode: r.reasonCode });
     }
     return { status: r.status, smsRecordId: null, reason: r.reason };
   });

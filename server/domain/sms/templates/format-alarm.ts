@@ -6,7 +6,7 @@ import { decryptSmsSender, smsRowBinding } from '../intake/record-cipher.ts';
 import { recordEvent } from '../../webhooks/outbox.ts';
 import { loadGatewaySmsConfigs } from '../matching/candidates.ts';
 import { sameSender } from './senders.ts';
-import { sql } from 'kysely';
+import { alarmRows, clearOpenAlarm, decidedRecordsSince, openAlarm } from './queries.ts';
 import { transaction, type Db } from '../../db.ts';
 
 /**
@@ -42,16 +42,7 @@ export async function runFormatAlarm(em: Db, cipher: PiiCipher): Promise<{ raise
   const windowMinutes = settings.sms_alarm_window_minutes;
   const gateways = await loadGatewaySmsConfigs(em);
   if (gateways.length === 0) return { raised: 0, cleared: 0 };
-  const rows = await em
-    .selectFrom('sms_records as r')
-    .select(['r.brand_id', 'r.mode', 'r.device_id', 'r.device_message_id', 'r.sender', 'r.match_status'])
-    .select(sql<boolean>`r.server_received_at >= now() - make_interval(mins => ${windowMinutes})`.as('recent'))
-    .where('r.server_received_at', '>=', sql<Date>`now() - make_interval(mins => ${windowMinutes + BASELINE_MINUTES})`)
-    .where('r.match_status', '<>', 'pending')
-    .where('r.duplicate_of_id', 'is', null)
-    .orderBy('r.server_received_at', 'desc')
-    .limit(ALARM_SCAN_LIMIT)
-    .execute();
+  const rows = await decidedRecordsSince(em, { windowMinutes, baselineMinutes: BASELINE_MINUTES, limit: ALARM_SCAN_LIMIT });
 
   const buckets = new Map<string, Bucket>();
   for (const row of rows) {
@@ -81,17 +72,7 @@ export async function runFormatAlarm(em: Db, cipher: PiiCipher): Promise<{ raise
     if (alarming) {
       if (await raise(em, b, windowMinutes, recentShare, baselineShare)) raised++;
     } else if (recovered) {
-      const done = await em
-        .updateTable('sms_format_alarms')
-        .set({ cleared_at: sql<Date>`now()` })
-        .where('brand_id', '=', b.brandId)
-        .where('mode', '=', b.mode)
-        .where('gateway_id', '=', b.gatewayId)
-        .where('sender', '=', b.sender)
-        .where('cleared_at', 'is', null)
-        .returning('id')
-        .execute();
-      cleared += done.length;
+      cleared += await clearOpenAlarm(em, b);
     }
   }
   return { raised, cleared };
@@ -100,23 +81,13 @@ export async function runFormatAlarm(em: Db, cipher: PiiCipher): Promise<{ raise
 /** Raises the episode and its event once: the open-episode unique index turns a second raise into nothing. */
 async function raise(em: Db, b: Bucket, windowMinutes: number, recentShare: number, baselineShare: number): Promise<boolean> {
   return transaction(em, async (tx) => {
-    const row = await tx
-      .insertInto('sms_format_alarms')
-      .values({
-        brand_id: b.brandId,
-        mode: b.mode,
-        gateway_id: b.gatewayId,
-        sender: b.sender,
-        window_minutes: windowMinutes,
-        unparsed: b.recent.unparsed,
-        total: b.recent.total,
-        share: recentShare.toFixed(4),
-        baseline_share: baselineShare.toFixed(4),
-      })
-      // The open-episode unique index (sms_format_alarms_one_open) is partial: its predicate names it.
-      .onConflict((oc) => oc.columns(['brand_id', 'mode', 'gateway_id', 'sender']).where('cleared_at', 'is', null).doNothing())
-      .returning(['id', 'raised_at'])
-      .executeTakeFirst();
+    const row = await openAlarm(tx, b, {
+      windowMinutes,
+      unparsed: b.recent.unparsed,
+      total: b.recent.total,
+      share: recentShare.toFixed(4),
+      baselineShare: baselineShare.toFixed(4),
+    });
     if (!row) return false;
     await recordEvent(tx, {
       brandId: b.brandId,
@@ -162,15 +133,6 @@ export interface FormatAlarmView {
 }
 
 export async function listFormatAlarms(em: Db, filter: { brandId?: number; open?: boolean }): Promise<FormatAlarmView[]> {
-  let q = em
-    .selectFrom('sms_format_alarms as a')
-    .innerJoin('gateways as g', 'g.id', 'a.gateway_id')
-    .select(['a.id', 'a.brand_id', 'a.mode', 'g.code', 'a.sender', 'a.window_minutes', 'a.unparsed', 'a.total', 'a.share', 'a.baseline_share', 'a.raised_at', 'a.cleared_at'])
-    .orderBy('a.raised_at', 'desc')
-    .orderBy('a.id', 'desc')
-    .limit(200);
-  if (filter.brandId !== undefined) q = q.where('a.brand_id', '=', filter.brandId);
-  if (filter.open !== undefined) q = q.where('a.cleared_at', filter.open ? 'is' : 'is not', null);
-  const rows = await q.execute();
+  const rows = await alarmRows(em, filter);
   return rows.map(({ code, ...r }) => ({ ...r, gateway: code, raised_at: r.raised_at.toISOString(), cleared_at: r.cleared_at?.toISOString() ?? null }));
 }

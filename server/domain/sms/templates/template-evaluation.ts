@@ -11,7 +11,7 @@ import { chooseMatch, type ChainState, type MatchRules } from '../matching/match
 import { parseSms, type GatewayParseConfig, type ParsedSms } from './parser.ts';
 import type { SmsTemplateSource } from './template.ts';
 import { expandPreset } from './presets/gateway-input.ts';
-import { smsTimeOf } from '../matching/records.ts';
+import { smsTimeOf } from '../matching/queries/records.ts';
 import { sameSender } from './senders.ts';
 import { maskPayerNumber } from '../matching/payer-number.ts';
 import { scopeParam } from '../../brands/scope.ts';

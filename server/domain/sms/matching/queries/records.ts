@@ -1,11 +1,12 @@
-import type { Mode } from '../../../../contract/vocabulary.ts';
-import type { PiiBinding, PiiCipher } from '../../../infra/crypto/pii-cipher.ts';
-import { SMS_RECORD_CONTEXT, decryptSmsSender, smsRecordBinding, smsRowBinding } from '../intake/record-cipher.ts';
-import { smsTimeSql } from '../intake/sms-time.ts';
-import type { StoredSmsTemplate } from '../../gateways/entities.ts';
+import { smsReviewStatuses, type Mode } from '../../../../../contract/vocabulary.ts';
+import { scopeParam } from '../../../brands/scope.ts';
+import type { PiiBinding, PiiCipher } from '../../../../infra/crypto/pii-cipher.ts';
+import { SMS_RECORD_CONTEXT, decryptSmsSender, smsRecordBinding, smsRowBinding } from '../../intake/record-cipher.ts';
+import { smsTimeSql } from '../../intake/sms-time.ts';
+import type { StoredSmsTemplate } from '../../../gateways/entities.ts';
 import { sql } from 'kysely';
-import { prepared, rawStatement, type Db } from '../../db.ts';
-import type { ChainState, MatchStatus, ReasonCode, Suggestion } from './matcher.ts';
+import { prepared, rawStatement, type Db } from '../../../db.ts';
+import type { ChainState, MatchStatus, ReasonCode, Suggestion } from '../matcher.ts';
 
 /** The SMS time of `r` (an sms_records row) joined with its device `d`: see PendingSmsRecord.smsTime. */
 export const SMS_TIME_SQL = smsTimeSql('r', 'd.clock_offset_ms');
@@ -255,4 +256,90 @@ export async function lockEvidenceByTrxId(tx: Db, brandId: number, mode: Mode, g
     resolution: r.resolution,
     statedAt: r.stated_at,
   }));
+}
+
+/** Up to `limit` ids of records still `pending` after `afterId` (id order) that arrived at least `minAgeSeconds` ago. */
+export async function pendingRecordIds(db: Db, q: { afterId: number; minAgeSeconds: number; limit: number }): Promise<number[]> {
+  const rows = await db
+    .selectFrom('sms_records')
+    .select('id')
+    .where('match_status', '=', 'pending')
+    .where('id', '>', q.afterId)
+    .where('server_received_at', '<=', sql<Date>`now() - make_interval(secs => ${q.minAgeSeconds})`)
+    .orderBy('id')
+    .limit(q.limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** The record, matched to `transactionId` when the customer's submission proved it, if it still waits (no_candidate, low_confidence). */
+export async function markMatchedBySubmission(tx: Db, smsId: number, transactionId: number, q: { confidence: string; reason: string }): Promise<void> {
+  await tx
+    .updateTable('sms_records')
+    .set({
+      match_status: 'matched',
+      transaction_id: transactionId,
+      confidence: q.confidence,
+      candidate_ids: [transactionId],
+      reason: q.reason,
+      reason_code: 'certain_match',
+      suggestions: [],
+      matched_at: sql<Date>`now()`,
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', smsId)
+    .where('match_status', 'in', ['no_candidate', 'low_confidence'])
+    .execute();
+}
+
+/** The records that still wait (no_candidate, low_confidence) go to review with the reason, `transactionId` added to their candidates. */
+export async function sendToReviewWith(
+  tx: Db,
+  smsIds: readonly number[],
+  transactionId: number,
+  q: { status: 'low_confidence' | 'balance_mismatch'; reason: string; reasonCode: ReasonCode },
+): Promise<void> {
+  await tx
+    .updateTable('sms_records')
+    .set({
+      match_status: q.status,
+      confidence: '0',
+      reason: q.reason,
+      reason_code: q.reasonCode,
+      updated_at: sql<Date>`now()`,
+      // Raw: adding the transaction to the list unless it is already there is one array expression.
+      candidate_ids: sql<number[]>`CASE WHEN ${transactionId}::bigint = ANY(COALESCE(candidate_ids, '{}')) THEN candidate_ids ELSE array_append(COALESCE(candidate_ids, '{}'), ${transactionId}::bigint) END`,
+    })
+    .where('id', '=', (eb) => eb.fn.any(eb.val([...smsIds])))
+    .where('match_status', 'in', ['no_candidate', 'low_confidence'])
+    .execute();
+}
+
+/** Marks a record waiting for review (and not resolved) dismissed, within `brandIds` when given; undefined when none was. */
+export async function markDismissed(db: Db, q: { id: number; actor: string; reason: string; brandIds: readonly number[] | null }) {
+  return db
+    .updateTable('sms_records')
+    .set({ resolution: 'dismissed', resolved_by: q.actor, resolved_at: new Date(), resolution_note: q.reason, updated_at: new Date() })
+    .where('id', '=', q.id)
+    .where('match_status', 'in', [...smsReviewStatuses])
+    .where('resolved_at', 'is', null)
+    .$if(q.brandIds !== null, (b) => b.where('brand_id', 'in', scopeParam(q.brandIds!)))
+    .returning(['id', 'brand_id', 'match_status'])
+    .executeTakeFirst();
+}
+
+/** A record's status and resolution, within `brandIds` when given. */
+export async function recordState(db: Db, q: { id: number; brandIds: readonly number[] | null }) {
+  return db
+    .selectFrom('sms_records')
+    .select(['match_status', 'resolution'])
+    .where('id', '=', q.id)
+    .$if(q.brandIds !== null, (b) => b.where('brand_id', 'in', scopeParam(q.brandIds!)))
+    .executeTakeFirst();
+}
+
+/** The id of the record that proved (matched) the transaction, if one did. */
+export async function recordThatProved(db: Db, transactionId: number): Promise<number | undefined> {
+  const row = await db.selectFrom('sms_records').select('id').where('transaction_id', '=', transactionId).where('match_status', '=', 'matched').executeTakeFirst();
+  return row?.id;
 }

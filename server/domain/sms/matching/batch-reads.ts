@@ -1,14 +1,14 @@
-import { sql, type Kysely } from 'kysely';
-import type { Mode } from '../../../../contract/vocabulary.ts';
 import type { PiiCipher } from '../../../infra/crypto/pii-cipher.ts';
-import type { TransactionStatus } from '../../payments/entities.ts';
-import { prepared, rawStatement, type DB, type Db } from '../../db.ts';
-import { breaksChain, chainState, linkTrusted, repairChain, repairs, type ChainReading, type ChainVerdict } from './balance-chain.ts';
+import type { Db } from '../../db.ts';
+import { breaksChain, chainState, linkTrusted, repairs, type ChainReading, type ChainVerdict } from './balance-chain.ts';
 import { candidateRowOf, lockOpenCandidates, type CandidateQuery, type CandidateRow, type LockedCandidate } from './candidates.ts';
 import { customerPhonesOfCandidates } from './expected-payer.ts';
-import { contradictedStatement, type ContradictedQuery } from './contradicted.ts';
+import type { ContradictedQuery } from './contradicted.ts';
+import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
+import { candidatesOf, contradictedTrxIds } from './queries/candidates.ts';
+import { chainLinksAround, createAndLockChains, moveChainHead, repairChain } from './queries/chains.ts';
 import { OPEN_STATUSES, type ChainState } from './matcher.ts';
-import type { SmsOutcome } from './records.ts';
+import type { SmsOutcome } from './queries/records.ts';
 
 /**
  * What deciding an SMS reads from the database (service.ts, decide()): every
@@ -76,154 +76,6 @@ export class ChainRepairInBatch extends Error {
   }
 }
 
-type ChainPair = { device_id: number; wallet_key: string };
-/**
- * The chain statements of batchReads for `n` (device, wallet) pairs, compiled
- * once per count (db.ts `prepared`; a list of pairs has one shape per count): the
- * chains created if new, then locked in (device, wallet) order. Parameters are
- * named `<pair>:device_id` and `<pair>:wallet_key`.
- */
-const chainStatementsByCount = new Map<number, ReturnType<typeof chainStatementsOf>>();
-const chainStatementsOf = (n: number) => {
-  const pairsOf = ($: Record<string, unknown>) => Array.from({ length: n }, (_, i) => ({ device_id: $[`${i}:device_id`] as number, wallet_key: $[`${i}:wallet_key`] as string }));
-  return {
-    create: prepared((k, $: Record<string, unknown>) => k.insertInto('sms_balance_chains').values(pairsOf($)).onConflict((oc) => oc.doNothing())),
-    lock: prepared((k, $: Record<string, unknown>) =>
-      k
-        .selectFrom('sms_balance_chains')
-        .select(['device_id', 'wallet_key', 'last_sms_time'])
-        .where((eb) => eb.or(pairsOf($).map((p) => eb.and([eb('device_id', '=', p.device_id), eb('wallet_key', '=', p.wallet_key)]))))
-        .orderBy('device_id')
-        .orderBy('wallet_key')
-        .forUpdate(),
-    ),
-  };
-};
-function chainStatements(n: number) {
-  let statements = chainStatementsByCount.get(n);
-  if (!statements) chainStatementsByCount.set(n, (statements = chainStatementsOf(n)));
-  return statements;
-}
-function pairValues(pairs: readonly ChainPair[]): Record<string, unknown> {
-  const values: Record<string, unknown> = {};
-  pairs.forEach((p, i) => {
-    values[`${i}:device_id`] = p.device_id;
-    values[`${i}:wallet_key`] = p.wallet_key;
-  });
-  return values;
-}
-
-/** headWrites' UPDATE of one chain's head, compiled once (db.ts `prepared`). */
-const moveHead = prepared((k, $: { id: number | null; balance: string | null; at: Date; broken: boolean; deviceId: number; wallet: string }) =>
-  k
-    .updateTable('sms_balance_chains')
-    .set({ last_record_id: $.id, last_balance: $.balance, last_sms_time: $.at, broken: $.broken, updated_at: sql<Date>`now()` })
-    .where('device_id', '=', $.deviceId)
-    .where('wallet_key', '=', $.wallet),
-);
-
-/**
- * The candidates of every reading of a batch, as a query to select from: the
- * readings are one JSON parameter, so each statement built on it is the same
- * for every batch. loadCandidates' conditions, per reading.
- */
-function readingsCandidates(k: Kysely<DB>, readings: string) {
-  return k
-    // Raw: json_to_recordset's column definition list (the batch's readings as a table) has no builder form.
-    .with('q', () =>
-      sql<{ n: number; gateway_ids: number[]; brand_id: number; mode: Mode; trx_id: string; amount: string; sms_time: Date; window_minutes: number }>`(SELECT * FROM json_to_recordset(${readings}::json)
-        AS q(n integer, gateway_ids bigint[], brand_id bigint, mode text, trx_id text, amount numeric, sms_time timestamptz, window_minutes integer))`,
-    )
-    .selectFrom('q')
-    // LATERAL: each reading's look-up is planned as loadCandidates' own, on the indexes of either condition (BitmapOr),
-    // the reading's values as parameters. The intent's creation is a scalar subquery and the window is checked
-    // outside, behind OFFSET 0: as a join, PostgreSQL hashed every payment intent for each batch (EXPLAIN, BENCHMARKS.md).
-    .innerJoinLateral(
-      (eb) =>
-        eb
-          .selectFrom('transactions as t')
-          .select(['t.id', 't.brand_id', 't.intent_id', 't.gateway_id', 't.sms_amount', 't.gateway_trx_id', 't.status', 't.sender_number_encrypted', 't.trx_id'])
-          .select((s2) => s2.selectFrom('payment_intents as i').select('i.created_at').whereRef('i.id', '=', 't.intent_id').as('created_at'))
-          .select(sql<Mode>`t.mode`.as('mode'))
-          .select(sql<boolean>`(t.gateway_trx_id IS NOT NULL AND upper(t.gateway_trx_id) = upper(q.trx_id))`.as('claims'))
-          .where(sql<boolean>`t.gateway_id = ANY(q.gateway_ids)`)
-          .where((w) =>
-            w.or([
-              w.and([w('t.brand_id', '=', w.ref('q.brand_id')), w('t.status', 'in', [...OPEN_STATUSES] as TransactionStatus[]), w('t.sms_amount', '=', w.ref('q.amount'))]),
-              w.and([w('t.gateway_trx_id', 'is not', null), w(sql`upper(t.gateway_trx_id)`, '=', sql`upper(q.trx_id)`)]),
-            ]),
-          )
-          .offset(0)
-          .as('c'),
-      (j) => j.onTrue(),
-    )
-    // loadCandidates' condition: a claimer of the id, or the brand's open payment of the SMS's mode with its amount in the window.
-    .where((w) =>
-      w.or([
-        w('c.claims', '=', true),
-        w.and([
-          w('c.brand_id', '=', w.ref('q.brand_id')),
-          w(sql.ref('c.mode'), '=', w.ref('q.mode')),
-          w('c.status', 'in', [...OPEN_STATUSES] as TransactionStatus[]),
-          w('c.sms_amount', '=', w.ref('q.amount')),
-          w('c.created_at', '>=', sql<Date>`q.sms_time - make_interval(mins => q.window_minutes)`),
-          w('c.created_at', '<=', sql<Date>`q.sms_time`),
-        ]),
-      ]),
-    );
-}
-
-/** Step 3's read (batchReads), compiled once (db.ts `prepared`): the candidates of every reading, by reading. */
-const candidatesOfReadings = prepared((k, $: { readings: string }) =>
-  readingsCandidates(k, $.readings)
-    .select(['q.n', 'c.id', 'c.brand_id', 'c.intent_id', 'c.gateway_id', 'c.sms_amount', 'c.gateway_trx_id', 'c.created_at', 'c.status', 'c.sender_number_encrypted', 'c.trx_id', 'c.mode', 'c.claims'])
-    .orderBy('q.n')
-    .orderBy('c.id'),
-);
-
-/**
- * Step 2's advisory locks, one per trx id key (gateway-trx-lock.ts), in the list's
- * (sorted) order. Raw SQL: the order is kept by WITH ORDINALITY under the call,
- * which the builder has no way to say.
- */
-const lockTrxKeys = rawStatement(
-  `SELECT pg_advisory_xact_lock(hashtextextended('gateway_trx_id:' || s.key, 0)) FROM (SELECT key FROM json_array_elements_text($1::json) WITH ORDINALITY AS u(key, n) ORDER BY n) s`,
-);
-
-type LinkRow = {
-  id: string; own_arrived: string; own_order: number;
-  p_id: string | null; p_at: string | null; p_arrived: string | null; p_order: number | null; p_balance: string | null; p_state: ChainState; p_resolution: string | null;
-  n_id: string | null; n_at: string | null; n_arrived: string | null; n_order: number | null; n_balance: string | null; n_amount: string | null; n_fee: string | null; n_direction: 'in' | 'out' | null;
-  n_state: ChainState; n_resolution: string | null;
-};
-/**
- * Step 1's stored links either side of each record of the batch. Raw SQL: the
- * typed builder cannot declare json_to_recordset's column definition list that
- * types the batch.
- */
-const chainLinks = rawStatement<LinkRow>(
-  `SELECT q.id, (extract(epoch FROM me.server_received_at) * 1000000)::bigint::text AS own_arrived, me.phone_order AS own_order,
-              p.id AS p_id, p.at AS p_at, p.arrived AS p_arrived, p.phone_order AS p_order, p.chain_balance AS p_balance, p.chain_state AS p_state, p.resolution AS p_resolution,
-              n.id AS n_id, n.at AS n_at, n.arrived AS n_arrived, n.phone_order AS n_order, n.chain_balance AS n_balance, n.parsed_amount AS n_amount, n.parsed_fee AS n_fee,
-              n.direction AS n_direction, n.chain_state AS n_state, n.resolution AS n_resolution
-         FROM json_to_recordset($1::json) AS q(id bigint, device_id bigint, wallet text, sms_time timestamptz)
-         JOIN sms_records me ON me.id = q.id
-         LEFT JOIN LATERAL (
-           SELECT r.id, (extract(epoch FROM r.sms_time) * 1000000)::bigint::text AS at, (extract(epoch FROM r.server_received_at) * 1000000)::bigint::text AS arrived,
-                  r.phone_order, r.chain_balance::text AS chain_balance, r.chain_state, r.resolution
-             FROM sms_records r
-            WHERE r.device_id = q.device_id AND r.wallet_key = q.wallet AND r.chain_balance IS NOT NULL AND r.id <> q.id
-              AND (r.sms_time, r.server_received_at, r.phone_order, r.id) < (q.sms_time, me.server_received_at, me.phone_order, q.id)
-            ORDER BY r.sms_time DESC, r.server_received_at DESC, r.phone_order DESC, r.id DESC LIMIT 1) p ON true
-         LEFT JOIN LATERAL (
-           SELECT r.id, (extract(epoch FROM r.sms_time) * 1000000)::bigint::text AS at, (extract(epoch FROM r.server_received_at) * 1000000)::bigint::text AS arrived,
-                  r.phone_order, r.chain_balance::text AS chain_balance, r.parsed_amount::text AS parsed_amount, r.parsed_fee::text AS parsed_fee, r.direction, r.chain_state, r.resolution
-             FROM sms_records r
-            WHERE r.device_id = q.device_id AND r.wallet_key = q.wallet AND r.chain_balance IS NOT NULL AND r.id <> q.id
-              AND (r.sms_time, r.server_received_at, r.phone_order, r.id) > (q.sms_time, me.server_received_at, me.phone_order, q.id)
-            ORDER BY r.sms_time, r.server_received_at, r.phone_order, r.id LIMIT 1) n ON true`,
-);
-
 /**
  * The decisions' reads for a whole batch, in the global lock order of SMS
  * matching (gateway-trx-lock.ts): the balance chains of the batch (sorted),
@@ -249,13 +101,11 @@ export async function batchReads(tx: Db, cipher: PiiCipher, plans: readonly Batc
   const heads = new Map<string, { id: number | null; at: number | null; balance: string | null; broken: boolean; changed: boolean }>();
   const stored = new Map<number, { arrived: bigint; order: number; prev: Link | null; next: Link | null }>();
   if (pairs.length > 0) {
-    const values = pairValues(pairs);
-    await chainStatements(pairs.length).create.execute(tx, values);
-    for (const h of await chainStatements(pairs.length).lock.execute(tx, values)) {
+    for (const h of await createAndLockChains(tx, pairs)) {
       heads.set(chainKey(h.device_id, h.wallet_key), { id: null, at: h.last_sms_time?.getTime() ?? null, balance: null, broken: false, changed: false });
     }
     const input = chained.map((p) => ({ id: p.recordId, device_id: p.deviceId, wallet: p.chain!.wallet, sms_time: p.smsTime.toISOString() }));
-    for (const r of await chainLinks(tx, [JSON.stringify(input)])) {
+    for (const r of await chainLinksAround(tx, input)) {
       stored.set(Number(r.id), {
         arrived: BigInt(r.own_arrived),
         order: r.own_order,
@@ -272,39 +122,21 @@ export async function batchReads(tx: Db, cipher: PiiCipher, plans: readonly Batc
   }
 
   // 2. Every trx id of the batch, sorted, in one statement (gateway-trx-lock.ts).
-  const trxKeys = [...new Set(plans.flatMap((p) => p.queries.map((q) => q.trxId)).filter((id) => id.trim() !== '').map((id) => id.trim().toUpperCase()))].sort();
-  if (trxKeys.length > 0) await lockTrxKeys(tx, [JSON.stringify(trxKeys)]);
+  await lockGatewayTrxIds(tx, plans.flatMap((p) => p.queries.map((q) => q.trxId)));
   // Under those locks, the ids an SMS stored before contradicted or a person refused, per brand and mode (normally one).
   const scopes = [...new Map(plans.flatMap((p) => p.queries.map((q) => [`${q.brandId}:${q.mode}`, { brandId: q.brandId, mode: q.mode }] as const))).values()];
   // Trx ids contradicted before the batch (per brand and mode), and by its records decided so far.
   const contradicted = new Map<string, Set<string>>();
   for (const scope of scopes) {
     const trxIds = [...new Set(plans.flatMap((p) => p.queries.filter((q) => q.brandId === scope.brandId && q.mode === scope.mode).map((q) => q.trxId)))];
-    const rows = await contradictedStatement.execute(tx, { ...scope, recordIds: plans.map((p) => p.recordId), trxIds });
-    contradicted.set(`${scope.brandId}:${scope.mode}`, new Set(rows.map((r) => r.parsed_trx_id!)));
+    contradicted.set(`${scope.brandId}:${scope.mode}`, new Set(await contradictedTrxIds(tx, { ...scope, recordIds: plans.map((p) => p.recordId), trxIds })));
   }
 
   // 3. The candidates of every reading in one statement (the conditions of loadCandidates per reading).
   const queries = plans.flatMap((p) => p.queries.map((q, index) => ({ key: `${p.recordId}:${index}`, q })));
   const loaded = new Map<string, Array<CandidateRow & { claims: boolean }>>(queries.map(({ key }) => [key, []]));
-  if (queries.length > 0) {
-    const input = JSON.stringify(
-      queries.map(({ q }, n) => ({
-        n,
-        gateway_ids: [...q.gatewayIds],
-        brand_id: q.brandId,
-        mode: q.mode,
-        trx_id: q.trxId,
-        amount: q.amount,
-        sms_time: q.smsTime.toISOString(),
-        window_minutes: q.windowMinutes,
-      })),
-    );
-    for (const r of await candidatesOfReadings.execute(tx, { readings: input })) {
-      // Read through a subquery: make sure it still came back as a Date, as the timing rule needs.
-      if (!(r.created_at instanceof Date)) throw new Error('candidate created_at was not read as a timestamp');
-      loaded.get(queries[r.n]!.key)!.push({ ...candidateRowOf({ ...r, created_at: r.created_at }), claims: r.claims });
-    }
+  for (const r of await candidatesOf(tx, queries.map(({ q }) => q))) {
+    loaded.get(queries[r.n]!.key)!.push({ ...candidateRowOf(r), claims: r.claims });
   }
 
   // 4. The open ones locked (intents, then transactions): the decisions use the rows as they are under their locks.
@@ -402,7 +234,7 @@ export async function batchReads(tx: Db, cipher: PiiCipher, plans: readonly Batc
       for (const [key, h] of heads) {
         if (!h.changed) continue;
         const [deviceId, wallet] = key.split('\u0000') as [string, string];
-        await moveHead.execute(tx, { id: h.id, balance: h.balance, at: new Date(h.at!), broken: h.broken, deviceId: Number(deviceId), wallet });
+        await moveChainHead(tx, { id: h.id, balance: h.balance, at: new Date(h.at!), broken: h.broken, deviceId: Number(deviceId), wallet });
       }
     },
   };
