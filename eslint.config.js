@@ -20,6 +20,15 @@ export const layerZones = [
   { target: './contract', from: ['./server', './clients', './admin-ui'], message: 'the contract is shared by the server, the SDKs and the console: it imports none of them.' },
   { target: './clients', from: ['./server', './admin-ui'], message: 'the SDKs are built from the contract alone: they must not import server or console code.' },
   { target: './admin-ui', from: ['./server', './clients'], message: 'the console runs in the browser and talks to the server through the admin contract only.' },
+  // The SMS module has two ways in (server/domain/sms/index.ts, and wording.ts for
+  // the pure wording that gateways and filter rules are built on); its parts are
+  // its own. The registries of entities and jobs list every area's, so they may
+  // reach in; so may the benchmarks and tests.
+  {
+    target: ['./server/http', './server/infra', './server/*.ts', './server/domain/db.ts', './server/domain/!(sms)/**', './scripts'],
+    from: ['./server/domain/sms/intake', './server/domain/sms/matching', './server/domain/sms/templates'],
+    message: 'outside the SMS module, import server/domain/sms/index.ts (or sms/wording.ts for sender, template and preset wording), not its parts.',
+  },
   // An entity describes a table; of the contract it takes the shared words only
   // (statuses, modes), never a wire schema, so a change to the API's shape never
   // reaches the data layer by accident.

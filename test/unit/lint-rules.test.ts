@@ -47,6 +47,15 @@ const files: Record<string, string> = {
   'server/domain/pay/entities.ts': "import { shape } from '../../../contract/shape.ts';\nimport { statuses } from '../../../contract/vocabulary.ts';\nexport const e = [shape, statuses];\n",
   'server/domain/pay/nested/entities.ts': "import { shape } from '../../../../contract/shape.ts';\nexport const e = shape;\n",
   'server/domain/entities.ts': "import { shape } from '../../contract/shape.ts';\nexport const e = shape;\n",
+  // The SMS module's parts are its own: the rest goes through its index (or wording.ts).
+  'server/domain/sms/matching/decide.ts': "import { word } from '../templates/word.ts';\nexport const decide = word;\n",
+  'server/domain/sms/templates/word.ts': 'export const word = 1;\n',
+  'server/domain/sms/index.ts': "export { decide } from './matching/decide.ts';\n",
+  'server/domain/sms/wording.ts': "export { word } from './templates/word.ts';\n",
+  'server/domain/pay/uses-sms-part.ts': "import { decide } from '../sms/matching/decide.ts';\nexport const x = decide;\n",
+  'server/http/uses-sms-part.ts': "import { word } from '../domain/sms/templates/word.ts';\nexport const x = word;\n",
+  'server/domain/pay/uses-sms.ts': "import { decide } from '../sms/index.ts';\nimport { word } from '../sms/wording.ts';\nexport const x = decide + word;\n",
+  'server/domain/jobs.ts': "import { decide } from './sms/matching/decide.ts';\nexport const jobs = [decide];\n",
   // Allowed directions.
   'server/infra/base.ts': 'export const base = 1;\n',
   'server/domain/ok.ts': "import { base } from '../infra/base.ts';\nimport { shape } from '../../contract/shape.ts';\nexport const ok = base + shape;\n",
@@ -124,8 +133,15 @@ describe('lint: layers', () => {
     ['admin-ui/src/uses-server.tsx'],
     ['admin-ui/src/uses-server-ts.ts'],
     ['admin-ui/src/uses-client.tsx'],
+    ['server/domain/pay/uses-sms-part.ts'],
+    ['server/http/uses-sms-part.ts'],
   ])('%s is refused', (f) => {
     expect(rulesOf(f)).toContain('import-x/no-restricted-paths');
+  });
+
+  it('lets the SMS module use its own parts, the rest its index and wording.ts, and the job registry reach in', () => {
+    for (const f of ['server/domain/sms/matching/decide.ts', 'server/domain/sms/index.ts', 'server/domain/sms/wording.ts', 'server/domain/pay/uses-sms.ts', 'server/domain/jobs.ts'])
+      expect(results.get(f), f).toEqual([]);
   });
 
   it('lets http -> domain -> infra, and server, clients and console -> contract, pass', () => {

@@ -1,5 +1,5 @@
 import { feePayers, gatewayTypes } from '../../../contract/vocabulary.ts';
-import { GATEWAY_PRESETS } from '../../../server/domain/sms/templates/presets/index.ts';
+import { GATEWAY_PRESETS } from '../../../server/domain/sms/wording.ts';
 import { UsageError, defined, list, need, oneOf, opt, positiveInt, toggle, type Options, type Values } from '../args.ts';
 import type { Commands } from '../command.ts';
 import { block, table } from '../output.ts';

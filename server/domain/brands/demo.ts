@@ -5,7 +5,7 @@ import { createPairingCode } from '../devices/pairing.ts';
 import { createGateway, getGateway, type GatewayInput, type GatewayView } from '../gateways/service.ts';
 import { createIntent } from '../payments/intents.ts';
 import { ensureSandboxGateway } from '../sandbox/gateway.ts';
-import { defaultGatewayTemplates } from '../sms/templates/presets/index.ts';
+import { defaultGatewayTemplates } from '../sms/wording.ts';
 
 const DEMO_GATEWAY_CODE = 'bkash';
 const DEMO_RECEIVING_ACCOUNT = '01700000000';

@@ -5,7 +5,7 @@ import { recordAudit } from '../audit/service.ts';
 import { transaction, type Db } from '../db.ts';
 import { cleanGatewayTrxId, getTransaction, replaceLockedGatewayTrxId, type TransactionRecord } from '../payments/transactions.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
-import { lockGatewayTrxIds } from '../sms/matching/gateway-trx-lock.ts';
+import { lockGatewayTrxIds } from '../sms/index.ts';
 import { countReplacement, countTakenAnswer, isTaken, lockCheckoutGuard, MAX_SUBMISSION_REPLACEMENTS } from './limits.ts';
 import type { CheckoutPayDeps } from './pay.ts';
 import { loadCheckout } from './view.ts';

@@ -1,4 +1,4 @@
-import { sameSender } from '../sms/templates/senders.ts';
+import { sameSender } from '../sms/wording.ts';
 import type { FilterRules } from './defaults.ts';
 
 export type ScreenResult = { forward: true } | { forward: false; reason: 'sender_not_allowed' | 'negative_keyword' | 'no_positive_keyword' };

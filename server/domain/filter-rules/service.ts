@@ -1,7 +1,7 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import { sql, type Selectable } from 'kysely';
 import { prepared, type DB, transaction, type Db } from '../db.ts';
-import { senderKey } from '../sms/templates/senders.ts';
+import { senderKey } from '../sms/wording.ts';
 import { DEFAULT_FILTER_RULES, type FilterRules, type FilterRulesPatch } from './defaults.ts';
 
 export interface VersionedFilterRules extends FilterRules {

@@ -4,7 +4,7 @@ import { lockGateway } from './queries.ts';
 import { withAudit, type AuditActor, type AuditState } from '../audit/service.ts';
 import { createGateway, getGateway, updateGateway, type GatewayInput, type GatewayPatch, type GatewayView } from './service.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
-import { currentConfig, evaluateConfigs } from '../sms/templates/template-evaluation.ts';
+import { currentConfig, evaluateConfigs } from '../sms/index.ts';
 import { deleteExchangeRate, listExchangeRates, setExchangeRate, type ExchangeRateView } from '../fx/service.ts';
 
 /**

@@ -1,11 +1,11 @@
 import { withAudit, type AuditActor } from '../audit/service.ts';
-import type { SmsRecordStatus } from '../sms/intake/entities.ts';
+import type { SmsRecordStatus } from '../sms/index.ts';
 import type { TransactionStatus } from './entities.ts';
 import { sql } from 'kysely';
 import { type Db } from '../db.ts';
 import { getTransaction, type TransactionRecord } from './transactions.ts';
 import { trimDecimal } from './view.ts';
-import { rejectTransaction, verifyTransactionManually } from '../sms/matching/review.ts';
+import { rejectTransaction, verifyTransactionManually } from '../sms/index.ts';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { GatewayType, Mode } from '../../../contract/vocabulary.ts';
 import { scopeParam } from '../brands/scope.ts';

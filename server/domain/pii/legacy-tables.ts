@@ -6,8 +6,8 @@ import type { PersonalDataKeys } from '../customers/keys.ts';
 import { NOTIFICATION_CONTEXT, notificationBinding } from '../notifications/service.ts';
 import { OUTBOUND_MESSAGE_CONTEXT, OUTBOUND_PHONE_CONTEXT, outboundBinding } from '../outbound-sms/service.ts';
 import { TRANSACTION_SENDER_CONTEXT, transactionBinding } from '../payments/transactions.ts';
-import { smsContentHash } from '../sms/intake/content-hash.ts';
-import { SMS_RECORD_CONTEXT, smsRowBinding } from '../sms/intake/record-cipher.ts';
+import { smsContentHash } from '../sms/index.ts';
+import { SMS_RECORD_CONTEXT, smsRowBinding } from '../sms/index.ts';
 
 /** How one value of an old row is read. */
 export interface Reader {

@@ -3,8 +3,8 @@ import { AppError } from '../../../contract/common/errors.ts';
 import { transaction, type Db } from '../db.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { recordAudit, type AuditActor } from '../audit/service.ts';
-import { ingestSmsBatch } from '../sms/intake/service.ts';
-import type { MatchSmsRecords } from '../sms/intake/matching-seam.ts';
+import { ingestSmsBatch } from '../sms/index.ts';
+import type { MatchSmsRecords } from '../sms/index.ts';
 
 /**
  * An SMS the phone never forwarded, entered by an operator. It is stored and

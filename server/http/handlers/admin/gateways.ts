@@ -2,10 +2,10 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import { createGatewayAudited, updateGatewayAudited } from '../../../domain/gateways/admin.ts';
 import { getGateway, listGateways, type GatewayView } from '../../../domain/gateways/service.ts';
-import { GATEWAY_PRESETS } from '../../../domain/sms/templates/presets/index.ts';
+import { GATEWAY_PRESETS } from '../../../domain/sms/wording.ts';
 import type { AppDeps } from '../../../deps.ts';
-import { evaluateTemplates } from '../../../domain/sms/templates/template-evaluation.ts';
-import { listFormatAlarms } from '../../../domain/sms/templates/format-alarm.ts';
+import { evaluateTemplates } from '../../../domain/sms/index.ts';
+import { listFormatAlarms } from '../../../domain/sms/index.ts';
 import { adminActor } from './actor.ts';
 import { brandScopeOf, inScope } from '../../brand-scope.ts';
 

@@ -2,11 +2,11 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import { AppError } from '../../../../contract/common/errors.ts';
 import type { AppDeps } from '../../../deps.ts';
-import { getAdminSmsRecord } from '../../../domain/sms/matching/admin-records.ts';
+import { getAdminSmsRecord } from '../../../domain/sms/index.ts';
 import { withAudit } from '../../../domain/audit/service.ts';
 import { listBackfillRequests, requestBackfill, validateWindow, type BackfillRequestView } from '../../../domain/recovery/backfill.ts';
 import { pasteSms } from '../../../domain/recovery/paste.ts';
-import { createSmsMatcher } from '../../../domain/sms/matching/service.ts';
+import { createSmsMatcher } from '../../../domain/sms/index.ts';
 import { adminActor } from './actor.ts';
 import { brandScopeOf, inScope } from '../../brand-scope.ts';
 

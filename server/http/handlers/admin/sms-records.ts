@@ -1,8 +1,8 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
-import { getAdminSmsRecord, listAdminSmsRecords } from '../../../domain/sms/matching/admin-records.ts';
-import { dismissSmsRecordAudited } from '../../../domain/sms/matching/admin-dismissals.ts';
+import { getAdminSmsRecord, listAdminSmsRecords } from '../../../domain/sms/index.ts';
+import { dismissSmsRecordAudited } from '../../../domain/sms/index.ts';
 import { adminActor, pageMeta } from './actor.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
 

@@ -3,7 +3,7 @@ import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
 import { checkoutPaymentHandlers } from './payments.ts';
 import { checkoutSandboxHandlers } from './sandbox.ts';
-import { createSubmissionMatcher } from '../../../domain/sms/matching/submission.ts';
+import { createSubmissionMatcher } from '../../../domain/sms/index.ts';
 
 const s = initServer();
 

@@ -8,7 +8,7 @@ import { deviceFilterRulesHandlers } from './filter-rules.ts';
 import { deviceNotificationsHandlers } from './notifications.ts';
 import { deviceSmsMessagesHandlers } from './sms-messages.ts';
 import { deviceSmsQueueHandlers } from './sms-queue.ts';
-import { createSmsMatcher } from '../../../domain/sms/matching/service.ts';
+import { createSmsMatcher } from '../../../domain/sms/index.ts';
 
 const s = initServer();
 

@@ -1,8 +1,8 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
-import { ingestForwardedBatch } from '../../../domain/sms/intake/screened.ts';
-import type { MatchSmsRecords } from '../../../domain/sms/intake/matching-seam.ts';
+import { ingestForwardedBatch } from '../../../domain/sms/index.ts';
+import type { MatchSmsRecords } from '../../../domain/sms/index.ts';
 import { deviceOf } from '../../context.ts';
 import { recordDeviceClock } from '../../../domain/devices/clock.ts';
 
