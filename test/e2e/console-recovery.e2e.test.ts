@@ -161,7 +161,7 @@ describe.each(WIDTHS)('console recovery at %i px', (width) => {
     await panel.getByRole('button', { name: 'Ask the phone' }).click();
     const requests = panel.getByRole('list', { name: 'Backfill requests' });
     await expect.poll(() => requests.innerText()).toContain('Waiting for the phone to fetch it.');
-    expect(await requests.innerText()).toMatch(/pending[\s\S]*asked by an operator/);
+    expect(await requests.innerText()).toMatch(/pending[\s\S]*asked by an operator \(recovery\.operator\.\d+@console\.test\)/);
     await checkScreen(page, 'recovery-backfill-pending');
 
     // The phone polls its commands, re-sends the window and answers: the panel follows by itself.

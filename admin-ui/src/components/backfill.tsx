@@ -15,6 +15,9 @@ const REASONS: Record<Backfill['reason'], string> = {
   balance_chain_break: 'asked by the service: a balance did not follow the previous one',
 };
 
+/** An audit actor as a person reads it: a console operator's `operator:<id> <e-mail>` is the e-mail. */
+const actorName = (actor: string) => /^operator:\S+ (.+)$/.exec(actor)?.[1] ?? actor;
+
 /** Where a request stands, in words. */
 export function backfillProgress(r: Backfill): string {
   switch (r.status) {
@@ -108,7 +111,7 @@ export function BackfillPanel({ device, onClose }: { device: { id: number; name:
                 <p className="mt-1 text-slate-700">{backfillProgress(r)}</p>
                 <p className="text-xs text-slate-600">
                   Request #{r.id}, {REASONS[r.reason]}
-                  {r.requested_by ? ` (${r.requested_by})` : ''}, {time(r.created_at)}.
+                  {r.requested_by ? ` (${actorName(r.requested_by)})` : ''}, {time(r.created_at)}.
                 </p>
               </li>
             ))}
