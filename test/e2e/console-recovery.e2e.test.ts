@@ -112,6 +112,25 @@ describe.each(WIDTHS)('console recovery at %i px', (width) => {
     await ctx.close();
   });
 
+  it('a pasted SMS no payment claims is said to go to review, with the reason; the same text pasted again is a duplicate', async () => {
+    const { ctx, page, errors } = await openAs(width, 'operator', `/sms?paste=1&device=${scene.device.deviceId}`);
+    const text = smsBodies.bkash('333.00', newGatewayTrxId(), '01712345515');
+    await page.getByLabel('SMS text').fill(text);
+    await page.getByRole('button', { name: 'Store and match the SMS' }).click();
+    const outcome = page.getByRole('region', { name: 'Paste a missed SMS' }).getByRole('status').filter({ hasText: 'Stored as SMS' });
+    await expect.poll(() => outcome.innerText()).toMatch(/sent to review \(no candidate\): it proves no payment by itself\./);
+    const id = Number(/Stored as SMS #(\d+)/.exec(await outcome.innerText())![1]);
+    const [row] = await t.sql<{ reason: string }>('SELECT reason FROM sms_records WHERE id = $1', [id]);
+    expect(await outcome.innerText()).toContain(row!.reason);
+
+    await page.getByLabel('SMS text').fill(text);
+    await page.getByRole('button', { name: 'Store and match the SMS' }).click();
+    await expect.poll(() => outcome.innerText()).toContain(`Already received: this text is a duplicate of SMS #${id}`);
+    await checkScreen(page, 'recovery-paste-duplicate');
+    expect(unexpectedErrors(errors)).toEqual([]);
+    await ctx.close();
+  });
+
   it('pasting refuses bad input next to its field, and a revoked phone next to the phone', async () => {
     const till = await pairDevice(t, { brandId: scene.brandId, name: `Till ${width}` });
     const { ctx, page, errors } = await openAs(width, 'operator', '/sms?paste=1');
