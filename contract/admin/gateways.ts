@@ -159,6 +159,18 @@ const parseViewSchema = z
   })
   .meta({ id: 'AdminTemplateParse' });
 
+export const sampleMissSchema = z
+  .object({
+    code: z
+      .enum(['too_long', 'sender_not_official', 'no_templates', 'no_template_matched', 'amount_unreadable', 'trx_id_missing'])
+      .describe(
+        '`sender_not_official`: the sender is none of the official ones (its SMS are never read); `no_templates`: the gateway has none; `no_template_matched`: no pattern matches the text; `amount_unreadable`: a pattern matched but its `amount` is no valid amount; `trx_id_missing`: a money-in pattern matched but read no `trx_id`; `too_long`: longer than any SMS.',
+      ),
+    template_index: z.number().int().nullable().describe('The template that came closest (its pattern matched, a group it needs did not read); null otherwise.'),
+    message: z.string().describe('The same, in words for a person.'),
+  })
+  .meta({ id: 'AdminTemplateSampleMiss' });
+
 const parseChange = z.enum(['unchanged', 'newly_parsed', 'stops_parsing', 'changed']);
 const paymentEffectSchema = z.object({ transaction_id: z.number().int(), brand_id: z.number().int(), sms_record_id: z.number().int() });
 
@@ -205,7 +217,18 @@ export const templateEvaluationSchema = z
         }),
       )
       .describe('Only the messages read differently, newest first. Bodies are never returned.'),
-    samples: z.array(z.object({ index: z.number().int(), change: parseChange, changed_fields: z.array(z.string()), current: parseViewSchema.nullable(), proposed: parseViewSchema.nullable() })),
+    samples: z
+      .array(
+        z.object({
+          index: z.number().int().describe('Position of the sample in the request.'),
+          change: parseChange,
+          changed_fields: z.array(z.string()),
+          current: parseViewSchema.nullable().describe('What the saved templates read.'),
+          proposed: parseViewSchema.nullable().describe('What the proposed templates read; null: nothing (see `proposed_miss`).'),
+          proposed_miss: sampleMissSchema.nullable().describe('Why the proposed templates read nothing; null when they read it.'),
+        }),
+      )
+      .describe('The pasted samples, in request order.'),
     payments: z.object({
       would_complete: z.array(paymentEffectSchema).describe('Open payments the proposed reading would complete under the matching rules and the current one does not.'),
       would_stop_completing: z.array(paymentEffectSchema).describe('Open payments the current reading would complete and the proposed one no longer does.'),

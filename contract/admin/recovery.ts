@@ -86,11 +86,11 @@ export const adminRecoveryContract = c.router(
       path: '/devices/:device_id/backfill-requests',
       summary: 'Ask a phone to re-send a window of its SMS',
       description:
-        'The phone fetches the request as a command (`GET /api/mobile/v1/commands`), re-forwards the official-sender SMS it received in the window and answers with how many. Unanswered, it is nudged by push notification with backoff and ends `failed` (listed here, reported to operators).',
+        'The phone fetches the request as a command (`GET /api/mobile/v1/commands`), re-forwards the official-sender SMS it received in the window and answers with how many. Unanswered, it is nudged by push notification with backoff and ends `failed` (listed here, reported to operators). A revoked device is refused (409 `DEVICE_REVOKED` naming `device_id`): it no longer polls.',
       pathParams: z.object({ device_id: idParam('device') }),
       body: backfillWindowRequestSchema,
       responses: { 201: ok(backfillRequestSchema) },
-      metadata: adminMeta('Devices', ['DEVICE_NOT_FOUND']),
+      metadata: adminMeta('Devices', ['DEVICE_NOT_FOUND', 'DEVICE_REVOKED']),
     },
     listBackfillRequests: {
       method: 'GET',

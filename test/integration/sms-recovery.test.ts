@@ -123,9 +123,16 @@ describe('backfill requests', () => {
     expect(Number((await t.sql<{ n: string }>('SELECT count(*) AS n FROM backfill_requests'))[0]!.n)).toBe(before);
   });
 
-  it('an unknown device is 404', async () => {
+  it('an unknown device is 404, a revoked one 409 DEVICE_REVOKED, both naming device_id; nothing stored', async () => {
     const res = await request(999_999, new Date(Date.now() - 3_600_000), new Date(Date.now() - 60_000));
     expect(res.status).toBe(404);
+    expect(res.body.errors[0]).toMatchObject({ code: 'DEVICE_NOT_FOUND', field: 'device_id' });
+    const device = await pairDevice(t, { brandId: scene.brandId });
+    expect((await adminRequest(t, 'POST', `/devices/${device.deviceId}/revocations`)).status).toBe(200);
+    const refused = await request(device.deviceId, new Date(Date.now() - 3_600_000), new Date(Date.now() - 60_000));
+    expect(refused.status).toBe(409);
+    expect(refused.body.errors[0]).toMatchObject({ code: 'DEVICE_REVOKED', field: 'device_id' });
+    expect(await t.sql('SELECT id FROM backfill_requests WHERE device_id = $1', [device.deviceId])).toEqual([]);
   });
 
   it('reaches the phone as a command it polls and completes; another device cannot see or complete it', async () => {

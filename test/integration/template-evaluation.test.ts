@@ -82,7 +82,24 @@ describe('POST /gateways/:code/template-evaluations', () => {
     expect(samples[1]).toMatchObject({ index: 1, current: { amount: '20.00' }, proposed: { amount: '20.00' } });
     // Not an official sender: no template reads it, whatever it says.
     expect(samples[2]).toMatchObject({ change: 'unchanged', current: null, proposed: null });
+    expect(samples[2].proposed_miss).toMatchObject({ code: 'sender_not_official', template_index: null });
+    expect(samples[2].proposed_miss.message).toContain('"someone" is not one of the official senders');
+    expect(samples[0].proposed_miss).toBeNull();
     expect(await t.sql('SELECT count(*)::text AS n FROM sms_records')).toEqual(before);
+  });
+
+  it('says why a sample is not read: no pattern matches, or one matched but its amount or trx id did not read', async () => {
+    const scene = await smsScene(t);
+    const loose = { pattern: String.raw`^Cash In Tk (?<amount>\S+) from \d+ received\.(?: TrxID (?<trx_id>[A-Z0-9]+))?`, flags: '', direction: 'in' as const };
+    const res = await adminRequest(t, 'POST', `/gateways/${scene.gateway.code}/template-evaluations`, {
+      sms_templates: [newTemplate, loose],
+      samples: [{ body: 'Hello, your parcel is on its way.' }, { body: 'Cash In Tk lots from 01712345678 received.' }, { body: 'Cash In Tk 5.00 from 01712345678 received.' }],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const misses = res.body.data.samples.map((x: { proposed_miss: unknown }) => x.proposed_miss);
+    expect(misses[0]).toEqual({ code: 'no_template_matched', template_index: null, message: 'None of the 2 templates matches this text.' });
+    expect(misses[1]).toEqual({ code: 'amount_unreadable', template_index: 1, message: 'Template 2 matched, but its amount "lots" is not a valid amount.' });
+    expect(misses[2]).toEqual({ code: 'trx_id_missing', template_index: 1, message: 'Template 2 matched, but read no transaction id (a payment needs one).' });
   });
 
   it.each([

@@ -48,7 +48,7 @@ export function Badge({ tone = 'gray', children }: { tone?: Tone; children: Reac
 }
 
 const STATUS_TONES: Record<string, Tone> = {
-  completed: 'green', matched: 'green', online: 'green', active: 'green', delivered: 'green', succeeded: 'green',
+  completed: 'green', matched: 'green', answered: 'green', online: 'green', active: 'green', delivered: 'green', succeeded: 'green',
   awaiting_verification: 'amber', low_confidence: 'amber', balance_mismatch: 'red', pending: 'blue', processing: 'blue',
   failed: 'red', dead_letter: 'red', revoked: 'red', offline: 'red', expired: 'gray', no_match: 'gray', no_candidate: 'amber',
   duplicate: 'gray', money_out: 'violet', canceled: 'gray', retrying: 'amber',

@@ -6,6 +6,8 @@ import { useMode, type Mode } from '../mode.tsx';
 import { useSession } from '../session.tsx';
 import { useBrandName, useBrands } from '../queries.ts';
 import { QrImage } from '../components/qr.tsx';
+import { BackfillPanel } from '../components/backfill.tsx';
+import { navigate, useLocation } from '../router.tsx';
 import { Button, Card, Dialog, Empty, ErrorBox, Field, Input, Loading, ModeBadge, Notice, PageTitle, Select, StatusBadge, Table, Td, ago, count, time } from '../components/ui.tsx';
 
 type Pairing = { code: string; expires_at: string; mode: Mode; brand_id: number };
@@ -20,12 +22,23 @@ export function DevicesScreen() {
   const [pairOpen, setPairOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const [history, setHistory] = useState<{ id: number; name: string } | null>(null);
+  // Recovery: the phone whose SMS re-send (backfill) panel is open; `?backfill=<device id>` opens it (a link from the SMS screen).
+  const { query } = useLocation();
+  const [backfill, setBackfill] = useState<{ id: number; name: string } | null>(null);
 
   const list = useQuery({
     queryKey: ['devices', mode, presence],
     refetchInterval: 10_000,
     queryFn: () => ok(api.devices.list({ query: { mode, per_page: '100', ...(presence ? { presence } : {}) } })),
   });
+  const asked = Number(query.get('backfill'));
+  const linked = asked ? list.data?.data.find((d) => d.id === asked && d.status === 'active') : undefined;
+  useEffect(() => {
+    if (!linked) return;
+    setBackfill({ id: linked.id, name: linked.name });
+    // Opened once: closing the panel must not reopen it.
+    navigate('/devices', { replace: true });
+  }, [linked]);
   const revoke = useMutation({
     mutationFn: async (id: number) => (await ok(api.devices.revoke({ params: { device_id: String(id) }, body: {} }))).data,
     onSuccess: async (d) => {
@@ -66,7 +79,7 @@ export function DevicesScreen() {
         ) : list.data?.data.length === 0 ? (
           <Empty>No {mode} phone is paired. Pair one with a pairing code.</Empty>
         ) : (
-          <Table label="Devices" head={['Name', 'Presence', 'Battery', 'Signal', 'Last heartbeat', 'Brand', '']}>
+          <Table label="Devices" head={['Name', 'Presence', 'Battery', 'Signal', 'Last heartbeat', 'Brand', 'Actions']}>
             {(list.data?.data ?? []).map((d) => (
               <tr key={d.id}>
                 <Td>
@@ -95,9 +108,14 @@ export function DevicesScreen() {
                 <Td>{brandName(d.brand_id)}</Td>
                 <Td>
                   {can('operate') && d.status === 'active' ? (
-                    <Button variant="danger" onClick={() => setRevoking({ id: d.id, name: d.name })}>
-                      Revoke
-                    </Button>
+                    <div className="flex flex-wrap gap-2">
+                      <Button aria-label={`Ask ${d.name} to re-send SMS`} aria-expanded={backfill?.id === d.id} onClick={() => setBackfill(backfill?.id === d.id ? null : { id: d.id, name: d.name })}>
+                        Re-send SMS
+                      </Button>
+                      <Button variant="danger" onClick={() => setRevoking({ id: d.id, name: d.name })}>
+                        Revoke
+                      </Button>
+                    </div>
                   ) : null}
                 </Td>
               </tr>
@@ -106,6 +124,7 @@ export function DevicesScreen() {
         )}
       </Card>
       {history ? <PresenceHistory key={history.id} device={history} onClose={() => setHistory(null)} /> : null}
+      {backfill ? <BackfillPanel key={backfill.id} device={backfill} onClose={() => setBackfill(null)} /> : null}
 
       <Dialog open={revoking !== null} title={`Revoke ${revoking?.name ?? ''}?`} onClose={() => setRevoking(null)}>
         <p className="mb-3 text-sm text-slate-700">The phone stops forwarding SMS at once; it must pair again with a new code.</p>

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { adminGatewaySchema } from '../../../contract/admin/gateways.ts';
 import { ApiError, api, ok } from '../api.ts';
 import { useSession } from '../session.tsx';
+import { TemplateTryOut } from '../components/template-tryout.tsx';
 import { Badge, Button, Card, Empty, ErrorBox, Field, Input, Loading, Notice, PageTitle, Select, TextArea, cx } from '../components/ui.tsx';
 
 type Gateway = z.output<typeof adminGatewaySchema>;
@@ -106,88 +107,99 @@ function GatewayEditor({ gateway }: { gateway: Gateway }) {
   const ev = evaluate.data;
 
   return (
-    <Card title={`${gateway.name} (${gateway.code}, ${gateway.type})`}>
-      {notice ? <Notice>{notice}</Notice> : null}
-      <form
-        className="grid gap-3 sm:grid-cols-2"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setNotice(null);
-          save.mutate(false);
-        }}
-      >
-        <Field label="Name (shown to customers)" htmlFor="gw-name">
-          <Input id="gw-name" value={form.name} onChange={set('name')} readOnly={!owner} />
-        </Field>
-        <Field label="Offered at checkout" htmlFor="gw-enabled">
-          <Select id="gw-enabled" value={form.enabled ? 'yes' : 'no'} onChange={(e) => setForm((f) => ({ ...f, enabled: e.target.value === 'yes' }))} disabled={!owner}>
-            <option value="yes">enabled</option>
-            <option value="no">disabled</option>
-          </Select>
-        </Field>
-        <Field label="Receiving account" htmlFor="gw-account">
-          <Input id="gw-account" value={form.receiving_account} onChange={set('receiving_account')} readOnly={!owner} />
-        </Field>
-        <Field label="Review every amount above" htmlFor="gw-review" hint="Empty: no such limit.">
-          <Input id="gw-review" inputMode="decimal" value={form.review_above} onChange={set('review_above')} readOnly={!owner} />
-        </Field>
-        <Field label="Minimum amount" htmlFor="gw-min">
-          <Input id="gw-min" inputMode="decimal" value={form.min_amount} onChange={set('min_amount')} readOnly={!owner} />
-        </Field>
-        <Field label="Maximum amount" htmlFor="gw-max" hint="Empty: no maximum.">
-          <Input id="gw-max" inputMode="decimal" value={form.max_amount} onChange={set('max_amount')} readOnly={!owner} />
-        </Field>
-        <Field label="Fee percent" htmlFor="gw-fee-pct">
-          <Input id="gw-fee-pct" inputMode="decimal" value={form.fee_percent} onChange={set('fee_percent')} readOnly={!owner} />
-        </Field>
-        <Field label="Fixed fee" htmlFor="gw-fee-fixed">
-          <Input id="gw-fee-fixed" inputMode="decimal" value={form.fee_fixed} onChange={set('fee_fixed')} readOnly={!owner} />
-        </Field>
-        <div className="sm:col-span-2">
-          <Field label="Checkout instructions" htmlFor="gw-instr">
-            <TextArea id="gw-instr" rows={2} value={form.instructions} onChange={set('instructions')} readOnly={!owner} />
+    <div className="flex min-w-0 flex-col gap-4">
+      <Card title={`${gateway.name} (${gateway.code}, ${gateway.type})`}>
+        {notice ? <Notice>{notice}</Notice> : null}
+        <form
+          className="grid gap-3 sm:grid-cols-2"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setNotice(null);
+            save.mutate(false);
+          }}
+        >
+          <Field label="Name (shown to customers)" htmlFor="gw-name">
+            <Input id="gw-name" value={form.name} onChange={set('name')} readOnly={!owner} />
           </Field>
-        </div>
-        <div className="sm:col-span-2">
-          <Field label="Official SMS senders" htmlFor="gw-senders" hint="Comma-separated; SMS from anyone else never verify a payment.">
-            <Input id="gw-senders" value={form.sms_senders} onChange={set('sms_senders')} readOnly={!owner} />
+          <Field label="Offered at checkout" htmlFor="gw-enabled">
+            <Select id="gw-enabled" value={form.enabled ? 'yes' : 'no'} onChange={(e) => setForm((f) => ({ ...f, enabled: e.target.value === 'yes' }))} disabled={!owner}>
+              <option value="yes">enabled</option>
+              <option value="no">disabled</option>
+            </Select>
           </Field>
-        </div>
-        <div className="sm:col-span-2">
-          <Field label="SMS templates (JSON: pattern with named groups amount, trx_id...; flags; direction; kind)" htmlFor="gw-templates">
-            <TextArea id="gw-templates" rows={8} className="font-mono text-xs" value={form.sms_templates} onChange={set('sms_templates')} readOnly={!owner} spellCheck={false} />
+          <Field label="Receiving account" htmlFor="gw-account">
+            <Input id="gw-account" value={form.receiving_account} onChange={set('receiving_account')} readOnly={!owner} />
           </Field>
-        </div>
-        <ErrorBox error={save.error ?? evaluate.error} />
-        {owner ? (
-          <div className="flex flex-wrap gap-2 sm:col-span-2">
-            <Button onClick={() => evaluate.mutate()} busy={evaluate.isPending}>
-              Check against stored SMS
-            </Button>
-            <Button type="submit" variant="primary" busy={save.isPending}>
-              Save gateway
-            </Button>
-            {regression ? (
-              <Button variant="danger" onClick={() => save.mutate(true)} busy={save.isPending}>
-                Save anyway
-              </Button>
-            ) : null}
+          <Field label="Review every amount above" htmlFor="gw-review" hint="Empty: no such limit.">
+            <Input id="gw-review" inputMode="decimal" value={form.review_above} onChange={set('review_above')} readOnly={!owner} />
+          </Field>
+          <Field label="Minimum amount" htmlFor="gw-min">
+            <Input id="gw-min" inputMode="decimal" value={form.min_amount} onChange={set('min_amount')} readOnly={!owner} />
+          </Field>
+          <Field label="Maximum amount" htmlFor="gw-max" hint="Empty: no maximum.">
+            <Input id="gw-max" inputMode="decimal" value={form.max_amount} onChange={set('max_amount')} readOnly={!owner} />
+          </Field>
+          <Field label="Fee percent" htmlFor="gw-fee-pct">
+            <Input id="gw-fee-pct" inputMode="decimal" value={form.fee_percent} onChange={set('fee_percent')} readOnly={!owner} />
+          </Field>
+          <Field label="Fixed fee" htmlFor="gw-fee-fixed">
+            <Input id="gw-fee-fixed" inputMode="decimal" value={form.fee_fixed} onChange={set('fee_fixed')} readOnly={!owner} />
+          </Field>
+          <div className="sm:col-span-2">
+            <Field label="Checkout instructions" htmlFor="gw-instr">
+              <TextArea id="gw-instr" rows={2} value={form.instructions} onChange={set('instructions')} readOnly={!owner} />
+            </Field>
           </div>
-        ) : (
-          <p className="text-sm text-slate-600 sm:col-span-2">Only an owner can change gateways.</p>
-        )}
-      </form>
-      {ev ? (
-        <div className="mt-4 rounded-md bg-slate-50 p-3 text-sm" role="status">
-          <p className="font-medium">
-            Last {ev.days} days, {ev.counts.evaluated} SMS from the official senders: {ev.counts.unchanged} read the same, {ev.counts.newly_parsed} newly read, {ev.counts.changed} read differently,{' '}
-            <span className={ev.counts.stops_parsing ? 'text-red-800' : ''}>{ev.counts.stops_parsing} no longer read</span>.
-          </p>
-          <p className="mt-1 text-slate-700">
-            Open payments it would complete: {ev.payments.would_complete.length}; would stop completing: {ev.payments.would_stop_completing.length}.
-          </p>
-        </div>
+          <div className="sm:col-span-2">
+            <Field label="Official SMS senders" htmlFor="gw-senders" hint="Comma-separated; SMS from anyone else never verify a payment.">
+              <Input id="gw-senders" value={form.sms_senders} onChange={set('sms_senders')} readOnly={!owner} />
+            </Field>
+          </div>
+          <div className="sm:col-span-2">
+            <Field label="SMS templates (JSON: pattern with named groups amount, trx_id...; flags; direction; kind)" htmlFor="gw-templates">
+              <TextArea id="gw-templates" rows={8} className="font-mono text-xs" value={form.sms_templates} onChange={set('sms_templates')} readOnly={!owner} spellCheck={false} />
+            </Field>
+          </div>
+          <ErrorBox error={save.error ?? evaluate.error} />
+          {owner ? (
+            <div className="flex flex-wrap gap-2 sm:col-span-2">
+              <Button onClick={() => evaluate.mutate()} busy={evaluate.isPending}>
+                Check against stored SMS
+              </Button>
+              <Button type="submit" variant="primary" busy={save.isPending}>
+                Save gateway
+              </Button>
+              {regression ? (
+                <Button variant="danger" onClick={() => save.mutate(true)} busy={save.isPending}>
+                  Save anyway
+                </Button>
+              ) : null}
+            </div>
+          ) : (
+            <p className="text-sm text-slate-600 sm:col-span-2">Only an owner can change gateways.</p>
+          )}
+        </form>
+        {ev ? (
+          <div className="mt-4 rounded-md bg-slate-50 p-3 text-sm" role="status">
+            <p className="font-medium">
+              Last {ev.days} days, {ev.counts.evaluated} SMS from the official senders: {ev.counts.unchanged} read the same, {ev.counts.newly_parsed} newly read, {ev.counts.changed} read differently,{' '}
+              <span className={ev.counts.stops_parsing ? 'text-red-800' : ''}>{ev.counts.stops_parsing} no longer read</span>.
+            </p>
+            <p className="mt-1 text-slate-700">
+              Open payments it would complete: {ev.payments.would_complete.length}; would stop completing: {ev.payments.would_stop_completing.length}.
+            </p>
+          </div>
+        ) : null}
+      </Card>
+      {owner ? (
+        <TemplateTryOut
+          gateway={gateway}
+          proposal={() => {
+            const b = body();
+            return { sms_templates: b.sms_templates, sms_senders: b.sms_senders };
+          }}
+        />
       ) : null}
-    </Card>
+    </div>
   );
 }

@@ -3,6 +3,9 @@ import { useQuery } from '@tanstack/react-query';
 import { api, ok } from '../api.ts';
 import { useMode } from '../mode.tsx';
 import { useBrandName } from '../queries.ts';
+import { useSession } from '../session.tsx';
+import { useLocation } from '../router.tsx';
+import { PasteSmsForm } from '../components/paste-sms.tsx';
 import { Button, Card, Empty, ErrorBox, Loading, PageTitle, Select, StatusBadge, Table, Td, money, time } from '../components/ui.tsx';
 
 const STATUSES = ['pending', 'matched', 'no_match', 'no_candidate', 'low_confidence', 'duplicate', 'balance_mismatch', 'money_out'] as const;
@@ -14,6 +17,10 @@ export function SmsScreen() {
   const [status, setStatus] = useState<'' | (typeof STATUSES)[number]>('');
   const [device, setDevice] = useState('');
   const [open, setOpen] = useState<number | null>(null);
+  const { can } = useSession();
+  // `?paste=1&device=<id>` opens the paste form (a link from a payment waiting for its SMS, or from a device).
+  const { query } = useLocation();
+  const [pasting, setPasting] = useState(query.get('paste') === '1');
 
   const devices = useQuery({
     queryKey: ['devices', mode, 'all'],
@@ -32,7 +39,18 @@ export function SmsScreen() {
 
   return (
     <div>
-      <PageTitle>SMS inbox</PageTitle>
+      <PageTitle
+        actions={
+          can('operate') ? (
+            <Button variant="primary" aria-expanded={pasting} onClick={() => setPasting(!pasting)}>
+              Paste a missed SMS
+            </Button>
+          ) : null
+        }
+      >
+        SMS inbox
+      </PageTitle>
+      {pasting ? <PasteSmsForm deviceId={query.get('device') ?? undefined} onClose={() => setPasting(false)} /> : null}
       <ErrorBox error={list.error ?? devices.error} />
       <Card
         title={list.data ? `${list.data.meta.total} SMS` : 'SMS'}
@@ -62,7 +80,7 @@ export function SmsScreen() {
         ) : list.data?.data.length === 0 ? (
           <Empty>No SMS.</Empty>
         ) : (
-          <Table label="SMS records" head={['SMS', 'Status', 'Amount', 'Trx id', 'Reason', 'Brand', 'Received', '']}>
+          <Table label="SMS records" head={['SMS', 'Status', 'Amount', 'Trx id', 'Reason', 'Brand', 'Received', 'Text']}>
             {(list.data?.data ?? []).map((s) => (
               <Fragment key={s.id}>
                 <tr>

@@ -138,6 +138,19 @@ export async function requestBackfill(
   return rows[0] ? view(rows[0]) : null;
 }
 
+/**
+ * An operator's request: refused naming `device_id` when the device is
+ * unknown (404) or revoked (409: a revoked phone no longer polls, so the
+ * request could never be answered).
+ */
+export async function requestManualBackfill(em: Db, q: { deviceId: number; from: Date; to: Date; requestedBy: string }): Promise<BackfillRequestView> {
+  const r = await requestBackfill(em, { ...q, reason: 'manual' });
+  if (r) return r;
+  const device = await em.selectFrom('devices').select('status').where('id', '=', q.deviceId).executeTakeFirst();
+  if (device?.status === 'revoked') throw new AppError('DEVICE_REVOKED', undefined, { field: 'device_id' });
+  throw new AppError('DEVICE_NOT_FOUND', undefined, { field: 'device_id' });
+}
+
 export async function listBackfillRequests(
   em: Db,
   f: { deviceId?: number; brandId?: number; status?: BackfillStatus; limit?: number },

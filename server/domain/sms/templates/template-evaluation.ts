@@ -8,8 +8,8 @@ import { sql } from 'kysely';
 import { transaction, type Db } from '../../db.ts';
 import { loadCandidates } from '../matching/candidates.ts';
 import { chooseMatch, type ChainState, type MatchRules } from '../matching/matcher.ts';
-import { parseSms, type GatewayParseConfig, type ParsedSms } from './parser.ts';
-import type { SmsTemplateSource } from './template.ts';
+import { MAX_SMS_BODY_LENGTH, normalizeParsedAmount, parseSms, type GatewayParseConfig, type ParsedSms } from './parser.ts';
+import { compileTemplate, type SmsTemplateSource } from './template.ts';
 import { expandPreset } from './presets/gateway-input.ts';
 import { smsTimeOf } from '../matching/queries/records.ts';
 import { sameSender } from './senders.ts';
@@ -55,12 +55,24 @@ interface MessageEvaluation {
   proposed: ParseView | null;
 }
 
+type SampleMissCode = 'too_long' | 'sender_not_official' | 'no_templates' | 'no_template_matched' | 'amount_unreadable' | 'trx_id_missing';
+
+/** Why the proposed templates read nothing of a sample, said so a person can act on it. */
+interface SampleMiss {
+  code: SampleMissCode;
+  /** The template that came closest (its pattern matched, a group it needs did not read), or null. */
+  template_index: number | null;
+  message: string;
+}
+
 interface SampleEvaluation {
   index: number;
   change: ParseChange;
   changed_fields: string[];
   current: ParseView | null;
   proposed: ParseView | null;
+  /** Set exactly when `proposed` is null. */
+  proposed_miss: SampleMiss | null;
 }
 
 interface PaymentEffect {
@@ -168,6 +180,37 @@ async function wouldComplete(
   return result.status === 'matched' ? result.transactionId : null;
 }
 
+/**
+ * Why `config` reads nothing of a sample (parseSms said null): the checks
+ * parseSms makes, in its order, named. A template whose pattern matched but
+ * whose amount or (money in) trx id did not read is the closest one; the first
+ * such wins.
+ */
+export function sampleMiss(sms: { sender: string; body: string }, config: GatewayParseConfig): SampleMiss {
+  if (sms.body.length > MAX_SMS_BODY_LENGTH) return { code: 'too_long', template_index: null, message: `The text is longer than ${MAX_SMS_BODY_LENGTH} characters; no real SMS is.` };
+  if (!config.senders.some((s) => sameSender(s, sms.sender))) {
+    return { code: 'sender_not_official', template_index: null, message: `"${sms.sender}" is not one of the official senders (${config.senders.join(', ') || 'none set'}): its SMS are never read.` };
+  }
+  if (config.templates.length === 0) return { code: 'no_templates', template_index: null, message: 'The gateway has no SMS templates.' };
+  for (const [i, t] of config.templates.entries()) {
+    let groups: Record<string, string | undefined> | undefined;
+    try {
+      groups = compileTemplate(t.pattern, t.flags ?? '', t.direction ?? 'in').exec(sms.body)?.groups;
+    } catch {
+      continue;
+    }
+    if (!groups) continue;
+    if (normalizeParsedAmount(groups['amount']) === null) {
+      const raw = groups['amount']?.trim();
+      return { code: 'amount_unreadable', template_index: i, message: raw ? `Template ${i + 1} matched, but its amount "${raw}" is not a valid amount.` : `Template ${i + 1} matched, but read no amount.` };
+    }
+    if ((t.direction ?? 'in') === 'in' && !groups['trx_id']?.trim()) {
+      return { code: 'trx_id_missing', template_index: i, message: `Template ${i + 1} matched, but read no transaction id (a payment needs one).` };
+    }
+  }
+  return { code: 'no_template_matched', template_index: null, message: `None of the ${config.templates.length} templates matches this text.` };
+}
+
 export interface EvaluationInput extends TemplateProposal {
   days?: number;
   limit?: number;
@@ -246,7 +289,7 @@ export async function evaluateConfigs(
     const a = view(parseSms({ sender, body: s.body }, [before]));
     const b = view(parseSms({ sender, body: s.body }, [after]));
     const { change, fields } = compareParses(a, b);
-    return { index, change, changed_fields: fields, current: shown(a), proposed: shown(b) };
+    return { index, change, changed_fields: fields, current: shown(a), proposed: shown(b), proposed_miss: b ? null : sampleMiss({ sender, body: s.body }, after) };
   });
 
   return {

@@ -1,10 +1,9 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
-import { AppError } from '../../../../contract/common/errors.ts';
 import type { AppDeps } from '../../../deps.ts';
 import { getAdminSmsRecord } from '../../../domain/sms/index.ts';
 import { withAudit } from '../../../domain/audit/service.ts';
-import { listBackfillRequests, requestBackfill, validateWindow, type BackfillRequestView } from '../../../domain/recovery/backfill.ts';
+import { listBackfillRequests, requestManualBackfill, validateWindow, type BackfillRequestView } from '../../../domain/recovery/backfill.ts';
 import { pasteSms } from '../../../domain/recovery/paste.ts';
 import { createSmsMatcher } from '../../../domain/sms/index.ts';
 import { adminActor } from './actor.ts';
@@ -54,8 +53,7 @@ export function adminRecoveryHandlers(deps: AppDeps) {
       validateWindow(from, to);
       const who = adminActor(req);
       const created = await withAudit(req.db, who, async (tx) => {
-        const r = await requestBackfill(tx, { deviceId: Number(params.device_id), from, to, reason: 'manual', requestedBy: who.actor });
-        if (!r) throw new AppError('DEVICE_NOT_FOUND');
+        const r = await requestManualBackfill(tx, { deviceId: Number(params.device_id), from, to, requestedBy: who.actor });
         return { result: r, audit: { action: 'device.backfill_request', targetType: 'device', targetId: r.deviceId, brandId: r.brandId, after: { backfill_request_id: r.id, from: r.from.toISOString(), to: r.to.toISOString() } } };
       });
       return { status: 201, body: { success: true, data: backfillJson(created) } };
