@@ -261,7 +261,8 @@ export function PaymentDetailScreen({ id }: { id: string }) {
               </p>
             ) : null}
           </Card>
-          <div className="flex flex-col gap-4">
+          {/* min-w-0: a wide table scrolls inside its card instead of widening the page on a phone. */}
+          <div className="flex min-w-0 flex-col gap-4">
             <Card title="SMS records">
               {t.sms_records.length === 0 ? (
                 <Empty>No SMS matched or lists it as a candidate.</Empty>

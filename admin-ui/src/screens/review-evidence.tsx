@@ -106,8 +106,8 @@ export function Evidence({ tx, sms }: { tx: Tx | null; sms: Sms | null }) {
               {rows.map((r) => (
                 <tr key={r.label}>
                   <th scope="row" className="px-2 py-1.5 text-left font-medium text-slate-700">{r.label}</th>
-                  <td className="px-2 py-1.5 font-mono text-xs break-words max-sm:[overflow-wrap:anywhere]">{r.claim}</td>
-                  <td className="px-2 py-1.5 font-mono text-xs break-words max-sm:[overflow-wrap:anywhere]">{r.sms}</td>
+                  <td className="px-2 py-1.5 font-mono text-xs break-words">{r.claim}</td>
+                  <td className="px-2 py-1.5 font-mono text-xs break-words">{r.sms}</td>
                   <td className="px-2 py-1.5">{r.check ? <CheckMark check={r.check} /> : null}</td>
                 </tr>
               ))}

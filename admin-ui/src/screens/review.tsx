@@ -221,6 +221,8 @@ function Decision({ item, onDone }: { item: Item; onDone(msg: string): void }) {
       onDone(`Verified ${money(tx.amount, tx.currency)} (${tx.trx_id}${tx.gateway_trx_id ? `, trx id ${tx.gateway_trx_id}` : ''}): the merchant is told the payment completed.`);
       await refresh();
     },
+    // Refused: the case changed under us (another person decided it); show it as it is now.
+    onError: () => void refresh(),
   });
   const reject = useMutation({
     mutationFn: async (v: { tx: Tx; reason: string }) => (await ok(api.transactions.reject({ params: { transaction_id: String(v.tx.id) }, body: { reason: v.reason } }))).data,
@@ -229,6 +231,7 @@ function Decision({ item, onDone }: { item: Item; onDone(msg: string): void }) {
       onDone(`Rejected ${money(tx.amount, tx.currency)} (${tx.trx_id}).`);
       await refresh();
     },
+    onError: () => void refresh(),
   });
   const dismiss = useMutation({
     mutationFn: async (v: { smsId: number; reason: string }) => (await ok(api.smsRecords.dismiss({ params: { sms_record_id: String(v.smsId) }, body: { reason: v.reason } }))).data,
@@ -237,6 +240,7 @@ function Decision({ item, onDone }: { item: Item; onDone(msg: string): void }) {
       onDone(`Dismissed SMS #${s.id}: ${s.resolution_note ?? 'it proves no payment'}.`);
       await refresh();
     },
+    onError: () => void refresh(),
   });
   const busy = verify.isPending || reject.isPending || dismiss.isPending;
 
