@@ -78,7 +78,7 @@ async function noSidewaysScroll(page: Page, what: string) {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   // The widest elements, to say what pushes the page out.
   const offenders = await page.evaluate(() =>
-    [...document.querySelectorAll('body *')]
+    Array.from(document.querySelectorAll('body *'))
       .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1 && !e.closest('[role="region"]'))
       .slice(-3)
       .map((e) => `${e.tagName.toLowerCase()}.${e.className}: ${(e.textContent ?? '').slice(0, 40)}`),

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pairDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { eventsOf, forwardSms, seedPayment, smsBodies, smsRow, smsScene, transactionRow } from '../support/sms-matching.ts';
-import { adminRequest, auditCount, auditRows } from './admin-support.ts';
+import { adminRequest, auditCount, auditRows, runCli } from './admin-support.ts';
 
 /**
  * A person verifies a payment whose customer mistyped the wallet's trx id, with
@@ -169,6 +169,22 @@ describe('verify with a typo correction', () => {
     expect(res.status).toBe(400);
     expect(res.body.errors[0]).toMatchObject({ code: 'VALIDATION_ERROR', field: 'correct_trx_id' });
     expect(await transactionRow(t, transaction.id)).toMatchObject({ status: 'awaiting_verification', gateway_trx_id: id.real });
+
+    const unclaimed = await seedPayment(t, scene, { amount: '751.00', status: 'pending', gatewayTrxId: null });
+    const none = await verify(unclaimed.transaction.id, { sms_record_id: sms!.id, correct_trx_id: true, note: 'typo' });
+    expect(none.status).toBe(400);
+    expect(none.body.errors[0]).toMatchObject({ code: 'VALIDATION_ERROR', field: 'correct_trx_id' });
+    expect(await transactionRow(t, unclaimed.transaction.id)).toMatchObject({ status: 'pending', gateway_trx_id: null });
+  });
+
+  it('the CLI: transaction:verify --correct-trx-id needs --note; with it the claim is corrected', async () => {
+    const { id, transaction, sms } = await scenario();
+    const refused = await runCli(t, ['transaction:verify', '--transaction', String(transaction.id), '--sms-record', String(sms.id), '--correct-trx-id']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('note');
+    const ok = await runCli(t, ['transaction:verify', '--transaction', String(transaction.id), '--sms-record', String(sms.id), '--correct-trx-id', '--note', 'typo in the last character', '--json']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.json()).toMatchObject({ status: 'completed', gateway_trx_id: id.real });
   });
 
   it('the payment detail shows the payer number the customer declared, masked to its last three digits', async () => {
