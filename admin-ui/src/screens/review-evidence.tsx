@@ -48,7 +48,10 @@ const CHAIN: Record<BalanceChainState, { text: string; tone: 'green' | 'amber' |
 /** A state of the phone's balance chain that a person must look past to verify. */
 const UNTRUSTED_CHAIN: ReadonlySet<BalanceChainState> = new Set(['after_break', 'mismatch', 'impossible', 'unreadable', 'missing']);
 
-export type DifferenceField = 'amount' | 'trx_id' | 'gateway' | 'payer' | 'balance';
+export type DifferenceField = 'amount' | 'trx_id' | 'gateway' | 'payer' | 'balance' | 'reason';
+
+/** The matcher's reasons that say the SMS contradicts the payment in a way the field comparison does not show. */
+const CONTRADICTING_REASONS: ReadonlySet<string> = new Set(['payer_is_another_customer', 'dated_before_payment', 'outside_window', 'trx_id_contradicted']);
 export interface Difference {
   field: DifferenceField;
   text: string;
@@ -72,6 +75,7 @@ export function differences(tx: Tx, sms: Sms): Difference[] {
   }
   const state = sms.balance_chain.state;
   if (state && UNTRUSTED_CHAIN.has(state)) out.push({ field: 'balance', text: `Balance: ${CHAIN[state].text}` });
+  if (sms.reason_code && CONTRADICTING_REASONS.has(sms.reason_code)) out.push({ field: 'reason', text: `Matcher: ${sms.reason ?? sms.reason_code}` });
   return out;
 }
 
