@@ -25,6 +25,10 @@ export const adminTransactionSchema = z
     requested_amount: amountSchema.describe('The intent amount, in the intent currency.'),
     requested_currency: currencySchema,
     reference: z.string().nullable().describe("The merchant's own reference."),
+    sender_number: z
+      .string()
+      .nullable()
+      .describe('The payer number the customer declared at checkout, all but its last three digits masked (as an SMS record’s `parsed_sender_number`); null when none was declared.'),
     status: z.enum(transactionStatuses),
     failure_reason: z.string().nullable(),
     completion_source: z.string().nullable().describe('What completed it: `sms`, `admin`, `gateway_callback`, `sandbox`.'),
@@ -90,16 +94,30 @@ const txPath = z.object({ transaction_id: idParam('transaction') });
 export const verifyTransactionBodySchema = z
   .strictObject({
     sms_record_id: z.number().int().min(1).optional().describe('The forwarded SMS that proves the payment (recorded as resolved by this verification).'),
-    note: z.string().trim().min(1).max(500).optional().describe('Why it was verified by hand; kept with the SMS record, not in the audit log.'),
+    note: z
+      .string()
+      .trim()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe('Why it was verified by hand; kept with the SMS record and in the audit log, and shown in the transaction’s timeline. Write no customer data in it.'),
     accept_amount_difference: z
       .boolean()
       .optional()
       .describe(
-        "`true`: the named SMS proves the payment although its amount differs from the transaction's (the customer sent a little more or less and the merchant accepts it). Needs `sms_record_id` and a `note`; the gateway, trx id and mode must still agree. Both amounts are kept in the audit log; the transaction keeps its own amount.",
+        "`true`: the named SMS proves the payment although its amount differs from the transaction's (the customer sent a little more or less and the merchant accepts it). Needs `sms_record_id` and a `note`; the gateway and mode must still agree, and the trx id unless `correct_trx_id`. Both amounts are kept in the audit log; the transaction keeps its own amount.",
+      ),
+    correct_trx_id: z
+      .boolean()
+      .optional()
+      .describe(
+        "`true`: the customer mistyped the gateway trx id; the transaction's claimed id is corrected to the named SMS's, which must be within the typo distance the review suggestions use (at most 2 edits, `O`/`0`, `I`/`1`, `S`/`5`, `B`/`8` counting half) of the claimed id (`SMS_EVIDENCE_MISMATCH` otherwise). Needs `sms_record_id` and a `note`; amount (unless `accept_amount_difference`), gateway and mode must still agree. A transaction that claims no id, or the SMS's id already, has nothing to correct (`VALIDATION_ERROR` on `correct_trx_id`). The audit log keeps both ids (`before.gateway_trx_id` the claimed one, `after.gateway_trx_id` the SMS's, `after.claimed_gateway_trx_id`), and so does the timeline.",
       ),
   })
   .refine((b) => !b.accept_amount_difference || b.sms_record_id !== undefined, { message: 'accept_amount_difference needs sms_record_id', path: ['sms_record_id'] })
   .refine((b) => !b.accept_amount_difference || b.note !== undefined, { message: 'accept_amount_difference needs a note saying why', path: ['note'] })
+  .refine((b) => !b.correct_trx_id || b.sms_record_id !== undefined, { message: 'correct_trx_id needs sms_record_id', path: ['sms_record_id'] })
+  .refine((b) => !b.correct_trx_id || b.note !== undefined, { message: 'correct_trx_id needs a note saying why', path: ['note'] })
   .meta({ id: 'AdminVerifyTransactionRequest' });
 
 export const rejectTransactionBodySchema = z
@@ -119,6 +137,10 @@ export const timelineEntrySchema = z
     title: z.string().describe('One line for people, without personal data.'),
     status: z.string().nullable().describe('The status of the thing named (the SMS match status, delivery status, refund status), when it has one.'),
     actor: z.string().nullable().describe('Who acted, for `action` entries.'),
+    note: z
+      .string()
+      .nullable()
+      .describe('What the person who decided wrote: the note of a verification, the reason of a rejection (`action` entries), the note or reason kept with an SMS record they resolved (`sms` entries).'),
     ref: z
       .object({ type: z.enum(['sms_record', 'webhook_delivery', 'refund', 'audit_entry']), id: z.number().int() })
       .nullable()
@@ -150,7 +172,7 @@ export const adminTransactionsContract = c.router(
       path: '/transactions/:transaction_id/timeline',
       summary: 'The story of a transaction',
       description:
-        'Everything that happened to it, oldest first: started, each SMS that matched it or named it as a candidate, the outcome, each webhook delivery of its events with its status, its refunds, and every recorded change (who verified or rejected it, trx id replacements). No SMS text and no personal data.',
+        'Everything that happened to it, oldest first: started, each SMS that matched it or named it as a candidate (with how a person resolved it, and their note), the outcome, each webhook delivery of its events with its status, its refunds, and every recorded change (who verified or rejected it with their note or reason, a claimed trx id corrected to the SMS’s with both ids, trx id replacements). No SMS text and no personal data beyond what operators wrote in their notes.',
       pathParams: txPath,
       responses: { 200: ok(z.array(timelineEntrySchema)) },
       metadata: adminMeta('Transactions', ['TRANSACTION_NOT_FOUND']),
@@ -160,7 +182,7 @@ export const adminTransactionsContract = c.router(
       path: '/transactions/:transaction_id/verifications',
       summary: 'Verify a transaction manually',
       description:
-        'Completes a `pending`, `processing` or `awaiting_verification` transaction on the admin’s word (the merchant gets `payment.completed`): for payments the matcher left to review (`low_confidence`, `no_candidate`, `balance_mismatch`). Naming the SMS record that proves it marks that record `matched` and gives the transaction its gateway trx id; the SMS must be unmatched, forwarded by a device of the transaction’s mode, and say the same amount, gateway and trx id (`SMS_EVIDENCE_MISMATCH` otherwise). A transaction that is no longer open is `INVALID_STATE`. Recorded in the audit log with the change, in one database transaction.',
+        'Completes a `pending`, `processing` or `awaiting_verification` transaction on the admin’s word (the merchant gets `payment.completed`): for payments the matcher left to review (`low_confidence`, `no_candidate`, `balance_mismatch`). Naming the SMS record that proves it marks that record `matched` and gives the transaction its gateway trx id; the SMS must be unmatched, forwarded by a device of the transaction’s mode, and say the same amount, gateway and trx id (`SMS_EVIDENCE_MISMATCH` otherwise), unless the admin accepts another amount (`accept_amount_difference`) or corrects a mistyped claimed id to the SMS’s (`correct_trx_id`), each with a note. A transaction that is no longer open is `INVALID_STATE`. Recorded in the audit log with the change, in one database transaction.',
       pathParams: txPath,
       body: verifyTransactionBodySchema,
       responses: { 200: ok(adminTransactionSchema) },

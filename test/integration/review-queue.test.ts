@@ -166,7 +166,7 @@ describe('a transaction’s timeline', () => {
     const at = res.body.data.map((e: { at: string }) => e.at);
     expect(at).toEqual([...at].sort());
     expect(res.body.data.find((e: { kind: string }) => e.kind === 'sms')).toMatchObject({ status: 'matched', ref: { type: 'sms_record', id: sms!.id } });
-    expect(res.body.data.find((e: { kind: string }) => e.kind === 'action')).toMatchObject({ title: 'Verified by hand', actor: 'admin:nadia' });
+    expect(res.body.data.find((e: { kind: string }) => e.kind === 'action')).toMatchObject({ title: `Verified by hand with SMS #${sms!.id}; SMS amount 495.00 accepted`, actor: 'admin:nadia', note: 'accepted' });
     expect(res.body.data.find((e: { kind: string }) => e.kind === 'completed')).toMatchObject({ title: 'Completed by admin' });
     expect(JSON.stringify(res.body.data)).not.toContain('You have received');
 

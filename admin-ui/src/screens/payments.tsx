@@ -239,6 +239,7 @@ export function PaymentDetailScreen({ id }: { id: string }) {
                   ['Gateway', `${t.gateway} (${t.gateway_type}, ${t.method})`],
                   ['Gateway trx id', t.gateway_trx_id ?? '–'],
                   ['Merchant reference', t.reference ?? '–'],
+                  ['Payer number', t.sender_number ?? 'not declared'],
                   ['Payment id', t.payment_id],
                   ['Completed by', t.completion_source ?? '–'],
                   ['Failure reason', t.failure_reason ?? '–'],
@@ -248,7 +249,7 @@ export function PaymentDetailScreen({ id }: { id: string }) {
               ).map(([k, v]) => (
                 <div key={k} className="contents">
                   <dt className="text-slate-600">{k}</dt>
-                  <dd className="break-all">{v}</dd>
+                  <dd className="break-words max-sm:[overflow-wrap:anywhere]">{v}</dd>
                 </div>
               ))}
             </dl>
@@ -260,7 +261,8 @@ export function PaymentDetailScreen({ id }: { id: string }) {
               </p>
             ) : null}
           </Card>
-          <div className="flex flex-col gap-4">
+          {/* min-w-0: a wide table scrolls inside its card instead of widening the page on a phone. */}
+          <div className="flex min-w-0 flex-col gap-4">
             <Card title="SMS records">
               {t.sms_records.length === 0 ? (
                 <Empty>No SMS matched or lists it as a candidate.</Empty>
@@ -291,6 +293,7 @@ export function PaymentDetailScreen({ id }: { id: string }) {
                     <li key={i}>
                       <span className="text-xs text-slate-600">{time(e.at)}</span> <span className="font-medium">{e.title}</span> {e.status ? <StatusBadge status={e.status} /> : null}
                       {e.actor ? <span className="block text-xs text-slate-600">by {e.actor}</span> : null}
+                      {e.note ? <q className="block text-xs break-words whitespace-pre-wrap text-slate-800">{e.note}</q> : null}
                     </li>
                   ))}
                 </ol>

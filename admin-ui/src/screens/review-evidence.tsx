@@ -18,6 +18,22 @@ function CheckMark({ check }: { check: Check }) {
   return <Badge>–</Badge>;
 }
 
+/**
+ * Payer numbers as the admin API shows them: all but the last three digits
+ * masked, so only those three can be compared.
+ */
+function lastDigits(n: string): string | null {
+  const d = n.replace(/\D/g, '');
+  return d.length >= 3 ? d.slice(-3) : null;
+}
+function comparePayer(a: string | null | undefined, b: string | null | undefined): Check {
+  const x = a ? lastDigits(a) : null;
+  const y = b ? lastDigits(b) : null;
+  if (!x || !y) return 'unknown';
+  return x === y ? 'same' : 'differs';
+}
+const sameAmount = (s: string) => Number(s).toFixed(2);
+
 const CHAIN: Record<BalanceChainState, { text: string; tone: 'green' | 'amber' | 'red' | 'gray' }> = {
   first: { text: 'first balance seen on this phone', tone: 'gray' },
   follows: { text: 'follows the previous balance', tone: 'green' },
@@ -29,15 +45,50 @@ const CHAIN: Record<BalanceChainState, { text: string; tone: 'green' | 'amber' |
   missing: { text: "no balance, though this wallet's messages carry one", tone: 'amber' },
 };
 
+/** A state of the phone's balance chain that a person must look past to verify. */
+const UNTRUSTED_CHAIN: ReadonlySet<BalanceChainState> = new Set(['after_break', 'mismatch', 'impossible', 'unreadable', 'missing']);
+
+export type DifferenceField = 'amount' | 'trx_id' | 'gateway' | 'payer' | 'balance' | 'reason';
+
+/** The matcher's reasons that say the SMS contradicts the payment in a way the field comparison does not show. */
+const CONTRADICTING_REASONS: ReadonlySet<string> = new Set(['payer_is_another_customer', 'dated_before_payment', 'outside_window', 'trx_id_contradicted']);
+export interface Difference {
+  field: DifferenceField;
+  text: string;
+}
+
+/**
+ * Every check of the comparison that differs, in words: what a person confirms
+ * before verifying with this SMS (the review screen's confirmation lists them).
+ */
+export function differences(tx: Tx, sms: Sms): Difference[] {
+  const out: Difference[] = [];
+  if (compare(tx.amount, sms.parsed_amount, sameAmount) === 'differs') {
+    out.push({ field: 'amount', text: `Amount: the payment is ${money(tx.amount, tx.currency)}, the SMS says ${money(sms.parsed_amount)}` });
+  }
+  if (compare(tx.gateway_trx_id, sms.parsed_trx_id) === 'differs') {
+    out.push({ field: 'trx_id', text: `Trx id: the customer claimed ${tx.gateway_trx_id}, the SMS says ${sms.parsed_trx_id}` });
+  }
+  if (compare(tx.gateway, sms.gateway, (s) => s) === 'differs') out.push({ field: 'gateway', text: `Gateway: the payment is on ${tx.gateway}, the SMS came from ${sms.gateway}` });
+  if (comparePayer(tx.sender_number, sms.parsed_sender_number) === 'differs') {
+    out.push({ field: 'payer', text: `Payer number: the customer declared ${tx.sender_number}, the SMS names ${sms.parsed_sender_number}` });
+  }
+  const state = sms.balance_chain.state;
+  if (state && UNTRUSTED_CHAIN.has(state)) out.push({ field: 'balance', text: `Balance: ${CHAIN[state].text}` });
+  if (sms.reason_code && CONTRADICTING_REASONS.has(sms.reason_code)) out.push({ field: 'reason', text: `Matcher: ${sms.reason ?? sms.reason_code}` });
+  return out;
+}
+
 /**
  * What the payment claims beside what the SMS says, field by field, with the
  * matcher's reason and the phone's balance chain: what a person needs to decide.
  */
 export function Evidence({ tx, sms }: { tx: Tx | null; sms: Sms | null }) {
   const rows: Array<{ label: string; claim: string; sms: string; check?: Check }> = [
-    { label: 'Amount', claim: tx ? money(tx.amount, tx.currency) : '–', sms: money(sms?.parsed_amount), check: compare(tx?.amount, sms?.parsed_amount, (s) => Number(s).toFixed(2)) },
+    { label: 'Amount', claim: tx ? money(tx.amount, tx.currency) : '–', sms: money(sms?.parsed_amount), check: compare(tx?.amount, sms?.parsed_amount, sameAmount) },
     { label: 'Gateway trx id', claim: tx?.gateway_trx_id ?? 'none given', sms: sms?.parsed_trx_id ?? '–', check: compare(tx?.gateway_trx_id, sms?.parsed_trx_id) },
     { label: 'Gateway', claim: tx?.gateway ?? '–', sms: sms?.gateway ?? '–', check: compare(tx?.gateway, sms?.gateway, (s) => s) },
+    { label: 'Payer number', claim: tx ? (tx.sender_number ?? 'none declared') : '–', sms: sms?.parsed_sender_number ?? '–', check: comparePayer(tx?.sender_number, sms?.parsed_sender_number) },
     { label: 'Time', claim: time(tx?.created_at), sms: time(sms?.sms_time ?? sms?.received_at) },
   ];
   const chain = sms?.balance_chain.state ? CHAIN[sms.balance_chain.state] : null;
@@ -59,8 +110,8 @@ export function Evidence({ tx, sms }: { tx: Tx | null; sms: Sms | null }) {
               {rows.map((r) => (
                 <tr key={r.label}>
                   <th scope="row" className="px-2 py-1.5 text-left font-medium text-slate-700">{r.label}</th>
-                  <td className="px-2 py-1.5 font-mono text-xs break-all">{r.claim}</td>
-                  <td className="px-2 py-1.5 font-mono text-xs break-all">{r.sms}</td>
+                  <td className="px-2 py-1.5 font-mono text-xs break-words">{r.claim}</td>
+                  <td className="px-2 py-1.5 font-mono text-xs break-words">{r.sms}</td>
                   <td className="px-2 py-1.5">{r.check ? <CheckMark check={r.check} /> : null}</td>
                 </tr>
               ))}
@@ -69,7 +120,7 @@ export function Evidence({ tx, sms }: { tx: Tx | null; sms: Sms | null }) {
         </div>
         {tx ? (
           <p className="mt-2 text-xs text-slate-600">
-            Payment {tx.trx_id} · reference {tx.reference ?? '–'} · <StatusBadge status={tx.status} />
+            Payment {tx.trx_id} · reference {tx.reference ?? '–'} · payer {tx.sender_number ?? 'not declared'} · <StatusBadge status={tx.status} />
           </p>
         ) : null}
       </div>

@@ -5,7 +5,7 @@ import { useMode } from '../mode.tsx';
 import { useSession } from '../session.tsx';
 import { useBrandName } from '../queries.ts';
 import { Badge, Button, Card, Dialog, Empty, ErrorBox, Field, Loading, ModeBadge, Notice, PageTitle, StatusBadge, TextArea, ago, cx, money, time } from '../components/ui.tsx';
-import { Evidence, type Sms, type Tx } from './review-evidence.tsx';
+import { differences, Evidence, type Sms, type Tx } from './review-evidence.tsx';
 
 /** How often the queue asks the server again. */
 const POLL_MS = 4_000;
@@ -76,7 +76,7 @@ export function ReviewScreen() {
         Review queue <span className="text-base font-normal text-slate-600">({items.length})</span>
       </PageTitle>
       <p className="mb-3 hidden text-xs text-slate-600 md:block">
-        <kbd>j</kbd>/<kbd>k</kbd> next/previous · <kbd>v</kbd> verify with the selected SMS · <kbd>r</kbd> reject
+        <kbd>j</kbd>/<kbd>k</kbd> next/previous · <kbd>v</kbd> verify with the selected SMS (asks first when anything differs) · <kbd>r</kbd> reject
       </p>
       {done ? <Notice>{done}</Notice> : null}
       <ErrorBox error={error} title="The queue could not be loaded" />
@@ -148,6 +148,13 @@ function useSmsBodies(ids: number[]) {
   });
 }
 
+/** Statuses of an SMS still waiting for a person: only such a record can prove a payment. */
+const REVIEWABLE = ['no_candidate', 'low_confidence', 'balance_mismatch'];
+/** The furthest a claimed id may be from the SMS's to be corrected (the server's typo distance, docs/matching.md). */
+const TYPO_DISTANCE = 2;
+
+type DialogKind = 'verify' | 'reject' | 'no-evidence' | 'dismiss';
+
 function Decision({ item, onDone }: { item: Item; onDone(msg: string): void }) {
   const { can } = useSession();
   const queryClient = useQueryClient();
@@ -155,7 +162,7 @@ function Decision({ item, onDone }: { item: Item; onDone(msg: string): void }) {
   // A payment item: its candidate SMS; an SMS item: the transactions it may belong to.
   const txId = item.kind === 'tx' ? item.tx.id : null;
   const txDetail = useTransaction(txId);
-  const smsIds = item.kind === 'tx' ? (txDetail.data?.sms_records ?? []).map((s) => s.id) : [item.sms.id];
+  const smsIds = item.kind === 'tx' ? (txDetail.data?.sms_records ?? []).filter((s) => REVIEWABLE.includes(s.match_status)).map((s) => s.id) : [item.sms.id];
   const smsQueries = useSmsBodies(smsIds);
   const candidateTxIds =
     item.kind === 'sms' ? [...new Set([...item.sms.suggestions.map((s) => s.transaction_id), ...item.sms.candidate_ids])] : [];
@@ -167,24 +174,55 @@ function Decision({ item, onDone }: { item: Item; onDone(msg: string): void }) {
   });
 
   const [pick, setPick] = useState<number | null>(null);
-  const [dialog, setDialog] = useState<null | 'reject' | 'no-evidence' | 'dismiss'>(null);
+  const [dialog, setDialog] = useState<null | DialogKind>(null);
   const [text, setText] = useState('');
 
   // The pair on screen: for a payment, it and the chosen SMS; for an SMS, it and the chosen transaction.
-  const smsList = smsQueries.map((q) => q.data).filter((s): s is Sms => !!s);
+  // An SMS another decision already resolved proves nothing more: it is not offered.
+  const smsList = smsQueries.map((q) => q.data).filter((s): s is Sms => !!s && s.resolution === null && REVIEWABLE.includes(s.match_status));
   const openTxs = candidateTxs.map((q) => q.data).filter((t): t is NonNullable<typeof t> => !!t && ['pending', 'processing', 'awaiting_verification'].includes(t.status));
-  const chosenSms: Sms | null = item.kind === 'tx' ? (smsList.find((s) => s.id === pick) ?? smsList.find((s) => s.match_status !== 'matched') ?? null) : (smsList[0] ?? null);
+  const chosenSms: Sms | null = item.kind === 'tx' ? (smsList.find((s) => s.id === pick) ?? smsList[0] ?? null) : (smsList[0] ?? null);
   const chosenTx: Tx | null = item.kind === 'tx' ? item.tx : (openTxs.find((t) => t.id === pick) ?? openTxs[0] ?? null);
 
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['review'] });
+  const diffs = chosenTx && chosenSms ? differences(chosenTx, chosenSms) : [];
+  const amountDiffers = diffs.some((d) => d.field === 'amount');
+  const idDiffers = diffs.some((d) => d.field === 'trx_id');
+  const gatewayDiffers = diffs.some((d) => d.field === 'gateway');
+  // The matcher's own measure when it suggested this pair; unknown otherwise (the server decides).
+  const distance = chosenTx && chosenSms ? (chosenSms.suggestions.find((x) => x.transaction_id === chosenTx.id)?.distance ?? null) : null;
+  const idCorrectable = idDiffers && (distance === null || distance <= TYPO_DISTANCE);
+  const needsNote = amountDiffers || idDiffers;
+
+  // A decision changes every case that names the same payment or SMS: all of them are asked again.
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: ['review'] }),
+      queryClient.invalidateQueries({ queryKey: ['tx'] }),
+      queryClient.invalidateQueries({ queryKey: ['sms'] }),
+      queryClient.invalidateQueries({ queryKey: ['timeline'] }),
+    ]);
   const verify = useMutation({
-    mutationFn: async (v: { tx: Tx; smsId?: number; note?: string }) =>
-      (await ok(api.transactions.verify({ params: { transaction_id: String(v.tx.id) }, body: { ...(v.smsId ? { sms_record_id: v.smsId } : {}), ...(v.note ? { note: v.note } : {}) } }))).data,
+    mutationFn: async (v: { tx: Tx; smsId?: number; note?: string; correctTrxId?: boolean; acceptAmountDifference?: boolean }) =>
+      (
+        await ok(
+          api.transactions.verify({
+            params: { transaction_id: String(v.tx.id) },
+            body: {
+              ...(v.smsId ? { sms_record_id: v.smsId } : {}),
+              ...(v.note ? { note: v.note } : {}),
+              ...(v.correctTrxId ? { correct_trx_id: true } : {}),
+              ...(v.acceptAmountDifference ? { accept_amount_difference: true } : {}),
+            },
+          }),
+        )
+      ).data,
     onSuccess: async (tx) => {
       setDialog(null);
-      onDone(`Verified ${money(tx.amount, tx.currency)} (${tx.trx_id}): the merchant is told the payment completed.`);
+      onDone(`Verified ${money(tx.amount, tx.currency)} (${tx.trx_id}${tx.gateway_trx_id ? `, trx id ${tx.gateway_trx_id}` : ''}): the merchant is told the payment completed.`);
       await refresh();
     },
+    // Refused: the case changed under us (another person decided it); show it as it is now.
+    onError: () => void refresh(),
   });
   const reject = useMutation({
     mutationFn: async (v: { tx: Tx; reason: string }) => (await ok(api.transactions.reject({ params: { transaction_id: String(v.tx.id) }, body: { reason: v.reason } }))).data,
@@ -193,29 +231,40 @@ function Decision({ item, onDone }: { item: Item; onDone(msg: string): void }) {
       onDone(`Rejected ${money(tx.amount, tx.currency)} (${tx.trx_id}).`);
       await refresh();
     },
+    onError: () => void refresh(),
   });
   const dismiss = useMutation({
     mutationFn: async (v: { smsId: number; reason: string }) => (await ok(api.smsRecords.dismiss({ params: { sms_record_id: String(v.smsId) }, body: { reason: v.reason } }))).data,
     onSuccess: async (s) => {
       setDialog(null);
-      onDone(`Dismissed SMS #${s.id}: it proves no payment.`);
+      onDone(`Dismissed SMS #${s.id}: ${s.resolution_note ?? 'it proves no payment'}.`);
       await refresh();
     },
+    onError: () => void refresh(),
   });
   const busy = verify.isPending || reject.isPending || dismiss.isPending;
 
+  /** Each dialog opens clean: no text and no refusal left from an earlier one. */
+  const openDialog = (kind: DialogKind) => {
+    verify.reset();
+    reject.reset();
+    dismiss.reset();
+    setText('');
+    setDialog(kind);
+  };
+  // Verifying with an SMS that differs in anything asks first, listing what differs.
   const verifyNow = () => {
     if (!chosenTx || busy) return;
-    if (chosenSms) verify.mutate({ tx: chosenTx, smsId: chosenSms.id });
+    if (!chosenSms) openDialog('no-evidence');
+    else if (diffs.length > 0) openDialog('verify');
     else {
-      setText('');
-      setDialog('no-evidence');
+      verify.reset();
+      verify.mutate({ tx: chosenTx, smsId: chosenSms.id });
     }
   };
   const openReject = () => {
     if (!chosenTx || busy) return;
-    setText('');
-    setDialog('reject');
+    openDialog('reject');
   };
 
   useEffect(() => {
@@ -237,6 +286,7 @@ function Decision({ item, onDone }: { item: Item; onDone(msg: string): void }) {
   });
 
   const loading = txDetail.isPending && txId != null;
+  const typed = text.trim();
   return (
     <Card
       title={
@@ -258,7 +308,7 @@ function Decision({ item, onDone }: { item: Item; onDone(msg: string): void }) {
         <fieldset className="mb-4">
           <legend className="mb-2 text-sm font-medium">Candidate SMS</legend>
           {smsList.length === 0 ? (
-            <p className="text-sm text-slate-600">No forwarded SMS lists this payment as a candidate. Verify it only with other proof (a written reason is required), or reject it.</p>
+            <p className="text-sm text-slate-600">No forwarded SMS waiting for review lists this payment as a candidate. Verify it only with other proof (a written reason is required), or reject it.</p>
           ) : (
             <div className="flex flex-wrap gap-2">
               {smsList.map((s) => (
@@ -283,8 +333,9 @@ function Decision({ item, onDone }: { item: Item; onDone(msg: string): void }) {
               return (
                 <label key={t.id} className={cx('flex cursor-pointer items-start gap-2 rounded-md px-2 py-1.5 text-sm ring-1', chosenTx?.id === t.id ? 'bg-indigo-50 ring-indigo-600' : 'ring-slate-300')}>
                   <input type="radio" name="tx" className="mt-1" checked={chosenTx?.id === t.id} onChange={() => setPick(t.id)} />
-                  <span>
-                    <span className="font-medium">{money(t.amount, t.currency)}</span> · {t.trx_id} · claims {t.gateway_trx_id ?? 'no id'} · <StatusBadge status={t.status} />
+                  <span className="min-w-0">
+                    <span className="font-medium">{money(t.amount, t.currency)}</span> · {t.trx_id} · claims {t.gateway_trx_id ?? 'no id'} · payer {t.sender_number ?? 'not declared'} ·{' '}
+                    <StatusBadge status={t.status} />
                     {why ? <span className="block text-xs text-slate-600">{why}</span> : null}
                   </span>
                 </label>
@@ -296,33 +347,22 @@ function Decision({ item, onDone }: { item: Item; onDone(msg: string): void }) {
 
       {chosenTx || chosenSms ? <Evidence tx={chosenTx} sms={chosenSms} /> : null}
 
-      <ErrorBox error={verify.error ?? reject.error ?? dismiss.error} title="Refused" />
+      <ErrorBox error={dialog ? null : (verify.error ?? reject.error ?? dismiss.error)} title="Refused" />
       <div className="mt-4 flex flex-wrap gap-2 border-t border-slate-200 pt-4">
         {mayAct ? (
           <>
             <Button variant="primary" busy={verify.isPending && !dialog} disabled={!chosenTx || !chosenSms || busy} onClick={verifyNow}>
-              Verify{chosenSms ? ` with SMS #${chosenSms.id}` : ''} <kbd className="max-md:hidden">v</kbd>
+              Verify{chosenSms ? ` with SMS #${chosenSms.id}` : ''}
+              {diffs.length > 0 ? '…' : ''} <kbd className="max-md:hidden">v</kbd>
             </Button>
-            <Button
-              disabled={!chosenTx || busy}
-              onClick={() => {
-                setText('');
-                setDialog('no-evidence');
-              }}
-            >
+            <Button disabled={!chosenTx || busy} onClick={() => openDialog('no-evidence')}>
               Verify without SMS…
             </Button>
             <Button variant="danger" disabled={!chosenTx || busy} onClick={openReject}>
               Reject… <kbd className="max-md:hidden">r</kbd>
             </Button>
             {item.kind === 'sms' ? (
-              <Button
-                disabled={busy}
-                onClick={() => {
-                  setText('');
-                  setDialog('dismiss');
-                }}
-              >
+              <Button disabled={busy} onClick={() => openDialog('dismiss')}>
                 Dismiss SMS…
               </Button>
             ) : null}
@@ -334,35 +374,101 @@ function Decision({ item, onDone }: { item: Item; onDone(msg: string): void }) {
 
       <Dialog
         open={dialog !== null}
-        title={dialog === 'reject' ? `Reject ${chosenTx?.trx_id ?? ''}` : dialog === 'dismiss' && item.kind === 'sms' ? `Dismiss SMS #${item.sms.id}` : `Verify ${chosenTx?.trx_id ?? ''} without an SMS`}
+        title={
+          dialog === 'reject'
+            ? `Reject ${chosenTx?.trx_id ?? ''}`
+            : dialog === 'dismiss' && item.kind === 'sms'
+              ? `Dismiss SMS #${item.sms.id}`
+              : dialog === 'verify'
+                ? `Verify ${chosenTx?.trx_id ?? ''} with SMS #${chosenSms?.id ?? ''}`
+                : `Verify ${chosenTx?.trx_id ?? ''} without an SMS`
+        }
         onClose={() => setDialog(null)}
       >
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            if (!text.trim()) return;
-            if (dialog === 'dismiss' && item.kind === 'sms') dismiss.mutate({ smsId: item.sms.id, reason: text.trim() });
+            if (dialog === 'verify') {
+              if (!chosenTx || !chosenSms || (needsNote && !typed)) return;
+              verify.mutate({ tx: chosenTx, smsId: chosenSms.id, note: typed || undefined, correctTrxId: idDiffers, acceptAmountDifference: amountDiffers });
+              return;
+            }
+            if (!typed) return;
+            if (dialog === 'dismiss' && item.kind === 'sms') dismiss.mutate({ smsId: item.sms.id, reason: typed });
             else if (!chosenTx) return;
-            else if (dialog === 'reject') reject.mutate({ tx: chosenTx, reason: text.trim() });
-            else verify.mutate({ tx: chosenTx, note: text.trim() });
+            else if (dialog === 'reject') reject.mutate({ tx: chosenTx, reason: typed });
+            else verify.mutate({ tx: chosenTx, note: typed });
           }}
           className="flex flex-col gap-3"
         >
-          <p className="text-sm text-slate-700">
-            {dialog === 'reject'
-              ? 'The merchant gets payment.failed with this reason (no customer data); the customer may pay again.'
-              : dialog === 'dismiss'
-                ? 'The SMS leaves the queue without completing anything (a personal transfer, a test, a payment settled another way).'
-                : 'The payment completes on your word. Say what proves it (kept with the record).'}
-          </p>
-          <Field label={dialog === 'no-evidence' ? 'What proves the payment' : 'Reason'} htmlFor="decision-text">
-            <TextArea id="decision-text" rows={3} required maxLength={500} value={text} onChange={(e) => setText(e.target.value)} autoFocus />
+          {dialog === 'verify' ? (
+            <>
+              <p className="text-sm text-slate-700">The payment and the SMS do not agree in everything. Verify only if you checked what differs:</p>
+              <ul aria-label="Differences" className="list-disc pl-5 text-sm break-words text-slate-900">
+                {diffs.map((d) => (
+                  <li key={d.field}>{d.text}</li>
+                ))}
+              </ul>
+              {idDiffers && idCorrectable ? (
+                <p className="text-sm text-slate-700">
+                  The claimed id {chosenTx?.gateway_trx_id} is corrected to the SMS&apos;s {chosenSms?.parsed_trx_id} (the customer mistyped it); both stay in the timeline and the audit log.
+                </p>
+              ) : null}
+              {idDiffers && !idCorrectable ? <p className="text-sm text-red-800">The ids are more than a typo apart: this SMS is not this payment&apos;s.</p> : null}
+              {amountDiffers ? (
+                <p className="text-sm text-slate-700">
+                  The payment keeps its amount {chosenTx ? money(chosenTx.amount, chosenTx.currency) : ''}; the SMS&apos;s {money(chosenSms?.parsed_amount)} is accepted as paid.
+                </p>
+              ) : null}
+              {gatewayDiffers ? <p className="text-sm text-red-800">An SMS of another gateway cannot prove this payment.</p> : null}
+            </>
+          ) : (
+            <p className="text-sm text-slate-700">
+              {dialog === 'reject'
+                ? 'The merchant gets payment.failed with this reason (no customer data); the customer may pay again.'
+                : dialog === 'dismiss'
+                  ? typed
+                    ? `SMS #${item.kind === 'sms' ? item.sms.id : ''} leaves the queue without completing anything, dismissed as: “${typed}”.`
+                    : 'Say why this SMS proves no payment; it then leaves the queue without completing anything.'
+                  : 'The payment completes on your word. Say what proves it (kept with the record).'}
+            </p>
+          )}
+          <Field
+            label={
+              dialog === 'no-evidence'
+                ? 'What proves the payment'
+                : dialog === 'verify'
+                  ? needsNote
+                    ? 'Why you accept it (required)'
+                    : 'Note (optional)'
+                  : 'Reason'
+            }
+            htmlFor="decision-text"
+          >
+            <TextArea id="decision-text" rows={3} required={dialog !== 'verify' || needsNote} maxLength={500} value={text} onChange={(e) => setText(e.target.value)} autoFocus />
           </Field>
           <ErrorBox error={dialog === 'reject' ? reject.error : dialog === 'dismiss' ? dismiss.error : verify.error} />
           <div className="flex justify-end gap-2">
             <Button onClick={() => setDialog(null)}>Cancel</Button>
-            <Button type="submit" variant={dialog === 'reject' ? 'danger' : 'primary'} busy={busy} disabled={!text.trim()}>
-              {dialog === 'reject' ? 'Reject payment' : dialog === 'dismiss' ? 'Dismiss SMS' : 'Verify payment'}
+            <Button
+              type="submit"
+              variant={dialog === 'reject' ? 'danger' : 'primary'}
+              busy={busy}
+              disabled={dialog === 'verify' ? (needsNote && !typed) || (idDiffers && !idCorrectable) || gatewayDiffers : !typed}
+            >
+              {dialog === 'reject'
+                ? 'Reject payment'
+                : dialog === 'dismiss'
+                  ? 'Dismiss SMS'
+                  : dialog === 'verify'
+                    ? idDiffers && amountDiffers
+                      ? 'Verify, correct the id and accept the amount'
+                      : idDiffers
+                        ? 'Verify and correct the id'
+                        : amountDiffers
+                          ? 'Verify and accept the amount'
+                          : 'Verify anyway'
+                    : 'Verify payment'}
             </Button>
           </div>
         </form>

@@ -41,14 +41,28 @@ export const paymentCommands: Commands = {
   },
   'transaction:verify': {
     summary: 'Complete a transaction by hand (optionally naming the SMS that proves it)',
-    usage: '--transaction <id> [--sms-record <id>] [--note <why>] [--accept-amount-difference]',
-    options: { transaction: { type: 'string' }, 'sms-record': { type: 'string' }, note: { type: 'string' }, 'accept-amount-difference': { type: 'boolean' } },
-    notes: ['--accept-amount-difference: the named SMS proves the payment although its amount differs (needs --sms-record and --note).'],
+    usage: '--transaction <id> [--sms-record <id>] [--note <why>] [--accept-amount-difference] [--correct-trx-id]',
+    options: {
+      transaction: { type: 'string' },
+      'sms-record': { type: 'string' },
+      note: { type: 'string' },
+      'accept-amount-difference': { type: 'boolean' },
+      'correct-trx-id': { type: 'boolean' },
+    },
+    notes: [
+      '--accept-amount-difference: the named SMS proves the payment although its amount differs (needs --sms-record and --note).',
+      "--correct-trx-id: the customer mistyped the trx id; the claim becomes the named SMS's id, at most a typo away (needs --sms-record and --note).",
+    ],
     async run(ctx, v) {
       const id = positiveInt(v, 'transaction', true);
       const tx = await ctx.admin().transactions.verify(
         id,
-        defined({ sms_record_id: positiveInt(v, 'sms-record'), note: opt(v, 'note'), accept_amount_difference: v['accept-amount-difference'] ? true : undefined }),
+        defined({
+          sms_record_id: positiveInt(v, 'sms-record'),
+          note: opt(v, 'note'),
+          accept_amount_difference: v['accept-amount-difference'] ? true : undefined,
+          correct_trx_id: v['correct-trx-id'] ? true : undefined,
+        }),
       );
       return { json: tx, text: block(tx) };
     },

@@ -3,7 +3,9 @@ import type { SmsRecordStatus } from '../sms/index.ts';
 import type { TransactionStatus } from './entities.ts';
 import { sql } from 'kysely';
 import { type Db } from '../db.ts';
-import { getTransaction, type TransactionRecord } from './transactions.ts';
+import { getTransaction, TRANSACTION_SENDER_CONTEXT, transactionBinding, type TransactionRecord } from './transactions.ts';
+import { maskPayerNumber } from '../sms/matching/payer-number.ts';
+import type { PersonalDataKeys } from '../customers/keys.ts';
 import { trimDecimal } from './view.ts';
 import { rejectTransaction, verifyTransactionManually } from '../sms/index.ts';
 import { AppError } from '../../../contract/common/errors.ts';
@@ -29,6 +31,8 @@ export interface AdminTransaction {
   requested_amount: string;
   requested_currency: string;
   reference: string | null;
+  /** The payer number the customer declared at checkout, all but its last three digits masked. */
+  sender_number: string | null;
   status: TransactionStatus;
   failure_reason: string | null;
   completion_source: string | null;
@@ -57,13 +61,22 @@ function fromTransactions(em: Db) {
 const COLUMNS = [
   't.id', 't.trx_id', 'i.uuid as payment_id', 't.brand_id', 't.mode', 'g.code as gateway_code', 'g.type as gateway_type', 't.method', 't.gateway_trx_id',
   't.amount', 't.currency', 't.fee', 't.exchange_rate', 'i.amount as requested_amount', 'i.currency as requested_currency', 'i.reference',
-  't.status', 't.failure_reason', 't.completion_source', 't.created_at', 't.completed_at',
+  't.status', 't.failure_reason', 't.completion_source', 't.created_at', 't.completed_at', 't.sender_number_encrypted',
 ] as const;
 
 const selectTransactions = (em: Db) => fromTransactions(em).select(COLUMNS);
 type Row = Awaited<ReturnType<ReturnType<typeof selectTransactions>['executeTakeFirstOrThrow']>>;
 
-function toTransaction(r: Row): AdminTransaction {
+/**
+ * Masked like an SMS's payer number (admin-records.ts): enough for a person to
+ * tell two payments of one amount apart without listing the customer's number.
+ */
+function declaredPayer(r: Row, keys: PersonalDataKeys): string | null {
+  if (r.sender_number_encrypted === null) return null;
+  return maskPayerNumber(keys.pii.decrypt(r.sender_number_encrypted, TRANSACTION_SENDER_CONTEXT, transactionBinding(r.brand_id, r.trx_id)));
+}
+
+function toTransaction(r: Row, keys: PersonalDataKeys): AdminTransaction {
   return {
     id: r.id,
     trx_id: r.trx_id,
@@ -81,6 +94,7 @@ function toTransaction(r: Row): AdminTransaction {
     requested_amount: r.requested_amount,
     requested_currency: r.requested_currency,
     reference: r.reference,
+    sender_number: declaredPayer(r, keys),
     status: r.status,
     failure_reason: r.failure_reason,
     completion_source: r.completion_source,
@@ -89,10 +103,10 @@ function toTransaction(r: Row): AdminTransaction {
   };
 }
 
-async function getAdminTransaction(em: Db, transactionId: number): Promise<AdminTransaction> {
+async function getAdminTransaction(em: Db, keys: PersonalDataKeys, transactionId: number): Promise<AdminTransaction> {
   const row = await selectTransactions(em).where('t.id', '=', transactionId).executeTakeFirst();
   if (!row) throw new AppError('TRANSACTION_NOT_FOUND');
-  return toTransaction(row);
+  return toTransaction(row, keys);
 }
 
 export interface TransactionFilter {
@@ -140,7 +154,7 @@ async function customerHashes(em: Db, key: Buffer, f: TransactionFilter, kind: '
 }
 
 /** Every brand's transactions, or one brand's, newest first. */
-export async function listAdminTransactions(em: Db, blindIndexKey: Buffer, f: TransactionFilter): Promise<{ items: AdminTransaction[]; total: number }> {
+export async function listAdminTransactions(em: Db, keys: PersonalDataKeys, f: TransactionFilter): Promise<{ items: AdminTransaction[]; total: number }> {
   let q = fromTransactions(em);
   if (f.brandId !== undefined) q = q.where('t.brand_id', '=', f.brandId);
   if (f.brandIds) q = q.where('t.brand_id', 'in', scopeParam(f.brandIds));
@@ -164,7 +178,7 @@ export async function listAdminTransactions(em: Db, blindIndexKey: Buffer, f: Tr
   }
   for (const [kind, value] of [['email', f.customerEmail], ['phone', f.customerPhone]] as const) {
     if (value === undefined) continue;
-    const { brandIds, hashes } = await customerHashes(em, blindIndexKey, f, kind, value);
+    const { brandIds, hashes } = await customerHashes(em, keys.blindIndexKey, f, kind, value);
     const column = kind === 'email' ? 'email_hash' : 'phone_hash';
     // Not correlated with the outer row: the customers are found first (brand, hash: their unique
     // index), then their intents (payment_intents_customer_idx). A hash is keyed by its brand, so it
@@ -182,12 +196,12 @@ export async function listAdminTransactions(em: Db, blindIndexKey: Buffer, f: Tr
   if (f.to) q = q.where('t.created_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`);
   const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
   const rows = await q.select(COLUMNS).orderBy('t.created_at', 'desc').orderBy('t.id', 'desc').limit(f.perPage).offset((f.page - 1) * f.perPage).execute();
-  return { items: rows.map(toTransaction), total: Number(n) };
+  return { items: rows.map((r) => toTransaction(r, keys)), total: Number(n) };
 }
 
 /** The transaction with the SMS that matched it or list it as a candidate (no SMS text). */
-export async function getAdminTransactionDetail(em: Db, transactionId: number): Promise<AdminTransaction & { sms_records: TransactionSms[] }> {
-  const t = await getAdminTransaction(em, transactionId);
+export async function getAdminTransactionDetail(em: Db, keys: PersonalDataKeys, transactionId: number): Promise<AdminTransaction & { sms_records: TransactionSms[] }> {
+  const t = await getAdminTransaction(em, keys, transactionId);
   const rows = await em
     .selectFrom('sms_records')
     .select(['id', 'match_status', 'transaction_id', 'parsed_amount', 'parsed_trx_id', 'confidence', 'received_at'])
@@ -216,51 +230,61 @@ const txState = (t: TransactionRecord) => ({ status: t.status, amount: t.amount,
 /**
  * Completes an open transaction on the admin's word, optionally naming the SMS
  * that proves it, and records it: the completion, its `payment.completed`
- * event, the SMS record's resolution and the audit row commit together.
+ * event, the SMS record's resolution and the audit row commit together. The
+ * audit row keeps the person's note, an accepted SMS amount, and a corrected
+ * claim's both ids (`before.gateway_trx_id` the customer's, `after` the SMS's).
  */
 export async function verifyTransactionAudited(
   em: Db,
+  keys: PersonalDataKeys,
   who: AuditActor,
   transactionId: number,
-  input: { smsRecordId?: number; note?: string; acceptAmountDifference?: boolean },
+  input: { smsRecordId?: number; note?: string; acceptAmountDifference?: boolean; correctTrxId?: boolean },
 ): Promise<AdminTransaction> {
   return withAudit(em, who, async (tx) => {
     const before = await getTransaction(tx, transactionId);
-    const { transaction, smsRecordId, smsAmountAccepted } = await verifyTransactionManually(tx, {
+    const { transaction, smsRecordId, smsAmountAccepted, correctedFromTrxId, note } = await verifyTransactionManually(tx, {
       transactionId,
       smsRecordId: input.smsRecordId ?? null,
       actor: who.actor,
       note: input.note ?? null,
       acceptAmountDifference: input.acceptAmountDifference,
+      correctTrxId: input.correctTrxId,
     });
     return {
-      result: await getAdminTransaction(tx, transactionId),
+      result: await getAdminTransaction(tx, keys, transactionId),
       audit: {
         action: 'transaction.verify',
         targetType: 'transaction',
         targetId: transactionId,
         brandId: transaction.brandId,
         before: txState(before),
-        after: { ...txState(transaction), sms_record_id: smsRecordId, ...(smsAmountAccepted === null ? {} : { sms_amount_accepted: smsAmountAccepted, note: input.note }) },
+        after: {
+          ...txState(transaction),
+          sms_record_id: smsRecordId,
+          ...(smsAmountAccepted === null ? {} : { sms_amount_accepted: smsAmountAccepted }),
+          ...(correctedFromTrxId === null ? {} : { claimed_gateway_trx_id: correctedFromTrxId }),
+          ...(note === null ? {} : { note }),
+        },
       },
     };
   });
 }
 
 /** Fails an open transaction on the admin's word and records it, in one transaction. */
-export async function rejectTransactionAudited(em: Db, who: AuditActor, transactionId: number, input: { reason: string }): Promise<AdminTransaction> {
+export async function rejectTransactionAudited(em: Db, keys: PersonalDataKeys, who: AuditActor, transactionId: number, input: { reason: string }): Promise<AdminTransaction> {
   return withAudit(em, who, async (tx) => {
     const before = await getTransaction(tx, transactionId);
     const { transaction, resolvedSmsRecordIds } = await rejectTransaction(tx, { transactionId, actor: who.actor, reason: input.reason });
     return {
-      result: await getAdminTransaction(tx, transactionId),
+      result: await getAdminTransaction(tx, keys, transactionId),
       audit: {
         action: 'transaction.reject',
         targetType: 'transaction',
         targetId: transactionId,
         brandId: transaction.brandId,
         before: txState(before),
-        after: { ...txState(transaction), resolved_sms_record_ids: resolvedSmsRecordIds },
+        after: { ...txState(transaction), resolved_sms_record_ids: resolvedSmsRecordIds, reason: transaction.failureReason },
       },
     };
   });

@@ -248,6 +248,27 @@ export async function replaceLockedGatewayTrxId(
 }
 
 /**
+ * A person's correction of a mistyped claim (sms/matching/review.ts): the
+ * transaction, locked by the caller with both ids, now claims `gatewayTrxId`.
+ * The payer number stays (the customer typed it for this payment, not for the
+ * id). GATEWAY_TRX_ID_TAKEN when another transaction of the brand claims it.
+ */
+export async function correctLockedGatewayTrxId(tx: Db, t: TransactionRecord, gatewayTrxId: string): Promise<void> {
+  if (!tx.isTransaction) throw new Error('correctLockedGatewayTrxId must run inside a transaction');
+  const id = cleanGatewayTrxId(gatewayTrxId);
+  const updated = await mapUnique(() =>
+    tx
+      .updateTable('transactions')
+      .set({ gateway_trx_id: id, updated_at: sql<Date>`now()` })
+      .where('id', '=', t.id)
+      .where('status', 'in', OPEN_TRANSACTION_STATUSES)
+      .returning('id')
+      .executeTakeFirst(),
+  );
+  if (!updated) throw new Error(`transaction ${t.id} changed while locked`);
+}
+
+/**
  * Completes an open transaction and its intent, and records `payment.completed`,
  * all in one database transaction. A repeat (already completed) changes nothing
  * and returns `changed: false`; a failed or expired one is INVALID_STATE.

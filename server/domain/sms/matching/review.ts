@@ -2,7 +2,8 @@ import { AppError } from '../../../../contract/common/errors.ts';
 import { compareMoney } from '../../money/decimal.ts';
 import { OPEN_TRANSACTION_STATUSES } from '../../payments/entities.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
-import { completeTransaction, failTransaction, getTransaction, type TransactionRecord } from '../../payments/transactions.ts';
+import { completeTransaction, correctLockedGatewayTrxId, failTransaction, getTransaction, type TransactionRecord } from '../../payments/transactions.ts';
+import { idDistance, MAX_SUGGESTED_DISTANCE } from './typo.ts';
 import { gatewaysSharingSenders, loadGatewaySmsConfigs } from './candidates.ts';
 import { sql } from 'kysely';
 import { transaction, type Db } from '../../db.ts';
@@ -66,8 +67,17 @@ async function readEvidence(tx: Db, smsRecordId: number, brandId: number, lock: 
  * The SMS must be parsed, still unmatched, and say what the transaction says.
  * `acceptAmountDifference`: a person accepts an SMS whose amount differs (the
  * customer sent a little more or less); mode, gateway and trx id must still agree.
+ * `correctTrxId`: a person says the customer mistyped the id; allowed only when
+ * the claimed id is within the typo distance the review screen suggests by
+ * (typo.ts), so a person cannot hand one customer's SMS to an unrelated claim.
+ * Returns the SMS's trx id and whether the claim is corrected to it.
  */
-async function checkEvidence(tx: Db, sms: EvidenceRow, t: TransactionRecord, acceptAmountDifference: boolean): Promise<string> {
+async function checkEvidence(
+  tx: Db,
+  sms: EvidenceRow,
+  t: TransactionRecord,
+  opts: { acceptAmountDifference: boolean; correctTrxId: boolean },
+): Promise<{ trxId: string; corrected: boolean }> {
   if (!(REVIEWABLE as readonly string[]).includes(sms.match_status)) {
     throw new AppError('INVALID_STATE', `SMS record ${sms.id} is ${sms.match_status}; only a no_candidate, low_confidence or balance_mismatch record can prove a transaction`, {
       field: 'sms_record_id',
@@ -80,13 +90,23 @@ async function checkEvidence(tx: Db, sms: EvidenceRow, t: TransactionRecord, acc
   if (sms.gateway_id === null || !gatewaysSharingSenders(await loadGatewaySmsConfigs(tx), t.gatewayId).includes(sms.gateway_id)) {
     throw mismatch(`SMS record ${sms.id} comes from another gateway's sender than transaction ${t.id}`);
   }
-  if (!acceptAmountDifference && compareMoney(sms.parsed_amount!, t.amount) !== 0) {
+  if (!opts.acceptAmountDifference && compareMoney(sms.parsed_amount!, t.amount) !== 0) {
     throw mismatch(`SMS record ${sms.id} says amount ${sms.parsed_amount}, transaction ${t.id} is ${t.amount}`);
   }
-  if (t.gatewayTrxId !== null && t.gatewayTrxId.toUpperCase() !== trxId) {
+  const differs = t.gatewayTrxId !== null && t.gatewayTrxId.trim().toUpperCase() !== trxId.toUpperCase();
+  if (opts.correctTrxId) {
+    // Nothing to correct: the flag would put a correction on record that never happened.
+    if (!differs) throw new AppError('VALIDATION_ERROR', `Transaction ${t.id} claims ${t.gatewayTrxId ?? 'no id'}: there is no mistyped id to correct`, { field: 'correct_trx_id' });
+    const distance = idDistance(t.gatewayTrxId!, trxId);
+    if (distance > MAX_SUGGESTED_DISTANCE) {
+      throw mismatch(`SMS record ${sms.id} carries gateway trx id ${trxId}, ${distance} edits from ${t.gatewayTrxId} claimed by transaction ${t.id}: more than a typo (at most ${MAX_SUGGESTED_DISTANCE})`);
+    }
+    return { trxId, corrected: true };
+  }
+  if (differs) {
     throw mismatch(`SMS record ${sms.id} carries gateway trx id ${trxId}, transaction ${t.id} carries ${t.gatewayTrxId}`);
   }
-  return trxId;
+  return { trxId, corrected: false };
 }
 
 export interface ManualVerification {
@@ -95,6 +115,10 @@ export interface ManualVerification {
   smsRecordId: number | null;
   /** The amount the named SMS says, when it differs from the transaction's (accepted by the person verifying). */
   smsAmountAccepted: string | null;
+  /** The id the customer claimed, when the person verifying corrected it to the SMS's (`correctTrxId`). */
+  correctedFromTrxId: string | null;
+  /** The note, trimmed (null when none was given). */
+  note: string | null;
 }
 
 /**
@@ -103,27 +127,34 @@ export interface ManualVerification {
  * record becomes `matched` and the transaction takes its gateway trx id.
  * Errors: TRANSACTION_NOT_FOUND; SMS_RECORD_NOT_FOUND (also another brand's);
  * INVALID_STATE (transaction not open, SMS not no_candidate/low_confidence/balance_mismatch);
- * SMS_EVIDENCE_MISMATCH (other amount, trx id or gateway);
+ * SMS_EVIDENCE_MISMATCH (other amount, trx id or gateway; with `correctTrxId`,
+ * an id further than a typo from the claim);
  * GATEWAY_TRX_ID_TAKEN (the SMS's trx id completed or is claimed by another
- * transaction); VALIDATION_ERROR (actor, note).
+ * transaction); VALIDATION_ERROR (actor, note, a flag without the SMS or the
+ * note it needs, `correctTrxId` with nothing to correct).
  */
 export async function verifyTransactionManually(
   em: Db,
-  input: { transactionId: number; smsRecordId?: number | null; actor: string; note?: string | null; acceptAmountDifference?: boolean },
+  input: { transactionId: number; smsRecordId?: number | null; actor: string; note?: string | null; acceptAmountDifference?: boolean; correctTrxId?: boolean },
 ): Promise<ManualVerification> {
   const actor = text(input.actor, 'actor', { required: true, max: MAX_ACTOR_LENGTH })!;
   const acceptAmountDifference = input.acceptAmountDifference === true;
-  // Accepting a different amount is a person's decision: it must say why, and name the SMS.
-  const note = text(input.note, 'note', { required: acceptAmountDifference, max: MAX_NOTE_LENGTH });
+  const correctTrxId = input.correctTrxId === true;
+  // Accepting a different amount or correcting a claimed id is a person's decision: it must say why, and name the SMS.
+  const note = text(input.note, 'note', { required: acceptAmountDifference || correctTrxId, max: MAX_NOTE_LENGTH });
   const smsRecordId = input.smsRecordId ?? null;
   if (acceptAmountDifference && smsRecordId === null) throw new AppError('VALIDATION_ERROR', 'accept_amount_difference needs sms_record_id', { field: 'sms_record_id' });
+  if (correctTrxId && smsRecordId === null) throw new AppError('VALIDATION_ERROR', 'correct_trx_id needs sms_record_id', { field: 'sms_record_id' });
   return transaction(em, async (tx) => {
     const { brandId } = await getTransaction(tx, input.transactionId);
     const unlocked = smsRecordId === null ? null : await readEvidence(tx, smsRecordId, brandId, false);
     const t = await lockOpen(tx, input.transactionId, [unlocked?.parsed_trx_id ?? null], 'verified');
     const evidence = unlocked === null ? null : await readEvidence(tx, smsRecordId!, brandId, true);
-    const trxId = evidence === null ? null : await checkEvidence(tx, evidence, t, acceptAmountDifference);
+    const checked = evidence === null ? null : await checkEvidence(tx, evidence, t, { acceptAmountDifference, correctTrxId });
+    const trxId = checked?.trxId ?? null;
     const smsAmountAccepted = evidence !== null && compareMoney(evidence.parsed_amount!, t.amount) !== 0 ? evidence.parsed_amount : null;
+    // Both ids are locked (lockOpen): the claimed one is released and the SMS's taken in this transaction.
+    if (checked?.corrected) await correctLockedGatewayTrxId(tx, t, checked.trxId);
 
     await completeTransaction(tx, t.id, { source: 'admin', gatewayTrxId: trxId });
     if (smsRecordId !== null) {
@@ -143,7 +174,7 @@ export async function verifyTransactionManually(
         .where('match_status', 'in', REVIEWABLE)
         .execute();
     }
-    return { transaction: await getTransaction(tx, t.id), smsRecordId, smsAmountAccepted };
+    return { transaction: await getTransaction(tx, t.id), smsRecordId, smsAmountAccepted, correctedFromTrxId: checked?.corrected ? t.gatewayTrxId : null, note };
   });
 }
 

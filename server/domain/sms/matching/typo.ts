@@ -8,7 +8,8 @@ import type { MatchCandidate, Suggestion } from './matcher.ts';
  * half an edit, so such a slip ranks closer than any other.
  */
 
-const MAX_SUGGESTED_DISTANCE = 2;
+/** Also the furthest a person may correct a claimed id to an SMS's (review.ts). */
+export const MAX_SUGGESTED_DISTANCE = 2;
 
 const CONFUSABLE: ReadonlyArray<readonly [string, string]> = [
   ['O', '0'],

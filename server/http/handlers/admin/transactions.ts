@@ -15,7 +15,7 @@ const s = initServer();
 
 export const adminTransactionHandlers = (deps: Pick<AppDeps, 'crypto'>) => s.router(contract.admin.transactions, {
   list: async ({ req, query }) => {
-    const { items, total } = await listAdminTransactions(req.db, deps.crypto.blindIndexKey, {
+    const { items, total } = await listAdminTransactions(req.db, deps.crypto, {
       page: query.page,
       perPage: query.per_page,
       brandId: query.brand_id,
@@ -33,17 +33,22 @@ export const adminTransactionHandlers = (deps: Pick<AppDeps, 'crypto'>) => s.rou
     return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
   },
   get: async ({ req, params }) => {
-    return { status: 200, body: { success: true, data: await getAdminTransactionDetail(req.db, params.transaction_id) } };
+    return { status: 200, body: { success: true, data: await getAdminTransactionDetail(req.db, deps.crypto, params.transaction_id) } };
   },
   timeline: async ({ req, params }) => {
     return { status: 200, body: { success: true, data: await getTransactionTimeline(req.db, params.transaction_id) } };
   },
   verify: async ({ req, params, body }) => {
-    const t = await verifyTransactionAudited(req.db, adminActor(req), params.transaction_id, { smsRecordId: body.sms_record_id, note: body.note, acceptAmountDifference: body.accept_amount_difference });
+    const t = await verifyTransactionAudited(req.db, deps.crypto, adminActor(req), params.transaction_id, {
+      smsRecordId: body.sms_record_id,
+      note: body.note,
+      acceptAmountDifference: body.accept_amount_difference,
+      correctTrxId: body.correct_trx_id,
+    });
     return { status: 200, body: { success: true, data: t } };
   },
   reject: async ({ req, params, body }) => {
-    const t = await rejectTransactionAudited(req.db, adminActor(req), params.transaction_id, { reason: body.reason });
+    const t = await rejectTransactionAudited(req.db, deps.crypto, adminActor(req), params.transaction_id, { reason: body.reason });
     return { status: 200, body: { success: true, data: t } };
   },
 });
