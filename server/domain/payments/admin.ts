@@ -4,7 +4,7 @@ import type { TransactionStatus } from './entities.ts';
 import { sql } from 'kysely';
 import { type Db } from '../db.ts';
 import { getTransaction, TRANSACTION_SENDER_CONTEXT, transactionBinding, type TransactionRecord } from './transactions.ts';
-import { maskPayerNumber } from '../sms/matching/payer-number.ts';
+import { maskPayerNumber } from '../sms/index.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { trimDecimal } from './view.ts';
 import { rejectTransaction, verifyTransactionManually } from '../sms/index.ts';

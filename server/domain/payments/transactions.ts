@@ -15,7 +15,7 @@ import { transaction, type Db } from '../db.ts';
 import { paymentEventData, paymentEventDataOf, trimDecimal } from './view.ts';
 import type { PaymentRow } from './queries/payments.ts';
 import {
-  completeTransactionRows, hasLiveTransaction, insertTransaction, lockTransactionRow, markTransactionFailed, transactionRow, updateClaim,
+  completeTransactionRows, hasLiveTransaction, insertTransaction, lockTransactionRow, markTransactionFailed, setOpenClaim, transactionRow, updateClaim,
   type IntentEventRow, type TransactionQueryRow,
 } from './queries/transactions.ts';
 import { isUniqueViolation } from '../../infra/database/database.ts';
@@ -256,15 +256,7 @@ export async function replaceLockedGatewayTrxId(
 export async function correctLockedGatewayTrxId(tx: Db, t: TransactionRecord, gatewayTrxId: string): Promise<void> {
   if (!tx.isTransaction) throw new Error('correctLockedGatewayTrxId must run inside a transaction');
   const id = cleanGatewayTrxId(gatewayTrxId);
-  const updated = await mapUnique(() =>
-    tx
-      .updateTable('transactions')
-      .set({ gateway_trx_id: id, updated_at: sql<Date>`now()` })
-      .where('id', '=', t.id)
-      .where('status', 'in', OPEN_TRANSACTION_STATUSES)
-      .returning('id')
-      .executeTakeFirst(),
-  );
+  const updated = await mapUnique(() => setOpenClaim(tx, t.id, id));
   if (!updated) throw new Error(`transaction ${t.id} changed while locked`);
 }
 

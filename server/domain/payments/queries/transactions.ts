@@ -85,6 +85,18 @@ export async function updateClaim(tx: Db, transactionId: number, claim: { gatewa
   return updated !== undefined;
 }
 
+/** An open transaction's claimed gateway trx id replaced; false when it was no longer open. */
+export async function setOpenClaim(tx: Db, transactionId: number, gatewayTrxId: string): Promise<boolean> {
+  const updated = await tx
+    .updateTable('transactions')
+    .set({ gateway_trx_id: gatewayTrxId, updated_at: sql<Date>`now()` })
+    .where('id', '=', transactionId)
+    .where('status', 'in', OPEN_TRANSACTION_STATUSES)
+    .returning('id')
+    .executeTakeFirst();
+  return updated !== undefined;
+}
+
 /** Fails an open transaction; the checkout's streams are told. */
 export async function markTransactionFailed(tx: Db, transactionId: number, reason: string): Promise<void> {
   await tx
