@@ -1,7 +1,6 @@
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import type { SmsRecordStatus } from '../sms/index.ts';
 import type { TransactionStatus } from './entities.ts';
-import { sql } from 'kysely';
 import { type Db } from '../db.ts';
 import { getTransaction, TRANSACTION_SENDER_CONTEXT, transactionBinding, type TransactionRecord } from './transactions.ts';
 import { maskPayerNumber } from '../sms/index.ts';
@@ -10,7 +9,7 @@ import { trimDecimal } from './view.ts';
 import { rejectTransaction, verifyTransactionManually } from '../sms/index.ts';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { GatewayType, Mode } from '../../../contract/vocabulary.ts';
-import { scopeParam } from '../brands/scope.ts';
+import { adminTransactionPage, adminTransactionRow, brandIdsInScope, smsOfTransaction, type AdminTransactionRow, type CustomerMatch, type TransactionFilter } from './queries/admin.ts';
 import { blindIndex } from '../../infra/crypto/blind-index.ts';
 import { normalizeEmail, normalizePhone } from '../customers/normalize.ts';
 
@@ -50,33 +49,16 @@ export interface TransactionSms {
   received_at: string;
 }
 
-function fromTransactions(em: Db) {
-  return em
-    .selectFrom('transactions as t')
-    .innerJoin('payment_intents as i', 'i.id', 't.intent_id')
-    .innerJoin('gateways as g', 'g.id', 't.gateway_id');
-}
-
-// Not `g.code as gateway`: db.ts would convert it as the transaction's `gateway` relation (a number).
-const COLUMNS = [
-  't.id', 't.trx_id', 'i.uuid as payment_id', 't.brand_id', 't.mode', 'g.code as gateway_code', 'g.type as gateway_type', 't.method', 't.gateway_trx_id',
-  't.amount', 't.currency', 't.fee', 't.exchange_rate', 'i.amount as requested_amount', 'i.currency as requested_currency', 'i.reference',
-  't.status', 't.failure_reason', 't.completion_source', 't.created_at', 't.completed_at', 't.sender_number_encrypted',
-] as const;
-
-const selectTransactions = (em: Db) => fromTransactions(em).select(COLUMNS);
-type Row = Awaited<ReturnType<ReturnType<typeof selectTransactions>['executeTakeFirstOrThrow']>>;
-
 /**
  * Masked like an SMS's payer number (admin-records.ts): enough for a person to
  * tell two payments of one amount apart without listing the customer's number.
  */
-function declaredPayer(r: Row, keys: PersonalDataKeys): string | null {
+function declaredPayer(r: AdminTransactionRow, keys: PersonalDataKeys): string | null {
   if (r.sender_number_encrypted === null) return null;
   return maskPayerNumber(keys.pii.decrypt(r.sender_number_encrypted, TRANSACTION_SENDER_CONTEXT, transactionBinding(r.brand_id, r.trx_id)));
 }
 
-function toTransaction(r: Row, keys: PersonalDataKeys): AdminTransaction {
+function toTransaction(r: AdminTransactionRow, keys: PersonalDataKeys): AdminTransaction {
   return {
     id: r.id,
     trx_id: r.trx_id,
@@ -104,33 +86,12 @@ function toTransaction(r: Row, keys: PersonalDataKeys): AdminTransaction {
 }
 
 async function getAdminTransaction(em: Db, keys: PersonalDataKeys, transactionId: number): Promise<AdminTransaction> {
-  const row = await selectTransactions(em).where('t.id', '=', transactionId).executeTakeFirst();
+  const row = await adminTransactionRow(em, transactionId);
   if (!row) throw new AppError('TRANSACTION_NOT_FOUND');
   return toTransaction(row, keys);
 }
 
-export interface TransactionFilter {
-  page: number;
-  perPage: number;
-  brandId?: number;
-  /** A console operator's brands; absent or null: every brand. */
-  brandIds?: number[] | null;
-  mode?: Mode;
-  status?: TransactionStatus;
-  gateway?: string;
-  /** Service reference, or gateway reference (case-insensitive). */
-  trxId?: string;
-  /** Service trx id, gateway trx id (case-insensitive), payment id (intent UUID) or merchant reference. */
-  reference?: string;
-  /** The customer's e-mail or phone, as typed; normalised like the merchant API's search. */
-  customerEmail?: string;
-  customerPhone?: string;
-  /** Inclusive UTC dates, `YYYY-MM-DD`. */
-  from?: string;
-  to?: string;
-}
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export type { TransactionFilter };
 
 /**
  * The customer's keyed hashes, one per brand the caller may see: the blind
@@ -146,71 +107,24 @@ async function customerHashes(em: Db, key: Buffer, f: TransactionFilter, kind: '
       field: kind === 'email' ? 'customer_email' : 'customer_phone',
     });
   }
-  let brands = em.selectFrom('brands').select('id');
-  if (f.brandId !== undefined) brands = brands.where('id', '=', f.brandId);
-  if (f.brandIds) brands = brands.where('id', 'in', scopeParam(f.brandIds));
-  const rows = await brands.execute();
-  return { brandIds: rows.map((b) => b.id), hashes: rows.map((b) => blindIndex(key, b.id, kind, normalised)) };
+  const brandIds = await brandIdsInScope(em, f);
+  return { brandIds, hashes: brandIds.map((id) => blindIndex(key, id, kind, normalised)) };
 }
 
 /** Every brand's transactions, or one brand's, newest first. */
 export async function listAdminTransactions(em: Db, keys: PersonalDataKeys, f: TransactionFilter): Promise<{ items: AdminTransaction[]; total: number }> {
-  let q = fromTransactions(em);
-  if (f.brandId !== undefined) q = q.where('t.brand_id', '=', f.brandId);
-  if (f.brandIds) q = q.where('t.brand_id', 'in', scopeParam(f.brandIds));
-  if (f.mode) q = q.where('t.mode', '=', f.mode);
-  if (f.status) q = q.where('t.status', '=', f.status);
-  if (f.gateway) q = q.where('g.code', '=', f.gateway);
-  if (f.trxId) {
-    const trxId = f.trxId;
-    q = q.where((eb) => eb.or([eb('t.trx_id', '=', trxId), eb(sql`upper(t.gateway_trx_id)`, '=', sql`upper(${trxId})`)]));
-  }
-  if (f.reference) {
-    const ref = f.reference;
-    q = q.where((eb) =>
-      eb.or([
-        eb('t.trx_id', '=', ref),
-        eb(sql`upper(t.gateway_trx_id)`, '=', sql`upper(${ref})`),
-        eb('i.reference', '=', ref),
-        ...(UUID_RE.test(ref) ? [eb('i.uuid', '=', ref.toLowerCase())] : []),
-      ]),
-    );
-  }
+  const customers: CustomerMatch[] = [];
   for (const [kind, value] of [['email', f.customerEmail], ['phone', f.customerPhone]] as const) {
-    if (value === undefined) continue;
-    const { brandIds, hashes } = await customerHashes(em, keys.blindIndexKey, f, kind, value);
-    const column = kind === 'email' ? 'email_hash' : 'phone_hash';
-    // Not correlated with the outer row: the customers are found first (brand, hash: their unique
-    // index), then their intents (payment_intents_customer_idx). A hash is keyed by its brand, so it
-    // names that brand's customer only, and an intent's customer is of the intent's brand.
-    q = q.where('i.customer_id', 'in', (eb) =>
-      eb
-        .selectFrom('customers as c')
-        .select('c.id')
-        .where('c.brand_id', 'in', scopeParam(brandIds))
-        .where(`c.${column}`, 'in', hashes.length ? hashes : ['']),
-    );
+    if (value !== undefined) customers.push({ kind, ...(await customerHashes(em, keys.blindIndexKey, f, kind, value)) });
   }
-  // Whole UTC days, computed by the database from the date text as before.
-  if (f.from) q = q.where('t.created_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`);
-  if (f.to) q = q.where('t.created_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`);
-  const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
-  const rows = await q.select(COLUMNS).orderBy('t.created_at', 'desc').orderBy('t.id', 'desc').limit(f.perPage).offset((f.page - 1) * f.perPage).execute();
-  return { items: rows.map((r) => toTransaction(r, keys)), total: Number(n) };
+  const { rows, total } = await adminTransactionPage(em, f, customers);
+  return { items: rows.map((r) => toTransaction(r, keys)), total };
 }
 
 /** The transaction with the SMS that matched it or list it as a candidate (no SMS text). */
 export async function getAdminTransactionDetail(em: Db, keys: PersonalDataKeys, transactionId: number): Promise<AdminTransaction & { sms_records: TransactionSms[] }> {
   const t = await getAdminTransaction(em, keys, transactionId);
-  const rows = await em
-    .selectFrom('sms_records')
-    .select(['id', 'match_status', 'transaction_id', 'parsed_amount', 'parsed_trx_id', 'confidence', 'received_at'])
-    .where('brand_id', '=', t.brand_id)
-    .where((eb) => eb.or([eb('transaction_id', '=', transactionId), sql<boolean>`${transactionId}::bigint = ANY(candidate_ids)`]))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(50)
-    .execute();
+  const rows = await smsOfTransaction(em, t.brand_id, transactionId);
   return {
     ...t,
     sms_records: rows.map((r) => ({

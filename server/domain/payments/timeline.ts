@@ -1,8 +1,7 @@
-import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { TimelineKind } from '../../../contract/vocabulary.ts';
 import { type Db } from '../db.ts';
-import { scopeParam } from '../brands/scope.ts';
+import { timelineParts, timelineTransaction } from './queries/timeline.ts';
 
 export interface TimelineEntry {
   at: string;
@@ -52,38 +51,10 @@ function auditNote(after: unknown): string | null {
  * what operators wrote when deciding is shown as each entry's `note`.
  */
 export async function getTransactionTimeline(em: Db, transactionId: number, scope?: { brandIds: readonly number[] | null }): Promise<TimelineEntry[]> {
-  const k = em;
-  const t = await k
-    .selectFrom('transactions')
-    .select(['id', 'brand_id', 'trx_id', 'amount', 'currency', 'status', 'failure_reason', 'completion_source', 'created_at', 'completed_at', 'updated_at'])
-    .where('id', '=', transactionId)
-    .$if(scope?.brandIds != null, (q) => q.where('brand_id', 'in', scopeParam(scope!.brandIds!)))
-    .executeTakeFirst();
+  const t = await timelineTransaction(em, transactionId, scope?.brandIds ?? null);
   if (!t) throw new AppError('TRANSACTION_NOT_FOUND');
 
-  const [sms, deliveries, refunds, audits] = await Promise.all([
-    k
-      .selectFrom('sms_records')
-      .select(['id', 'match_status', 'parsed_amount', 'parsed_trx_id', 'server_received_at', 'transaction_id', 'resolution', 'resolution_note'])
-      // Raw SQL: array membership (`= ANY(candidate_ids)`) has no builder form in the typed schema.
-      .where((eb) => eb.or([eb('transaction_id', '=', transactionId), sql<boolean>`${transactionId}::bigint = ANY(candidate_ids)`]))
-      .where('brand_id', '=', t.brand_id)
-      .execute(),
-    k
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
-      .select(['d.id', 'd.status', 'd.url', 'd.attempts', 'd.created_at', 'd.delivered_at', 'd.dead_lettered_at', 'e.event'])
-      .where('e.transaction_id', '=', transactionId)
-      .where('e.brand_id', '=', t.brand_id)
-      .execute(),
-    k.selectFrom('refunds').select(['id', 'amount', 'currency', 'status', 'created_at', 'processed_at']).where('transaction_id', '=', transactionId).execute(),
-    k
-      .selectFrom('audit_log')
-      .select(['id', 'actor', 'action', 'created_at', 'after'])
-      .where('target_type', '=', 'transaction')
-      .where('target_id', '=', String(transactionId))
-      .execute(),
-  ]);
+  const [sms, deliveries, refunds, audits] = await timelineParts(em, transactionId, t.brand_id);
 
   const out: TimelineEntry[] = [];
   const push = (at: Date | null, e: Omit<TimelineEntry, 'at'>) => {

@@ -1,8 +1,11 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import { MAX_BACKFILL_WINDOW_DAYS } from '../../../contract/admin/recovery.ts';
 import type { BackfillStatus, backfillReasons } from '../../../contract/vocabulary.ts';
-import { sql, type Selectable } from 'kysely';
-import { type DB, type Db } from '../db.ts';
+import type { Db } from '../db.ts';
+import {
+  backfillRowOfDevice, backfillRows, deliverOpenRequests, deviceState, insertRequestForActiveDevice, markAnswered, smsTimeOfRecord, widenOpenAutomaticRequest,
+  type BackfillRow,
+} from './queries.ts';
 
 /**
  * Backfill: the service asks a phone to re-send the official-sender SMS of a
@@ -39,12 +42,7 @@ export interface BackfillRequestView {
   createdAt: Date;
 }
 
-const COLUMNS = [
-  'id', 'brand_id', 'device_id', 'window_from', 'window_to', 'reason', 'status', 'attempts', 'next_attempt_at',
-  'requested_by', 'resent_count', 'delivered_at', 'answered_at', 'failed_at', 'created_at',
-] as const;
-
-function view(r: Pick<Selectable<DB['backfill_requests']>, (typeof COLUMNS)[number]>): BackfillRequestView {
+function view(r: BackfillRow): BackfillRequestView {
   return {
     id: r.id,
     brandId: r.brand_id,
@@ -91,51 +89,11 @@ export async function requestBackfill(
   if (to.getTime() <= from.getTime()) return null;
   if (q.reason !== 'manual') {
     // One request per gap: an open one overlapping this window grows to cover both (the phone re-polls open commands).
-    const merged = await em
-      .updateTable('backfill_requests')
-      .set({
-        window_from: sql<Date>`LEAST(window_from, ${from}::timestamptz)`,
-        window_to: sql<Date>`GREATEST(window_to, ${to}::timestamptz)`,
-        updated_at: sql<Date>`now()`,
-      })
-      .where('id', '=', (eb) =>
-        eb
-          .selectFrom('backfill_requests')
-          .select('id')
-          .where('device_id', '=', q.deviceId)
-          .where('status', 'in', ['pending', 'delivered'])
-          .where('reason', '<>', 'manual')
-          .where('window_from', '<=', to)
-          .where('window_to', '>=', from)
-          // Raw: interval arithmetic on the merged window.
-          .where(sql<boolean>`GREATEST(window_to, ${to}::timestamptz) - LEAST(window_from, ${from}::timestamptz) <= make_interval(days => ${MAX_BACKFILL_WINDOW_DAYS})`)
-          .orderBy('id')
-          .limit(1),
-      )
-      .returning('id')
-      .execute();
-    if (merged[0]) return null;
+    if (await widenOpenAutomaticRequest(em, { deviceId: q.deviceId, from, to, maxDays: MAX_BACKFILL_WINDOW_DAYS })) return null;
   }
   // Only for an active device: one INSERT ... SELECT.
-  const rows = await em
-    .insertInto('backfill_requests')
-    .columns(['brand_id', 'device_id', 'window_from', 'window_to', 'reason', 'requested_by'])
-    .expression(
-      em
-        .selectFrom('devices')
-        .select(['brand_id', 'id'])
-        .select([
-          sql<Date>`${from}::timestamptz`.as('window_from'),
-          sql<Date>`${to}::timestamptz`.as('window_to'),
-          sql<BackfillReason>`${q.reason}::varchar`.as('reason'),
-          sql<string | null>`${q.requestedBy ?? null}::varchar`.as('requested_by'),
-        ])
-        .where('id', '=', q.deviceId)
-        .where('status', '=', 'active'),
-    )
-    .returning(COLUMNS)
-    .execute();
-  return rows[0] ? view(rows[0]) : null;
+  const row = await insertRequestForActiveDevice(em, { deviceId: q.deviceId, from, to, reason: q.reason, requestedBy: q.requestedBy ?? null });
+  return row ? view(row) : null;
 }
 
 /**
@@ -146,7 +104,7 @@ export async function requestBackfill(
 export async function requestManualBackfill(em: Db, q: { deviceId: number; from: Date; to: Date; requestedBy: string }): Promise<BackfillRequestView> {
   const r = await requestBackfill(em, { ...q, reason: 'manual' });
   if (r) return r;
-  const device = await em.selectFrom('devices').select('status').where('id', '=', q.deviceId).executeTakeFirst();
+  const device = await deviceState(em, q.deviceId);
   if (device?.status === 'revoked') throw new AppError('DEVICE_REVOKED', undefined, { field: 'device_id' });
   throw new AppError('DEVICE_NOT_FOUND', undefined, { field: 'device_id' });
 }
@@ -155,27 +113,13 @@ export async function listBackfillRequests(
   em: Db,
   f: { deviceId?: number; brandId?: number; status?: BackfillStatus; limit?: number },
 ): Promise<BackfillRequestView[]> {
-  const rows = await em
-    .selectFrom('backfill_requests')
-    .select(COLUMNS)
-    .$if(f.deviceId !== undefined, (qb) => qb.where('device_id', '=', f.deviceId!))
-    .$if(f.brandId !== undefined, (qb) => qb.where('brand_id', '=', f.brandId!))
-    .$if(f.status !== undefined, (qb) => qb.where('status', '=', f.status!))
-    .orderBy('id', 'desc')
-    .limit(f.limit ?? 100)
-    .execute();
+  const rows = await backfillRows(em, { ...f, limit: f.limit ?? 100 });
   return rows.map(view);
 }
 
 /** The device's open requests, oldest first; those not yet delivered are marked delivered now. */
 export async function pollBackfillCommands(em: Db, deviceId: number): Promise<BackfillRequestView[]> {
-  const rows = await em
-    .updateTable('backfill_requests')
-    .set({ status: 'delivered', delivered_at: sql<Date>`COALESCE(delivered_at, now())`, updated_at: sql<Date>`now()` })
-    .where('device_id', '=', deviceId)
-    .where('status', 'in', ['pending', 'delivered'])
-    .returning(COLUMNS)
-    .execute();
+  const rows = await deliverOpenRequests(em, deviceId);
   return rows.map(view).sort((a, b) => a.id - b.id);
 }
 
@@ -186,24 +130,11 @@ export async function pollBackfillCommands(em: Db, deviceId: number): Promise<Ba
  * request still counts: the SMS came in after all.
  */
 export async function completeBackfillCommand(em: Db, deviceId: number, id: number, resentCount: number): Promise<BackfillRequestView> {
-  const rows = await em
-    .updateTable('backfill_requests')
-    .set({
-      status: 'answered',
-      resent_count: resentCount,
-      answered_at: sql<Date>`now()`,
-      delivered_at: sql<Date>`COALESCE(delivered_at, now())`,
-      updated_at: sql<Date>`now()`,
-    })
-    .where('id', '=', id)
-    .where('device_id', '=', deviceId)
-    .where('status', '<>', 'answered')
-    .returning(COLUMNS)
-    .execute();
-  if (rows[0]) return view(rows[0]);
-  const existing = await em.selectFrom('backfill_requests').select(COLUMNS).where('id', '=', id).where('device_id', '=', deviceId).execute();
-  if (!existing[0]) throw new AppError('NOT_FOUND', 'Command not found');
-  return view(existing[0]);
+  const answered = await markAnswered(em, { deviceId, id, resentCount });
+  if (answered) return view(answered);
+  const existing = await backfillRowOfDevice(em, { deviceId, id });
+  if (!existing) throw new AppError('NOT_FOUND', 'Command not found');
+  return view(existing);
 }
 
 /** Pure: when the request's next nudge is due after `attempts` nudges. */
@@ -217,11 +148,11 @@ export function nextAttemptDelayMs(attempts: number): number {
  * the matching transaction, so the request exists exactly when the break does.
  */
 export async function requestBackfillForChainBreak(tx: Db, q: { deviceId: number; previousId: number; smsTime: Date }): Promise<void> {
-  const prev = await tx.selectFrom('sms_records').select('sms_time').where('id', '=', q.previousId).executeTakeFirst();
-  if (!prev?.sms_time) return;
+  const prevTime = await smsTimeOfRecord(tx, q.previousId);
+  if (!prevTime) return;
   const now = Date.now();
   // The phone's inbox clock may differ from ours by its offset: a minute's margin either side.
-  const from = new Date(prev.sms_time.getTime() - 60_000);
+  const from = new Date(prevTime.getTime() - 60_000);
   const to = new Date(Math.min(now, q.smsTime.getTime() + 60_000));
   await requestBackfill(tx, { deviceId: q.deviceId, from, to, reason: 'balance_chain_break' });
 }

@@ -4,6 +4,7 @@ import { transaction, type Db } from '../db.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { recordAudit, type AuditActor } from '../audit/service.ts';
 import { ingestSmsBatch } from '../sms/index.ts';
+import { deviceState } from './queries.ts';
 import type { MatchSmsRecords } from '../sms/index.ts';
 
 /**
@@ -20,7 +21,7 @@ export async function pasteSms(
   who: AuditActor,
   input: { deviceId: number; sender: string; body: string; receivedAt: Date; operatorName: string | null },
 ): Promise<{ id: number; duplicateOf: number | null }> {
-  const device = await em.selectFrom('devices').select(['brand_id', 'status']).where('id', '=', input.deviceId).executeTakeFirst();
+  const device = await deviceState(em, input.deviceId);
   if (!device) throw new AppError('DEVICE_NOT_FOUND', undefined, { field: 'device_id' });
   // A revoked phone's SMS are no longer trusted as evidence when forwarded; an operator cannot bring them in by hand either.
   if (device.status === 'revoked') throw new AppError('DEVICE_REVOKED', undefined, { field: 'device_id' });

@@ -3,7 +3,7 @@ import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { MinuteSweep } from '../../infra/jobs/scheduled.ts';
 import { createNotification } from '../notifications/service.ts';
 import { MAX_BACKFILL_ATTEMPTS, nextAttemptDelayMs } from './backfill.ts';
-import { sql } from 'kysely';
+import { lockDueRequests, markFailed, markNudged, takeUnreportedFailures } from './queries.ts';
 import { transaction, type Db } from '../db.ts';
 
 export const RETRY_BACKFILL_SWEEP = 'backfill-retry-sweep';
@@ -18,31 +18,17 @@ export const RETRY_BACKFILL_SWEEP = 'backfill-retry-sweep';
  */
 export async function retryBackfillRequests(em: Db, cipher: PiiCipher): Promise<{ nudged: number; failed: number }> {
   return transaction(em, async (tx) => {
-    const k = tx;
-    const due = await k
-      .selectFrom('backfill_requests')
-      .select(['id', 'brand_id', 'device_id', 'attempts', 'window_from', 'window_to'])
-      .where('status', 'in', ['pending', 'delivered'])
-      .where('next_attempt_at', '<=', sql<Date>`now()`)
-      .orderBy('next_attempt_at')
-      .limit(200)
-      .forUpdate()
-      .skipLocked()
-      .execute();
+    const due = await lockDueRequests(tx, 200);
     let nudged = 0;
     let failed = 0;
     for (const r of due) {
       if (r.attempts >= MAX_BACKFILL_ATTEMPTS) {
-        await k.updateTable('backfill_requests').set({ status: 'failed', failed_at: sql<Date>`now()`, updated_at: sql<Date>`now()` }).where('id', '=', r.id).execute();
+        await markFailed(tx, r.id);
         failed++;
         continue;
       }
       const attempts = r.attempts + 1;
-      await k
-        .updateTable('backfill_requests')
-        .set({ attempts, next_attempt_at: sql<Date>`now() + make_interval(secs => ${nextAttemptDelayMs(attempts) / 1000})`, updated_at: sql<Date>`now()` })
-        .where('id', '=', r.id)
-        .execute();
+      await markNudged(tx, { id: r.id, attempts, delaySeconds: nextAttemptDelayMs(attempts) / 1000 });
       await createNotification(tx, cipher, {
         brandId: r.brand_id,
         deviceId: r.device_id,
@@ -60,13 +46,7 @@ export async function retryBackfillRequests(em: Db, cipher: PiiCipher): Promise<
  * reported in the same statement so each is handed out exactly once.
  */
 export async function takeUnreportedBackfillFailures(em: Db): Promise<Array<{ id: number; brandId: number; deviceId: number; reason: string; failedAt: Date }>> {
-  const rows = await em
-    .updateTable('backfill_requests')
-    .set({ reported_at: sql<Date>`now()` })
-    .where('status', '=', 'failed')
-    .where('reported_at', 'is', null)
-    .returning(['id', 'brand_id', 'device_id', 'reason', 'failed_at'])
-    .execute();
+  const rows = await takeUnreportedFailures(em);
   // A failed request always has its failure time (set with the status).
   return rows.map((r) => ({ id: r.id, brandId: r.brand_id, deviceId: r.device_id, reason: r.reason, failedAt: r.failed_at! }));
 }

@@ -97,6 +97,11 @@ export async function setOpenClaim(tx: Db, transactionId: number, gatewayTrxId: 
   return updated !== undefined;
 }
 
+/** A failed transaction's claimed gateway trx id released (set to null), so its real owner can still use it. */
+export async function releaseClaimOfFailed(tx: Db, transactionId: number): Promise<void> {
+  await tx.updateTable('transactions').set({ gateway_trx_id: null, updated_at: sql<Date>`now()` }).where('id', '=', transactionId).where('status', '=', 'failed').execute();
+}
+
 /** Fails an open transaction; the checkout's streams are told. */
 export async function markTransactionFailed(tx: Db, transactionId: number, reason: string): Promise<void> {
   await tx

@@ -1,15 +1,14 @@
 import { AppError } from '../../../../contract/common/errors.ts';
-import { smsResolutions, smsReviewStatuses, type Mode, type SmsDirection } from '../../../../contract/vocabulary.ts';
+import { smsResolutions, type Mode, type SmsDirection } from '../../../../contract/vocabulary.ts';
 import type { PiiCipher } from '../../../infra/crypto/pii-cipher.ts';
 import { recordAudit, type AuditActor } from '../../audit/service.ts';
-import { sql } from 'kysely';
 import { transaction, type Db } from '../../db.ts';
 import { trimDecimal } from '../../payments/view.ts';
 import type { SmsRecordStatus } from '../intake/entities.ts';
 import { decryptSmsBody, decryptSmsSender, SMS_RECORD_CONTEXT, smsRowBinding } from '../intake/record-cipher.ts';
 import type { ChainState } from './matcher.ts';
 import { maskPayerNumber } from './payer-number.ts';
-import { scopeParam } from '../../brands/scope.ts';
+import { adminRecordPage, adminRecordRow, type AdminRecordRow, type SmsRecordFilter } from './queries/admin-records.ts';
 
 export interface AdminSmsRecord {
   id: number;
@@ -49,33 +48,13 @@ export interface AdminSmsRecord {
   body?: string;
 }
 
-function fromRecords(em: Db) {
-  return em
-    .selectFrom('sms_records as r')
-    .leftJoin('gateways as g', 'g.id', 'r.gateway_id')
-    .leftJoin('transactions as t', 't.id', 'r.transaction_id');
-}
-
-// Not `g.code as gateway`: db.ts would convert it as the record's `gateway` relation (a number).
-const COLUMNS = [
-  'r.id', 'r.brand_id', 'r.mode', 'r.device_id', 'r.device_message_id', 'r.sender', 'r.received_at', 'r.server_received_at', 'r.sim_slot', 'r.match_status',
-  'r.duplicate_of_id', 'g.code as gateway_code', 'r.parsed_amount', 'r.parsed_trx_id', 'r.transaction_id', 't.trx_id',
-  'r.confidence', 'r.candidate_ids', 'r.reason', 'r.matched_at',
-  'r.reason_code', 'r.suggestions', 'r.direction', 'r.kind', 'r.parsed_balance', 'r.parsed_fee',
-  'r.parsed_sender_number', 'r.sms_time', 'r.chain_state', 'r.chain_previous_id', 'r.chain_expected_balance',
-  'r.resolution', 'r.resolved_by', 'r.resolved_at', 'r.resolution_note', 'r.created_at', 'r.body_encrypted',
-] as const;
-
-const selectRecords = (em: Db) => fromRecords(em).select(COLUMNS);
-type Row = Awaited<ReturnType<ReturnType<typeof selectRecords>['executeTakeFirstOrThrow']>>;
-
 /**
  * The sender is decrypted for every record (lists show it, as they did when it
  * was stored in clear); the body only on request. A value that fails
  * authentication (copied from another record, or tampered) fails the read
  * rather than showing something that is not this record's.
  */
-function toRecord(r: Row, cipher: PiiCipher, withBody: boolean): AdminSmsRecord {
+function toRecord(r: AdminRecordRow, cipher: PiiCipher, withBody: boolean): AdminSmsRecord {
   const binding = smsRowBinding(r);
   const out: AdminSmsRecord = {
     id: r.id,
@@ -122,7 +101,7 @@ function toRecord(r: Row, cipher: PiiCipher, withBody: boolean): AdminSmsRecord 
  * request and leaves a trace: one audit row per read naming the record ids
  * (never the text), written in the same transaction as the read.
  */
-async function readBodies(em: Db, who: AuditActor, rows: Row[], cipher: PiiCipher): Promise<AdminSmsRecord[]> {
+async function readBodies(em: Db, who: AuditActor, rows: AdminRecordRow[], cipher: PiiCipher): Promise<AdminSmsRecord[]> {
   if (rows.length === 0) return [];
   return transaction(em, async (tx) => {
     const ids = rows.map((r) => r.id);
@@ -137,21 +116,7 @@ async function readBodies(em: Db, who: AuditActor, rows: Row[], cipher: PiiCiphe
   });
 }
 
-export interface SmsRecordFilter {
-  page: number;
-  perPage: number;
-  brandId?: number;
-  /** A console operator's brands; absent or null: every brand. */
-  brandIds?: number[] | null;
-  mode?: Mode;
-  matchStatus?: SmsRecordStatus;
-  deviceId?: number;
-  /** true: only records waiting for a person (the SMS half of the review queue); false: only the others. */
-  needsReview?: boolean;
-  /** Inclusive UTC dates of the server's receipt, `YYYY-MM-DD`. */
-  from?: string;
-  to?: string;
-}
+export type { SmsRecordFilter };
 
 /** Newest first; with `includeBody` the decrypted text (and an audit row for the read). */
 export async function listAdminSmsRecords(
@@ -159,29 +124,9 @@ export async function listAdminSmsRecords(
   f: SmsRecordFilter,
   opts: { includeBody: boolean; cipher: PiiCipher; who: AuditActor },
 ): Promise<{ items: AdminSmsRecord[]; total: number }> {
-  let q = fromRecords(em);
-  if (f.brandId !== undefined) q = q.where('r.brand_id', '=', f.brandId);
-  if (f.brandIds) q = q.where('r.brand_id', 'in', scopeParam(f.brandIds));
-  if (f.mode) q = q.where('r.mode', '=', f.mode);
-  if (f.matchStatus) q = q.where('r.match_status', '=', f.matchStatus);
-  if (f.deviceId !== undefined) q = q.where('r.device_id', '=', f.deviceId);
-  if (f.needsReview !== undefined) {
-    const waiting = sql<boolean>`(r.match_status = ANY(${[...smsReviewStatuses]}::text[]) AND r.resolved_at IS NULL)`;
-    q = q.where(f.needsReview ? waiting : sql<boolean>`NOT ${waiting}`);
-  }
-  // Whole UTC days, computed by the database from the date text as before.
-  if (f.from) q = q.where('r.server_received_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`);
-  if (f.to) q = q.where('r.server_received_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`);
-  const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
-  const rows = await q
-    .select(COLUMNS)
-    .orderBy('r.server_received_at', 'desc')
-    .orderBy('r.id', 'desc')
-    .limit(f.perPage)
-    .offset((f.page - 1) * f.perPage)
-    .execute();
+  const { rows, total } = await adminRecordPage(em, f);
   const items = opts.includeBody ? await readBodies(em, opts.who, rows, opts.cipher) : rows.map((r) => toRecord(r, opts.cipher, false));
-  return { items, total: Number(n) };
+  return { items, total };
 }
 
 export async function getAdminSmsRecord(
@@ -189,7 +134,7 @@ export async function getAdminSmsRecord(
   recordId: number,
   opts: { includeBody: boolean; cipher: PiiCipher; who: AuditActor },
 ): Promise<AdminSmsRecord> {
-  const row = await selectRecords(em).where('r.id', '=', recordId).executeTakeFirst();
+  const row = await adminRecordRow(em, recordId);
   if (!row) throw new AppError('SMS_RECORD_NOT_FOUND');
   return opts.includeBody ? (await readBodies(em, opts.who, [row], opts.cipher))[0]! : toRecord(row, opts.cipher, false);
 }

@@ -5,7 +5,8 @@ import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
 import { completeTransaction, correctLockedGatewayTrxId, failTransaction, getTransaction, type TransactionRecord } from '../../payments/transactions.ts';
 import { idDistance, MAX_SUGGESTED_DISTANCE } from './typo.ts';
 import { gatewaysSharingSenders, loadGatewaySmsConfigs } from './candidates.ts';
-import { sql } from 'kysely';
+import { evidenceRecord, markRejectedWith, markVerified } from './queries/records.ts';
+import { lockTransactionRow, releaseClaimOfFailed } from '../../payments/queries/transactions.ts';
 import { transaction, type Db } from '../../db.ts';
 
 /**
@@ -40,8 +41,8 @@ export function text(value: string | null | undefined, field: string, opts: { re
 async function lockOpen(tx: Db, transactionId: number, extraTrxIds: Array<string | null>, verb: string): Promise<TransactionRecord> {
   const before = await getTransaction(tx, transactionId);
   await lockGatewayTrxIds(tx, [before.gatewayTrxId, ...extraTrxIds]);
-  await tx.selectFrom('payment_intents').select('id').where('id', '=', before.intentId).forUpdate().execute();
-  await tx.selectFrom('transactions').select('id').where('id', '=', transactionId).forUpdate().execute();
+  // The intent, then the transaction, as every state change of a payment locks them.
+  await lockTransactionRow(tx, transactionId);
   const t = await getTransaction(tx, transactionId);
   if (!(OPEN_TRANSACTION_STATUSES as readonly string[]).includes(t.status)) {
     throw new AppError('INVALID_STATE', `Transaction is ${t.status}; only a pending, processing or awaiting_verification transaction can be ${verb}`);
@@ -52,12 +53,7 @@ async function lockOpen(tx: Db, transactionId: number, extraTrxIds: Array<string
 type EvidenceRow = Awaited<ReturnType<typeof readEvidence>>;
 
 async function readEvidence(tx: Db, smsRecordId: number, brandId: number, lock: boolean) {
-  const q = tx
-    .selectFrom('sms_records')
-    .select(['id', 'brand_id', 'mode', 'gateway_id', 'parsed_amount', 'parsed_trx_id', 'match_status'])
-    .where('id', '=', smsRecordId)
-    .where('brand_id', '=', brandId);
-  const row = await (lock ? q.forNoKeyUpdate() : q).executeTakeFirst();
+  const row = await evidenceRecord(tx, { id: smsRecordId, brandId, lock });
   // Another brand's record is answered like a missing one.
   if (!row) throw new AppError('SMS_RECORD_NOT_FOUND', undefined, { field: 'sms_record_id' });
   return row;
@@ -158,21 +154,7 @@ export async function verifyTransactionManually(
 
     await completeTransaction(tx, t.id, { source: 'admin', gatewayTrxId: trxId });
     if (smsRecordId !== null) {
-      await tx
-        .updateTable('sms_records')
-        .set({
-          match_status: 'matched',
-          transaction_id: t.id,
-          matched_at: sql<Date>`now()`,
-          resolution: 'verified',
-          resolved_by: actor,
-          resolved_at: sql<Date>`now()`,
-          resolution_note: note,
-          updated_at: sql<Date>`now()`,
-        })
-        .where('id', '=', smsRecordId)
-        .where('match_status', 'in', REVIEWABLE)
-        .execute();
+      await markVerified(tx, smsRecordId, { transactionId: t.id, actor, note });
     }
     return { transaction: await getTransaction(tx, t.id), smsRecordId, smsAmountAccepted, correctedFromTrxId: checked?.corrected ? t.gatewayTrxId : null, note };
   });
@@ -201,22 +183,12 @@ export async function rejectTransaction(em: Db, input: { transactionId: number; 
     const t = await lockOpen(tx, input.transactionId, [], 'rejected');
     await failTransaction(tx, t.id, { reason });
     if (t.gatewayTrxId !== null) {
-      await tx.updateTable('transactions').set({ gateway_trx_id: null, updated_at: sql<Date>`now()` }).where('id', '=', t.id).where('status', '=', 'failed').execute();
+      await releaseClaimOfFailed(tx, t.id);
     }
-    const resolved = await tx
-      .updateTable('sms_records')
-      .set({ resolution: 'rejected', resolved_by: actor, resolved_at: sql<Date>`now()`, resolution_note: reason, updated_at: sql<Date>`now()` })
-      .where('brand_id', '=', t.brandId)
-      .where('match_status', 'in', REVIEWABLE)
-      .where('resolved_at', 'is', null)
-      .where(sql<number>`cardinality(candidate_ids)`, '>', 0)
-      // Raw: array containment (`<@`) has no builder operator.
-      .where(sql<boolean>`candidate_ids <@ ${[t.id]}::bigint[]`)
-      .returning('id')
-      .execute();
+    const resolved = await markRejectedWith(tx, { brandId: t.brandId, transactionId: t.id, actor, reason });
     return {
       transaction: await getTransaction(tx, t.id),
-      resolvedSmsRecordIds: resolved.map((r) => r.id).sort((a, b) => a - b),
+      resolvedSmsRecordIds: resolved.sort((a, b) => a - b),
       releasedGatewayTrxId: t.gatewayTrxId,
     };
   });

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Mode } from '../../../../contract/vocabulary.ts';
 import type { Db } from '../../db.ts';
+import { scopeParam } from '../../brands/scope.ts';
+import { smsTimeOf } from '../matching/queries/records.ts';
 
 /** The format-change alarm's reads and writes (format-alarm.ts). */
 
@@ -80,4 +82,26 @@ export async function alarmRows(db: Db, filter: { brandId?: number; open?: boole
   if (filter.brandId !== undefined) q = q.where('a.brand_id', '=', filter.brandId);
   if (filter.open !== undefined) q = q.where('a.cleared_at', filter.open ? 'is' : 'is not', null);
   return q.execute();
+}
+
+/**
+ * Records of the window, newest first, originals only. Every sender: the sender
+ * is encrypted, so whether it is one of the gateway's official ones is decided
+ * after decryption; and a record another gateway with the same sender read
+ * first is still read by this one's templates.
+ */
+export async function recentOriginals(em: Db, days: number, limit: number, brands: number[] | null) {
+  return em
+    .selectFrom('sms_records as r')
+    .innerJoin('devices as d', 'd.id', 'r.device_id')
+    .select(['r.id', 'r.brand_id', 'r.mode', 'r.device_id', 'r.device_message_id', 'r.sender', 'r.body_encrypted', 'r.chain_state'])
+    .select(sql<Date>`COALESCE(r.sms_time, ${smsTimeOf})`.as('sms_time'))
+    .where('r.server_received_at', '>=', sql<Date>`now() - make_interval(days => ${days})`)
+    .where('r.duplicate_of_id', 'is', null)
+    // An operator limited to some brands reads only their messages.
+    .$if(brands !== null, (q) => q.where('r.brand_id', 'in', scopeParam(brands ?? [])))
+    .orderBy('r.server_received_at', 'desc')
+    .orderBy('r.id', 'desc')
+    .limit(limit + 1)
+    .execute();
 }

@@ -4,17 +4,15 @@ import { checkSenders, checkTemplates, getGateway, type GatewayView } from '../.
 import type { StoredSmsTemplate } from '../../gateways/entities.ts';
 import { getSettings } from '../../settings/service.ts';
 import { decryptSmsBody, decryptSmsSender, smsRowBinding } from '../intake/record-cipher.ts';
-import { sql } from 'kysely';
 import { transaction, type Db } from '../../db.ts';
 import { loadCandidates } from '../matching/candidates.ts';
 import { chooseMatch, type ChainState, type MatchRules } from '../matching/matcher.ts';
 import { MAX_SMS_BODY_LENGTH, normalizeParsedAmount, parseSms, type GatewayParseConfig, type ParsedSms } from './parser.ts';
 import { compileTemplate, type SmsTemplateSource } from './template.ts';
 import { expandPreset } from './presets/gateway-input.ts';
-import { smsTimeOf } from '../matching/queries/records.ts';
+import { recentOriginals } from './queries.ts';
 import { sameSender } from './senders.ts';
 import { maskPayerNumber } from '../matching/payer-number.ts';
-import { scopeParam } from '../../brands/scope.ts';
 import { recordAudit, type AuditActor } from '../../audit/service.ts';
 import { declaredPayerNumber } from '../matching/service.ts';
 
@@ -143,27 +141,6 @@ function compareParses(a: ParseView | null, b: ParseView | null): { change: Pars
   return { change: fields.length ? 'changed' : 'unchanged', fields };
 }
 
-/**
- * Records of the window, newest first, originals only. Every sender: the sender
- * is encrypted, so whether it is one of the gateway's official ones is decided
- * after decryption; and a record another gateway with the same sender read
- * first is still read by this one's templates.
- */
-async function loadRecords(em: Db, days: number, limit: number, brands: number[] | null) {
-  return em
-    .selectFrom('sms_records as r')
-    .innerJoin('devices as d', 'd.id', 'r.device_id')
-    .select(['r.id', 'r.brand_id', 'r.mode', 'r.device_id', 'r.device_message_id', 'r.sender', 'r.body_encrypted', 'r.chain_state'])
-    .select(sql<Date>`COALESCE(r.sms_time, ${smsTimeOf})`.as('sms_time'))
-    .where('r.server_received_at', '>=', sql<Date>`now() - make_interval(days => ${days})`)
-    .where('r.duplicate_of_id', 'is', null)
-    // An operator limited to some brands reads only their messages.
-    .$if(brands !== null, (q) => q.where('r.brand_id', 'in', scopeParam(brands ?? [])))
-    .orderBy('r.server_received_at', 'desc')
-    .orderBy('r.id', 'desc')
-    .limit(limit + 1)
-    .execute();
-}
 
 /** The transaction the pure matcher would complete with `p`, or null. Reads candidates, writes nothing. */
 async function wouldComplete(
@@ -257,7 +234,7 @@ export async function evaluateConfigs(
   const settings = await getSettings(em);
   const rules: MatchRules = { windowMinutes: settings.match_window_minutes, graceSeconds: settings.match_clock_grace_seconds, reviewAbove: gateway.reviewAbove };
 
-  const rows = await loadRecords(em, days, limit, opts.brands ?? null);
+  const rows = await recentOriginals(em, days, limit, opts.brands ?? null);
   const truncated = rows.length > limit;
   const counts = { evaluated: 0, unchanged: 0, newly_parsed: 0, stops_parsing: 0, changed: 0 };
   const messages: MessageEvaluation[] = [];

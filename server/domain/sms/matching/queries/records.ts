@@ -343,3 +343,48 @@ export async function recordThatProved(db: Db, transactionId: number): Promise<n
   const row = await db.selectFrom('sms_records').select('id').where('transaction_id', '=', transactionId).where('match_status', '=', 'matched').executeTakeFirst();
   return row?.id;
 }
+
+/** A record of the brand as a person's verification reads it; `lock` holds it (NO KEY UPDATE) to the end of the transaction. */
+export async function evidenceRecord(db: Db, q: { id: number; brandId: number; lock: boolean }) {
+  const sel = db
+    .selectFrom('sms_records')
+    .select(['id', 'brand_id', 'mode', 'gateway_id', 'parsed_amount', 'parsed_trx_id', 'match_status'])
+    .where('id', '=', q.id)
+    .where('brand_id', '=', q.brandId);
+  return (q.lock ? sel.forNoKeyUpdate() : sel).executeTakeFirst();
+}
+
+/** A record waiting for review, matched to the transaction by a person's verification. */
+export async function markVerified(tx: Db, id: number, q: { transactionId: number; actor: string; note: string | null }): Promise<void> {
+  await tx
+    .updateTable('sms_records')
+    .set({
+      match_status: 'matched',
+      transaction_id: q.transactionId,
+      matched_at: sql<Date>`now()`,
+      resolution: 'verified',
+      resolved_by: q.actor,
+      resolved_at: sql<Date>`now()`,
+      resolution_note: q.note,
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', id)
+    .where('match_status', 'in', [...smsReviewStatuses])
+    .execute();
+}
+
+/** The brand's unresolved records waiting for review whose only candidate is the transaction, resolved `rejected`; their ids. */
+export async function markRejectedWith(tx: Db, q: { brandId: number; transactionId: number; actor: string; reason: string }): Promise<number[]> {
+  const rows = await tx
+    .updateTable('sms_records')
+    .set({ resolution: 'rejected', resolved_by: q.actor, resolved_at: sql<Date>`now()`, resolution_note: q.reason, updated_at: sql<Date>`now()` })
+    .where('brand_id', '=', q.brandId)
+    .where('match_status', 'in', [...smsReviewStatuses])
+    .where('resolved_at', 'is', null)
+    .where(sql<number>`cardinality(candidate_ids)`, '>', 0)
+    // Raw: array containment (`<@`) has no builder operator.
+    .where(sql<boolean>`candidate_ids <@ ${[q.transactionId]}::bigint[]`)
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
