@@ -1063,11 +1063,15 @@ export interface PaymentLinksResource<O = RequestOptions> {
   /**
    * Get a payment link
    *
+   * One payment link of the calling brand and mode by its `plink_...` id, active or deactivated. `PAYMENT_LINK_NOT_FOUND` for an unknown id, another brand's link or a link of the other mode.
+   *
    * `GET /api/v1/payment-links/:id`
    */
   retrieve(id: string | number, options?: O): Promise<WithResponse<PaymentLink>>;
   /**
    * Get a payment link
+   *
+   * One payment link of the calling brand and mode by its `plink_...` id, active or deactivated. `PAYMENT_LINK_NOT_FOUND` for an unknown id, another brand's link or a link of the other mode.
    *
    * `GET /api/v1/payment-links/:id`
    *
@@ -1104,11 +1108,15 @@ export interface WebhookEndpointsResource<O = RequestOptions> {
   /**
    * One webhook endpoint
    *
+   * One endpoint of the calling brand and mode with its health (consecutive failures, automatic disabling). The signing secret is never shown again after creation or rotation.
+   *
    * `GET /api/v1/webhooks/endpoints/:id`
    */
   retrieve(id: string | number, options?: O): Promise<WithResponse<WebhookEndpoint>>;
   /**
    * One webhook endpoint
+   *
+   * One endpoint of the calling brand and mode with its health (consecutive failures, automatic disabling). The signing secret is never shown again after creation or rotation.
    *
    * `GET /api/v1/webhooks/endpoints/:id`
    *
@@ -1177,10 +1185,8 @@ export interface EventsResource<O = RequestOptions> {
 export interface MerchantErrorCodes {
   /** `GET /api/v1/brand` */
   'brand.retrieve': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1199,10 +1205,8 @@ export interface MerchantErrorCodes {
   };
   /** `GET /api/v1/payments` */
   'payments.list': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1221,11 +1225,9 @@ export interface MerchantErrorCodes {
   };
   /** `GET /api/v1/payments/:payment_id` */
   'payments.retrieve': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
     404: "PAYMENT_NOT_FOUND";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1245,53 +1247,43 @@ export interface MerchantErrorCodes {
   };
   /** `GET /api/v1/refunds` */
   'refunds.list': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
   /** `GET /api/v1/refunds/:trx_id` */
   'refunds.retrieve': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
     404: "PAYMENT_NOT_FOUND" | "REFUND_NOT_FOUND";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
   /** `GET /api/v1/customers` */
   'customers.list': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
   /** `GET /api/v1/customers/:identifier` */
   'customers.retrieve': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
     404: "CUSTOMER_NOT_FOUND";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
   /** `GET /api/v1/webhooks/endpoint` */
   'webhooks.getEndpoint': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
     404: "WEBHOOK_ENDPOINT_NOT_FOUND";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1320,10 +1312,8 @@ export interface MerchantErrorCodes {
   };
   /** `GET /api/v1/webhooks/deliveries` */
   'webhookDeliveries.list': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1342,11 +1332,9 @@ export interface MerchantErrorCodes {
   };
   /** `GET /api/v1/webhooks/deliveries/:id` */
   'webhookDeliveries.retrieve': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
     404: "DELIVERY_NOT_FOUND";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1364,42 +1352,34 @@ export interface MerchantErrorCodes {
   };
   /** `GET /api/v1/payment-links` */
   'paymentLinks.list': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
   /** `GET /api/v1/payment-links/:id` */
   'paymentLinks.retrieve': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
     404: "PAYMENT_LINK_NOT_FOUND";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
   /** `POST /api/v1/payment-links/:id/deactivate` */
   'paymentLinks.deactivate': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
     404: "PAYMENT_LINK_NOT_FOUND";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
   /** `GET /api/v1/webhooks/endpoints` */
   'webhookEndpoints.list': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1418,11 +1398,9 @@ export interface MerchantErrorCodes {
   };
   /** `GET /api/v1/webhooks/endpoints/:id` */
   'webhookEndpoints.retrieve': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
     404: "WEBHOOK_ENDPOINT_NOT_FOUND";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1475,10 +1453,8 @@ export interface MerchantErrorCodes {
   };
   /** `GET /api/v1/events` */
   'events.list': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
