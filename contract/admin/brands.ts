@@ -94,7 +94,7 @@ export const adminBrandsContract = c.router(
       method: 'GET',
       path: '/brands',
       summary: 'List brands',
-      description: 'Oldest first.',
+      description: 'The brands the caller may see (an operator limited to some brands sees only those), oldest first.',
       query: z.strictObject({ ...pageQuerySchema.shape, status: z.enum(brandStatuses).optional().describe('Only brands in this status.') }),
       responses: { 200: okList(adminBrandSchema, pageMetaWithPagesSchema) },
       metadata: adminMeta('Brands'),
