@@ -70,6 +70,8 @@ const byName: Array<[RegExp, string[]]> = [
   [/phone|sender_number|msisdn/, ['+8801712345678']],
   [/idempotency/i, ['order-1001']],
   [/cancel_url/, ['https://merchant.example.com/cart']],
+  // The service's own hosted page for the example payment id (server/domain/payments/intents.ts).
+  [/checkout_url/, ['https://pay.example.com/checkout/3f2b8c1e-6a4d-4e7b-9c2a-1d5e8f7a6b30']],
   [/url$/, ['https://merchant.example.com/orders/1001']],
   [/reference/, ['ORDER-1001']],
   [/^name$|_name$/, ['Rahim Uddin']],
