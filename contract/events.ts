@@ -17,11 +17,11 @@ export const webhookEventNameSchema = z.enum(webhookEventNames).describe('Webhoo
 /** Data of `payment.*` events: the payment as `GET /api/v1/payments/{payment_id}` shows it. */
 export const paymentEventDataSchema = z
   .looseObject({
-    payment_id: uuidSchema.describe('The payment intent id (`payment_id` of `POST /api/v1/payments`).'),
-    transaction_id: z.number().int().nullable().optional().describe('Internal transaction id, or null when the intent never got a transaction.'),
-    trx_id: z.string().nullable().describe('Service transaction reference; null only for an intent that expired before a transaction existed.'),
-    gateway_trx_id: z.string().nullable().optional().describe("The gateway's transaction reference, when known."),
-    amount: amountSchema.describe('Amount of the payment, decimal string with two places.'),
+    payment_id: uuidSchema.describe("The payment's public id (`payment_id` of `POST /api/v1/payments`): match the event to your order by it."),
+    transaction_id: z.number().int().nullable().optional().describe("Numeric id of the payment's latest transaction, or null when the payment never got one (`object` is then `payment_intent`)."),
+    trx_id: z.string().nullable().describe("The service's reference of that transaction (what the customer saw; refund by it); null only for a payment that ended before a transaction existed."),
+    gateway_trx_id: z.string().nullable().optional().describe("The gateway's (wallet's) reference for the money sent, when known: reconcile with the gateway's statement by it."),
+    amount: amountSchema.describe("Amount charged on the gateway, in its currency, when a transaction exists; else the amount asked for (`requested_amount`). Decimal string with two places."),
     currency: currencySchema,
     fee: amountSchema.nullable().optional().describe('Fee charged, when a transaction exists.'),
     status: z.string().describe('Status of the payment after the change (`completed`, `failed`, `expired`, `canceled`).'),

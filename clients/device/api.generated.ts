@@ -390,30 +390,24 @@ export interface DeviceErrorCodes {
   };
   /** `GET /api/mobile/v1/dashboard` */
   'dashboard.retrieve': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
   /** `GET /api/mobile/v1/config/filter-rules` */
   'filterRules.retrieve': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
   /** `GET /api/mobile/v1/notifications` */
   'notifications.listUnread': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -430,10 +424,8 @@ export interface DeviceErrorCodes {
   };
   /** `GET /api/mobile/v1/sms/queues` */
   'smsQueue.lease': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -462,10 +454,8 @@ export interface DeviceErrorCodes {
   };
   /** `GET /api/mobile/v1/commands` */
   'commands.list': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";

@@ -20,7 +20,7 @@ export interface Brand {
 }
 
 export interface PaymentCreated {
-  /** The payment id: use it with `GET /api/v1/payments/{payment_id}`. */
+  /** The payment's public id (UUID) from `POST /api/v1/payments`, also carried to your `success_url`. The one id to store on your order and to look the payment up, cancel or refund it with; it never changes, whatever happens to its transactions. */
   payment_id: string;
   /** Hosted checkout page to send the customer to. */
   checkout_url: string;
@@ -64,46 +64,47 @@ export interface CreatePaymentRequest {
   cancel_url?: string | undefined;
 }
 
-export interface PaymentListItem {
-  /** `transaction` when a transaction exists for the intent (its latest is shown), else `payment_intent`. */
-  object: "transaction" | "payment_intent";
+export interface PaymentListItemTransaction {
+  /** `transaction`: the customer started paying; this object shows the latest transaction of the payment. Tells the two forms apart. */
+  object: "transaction";
   metadata: Record<string, unknown>;
-  /** Payment method of the gateway. */
+  /** Payment method of that gateway (for example `send_money`). */
   method: string | null;
-  /** Transaction record id (intent record id in the intent form). */
+  /** Same value as `transaction_id` in this form (the record id of what the object shows). Prefer `transaction_id`, whose meaning does not depend on `object`. */
   id: number;
   /** ISO 8601 UTC timestamp. */
   created_at: string;
-  /** Amount charged on the gateway (after currency conversion); the intent amount in the intent form. */
+  /** Amount charged on the gateway, in the gateway's `currency` (converted from `requested_amount` when the currencies differ), without `fee`. */
   amount: string;
-  /** ISO 4217 currency code. */
+  /** Currency of `amount`. */
   currency: string;
-  /** Your own reference. */
+  /** Your own reference (order number), as you gave it. */
   reference: string | null;
   /** When the payment link expires. */
   expires_at: string;
   /** True for a live-mode object, false for a test-mode one (created with a `sk_test_` key, paid on the sandbox or verified by a test device). */
   livemode: boolean;
-  /** UUID. */
+  /** The payment's public id (UUID) from `POST /api/v1/payments`, also carried to your `success_url`. The one id to store on your order and to look the payment up, cancel or refund it with; it never changes, whatever happens to its transactions. */
   payment_id: string;
-  /** Transaction status, or `pending`/`expired` in the intent form; `canceled` once you canceled the payment. */
+  /** Status of the latest transaction; `canceled` once you canceled the payment. */
   status: "pending" | "processing" | "awaiting_verification" | "completed" | "failed" | "expired" | "canceled";
-  /** Gateway code. */
+  /** Code of the gateway the customer chose. */
   gateway: string | null;
-  /** ISO 4217 currency code. */
+  /** The amount you asked for when creating the payment, in `requested_currency`. It never changes. */
+  requested_amount: string;
+  /** The currency you asked for when creating the payment. */
   requested_currency: string;
-  /** Transaction record id, or null in the intent form. */
-  transaction_id: number | null;
-  /** Service transaction reference. */
+  /** Numeric id of the payment's latest transaction; refunds (`transaction_id`) and webhook deliveries name the transaction by it. Changes when the customer retries after a failure. */
+  transaction_id: number;
+  /** The service's reference of the latest transaction (for example `TRX9F8E7D6C5B4A3921`): shown to the customer on the checkout page, named in refunds (`trx_id`) and `payment.*` events. Quote it in support; a payment that is retried after a failure gets a new one. */
   trx_id: string | null;
-  /** The gateway's transaction reference, once known. */
+  /** The reference the gateway gave the customer for the money sent (the TrxID of the wallet's confirmation SMS, entered by the customer on manual gateways); null until known. Use it to reconcile with the gateway's statement. */
   gateway_trx_id: string | null;
   /** Gateway fee on `amount`. */
   fee: string | null;
-  /** The intent amount, in the intent currency. */
-  requested_amount: string;
-  /** Gateway currency units per intent currency unit used for the conversion, or null. */
+  /** Gateway currency units per requested currency unit used for the conversion, or null without one. */
   exchange_rate: string | null;
+  /** Why the transaction failed, or null. */
   failure_reason: string | null;
   completed_at: string | null;
   /** The customer with masked email and phone (as the customer list shows it), or null. */
@@ -113,6 +114,54 @@ export interface PaymentListItem {
     phone_masked: string | null;
   } | null;
 }
+
+export interface PaymentListItemIntent {
+  /** `payment_intent`: nobody started paying yet, so no transaction exists and every transaction field is null. Tells the two forms apart. */
+  object: "payment_intent";
+  metadata: Record<string, unknown>;
+  method: null;
+  /** The numeric record id of the payment intent (not a transaction id). Refer to the payment by `payment_id` instead. */
+  id: number;
+  /** ISO 8601 UTC timestamp. */
+  created_at: string;
+  /** The amount asked for, the same as `requested_amount` (nothing is converted or charged yet). */
+  amount: string;
+  /** Currency of `amount`. */
+  currency: string;
+  /** Your own reference (order number), as you gave it. */
+  reference: string | null;
+  /** When the payment link expires. */
+  expires_at: string;
+  /** True for a live-mode object, false for a test-mode one (created with a `sk_test_` key, paid on the sandbox or verified by a test device). */
+  livemode: boolean;
+  /** The payment's public id (UUID) from `POST /api/v1/payments`, also carried to your `success_url`. The one id to store on your order and to look the payment up, cancel or refund it with; it never changes, whatever happens to its transactions. */
+  payment_id: string;
+  /** `pending` (payable), `expired`, or `canceled` by you. */
+  status: "pending" | "expired" | "canceled";
+  gateway: null;
+  /** The amount you asked for when creating the payment, in `requested_currency`. It never changes. */
+  requested_amount: string;
+  /** The currency you asked for when creating the payment. */
+  requested_currency: string;
+  /** Null: no transaction exists yet. */
+  transaction_id: null;
+  /** Null: no transaction exists yet. */
+  trx_id: null;
+  /** Null: no transaction exists yet. */
+  gateway_trx_id: null;
+  fee: null;
+  exchange_rate: null;
+  failure_reason: null;
+  completed_at: null;
+  /** The customer with masked email and phone (as the customer list shows it), or null. */
+  customer: {
+    name: string | null;
+    email_masked: string | null;
+    phone_masked: string | null;
+  } | null;
+}
+
+export type PaymentListItem = PaymentListItemTransaction | PaymentListItemIntent;
 
 export interface PageMetaWithPages {
   page: number;
@@ -138,43 +187,19 @@ export interface PaymentsListParams {
   per_page?: string | number | undefined;
 }
 
-export interface Payment {
-  /** `transaction` when a transaction exists for the intent (its latest is shown), else `payment_intent`. */
-  object: "transaction" | "payment_intent";
-  /** Transaction record id (intent record id in the intent form). */
-  id: number;
-  /** UUID. */
+export interface PaymentTransaction {
+  /** The payment's public id (UUID) from `POST /api/v1/payments`, also carried to your `success_url`. The one id to store on your order and to look the payment up, cancel or refund it with; it never changes, whatever happens to its transactions. */
   payment_id: string;
-  /** Transaction record id, or null in the intent form. */
-  transaction_id: number | null;
-  /** Service transaction reference. */
-  trx_id: string | null;
-  /** The gateway's transaction reference, once known. */
-  gateway_trx_id: string | null;
-  /** Amount charged on the gateway (after currency conversion); the intent amount in the intent form. */
-  amount: string;
-  /** ISO 4217 currency code. */
+  /** Currency of `amount`. */
   currency: string;
-  /** Gateway fee on `amount`. */
-  fee: string | null;
-  /** Transaction status, or `pending`/`expired` in the intent form; `canceled` once you canceled the payment. */
-  status: "pending" | "processing" | "awaiting_verification" | "completed" | "failed" | "expired" | "canceled";
-  /** Gateway code. */
-  gateway: string | null;
-  /** Payment method of the gateway. */
-  method: string | null;
-  /** Your own reference. */
+  /** Your own reference (order number), as you gave it. */
   reference: string | null;
-  /** The intent amount, in the intent currency. */
+  /** The amount you asked for when creating the payment, in `requested_currency`. It never changes. */
   requested_amount: string;
-  /** ISO 4217 currency code. */
+  /** The currency you asked for when creating the payment. */
   requested_currency: string;
-  /** Gateway currency units per intent currency unit used for the conversion, or null. */
-  exchange_rate: string | null;
-  failure_reason: string | null;
   /** ISO 8601 UTC timestamp. */
   created_at: string;
-  completed_at: string | null;
   /** When the payment link expires. */
   expires_at: string;
   /** The customer (personal data in clear), or null. */
@@ -185,17 +210,90 @@ export interface Payment {
   metadata: Record<string, unknown>;
   /** True for a live-mode object, false for a test-mode one (created with a `sk_test_` key, paid on the sandbox or verified by a test device). */
   livemode: boolean;
+  /** `transaction`: the customer started paying; this object shows the latest transaction of the payment. Tells the two forms apart. */
+  object: "transaction";
+  /** Same value as `transaction_id` in this form (the record id of what the object shows). Prefer `transaction_id`, whose meaning does not depend on `object`. */
+  id: number;
+  /** Numeric id of the payment's latest transaction; refunds (`transaction_id`) and webhook deliveries name the transaction by it. Changes when the customer retries after a failure. */
+  transaction_id: number;
+  /** The service's reference of the latest transaction (for example `TRX9F8E7D6C5B4A3921`): shown to the customer on the checkout page, named in refunds (`trx_id`) and `payment.*` events. Quote it in support; a payment that is retried after a failure gets a new one. */
+  trx_id: string | null;
+  /** The reference the gateway gave the customer for the money sent (the TrxID of the wallet's confirmation SMS, entered by the customer on manual gateways); null until known. Use it to reconcile with the gateway's statement. */
+  gateway_trx_id: string | null;
+  /** Amount charged on the gateway, in the gateway's `currency` (converted from `requested_amount` when the currencies differ), without `fee`. */
+  amount: string;
+  /** Gateway fee on `amount`. */
+  fee: string | null;
+  /** Status of the latest transaction; `canceled` once you canceled the payment. */
+  status: "pending" | "processing" | "awaiting_verification" | "completed" | "failed" | "expired" | "canceled";
+  /** Code of the gateway the customer chose. */
+  gateway: string | null;
+  /** Payment method of that gateway (for example `send_money`). */
+  method: string | null;
+  /** Gateway currency units per requested currency unit used for the conversion, or null without one. */
+  exchange_rate: string | null;
+  /** Why the transaction failed, or null. */
+  failure_reason: string | null;
+  completed_at: string | null;
 }
+
+export interface PaymentIntent {
+  /** The payment's public id (UUID) from `POST /api/v1/payments`, also carried to your `success_url`. The one id to store on your order and to look the payment up, cancel or refund it with; it never changes, whatever happens to its transactions. */
+  payment_id: string;
+  /** Currency of `amount`. */
+  currency: string;
+  /** Your own reference (order number), as you gave it. */
+  reference: string | null;
+  /** The amount you asked for when creating the payment, in `requested_currency`. It never changes. */
+  requested_amount: string;
+  /** The currency you asked for when creating the payment. */
+  requested_currency: string;
+  /** ISO 8601 UTC timestamp. */
+  created_at: string;
+  /** When the payment link expires. */
+  expires_at: string;
+  /** The customer (personal data in clear), or null. */
+  customer: {
+    name: string | null;
+    email: string | null;
+  } | null;
+  metadata: Record<string, unknown>;
+  /** True for a live-mode object, false for a test-mode one (created with a `sk_test_` key, paid on the sandbox or verified by a test device). */
+  livemode: boolean;
+  /** `payment_intent`: nobody started paying yet, so no transaction exists and every transaction field is null. Tells the two forms apart. */
+  object: "payment_intent";
+  /** The numeric record id of the payment intent (not a transaction id). Refer to the payment by `payment_id` instead. */
+  id: number;
+  /** Null: no transaction exists yet. */
+  transaction_id: null;
+  /** Null: no transaction exists yet. */
+  trx_id: null;
+  /** Null: no transaction exists yet. */
+  gateway_trx_id: null;
+  /** The amount asked for, the same as `requested_amount` (nothing is converted or charged yet). */
+  amount: string;
+  fee: null;
+  /** `pending` (payable), `expired`, or `canceled` by you. */
+  status: "pending" | "expired" | "canceled";
+  gateway: null;
+  method: null;
+  exchange_rate: null;
+  failure_reason: null;
+  completed_at: null;
+}
+
+export type Payment = PaymentTransaction | PaymentIntent;
 
 export interface PaymentsCancelParams {
   [x: string]: never;
 }
 
 export interface Refund {
+  /** Numeric id of the refund. */
   id: number;
-  /** UUID. */
+  /** The refund's public id (UUID). */
   uuid: string;
-  /** Internal id of the refunded transaction. */
+  /** Numeric id of the refunded transaction: the `transaction_id` of the payment lookup. */
   transaction_id: number;
   /** Service reference of the refunded transaction. */
   trx_id: string;
@@ -1063,11 +1161,15 @@ export interface PaymentLinksResource<O = RequestOptions> {
   /**
    * Get a payment link
    *
+   * One payment link of the calling brand and mode by its `plink_...` id, active or deactivated. `PAYMENT_LINK_NOT_FOUND` for an unknown id, another brand's link or a link of the other mode.
+   *
    * `GET /api/v1/payment-links/:id`
    */
   retrieve(id: string | number, options?: O): Promise<WithResponse<PaymentLink>>;
   /**
    * Get a payment link
+   *
+   * One payment link of the calling brand and mode by its `plink_...` id, active or deactivated. `PAYMENT_LINK_NOT_FOUND` for an unknown id, another brand's link or a link of the other mode.
    *
    * `GET /api/v1/payment-links/:id`
    *
@@ -1104,11 +1206,15 @@ export interface WebhookEndpointsResource<O = RequestOptions> {
   /**
    * One webhook endpoint
    *
+   * One endpoint of the calling brand and mode with its health (consecutive failures, automatic disabling). The signing secret is never shown again after creation or rotation.
+   *
    * `GET /api/v1/webhooks/endpoints/:id`
    */
   retrieve(id: string | number, options?: O): Promise<WithResponse<WebhookEndpoint>>;
   /**
    * One webhook endpoint
+   *
+   * One endpoint of the calling brand and mode with its health (consecutive failures, automatic disabling). The signing secret is never shown again after creation or rotation.
    *
    * `GET /api/v1/webhooks/endpoints/:id`
    *
@@ -1177,10 +1283,8 @@ export interface EventsResource<O = RequestOptions> {
 export interface MerchantErrorCodes {
   /** `GET /api/v1/brand` */
   'brand.retrieve': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1199,10 +1303,8 @@ export interface MerchantErrorCodes {
   };
   /** `GET /api/v1/payments` */
   'payments.list': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1221,11 +1323,9 @@ export interface MerchantErrorCodes {
   };
   /** `GET /api/v1/payments/:payment_id` */
   'payments.retrieve': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
     404: "PAYMENT_NOT_FOUND";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1245,53 +1345,43 @@ export interface MerchantErrorCodes {
   };
   /** `GET /api/v1/refunds` */
   'refunds.list': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
   /** `GET /api/v1/refunds/:trx_id` */
   'refunds.retrieve': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
     404: "PAYMENT_NOT_FOUND" | "REFUND_NOT_FOUND";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
   /** `GET /api/v1/customers` */
   'customers.list': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
   /** `GET /api/v1/customers/:identifier` */
   'customers.retrieve': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
     404: "CUSTOMER_NOT_FOUND";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
   /** `GET /api/v1/webhooks/endpoint` */
   'webhooks.getEndpoint': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
     404: "WEBHOOK_ENDPOINT_NOT_FOUND";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1320,10 +1410,8 @@ export interface MerchantErrorCodes {
   };
   /** `GET /api/v1/webhooks/deliveries` */
   'webhookDeliveries.list': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1342,11 +1430,9 @@ export interface MerchantErrorCodes {
   };
   /** `GET /api/v1/webhooks/deliveries/:id` */
   'webhookDeliveries.retrieve': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
     404: "DELIVERY_NOT_FOUND";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1364,42 +1450,34 @@ export interface MerchantErrorCodes {
   };
   /** `GET /api/v1/payment-links` */
   'paymentLinks.list': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
   /** `GET /api/v1/payment-links/:id` */
   'paymentLinks.retrieve': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
     404: "PAYMENT_LINK_NOT_FOUND";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
   /** `POST /api/v1/payment-links/:id/deactivate` */
   'paymentLinks.deactivate': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
     404: "PAYMENT_LINK_NOT_FOUND";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
   /** `GET /api/v1/webhooks/endpoints` */
   'webhookEndpoints.list': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1418,11 +1496,9 @@ export interface MerchantErrorCodes {
   };
   /** `GET /api/v1/webhooks/endpoints/:id` */
   'webhookEndpoints.retrieve': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
     404: "WEBHOOK_ENDPOINT_NOT_FOUND";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1475,10 +1551,8 @@ export interface MerchantErrorCodes {
   };
   /** `GET /api/v1/events` */
   'events.list': {
-    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
-    413: "PAYLOAD_TOO_LARGE";
-    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";

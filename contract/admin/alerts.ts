@@ -50,6 +50,7 @@ export const adminAlertsContract = c.router(
       method: 'GET',
       path: '/brands/:brand_id/alert-settings',
       summary: "A brand's alert switches",
+      description: 'The alert types switched off for the brand (an empty list: every alert is raised).',
       pathParams: brandPath,
       responses: { 200: ok(adminAlertSettingsSchema) },
       metadata: adminMeta('Alerts', ['BRAND_NOT_FOUND']),

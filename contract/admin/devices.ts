@@ -69,6 +69,7 @@ export const adminDevicesContract = c.router(
       method: 'GET',
       path: '/devices/:device_id',
       summary: 'Get a device',
+      description: 'One paired device with its presence (last heartbeat, offline since), battery and network, app version, and its revocation if revoked.',
       pathParams: devicePath,
       responses: { 200: ok(adminDeviceSchema) },
       metadata: adminMeta('Devices', ['DEVICE_NOT_FOUND']),

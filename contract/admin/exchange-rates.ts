@@ -46,6 +46,7 @@ export const adminExchangeRatesContract = c.router(
       method: 'GET',
       path: '/exchange-rates',
       summary: 'List exchange rates',
+      description: 'Every configured rate, ordered by base then quote currency. A conversion uses the direct pair, else the inverse of the opposite pair.',
       responses: { 200: ok(z.array(exchangeRateSchema)) },
       metadata: adminMeta('Exchange rates'),
     },

@@ -288,6 +288,7 @@ export const adminGatewaysContract = c.router(
       method: 'GET',
       path: '/gateways/:code',
       summary: 'Get a gateway',
+      description: 'One gateway by its code, enabled or not, with its limits, fees, currencies, receiving account, SMS senders and templates.',
       pathParams: codePath,
       responses: { 200: ok(adminGatewaySchema) },
       metadata: adminMeta('Gateways', ['GATEWAY_NOT_FOUND']),

@@ -28,6 +28,7 @@ export const adminOperatorsContract = c.router(
       method: 'GET',
       path: '/operators',
       summary: 'List console operators',
+      description: 'Every console operator, oldest first, with role, brands and two-factor state. Never a password or TOTP secret.',
       responses: { 200: ok(z.array(operatorSchema)) },
       metadata: adminMeta('Operators'),
     },

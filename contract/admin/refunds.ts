@@ -35,6 +35,7 @@ export const adminRefundsContract = c.router(
       method: 'GET',
       path: '/refunds/:refund_id',
       summary: 'Get a refund',
+      description: 'One refund of any brand by its numeric id, with its brand, mode and the transaction it refunds (`transaction_id`, `trx_id`).',
       pathParams: refundPath,
       responses: { 200: ok(adminRefundSchema) },
       metadata: adminMeta('Refunds', ['REFUND_NOT_FOUND']),

@@ -111,6 +111,7 @@ export const adminSmsRecordsContract = c.router(
       method: 'GET',
       path: '/sms-records/:sms_record_id',
       summary: 'Get a forwarded SMS data record',
+      description: 'One forwarded SMS with its parse, confidence, candidate transactions and match status; the SMS text only with `include=body`.',
       pathParams: z.object({ sms_record_id: idParam('SMS record') }),
       query: z.strictObject({ include: includeBody }),
       responses: { 200: ok(adminSmsRecordSchema) },

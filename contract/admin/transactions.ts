@@ -163,6 +163,7 @@ export const adminTransactionsContract = c.router(
       method: 'GET',
       path: '/transactions/:transaction_id',
       summary: 'Get a transaction with its SMS evidence',
+      description: 'One transaction of any brand by its numeric id (`transaction_id`), with the forwarded SMS that matched it or list it as a candidate (no SMS text), for manual verification.',
       pathParams: txPath,
       responses: { 200: ok(adminTransactionDetailSchema) },
       metadata: adminMeta('Transactions', ['TRANSACTION_NOT_FOUND']),

@@ -73,6 +73,7 @@ export const adminWebhookDeliveriesContract = c.router(
       method: 'GET',
       path: '/webhook-deliveries/:delivery_id',
       summary: 'Get a delivery with every attempt',
+      description: 'One delivery with its payload and `attempt_log`: every attempt made, oldest first.',
       pathParams: deliveryPath,
       responses: { 200: ok(adminDeliveryDetailSchema) },
       metadata: adminMeta('Webhook deliveries', ['DELIVERY_NOT_FOUND']),

@@ -1,4 +1,4 @@
-import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
+import { isAppRoute, isAppRouteNoBody, type AppRoute, type AppRouter, type ContractNoBodyType } from '@ts-rest/core';
 import { z } from 'zod';
 import { errorRegistry, type ErrorCode } from './errors.ts';
 import { errorEnvelopeSchema } from './envelope.ts';
@@ -22,9 +22,24 @@ type CodesWithStatus<C extends ErrorCode, S> = C extends ErrorCode ? (StatusOf<C
 /**
  * Codes every JSON route under `/api` can answer whatever it does: the body
  * parser runs before routing (malformed, too large, not JSON, unreadable), and
- * anything unexpected or a database outage.
+ * anything unexpected or a database outage. The body codes apply only to a
+ * route that takes a body: the server does not read one on any other
+ * (server/http/body.ts), so a GET never answers 413 or 415.
  */
 export const apiSurfaceCodes = ['VALIDATION_ERROR', 'MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
+/** The surface codes only a route that reads a request body can answer. */
+export const bodyCodes = ['MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const satisfies readonly ErrorCode[];
+type BodyCode = (typeof bodyCodes)[number];
+const bodyCodeSet = new Set<ErrorCode>(bodyCodes);
+
+/** Whether a route takes a request body: GET routes have none, and `c.noBody()` says so explicitly. */
+export function routeTakesBody(route: AppRoute): boolean {
+  const body = 'body' in route ? (route as { body?: unknown }).body : undefined;
+  return body !== undefined && body !== null && !isAppRouteNoBody(body as never);
+}
+type TakesBody<T> = T extends { body: infer B } ? ([B] extends [ContractNoBodyType] ? false : true) : false;
+/** A route's surface codes: without the body codes when it takes no body. */
+type SurfaceCodes<T, Base extends ErrorCode> = TakesBody<T> extends true ? Base : Exclude<Base, BodyCode>;
 /** The probes outside `/api` read no body; readiness answers its own 503. */
 export const probeSurfaceCodes = ['INTERNAL_ERROR'] as const;
 
@@ -62,9 +77,9 @@ type DeclaredCodes<M> = M extends { errors: readonly (infer C)[] } ? Extract<C, 
 export type RouteErrorCodes<M, Base extends ErrorCode, Method = string> = Base | AuthCodes<M, Method> | LimitCodes<M> | DeclaredCodes<M>;
 
 /** The codes of a route, in the order they are listed (surface, credential, limit, its own). */
-export function routeErrorCodes(meta: RouteMeta | undefined, base: readonly ErrorCode[], method = 'GET'): ErrorCode[] {
+export function routeErrorCodes(meta: RouteMeta | undefined, base: readonly ErrorCode[], method = 'GET', takesBody = true): ErrorCode[] {
   const m = meta ?? { auth: 'none' };
-  const codes: ErrorCode[] = [...base];
+  const codes: ErrorCode[] = base.filter((c) => takesBody || !bodyCodeSet.has(c));
   if (authenticated.has(m.auth)) codes.push('UNAUTHORIZED');
   if (m.auth === 'admin' && m.permission !== undefined) codes.push('FORBIDDEN');
   if (sessionCredential.has(m.auth) && !safeMethods.has(method.toUpperCase())) codes.push('CSRF_TOKEN_INVALID');
@@ -117,7 +132,8 @@ type Simplify<T> = { [K in keyof T]: T[K] } & {};
 type RouteWithErrors<T extends AppRoute, Base extends ErrorCode> = Simplify<
   Omit<T, 'responses'> & {
     responses: Simplify<
-      Omit<T['responses'], StatusOf<RouteErrorCodes<T['metadata'], Base, T['method']>>> & ErrorResponses<RouteErrorCodes<T['metadata'], Base, T['method']>>
+      Omit<T['responses'], StatusOf<RouteErrorCodes<T['metadata'], SurfaceCodes<T, Base>, T['method']>>> &
+        ErrorResponses<RouteErrorCodes<T['metadata'], SurfaceCodes<T, Base>, T['method']>>
     >;
   }
 >;
@@ -135,7 +151,7 @@ export type WithErrorResponses<R, Base extends ErrorCode> = {
 export function withErrorResponses<R extends AppRouter, const Base extends readonly ErrorCode[]>(router: R, base: Base): WithErrorResponses<R, Base[number]> {
   const walk = (node: AppRouter | AppRoute, name: string): unknown => {
     if (!isAppRoute(node)) return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v, name ? `${name}.${k}` : k)]));
-    const codes = routeErrorCodes(node.metadata as RouteMeta | undefined, base, node.method);
+    const codes = routeErrorCodes(node.metadata as RouteMeta | undefined, base, node.method, routeTakesBody(node));
     const byStatus = new Map<number, ErrorCode[]>();
     for (const code of codes) {
       const status = errorRegistry[code].status;

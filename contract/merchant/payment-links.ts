@@ -82,6 +82,7 @@ export const paymentLinksContract = c.router(
       method: 'GET',
       path: '/payment-links/:id',
       summary: 'Get a payment link',
+      description: "One payment link of the calling brand and mode by its `plink_...` id, active or deactivated. `PAYMENT_LINK_NOT_FOUND` for an unknown id, another brand's link or a link of the other mode.",
       pathParams: z.object({ id: z.string().describe('Payment link id (`plink_...`).') }),
       responses: { 200: ok(paymentLinkSchema) },
       metadata: meta({ auth: 'merchant', tag: 'Payment links', errors: ['PAYMENT_LINK_NOT_FOUND'] }),

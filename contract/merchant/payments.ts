@@ -74,10 +74,20 @@ export const createPaymentBodySchema = z
   })
   .meta({ id: 'CreatePaymentRequest' });
 
+/**
+ * Identifiers a merchant meets on one payment (README.md, "Identifiers"):
+ * `payment_id` names the payment for ever; `transaction_id` (and `id` in the
+ * transaction form) the numeric record of its latest transaction; `trx_id` the
+ * service's reference of that transaction; `gateway_trx_id` the wallet's.
+ */
+const PAYMENT_ID = "The payment's public id (UUID) from `POST /api/v1/payments`, also carried to your `success_url`. The one id to store on your order and to look the payment up, cancel or refund it with; it never changes, whatever happens to its transactions.";
+const TRX_ID = "The service's reference of the latest transaction (for example `TRX9F8E7D6C5B4A3921`): shown to the customer on the checkout page, named in refunds (`trx_id`) and `payment.*` events. Quote it in support; a payment that is retried after a failure gets a new one.";
+const GATEWAY_TRX_ID = "The reference the gateway gave the customer for the money sent (the TrxID of the wallet's confirmation SMS, entered by the customer on manual gateways); null until known. Use it to reconcile with the gateway's statement.";
+
 /** The intent just created. */
 export const paymentCreatedSchema = z
   .object({
-    payment_id: uuidSchema.describe('The payment id: use it with `GET /api/v1/payments/{payment_id}`.'),
+    payment_id: uuidSchema.describe(PAYMENT_ID),
     checkout_url: z.string().describe('Hosted checkout page to send the customer to.'),
     status: z.literal('pending'),
     amount: amountSchema,
@@ -93,59 +103,88 @@ export const paymentCreatedSchema = z
   })
   .meta({ id: 'PaymentCreated' });
 
+/** Fields both forms of a payment have, with the same meaning. */
+const paymentCommon = {
+  payment_id: uuidSchema.describe(PAYMENT_ID),
+  currency: currencySchema.describe('Currency of `amount`.'),
+  reference: z.string().nullable().describe('Your own reference (order number), as you gave it.'),
+  requested_amount: amountSchema.describe('The amount you asked for when creating the payment, in `requested_currency`. It never changes.'),
+  requested_currency: currencySchema.describe('The currency you asked for when creating the payment.'),
+  created_at: timestampSchema,
+  expires_at: timestampSchema.describe('When the payment link expires.'),
+  customer: z
+    .object({ name: z.string().nullable(), email: z.string().nullable() })
+    .nullable()
+    .describe('The customer (personal data in clear), or null.'),
+  metadata: z.record(z.string(), z.unknown()),
+  livemode: livemodeSchema,
+};
+
+/** The transaction form: a transaction exists for the payment and its latest one is shown. */
+const paymentTransactionShape = {
+  object: z.literal('transaction').describe('`transaction`: the customer started paying; this object shows the latest transaction of the payment. Tells the two forms apart.'),
+  id: z.number().int().describe('Same value as `transaction_id` in this form (the record id of what the object shows). Prefer `transaction_id`, whose meaning does not depend on `object`.'),
+  transaction_id: z.number().int().describe("Numeric id of the payment's latest transaction; refunds (`transaction_id`) and webhook deliveries name the transaction by it. Changes when the customer retries after a failure."),
+  trx_id: z.string().nullable().describe(TRX_ID),
+  gateway_trx_id: z.string().nullable().describe(GATEWAY_TRX_ID),
+  amount: amountSchema.describe("Amount charged on the gateway, in the gateway's `currency` (converted from `requested_amount` when the currencies differ), without `fee`."),
+  fee: amountSchema.nullable().describe('Gateway fee on `amount`.'),
+  status: z.enum(paymentStatuses).describe('Status of the latest transaction; `canceled` once you canceled the payment.'),
+  gateway: z.string().nullable().describe('Code of the gateway the customer chose.'),
+  method: z.string().nullable().describe('Payment method of that gateway (for example `send_money`).'),
+  exchange_rate: z.string().nullable().describe('Gateway currency units per requested currency unit used for the conversion, or null without one.'),
+  failure_reason: z.string().nullable().describe('Why the transaction failed, or null.'),
+  completed_at: timestampSchema.nullable(),
+};
+
+/** The intent form: nobody started paying yet; no transaction exists. */
+const paymentIntentShape = {
+  object: z.literal('payment_intent').describe('`payment_intent`: nobody started paying yet, so no transaction exists and every transaction field is null. Tells the two forms apart.'),
+  id: z.number().int().describe('The numeric record id of the payment intent (not a transaction id). Refer to the payment by `payment_id` instead.'),
+  transaction_id: z.null().describe('Null: no transaction exists yet.'),
+  trx_id: z.null().describe('Null: no transaction exists yet.'),
+  gateway_trx_id: z.null().describe('Null: no transaction exists yet.'),
+  amount: amountSchema.describe('The amount asked for, the same as `requested_amount` (nothing is converted or charged yet).'),
+  fee: z.null(),
+  status: z.enum(['pending', 'expired', 'canceled']).describe('`pending` (payable), `expired`, or `canceled` by you.'),
+  gateway: z.null(),
+  method: z.null(),
+  exchange_rate: z.null(),
+  failure_reason: z.null(),
+  completed_at: z.null(),
+};
+
+const paymentTransactionSchema = z.object({ ...paymentTransactionShape, ...paymentCommon }).meta({ id: 'PaymentTransaction' });
+const paymentIntentSchema = z.object({ ...paymentIntentShape, ...paymentCommon }).meta({ id: 'PaymentIntent' });
+
 /**
- * A payment: its latest transaction when one exists, else the intent itself.
- * In the intent form (`object: "payment_intent"`), `trx_id`, `gateway_trx_id`,
- * `gateway`, `method`, `fee` and `completed_at` are null.
+ * A payment as the lookup shows it: its latest transaction when one exists
+ * (`object: "transaction"`), else the intent itself (`object: "payment_intent"`),
+ * with the same field names; `object` tells them apart.
  */
 export const paymentSchema = z
-  .object({
-    object: z
-      .enum(['transaction', 'payment_intent'])
-      .describe('`transaction` when a transaction exists for the intent (its latest is shown), else `payment_intent`.'),
-    id: z.number().int().describe('Transaction record id (intent record id in the intent form).'),
-    payment_id: uuidSchema,
-    transaction_id: z.number().int().nullable().describe('Transaction record id, or null in the intent form.'),
-    trx_id: z.string().nullable().describe('Service transaction reference.'),
-    gateway_trx_id: z.string().nullable().describe("The gateway's transaction reference, once known."),
-    amount: amountSchema.describe('Amount charged on the gateway (after currency conversion); the intent amount in the intent form.'),
-    currency: currencySchema,
-    fee: amountSchema.nullable().describe('Gateway fee on `amount`.'),
-    status: z.enum(paymentStatuses).describe('Transaction status, or `pending`/`expired` in the intent form; `canceled` once you canceled the payment.'),
-    gateway: z.string().nullable().describe('Gateway code.'),
-    method: z.string().nullable().describe('Payment method of the gateway.'),
-    reference: z.string().nullable().describe('Your own reference.'),
-    requested_amount: amountSchema.describe('The intent amount, in the intent currency.'),
-    requested_currency: currencySchema,
-    exchange_rate: z.string().nullable().describe('Gateway currency units per intent currency unit used for the conversion, or null.'),
-    failure_reason: z.string().nullable(),
-    created_at: timestampSchema,
-    completed_at: timestampSchema.nullable(),
-    expires_at: timestampSchema.describe('When the payment link expires.'),
-    customer: z
-      .object({ name: z.string().nullable(), email: z.string().nullable() })
-      .nullable()
-      .describe('The customer (personal data in clear), or null.'),
-    metadata: z.record(z.string(), z.unknown()),
-    livemode: livemodeSchema,
-  })
+  .discriminatedUnion('object', [paymentTransactionSchema, paymentIntentSchema])
+  .describe('The latest transaction of the payment (`object: "transaction"`) or, before the customer starts paying, the intent (`object: "payment_intent"`). Switch on `object`.')
   .meta({ id: 'Payment' });
 
 export type PaymentResource = z.infer<typeof paymentSchema>;
 
-/** A payment in a list: like `Payment`, with the customer's contact details masked. */
-export const paymentListItemSchema = paymentSchema
-  .omit({ customer: true })
-  .extend({
-    customer: z
-      .object({
-        name: z.string().nullable(),
-        email_masked: z.string().nullable().describe('Masked email, e.g. `j***@example.com`.'),
-        phone_masked: z.string().nullable().describe('Masked phone, e.g. `+88017*****678`.'),
-      })
-      .nullable()
-      .describe('The customer with masked email and phone (as the customer list shows it), or null.'),
+const maskedCustomer = z
+  .object({
+    name: z.string().nullable(),
+    email_masked: z.string().nullable().describe('Masked email, e.g. `j***@example.com`.'),
+    phone_masked: z.string().nullable().describe('Masked phone, e.g. `+88017*****678`.'),
   })
+  .nullable()
+  .describe('The customer with masked email and phone (as the customer list shows it), or null.');
+
+/** A payment in a list: like `Payment`, with the customer's contact details masked. */
+export const paymentListItemSchema = z
+  .discriminatedUnion('object', [
+    paymentTransactionSchema.omit({ customer: true }).extend({ customer: maskedCustomer }).meta({ id: 'PaymentListItemTransaction' }),
+    paymentIntentSchema.omit({ customer: true }).extend({ customer: maskedCustomer }).meta({ id: 'PaymentListItemIntent' }),
+  ])
+  .describe('A payment as `GET /api/v1/payments/{payment_id}` shows it, with the customer\'s email and phone masked. Switch on `object`.')
   .meta({ id: 'PaymentListItem' });
 
 export type PaymentListItemResource = z.infer<typeof paymentListItemSchema>;

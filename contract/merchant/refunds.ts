@@ -21,9 +21,9 @@ const c = initContract();
 
 export const refundSchema = z
   .object({
-    id: z.number().int(),
-    uuid: uuidSchema,
-    transaction_id: z.number().int().describe('Internal id of the refunded transaction.'),
+    id: z.number().int().describe('Numeric id of the refund.'),
+    uuid: uuidSchema.describe("The refund's public id (UUID)."),
+    transaction_id: z.number().int().describe('Numeric id of the refunded transaction: the `transaction_id` of the payment lookup.'),
     trx_id: z.string().describe('Service reference of the refunded transaction.'),
     gateway_trx_id: z.string().nullable().describe("The refunded transaction's gateway reference."),
     amount: amountSchema,
@@ -48,7 +48,8 @@ export const createRefundBodySchema = z
   })
   .refine((b) => b.trx_id !== undefined || b.payment_id !== undefined, { message: 'Give trx_id or payment_id', path: ['trx_id'] })
   .refine((b) => b.trx_id === undefined || b.payment_id === undefined, { message: 'Give trx_id or payment_id, not both', path: ['payment_id'] })
-  .meta({ id: 'CreateRefundRequest' });
+  // A whole example: one generated member by member would give both trx_id and payment_id, which is refused.
+  .meta({ id: 'CreateRefundRequest', examples: [{ payment_id: '3f2b8c1e-6a4d-4e7b-9c2a-1d5e8f7a6b30', amount: '250.00', reason: 'Customer returned one item' }] });
 
 export const refundListQuerySchema = z
   .strictObject({

@@ -50,6 +50,7 @@ export const webhookEndpointsContract = c.router(
       method: 'GET',
       path: '/webhooks/endpoints/:id',
       summary: 'One webhook endpoint',
+      description: 'One endpoint of the calling brand and mode with its health (consecutive failures, automatic disabling). The signing secret is never shown again after creation or rotation.',
       pathParams: idParams,
       responses: { 200: ok(webhookEndpointSchema) },
       metadata: endpointMeta(['WEBHOOK_ENDPOINT_NOT_FOUND']),

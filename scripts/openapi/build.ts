@@ -291,7 +291,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
       ...spec,
       tags: orderedTags,
       'x-tagGroups': groups,
-      components: { ...spec.components, responses: shared.responses, examples: shared.examples },
+      components: { ...spec.components, responses: shared.responses },
       webhooks,
     }),
   ) as OpenAPIObject;
@@ -333,12 +333,12 @@ function addCodeSamples(op: OperationObject, key: string[], auth: AuthKind, meth
 }
 
 /**
- * A concrete example beside every JSON body; error responses show the envelope
- * with the first code their description lists for that status.
+ * A concrete example beside every JSON body. Every error response shows the
+ * envelope once per code the operation can answer with that status (so a reader
+ * sees each code it must handle), written inline: a reader's tool needs no
+ * reference resolution to show it.
  */
-function addExamples(paths: Record<string, any>, components: Record<string, any>): { examples: Record<string, unknown>; responses: Record<string, unknown> } {
-  // One shared example per error code, referenced from every response that can carry it.
-  const errorExamples: Record<string, unknown> = {};
+function addExamples(paths: Record<string, any>, components: Record<string, any>): { responses: Record<string, unknown> } {
   // Error responses repeat across routes: each distinct one is published once in components.responses.
   const errorResponses: Record<string, unknown> = {};
   const responseNames = new Map<string, string>();
@@ -352,35 +352,43 @@ function addExamples(paths: Record<string, any>, components: Record<string, any>
       for (const [status, response] of Object.entries(op.responses ?? {}) as Array<[string, any]>) {
         const media = response.content?.['application/json'];
         if (!media?.schema) continue;
-        if (Number(status) >= 400) {
-          const code = /`([A-Z_]+)`/.exec(response.description ?? '')?.[1] ?? 'INTERNAL_ERROR';
-          const message = errorRegistry[code as ErrorCode]?.message ?? 'Error';
-          errorExamples[code] ??= {
-            summary: code,
-            value: { success: false, error: message, errors: [{ code, message, field: code === 'VALIDATION_ERROR' ? 'amount' : null }], request_id: 'req_0f1e2d3c4b5a69788796a5b4c3d2e1f0' },
-          };
-          media.examples = { [code]: { $ref: `#/components/examples/${code}` } };
-          const codes = [...(response.description as string).matchAll(/^`([A-Z_]+)`/gm)].map((m) => m[1]!);
-          const text = JSON.stringify(response);
-          let refName = responseNames.get(text);
-          if (!refName) {
-            const base = codes.length ? codes.map(pascal).join('Or') : `Error${status}`;
-            refName = base;
-            for (let i = 2; errorResponses[refName]; i++) refName = `${base}${i}`;
-            errorResponses[refName] = response;
-            responseNames.set(text, refName);
-          }
-          op.responses[status] = { $ref: `#/components/responses/${refName}` };
-        } else {
+        if (Number(status) < 400) {
           media.example = exampleFor(media.schema, components);
+          continue;
         }
+        const codes = [...(response.description as string).matchAll(/^`([A-Z_]+)`/gm)].map((m) => m[1]! as ErrorCode);
+        if (!codes.length) throw new Error(`${op.operationId} ${status}: an error response without a declared code`);
+        media.examples = Object.fromEntries(codes.map((code) => [code, { summary: code, value: errorExample(code) }]));
+        const text = JSON.stringify(response);
+        let refName = responseNames.get(text);
+        if (!refName) {
+          // A plain error envelope is named by its codes; a response whose body is
+          // more than the envelope (readiness's 503) also by its operation.
+          const plain = media.schema?.properties?.success?.const === false;
+          refName = (plain ? '' : pascal(op.operationId)) + codes.map(pascal).join('Or');
+          if (errorResponses[refName]) throw new Error(`two different error responses would both be named ${refName}`);
+          errorResponses[refName] = response;
+          responseNames.set(text, refName);
+        }
+        op.responses[status] = { $ref: `#/components/responses/${refName}` };
       }
     }
   }
-  return { examples: errorExamples, responses: errorResponses };
+  return { responses: errorResponses };
 }
 
-const pascal = (code: string) => code.toLowerCase().split('_').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+/**
+ * The error envelope as the service sends it for one code (its default
+ * message). The response is shared by operations with different fields, so no
+ * `field` is named (as for a path that is not valid percent-encoding).
+ */
+function errorExample(code: ErrorCode): unknown {
+  const message = errorRegistry[code].message;
+  return { success: false, error: message, errors: [{ code, message, field: null }], request_id: 'req_0f1e2d3c4b5a69788796a5b4c3d2e1f0' };
+}
+
+/** `PAYMENT_NOT_FOUND` → `PaymentNotFound`; `systemReady` → `SystemReady`. */
+const pascal = (name: string) => (/^[A-Z_]+$/.test(name) ? name.toLowerCase().split('_').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('') : name[0]!.toUpperCase() + name.slice(1));
 
 export function renderOpenApi(): string {
   return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;

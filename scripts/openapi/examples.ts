@@ -70,6 +70,8 @@ const byName: Array<[RegExp, string[]]> = [
   [/phone|sender_number|msisdn/, ['+8801712345678']],
   [/idempotency/i, ['order-1001']],
   [/cancel_url/, ['https://merchant.example.com/cart']],
+  // The service's own hosted page for the example payment id (server/domain/payments/intents.ts).
+  [/checkout_url/, ['https://pay.example.com/checkout/3f2b8c1e-6a4d-4e7b-9c2a-1d5e8f7a6b30']],
   [/url$/, ['https://merchant.example.com/orders/1001']],
   [/reference/, ['ORDER-1001']],
   [/^name$|_name$/, ['Rahim Uddin']],
@@ -79,7 +81,9 @@ const byName: Array<[RegExp, string[]]> = [
   [/rate/, ['0.0091000000', '110.5000000000']],
   [/fee/, ['18.50']],
   [/amount|revenue|total/, ['1250.00']],
-  [/gateway|^method$/, ['bkash']],
+  // The demo gateway's code and its one method (server/domain/brands/demo.ts): values the service accepts.
+  [/^methods?$/, ['send_money']],
+  [/gateway/, ['bkash']],
   [/^mode$/, ['test']],
   [/flags/, ['i']],
   [/^types$/, ['payment.completed,refund.completed']],
@@ -91,7 +95,7 @@ const generic = ['example', '1250.00', '10.00', 'BDT', '2026-11-21', 'i', '1'];
 
 /** Whole numbers by field name, clamped into the schema's range. */
 function numberExample(s: Schema, name: string): number {
-  const wanted = /^page$/.test(name) ? 1 : /per_page|limit/.test(name) ? 20 : /expires_in|minutes/.test(name) ? 60 : /(^|_)id$|_id$/.test(name) ? 42 : /count|total|attempt/.test(name) ? 3 : 1;
+  const wanted = /^page$/.test(name) ? 1 : /per_page|limit/.test(name) ? 20 : /expires_in/.test(name) ? 1800 : /minutes/.test(name) ? 60 : /(^|_)id$|_id$/.test(name) ? 42 : /count|total|attempt/.test(name) ? 3 : 1;
   const lo = typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + 1 : -Infinity;
   const hi = typeof s.maximum === 'number' ? s.maximum : typeof s.exclusiveMaximum === 'number' ? s.exclusiveMaximum - 1 : Infinity;
   return Math.min(Math.max(wanted, lo), hi);
@@ -110,7 +114,7 @@ function stringExample(s: Schema, name: string): string {
       return 'customer@example.com';
     case 'uri':
     case 'url':
-      return 'https://merchant.example.com/orders/1001';
+      return /cancel/.test(name) ? 'https://merchant.example.com/cart' : 'https://merchant.example.com/orders/1001';
   }
   const hinted = byName.filter(([re]) => re.test(name)).flatMap(([, values]) => values);
   const fits = (v: string) =>

@@ -206,6 +206,27 @@ function doc(lines: Array<string | undefined>, indent: string): string {
   return `${indent}/**\n${body.map((l) => `${indent} * ${l.replaceAll('*/', '*\\/')}`.trimEnd()).join('\n')}\n${indent} */\n`;
 }
 
+/**
+ * The members of a printed discriminated union (`z.discriminatedUnion` whose
+ * options all carry an id), each with its id and its printed text, or null for
+ * any other type. Members are matched to options by the discriminator's literal.
+ */
+function discriminatedMembers(t: Printed, schema: unknown): Array<[string, string, unknown]> | null {
+  const def = (schema as { _zod?: { def?: { type?: string; discriminator?: string; options?: unknown[] } } } | null)?._zod?.def;
+  if (def?.type !== 'union' || typeof def.discriminator !== 'string' || !def.options?.length) return null;
+  const texts = t.text.split(/\n\} \| \{\n/).map((part, i, all) => (i === 0 ? part : `{\n${part}`) + (i === all.length - 1 ? '' : '\n}'));
+  if (texts.length !== def.options.length) return null;
+  const out: Array<[string, string, unknown]> = [];
+  for (const option of def.options) {
+    const id = schemaId(option);
+    const literal = (objectShape(option)?.[def.discriminator] as { _zod?: { def?: { values?: unknown[] } } } | undefined)?._zod?.def?.values?.[0];
+    const text = texts.find((x) => x.includes(`\n  ${def.discriminator}: ${JSON.stringify(literal)};`));
+    if (!id || text === undefined) return null;
+    out.push([id, text, option]);
+  }
+  return out;
+}
+
 /** Renders `clients/<sdk>/api.generated.ts`. */
 export function renderSdkTypes(input: SdkTypesInput, outFile: string): string {
   const list = specs(input.router);
@@ -223,6 +244,10 @@ export function renderSdkTypes(input: SdkTypesInput, outFile: string): string {
   // Named types, first come first named; the same name with a different shape gets a suffix.
   const models = new Map<string, Printed>();
   const nameFor = (wanted: string, t: Printed, schema: unknown = null): string => {
+    const members = discriminatedMembers(t, schema);
+    // A discriminated union of named objects (a payment's transaction and intent
+    // forms): each member is its own documented interface, the union names them.
+    if (members) t = { text: members.map(([id, text, option]) => nameFor(id, { text, isObject: true }, option)).join(' | '), isObject: false };
     for (let n = 1; ; n++) {
       const name = n === 1 ? wanted : `${wanted}${n}`;
       const have = models.get(name);

@@ -29,9 +29,67 @@ const page = `<!doctype html>
 </body>
 </html>`;
 
+/**
+ * The renderer's theme, through its public `customCss` setting (its CSS
+ * variables and one rule), so that every text meets WCAG AA contrast (4.5:1) on every
+ * background the theme draws it on (background-1 to -3), in the light and the
+ * dark mode: the default greys and method colours are lighter than that.
+ */
+const themeCss = `
+.light-mode {
+  --scalar-color-2: #5c5c5c;
+  --scalar-color-3: #636363;
+  --scalar-color-accent: #0068b3;
+  --scalar-color-green: #03704b;
+  --scalar-color-red: #c00005;
+  --scalar-color-yellow: #7a5d00;
+  --scalar-color-blue: #0065a3;
+  --scalar-color-orange: #b03c00;
+  --scalar-color-purple: #5203d1;
+  --scalar-color-query: #00676b;
+}
+.dark-mode {
+  --scalar-color-2: #b4b4b4;
+  --scalar-color-3: #9c9c9c;
+  --scalar-color-green: #00c27a;
+  --scalar-color-red: #ff6b6b;
+  --scalar-color-yellow: #ffc90d;
+  --scalar-color-blue: #4db2ff;
+  --scalar-color-orange: #ff8d4d;
+  --scalar-color-purple: #b98cff;
+}
+/* A region that scrolls must be reachable by keyboard; these hold nothing
+   focusable, so they do not scroll: code wraps, a tag's operation list grows. */
+.scalar-app .hljs.custom-scroll,
+.scalar-app .hljs.custom-scroll * {
+  white-space: pre-wrap;
+  overflow-wrap: anywhere;
+}
+.scalar-app .endpoints * {
+  white-space: normal;
+  overflow-wrap: anywhere;
+}
+.scalar-app .hljs.custom-scroll,
+.scalar-app .endpoints,
+.scalar-app .scalar-card-content.custom-scroll:has(> .endpoints) {
+  max-height: none;
+  overflow: visible;
+}
+/* A code block's copy button names itself in a screen-reader-only label that is
+   display:none until the block is hovered or focused, so it has no name until
+   then: that label is shown (it stays visually hidden by its sr-only parent). */
+.scalar-app .scalar-code-copy .sr-only > .hidden {
+  display: inline;
+}
+`;
+
 // Everything that would reach the internet is off: default web fonts, telemetry,
 // the hosted client and proxy. "Try it" calls this origin (the document's server is '/').
 const init = `Scalar.createApiReference('#reference', ${JSON.stringify({
+  customCss: themeCss,
+  // A collapsed tag's button reads "Show More" but is labelled "Show all <tag> endpoints":
+  // a label must contain the visible text (speech input users say what they see).
+  localization: { translations: { actions: { showMore: 'Show all' } } },
   sources: [{ url: '/openapi.json', slug: 'api', title: 'Payment collection API', default: true }],
   withDefaultFonts: false,
   telemetry: false,

@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,28 @@ import { collectPageErrors, launchChromium } from './support/browser.ts';
  */
 
 const RESULTS = path.resolve('test-results');
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+/**
+ * Every axe violation on the page as it is now, of any impact (minor ones too),
+ * one readable line each. The source goes in through the DevTools protocol,
+ * which the page's CSP does not govern, so the page keeps its real policy.
+ */
+async function axeViolations(p: Page): Promise<string[]> {
+  if (!(await p.evaluate(() => 'axe' in window))) await p.evaluate(axeSource);
+  const violations = (await p.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: unknown[] }> } }).axe;
+    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
+  })) as AxeViolation[];
+  return violations.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}) at ${v.nodes.slice(0, 5).map((n) => n.target.join(' ')).join(', ')}`);
+}
 
 let t: TestContext;
 let browser: Browser;
@@ -68,7 +91,33 @@ describe('/docs in Chromium', () => {
     expect(foreign).toEqual([]);
   });
 
+  // The renderer draws only what is near the anchor: each view is checked as a
+  // reader arriving there sees it (a fresh load, not a hash change).
+  const views: Array<[string, 'light' | 'dark']> = [
+    ['tag/payments/POST/api/v1/payments', 'light'],
+    ['tag/payments/POST/api/v1/payments', 'dark'],
+    ['description/introduction', 'light'],
+    ['tag/webhooks', 'dark'],
+    ['tag/checkout', 'light'],
+    ['tag/admin-gateways', 'dark'],
+    ['model/payment', 'light'],
+  ];
+  it.each(views)('has no accessibility violation of any impact at #%s in the %s theme', async (anchor, colorScheme) => {
+    // The reader's colour scheme picks the theme.
+    await page.emulateMedia({ colorScheme });
+    await page.goto('about:blank');
+    await page.goto(`${t.baseUrl}/docs#${anchor}`, { waitUntil: 'networkidle' });
+    await page.getByText('Merchant API').first().waitFor({ timeout: 30_000 });
+    if (anchor.includes('POST/api/v1/payments')) {
+      await expect.poll(async () => (await page.locator('body').innerText()).includes('ORDER-1001'), { timeout: 15_000 }).toBe(true);
+    }
+    expect(await page.locator(`.${colorScheme}-mode`).count()).toBeGreaterThan(0);
+    expect(await axeViolations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
   it('has search', async () => {
+    await page.emulateMedia({ colorScheme: 'light' });
     await page.keyboard.press('Control+k');
     const search = page.getByRole('combobox').or(page.getByPlaceholder(/search/i)).first();
     await search.waitFor({ timeout: 10_000 });

@@ -54,6 +54,17 @@ describe('the create-payment example', () => {
     const schema = JSON.parse(JSON.stringify(op.responses['201'].content['application/json'].schema).replaceAll('"#/components/', '"https://paycollect.test/openapi.json#/components/'));
     const validate = ajv.compile(schema);
     expect(validate(res.body) ? [] : validate.errors).toEqual([]);
+
+    // The checkout example (the demo gateway `bkash` and its method) is one the service takes:
+    // it pays a payment made from the example (live: a test payment is offered only the sandbox).
+    await seedGateway(t, 'bkash', { code: 'bkash' });
+    const live = await t.createBrand('Docs Example Live Shop', { mode: 'live' });
+    const livePayment = await t.request('POST', '/api/v1/payments', { token: live.apiKey, body: example });
+    expect(livePayment.status, JSON.stringify(livePayment.body)).toBe(201);
+    const start = committed.paths['/api/checkout/v1/payments/{payment_id}/transactions'].post.requestBody.content['application/json'].example;
+    const paid = await t.request('POST', `/api/checkout/v1/payments/${livePayment.body.data.payment_id}/transactions`, { body: start });
+    expect(paid.status, JSON.stringify(paid.body)).toBeLessThan(300);
+    expect(paid.body.data).toMatchObject({ gateway: start.gateway, method: start.method, status: 'awaiting_verification' });
   });
 });
 

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
 import { startTestServer, type TestContext } from '../support/harness.ts';
@@ -67,6 +68,24 @@ describe('bodies that are not UTF-8 JSON', () => {
   it('UTF-8 encoded surrogate code points (CESU-8) are not UTF-8 either', async () => {
     const body = Buffer.concat([Buffer.from('{"amount":"10.00","currency":"BDT","reference":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]);
     expect((await raw('POST', '/api/v1/payments', body, merchant())).body.errors[0].code).toBe('MALFORMED_JSON');
+  });
+
+  it('a body sent to an operation that takes none is not read: no 413, 415 or MALFORMED_JSON, which such operations do not declare', async () => {
+    const send = (method: string, path: string, body: string, contentType: string) =>
+      new Promise<{ status: number; code: string | undefined }>((resolve, reject) => {
+        const req = httpRequest(t.baseUrl + path, { method, headers: { authorization: `Bearer ${apiKey}`, 'content-type': contentType, 'content-length': Buffer.byteLength(body) } }, (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, code: (JSON.parse(text) as { errors?: Array<{ code: string }> }).errors?.[0]?.code }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    expect(await send('GET', '/api/v1/brand', 'amount=1', 'text/plain')).toEqual({ status: 200, code: undefined });
+    expect(await send('GET', '/api/v1/brand', '{"amount": ', 'application/json')).toEqual({ status: 200, code: undefined });
+    expect(await send('GET', '/api/v1/payments/not-a-payment', 'x'.repeat(200_000), 'application/json')).toEqual({ status: 404, code: 'PAYMENT_NOT_FOUND' });
+    // An operation with a body still refuses one it cannot read.
+    expect(await send('POST', '/api/v1/payments', 'amount=1', 'text/plain')).toEqual({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
   });
 
   it('a declared charset other than UTF-8: 415', async () => {

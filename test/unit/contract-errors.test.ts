@@ -35,8 +35,13 @@ describe('per-status error responses', () => {
     expect(declaredErrorCodes(get[404])).toEqual(['PAYMENT_NOT_FOUND']);
     expect(declaredErrorCodes(get[401])).toEqual(['UNAUTHORIZED']);
     expect(declaredErrorCodes(get[429])).toEqual(['RATE_LIMITED']);
-    expect(declaredErrorCodes(get[400])).toEqual(['VALIDATION_ERROR', 'MALFORMED_JSON']);
-    expect(Object.keys(get).map(Number)).toEqual([200, 400, 401, 404, 413, 415, 429, 500, 503]);
+    // A route without a request body answers none of the body parser's codes.
+    expect(declaredErrorCodes(get[400])).toEqual(['VALIDATION_ERROR']);
+    expect(Object.keys(get).map(Number)).toEqual([200, 400, 401, 404, 429, 500, 503]);
+    const create = contract.merchant.payments.create.responses;
+    expect(declaredErrorCodes(create[400])).toEqual(['VALIDATION_ERROR', 'MALFORMED_JSON']);
+    expect(Object.keys(create).map(Number)).toEqual([201, 400, 401, 409, 413, 415, 422, 429, 500, 503]);
+    expect(Object.keys(contract.merchant.paymentLinks.deactivate.responses).map(Number)).not.toContain(415);
     // Admin routes are not rate limited; the sandbox callback takes no credential.
     expect(contract.admin.settings.get.responses).not.toHaveProperty('429');
     expect(declaredErrorCodes(contract.checkout.sandbox.callback.responses[401])).toEqual(['INVALID_SIGNATURE']);

@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import type { PaycollectMerchant } from '../../clients/merchant/index.ts';
+import type { PaycollectMerchant, Payment, PaymentIntent, PaymentListItem, PaymentTransaction } from '../../clients/merchant/index.ts';
 import type { PaycollectDevice, PairDetails } from '../../clients/device/index.ts';
 import type { Page } from '../../clients/shared/pagination.ts';
 import type { testClient } from '../support/sdk-flaky-server.ts';
@@ -49,6 +49,24 @@ describe('types derived from a contract', () => {
   it('the merchant SDK has the contract’s namespaces plus webhooks.constructEvent', () => {
     expectTypeOf<Awaited<ReturnType<PaycollectMerchant['brand']['get']>>['id']>().toEqualTypeOf<number>();
     expectTypeOf<PaycollectMerchant['webhooks']['constructEvent']>().toBeFunction();
+  });
+
+  it('a payment is one of two forms, told apart by `object`', () => {
+    type Retrieved = Awaited<ReturnType<PaycollectMerchant['payments']['retrieve']>>;
+    expectTypeOf<Extract<Retrieved, { object: 'payment_intent' }>['transaction_id']>().toEqualTypeOf<null>();
+    expectTypeOf<Extract<Retrieved, { object: 'transaction' }>['transaction_id']>().toEqualTypeOf<number>();
+    expectTypeOf<Payment>().toEqualTypeOf<PaymentTransaction | PaymentIntent>();
+    expectTypeOf<Payment['object']>().toEqualTypeOf<'transaction' | 'payment_intent'>();
+    expectTypeOf<PaymentTransaction['transaction_id']>().toEqualTypeOf<number>();
+    expectTypeOf<PaymentIntent['transaction_id']>().toEqualTypeOf<null>();
+    expectTypeOf<PaymentIntent['trx_id']>().toEqualTypeOf<null>();
+    expectTypeOf<PaymentIntent['status']>().toEqualTypeOf<'pending' | 'expired' | 'canceled'>();
+    expectTypeOf<Extract<PaymentListItem, { object: 'transaction' }>['transaction_id']>().toEqualTypeOf<number>();
+    const narrow = (p: Payment): number | null => (p.object === 'transaction' ? p.transaction_id : p.transaction_id);
+    expectTypeOf(narrow).returns.toEqualTypeOf<number | null>();
+    // @ts-expect-error: an intent has no transaction, so its transaction_id is not a number
+    const wrong: number = ({} as PaymentIntent).transaction_id;
+    void wrong;
   });
 
   it('the device SDK derives pair() from the pairing route', () => {

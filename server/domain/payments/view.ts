@@ -17,8 +17,11 @@ export function trimDecimal(s: string | null): string | null {
  * intent, with the same field names (README.md, Merchant API). An intent past its expiry shows
  * `expired` even before the expiry job has moved it.
  */
+/** Omit over each member of a union (TypeScript's Omit merges the members, losing the `object` discriminant). */
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 /** Without `livemode`: the caller knows the mode it read (getPaymentView), and event bodies carry it on the envelope. */
-export function toPaymentResource(r: PaymentRow, customer: PaymentResource['customer'], now = new Date()): Omit<PaymentResource, 'livemode'> {
+export function toPaymentResource(r: PaymentRow, customer: PaymentResource['customer'], now = new Date()): DistributiveOmit<PaymentResource, 'livemode'> {
   const base = {
     payment_id: r.payment_id,
     reference: r.reference,
