@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
-import { requestRefund, seedCompletedTransaction, seedGateway } from '../support/seed.ts';
+import { createPayment, requestRefund, seedCompletedTransaction, seedGateway } from '../support/seed.ts';
 import { forwardSms, newGatewayTrxId, officialSender, seedPayment, smsBodies, smsScene } from '../support/sms-matching.ts';
 import { adminRequest, auditCount, auditRows } from './admin-support.ts';
 
@@ -204,5 +204,41 @@ describe('SMS data records', () => {
       expect(bad.body.errors[0].field).toBe(field);
     }
     expect((await adminRequest(t, 'GET', '/sms-records/1?include=all')).body.errors[0].field).toBe('include');
+  });
+});
+
+describe('payments with no transaction yet', () => {
+  it('found by merchant reference or payment id, in their mode and brand; a paid one is left to the transaction search', async () => {
+    const { brandId, apiKey } = await t.createBrand('Unpaid Brand');
+    const { apiKey: testKey } = await t.createBrand('Unpaid Test Brand', { mode: 'test' });
+    const gateway = await seedGateway(t, 'bkash');
+    const unpaid = await createPayment(t, apiKey, { amount: '321.00', reference: 'order-unpaid-1' });
+    const inTest = await createPayment(t, testKey, { amount: '12.00', reference: 'order-unpaid-1' });
+    const { paymentId: paidId } = await seedCompletedTransaction(t, { apiKey, gateway, amount: '99.00' });
+
+    // The transaction search cannot find it: it has no transaction.
+    expect((await adminRequest(t, 'GET', '/transactions?reference=order-unpaid-1')).body.data).toEqual([]);
+
+    const byRef = await adminRequest(t, 'GET', '/payments/unpaid?reference=order-unpaid-1&mode=live');
+    expect(byRef.status, JSON.stringify(byRef.body)).toBe(200);
+    expect(byRef.body.data).toEqual([
+      {
+        payment_id: unpaid.payment_id, brand_id: brandId, mode: 'live', amount: '321.00', currency: 'BDT', reference: 'order-unpaid-1', status: 'pending',
+        created_at: expect.any(String), expires_at: unpaid.expires_at,
+      },
+    ]);
+    const both = await adminRequest(t, 'GET', '/payments/unpaid?reference=order-unpaid-1');
+    expect(both.body.data.map((p: { payment_id: string }) => p.payment_id)).toEqual([inTest.payment_id, unpaid.payment_id]);
+    expect((await adminRequest(t, 'GET', `/payments/unpaid?reference=${unpaid.payment_id.toUpperCase()}`)).body.data.map((p: { payment_id: string }) => p.payment_id)).toEqual([unpaid.payment_id]);
+    expect((await adminRequest(t, 'GET', `/payments/unpaid?reference=order-unpaid-1&brand_id=${brandId + 100000}`)).body.data).toEqual([]);
+    // A payment with a transaction is the transaction search's.
+    expect((await adminRequest(t, 'GET', `/payments/unpaid?reference=${paidId}`)).body.data).toEqual([]);
+    // Expired by time shows as expired.
+    await t.sql("UPDATE payment_intents SET expires_at = now() - interval '1 minute' WHERE uuid = $1", [unpaid.payment_id]);
+    expect((await adminRequest(t, 'GET', '/payments/unpaid?reference=order-unpaid-1&mode=live')).body.data[0].status).toBe('expired');
+    for (const query of ['', 'reference=', 'reference=x&mode=demo', 'reference=x&other=1']) {
+      const res = await adminRequest(t, 'GET', `/payments/unpaid?${query}`);
+      expect(res.status, query).toBe(400);
+    }
   });
 });
