@@ -1,26 +1,81 @@
-import { createContext, useContext, useState, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useQueries } from '@tanstack/react-query';
 import type { Mode } from '../../contract/vocabulary.ts';
+import { api, ok } from './api.ts';
 
 export type { Mode };
 const KEY = 'paycollect.console.mode';
 
-const ModeContext = createContext<{ mode: Mode; setMode(m: Mode): void } | null>(null);
+interface ModeState {
+  mode: Mode;
+  /** The operator's choice: kept per browser and never overridden. */
+  setMode(m: Mode): void;
+  /** True once the operator picked a mode in this browser. */
+  chosen: boolean;
+  /** The console's own pick while the operator has made none (not stored). */
+  suggest(m: Mode): void;
+}
+
+const ModeContext = createContext<ModeState | null>(null);
 
 /**
  * Which mode's objects the screens list (every admin object has one). Kept per
  * browser, so an operator who reviews test payments is not switched back on reload.
+ * Without a choice the console opens where work waits (see useOpenWhereWorkWaits).
  */
 export function ModeProvider({ children }: { children: ReactNode }) {
-  const [mode, setModeState] = useState<Mode>(() => (window.localStorage.getItem(KEY) === 'test' ? 'test' : 'live'));
+  const stored = () => window.localStorage.getItem(KEY);
+  const [mode, setModeState] = useState<Mode>(() => (stored() === 'test' ? 'test' : 'live'));
+  const [chosen, setChosen] = useState(() => stored() === 'live' || stored() === 'test');
   const setMode = (m: Mode) => {
     window.localStorage.setItem(KEY, m);
+    setChosen(true);
     setModeState(m);
   };
-  return <ModeContext.Provider value={{ mode, setMode }}>{children}</ModeContext.Provider>;
+  const suggest = (m: Mode) => {
+    if (!chosen) setModeState(m);
+  };
+  return <ModeContext.Provider value={{ mode, setMode, chosen, suggest }}>{children}</ModeContext.Provider>;
 }
 
 export function useMode() {
   const m = useContext(ModeContext);
   if (!m) throw new Error('useMode outside ModeProvider');
   return m;
+}
+
+const WAITING_POLL_MS = 30_000;
+
+/**
+ * Payments and SMS awaiting review per mode, summed over the operator's brands,
+ * from the overview (the same query, and cache entry, as the overview screen).
+ * Undefined while loading or refused.
+ */
+export function useWaitingByMode(): Record<Mode, number | undefined> {
+  const [live, test] = useQueries({
+    queries: (['live', 'test'] as const).map((mode) => ({
+      queryKey: ['overview', mode],
+      refetchInterval: WAITING_POLL_MS,
+      queryFn: async () => (await ok(api.overview.get({ query: { mode } }))).data,
+    })),
+  });
+  const sum = (data: Array<{ review: { transactions: number; sms_records: number } }> | undefined) =>
+    data?.reduce((n, b) => n + b.review.transactions + b.review.sms_records, 0);
+  return { live: sum(live.data), test: sum(test.data) };
+}
+
+/**
+ * An operator who never picked a mode is taken, once, to the mode where work
+ * waits: a new operator otherwise opened an empty live console while the demo's
+ * payments waited in test. A choice the operator made is always kept.
+ */
+export function useOpenWhereWorkWaits(waiting: Record<Mode, number | undefined>): void {
+  const { mode, chosen, suggest } = useMode();
+  const done = useRef(false);
+  useEffect(() => {
+    if (done.current || chosen || waiting.live === undefined || waiting.test === undefined) return;
+    done.current = true;
+    const other: Mode = mode === 'live' ? 'test' : 'live';
+    if (waiting[mode] === 0 && waiting[other]! > 0) suggest(other);
+  }, [waiting.live, waiting.test, chosen, mode, suggest]);
 }

@@ -8,6 +8,30 @@ import { useBrandName, useBrands } from '../queries.ts';
 import { QrImage } from '../components/qr.tsx';
 import { Button, Card, Dialog, Empty, ErrorBox, Field, Input, Loading, ModeBadge, Notice, PageTitle, Select, StatusBadge, Table, Td, ago, count, time } from '../components/ui.tsx';
 
+/** The `battery_low_percent` setting's default, used until the settings have loaded. */
+const BATTERY_LOW_DEFAULT = 15;
+
+/**
+ * A heartbeat's battery: flagged "low" in words (not only colour) at or below the
+ * `battery_low_percent` setting while not charging, the rule of the overview's
+ * low-battery count and of the `battery_low` alert.
+ */
+function BatteryLevel({ level, charging, lowAt }: { level: number | null | undefined; charging: boolean | null | undefined; lowAt: number }) {
+  if (level == null) return <>–</>;
+  const low = level <= lowAt && !charging;
+  return (
+    <span className="inline-flex items-center gap-1.5" data-testid="battery">
+      <span className={low ? 'font-semibold text-red-800' : undefined}>{`${level}%`}</span>
+      {charging ? <span className="text-xs text-slate-600">charging</span> : null}
+      {low ? (
+        <span className="rounded bg-red-100 px-1.5 py-0.5 text-xs font-semibold text-red-900" title={`At or below ${lowAt}% and not charging`}>
+          Low battery
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
 type Pairing = { code: string; expires_at: string; mode: Mode; brand_id: number };
 
 export function DevicesScreen() {
@@ -16,6 +40,8 @@ export function DevicesScreen() {
   const queryClient = useQueryClient();
   const brandName = useBrandName();
   const [presence, setPresence] = useState<'' | DevicePresence>('');
+  const settings = useQuery({ queryKey: ['settings'], queryFn: async () => (await ok(api.settings.get())).data });
+  const lowBattery = settings.data?.battery_low_percent ?? BATTERY_LOW_DEFAULT;
   const [revoking, setRevoking] = useState<{ id: number; name: string } | null>(null);
   const [pairOpen, setPairOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
@@ -89,7 +115,9 @@ export function DevicesScreen() {
                   <StatusBadge status={d.presence} />
                   {d.revoked_reason ? <span className="block text-xs text-slate-600">{d.revoked_reason}</span> : null}
                 </Td>
-                <Td className="whitespace-nowrap">{d.battery_level == null ? '–' : `${d.battery_level}%${d.is_charging ? ' ⚡' : ''}`}</Td>
+                <Td className="whitespace-nowrap">
+                  <BatteryLevel level={d.battery_level} charging={d.is_charging} lowAt={lowBattery} />
+                </Td>
                 <Td>{d.network ?? '–'}</Td>
                 <Td className="whitespace-nowrap">{ago(d.last_heartbeat_at)}</Td>
                 <Td>{brandName(d.brand_id)}</Td>
