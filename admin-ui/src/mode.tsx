@@ -1,5 +1,5 @@
 import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
-import { useQueries } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import type { Mode } from '../../contract/vocabulary.ts';
 import { api, ok } from './api.ts';
 
@@ -47,21 +47,19 @@ export function useMode() {
 const WAITING_POLL_MS = 30_000;
 
 /**
- * Payments and SMS awaiting review per mode, summed over the operator's brands,
- * from the overview (the same query, and cache entry, as the overview screen).
- * Undefined while loading or refused.
+ * Payments and SMS awaiting review per mode, summed over the operator's brands:
+ * the overview carries both modes' counts (`waiting_by_mode`), so this is the
+ * overview screen's own query and cache entry. Undefined while loading or refused.
  */
 export function useWaitingByMode(): Record<Mode, number | undefined> {
-  const [live, test] = useQueries({
-    queries: (['live', 'test'] as const).map((mode) => ({
-      queryKey: ['overview', mode],
-      refetchInterval: WAITING_POLL_MS,
-      queryFn: async () => (await ok(api.overview.get({ query: { mode } }))).data,
-    })),
+  const { mode } = useMode();
+  const overview = useQuery({
+    queryKey: ['overview', mode],
+    refetchInterval: WAITING_POLL_MS,
+    queryFn: async () => (await ok(api.overview.get({ query: { mode } }))).data,
   });
-  const sum = (data: Array<{ review: { transactions: number; sms_records: number } }> | undefined) =>
-    data?.reduce((n, b) => n + b.review.transactions + b.review.sms_records, 0);
-  return { live: sum(live.data), test: sum(test.data) };
+  const sum = (m: Mode) => overview.data?.reduce((n, b) => n + b.waiting_by_mode[m], 0);
+  return { live: sum('live'), test: sum('test') };
 }
 
 /**

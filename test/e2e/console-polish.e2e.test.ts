@@ -72,8 +72,9 @@ describe('console polish', () => {
     const { page, errors, close } = await loggedIn(1280, '/');
     const test = page.getByTestId('mode-test');
     await expect.poll(() => test.getAttribute('aria-pressed')).toBe('true');
-    expect(await test.innerText()).toMatch(/TEST\s*1/);
-    expect(await page.getByTestId('mode-live').innerText()).toMatch(/LIVE\s*0/);
+    // The counts show once the overview of the new mode has loaded.
+    await expect.poll(() => test.innerText()).toMatch(/TEST\s*1/);
+    await expect.poll(() => page.getByTestId('mode-live').innerText()).toMatch(/LIVE\s*0/);
     await page.getByRole('button', { name: 'test 1 waiting for review' }).waitFor();
     await page.getByText('Test mode: showing test objects only').waitFor();
     await expectAccessible(page, 'overview with counts');
