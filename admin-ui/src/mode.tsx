@@ -69,11 +69,13 @@ export function useWaitingByMode(): Record<Mode, number | undefined> {
  */
 export function useOpenWhereWorkWaits(waiting: Record<Mode, number | undefined>): void {
   const { mode, chosen, suggest } = useMode();
+  const { live, test } = waiting;
   const done = useRef(false);
   useEffect(() => {
-    if (done.current || chosen || waiting.live === undefined || waiting.test === undefined) return;
+    if (done.current || chosen || live === undefined || test === undefined) return;
     done.current = true;
-    const other: Mode = mode === 'live' ? 'test' : 'live';
-    if (waiting[mode] === 0 && waiting[other]! > 0) suggest(other);
-  }, [waiting.live, waiting.test, chosen, mode, suggest]);
+    const here = mode === 'live' ? live : test;
+    const there = mode === 'live' ? test : live;
+    if (here === 0 && there > 0) suggest(mode === 'live' ? 'test' : 'live');
+  }, [live, test, chosen, mode, suggest]);
 }
