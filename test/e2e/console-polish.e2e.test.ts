@@ -165,6 +165,13 @@ describe('console polish', () => {
       expect(unexpectedErrors(errors)).toEqual([]);
       await close();
     }
+    // The overview lists the same phones with the same flag.
+    const { page, close } = await loggedIn(1280, '/');
+    await page.getByTestId('mode-live').click();
+    const item = page.getByRole('listitem').filter({ hasText: 'Low phone' });
+    await expect.poll(() => item.innerText()).toContain('Low battery');
+    expect(await page.getByRole('listitem').filter({ hasText: 'Charging phone' }).innerText()).not.toContain('Low battery');
+    await close();
   });
 
   it('audit log at 375 px: one compact card per entry with its change folded; at 1280 px the table', async () => {

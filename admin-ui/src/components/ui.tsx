@@ -232,6 +232,30 @@ export function time(iso: string | null | undefined): string {
   return formatDateTime(iso);
 }
 
+/** The `battery_low_percent` setting's default, used until the settings have loaded. */
+export const BATTERY_LOW_DEFAULT = 15;
+
+/**
+ * A heartbeat's battery: flagged "low" in words (not only colour) at or below the
+ * `battery_low_percent` setting while not charging, the rule of the overview's
+ * low-battery count and of the `battery_low` alert.
+ */
+export function BatteryLevel({ level, charging, lowAt }: { level: number | null | undefined; charging: boolean | null | undefined; lowAt: number }) {
+  if (level == null) return <>–</>;
+  const low = level <= lowAt && !charging;
+  return (
+    <span className="inline-flex items-center gap-1.5" data-testid="battery">
+      <span className={low ? 'font-semibold text-red-800' : undefined}>{`${level}%`}</span>
+      {charging ? <span className="text-xs text-slate-600">charging</span> : null}
+      {low ? (
+        <span className="rounded bg-red-100 px-1.5 py-0.5 text-xs font-semibold text-red-900" title={`At or below ${lowAt}% and not charging`}>
+          Low battery
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
 /** How long ago, in words ("3 min ago"). */
 export function ago(iso: string | null | undefined): string {
   if (!iso) return 'never';
