@@ -39,11 +39,26 @@ const refundState = (r: AdminRefund) => ({
   ...(r.completion_note !== null ? { completion_note: r.completion_note } : {}),
 });
 
+/**
+ * A person paid a manual gateway's refund out of a wallet: without the wallet's
+ * reference nobody could later trace or prove that payout. A repeat of a done
+ * completion needs none (it changes nothing).
+ */
+function checkCompletion(refund: AdminRefund, completion: RefundCompletion): void {
+  const reference = completion.reference?.trim() ?? '';
+  if (refund.status === 'pending' && refund.gateway_type === 'manual' && reference === '') {
+    throw new AppError('VALIDATION_ERROR', 'Give the wallet reference (transaction id) of the money sent back', { field: 'reference' });
+  }
+  if (reference.length > 100) throw new AppError('VALIDATION_ERROR', 'At most 100 characters', { field: 'reference' });
+  if ((completion.note?.trim() ?? '').length > 500) throw new AppError('VALIDATION_ERROR', 'At most 500 characters', { field: 'note' });
+}
+
 async function settle(em: Db, who: AuditActor, refundId: number, to: 'completed' | 'failed', input: { reason?: string; completion?: RefundCompletion }): Promise<AdminRefund> {
   return withAudit(em, who, async (tx) => {
     const locked = await tx.selectFrom('refunds').select('id').where('id', '=', refundId).forUpdate().executeTakeFirst();
     if (!locked) throw new AppError('REFUND_NOT_FOUND');
     const before = await getAdminRefund(tx, refundId);
+    if (to === 'completed') checkCompletion(before, input.completion ?? {});
     const { refund, changed } = to === 'completed' ? await completeRefund(tx, refundId, input.completion) : await failRefund(tx, refundId, { reason: input.reason ?? 'failed' });
     const after = toAdmin(refund);
     return {

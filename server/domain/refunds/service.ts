@@ -250,7 +250,7 @@ function merchantRefund(r: RefundResource & RefundAdminFields): RefundResource {
 }
 
 export interface RefundCompletion {
-  /** The wallet's transaction id of the money sent back; required when the gateway is manual. */
+  /** The wallet's transaction id of the money sent back (an operator must give it for a manual gateway: refunds/admin.ts). */
   reference?: string | null;
   note?: string | null;
 }
@@ -264,16 +264,6 @@ async function finishRefund(
   return transaction(em, async (tx) => {
     const reference = opts.completion?.reference?.trim() || null;
     const note = opts.completion?.note?.trim() || null;
-    if (to === 'completed') {
-      const current = await getRefund(tx, refundId);
-      // A person paid a manual gateway's refund out of a wallet: without the wallet's reference
-      // nobody could later prove or trace that payout. A repeat of a done completion needs none.
-      if (current.status === 'pending' && current.gateway_type === 'manual' && reference === null) {
-        throw new AppError('VALIDATION_ERROR', 'Give the wallet reference (transaction id) of the money sent back', { field: 'reference' });
-      }
-      if (reference !== null && reference.length > 100) throw new AppError('VALIDATION_ERROR', 'At most 100 characters', { field: 'reference' });
-      if (note !== null && note.length > 500) throw new AppError('VALIDATION_ERROR', 'At most 500 characters', { field: 'note' });
-    }
     const updated = await tx
       .updateTable('refunds')
       .set({
@@ -299,8 +289,8 @@ async function finishRefund(
 }
 
 /**
- * pending -> completed with `refund.completed`; a repeat changes nothing; a failed one is INVALID_STATE.
- * A manual gateway's refund needs the wallet reference of the payout (VALIDATION_ERROR on `reference`).
+ * pending -> completed with `refund.completed`, keeping the payout's reference and note when given;
+ * a repeat changes nothing (the first ones stay); a failed one is INVALID_STATE.
  */
 export function completeRefund(em: Db, refundId: number, completion: RefundCompletion = {}): Promise<{ refund: RefundResource & RefundAdminFields; changed: boolean }> {
   return finishRefund(em, refundId, 'completed', { reason: null, completion });
