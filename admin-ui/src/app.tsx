@@ -1,6 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { useSession, useOperator } from './session.tsx';
-import { useMode } from './mode.tsx';
+import { useMode, useOpenWhereWorkWaits, useWaitingByMode } from './mode.tsx';
 import { Link, match, navigate, useLocation } from './router.tsx';
 import { Button, Loading, cx } from './components/ui.tsx';
 import { LoginScreen } from './screens/login.tsx';
@@ -85,6 +85,8 @@ function Layout({ current, children }: { current: string | undefined; children: 
   const operator = useOperator();
   const { logout, can } = useSession();
   const { mode, setMode } = useMode();
+  const waiting = useWaitingByMode();
+  useOpenWhereWorkWaits(waiting);
   const [menuOpen, setMenuOpen] = useState(false);
   const [leaving, setLeaving] = useState(false);
   const { path } = useLocation();
@@ -111,9 +113,17 @@ function Layout({ current, children }: { current: string | undefined; children: 
                   type="button"
                   aria-pressed={mode === m}
                   onClick={() => setMode(m)}
-                  className={cx('px-2.5 py-1 text-xs font-semibold uppercase', mode === m ? (m === 'live' ? 'bg-green-700 text-white' : 'bg-violet-700 text-white') : 'bg-white text-slate-700 hover:bg-slate-100')}
+                  data-testid={`mode-${m}`}
+                  className={cx('inline-flex items-center gap-1.5 px-2.5 py-1 text-xs font-semibold', mode === m ? (m === 'live' ? 'bg-green-700 text-white' : 'bg-violet-700 text-white') : 'bg-white text-slate-700 hover:bg-slate-100')}
                 >
-                  {m}
+                  <span className="uppercase">{m}</span>
+                  {/* What waits for review in that mode, so work in the other mode is never hidden. */}
+                  {waiting[m] !== undefined ? (
+                    <span className={cx('rounded-full px-1.5 text-[0.7rem] font-semibold', waiting[m]! > 0 ? 'bg-amber-200 text-amber-950' : mode === m ? 'bg-white text-slate-800' : 'bg-slate-200 text-slate-800')}>
+                      {waiting[m]}
+                      <span className="sr-only"> waiting for review</span>
+                    </span>
+                  ) : null}
                 </button>
               ))}
             </fieldset>

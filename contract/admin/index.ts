@@ -12,6 +12,7 @@ import { adminOutboundSmsContract } from './outbound-sms.ts';
 import { adminOverviewContract } from './overview.ts';
 import { adminPairingCodesContract } from './pairing-codes.ts';
 import { adminRecoveryContract } from './recovery.ts';
+import { adminPaymentsContract } from './payments.ts';
 import { adminRefundsContract } from './refunds.ts';
 import { adminSettingsContract } from './settings.ts';
 import { adminSmsRecordsContract } from './sms-records.ts';
@@ -43,6 +44,7 @@ export const adminContract = withErrorResponses(
         outboundSms: adminOutboundSmsContract,
         transactions: adminTransactionsContract,
         smsRecords: adminSmsRecordsContract,
+        payments: adminPaymentsContract,
         refunds: adminRefundsContract,
         webhookDeliveries: adminWebhookDeliveriesContract,
         settings: adminSettingsContract,

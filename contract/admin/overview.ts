@@ -25,6 +25,14 @@ export const brandOverviewSchema = z
         oldest_waiting_since: timestampSchema.nullable().describe('When the oldest of them started waiting.'),
       })
       .describe('What waits for a person now: the review queue.'),
+    waiting_by_mode: z
+      .object({
+        live: z.number().int().describe('Live transactions awaiting verification plus live SMS records waiting for review.'),
+        test: z.number().int().describe('The same in test mode.'),
+      })
+      .describe(
+        'The review queue of both modes, whatever `mode` asks: the console shows it on its mode switch and opens in the mode where work waits, so work in the other mode is never hidden.',
+      ),
     devices: z.object({
       online: z.number().int(),
       offline: z.number().int(),
@@ -47,7 +55,7 @@ export const adminOverviewContract = c.router(
       path: '/overview',
       summary: 'Today, per brand',
       description:
-        "Per brand, in one read: today's revenue per currency and transactions started (the brand's own day), what waits in the review queue, its devices online, offline and low on battery with the last heartbeat, and its webhook health. Figures of one mode (default `live`). Ordered by brand id.",
+        "Per brand, in one read: today's revenue per currency and transactions started (the brand's own day), what waits in the review queue (and, in `waiting_by_mode`, what waits in each mode), its devices online, offline and low on battery with the last heartbeat, and its webhook health. Figures of one mode (default `live`). Ordered by brand id.",
       query: z.strictObject({ brand_id: brandFilter, mode: modeSchema.default('live').describe('Figures of this mode; default `live`.') }),
       responses: { 200: ok(z.array(brandOverviewSchema)) },
       metadata: adminMeta('Overview'),

@@ -25,6 +25,7 @@ export const adminPermissions = {
   outboundSms: { enqueue: 'operate' },
   transactions: { list: 'read', get: 'read', timeline: 'read', verify: 'operate', reject: 'operate' },
   smsRecords: { list: 'read', get: 'read', dismiss: 'operate' },
+  payments: { listUnpaid: 'read' },
   refunds: { list: 'read', get: 'read', complete: 'operate', fail: 'operate' },
   webhookDeliveries: { list: 'read', get: 'read', replay: 'operate', sendTest: 'operate', replayDeadLetters: 'operate' },
   settings: { get: 'read', update: 'own' },

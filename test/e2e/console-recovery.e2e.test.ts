@@ -8,7 +8,7 @@ import { newPairingCode, pairDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { newGatewayTrxId, seedPayment, smsBodies, smsScene, transactionRow, type SmsScene } from '../support/sms-matching.ts';
 import { launchChromium } from './support/browser.ts';
-import { axeViolations, logIn, openConsolePage, shot, unexpectedErrors } from './console-support.ts';
+import { expectAccessible, logIn, openConsolePage, shot, unexpectedErrors } from './console-support.ts';
 
 /**
  * Recovery in the console, as an operator with only a console login, against
@@ -55,18 +55,10 @@ async function settled(page: Page): Promise<void> {
   await page.getByRole('status').filter({ hasText: /^Loading/ }).waitFor({ state: 'detached' }).catch(() => undefined);
 }
 
-/** axe-core finds nothing of any impact; and the page is no wider than the screen (tables scroll inside themselves). */
+/** axe finds nothing of any impact; and the page is no wider than the screen (tables scroll inside themselves). */
 async function checkScreen(page: Page, name: string): Promise<void> {
   await settled(page);
-  const { critical, serious } = await axeViolations(page);
-  expect(critical, `axe critical on ${name}`).toEqual([]);
-  expect(serious, `axe serious on ${name}`).toEqual([]);
-  // axeViolations loaded axe into the page: its raw result gives the moderate and minor ones too.
-  const all = (await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: string[] }> }> }> } }).axe;
-    return (await axe.run(document, { resultTypes: ['violations'] })).violations.map((v) => `${v.impact} ${v.id} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  })) as string[];
-  expect(all, `axe violations of any impact on ${name}`).toEqual([]);
+  await expectAccessible(page, name);
   await shot(page, name);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(overflow, `${name} scrolls sideways`).toBeLessThanOrEqual(0);

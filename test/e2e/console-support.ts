@@ -1,8 +1,8 @@
-import { readFileSync, mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { axeViolationLines } from './support/axe.ts';
 import { collectPageErrors } from './support/browser.ts';
 
 /** Helpers of the console's browser tests (test/e2e/console*.e2e.test.ts). */
@@ -16,39 +16,9 @@ export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
 }
 
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: Array<{ target: string[] }>;
-}
-
-/**
- * axe-core on the page as it is now. Its source is evaluated through the
- * DevTools protocol, which the page's CSP does not govern, so the console keeps
- * its real policy while it is checked. Returns the violations of `serious` and
- * `critical` impact, as readable lines.
- */
-export async function axeViolations(page: Page): Promise<{ critical: string[]; serious: string[] }> {
-  const loaded = await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe !== 'undefined');
-  if (!loaded) await page.evaluate(axeSource);
-  const violations = (await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: unknown[] }> } }).axe;
-    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
-  })) as AxeViolation[];
-  const line = (v: AxeViolation) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`;
-  return {
-    critical: violations.filter((v) => v.impact === 'critical').map(line),
-    serious: violations.filter((v) => v.impact === 'serious').map(line),
-  };
-}
-
+/** No axe violation of any impact: a minor one is still a barrier to someone. */
 export async function expectAccessible(page: Page, screen: string): Promise<void> {
-  const { critical, serious } = await axeViolations(page);
-  if (serious.length) console.warn(`axe (serious) on ${screen}:\n${serious.join('\n')}`);
-  expect(critical, `axe critical violations on ${screen}`).toEqual([]);
+  expect(await axeViolationLines(page), `axe violations on ${screen}`).toEqual([]);
 }
 
 /** Fills the login form and submits it. */

@@ -1,9 +1,9 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
+import { axeViolationLines } from './support/axe.ts';
 import { collectPageErrors, launchChromium } from './support/browser.ts';
 
 /**
@@ -14,29 +14,6 @@ import { collectPageErrors, launchChromium } from './support/browser.ts';
  */
 
 const RESULTS = path.resolve('test-results');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: Array<{ target: string[] }>;
-}
-
-/**
- * Every axe violation on the page as it is now, of any impact (minor ones too),
- * one readable line each. The source goes in through the DevTools protocol,
- * which the page's CSP does not govern, so the page keeps its real policy.
- */
-async function axeViolations(p: Page): Promise<string[]> {
-  if (!(await p.evaluate(() => 'axe' in window))) await p.evaluate(axeSource);
-  const violations = (await p.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: unknown[] }> } }).axe;
-    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
-  })) as AxeViolation[];
-  return violations.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}) at ${v.nodes.slice(0, 5).map((n) => n.target.join(' ')).join(', ')}`);
-}
-
 let t: TestContext;
 let browser: Browser;
 let ctx: BrowserContext;
@@ -112,7 +89,7 @@ describe('/docs in Chromium', () => {
       await expect.poll(async () => (await page.locator('body').innerText()).includes('ORDER-1001'), { timeout: 15_000 }).toBe(true);
     }
     expect(await page.locator(`.${colorScheme}-mode`).count()).toBeGreaterThan(0);
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await axeViolationLines(page)).toEqual([]);
     expect(errors).toEqual([]);
   });
 

@@ -42,7 +42,7 @@ describe('a change and its audit row commit together or not at all', () => {
     await withBrokenAuditLog(async () => {
       expect500(await adminRequest(t, 'POST', `/transactions/${transaction.id}/verifications`, {}));
       expect500(await adminRequest(t, 'POST', `/transactions/${transaction.id}/rejections`, { reason: 'no' }));
-      expect500(await adminRequest(t, 'POST', `/refunds/${refund.id}/completions`));
+      expect500(await adminRequest(t, 'POST', `/refunds/${refund.id}/completions`, { reference: 'BK7RETURN01' }));
       expect500(await adminRequest(t, 'POST', `/brands/${scene.brandId}/api-keys`, { name: 'never' }));
       expect500(await adminRequest(t, 'POST', `/devices/${device.deviceId}/revocations`));
       expect500(await adminRequest(t, 'PATCH', `/gateways/${scene.gateway.code}`, { fee_percent: '9.99' }));
@@ -61,7 +61,7 @@ describe('a change and its audit row commit together or not at all', () => {
 
     // With the log back, the same requests succeed and are recorded once each.
     expect((await adminRequest(t, 'POST', `/transactions/${transaction.id}/verifications`, {})).status).toBe(200);
-    expect((await adminRequest(t, 'POST', `/refunds/${refund.id}/completions`)).status).toBe(200);
+    expect((await adminRequest(t, 'POST', `/refunds/${refund.id}/completions`, { reference: 'BK7RETURN01' })).status).toBe(200);
     expect((await auditRows(t)).map((r) => r.action)).toEqual(['transaction.verify', 'refund.complete']);
   });
 });
@@ -81,7 +81,7 @@ describe('racing admins', () => {
     const gateway = await seedGateway(t, 'bkash');
     const { transaction } = await seedCompletedTransaction(t, { apiKey, gateway, amount: '500.00' });
     const refund = (await requestRefund(t, apiKey, { trx_id: transaction.trxId, amount: '500.00' })).body.data;
-    const results = await Promise.all(Array.from({ length: 5 }, () => adminRequest(t, 'POST', `/refunds/${refund.id}/completions`)));
+    const results = await Promise.all(Array.from({ length: 5 }, () => adminRequest(t, 'POST', `/refunds/${refund.id}/completions`, { reference: 'BK7RETURN01' })));
     expect(results.map((r) => [r.status, r.body.data.status])).toEqual(Array.from({ length: 5 }, () => [200, 'completed']));
     expect(await eventsOf(t, transaction.id)).toEqual(['payment.completed', 'refund.completed']);
     const rows = (await auditRows(t, 'refund.complete')).filter((r) => r.target_id === String(refund.id));

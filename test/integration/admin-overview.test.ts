@@ -3,6 +3,8 @@ import { startTestServer, type TestContext } from '../support/harness.ts';
 import { forwardSms, newGatewayTrxId, seedPayment, smsBodies, smsScene } from '../support/sms-matching.ts';
 import { pairDevice } from '../support/device.ts';
 import { adminRequest } from './admin-support.ts';
+import { seedTransaction } from '../support/seed.ts';
+import { createApiKey } from '../../server/domain/brands/service.ts';
 
 let t: TestContext;
 
@@ -57,6 +59,25 @@ describe('admin overview: today per brand', () => {
     const ids = all.map((b: { brand_id: number }) => b.brand_id);
     expect(ids).toEqual([...ids].sort((x: number, y: number) => x - y));
     expect(all.find((b: { brand_id: number }) => b.brand_id === other.brandId).revenue).toEqual([{ currency: 'BDT', amount: '999.00', count: 1 }]);
+  });
+
+  it('waiting_by_mode: each mode’s review queue (payments plus SMS) whatever mode is asked, so the console can show where work waits', async () => {
+    const scene = await smsScene(t);
+    const { key: testKey } = await createApiKey(t.runtime.deps.db, scene.brandId, { name: 'demo key', mode: 'test' });
+    await seedPayment(t, scene, { amount: '71.00', status: 'awaiting_verification', gatewayTrxId: newGatewayTrxId() });
+    for (const amount of ['12.00', '13.00']) await seedTransaction(t, { apiKey: testKey, gateway: scene.gateway, status: 'awaiting_verification', amount });
+    // Decided or not waiting: not counted.
+    await seedTransaction(t, { apiKey: testKey, gateway: scene.gateway, status: 'completed', amount: '14.00' });
+    await forwardSms(t, scene.device, [{ sender: 'bKash', body: smsBodies.bkash('44.00', newGatewayTrxId()) }]);
+    const [live] = await overview(`brand_id=${scene.brandId}&mode=live`);
+    const [test] = await overview(`brand_id=${scene.brandId}&mode=test`);
+    expect(live.waiting_by_mode).toEqual({ live: 2, test: 2 });
+    expect(test.waiting_by_mode).toEqual({ live: 2, test: 2 });
+    expect(live.review).toMatchObject({ transactions: 1, sms_records: 1 });
+    expect(test.review).toMatchObject({ transactions: 2, sms_records: 0 });
+    // A brand with nothing waiting: zeros, not absent.
+    const quiet = await smsScene(t);
+    expect((await overview(`brand_id=${quiet.brandId}`))[0].waiting_by_mode).toEqual({ live: 0, test: 0 });
   });
 
   it('dead letters and failing endpoints show; an unknown stored time zone counts in UTC', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
-import { requestRefund, seedCompletedTransaction, seedGateway } from '../support/seed.ts';
+import { createPayment, requestRefund, seedCompletedTransaction, seedGateway } from '../support/seed.ts';
 import { forwardSms, newGatewayTrxId, officialSender, seedPayment, smsBodies, smsScene } from '../support/sms-matching.ts';
 import { adminRequest, auditCount, auditRows } from './admin-support.ts';
 
@@ -43,26 +43,54 @@ describe('refunds', () => {
     expect((await adminRequest(t, 'GET', `/refunds/${ra.id}`)).body.data).toEqual(ofA.body.data[0]);
   });
 
-  it('complete: pending -> completed with refund.completed, audited once; a repeat changes nothing; failing it then is INVALID_STATE', async () => {
+  it('complete: pending -> completed with the wallet reference and note, refund.completed, audited once; a repeat changes nothing; failing it then is INVALID_STATE', async () => {
     const s = await refundScene();
     const r = await s.refund('200.00');
-    const done = await adminRequest(t, 'POST', `/refunds/${r.id}/completions`);
-    expect(done.status).toBe(200);
-    expect(done.body.data).toMatchObject({ id: r.id, status: 'completed', processed_at: expect.any(String), brand_id: s.brandId });
-    expect((await adminRequest(t, 'POST', `/refunds/${r.id}/completions`, {})).body.data.status).toBe('completed');
+    expect((await adminRequest(t, 'GET', `/refunds/${r.id}`)).body.data).toMatchObject({ gateway_type: 'manual', completion_reference: null, completion_note: null });
+    const done = await adminRequest(t, 'POST', `/refunds/${r.id}/completions`, { reference: ' BK9RET0001 ', note: ' Sent back from the shop wallet ' });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body.data).toMatchObject({
+      id: r.id, status: 'completed', processed_at: expect.any(String), brand_id: s.brandId, completion_reference: 'BK9RET0001', completion_note: 'Sent back from the shop wallet',
+    });
+    expect((await adminRequest(t, 'GET', `/refunds/${r.id}`)).body.data).toMatchObject({ completion_reference: 'BK9RET0001', completion_note: 'Sent back from the shop wallet' });
+    // A repeat (even without a reference, or with another one) changes nothing: the first record stays.
+    const again = await adminRequest(t, 'POST', `/refunds/${r.id}/completions`, {});
+    expect(again.body.data).toMatchObject({ status: 'completed', completion_reference: 'BK9RET0001' });
+    expect((await adminRequest(t, 'POST', `/refunds/${r.id}/completions`, { reference: 'OTHER' })).body.data.completion_reference).toBe('BK9RET0001');
     const conflict = await adminRequest(t, 'POST', `/refunds/${r.id}/failures`, { reason: 'bank said no' });
     expect(conflict.status).toBe(409);
     expect(conflict.body.errors).toEqual([{ code: 'INVALID_STATE', message: 'Refund is already completed', field: null }]);
     expect(await events(s.transaction.id)).toEqual(['payment.completed', 'refund.completed']);
+    // The merchant's webhook carries the refund, not the operator's record.
+    const [event] = await t.sql<{ payload: unknown }>("SELECT payload FROM webhook_events WHERE transaction_id = $1 AND event = 'refund.completed'", [s.transaction.id]);
+    expect(JSON.stringify(event)).not.toContain('BK9RET0001');
     const rows = (await auditRows(t)).filter((x) => x.target_type === 'refund' && x.target_id === String(r.id));
     expect(rows.map((x) => [x.action, x.brand_id, x.before, x.after])).toEqual([
       [
         'refund.complete',
         String(s.brandId),
         { status: 'pending', amount: '200.00', currency: 'BDT', transaction_id: s.transaction.id },
-        { status: 'completed', amount: '200.00', currency: 'BDT', transaction_id: s.transaction.id },
+        { status: 'completed', amount: '200.00', currency: 'BDT', transaction_id: s.transaction.id, completion_reference: 'BK9RET0001', completion_note: 'Sent back from the shop wallet' },
       ],
     ]);
+  });
+
+  it('complete: a manual gateway refund without a wallet reference is refused (400 on reference) and stays pending; the note is optional', async () => {
+    const s = await refundScene();
+    const r = await s.refund('20.00');
+    const audits = await auditCount(t);
+    for (const body of [undefined, {}, { note: 'paid' }, { reference: '   ' }, { reference: 'x'.repeat(101) }, { reference: 'BK1', note: 'n'.repeat(501) }]) {
+      const res = await adminRequest(t, 'POST', `/refunds/${r.id}/completions`, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.errors[0].code, JSON.stringify(body)).toBe('VALIDATION_ERROR');
+      expect(res.body.errors[0].field, JSON.stringify(body)).toBe(body && 'note' in body && body.reference ? 'note' : 'reference');
+    }
+    expect((await adminRequest(t, 'GET', `/refunds/${r.id}`)).body.data).toMatchObject({ status: 'pending', completion_reference: null });
+    expect(await events(s.transaction.id)).toEqual(['payment.completed']);
+    expect(await auditCount(t)).toBe(audits);
+    const done = await adminRequest(t, 'POST', `/refunds/${r.id}/completions`, { reference: 'BK2RET', note: '  ' });
+    expect(done.status).toBe(200);
+    expect(done.body.data).toMatchObject({ status: 'completed', completion_reference: 'BK2RET', completion_note: null });
   });
 
   it('fail: pending -> failed with the reason and refund.failed; the amount is refundable again', async () => {
@@ -95,7 +123,7 @@ describe('refunds', () => {
     for (const [path, body, field] of [
       [`/refunds/${r.id}/failures`, {}, 'reason'],
       [`/refunds/${r.id}/failures`, { reason: '   ' }, 'reason'],
-      [`/refunds/${r.id}/completions`, { note: 'x' }, 'note'],
+      [`/refunds/${r.id}/completions`, { reference: 'BK1', extra: 'x' }, 'extra'],
     ] as const) {
       const res = await adminRequest(t, 'POST', path, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
@@ -176,5 +204,41 @@ describe('SMS data records', () => {
       expect(bad.body.errors[0].field).toBe(field);
     }
     expect((await adminRequest(t, 'GET', '/sms-records/1?include=all')).body.errors[0].field).toBe('include');
+  });
+});
+
+describe('payments with no transaction yet', () => {
+  it('found by merchant reference or payment id, in their mode and brand; a paid one is left to the transaction search', async () => {
+    const { brandId, apiKey } = await t.createBrand('Unpaid Brand');
+    const { apiKey: testKey } = await t.createBrand('Unpaid Test Brand', { mode: 'test' });
+    const gateway = await seedGateway(t, 'bkash');
+    const unpaid = await createPayment(t, apiKey, { amount: '321.00', reference: 'order-unpaid-1' });
+    const inTest = await createPayment(t, testKey, { amount: '12.00', reference: 'order-unpaid-1' });
+    const { paymentId: paidId } = await seedCompletedTransaction(t, { apiKey, gateway, amount: '99.00' });
+
+    // The transaction search cannot find it: it has no transaction.
+    expect((await adminRequest(t, 'GET', '/transactions?reference=order-unpaid-1')).body.data).toEqual([]);
+
+    const byRef = await adminRequest(t, 'GET', '/payments/unpaid?reference=order-unpaid-1&mode=live');
+    expect(byRef.status, JSON.stringify(byRef.body)).toBe(200);
+    expect(byRef.body.data).toEqual([
+      {
+        payment_id: unpaid.payment_id, brand_id: brandId, mode: 'live', amount: '321.00', currency: 'BDT', reference: 'order-unpaid-1', status: 'pending',
+        created_at: expect.any(String), expires_at: unpaid.expires_at,
+      },
+    ]);
+    const both = await adminRequest(t, 'GET', '/payments/unpaid?reference=order-unpaid-1');
+    expect(both.body.data.map((p: { payment_id: string }) => p.payment_id)).toEqual([inTest.payment_id, unpaid.payment_id]);
+    expect((await adminRequest(t, 'GET', `/payments/unpaid?reference=${unpaid.payment_id.toUpperCase()}`)).body.data.map((p: { payment_id: string }) => p.payment_id)).toEqual([unpaid.payment_id]);
+    expect((await adminRequest(t, 'GET', `/payments/unpaid?reference=order-unpaid-1&brand_id=${brandId + 100000}`)).body.data).toEqual([]);
+    // A payment with a transaction is the transaction search's.
+    expect((await adminRequest(t, 'GET', `/payments/unpaid?reference=${paidId}`)).body.data).toEqual([]);
+    // Expired by time shows as expired.
+    await t.sql("UPDATE payment_intents SET expires_at = now() - interval '1 minute' WHERE uuid = $1", [unpaid.payment_id]);
+    expect((await adminRequest(t, 'GET', '/payments/unpaid?reference=order-unpaid-1&mode=live')).body.data[0].status).toBe('expired');
+    for (const query of ['', 'reference=', 'reference=x&mode=demo', 'reference=x&other=1']) {
+      const res = await adminRequest(t, 'GET', `/payments/unpaid?${query}`);
+      expect(res.status, query).toBe(400);
+    }
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { DEVICE_API, newFingerprint } from '../support/device.ts';
 import { adminToken, runCli } from './admin-support.ts';
+import { requestRefund, seedCompletedTransaction, seedGateway } from '../support/seed.ts';
 
 let t: TestContext;
 
@@ -66,6 +67,19 @@ describe('the CLI over the admin API, as a child process', () => {
       'admin:cli pairing_code.create',
       'admin:cli pairing_code.create',
     ]);
+  });
+
+  it('refund:complete records the wallet reference and note; without a reference a manual gateway refund is refused (exit 1) and stays pending', async () => {
+    const { apiKey } = await t.createBrand('CLI Refund Shop');
+    const gateway = await seedGateway(t, 'bkash');
+    const { transaction } = await seedCompletedTransaction(t, { apiKey, gateway, amount: '300.00' });
+    const refund = (await requestRefund(t, apiKey, { trx_id: transaction.trxId, amount: '30.00' })).body.data as { id: number };
+    const refused = await cli(['refund:complete', '--refund', String(refund.id), '--json']);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout + refused.stderr).toContain('wallet reference');
+    const done = await cli(['refund:complete', '--refund', String(refund.id), '--reference', 'BK5RET77', '--note', 'from the counter wallet', '--json']);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.json()).toMatchObject({ id: refund.id, status: 'completed', completion_reference: 'BK5RET77', completion_note: 'from the counter wallet' });
   });
 
   it('takes the token from --admin-token or ADMIN_TOKEN, and the actor from --actor', async () => {

@@ -1,6 +1,7 @@
-import { useEffect, useRef, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
+import { useEffect, useRef, useState, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
 import type { Mode } from '../../../contract/vocabulary.ts';
 import { describeError } from '../api.ts';
+import { formatDateTime } from '../format.ts';
 
 /** Class names joined, falsy ones dropped. */
 export function cx(...parts: Array<string | false | null | undefined>): string {
@@ -170,35 +171,89 @@ export function Dialog({ open, title, onClose, children }: { open: boolean; titl
   );
 }
 
-/** A responsive table: scrolls sideways on a phone instead of squeezing columns. */
+/**
+ * A responsive table: scrolls sideways inside its own box on a phone instead of
+ * squeezing columns or widening the page, and says so when it does (a column
+ * cut at the screen's edge looked like the end of the table).
+ */
 export function Table({ head, children, label }: { head: ReactNode[]; children: ReactNode; label: string }) {
+  const box = useRef<HTMLDivElement>(null);
+  const [wider, setWider] = useState(false);
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const check = () => setWider(el.scrollWidth > el.clientWidth + 1);
+    check();
+    const observer = new ResizeObserver(check);
+    observer.observe(el);
+    if (el.firstElementChild) observer.observe(el.firstElementChild);
+    return () => observer.disconnect();
+  }, []);
   return (
-    // Focusable, so a keyboard user can scroll a table wider than a phone.
-    <div className="-mx-4 overflow-x-auto focus-visible:outline-2 focus-visible:outline-indigo-600" tabIndex={0} role="region" aria-label={`${label} (scrolls sideways)`}>
-      <table className="min-w-full text-left text-sm" aria-label={label}>
-        <thead className="border-b border-slate-200 text-xs text-slate-600 uppercase">
-          <tr>
-            {head.map((h, i) => (
-              <th key={i} scope="col" className="px-4 py-2 font-medium whitespace-nowrap">
-                {h}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">{children}</tbody>
-      </table>
-    </div>
+    <>
+      {/* Focusable, so a keyboard user can scroll a table wider than a phone. `relative`
+          keeps the visually hidden header text inside the box: positioned against the
+          page it would widen the whole page by the table's width. */}
+      <div
+        ref={box}
+        className="relative -mx-4 overflow-x-auto overscroll-x-contain focus-visible:outline-2 focus-visible:outline-indigo-600"
+        tabIndex={0}
+        role="region"
+        aria-label={`${label} (scrolls sideways)`}
+      >
+        <table className="min-w-full text-left text-sm" aria-label={label}>
+          <thead className="border-b border-slate-200 text-xs text-slate-600 uppercase">
+            <tr>
+              {head.map((h, i) => (
+                <th key={i} scope="col" className="px-4 py-2 font-medium whitespace-nowrap">
+                  {/* A column of buttons has no visible heading; a screen reader still names it. */}
+                  {h === '' || h === null || h === undefined ? <span className="sr-only">Actions</span> : h}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">{children}</tbody>
+        </table>
+      </div>
+      {wider ? (
+        <p className="mt-1 text-right text-xs text-slate-600" data-testid="table-scroll-hint">
+          More columns: scroll the table sideways →
+        </p>
+      ) : null}
+    </>
   );
 }
 export function Td({ children, className }: { children?: ReactNode; className?: string }) {
   return <td className={cx('px-4 py-2 align-top', className)}>{children}</td>;
 }
 
-/** "2026-11-21T14:32:00Z" as local date and time; "–" for null. */
+/** A moment with its time zone, through the console's one formatter (format.ts); "–" for null. */
 export function time(iso: string | null | undefined): string {
-  if (!iso) return '–';
-  const d = new Date(iso);
-  return d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit' });
+  return formatDateTime(iso);
+}
+
+/** The `battery_low_percent` setting's default, used until the settings have loaded. */
+export const BATTERY_LOW_DEFAULT = 15;
+
+/**
+ * A heartbeat's battery: flagged "low" in words (not only colour) at or below the
+ * `battery_low_percent` setting while not charging, the rule of the overview's
+ * low-battery count and of the `battery_low` alert.
+ */
+export function BatteryLevel({ level, charging, lowAt }: { level: number | null | undefined; charging: boolean | null | undefined; lowAt: number }) {
+  if (level == null) return <>–</>;
+  const low = level <= lowAt && !charging;
+  return (
+    <span className="inline-flex items-center gap-1.5" data-testid="battery">
+      <span className={low ? 'font-semibold text-red-800' : undefined}>{`${level}%`}</span>
+      {charging ? <span className="text-xs text-slate-600">charging</span> : null}
+      {low ? (
+        <span className="rounded bg-red-100 px-1.5 py-0.5 text-xs font-semibold text-red-900" title={`At or below ${lowAt}% and not charging`}>
+          Low battery
+        </span>
+      ) : null}
+    </span>
+  );
 }
 
 /** How long ago, in words ("3 min ago"). */

@@ -8,7 +8,7 @@ import { useBrandName, useBrands } from '../queries.ts';
 import { QrImage } from '../components/qr.tsx';
 import { BackfillPanel } from '../components/backfill.tsx';
 import { navigate, useLocation } from '../router.tsx';
-import { Button, Card, Dialog, Empty, ErrorBox, Field, Input, Loading, ModeBadge, Notice, PageTitle, Select, StatusBadge, Table, Td, ago, count, time } from '../components/ui.tsx';
+import { Button, Card, Dialog, Empty, ErrorBox, Field, Input, Loading, ModeBadge, Notice, PageTitle, Select, StatusBadge, Table, Td, ago, count, time, BatteryLevel, BATTERY_LOW_DEFAULT } from '../components/ui.tsx';
 
 type Pairing = { code: string; expires_at: string; mode: Mode; brand_id: number };
 
@@ -18,6 +18,8 @@ export function DevicesScreen() {
   const queryClient = useQueryClient();
   const brandName = useBrandName();
   const [presence, setPresence] = useState<'' | DevicePresence>('');
+  const settings = useQuery({ queryKey: ['settings'], queryFn: async () => (await ok(api.settings.get())).data });
+  const lowBattery = settings.data?.battery_low_percent ?? BATTERY_LOW_DEFAULT;
   const [revoking, setRevoking] = useState<{ id: number; name: string } | null>(null);
   const [pairOpen, setPairOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
@@ -102,7 +104,9 @@ export function DevicesScreen() {
                   <StatusBadge status={d.presence} />
                   {d.revoked_reason ? <span className="block text-xs text-slate-600">{d.revoked_reason}</span> : null}
                 </Td>
-                <Td className="whitespace-nowrap">{d.battery_level == null ? '–' : `${d.battery_level}%${d.is_charging ? ' ⚡' : ''}`}</Td>
+                <Td className="whitespace-nowrap">
+                  <BatteryLevel level={d.battery_level} charging={d.is_charging} lowAt={lowBattery} />
+                </Td>
                 <Td>{d.network ?? '–'}</Td>
                 <Td className="whitespace-nowrap">{ago(d.last_heartbeat_at)}</Td>
                 <Td>{brandName(d.brand_id)}</Td>

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, ok } from '../api.ts';
 import { useMode } from '../mode.tsx';
 import { Link } from '../router.tsx';
-import { Badge, Card, Empty, ErrorBox, Loading, ModeBadge, PageTitle, StatusBadge, ago, count } from '../components/ui.tsx';
+import { BATTERY_LOW_DEFAULT, Badge, BatteryLevel, Card, Empty, ErrorBox, Loading, ModeBadge, PageTitle, StatusBadge, ago, count } from '../components/ui.tsx';
 
 const POLL_MS = 10_000;
 
@@ -14,6 +14,8 @@ export function OverviewScreen() {
     refetchInterval: POLL_MS,
     queryFn: async () => (await ok(api.overview.get({ query: { mode } }))).data,
   });
+  const settings = useQuery({ queryKey: ['settings'], queryFn: async () => (await ok(api.settings.get())).data });
+  const lowBattery = settings.data?.battery_low_percent ?? BATTERY_LOW_DEFAULT;
   // Each phone's own battery, signal and heartbeat, beside the brand's counts.
   const devices = useQuery({
     queryKey: ['devices', 'overview', mode],
@@ -86,7 +88,7 @@ export function OverviewScreen() {
                             <ModeBadge mode={d.mode} />
                             <span className="font-medium">{d.name}</span>
                             <span className="text-xs text-slate-600">
-                              battery {d.battery_level ?? '?'}%{d.is_charging ? ' (charging)' : ''} · {d.network ?? 'network ?'} · heartbeat {ago(d.last_heartbeat_at)}
+                              battery <BatteryLevel level={d.battery_level} charging={d.is_charging} lowAt={lowBattery} /> · {d.network ?? 'network ?'} · heartbeat {ago(d.last_heartbeat_at)}
                             </span>
                           </li>
                         ))}

@@ -57,6 +57,16 @@ export function PaymentsScreen() {
     placeholderData: (prev) => prev,
   });
 
+  // An intent has no transaction until the customer picks a gateway: the list above cannot show
+  // it, so a searched reference is also looked up among the payments nobody started paying.
+  const searched = (filter.reference ?? filter.trx_id)?.trim();
+  const unpaid = useQuery({
+    queryKey: ['payments-unpaid', mode, searched, filter.brand_id],
+    enabled: !!searched,
+    queryFn: async () =>
+      (await ok(api.payments.listUnpaid({ query: { reference: searched!, mode, ...(filter.brand_id ? { brand_id: filter.brand_id } : {}) } }))).data,
+  });
+
   function apply(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const data = new FormData(e.currentTarget);
@@ -154,14 +164,34 @@ export function PaymentsScreen() {
           </div>
         </form>
       </Card>
-      <ErrorBox error={list.error ?? exportError} />
+      <ErrorBox error={list.error ?? exportError ?? unpaid.error} />
+      {searched && unpaid.data && unpaid.data.length > 0 ? (
+        <Card className="mb-4" title={`${count(unpaid.data.length, 'payment')} not paid yet (no transaction)`}>
+          <Table label="Payments not paid yet" head={['Payment id', 'Amount', 'Status', 'Reference', 'Brand', 'Created', 'Expires']}>
+            {unpaid.data.map((p) => (
+              <tr key={p.payment_id}>
+                <Td className="font-mono text-xs break-all">{p.payment_id}</Td>
+                <Td className="whitespace-nowrap">{money(p.amount, p.currency)}</Td>
+                <Td>
+                  <StatusBadge status={p.status} />
+                </Td>
+                <Td>{p.reference ?? '–'}</Td>
+                <Td>{brandName(p.brand_id)}</Td>
+                <Td className="whitespace-nowrap">{time(p.created_at)}</Td>
+                <Td className="whitespace-nowrap">{time(p.expires_at)}</Td>
+              </tr>
+            ))}
+          </Table>
+          <p className="mt-2 text-xs text-slate-600">The customer has not chosen a gateway or sent money for these yet.</p>
+        </Card>
+      ) : null}
       <Card title={meta ? count(meta.total, 'payment') : 'Payments'}>
         {list.isPending ? (
           <Loading />
         ) : !list.data ? (
           <Empty>Nothing to show: the search was refused (see above).</Empty>
         ) : list.data.data.length === 0 ? (
-          <Empty>No payment matches.</Empty>
+          <Empty>{searched && unpaid.data?.length ? 'No transaction matches.' : 'No payment matches.'}</Empty>
         ) : (
           <Table label="Payments" head={['Reference', 'Amount', 'Status', 'Gateway', 'Brand', 'Created']}>
             {(list.data?.data ?? []).map((t) => (

@@ -5,7 +5,7 @@ import { api, ok } from '../api.ts';
 import { useMode } from '../mode.tsx';
 import { useSession } from '../session.tsx';
 import { useBrandName } from '../queries.ts';
-import { Button, Card, Dialog, Empty, ErrorBox, Field, Loading, Notice, PageTitle, Select, StatusBadge, Table, Td, TextArea, money, time, count } from '../components/ui.tsx';
+import { Button, Card, Dialog, Empty, ErrorBox, Field, Input, Loading, Notice, PageTitle, Select, StatusBadge, Table, Td, TextArea, money, time, count } from '../components/ui.tsx';
 
 export function RefundsScreen() {
   const { mode } = useMode();
@@ -14,6 +14,8 @@ export function RefundsScreen() {
   const brandName = useBrandName();
   const [status, setStatus] = useState<'' | RefundStatus>('pending');
   const [failing, setFailing] = useState<number | null>(null);
+  const [completing, setCompleting] = useState<{ id: number; manual: boolean; label: string } | null>(null);
+  const [payout, setPayout] = useState({ reference: '', note: '' });
   const [reason, setReason] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
 
@@ -24,9 +26,11 @@ export function RefundsScreen() {
   });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['refunds'] });
   const complete = useMutation({
-    mutationFn: async (id: number) => (await ok(api.refunds.complete({ params: { refund_id: String(id) }, body: {} }))).data,
+    mutationFn: async (v: { id: number; reference: string; note: string }) =>
+      (await ok(api.refunds.complete({ params: { refund_id: String(v.id) }, body: { ...(v.reference ? { reference: v.reference } : {}), ...(v.note ? { note: v.note } : {}) } }))).data,
     onSuccess: async (r) => {
-      setNotice(`Refund #${r.id} of ${money(r.amount, r.currency)} is completed.`);
+      setCompleting(null);
+      setNotice(`Refund #${r.id} of ${money(r.amount, r.currency)} is completed${r.completion_reference ? ` (wallet reference ${r.completion_reference})` : ''}.`);
       await refresh();
     },
   });
@@ -43,7 +47,7 @@ export function RefundsScreen() {
     <div>
       <PageTitle>Refunds</PageTitle>
       {notice ? <Notice>{notice}</Notice> : null}
-      <ErrorBox error={list.error ?? complete.error} />
+      <ErrorBox error={list.error} />
       <Card
         title={list.data ? count(list.data.meta.total, 'refund') : 'Refunds'}
         actions={
@@ -71,6 +75,13 @@ export function RefundsScreen() {
                 <Td>
                   <StatusBadge status={r.status} />
                   {r.failure_reason ? <span className="block text-xs text-slate-600">{r.failure_reason}</span> : null}
+                  {r.completion_reference ? (
+                    <span className="block text-xs text-slate-600">
+                      Sent back as <span className="font-mono">{r.completion_reference}</span>
+                    </span>
+                  ) : null}
+                  {r.completion_note ? <span className="block max-w-64 text-xs break-words text-slate-600">Note: {r.completion_note}</span> : null}
+                  {r.processed_at ? <span className="block text-xs whitespace-nowrap text-slate-600">{time(r.processed_at)}</span> : null}
                 </Td>
                 <Td className="font-mono text-xs">
                   {r.trx_id}
@@ -81,8 +92,15 @@ export function RefundsScreen() {
                 <Td>
                   {can('operate') && r.status === 'pending' ? (
                     <span className="flex gap-2">
-                      <Button variant="primary" busy={complete.isPending && complete.variables === r.id} onClick={() => complete.mutate(r.id)}>
-                        Complete
+                      <Button
+                        variant="primary"
+                        onClick={() => {
+                          complete.reset();
+                          setPayout({ reference: '', note: '' });
+                          setCompleting({ id: r.id, manual: r.gateway_type === 'manual', label: money(r.amount, r.currency) });
+                        }}
+                      >
+                        Complete…
                       </Button>
                       <Button
                         variant="danger"
@@ -101,6 +119,44 @@ export function RefundsScreen() {
           </Table>
         )}
       </Card>
+      <Dialog open={completing !== null} title={`Complete refund #${completing?.id ?? ''}`} onClose={() => setCompleting(null)}>
+        <form
+          className="flex flex-col gap-3"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const reference = payout.reference.trim();
+            if (completing && (reference || !completing.manual)) complete.mutate({ id: completing.id, reference, note: payout.note.trim() });
+          }}
+        >
+          <p className="text-sm text-slate-700">
+            Record the money sent back ({completing?.label}). The merchant is told the refund is completed.
+          </p>
+          <Field
+            label={completing?.manual ? 'Wallet reference (required)' : 'Wallet reference (optional)'}
+            htmlFor="complete-reference"
+            hint="The transaction id of the money sent back, as the wallet shows it"
+          >
+            <Input
+              id="complete-reference"
+              required={completing?.manual}
+              maxLength={100}
+              autoComplete="off"
+              value={payout.reference}
+              onChange={(e) => setPayout((p) => ({ ...p, reference: e.target.value }))}
+            />
+          </Field>
+          <Field label="Note (optional)" htmlFor="complete-note">
+            <TextArea id="complete-note" rows={2} maxLength={500} value={payout.note} onChange={(e) => setPayout((p) => ({ ...p, note: e.target.value }))} />
+          </Field>
+          <ErrorBox error={complete.error} />
+          <div className="flex justify-end gap-2">
+            <Button onClick={() => setCompleting(null)}>Cancel</Button>
+            <Button type="submit" variant="primary" busy={complete.isPending} disabled={!!completing?.manual && !payout.reference.trim()}>
+              Mark completed
+            </Button>
+          </div>
+        </form>
+      </Dialog>
       <Dialog open={failing !== null} title={`Mark refund #${failing ?? ''} failed`} onClose={() => setFailing(null)}>
         <form
           className="flex flex-col gap-3"

@@ -160,11 +160,14 @@ export const paymentCommands: Commands = {
     },
   },
   'refund:complete': {
-    summary: 'Mark a pending refund as paid out (the merchant gets refund.completed)',
-    usage: '--refund <id>',
-    options: { refund: { type: 'string' } },
+    summary: 'Mark a pending refund as paid out (the merchant gets refund.completed); a manual gateway needs the wallet reference of the payout',
+    usage: '--refund <id> [--reference <wallet trx id>] [--note <text>]',
+    options: { refund: { type: 'string' }, reference: { type: 'string' }, note: { type: 'string' } },
     async run(ctx, v) {
-      const refund = await ctx.admin().refunds.complete(positiveInt(v, 'refund', true));
+      const id = positiveInt(v, 'refund', true);
+      const reference = opt(v, 'reference');
+      const note = opt(v, 'note');
+      const refund = await ctx.admin().refunds.complete(id, { ...(reference ? { reference } : {}), ...(note ? { note } : {}) });
       return { json: refund, text: block(refund) };
     },
   },

@@ -14,6 +14,7 @@ export interface BrandOverview {
   revenue: Array<{ currency: string; amount: string; count: number }>;
   transactions_created: number;
   review: { transactions: number; sms_records: number; oldest_waiting_since: string | null };
+  waiting_by_mode: Record<Mode, number>;
   devices: { online: number; offline: number; low_battery: number; last_heartbeat_at: string | null };
   webhooks: { dead_letters: number; retrying: number; delivered_24h: number; endpoints_disabled: number };
 }
@@ -26,6 +27,8 @@ interface FiguresRow {
   review_transactions: string;
   review_sms: string;
   oldest_waiting: Date | string | null;
+  waiting_live: string;
+  waiting_test: string;
   online: string;
   offline: string;
   low_battery: string;
@@ -73,7 +76,7 @@ export async function getOverview(em: Db, f: { brandId?: number; mode: Mode; bra
                       WHERE t.brand_id = b.id AND t.mode = $3 AND t.status = 'completed' AND t.completed_at >= b.start_at AND t.completed_at < b.end_at
                       GROUP BY t.currency) r) AS revenue,
             (SELECT count(*) FROM transactions t WHERE t.brand_id = b.id AND t.mode = $4 AND t.created_at >= b.start_at AND t.created_at < b.end_at) AS created,
-            w.review_transactions, w.review_sms, w.oldest_waiting,
+            w.review_transactions, w.review_sms, w.oldest_waiting, m.waiting_live, m.waiting_test,
             d.online, d.offline, d.low_battery, d.last_heartbeat_at,
             h.dead_letters, h.retrying, h.delivered_24h,
             (SELECT count(*) FROM webhook_endpoints e WHERE e.brand_id = b.id AND (e.mode = $5 OR e.mode IS NULL) AND NOT e.enabled AND e.disabled_reason IN ('failing', 'gone')) AS endpoints_disabled
@@ -86,6 +89,13 @@ export async function getOverview(em: Db, f: { brandId?: number; mode: Mode; bra
                   (SELECT min(s.created_at) FROM sms_records s WHERE s.brand_id = b.id AND s.mode = $10 AND s.match_status = ANY($11::text[]) AND s.resolved_at IS NULL)
                 ) AS oldest_waiting
        ) w
+       -- Both modes, whatever mode was asked: the console's mode switch shows where work waits.
+       CROSS JOIN LATERAL (
+         SELECT (SELECT count(*) FROM transactions t WHERE t.brand_id = b.id AND t.mode = 'live' AND t.status = 'awaiting_verification')
+              + (SELECT count(*) FROM sms_records s WHERE s.brand_id = b.id AND s.mode = 'live' AND s.match_status = ANY($8::text[]) AND s.resolved_at IS NULL) AS waiting_live,
+                (SELECT count(*) FROM transactions t WHERE t.brand_id = b.id AND t.mode = 'test' AND t.status = 'awaiting_verification')
+              + (SELECT count(*) FROM sms_records s WHERE s.brand_id = b.id AND s.mode = 'test' AND s.match_status = ANY($8::text[]) AND s.resolved_at IS NULL) AS waiting_test
+       ) m
        CROSS JOIN LATERAL (
          SELECT count(*) FILTER (WHERE x.online) AS online, count(*) FILTER (WHERE NOT x.online) AS offline,
                 count(*) FILTER (WHERE x.battery_level IS NOT NULL AND x.battery_level <= $12 AND x.is_charging IS NOT TRUE) AS low_battery,
@@ -133,6 +143,7 @@ export async function getOverview(em: Db, f: { brandId?: number; mode: Mode; bra
       revenue: r.revenue.map((x) => ({ currency: x.currency, amount: x.amount, count: Number(x.count) })),
       transactions_created: Number(r.created),
       review: { transactions: Number(r.review_transactions), sms_records: Number(r.review_sms), oldest_waiting_since: iso(r.oldest_waiting) },
+      waiting_by_mode: { live: Number(r.waiting_live), test: Number(r.waiting_test) },
       devices: { online: Number(r.online), offline: Number(r.offline), low_battery: Number(r.low_battery), last_heartbeat_at: iso(r.last_heartbeat_at) },
       webhooks: { dead_letters: Number(r.dead_letters), retrying: Number(r.retrying), delivered_24h: Number(r.delivered_24h), endpoints_disabled: Number(r.endpoints_disabled) },
     };

@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { toPaymentResource } from './view.ts';
 import { paymentQuery } from './queries/payments.ts';
 import type { Db } from '../db.ts';
+import { scopeParam } from '../brands/scope.ts';
 
 export interface PaymentListFilter {
   page: number;
@@ -113,4 +114,56 @@ function maskedCustomer(keys: PersonalDataKeys, r: CustomerColumns): PaymentList
     email_masked: email === null ? null : maskEmail(email),
     phone_masked: phone === null ? null : maskPhone(phone),
   };
+}
+
+export interface UnpaidPayment {
+  payment_id: string;
+  brand_id: number;
+  mode: Mode;
+  amount: string;
+  currency: string;
+  reference: string | null;
+  status: 'pending' | 'expired' | 'canceled';
+  created_at: string;
+  expires_at: string;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The console's search for payments nobody has started paying: an intent has
+ * no transaction until the customer picks a gateway, so the transaction search
+ * cannot find it, yet a merchant asking "where is order 123?" names exactly such
+ * a payment. By payment id or merchant reference (exact), newest first, at most 20.
+ */
+export async function findUnpaidPayments(
+  em: Db,
+  f: { reference: string; brandId?: number; brandIds?: readonly number[] | null; mode?: Mode },
+): Promise<UnpaidPayment[]> {
+  const ref = f.reference.trim();
+  if (ref === '') return [];
+  const rows = await em
+    .selectFrom('payment_intents as i')
+    .select(['i.uuid', 'i.brand_id', 'i.mode', 'i.amount', 'i.currency', 'i.reference', 'i.created_at', 'i.expires_at',
+      sql<UnpaidPayment['status']>`CASE WHEN i.status = 'canceled' THEN 'canceled' WHEN i.status = 'expired' OR i.expires_at <= now() THEN 'expired' ELSE 'pending' END`.as('shown_status')])
+    .where((eb) => eb.or([eb('i.reference', '=', ref), ...(UUID_RE.test(ref) ? [eb('i.uuid', '=', ref.toLowerCase())] : [])]))
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('transactions as t').select('t.id').whereRef('t.intent_id', '=', 'i.id'))))
+    .$if(f.brandId !== undefined, (q) => q.where('i.brand_id', '=', f.brandId!))
+    .$if(f.brandIds != null, (q) => q.where('i.brand_id', 'in', scopeParam(f.brandIds!)))
+    .$if(f.mode !== undefined, (q) => q.where('i.mode', '=', f.mode!))
+    .orderBy('i.created_at', 'desc')
+    .orderBy('i.id', 'desc')
+    .limit(20)
+    .execute();
+  return rows.map((r) => ({
+    payment_id: r.uuid,
+    brand_id: r.brand_id,
+    mode: r.mode,
+    amount: r.amount,
+    currency: r.currency,
+    reference: r.reference,
+    status: r.shown_status,
+    created_at: r.created_at.toISOString(),
+    expires_at: r.expires_at.toISOString(),
+  }));
 }

@@ -24,6 +24,10 @@ export const Refund = defineEntity({
     reason: p.string().length(500).nullable(),
     status: p.enum(refundStatuses).default('pending'),
     failureReason: p.string().length(500).nullable(),
+    /** For a refund paid out by hand: the wallet's transaction id of the money sent back, as the operator typed it. */
+    completionReference: p.string().length(100).nullable(),
+    /** The operator's note when completing by hand. */
+    completionNote: p.string().length(500).nullable(),
     processedAt: p.datetime().nullable(),
     createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
     updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),

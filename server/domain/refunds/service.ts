@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/vocabulary.ts';
+import type { GatewayType, Mode } from '../../../contract/vocabulary.ts';
 import { compareMoney, subMoney } from '../money/decimal.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import type { RefundStatus } from './entities.ts';
@@ -30,11 +30,29 @@ function refundQuery(em: Db) {
   return em
     .selectFrom('refunds as r')
     .innerJoin('transactions as t', 't.id', 'r.transaction_id')
+    .innerJoin('gateways as g', 'g.id', 't.gateway_id')
     .select([
       'r.id', 'r.uuid', 'r.brand_id', 'r.mode', 'r.transaction_id', 't.trx_id', 't.gateway_trx_id', 'r.amount', 'r.currency', 'r.reason', 'r.status',
-      'r.failure_reason', 'r.processed_at', 'r.created_at',
+      'r.failure_reason', 'r.processed_at', 'r.created_at', 'g.type as gateway_type', 'r.completion_reference', 'r.completion_note',
     ]);
 }
+
+/** What only the console sees of a refund: who pays it out and what the operator recorded on completing it. */
+export interface RefundAdminFields {
+  brandId: number;
+  mode: Mode;
+  gateway_type: GatewayType;
+  completion_reference: string | null;
+  completion_note: string | null;
+}
+
+const adminFields = (r: RefundRow): RefundAdminFields => ({
+  brandId: r.brand_id,
+  mode: r.mode,
+  gateway_type: r.gateway_type,
+  completion_reference: r.completion_reference,
+  completion_note: r.completion_note,
+});
 
 type RefundRow = Awaited<ReturnType<ReturnType<typeof refundQuery>['executeTakeFirstOrThrow']>>;
 
@@ -122,10 +140,10 @@ export async function getLatestRefund(em: Db, brandId: number, mode: Mode, refer
   return toRefundResource(row);
 }
 
-export async function getRefund(em: Db, refundId: number): Promise<RefundResource & { brandId: number; mode: Mode }> {
+export async function getRefund(em: Db, refundId: number): Promise<RefundResource & RefundAdminFields> {
   const row = await refundQuery(em).where('r.id', '=', refundId).executeTakeFirst();
   if (!row) throw new AppError('REFUND_NOT_FOUND');
-  return { ...toRefundResource(row), brandId: row.brand_id, mode: row.mode };
+  return { ...toRefundResource(row), ...adminFields(row) };
 }
 
 export interface RefundListFilter {
@@ -148,7 +166,7 @@ export interface RefundListFilter {
 export async function searchRefunds(
   em: Db,
   f: RefundListFilter & { brandId?: number; brandIds?: number[] | null; mode?: Mode },
-): Promise<{ items: Array<RefundResource & { brandId: number; mode: Mode }>; total: number }> {
+): Promise<{ items: Array<RefundResource & RefundAdminFields>; total: number }> {
   const matching = refundQuery(em)
     .$if(f.brandId !== undefined, (q) => q.where('r.brand_id', '=', f.brandId!))
     .$if(f.brandIds != null, (q) => q.where('r.brand_id', 'in', scopeParam(f.brandIds!)))
@@ -168,13 +186,13 @@ export async function searchRefunds(
     .limit(f.perPage)
     .offset((f.page - 1) * f.perPage)
     .execute();
-  return { items: rows.map((r) => ({ ...toRefundResource(r), brandId: r.brand_id, mode: r.mode })), total: Number(count.total) };
+  return { items: rows.map((r) => ({ ...toRefundResource(r), ...adminFields(r) })), total: Number(count.total) };
 }
 
 /** The brand's refunds, newest first; `total` counts every refund matching the filters. */
 export async function listRefunds(em: Db, brandId: number, mode: Mode, f: RefundListFilter): Promise<{ items: RefundResource[]; total: number }> {
   const { items, total } = await searchRefunds(em, { ...f, brandId, mode });
-  return { items: items.map(({ brandId: _brand, mode: _mode, ...refund }) => refund), total };
+  return { items: items.map((r) => merchantRefund(r)), total };
 }
 
 /**
@@ -225,36 +243,60 @@ export async function createRefund(
   });
 }
 
+/** The merchant's shape of a refund (also a `refund.*` webhook's data): none of the console's fields. */
+function merchantRefund(r: RefundResource & RefundAdminFields): RefundResource {
+  const { brandId: _b, mode: _m, gateway_type: _g, completion_reference: _r, completion_note: _n, ...refund } = r;
+  return refund;
+}
+
+export interface RefundCompletion {
+  /** The wallet's transaction id of the money sent back (an operator must give it for a manual gateway: refunds/admin.ts). */
+  reference?: string | null;
+  note?: string | null;
+}
+
 async function finishRefund(
   em: Db,
   refundId: number,
   to: 'completed' | 'failed',
-  reason: string | null,
-): Promise<{ refund: RefundResource; changed: boolean }> {
+  opts: { reason: string | null; completion?: RefundCompletion },
+): Promise<{ refund: RefundResource & RefundAdminFields; changed: boolean }> {
   return transaction(em, async (tx) => {
+    const reference = opts.completion?.reference?.trim() || null;
+    const note = opts.completion?.note?.trim() || null;
     const updated = await tx
       .updateTable('refunds')
-      .set({ status: to, processed_at: sql<Date>`now()`, failure_reason: reason, updated_at: sql<Date>`now()` })
+      .set({
+        status: to,
+        processed_at: sql<Date>`now()`,
+        failure_reason: opts.reason,
+        ...(to === 'completed' ? { completion_reference: reference, completion_note: note } : {}),
+        updated_at: sql<Date>`now()`,
+      })
       .where('id', '=', refundId)
       .where('status', '=', 'pending')
       .returning('id')
       .execute();
-    const { brandId, mode, ...data } = await getRefund(tx, refundId);
+    const full = await getRefund(tx, refundId);
     if (updated.length === 0) {
-      if (data.status === to) return { refund: data, changed: false };
-      throw new AppError('INVALID_STATE', `Refund is already ${data.status}`);
+      if (full.status === to) return { refund: full, changed: false };
+      throw new AppError('INVALID_STATE', `Refund is already ${full.status}`);
     }
-    await recordEvent(tx, { brandId, mode, event: to === 'completed' ? 'refund.completed' : 'refund.failed', data: { ...data }, transactionId: data.transaction_id });
-    return { refund: data, changed: true };
+    const data = merchantRefund(full);
+    await recordEvent(tx, { brandId: full.brandId, mode: full.mode, event: to === 'completed' ? 'refund.completed' : 'refund.failed', data: { ...data }, transactionId: data.transaction_id });
+    return { refund: full, changed: true };
   });
 }
 
-/** pending -> completed with `refund.completed`; a repeat changes nothing; a failed one is INVALID_STATE. */
-export function completeRefund(em: Db, refundId: number): Promise<{ refund: RefundResource; changed: boolean }> {
-  return finishRefund(em, refundId, 'completed', null);
+/**
+ * pending -> completed with `refund.completed`, keeping the payout's reference and note when given;
+ * a repeat changes nothing (the first ones stay); a failed one is INVALID_STATE.
+ */
+export function completeRefund(em: Db, refundId: number, completion: RefundCompletion = {}): Promise<{ refund: RefundResource & RefundAdminFields; changed: boolean }> {
+  return finishRefund(em, refundId, 'completed', { reason: null, completion });
 }
 
 /** pending -> failed with `refund.failed`; the amount becomes refundable again. */
-export function failRefund(em: Db, refundId: number, opts: { reason: string }): Promise<{ refund: RefundResource; changed: boolean }> {
-  return finishRefund(em, refundId, 'failed', opts.reason.trim().slice(0, 500) || 'failed');
+export function failRefund(em: Db, refundId: number, opts: { reason: string }): Promise<{ refund: RefundResource & RefundAdminFields; changed: boolean }> {
+  return finishRefund(em, refundId, 'failed', { reason: opts.reason.trim().slice(0, 500) || 'failed' });
 }

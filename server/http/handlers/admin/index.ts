@@ -14,6 +14,7 @@ import { adminPairingCodeHandlers } from './pairing-codes.ts';
 import { adminExchangeRateHandlers } from './exchange-rates.ts';
 import { adminGatewayHandlers } from './gateways.ts';
 import { adminRecoveryHandlers } from './recovery.ts';
+import { adminPaymentHandlers } from './payments.ts';
 import { adminRefundHandlers } from './refunds.ts';
 import { adminSmsRecordHandlers } from './sms-records.ts';
 import { adminTransactionHandlers } from './transactions.ts';
@@ -37,6 +38,7 @@ export function adminHandlers(deps: AppDeps) {
     outboundSms: adminOutboundSmsHandlers(deps),
     transactions: adminTransactionHandlers(deps),
     smsRecords: adminSmsRecordHandlers(deps),
+    payments: adminPaymentHandlers,
     refunds: adminRefundHandlers,
     webhookDeliveries: adminWebhookDeliveryHandlers,
     settings: adminSettingHandlers,

@@ -25,8 +25,9 @@ export const adminRefundHandlers = s.router(contract.admin.refunds, {
   get: async ({ req, params }) => {
     return { status: 200, body: { success: true, data: await getAdminRefund(req.db, params.refund_id) } };
   },
-  complete: async ({ req, params }) => {
-    return { status: 200, body: { success: true, data: await completeRefundAudited(req.db, adminActor(req), params.refund_id) } };
+  complete: async ({ req, params, body }) => {
+    const data = await completeRefundAudited(req.db, adminActor(req), params.refund_id, { reference: body?.reference, note: body?.note });
+    return { status: 200, body: { success: true, data } };
   },
   fail: async ({ req, params, body }) => {
     return { status: 200, body: { success: true, data: await failRefundAudited(req.db, adminActor(req), params.refund_id, body.reason) } };
