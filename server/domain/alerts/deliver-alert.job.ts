@@ -15,7 +15,10 @@ const ALERT_MAX_ATTEMPTS = 6;
  * sends, records the outcome. A failure throws so pg-boss retries with backoff,
  * until the last attempt marks the alert `failed` for the admin API to show.
  */
-async function deliverAlert(deps: Pick<AppDeps, 'db' | 'config' | 'logger'>, data: unknown): Promise<void> {
+/** What the alert worker touches: the alerts, the job queue, the log and the mail settings. */
+export type DeliverAlertDeps = Pick<AppDeps, 'db' | 'boss' | 'config' | 'logger'>;
+
+async function deliverAlert(deps: Omit<DeliverAlertDeps, 'boss'>, data: unknown): Promise<void> {
   const { alertId } = deliverAlertPayload.parse(data);
   const em = deps.db;
   const now = sql<Date>`now()`;
@@ -55,7 +58,7 @@ async function deliverAlert(deps: Pick<AppDeps, 'db' | 'config' | 'logger'>, dat
   deps.logger.info(log, 'alert delivered');
 }
 
-export function deliverAlertRegistration(): JobRegistration {
+export function deliverAlertRegistration(): JobRegistration<DeliverAlertDeps> {
   return {
     queue: {
       name: DELIVER_ALERT_QUEUE,

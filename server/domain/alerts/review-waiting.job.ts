@@ -47,4 +47,4 @@ export async function sweepReviewWaiting(em: Db): Promise<number> {
 }
 
 /** Runs every minute with the other minute sweeps (infra/jobs/scheduled.ts). */
-export const reviewWaitingSweep: MinuteSweep = { name: REVIEW_WAITING_SWEEP, run: (deps: AppDeps) => sweepReviewWaiting(deps.db) };
+export const reviewWaitingSweep: MinuteSweep<Pick<AppDeps, 'db'>> = { name: REVIEW_WAITING_SWEEP, run: (deps) => sweepReviewWaiting(deps.db) };

@@ -16,8 +16,11 @@ type Payload = z.infer<typeof deliverWebhookPayload>;
 
 const USER_AGENT = 'Paycollect-Webhooks/1.0';
 
+/** What the delivery workers touch: the database, the job queue, the log, the PII keys (secrets) and the private-address switch. */
+export type DeliverWebhookDeps = Pick<AppDeps, 'db' | 'boss' | 'logger' | 'crypto' | 'config'>;
+
 /** One wake-up, claimed with its batch (`claimDeliveries`): send it if claimed, record the outcome. */
-async function deliverWebhook(deps: AppDeps, settings: WebhookSettings, deliveryId: number, claimed: ClaimResult): Promise<void> {
+async function deliverWebhook(deps: Pick<DeliverWebhookDeps, 'db' | 'logger' | 'config'>, settings: WebhookSettings, deliveryId: number, claimed: ClaimResult): Promise<void> {
   if (claimed.kind !== 'claimed') {
     if (claimed.kind === 'dead_letter') deps.logger.warn({ delivery_id: deliveryId, reason: claimed.reason }, 'webhook delivery dead-lettered without an attempt');
     return;
@@ -80,7 +83,7 @@ async function sweepDueDeliveries(deps: Pick<AppDeps, 'db'>, graceMs: number, li
   });
 }
 
-async function startDeliveryWorkers(deps: AppDeps): Promise<{ stop(): Promise<void> }> {
+async function startDeliveryWorkers(deps: DeliverWebhookDeps): Promise<{ stop(): Promise<void> }> {
   const startSettings = await readWebhookSettings(deps.db);
   const poll = startSettings.webhook_poll_interval_seconds;
   await deps.boss.work<Payload, unknown, { batchSize: number; localConcurrency: number; pollingIntervalSeconds: number; notifyPollingIntervalSeconds: number; burstWhenBatchFull: true; perJobResults: true }>(
@@ -138,6 +141,6 @@ async function startDeliveryWorkers(deps: AppDeps): Promise<{ stop(): Promise<vo
   };
 }
 
-export function deliverWebhookRegistration(): JobRegistration {
+export function deliverWebhookRegistration(): JobRegistration<DeliverWebhookDeps> {
   return { queue: deliverQueue, start: startDeliveryWorkers };
 }
