@@ -4,7 +4,7 @@ import { generateApiKey, hashApiKey, looksLikeApiKey, type ApiKeyMode } from '..
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/vocabulary.ts';
 import { prepared, rawStatement, type DB, type Db } from '../db.ts';
-import { countUpsert } from '../rate-limit/store.ts';
+import { countUpsert } from '../rate-limit/queries.ts';
 
 /** A brand as the domain reads it (entities.ts `Brand`, camelCase). */
 export interface BrandRecord {
@@ -187,12 +187,12 @@ export interface ApiKeyCount {
 /**
  * The lookup of `authenticateApiKeyHashes` for one key and, in the same
  * statement, the request's count in that key's merchant rate limit
- * (`api-key:<id>` in `rate_limits`, as domain/rate-limit/store.ts `countHits`
+ * (`api-key:<id>` in `rate_limits`, as domain/rate-limit/queries.ts `countHits`
  * keeps it). The count is the limiter's own upsert (the window on the database
  * clock, one atomic `INSERT ... ON CONFLICT`), done only when the lookup accepts
  * the key, as when the limiter ran after authentication.
  *
- * Raw: the increment is countHits' own SQL (rate-limit/store.ts `countUpsert`),
+ * Raw: the increment is countHits' own SQL (rate-limit/queries.ts `countUpsert`),
  * kept one text so the two can never count differently; the typed builder
  * cannot embed it.
  */
