@@ -3,7 +3,8 @@ import type { Job, Queue } from 'pg-boss';
 import { SANDBOX_CALLBACK_PATH, SANDBOX_SIGNATURE_HEADER, type SandboxCallback } from '../../../contract/checkout/sandbox.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { JobRegistration } from '../../infra/jobs/workers.ts';
-import { getSandboxSession, recordCallbackAttempt, SEND_SANDBOX_CALLBACK_QUEUE } from './sessions.ts';
+import { recordCallbackAttempt } from './queries.ts';
+import { getSandboxSession, SEND_SANDBOX_CALLBACK_QUEUE } from './sessions.ts';
 import { sandboxSignatureHeader } from './signature.ts';
 
 const sendSandboxCallbackPayload = z.object({ sessionId: z.number().int().positive() });
