@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { Job, JobResult } from 'pg-boss';
-import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.ts';
 import { postWebhook } from '../../infra/http/outbound.ts';
 import type { JobRegistration } from '../../infra/jobs/workers.ts';
@@ -9,6 +8,7 @@ import { transaction } from '../db.ts';
 import { enqueueDelivery, deliverQueue, DELIVER_QUEUE } from './queue.ts';
 import { readWebhookSettings, type WebhookSettings } from './settings.ts';
 import { signatureHeader } from './signature.ts';
+import { selectDueUnleased } from './queries/events.ts';
 
 /** Payload of a delivery wake-up: which delivery row to look at. */
 const deliverWebhookPayload = z.object({ deliveryId: z.number().int().positive() });
@@ -69,17 +69,9 @@ async function deliverWebhook(deps: Pick<DeliverWebhookDeps, 'db' | 'logger' | '
  */
 async function sweepDueDeliveries(deps: Pick<AppDeps, 'db'>, graceMs: number, limit = 500): Promise<number> {
   return transaction(deps.db, async (tx) => {
-    const rows = await tx
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('status', 'in', ['pending', 'retrying'])
-      .where('next_attempt_at', '<=', sql<Date>`now() - (${graceMs} * interval '1 millisecond')`)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', sql<Date>`now()`)]))
-      .orderBy('next_attempt_at')
-      .limit(limit)
-      .execute();
-    for (const { id } of rows) await enqueueDelivery(tx, id);
-    return rows.length;
+    const ids = await selectDueUnleased(tx, graceMs, limit);
+    for (const id of ids) await enqueueDelivery(tx, id);
+    return ids.length;
   });
 }
 
