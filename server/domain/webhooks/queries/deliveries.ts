@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
-import type { Mode } from '../../../../contract/vocabulary.ts';
+import type { Mode, WebhookEventName } from '../../../../contract/vocabulary.ts';
 import type { Db } from '../../db.ts';
+import { scopeParam } from '../../brands/scope.ts';
+import type { DeliveryStatus } from '../entities.ts';
 
 // The statements of the delivery log and of replaying dead letters.
 
@@ -89,4 +91,50 @@ export async function countDisabledDeadLetters(db: Db, opts: { since: Date; bran
   if (opts.brandId !== undefined) skipped = skipped.where('d.brand_id', '=', opts.brandId);
   const { n } = await skipped.executeTakeFirstOrThrow();
   return Number(n);
+}
+
+// The console's view of deliveries: every brand's, with the brand id.
+
+function fromDeliveries(db: Db) {
+  return db.selectFrom('webhook_deliveries as d').innerJoin('webhook_events as e', 'e.id', 'd.event_id');
+}
+
+const ADMIN_COLUMNS = [
+  'd.id', 'd.brand_id', 'd.endpoint_id', 'e.public_id', 'e.transaction_id', 'e.event', 'd.url', 'e.payload', 'd.response_status', 'd.response_body', 'd.attempts',
+  'd.status', 'd.last_error', 'd.next_attempt_at', 'd.last_attempt_at', 'd.delivered_at', 'd.dead_lettered_at', 'd.created_at', 'e.mode', 'e.is_test',
+] as const;
+
+const selectAdminDeliveries = (db: Db) => fromDeliveries(db).select(ADMIN_COLUMNS);
+export type AdminDeliveryRow = Awaited<ReturnType<ReturnType<typeof selectAdminDeliveries>['executeTakeFirstOrThrow']>>;
+
+export async function selectAdminDelivery(db: Db, deliveryId: number): Promise<AdminDeliveryRow | undefined> {
+  return selectAdminDeliveries(db).where('d.id', '=', deliveryId).executeTakeFirst();
+}
+
+export interface AdminDeliveryRowFilter {
+  brandId?: number;
+  /** Only these brands' deliveries; absent or null: every brand. */
+  brandIds?: number[] | null;
+  mode?: Mode;
+  status?: DeliveryStatus;
+  event?: WebhookEventName;
+  /** Inclusive UTC dates, `YYYY-MM-DD`. */
+  from?: string;
+  to?: string;
+}
+
+/** One page of the filtered deliveries, newest first, and how many match. */
+export async function selectAdminDeliveryPage(db: Db, f: AdminDeliveryRowFilter, page: { limit: number; offset: number }): Promise<{ rows: AdminDeliveryRow[]; total: number }> {
+  let q = fromDeliveries(db);
+  if (f.brandId !== undefined) q = q.where('d.brand_id', '=', f.brandId);
+  if (f.brandIds) q = q.where('d.brand_id', 'in', scopeParam(f.brandIds));
+  if (f.mode) q = q.where('d.mode', '=', f.mode);
+  if (f.status) q = q.where('d.status', '=', f.status);
+  if (f.event) q = q.where('e.event', '=', f.event);
+  // Whole UTC days, computed by the database from the date text.
+  if (f.from) q = q.where('d.created_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`);
+  if (f.to) q = q.where('d.created_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`);
+  const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const rows = await q.select(ADMIN_COLUMNS).orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(page.limit).offset(page.offset).execute();
+  return { rows, total: Number(n) };
 }
