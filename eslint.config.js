@@ -38,6 +38,15 @@ export const layerZones = [
     except: ['./vocabulary.ts'],
     message: 'an entity imports nothing from the contract but contract/vocabulary.ts (the statuses and modes the wire and the database share).',
   },
+  // An area's queries (its `queries.ts`, or the files of its `queries/` folder) take
+  // and return plain records: like an entity, they take the shared words of the
+  // contract only, so the API's shape is translated in the service, not in the SQL.
+  ...['./server/domain/**/queries.ts', './server/domain/**/queries/**'].map((target) => ({
+    target,
+    from: './contract',
+    except: ['./vocabulary.ts'],
+    message: 'queries import nothing from the contract but contract/vocabulary.ts (no wire schema in the data layer: the service translates).',
+  })),
 ];
 
 export default tseslint.config(

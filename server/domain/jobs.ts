@@ -18,6 +18,10 @@ import { reviewWaitingSweep } from './alerts/review-waiting.job.ts';
  * here. Code that only enqueues imports `enqueueInTransaction` from
  * infra/jobs/workers.ts, never this file, so the registry (which imports every
  * job module) is not part of any import cycle.
+ *
+ * Each registration declares what its job touches (`JobRegistration<D>`, a
+ * `Pick` of AppDeps, next to the job); the composition root (bootstrap.ts)
+ * starts them all with its AppDeps, which the compiler checks covers each.
  */
 export function jobRegistrations(): JobRegistration[] {
   return [

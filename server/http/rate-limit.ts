@@ -5,7 +5,7 @@ import { AppError } from '../../contract/common/errors.ts';
 import type { RateLimitKind, RouteMeta } from '../../contract/common/meta.ts';
 import type { AppDeps } from '../deps.ts';
 import { bucketsFor, defaultKindFor, isLimited, rateLimitHeaders, type Caller, type RateLimitSettings } from '../domain/rate-limit/policy.ts';
-import { countHits, giveBackHit, purgeExpiredWindows, type CountedBucket } from '../domain/rate-limit/store.ts';
+import { countHits, giveBackHit, purgeExpiredWindows, type CountedBucket } from '../domain/rate-limit/queries.ts';
 
 /**
  * How long the limiter may take before the request goes ahead uncounted. A

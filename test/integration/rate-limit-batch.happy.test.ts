@@ -3,7 +3,7 @@ import { startTestServer, type TestContext } from '../support/harness.ts';
 
 /**
  * Concurrent requests of several keys, each counted by its own atomic upsert
- * (server/domain/rate-limit/store.ts), each get their exact place in their own
+ * (server/domain/rate-limit/queries.ts), each get their exact place in their own
  * key's window.
  */
 let t: TestContext;

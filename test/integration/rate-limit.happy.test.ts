@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { DEVICE_API, pairDevice } from '../support/device.ts';
 import { startSecondInstance, type Instance } from '../support/second-instance.ts';
-import { purgeExpiredWindows } from '../../server/domain/rate-limit/store.ts';
+import { purgeExpiredWindows } from '../../server/domain/rate-limit/queries.ts';
 
 // Day-long windows: a test never straddles a window boundary (except at midnight UTC).
 const env = {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * The repository's own lint configuration, run on a small tree of the same
  * shape (written to a temporary directory, so the repository itself never holds
  * the violations): an import cycle, every forbidden direction between layers, an
- * entity importing more of the contract than its vocabulary, and comments citing
+ * entity or an area's queries importing more of the contract than its vocabulary, and comments citing
  * outside documents must each fail `npm run lint`, and clean files of the same
  * kinds must pass.
  */
@@ -56,6 +56,12 @@ const files: Record<string, string> = {
   'server/http/uses-sms-part.ts': "import { word } from '../domain/sms/templates/word.ts';\nexport const x = word;\n",
   'server/domain/pay/uses-sms.ts': "import { decide } from '../sms/index.ts';\nimport { word } from '../sms/wording.ts';\nexport const x = decide + word;\n",
   'server/domain/jobs.ts': "import { decide } from './sms/matching/decide.ts';\nexport const jobs = [decide];\n",
+  // Queries, like entities, take the vocabulary of the contract and nothing else.
+  'server/domain/pay/queries.ts': "import { shape } from '../../../contract/shape.ts';\nimport { statuses } from '../../../contract/vocabulary.ts';\nexport const q = [shape, statuses];\n",
+  'server/domain/pay/queries/reads.ts': "import { shape } from '../../../../contract/shape.ts';\nexport const q = shape;\n",
+  'server/domain/pay/queries/deep/writes.ts': "import { shape } from '../../../../../contract/shape.ts';\nexport const q = shape;\n",
+  'server/domain/vocab/queries.ts': "import { statuses } from '../../../contract/vocabulary.ts';\nexport const q = statuses;\n",
+  'server/domain/vocab/queries/reads.ts': "import { statuses } from '../../../../contract/vocabulary.ts';\nexport const q = statuses;\n",
   // Allowed directions.
   'server/infra/base.ts': 'export const base = 1;\n',
   'server/domain/ok.ts': "import { base } from '../infra/base.ts';\nimport { shape } from '../../contract/shape.ts';\nexport const ok = base + shape;\n",
@@ -164,6 +170,19 @@ describe('lint: entities take only the vocabulary from the contract', () => {
 
   it('keeps the vocabulary free of imports (no zod, no wire schema)', () => {
     expect(rulesOf('contract/vocabulary.ts')).toEqual(['no-restricted-imports']);
+  });
+});
+
+describe('lint: queries take only the vocabulary from the contract', () => {
+  it.each([['server/domain/pay/queries.ts'], ['server/domain/pay/queries/reads.ts'], ['server/domain/pay/queries/deep/writes.ts']])('%s, importing a wire module, is refused', (f) => {
+    const messages = (results.get(f) ?? []).filter((m) => m.ruleId === 'import-x/no-restricted-paths');
+    // One refusal: the wire module's import, not the vocabulary's.
+    expect(messages, f).toHaveLength(1);
+    expect(messages[0]!.message).toContain('contract/vocabulary.ts');
+  });
+
+  it('lets queries import the vocabulary', () => {
+    for (const f of ['server/domain/vocab/queries.ts', 'server/domain/vocab/queries/reads.ts']) expect(results.get(f), f).toEqual([]);
   });
 });
 

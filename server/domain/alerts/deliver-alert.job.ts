@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { Job } from 'pg-boss';
-import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.ts';
 import type { JobRegistration } from '../../infra/jobs/workers.ts';
 import { DELIVER_ALERT_QUEUE } from './raise.ts';
 import { sendAlertMail } from './email.ts';
+import { finishAttempt, startAttempt } from './queries.ts';
 const deliverAlertPayload = z.object({ alertId: z.number().int().positive() });
 
 /** Attempts before an alert is marked failed; pg-boss spaces them with exponential backoff. */
@@ -15,22 +15,18 @@ const ALERT_MAX_ATTEMPTS = 6;
  * sends, records the outcome. A failure throws so pg-boss retries with backoff,
  * until the last attempt marks the alert `failed` for the admin API to show.
  */
-async function deliverAlert(deps: Pick<AppDeps, 'db' | 'config' | 'logger'>, data: unknown): Promise<void> {
+/** What the alert worker touches: the alerts, the job queue, the log and the mail settings. */
+export type DeliverAlertDeps = Pick<AppDeps, 'db' | 'boss' | 'config' | 'logger'>;
+
+async function deliverAlert(deps: Omit<DeliverAlertDeps, 'boss'>, data: unknown): Promise<void> {
   const { alertId } = deliverAlertPayload.parse(data);
   const em = deps.db;
-  const now = sql<Date>`now()`;
-  const row = await em
-    .updateTable('alerts')
-    .set((eb) => ({ attempts: eb('attempts', '+', 1), updated_at: now }))
-    .where('id', '=', alertId)
-    .where('status', '=', 'pending')
-    .returning(['id', 'brand_id', 'type', 'subject', 'details', 'attempts', 'created_at'])
-    .executeTakeFirst();
+  const row = await startAttempt(em, alertId);
   if (!row) return;
   const { SMTP_URL, ALERT_EMAIL_TO, ALERT_EMAIL_FROM } = deps.config;
   const log = { alert_id: alertId, type: row.type, attempt: row.attempts };
   if (!SMTP_URL || !ALERT_EMAIL_TO?.length) {
-    await em.updateTable('alerts').set({ status: 'failed', last_error: 'no alert channel configured', updated_at: now }).where('id', '=', alertId).execute();
+    await finishAttempt(em, alertId, { status: 'failed', error: 'no alert channel configured' });
     deps.logger.warn(log, 'alert not delivered: no channel configured');
     return;
   }
@@ -46,16 +42,16 @@ async function deliverAlert(deps: Pick<AppDeps, 'db' | 'config' | 'logger'>, dat
     const e = err as { code?: string; responseCode?: number; message?: string };
     const reason = `${e.code ?? 'error'}${e.responseCode ? ` ${e.responseCode}` : ''}`.slice(0, 200);
     const last = row.attempts >= ALERT_MAX_ATTEMPTS;
-    await em.updateTable('alerts').set({ last_error: reason, status: last ? 'failed' : 'pending', updated_at: now }).where('id', '=', alertId).execute();
+    await finishAttempt(em, alertId, { status: last ? 'failed' : 'pending', error: reason });
     deps.logger.warn({ ...log, error: reason, final: last }, 'alert delivery failed');
     if (last) return;
     throw new Error(`alert delivery failed: ${reason}`, { cause: err });
   }
-  await em.updateTable('alerts').set({ status: 'delivered', delivered_at: now, last_error: null, updated_at: now }).where('id', '=', alertId).execute();
+  await finishAttempt(em, alertId, { status: 'delivered' });
   deps.logger.info(log, 'alert delivered');
 }
 
-export function deliverAlertRegistration(): JobRegistration {
+export function deliverAlertRegistration(): JobRegistration<DeliverAlertDeps> {
   return {
     queue: {
       name: DELIVER_ALERT_QUEUE,

@@ -1,5 +1,6 @@
 import { enqueueInTransaction } from '../../infra/jobs/workers.ts';
 import type { Db } from '../db.ts';
+import { insertAlertUnlessDuplicate, selectDisabledTypes } from './queries.ts';
 
 import type { AlertType } from './entities.ts';
 
@@ -32,16 +33,15 @@ export type RaiseResult = { raised: true; alertId: number } | { raised: false; r
  */
 export async function raiseAlert(tx: Db, input: AlertInput): Promise<RaiseResult> {
   if (!tx.isTransaction) throw new Error('raiseAlert must run inside a transaction');
-  const switches = await tx.selectFrom('alert_brand_settings').select('disabled_types').where('brand_id', '=', input.brandId).executeTakeFirst();
-  if (switches?.disabled_types.includes(input.type)) return { raised: false, reason: 'switched_off' };
-  const row = await tx
-    .insertInto('alerts')
-    .values({ brand_id: input.brandId, type: input.type, dedupe_key: input.dedupeKey.slice(0, 200), subject: input.subject.slice(0, 200), details: input.details })
-    .onConflict((oc) => oc.columns(['brand_id', 'type', 'dedupe_key']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  if (!row) return { raised: false, reason: 'duplicate' };
-  const alertId = row.id;
+  if ((await selectDisabledTypes(tx, input.brandId)).includes(input.type)) return { raised: false, reason: 'switched_off' };
+  const alertId = await insertAlertUnlessDuplicate(tx, {
+    brandId: input.brandId,
+    type: input.type,
+    dedupeKey: input.dedupeKey.slice(0, 200),
+    subject: input.subject.slice(0, 200),
+    details: input.details,
+  });
+  if (alertId === undefined) return { raised: false, reason: 'duplicate' };
   await enqueueInTransaction(tx, DELIVER_ALERT_QUEUE, { alertId }, { singletonKey: `alert:${alertId}` });
   return { raised: true, alertId };
 }

@@ -1,9 +1,9 @@
-import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.ts';
 import type { MinuteSweep } from '../../infra/jobs/scheduled.ts';
 import { transaction, type Db } from '../db.ts';
 import { getSetting } from '../settings/service.ts';
 import { raiseAlert } from './raise.ts';
+import { selectReviewWaiting } from './queries.ts';
 
 export const REVIEW_WAITING_SWEEP = 'alert-review-waiting-sweep';
 
@@ -17,20 +17,7 @@ export const REVIEW_WAITING_SWEEP = 'alert-review-waiting-sweep';
 export async function sweepReviewWaiting(em: Db): Promise<number> {
   return transaction(em, async (tx) => {
     const minutes = await getSetting(tx, 'review_waiting_minutes');
-    const rows = await tx
-      .selectFrom('transactions')
-      .select((eb) => [
-        'brand_id',
-        'mode',
-        eb.fn.countAll<string>().as('waiting'),
-        sql<string>`(array_agg(id ORDER BY updated_at, id))[1]`.as('oldest_id'),
-        // Named after its column on purpose: values are converted by output column name, so this comes back as a Date.
-        eb.fn.min('updated_at').as('updated_at'),
-      ])
-      .where('status', '=', 'awaiting_verification')
-      .where('updated_at', '<', sql<Date>`now() - make_interval(mins => ${minutes})`)
-      .groupBy(['brand_id', 'mode'])
-      .execute();
+    const rows = await selectReviewWaiting(tx, minutes);
     let raised = 0;
     for (const r of rows) {
       const result = await raiseAlert(tx, {
@@ -47,4 +34,4 @@ export async function sweepReviewWaiting(em: Db): Promise<number> {
 }
 
 /** Runs every minute with the other minute sweeps (infra/jobs/scheduled.ts). */
-export const reviewWaitingSweep: MinuteSweep = { name: REVIEW_WAITING_SWEEP, run: (deps: AppDeps) => sweepReviewWaiting(deps.db) };
+export const reviewWaitingSweep: MinuteSweep<Pick<AppDeps, 'db'>> = { name: REVIEW_WAITING_SWEEP, run: (deps) => sweepReviewWaiting(deps.db) };

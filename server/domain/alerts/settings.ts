@@ -1,17 +1,15 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import { sql } from 'kysely';
 import { type Db } from '../db.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { ALERT_TYPES, type AlertType } from './raise.ts';
+import { brandExists, selectDisabledTypes, upsertDisabledTypes } from './queries.ts';
 
 async function assertBrand(em: Db, brandId: number): Promise<void> {
-  const brand = await em.selectFrom('brands').select('id').where('id', '=', brandId).executeTakeFirst();
-  if (!brand) throw new AppError('BRAND_NOT_FOUND');
+  if (!(await brandExists(em, brandId))) throw new AppError('BRAND_NOT_FOUND');
 }
 
 async function readDisabled(em: Db, brandId: number): Promise<AlertType[]> {
-  const row = await em.selectFrom('alert_brand_settings').select('disabled_types').where('brand_id', '=', brandId).executeTakeFirst();
-  return row?.disabled_types ?? [];
+  return selectDisabledTypes(em, brandId);
 }
 
 export async function getAlertSettings(em: Db, brandId: number): Promise<{ brand_id: number; disabled_types: AlertType[] }> {
@@ -25,11 +23,7 @@ export async function putAlertSettings(em: Db, who: AuditActor, brandId: number,
   return withAudit(em, who, async (tx) => {
     await assertBrand(tx, brandId);
     const before = await readDisabled(tx, brandId);
-    await tx
-      .insertInto('alert_brand_settings')
-      .values({ brand_id: brandId, disabled_types: next })
-      .onConflict((oc) => oc.column('brand_id').doUpdateSet((eb) => ({ disabled_types: eb.ref('excluded.disabled_types'), updated_at: sql<Date>`now()` })))
-      .execute();
+    await upsertDisabledTypes(tx, brandId, next);
     const changed = before.join(',') !== next.join(',');
     return {
       result: { brand_id: brandId, disabled_types: next },

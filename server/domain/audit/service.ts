@@ -1,5 +1,5 @@
 import { transaction, type Db } from '../db.ts';
-import { scopeParam } from '../brands/scope.ts';
+import { insertAuditRow, selectAuditPage } from './queries.ts';
 
 /** Who asked for a change, as the admin surface knows it. */
 export interface AuditActor {
@@ -61,19 +61,16 @@ export async function recordAudit(tx: Db, who: AuditActor, entry: AuditEntry): P
   if (!tx.isTransaction) throw new Error('recordAudit must run inside the transaction of the change it records');
   assertAuditState('before', entry.before);
   assertAuditState('after', entry.after);
-  await tx
-    .insertInto('audit_log')
-    .values({
-      actor: who.actor,
-      action: entry.action,
-      target_type: entry.targetType,
-      target_id: entry.targetId === null ? null : String(entry.targetId),
-      brand_id: entry.brandId ?? null,
-      before: entry.before ?? null,
-      after: entry.after ?? null,
-      request_id: who.requestId,
-    })
-    .execute();
+  await insertAuditRow(tx, {
+    actor: who.actor,
+    action: entry.action,
+    targetType: entry.targetType,
+    targetId: entry.targetId === null ? null : String(entry.targetId),
+    brandId: entry.brandId ?? null,
+    before: entry.before ?? null,
+    after: entry.after ?? null,
+    requestId: who.requestId,
+  });
 }
 
 /**
@@ -104,23 +101,10 @@ export interface AuditFilter {
 
 /** Newest first. */
 export async function listAudit(em: Db, f: AuditFilter): Promise<{ items: AuditRecord[]; total: number }> {
-  let q = em.selectFrom('audit_log');
-  if (f.action) q = q.where('action', '=', f.action);
-  if (f.targetType) q = q.where('target_type', '=', f.targetType);
-  if (f.targetId) q = q.where('target_id', '=', f.targetId);
-  if (f.brandId !== undefined) q = q.where('brand_id', '=', f.brandId);
   // A console operator limited to some brands sees their brands' rows only (not service-wide changes).
-  if (f.brandIds) q = q.where('brand_id', 'in', scopeParam(f.brandIds));
-  const count = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
-  const rows = await q
-    .select(['id', 'actor', 'action', 'target_type', 'target_id', 'brand_id', 'before', 'after', 'request_id', 'created_at'])
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(f.perPage)
-    .offset((f.page - 1) * f.perPage)
-    .execute();
+  const { rows, total } = await selectAuditPage(em, f, { limit: f.perPage, offset: (f.page - 1) * f.perPage });
   return {
-    total: Number(count.n),
+    total,
     items: rows.map((r) => ({
       id: r.id,
       actor: r.actor,

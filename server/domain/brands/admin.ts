@@ -3,9 +3,8 @@ import type { BrandStatus, Mode } from '../../../contract/vocabulary.ts';
 import type { ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { createApiKey, createBrand, revokeApiKey } from './service.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
-import { sql } from 'kysely';
 import { type Db } from '../db.ts';
-import { scopeParam } from './scope.ts';
+import { selectBrandPage, selectShownBrand, selectShownKey, selectShownKeys, updateBrandRow, type ShownBrandRow, type ShownKeyRow } from './queries.ts';
 
 /** A brand as the admin surface shows it. */
 export interface AdminBrand {
@@ -29,13 +28,8 @@ export interface AdminApiKey {
   revoked_at: string | null;
 }
 
-const BRAND_COLUMNS = ['id', 'uuid', 'name', 'timezone', 'status', 'created_at', 'updated_at'] as const;
-const KEY_COLUMNS = ['id', 'brand_id', 'name', 'prefix', 'mode', 'created_at', 'last_used_at', 'revoked_at'] as const;
-
-const selectBrands = (em: Db) => em.selectFrom('brands').select(BRAND_COLUMNS);
-const selectKeys = (em: Db) => em.selectFrom('api_keys').select(KEY_COLUMNS);
-type BrandRow = Awaited<ReturnType<ReturnType<typeof selectBrands>['executeTakeFirstOrThrow']>>;
-type KeyRow = Awaited<ReturnType<ReturnType<typeof selectKeys>['executeTakeFirstOrThrow']>>;
+type BrandRow = ShownBrandRow;
+type KeyRow = ShownKeyRow;
 
 const toBrand = (r: BrandRow): AdminBrand => ({
   id: r.id,
@@ -59,9 +53,7 @@ const toKey = (r: KeyRow): AdminApiKey => ({
 });
 
 export async function getAdminBrand(em: Db, brandId: number, opts: { forUpdate?: boolean } = {}): Promise<AdminBrand> {
-  let q = selectBrands(em).where('id', '=', brandId);
-  if (opts.forUpdate) q = q.forUpdate();
-  const row = await q.executeTakeFirst();
+  const row = await selectShownBrand(em, brandId, opts);
   if (!row) throw new AppError('BRAND_NOT_FOUND');
   return toBrand(row);
 }
@@ -71,12 +63,8 @@ export async function listBrands(
   em: Db,
   f: { page: number; perPage: number; status?: BrandStatus; brandIds?: number[] | null },
 ): Promise<{ items: AdminBrand[]; total: number }> {
-  let q = em.selectFrom('brands');
-  if (f.status) q = q.where('status', '=', f.status);
-  if (f.brandIds) q = q.where('id', 'in', scopeParam(f.brandIds));
-  const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
-  const rows = await q.select(BRAND_COLUMNS).orderBy('id').limit(f.perPage).offset((f.page - 1) * f.perPage).execute();
-  return { items: rows.map(toBrand), total: Number(n) };
+  const { rows, total } = await selectBrandPage(em, f, { limit: f.perPage, offset: (f.page - 1) * f.perPage });
+  return { items: rows.map(toBrand), total };
 }
 
 export async function createBrandAudited(em: Db, who: AuditActor, input: { name: string; timezone?: string }): Promise<AdminBrand> {
@@ -100,17 +88,7 @@ export async function updateBrand(
 ): Promise<AdminBrand> {
   return withAudit(em, who, async (tx) => {
     const before = await getAdminBrand(tx, brandId, { forUpdate: true });
-    const row = await tx
-      .updateTable('brands')
-      .set({
-        ...(patch.name !== undefined && { name: patch.name }),
-        ...(patch.timezone !== undefined && { timezone: patch.timezone }),
-        ...(patch.status !== undefined && { status: patch.status }),
-        updated_at: sql<Date>`now()`,
-      })
-      .where('id', '=', brandId)
-      .returning(BRAND_COLUMNS)
-      .executeTakeFirstOrThrow();
+    const row = await updateBrandRow(tx, brandId, patch);
     const after = toBrand(row);
     const changed = before.status !== after.status || before.timezone !== after.timezone;
     return {
@@ -132,12 +110,12 @@ export async function updateBrand(
 /** Newest first, revoked keys included; never the key. */
 export async function listApiKeys(em: Db, brandId: number): Promise<AdminApiKey[]> {
   await getAdminBrand(em, brandId);
-  const rows = await selectKeys(em).where('brand_id', '=', brandId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+  const rows = await selectShownKeys(em, brandId);
   return rows.map(toKey);
 }
 
 async function getApiKey(em: Db, brandId: number, keyId: number): Promise<AdminApiKey> {
-  const row = await selectKeys(em).where('id', '=', keyId).where('brand_id', '=', brandId).executeTakeFirst();
+  const row = await selectShownKey(em, brandId, keyId);
   if (!row) throw new AppError('API_KEY_NOT_FOUND');
   return toKey(row);
 }
@@ -163,7 +141,7 @@ export async function createApiKeyAudited(
 export async function revokeApiKeyAudited(em: Db, who: AuditActor, brandId: number, keyId: number): Promise<AdminApiKey> {
   return withAudit(em, who, async (tx) => {
     await getAdminBrand(tx, brandId);
-    const locked = await selectKeys(tx).where('id', '=', keyId).where('brand_id', '=', brandId).forUpdate().executeTakeFirst();
+    const locked = await selectShownKey(tx, brandId, keyId, { forUpdate: true });
     if (!locked) throw new AppError('API_KEY_NOT_FOUND');
     const wasRevoked = locked.revoked_at !== null;
     await revokeApiKey(tx, brandId, keyId);

@@ -1,6 +1,7 @@
 import { transaction, type Db } from '../db.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { createApiKey, createBrand } from './service.ts';
+import { countBrands, gatewayCodeExists, takeFirstRunLock } from './queries.ts';
 import { createPairingCode } from '../devices/pairing.ts';
 import { createGateway, getGateway, type GatewayInput, type GatewayView } from '../gateways/service.ts';
 import { createIntent } from '../payments/intents.ts';
@@ -45,8 +46,7 @@ export interface DemoSeed {
 
 async function ensureGateway(em: Db, input: GatewayInput): Promise<GatewayView> {
   // Looked up first: a unique violation would abort the surrounding transaction.
-  const found = await em.selectFrom('gateways').select('id').where('code', '=', input.code).executeTakeFirst();
-  return found ? getGateway(em, input.code) : createGateway(em, input);
+  return (await gatewayCodeExists(em, input.code)) ? getGateway(em, input.code) : createGateway(em, input);
 }
 
 /**
@@ -60,9 +60,8 @@ async function ensureGateway(em: Db, input: GatewayInput): Promise<GatewayView> 
  */
 export async function seedDemo(em: Db, keys: PersonalDataKeys, opts: { publicBaseUrl: string }): Promise<DemoSeed | null> {
   return transaction(em, async (tx) => {
-    await tx.selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val('paycollect:first-run')])]).as('locked')).execute();
-    const brands = await tx.selectFrom('brands').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
-    if (Number(brands.n) > 0) return null;
+    await takeFirstRunLock(tx);
+    if ((await countBrands(tx)) > 0) return null;
     const brand = await createBrand(tx, { name: 'Demo Shop', timezone: 'Asia/Dhaka' });
     const { key } = await createApiKey(tx, brand.id, { name: 'demo test key', mode: 'test' });
     const { key: liveKey } = await createApiKey(tx, brand.id, { name: 'demo live key', mode: 'live' });

@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Db } from '../db.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
+import { incrementReplacements, incrementTakenAnswers, lockIntentWithCounts } from './queries.ts';
 
 /**
  * How often one payment's customer may replace a submitted gateway transaction
@@ -35,14 +35,7 @@ export interface CheckoutGuard {
 export async function lockCheckoutGuard(tx: Db, paymentId: string, opts: { submitting: boolean }): Promise<CheckoutGuard> {
   if (!tx.isTransaction) throw new Error('lockCheckoutGuard must run inside a transaction');
   if (!isUuid(paymentId)) throw new AppError('PAYMENT_NOT_FOUND');
-  const r = await tx
-    .selectFrom('payment_intents as i')
-    .innerJoin('brands as b', 'b.id', 'i.brand_id')
-    .leftJoin('checkout_submission_counts as c', 'c.intent_id', 'i.id')
-    .select(['i.id as intent_id', 'i.brand_id', 'b.status as brand_status', 'c.replacements', 'c.taken_answers'])
-    .where('i.uuid', '=', paymentId.toLowerCase())
-    .forUpdate('i')
-    .executeTakeFirst();
+  const r = await lockIntentWithCounts(tx, paymentId.toLowerCase());
   if (!r) throw new AppError('PAYMENT_NOT_FOUND');
   if (r.brand_status !== 'active') throw new AppError('BRAND_DISABLED');
   const guard = { intentId: r.intent_id, brandId: r.brand_id, replacements: r.replacements ?? 0, takenAnswers: r.taken_answers ?? 0 };
@@ -59,28 +52,12 @@ export async function lockCheckoutGuard(tx: Db, paymentId: string, opts: { submi
  * with: the taken answer while within the bound, the generic refusal after it.
  */
 export async function countTakenAnswer(em: Db, intentId: number, taken: AppError): Promise<AppError> {
-  const row = await em
-    .insertInto('checkout_submission_counts')
-    .values({ intent_id: intentId, taken_answers: 1 })
-    .onConflict((oc) =>
-      oc.column('intent_id').doUpdateSet((eb) => ({ taken_answers: eb('checkout_submission_counts.taken_answers', '+', 1), updated_at: sql<Date>`now()` })),
-    )
-    .returning('taken_answers')
-    .executeTakeFirstOrThrow();
-  return row.taken_answers > MAX_TAKEN_ANSWERS ? new AppError('SUBMISSION_LIMIT_REACHED', undefined, { field: 'gateway_trx_id' }) : taken;
+  return (await incrementTakenAnswers(em, intentId)) > MAX_TAKEN_ANSWERS ? new AppError('SUBMISSION_LIMIT_REACHED', undefined, { field: 'gateway_trx_id' }) : taken;
 }
 
 /** Counts one replacement, inside the replacement's own transaction (both or neither). Returns the new count. */
 export async function countReplacement(tx: Db, intentId: number): Promise<number> {
-  const row = await tx
-    .insertInto('checkout_submission_counts')
-    .values({ intent_id: intentId, replacements: 1 })
-    .onConflict((oc) =>
-      oc.column('intent_id').doUpdateSet((eb) => ({ replacements: eb('checkout_submission_counts.replacements', '+', 1), updated_at: sql<Date>`now()` })),
-    )
-    .returning('replacements')
-    .executeTakeFirstOrThrow();
-  return row.replacements;
+  return incrementReplacements(tx, intentId);
 }
 
 export function isTaken(err: unknown): err is AppError {

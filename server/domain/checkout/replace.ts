@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { CheckoutTransaction } from '../../../contract/checkout/payments.ts';
 import { recordAudit } from '../audit/service.ts';
@@ -9,6 +8,7 @@ import { lockGatewayTrxIds } from '../sms/index.ts';
 import { countReplacement, countTakenAnswer, isTaken, lockCheckoutGuard, MAX_SUBMISSION_REPLACEMENTS } from './limits.ts';
 import type { CheckoutPayDeps } from './pay.ts';
 import { loadCheckout } from './view.ts';
+import { lockTransaction, selectIntentState, selectLatestTransaction } from './queries.ts';
 
 export interface ReplaceSubmissionInput {
   gatewayTrxId: string;
@@ -79,16 +79,10 @@ async function replaceOnce(
     await lockGatewayTrxIds(tx, [seen?.gateway_trx_id, wanted]);
     const guard = await lockCheckoutGuard(tx, paymentId, { submitting: true });
     guarded(guard.intentId);
-    const k = tx;
-    const intent = await k
-      .selectFrom('payment_intents')
-      .select('status')
-      .select(sql<boolean>`(expires_at <= now())`.as('past_expiry'))
-      .where('id', '=', guard.intentId)
-      .executeTakeFirstOrThrow();
+    const intent = await selectIntentState(tx, guard.intentId);
     const latest = await latestTransaction(tx, paymentId);
     if (!latest) throw notReplaceable('nothing has been submitted for this payment yet');
-    await k.selectFrom('transactions').select('id').where('id', '=', latest.id).forUpdate().execute();
+    await lockTransaction(tx, latest.id);
     const t = await getTransaction(tx, latest.id);
     if (t.status === 'completed' || intent.status === 'completed') throw new AppError('PAYMENT_ALREADY_STARTED', 'Payment is already completed');
     if (t.status === 'expired' || intent.status === 'expired' || intent.past_expiry) throw new AppError('PAYMENT_EXPIRED');
@@ -124,14 +118,6 @@ function notReplaceable(why: string): AppError {
 }
 
 async function latestTransaction(tx: Db, paymentId: string): Promise<{ id: number; gateway_trx_id: string | null } | null> {
-  const row = await tx
-    .selectFrom('transactions as t')
-    .innerJoin('payment_intents as i', 'i.id', 't.intent_id')
-    .select(['t.id', 't.gateway_trx_id'])
-    .where('i.uuid', '=', paymentId.toLowerCase())
-    .orderBy('t.created_at', 'desc')
-    .orderBy('t.id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const row = await selectLatestTransaction(tx, paymentId.toLowerCase());
   return row ?? null;
 }

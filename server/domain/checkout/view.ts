@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { CheckoutGateway, CheckoutPayment, CheckoutTransaction } from '../../../contract/checkout/payments.ts';
 import { type Db } from '../db.ts';
@@ -10,6 +9,7 @@ import { sandboxPayUrl } from '../sandbox/sessions.ts';
 import { successRedirectUrl } from '../payments/redirect.ts';
 import { MAX_SUBMISSION_REPLACEMENTS, MAX_TAKEN_ANSWERS } from './limits.ts';
 import { checkoutState } from './state.ts';
+import { selectCheckout, type CheckoutRow } from './queries.ts';
 
 /** What the checkout needs besides the database: where links point, and the sandbox's secret for its page URLs. */
 export interface CheckoutLinks {
@@ -26,37 +26,7 @@ export interface CheckoutPage {
   timeZone: string;
 }
 
-/** The payment with its brand, latest transaction (`t`, if any), that transaction's gateway and the submission counts. */
-function checkoutQuery(em: Db, paymentId: string) {
-  return em
-    .selectFrom('payment_intents as i')
-    .innerJoin('brands as b', 'b.id', 'i.brand_id')
-    .leftJoinLateral(
-      (eb) =>
-        eb
-          .selectFrom('transactions as tt')
-          .selectAll('tt')
-          .whereRef('tt.intent_id', '=', 'i.id')
-          .orderBy('tt.created_at', 'desc')
-          .orderBy('tt.id', 'desc')
-          .limit(1)
-          .as('t'),
-      (join) => join.onTrue(),
-    )
-    .leftJoin('gateways as g', 'g.id', 't.gateway_id')
-    .leftJoin('checkout_submission_counts as c', 'c.intent_id', 'i.id')
-    .select([
-      'i.id as intent_id', 'i.uuid as payment_id', 'i.amount', 'i.currency', 'i.reference', 'i.status as intent_status', 'i.mode', 'i.expires_at',
-      'i.success_url', 'i.cancel_url', 'b.name as brand_name', 'b.timezone as brand_timezone', 'b.status as brand_status', 'c.replacements',
-      'c.taken_answers', 't.trx_id', 'g.code as gateway_code', 'g.name as gateway_name', 'g.type as gateway_type', 't.method', 't.status',
-      't.amount as t_amount', 't.currency as t_currency', 't.fee', 't.sms_amount', 't.gateway_trx_id', 't.failure_reason', 't.created_at', 't.completed_at',
-    ])
-    // Expiry is judged by the database clock, like the expiry job and the intent's own expires_at.
-    .select(sql<boolean>`(i.expires_at <= now())`.as('past_expiry'))
-    .where('i.uuid', '=', paymentId);
-}
-
-type Row = Awaited<ReturnType<ReturnType<typeof checkoutQuery>['executeTakeFirstOrThrow']>>;
+type Row = CheckoutRow;
 
 function toGateway(q: GatewayQuote): CheckoutGateway {
   const g = q.gateway;
@@ -128,7 +98,7 @@ function changesLeft(r: Row): number | null {
  */
 export async function loadCheckout(em: Db, paymentId: string, links: CheckoutLinks): Promise<CheckoutPage> {
   if (!isUuid(paymentId)) throw new AppError('PAYMENT_NOT_FOUND');
-  const r = await checkoutQuery(em, paymentId.toLowerCase()).executeTakeFirst();
+  const r = await selectCheckout(em, paymentId.toLowerCase());
   if (!r) throw new AppError('PAYMENT_NOT_FOUND');
   if (r.brand_status !== 'active') throw new AppError('BRAND_DISABLED');
   const { status, payable } = checkoutState({ intentStatus: r.intent_status, pastExpiry: r.past_expiry, transactionStatus: r.status });

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Selectable, type UpdateObject } from 'kysely';
+import type { UpdateObject } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/vocabulary.ts';
 import { blindIndex } from '../../infra/crypto/blind-index.ts';
 import type { PiiBinding } from '../../infra/crypto/pii-cipher.ts';
-import { prepared, type DB, transaction, type Db } from '../db.ts';
+import { type DB, transaction, type Db } from '../db.ts';
+import { insertCustomerUnlessTaken, selectByHash, selectByHashes, selectCustomerPage, updateCustomer, type CustomerRow } from './queries.ts';
 import type { PersonalDataKeys } from './keys.ts';
 import { isEmailIdentifier, maskEmail, maskPhone, normalizeEmail, normalizePhone } from './normalize.ts';
 import { isUniqueViolation } from '../../infra/database/database.ts';
@@ -34,11 +35,6 @@ export interface CustomerInput {
   email?: string | null;
   phone?: string | null;
 }
-
-const COLUMNS = ['id', 'uuid', 'brand_id', 'name_encrypted', 'email_encrypted', 'phone_encrypted', 'email_hash', 'phone_hash', 'created_at'] as const;
-
-/** The columns of a customers row that COLUMNS reads. */
-type CustomerRow = Pick<Selectable<DB['customers']>, (typeof COLUMNS)[number]>;
 
 /**
  * The AAD context binds each token to its column (a name token pasted into the
@@ -115,16 +111,6 @@ function normaliseCustomer(keys: PersonalDataKeys, brandId: number, input: Custo
   };
 }
 
-async function findByHashes(em: Db, brandId: number, mode: Mode, c: Normalised): Promise<CustomerRow[]> {
-  return em
-    .selectFrom('customers')
-    .select(COLUMNS)
-    .where('brand_id', '=', brandId)
-    .where('mode', '=', mode)
-    .where((eb) => eb.or([eb('email_hash', '=', c.emailHash ?? ''), eb('phone_hash', '=', c.phoneHash ?? '')]))
-    .execute();
-}
-
 /** Fills a found customer's missing details; never overwrites, never steals another customer's email/phone. */
 async function fillMissing(em: Db, keys: PersonalDataKeys, brandId: number, row: CustomerRow, c: Normalised, taken: CustomerRow[]): Promise<void> {
   const set: UpdateObject<DB, 'customers'> = {};
@@ -141,14 +127,7 @@ async function fillMissing(em: Db, keys: PersonalDataKeys, brandId: number, row:
   if (Object.keys(set).length === 0) return;
   try {
     // A savepoint: losing a race for the email/phone must not abort the caller's transaction.
-    await transaction(em, (tx) =>
-      tx
-        .updateTable('customers')
-        .set({ ...set, updated_at: sql<Date>`now()` })
-        .where('id', '=', row.id)
-        .where('brand_id', '=', brandId)
-        .execute(),
-    );
+    await transaction(em, (tx) => updateCustomer(tx, brandId, row.id, set));
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
   }
@@ -168,7 +147,7 @@ export async function findOrCreateCustomer(
 ): Promise<{ id: number; uuid: string; created: boolean }> {
   const c = normaliseCustomer(keys, brandId, input);
   for (let attempt = 0; attempt < 3; attempt++) {
-    const rows = await findByHashes(em, brandId, mode, c);
+    const rows = await selectByHashes(em, brandId, mode, c);
     const match = rows.find((r) => c.emailHash && r.email_hash === c.emailHash) ?? rows[0];
     if (match) {
       await fillMissing(em, keys, brandId, match, c, rows.filter((r) => r.id !== match.id));
@@ -176,34 +155,21 @@ export async function findOrCreateCustomer(
     }
     const uuid = randomUUID();
     const b = customerBinding(brandId, uuid);
-    const inserted = await em
-      .insertInto('customers')
-      .values({
-        uuid,
-        brand_id: brandId,
-        mode,
-        name_encrypted: c.name ? keys.pii.encrypt(c.name, CTX.name, b) : null,
-        email_encrypted: c.email ? keys.pii.encrypt(c.email, CTX.email, b) : null,
-        phone_encrypted: c.phone ? keys.pii.encrypt(c.phone, CTX.phone, b) : null,
-        email_hash: c.emailHash,
-        phone_hash: c.phoneHash,
-      })
-      // The loser of a race for an email or phone inserts nothing and reads the winner on the next attempt.
-      .onConflict((oc) => oc.doNothing())
-      .returning(['id', 'uuid'])
-      .executeTakeFirst();
+    // The loser of a race for an email or phone inserts nothing and reads the winner on the next attempt.
+    const inserted = await insertCustomerUnlessTaken(em, {
+      uuid,
+      brand_id: brandId,
+      mode,
+      name_encrypted: c.name ? keys.pii.encrypt(c.name, CTX.name, b) : null,
+      email_encrypted: c.email ? keys.pii.encrypt(c.email, CTX.email, b) : null,
+      phone_encrypted: c.phone ? keys.pii.encrypt(c.phone, CTX.phone, b) : null,
+      email_hash: c.emailHash,
+      phone_hash: c.phoneHash,
+    });
     if (inserted) return { id: inserted.id, uuid: inserted.uuid, created: true };
   }
   throw new Error('customer find-or-create did not settle after 3 attempts');
 }
-
-/** The merchant's customer lookup, one statement per identifier kind, compiled once (db.ts `prepared`; BENCHMARKS.md, "Data layer"). */
-const customerByHash = (column: 'email_hash' | 'phone_hash') =>
-  prepared((k, $: { brandId: number; mode: Mode; hash: string }) =>
-    k.selectFrom('customers').select(COLUMNS).where('brand_id', '=', $.brandId).where('mode', '=', $.mode).where(column, '=', $.hash),
-  );
-const customerByEmailHash = customerByHash('email_hash');
-const customerByPhoneHash = customerByHash('phone_hash');
 
 /**
  * By email when the identifier contains `@`, else by phone, through the blind
@@ -215,7 +181,7 @@ export async function getCustomerByIdentifier(em: Db, keys: PersonalDataKeys, br
   const normalised = byEmail ? normalizeEmail(identifier) : normalizePhone(identifier);
   if (!normalised) throw new AppError('CUSTOMER_NOT_FOUND');
   const hash = blindIndex(keys.blindIndexKey, brandId, byEmail ? 'email' : 'phone', normalised);
-  const row = await (byEmail ? customerByEmailHash : customerByPhoneHash).executeTakeFirst(em, { brandId, mode, hash });
+  const row = await selectByHash(em, byEmail ? 'email' : 'phone', { brandId, mode, hash });
   if (!row) throw new AppError('CUSTOMER_NOT_FOUND');
   return toCustomerView(keys, row);
 }
@@ -228,15 +194,7 @@ export async function listCustomers(
   mode: Mode,
   page: { page: number; perPage: number },
 ): Promise<{ items: CustomerListItem[]; total: number }> {
-  const ofMode = em.selectFrom('customers').where('brand_id', '=', brandId).where('mode', '=', mode);
-  const { total } = await ofMode.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow();
-  const rows = await ofMode
-    .select(COLUMNS)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.perPage)
-    .offset((page.page - 1) * page.perPage)
-    .execute();
+  const { rows, total } = await selectCustomerPage(em, brandId, mode, { limit: page.perPage, offset: (page.page - 1) * page.perPage });
   const items = rows.map((r) => {
     const v = toCustomerView(keys, r);
     return {
@@ -248,5 +206,5 @@ export async function listCustomers(
       createdAt: v.createdAt,
     };
   });
-  return { items, total: Number(total) };
+  return { items, total };
 }

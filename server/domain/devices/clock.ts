@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import { prepared, type Db } from '../db.ts';
+import { type Db } from '../db.ts';
+import { storeClockOffset } from './queries/session.ts';
 
 /**
  * Phone clocks run minutes fast or slow. A phone reports its own time with a
@@ -11,25 +11,9 @@ import { prepared, type Db } from '../db.ts';
  * subtracts it from the SMS times the phone reports (docs/matching.md).
  */
 
-const CLOCK_SMOOTHING = 0.3;
-const CLOCK_JUMP_MS = 10 * 60_000;
+// The smoothing and the jump are applied by the UPDATE itself (queries/session.ts `storeClockOffset`).
 /** Offsets beyond a day are not a skewed clock but a wrong one: ignored. */
 const MAX_CLOCK_OFFSET_MS = 86_400_000;
-
-/** The sample's UPDATE, compiled once (db.ts `prepared`): recorded before each forwarded batch's records. */
-const storeClockSample = prepared((k, $: { deviceId: number; sample: number }) =>
-  k
-    .updateTable('devices')
-    .set({
-      // Raw: the smoothing reads the stored offset in the same statement (no read-modify-write race).
-      clock_offset_ms: sql<number>`CASE
-          WHEN clock_offset_ms IS NULL OR abs(${$.sample}::integer - clock_offset_ms) > ${CLOCK_JUMP_MS}::integer THEN ${$.sample}::integer
-          ELSE round(clock_offset_ms + ${CLOCK_SMOOTHING}::numeric * (${$.sample}::integer - clock_offset_ms))::integer END`,
-      clock_offset_at: sql<Date>`now()`,
-    })
-    .where('id', '=', $.deviceId)
-    .returning('clock_offset_ms'),
-);
 
 /** The offset a phone's time shows now, or null when it is to be ignored. */
 function sampleOf(deviceTime: Date): number | null {
@@ -41,6 +25,5 @@ function sampleOf(deviceTime: Date): number | null {
 export async function recordDeviceClock(em: Db, deviceId: number, deviceTime: Date): Promise<number | null> {
   const sample = sampleOf(deviceTime);
   if (sample === null) return null;
-  const row = await storeClockSample.executeTakeFirst(em, { deviceId, sample });
-  return row ? row.clock_offset_ms : null;
+  return (await storeClockOffset(em, deviceId, sample)) ?? null;
 }

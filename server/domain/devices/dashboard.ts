@@ -1,9 +1,9 @@
 import type { Mode } from '../../../contract/vocabulary.ts';
-import { sql } from 'kysely';
 import { type Db } from '../db.ts';
 import { toMoney } from '../money/decimal.ts';
 import { getBrand } from '../brands/service.ts';
 import { countUnreadNotifications } from '../notifications/service.ts';
+import { countToday, selectRecentTransactions, sumCompletedToday } from './queries/dashboard.ts';
 
 const RECENT_TRANSACTIONS = 5;
 /** The dashboard's "pending": everything a payment can wait in. */
@@ -56,50 +56,9 @@ export async function getDashboard(em: Db, caller: { brandId: number; deviceId: 
   // Figures of the device's own mode only: a test phone shows test payments, a live phone live ones.
   const brand = await getBrand(em, caller.brandId);
   const tz = effectiveTimeZone(brand.timezone);
-  const k = em;
-  // Raw: the day's bounds in the brand's time zone (AT TIME ZONE has no builder form).
-  const withBounds = () =>
-    k.with('bounds', (qb) =>
-      qb.selectNoFrom([
-        sql<Date>`(date_trunc('day', now() AT TIME ZONE ${tz}) AT TIME ZONE ${tz})`.as('start_at'),
-        sql<Date>`((date_trunc('day', now() AT TIME ZONE ${tz}) + interval '1 day') AT TIME ZONE ${tz})`.as('end_at'),
-      ]),
-    );
-  const counts = await withBounds()
-    .selectFrom('bounds')
-    .leftJoin('transactions as t', (join) =>
-      join
-        .on('t.brand_id', '=', caller.brandId)
-        .on(sql.ref('t.mode'), '=', caller.mode)
-        .onRef('t.created_at', '>=', 'bounds.start_at')
-        .onRef('t.created_at', '<', 'bounds.end_at'),
-    )
-    .select((eb) => [
-      eb.fn.count<string>('t.id').as('total'),
-      eb.fn.count<string>('t.id').filterWhere('t.status', 'in', [...PENDING_STATUSES]).as('pending'),
-      sql<string>`to_char(now() AT TIME ZONE ${tz}, 'YYYY-MM-DD')`.as('day'),
-    ])
-    .executeTakeFirstOrThrow();
-  const revenueRows = await withBounds()
-    .selectFrom(['transactions as t', 'bounds'])
-    .select((eb) => ['t.currency', eb.fn.sum<string>('t.amount').as('amount'), eb.fn.countAll<string>().as('n')])
-    .where('t.brand_id', '=', caller.brandId)
-    .where(sql.ref('t.mode'), '=', caller.mode)
-    .where('t.status', '=', 'completed')
-    .whereRef('t.completed_at', '>=', 'bounds.start_at')
-    .whereRef('t.completed_at', '<', 'bounds.end_at')
-    .groupBy('t.currency')
-    .execute();
-  const recent = await k
-    .selectFrom('transactions as t')
-    .innerJoin('gateways as g', 'g.id', 't.gateway_id')
-    .select(['t.trx_id', 't.amount', 't.currency', 't.status', 'g.code', 't.created_at'])
-    .where('t.brand_id', '=', caller.brandId)
-    .where(sql.ref('t.mode'), '=', caller.mode)
-    .orderBy('t.created_at', 'desc')
-    .orderBy('t.id', 'desc')
-    .limit(RECENT_TRANSACTIONS)
-    .execute();
+  const counts = await countToday(em, caller, tz, PENDING_STATUSES);
+  const revenueRows = await sumCompletedToday(em, caller, tz);
+  const recent = await selectRecentTransactions(em, caller, RECENT_TRANSACTIONS);
 
   const byCurrency = revenueRows
     .map((r) => ({ currency: r.currency, amount: toMoney(r.amount), count: Number(r.n) }))

@@ -15,4 +15,4 @@ async function runPresenceSweep(deps: Pick<AppDeps, 'db' | 'logger'>): Promise<v
 }
 
 /** Runs every minute with the other minute sweeps (infra/jobs/scheduled.ts). */
-export const presenceSweep: MinuteSweep = { name: DETECT_OFFLINE_SWEEP, run: runPresenceSweep };
+export const presenceSweep: MinuteSweep<Pick<AppDeps, 'db' | 'logger'>> = { name: DETECT_OFFLINE_SWEEP, run: runPresenceSweep };

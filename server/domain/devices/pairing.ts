@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/vocabulary.ts';
-import { sql } from 'kysely';
 import { transaction, type Db } from '../db.ts';
 import { getBrand } from '../brands/service.ts';
+import { insertDevice, insertPairingCode, revokeRepairedDevices, setCodeDevice, useValidCode } from './queries/pairing.ts';
 import { generatePairingCode, hashPairingCode, normalizePairingCode } from './pairing-code.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, hashFingerprint, issueTokenPair, type DeviceTokenKeys } from './tokens.ts';
 
@@ -53,11 +53,7 @@ export async function createPairingCode(
   // Live unless asked: a live device is what pairing meant before modes existed.
   const mode = opts.mode ?? 'live';
   const code = generatePairingCode();
-  const row = await em
-    .insertInto('pairing_codes')
-    .values({ brand_id: brand.id, mode, code_hash: hashPairingCode(normalizePairingCode(code)!), expires_at: sql<Date>`now() + make_interval(mins => ${ttlMinutes})` })
-    .returning(['id', 'expires_at'])
-    .executeTakeFirstOrThrow();
+  const row = await insertPairingCode(em, { brandId: brand.id, mode, codeHash: hashPairingCode(normalizePairingCode(code)!), ttlMinutes });
   return { id: row.id, code, expiresAt: row.expires_at, mode };
 }
 
@@ -79,37 +75,24 @@ export async function pairDevice(em: Db, keys: DeviceTokenKeys, input: PairInput
   if (!normalized) throw new AppError('INVALID_PAIRING_CODE');
   const fingerprintHash = hashFingerprint(input.fingerprint);
   return transaction(em, async (tx) => {
-    const k = tx;
-    const code = await k
-      .updateTable('pairing_codes as pc')
-      .from('brands as b')
-      .set({ used_at: sql<Date>`now()` })
-      .where('pc.code_hash', '=', hashPairingCode(normalized))
-      .where('pc.used_at', 'is', null)
-      .where('pc.expires_at', '>', sql<Date>`now()`)
-      .whereRef('b.id', '=', 'pc.brand_id')
-      .where('b.status', '=', 'active')
-      .returning(['pc.id', 'pc.brand_id', 'pc.mode'])
-      .executeTakeFirst();
+    const code = await useValidCode(tx, hashPairingCode(normalized));
     if (!code) throw new AppError('INVALID_PAIRING_CODE');
     const brandId = code.brand_id;
     // The same phone pairing again replaces its old registration, so the
     // abandoned row neither keeps working nor reports itself offline forever.
-    await k
-      .updateTable('devices')
-      .set({ status: 'revoked', revoked_at: sql<Date>`now()`, revoked_reason: 're_paired', refresh_jti: null, updated_at: sql<Date>`now()` })
-      .where('brand_id', '=', brandId)
-      .where('fingerprint_hash', '=', fingerprintHash)
-      .where('status', '=', 'active')
-      .execute();
+    await revokeRepairedDevices(tx, brandId, fingerprintHash);
     const uuid = randomUUID();
     const { pair, refreshJti } = tokenPairFor(keys, uuid, now);
-    const inserted = await k
-      .insertInto('devices')
-      .values({ uuid, brand_id: brandId, mode: code.mode, name: input.name, fingerprint_hash: fingerprintHash, app_version: input.appVersion ?? null, last_seen_at: sql<Date>`now()`, refresh_jti: refreshJti })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await k.updateTable('pairing_codes').set({ used_by_device_id: inserted.id }).where('id', '=', code.id).execute();
+    const deviceId = await insertDevice(tx, {
+      uuid,
+      brandId,
+      mode: code.mode,
+      name: input.name,
+      fingerprintHash,
+      appVersion: input.appVersion ?? null,
+      refreshJti,
+    });
+    await setCodeDevice(tx, code.id, deviceId);
     return pair;
   });
 }

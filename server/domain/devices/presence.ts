@@ -1,61 +1,27 @@
-import type { Mode, PresenceChangeStatus } from '../../../contract/vocabulary.ts';
-import { sql } from 'kysely';
+import type { PresenceChangeStatus } from '../../../contract/vocabulary.ts';
 import { transaction, type Db } from '../db.ts';
 import { recordEvent } from '../webhooks/outbox.ts';
 import { getSetting } from '../settings/service.ts';
 import { requestBackfill } from '../recovery/backfill.ts';
 import { raiseAlert } from '../alerts/raise.ts';
+import {
+  deleteExpiredRotations,
+  deletePresenceChangesOlderThan,
+  insertPresenceChanges,
+  markSeenOnline,
+  markSilentOffline,
+  type TransitionRow,
+} from './queries/presence.ts';
 
 /** Devices moved per transaction; a large fleet is handled over several. */
 const PRESENCE_BATCH = 200;
 
-interface TransitionRow {
-  id: number;
-  uuid: string;
-  brand_id: number;
-  mode: Mode;
-  name: string;
-  last_seen_at: Date | null;
-  last_heartbeat_at: Date | null;
-  battery_level: number | null;
-  is_charging: boolean | null;
-  network: string | null;
-  offline_since: Date | null;
-  /** Coming back online only: when it was marked offline. */
-  was_offline_since?: Date | null;
-}
-
-const RETURNING = ['d.id', 'd.uuid', 'd.brand_id', 'd.mode', 'd.name', 'd.last_seen_at', 'd.last_heartbeat_at', 'd.battery_level', 'd.is_charging', 'd.network'] as const;
-
 /** Presence history is kept this long; the presence sweep prunes older rows. */
 export const PRESENCE_HISTORY_DAYS = 30;
 
-/** The transitions of one batch in the device's presence history, in the transaction that made them. */
-async function recordPresenceChanges(tx: Db, rows: TransitionRow[], status: PresenceChangeStatus): Promise<void> {
-  if (rows.length === 0) return;
-  await tx
-    .insertInto('device_presence_changes')
-    .values(
-      rows.map((r) => ({
-        device_id: r.id,
-        status,
-        last_seen_at: r.last_seen_at,
-        last_heartbeat_at: r.last_heartbeat_at,
-        battery_level: r.battery_level,
-        is_charging: r.is_charging,
-        network: r.network,
-      })),
-    )
-    .execute();
-}
-
 /** Presence history older than the retention. */
 export async function prunePresenceHistory(em: Db, days = PRESENCE_HISTORY_DAYS): Promise<number> {
-  const res = await em
-    .deleteFrom('device_presence_changes')
-    .where('changed_at', '<', sql<Date>`now() - make_interval(days => ${days})`)
-    .executeTakeFirst();
-  return Number(res.numDeletedRows);
+  return deletePresenceChangesOlderThan(em, days);
 }
 
 function eventData(row: TransitionRow, status: PresenceChangeStatus) {
@@ -97,7 +63,7 @@ export async function detectOfflineDevices(em: Db): Promise<{ wentOffline: numbe
     for (;;) {
       const moved = await transaction(em, async (tx) => {
         const rows = await move(tx);
-        await recordPresenceChanges(tx, rows, status);
+        await insertPresenceChanges(tx, rows, status);
         for (const row of rows) {
           await recordEvent(tx, { brandId: row.brand_id, mode: row.mode, event: status === 'offline' ? 'device.offline' : 'device.online', data: eventData(row, status) });
           // Back online: whatever arrived while it was silent may never have been forwarded (docs/recovery.md).
@@ -113,63 +79,12 @@ export async function detectOfflineDevices(em: Db): Promise<{ wentOffline: numbe
       if (moved < PRESENCE_BATCH) return total;
     }
   };
-  const silentFor = sql<Date>`now() - make_interval(mins => ${minutes})`;
-  const wentOffline = await flip(
-    (tx) =>
-      tx
-        .with('due', (qb) =>
-          qb
-            .selectFrom('devices')
-            .select('id')
-            .where('status', '=', 'active')
-            .where('online', '=', true)
-            .where(sql<Date>`COALESCE(last_seen_at, paired_at)`, '<', silentFor)
-            .orderBy('id')
-            .limit(PRESENCE_BATCH)
-            .forUpdate()
-            .skipLocked(),
-        )
-        .updateTable('devices as d')
-        .from('due')
-        .set({ online: false, offline_since: sql<Date>`now()`, updated_at: sql<Date>`now()` })
-        .whereRef('d.id', '=', 'due.id')
-        .where('d.online', '=', true)
-        .returning([...RETURNING, 'd.offline_since'])
-        .execute(),
-    'offline',
-  );
-  const cameOnline = await flip(
-    async (tx) => {
-      const rows = await tx
-        .with('back', (qb) =>
-          qb
-            .selectFrom('devices')
-            .select(['id', 'offline_since'])
-            .where('status', '=', 'active')
-            .where('online', '=', false)
-            .where('last_seen_at', '>=', silentFor)
-            .orderBy('id')
-            .limit(PRESENCE_BATCH)
-            .forUpdate()
-            .skipLocked(),
-        )
-        .updateTable('devices as d')
-        .from('back')
-        .set({ online: true, offline_since: null, updated_at: sql<Date>`now()` })
-        .whereRef('d.id', '=', 'back.id')
-        .where('d.online', '=', false)
-        // The device's offline_since is now null; the one returned is the CTE's, when it went offline.
-        .returning([...RETURNING, 'back.offline_since'])
-        .execute();
-      return rows.map((r) => ({ ...r, offline_since: null, was_offline_since: r.offline_since }));
-    },
-    'online',
-  );
+  const wentOffline = await flip((tx) => markSilentOffline(tx, minutes, PRESENCE_BATCH), 'offline');
+  const cameOnline = await flip((tx) => markSeenOnline(tx, minutes, PRESENCE_BATCH), 'online');
   return { wentOffline, cameOnline };
 }
 
 /** Rotated refresh tokens past their own expiry can no longer be presented; their record can go. */
 export async function pruneRotatedRefreshTokens(em: Db): Promise<number> {
-  const rows = await em.deleteFrom('device_refresh_token_rotations').where('expires_at', '<', sql<Date>`now()`).returning('jti').execute();
-  return rows.length;
+  return deleteExpiredRotations(em);
 }

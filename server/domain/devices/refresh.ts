@@ -1,7 +1,7 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import { sql } from 'kysely';
 import { transaction, type Db } from '../db.ts';
 import { tokenPairFor, type TokenPair } from './pairing.ts';
+import { lockDeviceForRefresh, revokeForTokenReuse, rotateRefreshToken, wasRotated } from './queries/session.ts';
 import { fingerprintMatches, verifyDeviceToken, type DeviceTokenKeys } from './tokens.ts';
 
 export interface RefreshInput {
@@ -33,24 +33,12 @@ export async function refreshDeviceTokens(
   if (!claims) throw new AppError('INVALID_PAIRING_CODE');
 
   const outcome = await transaction(em, async (tx): Promise<Outcome> => {
-    const k = tx;
-    const device = await k
-      .selectFrom('devices as d')
-      .innerJoin('brands as b', 'b.id', 'd.brand_id')
-      .select(['d.id', 'd.status', 'd.fingerprint_hash', 'd.refresh_jti', 'b.status as brand_status'])
-      .where('d.uuid', '=', claims.deviceUuid)
-      .forUpdate('d')
-      .executeTakeFirst();
+    const device = await lockDeviceForRefresh(tx, claims.deviceUuid);
     if (!device || device.status !== 'active' || device.brand_status !== 'active') return { ok: false };
 
     if (device.refresh_jti !== claims.jti) {
-      const rotated = await k.selectFrom('device_refresh_token_rotations').select('jti').where('jti', '=', claims.jti).where('device_id', '=', device.id).execute();
-      if (rotated.length === 0) return { ok: false };
-      await k
-        .updateTable('devices')
-        .set({ status: 'revoked', revoked_at: sql<Date>`now()`, revoked_reason: 'refresh_token_reuse', refresh_jti: null, updated_at: sql<Date>`now()` })
-        .where('id', '=', device.id)
-        .execute();
+      if (!(await wasRotated(tx, device.id, claims.jti))) return { ok: false };
+      await revokeForTokenReuse(tx, device.id);
       return { ok: false, revokedDeviceUuid: claims.deviceUuid };
     }
 
@@ -59,8 +47,7 @@ export async function refreshDeviceTokens(
     if (!fingerprintMatches(input.fingerprint, device.fingerprint_hash)) return { ok: false };
 
     const { pair, refreshJti } = tokenPairFor(keys, claims.deviceUuid, now);
-    await k.insertInto('device_refresh_token_rotations').values({ jti: claims.jti, device_id: device.id, expires_at: claims.expiresAt }).execute();
-    await k.updateTable('devices').set({ refresh_jti: refreshJti, last_seen_at: sql<Date>`now()`, updated_at: sql<Date>`now()` }).where('id', '=', device.id).execute();
+    await rotateRefreshToken(tx, device.id, { jti: claims.jti, expiresAt: claims.expiresAt }, refreshJti);
     return { ok: true, pair };
   });
 

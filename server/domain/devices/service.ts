@@ -1,17 +1,10 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/vocabulary.ts';
-import { sql } from 'kysely';
-import { prepared, transaction, type Db } from '../db.ts';
+import { transaction, type Db } from '../db.ts';
+import { revokeBrandDevice, selectActiveDeviceAndTouch, storeHeartbeat } from './queries/session.ts';
 import { requestBackfill } from '../recovery/backfill.ts';
 import { raiseAlert } from '../alerts/raise.ts';
 import { getSetting } from '../settings/service.ts';
-
-/**
- * `last_seen_at` is refreshed at most this often: presence is minutes-grained
- * (the offline threshold defaults to an hour), and skipping the write keeps an
- * authenticated call at one cheap statement.
- */
-const LAST_SEEN_RESOLUTION_SECONDS = 60;
 
 export interface AuthenticatedDevice {
   deviceId: number;
@@ -21,45 +14,13 @@ export interface AuthenticatedDevice {
 }
 
 /**
- * authenticateDevice's statement, compiled once (db.ts `prepared`): every device
- * call runs it. One statement: the look-up, and the presence write in a
- * data-modifying CTE (skipped while recent).
- */
-const deviceByUuid = prepared((k, $: { uuid: string }) =>
-  k
-    .with('found', (qb) =>
-      qb
-        .selectFrom('devices as d')
-        .innerJoin('brands as b', 'b.id', 'd.brand_id')
-        .select(['d.id', 'd.brand_id', 'd.mode', 'd.last_seen_at'])
-        .where('d.uuid', '=', $.uuid)
-        .where('d.status', '=', 'active')
-        .where('b.status', '=', 'active'),
-    )
-    .with('touched', (qb) =>
-      qb
-        .updateTable('devices')
-        .set({ last_seen_at: sql<Date>`now()` })
-        .where('id', 'in', (eb) =>
-          eb
-            .selectFrom('found')
-            .select('found.id')
-            .where((e) => e.or([e('found.last_seen_at', 'is', null), e('found.last_seen_at', '<', sql<Date>`now() - make_interval(secs => ${LAST_SEEN_RESOLUTION_SECONDS})`)])),
-        )
-        .where('status', '=', 'active'),
-    )
-    .selectFrom('found')
-    .select(['found.id', 'found.brand_id', 'found.mode']),
-);
-
-/**
  * The active device behind an access token's subject, or null when it is
  * unknown, revoked or its brand is disabled. Checked against the database on
  * every call, so a revocation takes effect at once. Refreshes presence in the
  * same statement.
  */
 export async function authenticateDevice(em: Db, deviceUuid: string): Promise<AuthenticatedDevice | null> {
-  const row = await deviceByUuid.executeTakeFirst(em, { uuid: deviceUuid });
+  const row = await selectActiveDeviceAndTouch(em, deviceUuid);
   return row ? { deviceId: row.id, brandId: row.brand_id, mode: row.mode } : null;
 }
 
@@ -101,30 +62,12 @@ export async function recordHeartbeat(em: Db, deviceId: number, input: Heartbeat
     // The row is locked and its previous level and heartbeat read in the same statement, so two
     // heartbeats racing across the battery threshold see one crossing between them, and a long
     // gap since the previous heartbeat (SMS may have been missed meanwhile) is seen once.
-    const row = await tx
-      .updateTable('devices as d')
-      .from((eb) =>
-        eb
-          .selectFrom('devices')
-          // Named as the column, so it comes back as a Date: in RETURNING it is the heartbeat before this one.
-          .select(['id', 'battery_level as old_level', 'last_heartbeat_at'])
-          .where('id', '=', deviceId)
-          .forUpdate()
-          .as('o'),
-      )
-      .set({
-        last_heartbeat_at: sql<Date>`now()`,
-        last_seen_at: sql<Date>`now()`,
-        battery_level: sql<number | null>`COALESCE(${input.batteryLevel ?? null}::smallint, d.battery_level)`,
-        is_charging: sql<boolean | null>`COALESCE(${input.isCharging ?? null}::boolean, d.is_charging)`,
-        network: sql<string | null>`COALESCE(${input.network ?? null}::varchar, d.network)`,
-        app_version: sql<string | null>`COALESCE(${input.appVersion ?? null}::varchar, d.app_version)`,
-        updated_at: sql<Date>`now()`,
-      })
-      .whereRef('d.id', '=', 'o.id')
-      .where('d.status', '=', 'active')
-      .returning(['d.id', 'd.brand_id', 'd.uuid', 'd.name', 'd.mode', 'd.battery_level', 'd.is_charging', 'o.old_level', 'o.last_heartbeat_at'])
-      .executeTakeFirst();
+    const row = await storeHeartbeat(tx, deviceId, {
+      batteryLevel: input.batteryLevel ?? null,
+      isCharging: input.isCharging ?? null,
+      network: input.network ?? null,
+      appVersion: input.appVersion ?? null,
+    });
     // Revoked between authentication and here: answer as authentication would have.
     if (!row) throw new AppError('UNAUTHORIZED');
     await raiseBatteryAlert(tx, row);
@@ -143,18 +86,6 @@ export async function recordHeartbeat(em: Db, deviceId: number, input: Heartbeat
  * its next call and its refresh token can no longer be exchanged.
  */
 export async function revokeDevice(em: Db, brandId: number, deviceId: number, reason = 'admin'): Promise<void> {
-  const rows = await em
-    .updateTable('devices')
-    .set({
-      status: 'revoked',
-      revoked_at: sql<Date>`COALESCE(revoked_at, now())`,
-      revoked_reason: sql<string>`COALESCE(revoked_reason, ${reason.slice(0, 64)}::varchar)`,
-      refresh_jti: null,
-      updated_at: sql<Date>`now()`,
-    })
-    .where('id', '=', deviceId)
-    .where('brand_id', '=', brandId)
-    .returning('id')
-    .execute();
-  if (rows.length === 0) throw new AppError('DEVICE_NOT_FOUND');
+  const revoked = await revokeBrandDevice(em, brandId, deviceId, reason.slice(0, 64));
+  if (!revoked) throw new AppError('DEVICE_NOT_FOUND');
 }

@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import { type Db } from '../db.ts';
+import { incrementSenderEpoch } from './queries.ts';
 
 /**
  * Called in the same transaction as any change to which senders the enabled
@@ -8,5 +8,5 @@ import { type Db } from '../db.ts';
  * allowed senders.
  */
 export async function bumpSenderEpoch(em: Db): Promise<void> {
-  await em.updateTable('sms_sender_epoch').set({ version: sql<number>`version + 1`, updated_at: sql<Date>`now()` }).where('id', '=', true).execute();
+  await incrementSenderEpoch(em);
 }

@@ -1,6 +1,6 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import { sql } from 'kysely';
 import { type Db } from '../db.ts';
+import { deleteRate, selectRates, selectRatesBetween, upsertRate, type RateRow } from './queries.ts';
 import { convertAmount, convertAmountInverse, invertRate } from '../money/decimal.ts';
 
 const CURRENCY_RE = /^[A-Z]{3}$/;
@@ -28,15 +28,8 @@ export interface Conversion {
   direction: 'none' | 'direct' | 'inverse';
 }
 
-const RATE_COLUMNS = ['base', 'quote', 'rate', 'updated_at'] as const;
-
 /** A rate as the conversions read it. */
-export interface RateRow {
-  base: string;
-  quote: string;
-  rate: string;
-  updated_at: Date;
-}
+export type { RateRow };
 
 /** Drops the zeros numeric(20,10) pads with: "110.5000000000" -> "110.5". */
 function trimRate(rate: string): string {
@@ -61,23 +54,15 @@ export async function setExchangeRate(em: Db, input: { base: string; quote: stri
       field: 'rate',
     });
   }
-  const row = await em
-    .insertInto('exchange_rates')
-    .values({ base: input.base, quote: input.quote, rate: input.rate, updated_at: sql<Date>`now()` })
-    .onConflict((oc) => oc.columns(['base', 'quote']).doUpdateSet({ rate: (eb) => eb.ref('excluded.rate'), updated_at: sql<Date>`now()` }))
-    .returning(RATE_COLUMNS)
-    .executeTakeFirstOrThrow();
-  return toView(row);
+  return toView(await upsertRate(em, input));
 }
 
 export async function deleteExchangeRate(em: Db, base: string, quote: string): Promise<void> {
-  const row = await em.deleteFrom('exchange_rates').where('base', '=', base).where('quote', '=', quote).returning('id').executeTakeFirst();
-  if (!row) throw new AppError('EXCHANGE_RATE_NOT_FOUND');
+  if (!(await deleteRate(em, base, quote))) throw new AppError('EXCHANGE_RATE_NOT_FOUND');
 }
 
 export async function listExchangeRates(em: Db): Promise<ExchangeRateView[]> {
-  const rows = await em.selectFrom('exchange_rates').select(RATE_COLUMNS).orderBy('base').orderBy('quote').execute();
-  return rows.map(toView);
+  return (await selectRates(em)).map(toView);
 }
 
 /**
@@ -87,11 +72,7 @@ export async function listExchangeRates(em: Db): Promise<ExchangeRateView[]> {
 export async function loadRates(em: Db, from: string, targets: readonly string[]): Promise<RateRow[]> {
   const others = targets.filter((t) => t !== from);
   if (others.length === 0) return [];
-  return em
-    .selectFrom('exchange_rates')
-    .select(RATE_COLUMNS)
-    .where((eb) => eb.or([eb.and([eb('base', '=', from), eb('quote', 'in', others)]), eb.and([eb('quote', '=', from), eb('base', 'in', others)])]))
-    .execute();
+  return selectRatesBetween(em, from, others);
 }
 
 /**

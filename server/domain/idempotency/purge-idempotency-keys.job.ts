@@ -20,6 +20,6 @@ async function runIdempotencyKeyPurge(deps: Pick<AppDeps, 'db' | 'logger'>): Pro
   return total;
 }
 
-export function purgeIdempotencyKeysRegistration(): JobRegistration {
+export function purgeIdempotencyKeysRegistration(): JobRegistration<Pick<AppDeps, 'db' | 'logger' | 'boss'>> {
   return scheduledSweep(PURGE_IDEMPOTENCY_KEYS_QUEUE, { cron: '17 * * * *', pollingIntervalSeconds: 60, run: runIdempotencyKeyPurge });
 }

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
-import { prepared, rawStatement, type Db } from '../db.ts';
+import { type Db } from '../db.ts';
+import { deleteHeldKey, deleteKeysOlderThan, insertOrTakeOverKey, selectKey, storeResponse, type KeyRow } from './queries.ts';
 import type { Mode } from '../../../contract/vocabulary.ts';
 
 /**
@@ -43,13 +43,6 @@ export type Claim =
   | { kind: 'reused' }
   | { kind: 'in_progress' };
 
-interface KeyRow {
-  request_hash: string;
-  completed_at: Date | null;
-  response_status: number | null;
-  response_body: string | null;
-}
-
 export interface ClaimRequest {
   brandId: number;
   mode: Mode;
@@ -66,22 +59,6 @@ function decide(row: KeyRow, hash: string): Claim {
 }
 
 /**
- * claimKey's INSERT. Raw SQL: the conflict rule's conditions name the stored
- * row by its alias and compare it with EXCLUDED, kept as one readable text.
- */
-const insertClaim = rawStatement<{ lock_token: string }>(
-  `INSERT INTO idempotency_keys AS k (brand_id, mode, key, request_hash, lock_token, locked_at)
-   VALUES ($1::bigint, $2::text, $3::varchar, $4::varchar, $5::uuid, now())
-   ON CONFLICT (brand_id, mode, key) DO UPDATE
-     SET request_hash = EXCLUDED.request_hash, lock_token = EXCLUDED.lock_token, locked_at = now(),
-         response_status = NULL, response_body = NULL, completed_at = NULL, created_at = now()
-   WHERE k.created_at < now() - make_interval(hours => $6::integer)
-      OR (k.completed_at IS NULL AND k.request_hash = EXCLUDED.request_hash
-          AND k.locked_at < now() - make_interval(secs => $7::integer))
-   RETURNING k.lock_token`,
-);
-
-/**
  * Claims a request's key in its own statement, which commits on its own (see
  * the protocol above): the request that inserts the key (or takes over an
  * expired or abandoned one) runs; otherwise the stored row decides (replay,
@@ -89,34 +66,13 @@ const insertClaim = rawStatement<{ lock_token: string }>(
  */
 export async function claimKey(em: Db, request: ClaimRequest, attempt = 0): Promise<Claim> {
   const token = randomUUID();
-  const claimed = await insertClaim(em, [request.brandId, request.mode, request.key, request.hash, token, KEY_TTL_HOURS, LOCK_TIMEOUT_SECONDS]);
-  if (claimed.some((r) => r.lock_token === token)) return { kind: 'execute', token };
-  const row = await em
-    .selectFrom('idempotency_keys')
-    .select(['request_hash', 'completed_at', 'response_status'])
-    // The stored JSON text itself (a jsonb string), for a byte-identical replay.
-    .select(sql<string | null>`response_body #>> '{}'`.as('response_body'))
-    .where('brand_id', '=', request.brandId)
-    .where('mode', '=', request.mode)
-    .where('key', '=', request.key)
-    .executeTakeFirst();
+  const held = await insertOrTakeOverKey(em, { ...request, token }, { ttlHours: KEY_TTL_HOURS, lockTimeoutSeconds: LOCK_TIMEOUT_SECONDS });
+  if (held) return { kind: 'execute', token };
+  const row = await selectKey(em, request);
   if (row) return decide(row, request.hash);
   // Released (its first request failed with a 5xx) between our insert and read: claim it again, a few times.
   return attempt < 2 ? claimKey(em, request, attempt + 1) : { kind: 'in_progress' };
 }
-
-/** completeKey's UPDATE, run by every keyed request, compiled once (db.ts `prepared`; BENCHMARKS.md, "Data layer"). */
-const completeKeyStatement = prepared((k, $: { brandId: number; mode: Mode; key: string; token: string; status: number; bodyJson: string }) =>
-  k
-    .updateTable('idempotency_keys')
-    // A jsonb string of the exact text: jsonb objects would reorder keys.
-    .set({ response_status: $.status, response_body: sql`to_jsonb(${$.bodyJson}::text)`, completed_at: sql<Date>`now()`, lock_token: null })
-    .where('brand_id', '=', $.brandId)
-    .where('mode', '=', $.mode)
-    .where('key', '=', $.key)
-    .where('lock_token', '=', $.token)
-    .returning('id'),
-);
 
 /**
  * Stores the first response, inside the transaction that did the work. The body
@@ -124,38 +80,18 @@ const completeKeyStatement = prepared((k, $: { brandId: number; mode: Mode; key:
  * keys), so replays are byte-identical.
  */
 export async function completeKey(em: Db, scope: { brandId: number; mode: Mode; key: string }, token: string, status: number, bodyJson: string): Promise<void> {
-  const rows = await completeKeyStatement.execute(em, { ...scope, token, status, bodyJson });
+  const held = await storeResponse(em, scope, token, status, bodyJson);
   // Another run took the key over (this one outlived the lock timeout): the caller
   // must roll its work back rather than commit a second execution.
-  if (rows.length === 0) throw new Error('idempotency key is no longer held by this request');
+  if (!held) throw new Error('idempotency key is no longer held by this request');
 }
 
 /** Frees the key after a failure that must not be replayed (5xx, dropped connection). */
 export async function releaseKey(em: Db, scope: { brandId: number; mode: Mode; key: string }, token: string): Promise<void> {
-  await em
-    .deleteFrom('idempotency_keys')
-    .where('brand_id', '=', scope.brandId)
-    .where('mode', '=', scope.mode)
-    .where('key', '=', scope.key)
-    .where('lock_token', '=', token)
-    .where('completed_at', 'is', null)
-    .execute();
+  await deleteHeldKey(em, scope, token);
 }
 
 /** Deletes keys past their retention; returns how many. For a periodic job. */
 export async function purgeExpiredKeys(em: Db, opts: { limit?: number } = {}): Promise<number> {
-  const k = em;
-  const rows = await k
-    .deleteFrom('idempotency_keys')
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('idempotency_keys')
-        .select('id')
-        .where('created_at', '<', sql<Date>`now() - make_interval(hours => ${KEY_TTL_HOURS})`)
-        .orderBy('created_at')
-        .limit(opts.limit ?? 1000),
-    )
-    .returning('id')
-    .execute();
-  return rows.length;
+  return deleteKeysOlderThan(em, KEY_TTL_HOURS, opts.limit ?? 1000);
 }

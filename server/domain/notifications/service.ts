@@ -1,6 +1,6 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import { sql } from 'kysely';
 import { type Db } from '../db.ts';
+import { countUnread, insertNotificationForBrandDevice, markRead, reserveNotificationId, selectUnread } from './queries.ts';
 import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 
 /** Most unread notifications one read returns (newest first). */
@@ -39,46 +39,23 @@ export async function createNotification(
   const body = input.body.trim();
   if (title === '' || title.length > MAX_TITLE_LENGTH) throw new AppError('VALIDATION_ERROR', `Must be 1 to ${MAX_TITLE_LENGTH} characters`, { field: 'title' });
   if (body === '' || body.length > MAX_BODY_LENGTH) throw new AppError('VALIDATION_ERROR', `Must be 1 to ${MAX_BODY_LENGTH} characters`, { field: 'body' });
-  const k = em;
-  const reserved = await k
-    .selectNoFrom((eb) => eb.fn<string>('nextval', [eb.fn('pg_get_serial_sequence', [eb.val('notifications'), eb.val('id')])]).as('id'))
-    .executeTakeFirstOrThrow();
-  const id = Number(reserved.id);
+  const id = await reserveNotificationId(em);
   const b = notificationBinding(input.brandId, id);
-  // Only for a device of the brand: one INSERT ... SELECT.
-  const rows = await k
-    .insertInto('notifications')
-    .columns(['id', 'device_id', 'title', 'body'])
-    .expression(
-      k
-        .selectFrom('devices')
-        .select([
-          sql<number>`${id}::bigint`.as('notification_id'),
-          'id',
-          sql<string>`${cipher.encrypt(title, NOTIFICATION_CONTEXT.title, b)}::text`.as('title'),
-          sql<string>`${cipher.encrypt(body, NOTIFICATION_CONTEXT.body, b)}::text`.as('body'),
-        ])
-        .where('id', '=', input.deviceId)
-        .where('brand_id', '=', input.brandId),
-    )
-    .returning(['id', 'created_at'])
-    .execute();
-  if (!rows[0]) throw new AppError('DEVICE_NOT_FOUND');
-  return { id: rows[0].id, title, body, createdAt: rows[0].created_at };
+  // Only for a device of the brand.
+  const row = await insertNotificationForBrandDevice(em, {
+    id,
+    brandId: input.brandId,
+    deviceId: input.deviceId,
+    title: cipher.encrypt(title, NOTIFICATION_CONTEXT.title, b),
+    body: cipher.encrypt(body, NOTIFICATION_CONTEXT.body, b),
+  });
+  if (!row) throw new AppError('DEVICE_NOT_FOUND');
+  return { id: row.id, title, body, createdAt: row.created_at };
 }
 
 /** The brand is the device's (a device never changes brand). */
 export async function listUnreadNotifications(em: Db, cipher: PiiCipher, deviceId: number): Promise<NotificationView[]> {
-  const rows = await em
-    .selectFrom('notifications as n')
-    .innerJoin('devices as d', 'd.id', 'n.device_id')
-    .select(['n.id', 'd.brand_id', 'n.title', 'n.body', 'n.created_at'])
-    .where('n.device_id', '=', deviceId)
-    .where('n.read_at', 'is', null)
-    .orderBy('n.created_at', 'desc')
-    .orderBy('n.id', 'desc')
-    .limit(MAX_UNREAD_LISTED)
-    .execute();
+  const rows = await selectUnread(em, deviceId, MAX_UNREAD_LISTED);
   return rows.map((r) => {
     const b = notificationBinding(r.brand_id, r.id);
     return {
@@ -91,13 +68,7 @@ export async function listUnreadNotifications(em: Db, cipher: PiiCipher, deviceI
 }
 
 export async function countUnreadNotifications(em: Db, deviceId: number): Promise<number> {
-  const rows = await em
-    .selectFrom('notifications')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('device_id', '=', deviceId)
-    .where('read_at', 'is', null)
-    .execute();
-  return Number(rows[0]!.n);
+  return countUnread(em, deviceId);
 }
 
 /**
@@ -109,13 +80,5 @@ export async function countUnreadNotifications(em: Db, deviceId: number): Promis
 export async function acknowledgeNotifications(em: Db, deviceId: number, ids: readonly number[]): Promise<number> {
   if (ids.length === 0) return 0;
   if (ids.length > MAX_ACK_IDS) throw new AppError('VALIDATION_ERROR', `At most ${MAX_ACK_IDS} ids per call`, { field: 'ids' });
-  const rows = await em
-    .updateTable('notifications')
-    .set({ read_at: sql<Date>`now()` })
-    .where('device_id', '=', deviceId)
-    .where('read_at', 'is', null)
-    .where('id', '=', (eb) => eb.fn.any(eb.val([...new Set(ids)])))
-    .returning('id')
-    .execute();
-  return rows.length;
+  return markRead(em, deviceId, [...new Set(ids)]);
 }

@@ -1,9 +1,9 @@
-import { type Selectable, type UpdateObject } from 'kysely';
+import { type UpdateObject } from 'kysely';
 import type { OperatorRole } from '../../../contract/vocabulary.ts';
 import type { DB, Db } from '../db.ts';
+import { selectOperator, updateOperatorRow, type OperatorRow } from './queries.ts';
 
-/** An `operators` row as the database returns it. */
-export type OperatorRow = Selectable<DB['operators']>;
+export type { OperatorRow };
 
 /**
  * An operator as the domain reads it (entities.ts `Operator`, camelCase).
@@ -55,10 +55,7 @@ export function toOperator(r: OperatorRow): OperatorRecord {
 
 /** The operator with this id or e-mail (stored lower-cased); `forUpdate` locks the row until the transaction ends. */
 export async function findOperator(db: Db, by: { id: string } | { email: string }, opts: { forUpdate?: boolean } = {}): Promise<OperatorRecord | undefined> {
-  let q = db.selectFrom('operators').selectAll();
-  q = 'id' in by ? q.where('id', '=', by.id) : q.where('email', '=', by.email);
-  if (opts.forUpdate) q = q.forUpdate();
-  const row = await q.executeTakeFirst();
+  const row = await selectOperator(db, by, opts);
   return row ? toOperator(row) : undefined;
 }
 
@@ -100,6 +97,6 @@ export async function writeOperator(tx: Db, op: OperatorRecord, patch: OperatorP
   if ('failedLoginsSince' in changed) set.failed_logins_since = changed.failedLoginsSince;
   if ('lockedUntil' in changed) set.locked_until = changed.lockedUntil;
   if ('lastLoginAt' in changed) set.last_login_at = changed.lastLoginAt;
-  await tx.updateTable('operators').set(set).where('id', '=', op.id).execute();
+  await updateOperatorRow(tx, op.id, set);
   Object.assign(op, changed, { updatedAt });
 }

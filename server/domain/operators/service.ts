@@ -10,6 +10,19 @@ import { checkTotp } from './totp.ts';
 import { clearFailures, countFailure, lockedError, operatorActor } from './lockout.ts';
 import { transaction, type Db } from '../db.ts';
 import { isUniqueViolation } from '../../infra/database/database.ts';
+import {
+  countOperatorRows,
+  deleteEndedSessions,
+  deleteOperatorSessions,
+  deleteSession,
+  insertOperator,
+  insertSession,
+  lockOwners,
+  selectExistingBrandIds,
+  selectOperators,
+  selectSessionWithOperator,
+  touchSession,
+} from './queries.ts';
 
 export { LOCKOUT } from './lockout.ts';
 export type { OperatorRecord } from './record.ts';
@@ -73,10 +86,7 @@ export interface NewSession {
 async function startSession(tx: Db, op: OperatorRecord, policy: SessionPolicy): Promise<string> {
   const token = randomToken(32);
   const now = new Date();
-  await tx
-    .insertInto('operator_sessions')
-    .values({ operator_id: op.id, token_hash: sha256Hex(token), created_at: now, last_seen_at: now, expires_at: new Date(now.getTime() + policy.absoluteMs) })
-    .execute();
+  await insertSession(tx, { operatorId: op.id, tokenHash: sha256Hex(token), createdAt: now, expiresAt: new Date(now.getTime() + policy.absoluteMs) });
   return token;
 }
 
@@ -149,30 +159,24 @@ export interface SessionOperator {
  * disabled (the dead row is deleted on the way).
  */
 export async function findSession(em: Db, token: string, policy: SessionPolicy): Promise<SessionOperator | null> {
-  const row = await em
-    .selectFrom('operator_sessions as s')
-    .innerJoin('operators as o', 'o.id', 's.operator_id')
-    .selectAll('o')
-    .select(['s.id as session_id', 's.last_seen_at as session_last_seen_at', 's.expires_at as session_expires_at'])
-    .where('s.token_hash', '=', sha256Hex(token))
-    .executeTakeFirst();
+  const row = await selectSessionWithOperator(em, sha256Hex(token));
   if (!row) return null;
   const now = Date.now();
   const op = toOperator(row);
   const sessionId = row.session_id;
   if (row.session_expires_at.getTime() <= now || row.session_last_seen_at.getTime() + policy.idleMs <= now || op.disabled) {
-    await em.deleteFrom('operator_sessions').where('id', '=', sessionId).execute();
+    await deleteSession(em, sessionId);
     return null;
   }
   // Written at most once a minute per session: the idle timeout does not need
   // the exact second, and every console request would otherwise be a write.
-  if (now - row.session_last_seen_at.getTime() > 60_000) await em.updateTable('operator_sessions').set({ last_seen_at: new Date(now) }).where('id', '=', sessionId).execute();
+  if (now - row.session_last_seen_at.getTime() > 60_000) await touchSession(em, sessionId, new Date(now));
   return { sessionId, operator: op };
 }
 
 export async function endSession(em: Db, sessionId: number, who: AuditActor, operatorId: string): Promise<void> {
   await transaction(em, async (tx) => {
-    await tx.deleteFrom('operator_sessions').where('id', '=', sessionId).execute();
+    await deleteSession(tx, sessionId);
     await recordAudit(tx, who, { action: 'operator.logout', targetType: 'operator', targetId: operatorId });
   });
 }
@@ -180,11 +184,7 @@ export async function endSession(em: Db, sessionId: number, who: AuditActor, ope
 /** Deletes sessions past their absolute end or idle timeout (run periodically). */
 export async function purgeExpiredSessions(em: Db, policy: SessionPolicy): Promise<number> {
   const now = Date.now();
-  const result = await em
-    .deleteFrom('operator_sessions')
-    .where((eb) => eb.or([eb('expires_at', '<=', new Date(now)), eb('last_seen_at', '<=', new Date(now - policy.idleMs))]))
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteEndedSessions(em, new Date(now), new Date(now - policy.idleMs));
 }
 
 export async function getOperator(em: Db, id: string): Promise<OperatorRecord> {
@@ -210,7 +210,7 @@ export async function changeOwnPassword(em: Db, who: AuditActor, operatorId: str
     }
     await writeOperator(tx, op, { passwordHash: await hashPassword(next), ...clearFailures() });
     // Another session may be someone who learnt the old password.
-    await tx.deleteFrom('operator_sessions').where('operator_id', '=', op.id).where('id', '!=', keepSessionId).execute();
+    await deleteOperatorSessions(tx, op.id, { except: keepSessionId });
     await recordAudit(tx, who, { action: 'operator.password_change', targetType: 'operator', targetId: op.id });
     return null;
   });
@@ -227,8 +227,7 @@ function auditState(op: OperatorRecord) {
  */
 async function checkBrandIds(tx: Db, brandIds: number[] | null | undefined): Promise<void> {
   if (!brandIds || brandIds.length === 0) return;
-  const found = await tx.selectFrom('brands').select('id').where('id', 'in', brandIds).execute();
-  const known = new Set(found.map((b) => Number(b.id)));
+  const known = new Set(await selectExistingBrandIds(tx, brandIds));
   const unknown = brandIds.filter((id) => !known.has(id));
   if (unknown.length > 0) {
     throw new AppError('VALIDATION_ERROR', `No brand with id ${unknown.join(', ')}`, { field: 'brand_ids' });
@@ -250,25 +249,20 @@ export async function createOperator(
     const now = new Date();
     // The count above answers the usual case; two creates racing with one e-mail meet at the unique index.
     const op = toOperator(
-      await tx
-        .insertInto('operators')
-        .values({
-          id: randomUUID(),
-          email,
-          name: input.name,
-          role: input.role,
-          brand_ids: input.role === 'owner' ? null : (input.brandIds ?? null),
-          password_hash: passwordHash,
-          disabled: false,
-          failed_logins: 0,
-          created_at: now,
-          updated_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow()
-        .catch((err: unknown) => {
-          throw isUniqueViolation(err) ? new AppError('OPERATOR_EMAIL_TAKEN') : err;
-        }),
+      await insertOperator(tx, {
+        id: randomUUID(),
+        email,
+        name: input.name,
+        role: input.role,
+        brand_ids: input.role === 'owner' ? null : (input.brandIds ?? null),
+        password_hash: passwordHash,
+        disabled: false,
+        failed_logins: 0,
+        created_at: now,
+        updated_at: now,
+      }).catch((err: unknown) => {
+        throw isUniqueViolation(err) ? new AppError('OPERATOR_EMAIL_TAKEN') : err;
+      }),
     );
     return {
       result: { operator: operatorView(op), password },
@@ -278,20 +272,18 @@ export async function createOperator(
 }
 
 export async function listOperators(em: Db): Promise<OperatorView[]> {
-  const rows = await em.selectFrom('operators').selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+  const rows = await selectOperators(em);
   return rows.map((r) => operatorView(toOperator(r)));
 }
 
 /** How many operators there are (with this e-mail, when given). */
 async function countOperators(em: Db, email?: string): Promise<number> {
-  let q = em.selectFrom('operators').select((eb) => eb.fn.countAll<string>().as('n'));
-  if (email !== undefined) q = q.where('email', '=', email);
-  return Number((await q.executeTakeFirstOrThrow()).n);
+  return countOperatorRows(em, email);
 }
 
 async function otherActiveOwners(tx: Db, id: string): Promise<number> {
   // Every owner row is locked so two owners demoting each other at once cannot both succeed.
-  const owners = await tx.selectFrom('operators').select(['id', 'disabled']).where('role', '=', 'owner').forUpdate().execute();
+  const owners = await lockOwners(tx);
   return owners.filter((o) => o.id !== id && !o.disabled).length;
 }
 
@@ -317,7 +309,7 @@ export async function updateOperator(
       disabled: patch.disabled,
     });
     // A session carries the access it was opened with: changed access starts over.
-    if (access) await tx.deleteFrom('operator_sessions').where('operator_id', '=', op.id).execute();
+    if (access) await deleteOperatorSessions(tx, op.id);
     return { result: operatorView(op), audit: { action: 'operator.update', targetType: 'operator', targetId: op.id, before, after: auditState(op) } };
   });
 }
@@ -329,7 +321,7 @@ export async function resetOperatorPassword(em: Db, who: AuditActor, id: string)
     const op = await findOperator(tx, { id }, { forUpdate: true });
     if (!op) throw new AppError('OPERATOR_NOT_FOUND');
     await writeOperator(tx, op, { passwordHash, ...clearFailures() });
-    await tx.deleteFrom('operator_sessions').where('operator_id', '=', op.id).execute();
+    await deleteOperatorSessions(tx, op.id);
     return { result: { operator: operatorView(op), password }, audit: { action: 'operator.password_reset', targetType: 'operator', targetId: op.id } };
   });
 }

@@ -1,11 +1,21 @@
 import { MAX_QUEUE_ITEMS_PER_READ } from '../../../contract/device/sms-queue.ts';
 import { AppError } from '../../../contract/common/errors.ts';
-import { sql, type Selectable } from 'kysely';
-import { type DB, type Db } from '../db.ts';
+import { type Db } from '../db.ts';
 import type { PiiBinding, PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { normalizePhone } from '../customers/normalize.ts';
 import type { OutboundSmsStatus } from './entities.ts';
 import { REPORT_FROM, decideReport, type OutboundSmsReport } from './transitions.ts';
+import {
+  applyReport,
+  expirePending,
+  insertOutboundSms,
+  isActiveBrandDevice,
+  leaseWaiting,
+  reserveOutboundSmsId,
+  returnExpiredLeases,
+  selectCallerItem,
+  type StateRow,
+} from './queries.ts';
 
 /** The cap on one queue read: the contract's, so the schema and the service agree. */
 const MAX_LEASED_PER_READ = MAX_QUEUE_ITEMS_PER_READ;
@@ -64,29 +74,18 @@ export async function enqueueOutboundSms(
   if (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_TTL_MINUTES) {
     throw new AppError('VALIDATION_ERROR', `Must be a whole number of minutes between 1 and ${MAX_TTL_MINUTES}`, { field: 'ttl_minutes' });
   }
-  const k = em;
-  if (input.deviceId != null) {
-    const found = await k.selectFrom('devices').select('id').where('id', '=', input.deviceId).where('brand_id', '=', input.brandId).where('status', '=', 'active').execute();
-    if (found.length === 0) throw new AppError('DEVICE_NOT_FOUND');
-  }
+  if (input.deviceId != null && !(await isActiveBrandDevice(em, input.brandId, input.deviceId))) throw new AppError('DEVICE_NOT_FOUND');
   // The id first, so the ciphertexts can be bound to the row they go into.
-  const reserved = await k
-    .selectNoFrom((eb) => eb.fn<string>('nextval', [eb.fn('pg_get_serial_sequence', [eb.val('outbound_sms'), eb.val('id')])]).as('id'))
-    .executeTakeFirstOrThrow();
-  const id = Number(reserved.id);
+  const id = await reserveOutboundSmsId(em);
   const b = outboundBinding(input.brandId, id);
-  const row = await k
-    .insertInto('outbound_sms')
-    .values({
-      id,
-      brand_id: input.brandId,
-      device_id: input.deviceId ?? null,
-      phone_encrypted: cipher.encrypt(phone, PHONE_CONTEXT, b),
-      message_encrypted: cipher.encrypt(message, MESSAGE_CONTEXT, b),
-      expires_at: sql<Date>`now() + make_interval(mins => ${ttl})`,
-    })
-    .returning(['id', 'expires_at'])
-    .executeTakeFirstOrThrow();
+  const row = await insertOutboundSms(em, {
+    id,
+    brandId: input.brandId,
+    deviceId: input.deviceId ?? null,
+    phoneEncrypted: cipher.encrypt(phone, PHONE_CONTEXT, b),
+    messageEncrypted: cipher.encrypt(message, MESSAGE_CONTEXT, b),
+    ttlMinutes: ttl,
+  });
   return { id: row.id, expiresAt: row.expires_at };
 }
 
@@ -103,36 +102,7 @@ export async function leaseOutboundSms(
   opts: { limit?: number; leaseMinutes?: number } = {},
 ): Promise<LeasedSms[]> {
   const limit = Math.min(opts.limit ?? MAX_LEASED_PER_READ, MAX_LEASED_PER_READ);
-  const rows = await em
-    .with('picked', (qb) =>
-      qb
-        .selectFrom('outbound_sms')
-        .select('id')
-        .where('brand_id', '=', caller.brandId)
-        .where('status', '=', 'pending')
-        .where('expires_at', '>', sql<Date>`now()`)
-        .where((eb) => eb.or([eb('device_id', 'is', null), eb('device_id', '=', caller.deviceId)]))
-        // A brand-wide item goes only to a device of its mode (a device's own items have its mode).
-        .where('mode', '=', (eb) => eb.selectFrom('devices as d').select('d.mode').where('d.id', '=', caller.deviceId))
-        .orderBy('created_at')
-        .orderBy('id')
-        .limit(limit)
-        .forUpdate()
-        .skipLocked(),
-    )
-    .updateTable('outbound_sms as o')
-    .from('picked')
-    .set({
-      status: 'leased',
-      leased_by_device_id: caller.deviceId,
-      leased_at: sql<Date>`now()`,
-      lease_expires_at: sql<Date>`now() + make_interval(mins => ${opts.leaseMinutes ?? DEFAULT_LEASE_MINUTES})`,
-      attempts: sql<number>`o.attempts + 1`,
-      updated_at: sql<Date>`now()`,
-    })
-    .whereRef('o.id', '=', 'picked.id')
-    .returning(['o.id', 'o.phone_encrypted', 'o.message_encrypted', 'o.created_at', 'o.lease_expires_at', 'o.expires_at'])
-    .execute();
+  const rows = await leaseWaiting(em, caller, limit, opts.leaseMinutes ?? DEFAULT_LEASE_MINUTES);
   return rows
     .map((r) => ({
       id: r.id,
@@ -145,9 +115,6 @@ export async function leaseOutboundSms(
     }))
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id);
 }
-
-const STATE_COLUMNS = ['id', 'status', 'sent_at', 'delivered_at', 'failed_at', 'failure_reason', 'updated_at'] as const;
-type StateRow = Pick<Selectable<DB['outbound_sms']>, (typeof STATE_COLUMNS)[number]>;
 
 const toState = (r: StateRow): OutboundSmsState => ({
   id: r.id,
@@ -177,52 +144,21 @@ export async function reportOutboundSms(
   // Two rounds at most: a status that changed between the UPDATE and the read
   // (the lease reaper putting the item back to pending) is simply tried again.
   for (let round = 0; ; round++) {
-    const now = sql<Date>`now()`;
-    const status = input.status;
-    const updated = await em
-      .updateTable('outbound_sms')
-      .set({
-        status,
-        // Each report sets only its own times (and a failure its reason); the others keep theirs.
-        ...(status === 'sent' || status === 'delivered' ? { sent_at: sql<Date>`COALESCE(sent_at, now())` } : {}),
-        ...(status === 'delivered' ? { delivered_at: now } : {}),
-        ...(status === 'failed' ? { failed_at: now, failure_reason: reason } : {}),
-        lease_expires_at: null,
-        updated_at: now,
-      })
-      .where('id', '=', input.id)
-      .where('brand_id', '=', caller.brandId)
-      .where('leased_by_device_id', '=', caller.deviceId)
-      .where('status', 'in', [...REPORT_FROM[status]])
-      .returning(STATE_COLUMNS)
-      .execute();
-    if (updated[0]) return toState(updated[0]);
-    const current = await em
-      .selectFrom('outbound_sms')
-      .select(STATE_COLUMNS)
-      .where('id', '=', input.id)
-      .where('brand_id', '=', caller.brandId)
-      .where('leased_by_device_id', '=', caller.deviceId)
-      .execute();
-    if (!current[0]) throw new AppError('SMS_QUEUE_ITEM_NOT_FOUND');
-    const decision = decideReport(current[0].status, input.status);
-    if (decision === 'repeat') return toState(current[0]);
+    const updated = await applyReport(em, caller, { id: input.id, status: input.status, reason }, REPORT_FROM[input.status]);
+    if (updated) return toState(updated);
+    const current = await selectCallerItem(em, caller, input.id);
+    if (!current) throw new AppError('SMS_QUEUE_ITEM_NOT_FOUND');
+    const decision = decideReport(current.status, input.status);
+    if (decision === 'repeat') return toState(current);
     if (decision === 'conflict' || round >= 1) {
-      throw new AppError('INVALID_STATE', `Cannot report ${input.status} for an item that is ${current[0].status}`);
+      throw new AppError('INVALID_STATE', `Cannot report ${input.status} for an item that is ${current.status}`);
     }
   }
 }
 
 /** Leases not reported in time go back to `pending` for any device to take. Returns how many. */
 export async function reapExpiredLeases(em: Db): Promise<number> {
-  const rows = await em
-    .updateTable('outbound_sms')
-    .set({ status: 'pending', lease_expires_at: null, updated_at: sql<Date>`now()` })
-    .where('status', '=', 'leased')
-    .where('lease_expires_at', '<=', sql<Date>`now()`)
-    .returning('id')
-    .execute();
-  return rows.length;
+  return returnExpiredLeases(em);
 }
 
 /**
@@ -231,12 +167,5 @@ export async function reapExpiredLeases(em: Db): Promise<number> {
  * comes back to `pending` and expires on the next sweep.
  */
 export async function expireOutboundSms(em: Db): Promise<number> {
-  const rows = await em
-    .updateTable('outbound_sms')
-    .set({ status: 'expired', expired_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
-    .where('status', '=', 'pending')
-    .where('expires_at', '<=', sql<Date>`now()`)
-    .returning('id')
-    .execute();
-  return rows.length;
+  return expirePending(em);
 }

@@ -12,4 +12,4 @@ async function runOutboundSmsSweep(deps: Pick<AppDeps, 'db' | 'logger'>): Promis
 }
 
 /** Runs every minute with the other minute sweeps (infra/jobs/scheduled.ts). */
-export const outboundSmsSweep: MinuteSweep = { name: OUTBOUND_SMS_SWEEP, run: runOutboundSmsSweep };
+export const outboundSmsSweep: MinuteSweep<Pick<AppDeps, 'db' | 'logger'>> = { name: OUTBOUND_SMS_SWEEP, run: runOutboundSmsSweep };

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/vocabulary.ts';
 import type { PaymentLinkResource } from '../../../contract/merchant/payment-links.ts';
@@ -8,6 +7,7 @@ import { listGateways } from '../gateways/service.ts';
 import { compareMoney } from '../money/decimal.ts';
 import { type Db } from '../db.ts';
 import { gatewaysOfMode } from '../sandbox/gateway.ts';
+import { deactivateLink, insertLink, selectLink, selectLinkById, selectLinkPage, type PaymentLinkRow } from './queries.ts';
 
 /**
  * Payment links: a brand's shareable URL (and QR code) that creates a payment
@@ -29,36 +29,7 @@ export interface CreatePaymentLinkInput {
   cancel_url?: string;
 }
 
-/**
- * The link (`l`) with its status inputs; add a where on `l`. A single-use link
- * is used while a payment it created is paid or can still be paid (pending
- * and not expired); a payment that expired unpaid frees it.
- */
-export function linkQuery(em: Db) {
-  return em
-    .selectFrom('payment_links as l')
-    .select([
-      'l.id', 'l.public_id', 'l.brand_id', 'l.mode', 'l.amount', 'l.min_amount', 'l.max_amount', 'l.currency', 'l.single_use', 'l.expires_at', 'l.reference',
-      'l.description', 'l.success_url', 'l.cancel_url', 'l.active', 'l.payments_created', 'l.created_at',
-    ])
-    .select((eb) => [
-      sql<boolean>`(l.expires_at IS NOT NULL AND l.expires_at <= now())`.as('past_expiry'),
-      eb
-        .and([
-          eb.ref('l.single_use'),
-          eb.exists(
-            eb
-              .selectFrom('payment_intents as pi')
-              .select(sql`1`.as('one'))
-              .whereRef('pi.payment_link_id', '=', 'l.id')
-              .where((w) => w.or([w('pi.status', '=', 'completed'), w.and([w('pi.status', '=', 'pending'), w('pi.expires_at', '>', sql<Date>`now()`)])])),
-          ),
-        ])
-        .as('used'),
-    ]);
-}
-
-export type PaymentLinkRow = Awaited<ReturnType<ReturnType<typeof linkQuery>['executeTakeFirstOrThrow']>>;
+export type { PaymentLinkRow };
 
 export type LinkStatus = PaymentLinkResource['status'];
 
@@ -127,23 +98,18 @@ async function checkInput(em: Db, mode: Mode, input: CreatePaymentLinkInput): Pr
 
 export async function createPaymentLink(em: Db, brandId: number, mode: Mode, input: CreatePaymentLinkInput, publicBaseUrl: string): Promise<PaymentLinkResource> {
   await checkInput(em, mode, input);
-  const created = await em
-    .insertInto('payment_links')
-    .values({
-      public_id: newPaymentLinkId(), brand_id: brandId, mode, amount: input.amount ?? null, min_amount: input.min_amount ?? null,
-      max_amount: input.max_amount ?? null, currency: input.currency, single_use: input.single_use ?? false,
-      // As given (PostgreSQL reads the ISO text, sub-millisecond digits included).
-      expires_at: input.expires_at === undefined ? null : sql<Date>`${input.expires_at}::timestamptz`, reference: input.reference ?? null,
-      description: input.description ?? null, success_url: input.success_url ?? null, cancel_url: input.cancel_url ?? null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return toPaymentLinkResource(await linkQuery(em).where('l.id', '=', created.id).executeTakeFirstOrThrow(), publicBaseUrl);
+  const id = await insertLink(em, {
+    public_id: newPaymentLinkId(), brand_id: brandId, mode, amount: input.amount ?? null, min_amount: input.min_amount ?? null,
+    max_amount: input.max_amount ?? null, currency: input.currency, single_use: input.single_use ?? false,
+    expires_at: input.expires_at ?? null, reference: input.reference ?? null,
+    description: input.description ?? null, success_url: input.success_url ?? null, cancel_url: input.cancel_url ?? null,
+  });
+  return toPaymentLinkResource(await selectLinkById(em, id), publicBaseUrl);
 }
 
 export async function getPaymentLink(em: Db, brandId: number, mode: Mode, publicId: string, publicBaseUrl: string): Promise<PaymentLinkResource> {
   if (!isPaymentLinkId(publicId)) throw new AppError('PAYMENT_LINK_NOT_FOUND');
-  const row = await linkQuery(em).where('l.public_id', '=', publicId).where('l.brand_id', '=', brandId).where('l.mode', '=', mode).executeTakeFirst();
+  const row = await selectLink(em, brandId, mode, publicId);
   if (!row) throw new AppError('PAYMENT_LINK_NOT_FOUND');
   return toPaymentLinkResource(row, publicBaseUrl);
 }
@@ -155,31 +121,13 @@ export async function listPaymentLinks(
   page: { page: number; per_page: number },
   publicBaseUrl: string,
 ): Promise<{ items: PaymentLinkResource[]; total: number }> {
-  const ofMode = (q: ReturnType<typeof linkQuery>) => q.where('l.brand_id', '=', brandId).where('l.mode', '=', mode);
-  const rows = await ofMode(linkQuery(em))
-    .select(sql<string>`count(*) OVER ()`.as('total'))
-    .orderBy('l.id', 'desc')
-    .limit(page.per_page)
-    .offset((page.page - 1) * page.per_page)
-    .execute();
-  let total = rows[0] ? Number(rows[0].total) : 0;
-  if (!rows[0] && page.page > 1) {
-    const c = await ofMode(linkQuery(em)).clearSelect().select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
-    total = Number(c.n);
-  }
+  const { rows, total } = await selectLinkPage(em, brandId, mode, { limit: page.per_page, offset: (page.page - 1) * page.per_page });
   return { items: rows.map((r) => toPaymentLinkResource(r, publicBaseUrl)), total };
 }
 
 /** The link stops creating payments; the payments it created stay as they are. Idempotent. */
 export async function deactivatePaymentLink(em: Db, brandId: number, mode: Mode, publicId: string, publicBaseUrl: string): Promise<PaymentLinkResource> {
   if (!isPaymentLinkId(publicId)) throw new AppError('PAYMENT_LINK_NOT_FOUND');
-  await em
-    .updateTable('payment_links')
-    .set({ active: false, updated_at: sql<Date>`now()` })
-    .where('public_id', '=', publicId)
-    .where('brand_id', '=', brandId)
-    .where('mode', '=', mode)
-    .where('active', '=', true)
-    .execute();
+  await deactivateLink(em, brandId, mode, publicId);
   return getPaymentLink(em, brandId, mode, publicId, publicBaseUrl);
 }

@@ -2,9 +2,9 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { compareMoney, toMoney } from '../money/decimal.ts';
 import { createIntent } from '../payments/intents.ts';
-import { sql } from 'kysely';
 import { transaction, type Db } from '../db.ts';
-import { isPaymentLinkId, linkQuery, linkStatus, type LinkStatus } from './service.ts';
+import { lockLink, recordLinkPayment, selectLinkWithBrand, type PaymentLinkWithBrandRow } from './queries.ts';
+import { isPaymentLinkId, linkStatus, type LinkStatus } from './service.ts';
 
 /** What the public link page needs: the link as the customer may see it. */
 export interface PublicLink {
@@ -20,19 +20,13 @@ export interface PublicLink {
   cancelUrl: string | null;
 }
 
-function linkWithBrand(em: Db) {
-  return linkQuery(em).innerJoin('brands as b', 'b.id', 'l.brand_id').select(['b.name as brand_name', 'b.status as brand_status']);
-}
-
-type Row = Awaited<ReturnType<ReturnType<typeof linkWithBrand>['executeTakeFirstOrThrow']>>;
+type Row = PaymentLinkWithBrandRow;
 
 async function loadRow(em: Db, publicId: string, lock: boolean): Promise<Row | null> {
   if (!isPaymentLinkId(publicId)) return null;
-  // Locked in a statement of its own: a statement that waited for the lock
-  // still evaluates its subqueries on the snapshot it started with, and would
-  // not see the intent the previous visitor just committed.
-  if (lock && !(await em.selectFrom('payment_links').select('id').where('public_id', '=', publicId).forUpdate().executeTakeFirst())) return null;
-  return (await linkWithBrand(em).where('l.public_id', '=', publicId).executeTakeFirst()) ?? null;
+  // Locked in a statement of its own, before the read (lockLink says why).
+  if (lock && !(await lockLink(em, publicId))) return null;
+  return (await selectLinkWithBrand(em, publicId)) ?? null;
 }
 
 function toPublic(r: Row): PublicLink {
@@ -101,13 +95,7 @@ export async function visitPaymentLink(
       successUrl: r.success_url,
       cancelUrl: r.cancel_url,
     }, { publicBaseUrl: opts.publicBaseUrl });
-    const k = tx;
-    await k.updateTable('payment_intents').set({ payment_link_id: r.id }).where('uuid', '=', created.payment_id).execute();
-    await k
-      .updateTable('payment_links')
-      .set((eb) => ({ payments_created: eb('payments_created', '+', 1), updated_at: sql<Date>`now()` }))
-      .where('id', '=', r.id)
-      .execute();
+    await recordLinkPayment(tx, r.id, created.payment_id);
     return { kind: 'created', paymentId: created.payment_id };
   });
 }

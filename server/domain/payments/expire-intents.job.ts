@@ -24,4 +24,4 @@ export async function runIntentExpirySweep(deps: Pick<AppDeps, 'db' | 'logger'>)
 }
 
 /** Runs every minute with the other minute sweeps (infra/jobs/scheduled.ts). */
-export const intentExpirySweep: MinuteSweep = { name: EXPIRE_INTENTS_SWEEP, run: runIntentExpirySweep };
+export const intentExpirySweep: MinuteSweep<Pick<AppDeps, 'db' | 'logger'>> = { name: EXPIRE_INTENTS_SWEEP, run: runIntentExpirySweep };

@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 
 /**
- * One fixed window's counter of one bucket (store.ts). The table is UNLOGGED
+ * One fixed window's counter of one bucket (queries.ts). The table is UNLOGGED
  * (migration 0008): counters are worth nothing after a crash, and not logging
  * them keeps every counted request cheap.
  */

@@ -3,7 +3,7 @@ import type { RateLimitKind } from '../../../contract/common/meta.ts';
 
 /**
  * Rate limits: pure parts (quota specs, which quotas a route takes, window
- * arithmetic and the IETF header values). The counting itself is in store.ts,
+ * arithmetic and the IETF header values). The counting itself is in queries.ts,
  * in PostgreSQL, so every server process shares one count.
  *
  * Algorithm: fixed windows aligned to the epoch (a 60 s window starts at every

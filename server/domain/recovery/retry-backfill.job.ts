@@ -58,4 +58,4 @@ async function runBackfillRetrySweep(deps: Pick<AppDeps, 'db' | 'logger' | 'cryp
 }
 
 /** Runs every minute with the other minute sweeps (infra/jobs/scheduled.ts). */
-export const backfillRetrySweep: MinuteSweep = { name: RETRY_BACKFILL_SWEEP, run: runBackfillRetrySweep };
+export const backfillRetrySweep: MinuteSweep<Pick<AppDeps, 'db' | 'logger' | 'crypto'>> = { name: RETRY_BACKFILL_SWEEP, run: runBackfillRetrySweep };

@@ -20,7 +20,10 @@ const completeSandboxRefundQueue: Queue = {
 };
 
 /** The sandbox always pays refunds back. One an admin already settled is left as it is. */
-async function completeSandboxRefund(deps: Pick<AppDeps, 'db' | 'logger'>, payload: Payload): Promise<void> {
+/** What the refund worker touches: the refunds, the job queue and the log. */
+export type CompleteSandboxRefundDeps = Pick<AppDeps, 'db' | 'boss' | 'logger'>;
+
+async function completeSandboxRefund(deps: Omit<CompleteSandboxRefundDeps, 'boss'>, payload: Payload): Promise<void> {
   const { refundId } = payloadSchema.parse(payload);
   try {
     const { changed } = await completeRefund(deps.db, refundId);
@@ -34,13 +37,13 @@ async function completeSandboxRefund(deps: Pick<AppDeps, 'db' | 'logger'>, paylo
   }
 }
 
-async function start(deps: AppDeps): Promise<{ stop(): Promise<void> }> {
+async function start(deps: CompleteSandboxRefundDeps): Promise<{ stop(): Promise<void> }> {
   await deps.boss.work<Payload>(COMPLETE_SANDBOX_REFUND_QUEUE, { pollingIntervalSeconds: 5 }, async (jobs: Job<Payload>[]) => {
     for (const job of jobs) await completeSandboxRefund(deps, job.data);
   });
   return { stop: () => deps.boss.offWork(COMPLETE_SANDBOX_REFUND_QUEUE, { wait: true }) };
 }
 
-export function completeSandboxRefundRegistration(): JobRegistration {
+export function completeSandboxRefundRegistration(): JobRegistration<CompleteSandboxRefundDeps> {
   return { queue: completeSandboxRefundQueue, start };
 }

@@ -1,6 +1,7 @@
 import { enqueueInTransaction } from '../../infra/jobs/workers.ts';
 import { type Db } from '../db.ts';
 import { isSandboxDriven } from './gateway.ts';
+import { selectTransactionGatewayType } from './queries.ts';
 
 export const COMPLETE_SANDBOX_REFUND_QUEUE = 'complete-sandbox-refund';
 
@@ -11,12 +12,7 @@ export const COMPLETE_SANDBOX_REFUND_QUEUE = 'complete-sandbox-refund';
  * manual-gateway refunds wait for an admin.
  */
 export async function handRefundToGateway(tx: Db, refundId: number, transactionId: number): Promise<void> {
-  const gateway = await tx
-    .selectFrom('transactions as t')
-    .innerJoin('gateways as g', 'g.id', 't.gateway_id')
-    .select('g.type')
-    .where('t.id', '=', transactionId)
-    .executeTakeFirst();
+  const gateway = await selectTransactionGatewayType(tx, transactionId);
   if (gateway && isSandboxDriven(gateway)) await enqueueInTransaction(tx, COMPLETE_SANDBOX_REFUND_QUEUE, { refundId });
 }
 

@@ -3,7 +3,8 @@ import type { Job, Queue } from 'pg-boss';
 import { SANDBOX_CALLBACK_PATH, SANDBOX_SIGNATURE_HEADER, type SandboxCallback } from '../../../contract/checkout/sandbox.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { JobRegistration } from '../../infra/jobs/workers.ts';
-import { getSandboxSession, recordCallbackAttempt, SEND_SANDBOX_CALLBACK_QUEUE } from './sessions.ts';
+import { recordCallbackAttempt } from './queries.ts';
+import { getSandboxSession, SEND_SANDBOX_CALLBACK_QUEUE } from './sessions.ts';
 import { sandboxSignatureHeader } from './signature.ts';
 
 const sendSandboxCallbackPayload = z.object({ sessionId: z.number().int().positive() });
@@ -36,7 +37,10 @@ function callbackUrl(publicBaseUrl: string): string {
  * public callback URL. Throws when the service did not answer 2xx, so pg-boss
  * retries. A session already delivered is not sent again.
  */
-async function sendSandboxCallback(deps: Pick<AppDeps, 'db' | 'logger' | 'config' | 'secrets'>, payload: Payload): Promise<void> {
+/** What the callback worker touches: the sessions, the job queue, the log, the public URL and the sandbox's signing secret. */
+export type SendSandboxCallbackDeps = Pick<AppDeps, 'db' | 'boss' | 'logger' | 'config' | 'secrets'>;
+
+async function sendSandboxCallback(deps: Omit<SendSandboxCallbackDeps, 'boss'>, payload: Payload): Promise<void> {
   const { sessionId } = sendSandboxCallbackPayload.parse(payload);
   const em = deps.db;
   const session = await getSandboxSession(em, sessionId);
@@ -82,7 +86,7 @@ async function sendSandboxCallback(deps: Pick<AppDeps, 'db' | 'logger' | 'config
   throw new Error(`sandbox callback not accepted (${status ?? error})`);
 }
 
-async function start(deps: AppDeps): Promise<{ stop(): Promise<void> }> {
+async function start(deps: SendSandboxCallbackDeps): Promise<{ stop(): Promise<void> }> {
   // New callbacks wake the worker by NOTIFY; retries are not announced, so the
   // backstop poll stays short (pg-boss would relax it to 30 s) to keep them near their due time.
   await deps.boss.work<Payload>(SEND_SANDBOX_CALLBACK_QUEUE, { pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2 }, async (jobs: Job<Payload>[]) => {
@@ -91,6 +95,6 @@ async function start(deps: AppDeps): Promise<{ stop(): Promise<void> }> {
   return { stop: () => deps.boss.offWork(SEND_SANDBOX_CALLBACK_QUEUE, { wait: true }) };
 }
 
-export function sendSandboxCallbackRegistration(): JobRegistration {
+export function sendSandboxCallbackRegistration(): JobRegistration<SendSandboxCallbackDeps> {
   return { queue: sendSandboxCallbackQueue, start };
 }

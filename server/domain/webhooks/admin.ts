@@ -1,13 +1,12 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode, WebhookEventName } from '../../../contract/vocabulary.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
-import { sql } from 'kysely';
 import { type Db } from '../db.ts';
 import type { DeliveryStatus } from './entities.ts';
 import { getDelivery, replayDeadLetter, replayDeadLetters, toAttemptResource, type AttemptResource } from './deliveries.ts';
 import { sendTestEvent } from './test-events.ts';
+import { selectAdminDelivery, selectAdminDeliveryPage, type AdminDeliveryRow } from './queries/deliveries.ts';
 import { getAdminBrand } from '../brands/admin.ts';
-import { scopeParam } from '../brands/scope.ts';
 
 export interface AdminDelivery {
   id: number;
@@ -36,17 +35,7 @@ export interface AdminDelivery {
 
 export type AdminAttempt = AttemptResource;
 
-function fromDeliveries(em: Db) {
-  return em.selectFrom('webhook_deliveries as d').innerJoin('webhook_events as e', 'e.id', 'd.event_id');
-}
-
-const COLUMNS = [
-  'd.id', 'd.brand_id', 'd.endpoint_id', 'e.public_id', 'e.transaction_id', 'e.event', 'd.url', 'e.payload', 'd.response_status', 'd.response_body', 'd.attempts',
-  'd.status', 'd.last_error', 'd.next_attempt_at', 'd.last_attempt_at', 'd.delivered_at', 'd.dead_lettered_at', 'd.created_at', 'e.mode', 'e.is_test',
-] as const;
-
-const selectDeliveries = (em: Db) => fromDeliveries(em).select(COLUMNS);
-type Row = Awaited<ReturnType<ReturnType<typeof selectDeliveries>['executeTakeFirstOrThrow']>>;
+type Row = AdminDeliveryRow;
 
 function toDelivery(r: Row): AdminDelivery {
   return {
@@ -75,7 +64,7 @@ function toDelivery(r: Row): AdminDelivery {
 }
 
 async function loadDelivery(em: Db, deliveryId: number): Promise<AdminDelivery> {
-  const row = await selectDeliveries(em).where('d.id', '=', deliveryId).executeTakeFirst();
+  const row = await selectAdminDelivery(em, deliveryId);
   if (!row) throw new AppError('DELIVERY_NOT_FOUND');
   return toDelivery(row);
 }
@@ -96,18 +85,8 @@ export interface DeliveryFilter {
 
 /** Every brand's deliveries, or one brand's, newest first. */
 export async function listAdminDeliveries(em: Db, f: DeliveryFilter): Promise<{ items: AdminDelivery[]; total: number }> {
-  let q = fromDeliveries(em);
-  if (f.brandId !== undefined) q = q.where('d.brand_id', '=', f.brandId);
-  if (f.brandIds) q = q.where('d.brand_id', 'in', scopeParam(f.brandIds));
-  if (f.mode) q = q.where('d.mode', '=', f.mode);
-  if (f.status) q = q.where('d.status', '=', f.status);
-  if (f.event) q = q.where('e.event', '=', f.event);
-  // Whole UTC days, computed by the database from the date text as before.
-  if (f.from) q = q.where('d.created_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`);
-  if (f.to) q = q.where('d.created_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`);
-  const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
-  const rows = await q.select(COLUMNS).orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(f.perPage).offset((f.page - 1) * f.perPage).execute();
-  return { items: rows.map(toDelivery), total: Number(n) };
+  const { rows, total } = await selectAdminDeliveryPage(em, f, { limit: f.perPage, offset: (f.page - 1) * f.perPage });
+  return { items: rows.map(toDelivery), total };
 }
 
 /** One delivery with every attempt, oldest first. */

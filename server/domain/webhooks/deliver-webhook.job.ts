@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { Job, JobResult } from 'pg-boss';
-import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.ts';
 import { postWebhook } from '../../infra/http/outbound.ts';
 import type { JobRegistration } from '../../infra/jobs/workers.ts';
@@ -9,6 +8,7 @@ import { transaction } from '../db.ts';
 import { enqueueDelivery, deliverQueue, DELIVER_QUEUE } from './queue.ts';
 import { readWebhookSettings, type WebhookSettings } from './settings.ts';
 import { signatureHeader } from './signature.ts';
+import { selectDueUnleased } from './queries/events.ts';
 
 /** Payload of a delivery wake-up: which delivery row to look at. */
 const deliverWebhookPayload = z.object({ deliveryId: z.number().int().positive() });
@@ -16,8 +16,11 @@ type Payload = z.infer<typeof deliverWebhookPayload>;
 
 const USER_AGENT = 'Paycollect-Webhooks/1.0';
 
+/** What the delivery workers touch: the database, the job queue, the log, the PII keys (secrets) and the private-address switch. */
+export type DeliverWebhookDeps = Pick<AppDeps, 'db' | 'boss' | 'logger' | 'crypto' | 'config'>;
+
 /** One wake-up, claimed with its batch (`claimDeliveries`): send it if claimed, record the outcome. */
-async function deliverWebhook(deps: AppDeps, settings: WebhookSettings, deliveryId: number, claimed: ClaimResult): Promise<void> {
+async function deliverWebhook(deps: Pick<DeliverWebhookDeps, 'db' | 'logger' | 'config'>, settings: WebhookSettings, deliveryId: number, claimed: ClaimResult): Promise<void> {
   if (claimed.kind !== 'claimed') {
     if (claimed.kind === 'dead_letter') deps.logger.warn({ delivery_id: deliveryId, reason: claimed.reason }, 'webhook delivery dead-lettered without an attempt');
     return;
@@ -66,21 +69,13 @@ async function deliverWebhook(deps: AppDeps, settings: WebhookSettings, delivery
  */
 async function sweepDueDeliveries(deps: Pick<AppDeps, 'db'>, graceMs: number, limit = 500): Promise<number> {
   return transaction(deps.db, async (tx) => {
-    const rows = await tx
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('status', 'in', ['pending', 'retrying'])
-      .where('next_attempt_at', '<=', sql<Date>`now() - (${graceMs} * interval '1 millisecond')`)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', sql<Date>`now()`)]))
-      .orderBy('next_attempt_at')
-      .limit(limit)
-      .execute();
-    for (const { id } of rows) await enqueueDelivery(tx, id);
-    return rows.length;
+    const ids = await selectDueUnleased(tx, graceMs, limit);
+    for (const id of ids) await enqueueDelivery(tx, id);
+    return ids.length;
   });
 }
 
-async function startDeliveryWorkers(deps: AppDeps): Promise<{ stop(): Promise<void> }> {
+async function startDeliveryWorkers(deps: DeliverWebhookDeps): Promise<{ stop(): Promise<void> }> {
   const startSettings = await readWebhookSettings(deps.db);
   const poll = startSettings.webhook_poll_interval_seconds;
   await deps.boss.work<Payload, unknown, { batchSize: number; localConcurrency: number; pollingIntervalSeconds: number; notifyPollingIntervalSeconds: number; burstWhenBatchFull: true; perJobResults: true }>(
@@ -138,6 +133,6 @@ async function startDeliveryWorkers(deps: AppDeps): Promise<{ stop(): Promise<vo
   };
 }
 
-export function deliverWebhookRegistration(): JobRegistration {
+export function deliverWebhookRegistration(): JobRegistration<DeliverWebhookDeps> {
   return { queue: deliverQueue, start: startDeliveryWorkers };
 }

@@ -1,9 +1,9 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode, WebhookEventName } from '../../../contract/vocabulary.ts';
-import { sql } from 'kysely';
 import { transaction, type Db } from '../db.ts';
 import type { DeliveryStatus } from './entities.ts';
 import { enqueueDelivery } from './queue.ts';
+import { countDisabledDeadLetters, replayOne, replaySince, selectAttempts, selectDeliveryById, selectRecentDeliveries, type DeliveryRow } from './queries/deliveries.ts';
 
 /** Delivery log reads return this many, newest first. */
 const RECENT_DELIVERIES_LIMIT = 50;
@@ -74,18 +74,6 @@ export function toAttemptResource(a: AttemptView): AttemptResource {
   };
 }
 
-function selectDelivery(em: Db) {
-  return em
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
-    .select([
-      'd.id', 'd.endpoint_id', 'e.public_id', 'e.transaction_id', 'e.event', 'd.url', 'e.payload', 'd.response_status', 'd.response_body', 'd.attempts',
-      'd.status', 'd.last_error', 'd.next_attempt_at', 'd.last_attempt_at', 'd.delivered_at', 'd.dead_lettered_at', 'd.created_at', 'e.mode', 'e.is_test',
-    ]);
-}
-
-type DeliveryRow = Awaited<ReturnType<ReturnType<typeof selectDelivery>['executeTakeFirstOrThrow']>>;
-
 function toView(r: DeliveryRow): DeliveryView {
   return {
     id: r.id,
@@ -112,7 +100,7 @@ function toView(r: DeliveryRow): DeliveryView {
 
 /** The brand's most recent deliveries, newest first. */
 export async function listRecentDeliveries(em: Db, brandId: number, mode: Mode, limit = RECENT_DELIVERIES_LIMIT): Promise<DeliveryView[]> {
-  const rows = await selectDelivery(em).where('d.brand_id', '=', brandId).where('d.mode', '=', mode).orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute();
+  const rows = await selectRecentDeliveries(em, brandId, mode, limit);
   return rows.map(toView);
 }
 
@@ -122,17 +110,9 @@ export async function listRecentDeliveries(em: Db, brandId: number, mode: Mode, 
  * Admin callers pass null.
  */
 export async function getDelivery(em: Db, brandId: number | null, deliveryId: number, mode: Mode | null = null): Promise<DeliveryView & { attemptLog: AttemptView[] }> {
-  let q = selectDelivery(em).where('d.id', '=', deliveryId);
-  if (brandId !== null) q = q.where('d.brand_id', '=', brandId);
-  if (mode !== null) q = q.where('d.mode', '=', mode);
-  const row = await q.executeTakeFirst();
+  const row = await selectDeliveryById(em, deliveryId, { brandId, mode });
   if (!row) throw new AppError('DELIVERY_NOT_FOUND');
-  const attempts = await em
-    .selectFrom('webhook_attempts')
-    .select(['attempt', 'url', 'outcome', 'requested_at', 'duration_ms', 'response_status', 'response_body', 'error_kind', 'error', 'next_attempt_at'])
-    .where('delivery_id', '=', deliveryId)
-    .orderBy('attempt')
-    .execute();
+  const attempts = await selectAttempts(em, deliveryId);
   return {
     ...toView(row),
     attemptLog: attempts.map((a) => ({
@@ -150,21 +130,6 @@ export async function getDelivery(em: Db, brandId: number | null, deliveryId: nu
   };
 }
 
-// Back to `pending`, due now, with a fresh retry window; the id, the event (so the
-// body, its id and X-Webhook-Id) and the attempt count stay, and the next attempt
-// number continues from it. The conditional WHERE makes a replay racing another
-// replay, or a delivery that is not a dead letter, change nothing.
-function replay(tx: Db) {
-  const now = sql<Date>`now()`;
-  return tx
-    .updateTable('webhook_deliveries as d')
-    .from('webhook_endpoints as ep')
-    .set({ status: 'pending', next_attempt_at: now, first_attempt_at: null, dead_lettered_at: null, replayed_at: now, lease_token: null, lease_until: null, updated_at: now })
-    .whereRef('ep.id', '=', 'd.endpoint_id')
-    .where('ep.enabled', '=', true)
-    .where('d.status', '=', 'dead_letter');
-}
-
 /**
  * Replays one dead letter (admin). INVALID_STATE when it is not a dead letter, its
  * endpoint was deleted, or its endpoint is disabled: re-enable the endpoint first, or the replay would
@@ -172,10 +137,7 @@ function replay(tx: Db) {
  */
 export async function replayDeadLetter(em: Db, deliveryId: number, opts: { brandId?: number } = {}): Promise<DeliveryView> {
   return transaction(em, async (tx) => {
-    let one = replay(tx).where('d.id', '=', deliveryId);
-    if (opts.brandId !== undefined) one = one.where('d.brand_id', '=', opts.brandId);
-    const replayed = await one.returning('d.id').execute();
-    if (replayed.length === 0) {
+    if (!(await replayOne(tx, deliveryId, opts.brandId))) {
       const current = await getDelivery(tx, opts.brandId ?? null, deliveryId);
       throw new AppError(
         'INVALID_STATE',
@@ -187,7 +149,7 @@ export async function replayDeadLetter(em: Db, deliveryId: number, opts: { brand
       );
     }
     await enqueueDelivery(tx, deliveryId);
-    return toView(await selectDelivery(tx).where('d.id', '=', deliveryId).executeTakeFirstOrThrow());
+    return toView((await selectDeliveryById(tx, deliveryId, { brandId: null, mode: null }))!);
   });
 }
 
@@ -200,26 +162,9 @@ export async function replayDeadLetters(
   opts: { since: Date; brandId?: number; limit?: number },
 ): Promise<{ replayed: number; skippedDisabled: number }> {
   return transaction(em, async (tx) => {
-    let batch = tx
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('status', '=', 'dead_letter')
-      .where('dead_lettered_at', '>=', opts.since);
-    if (opts.brandId !== undefined) batch = batch.where('brand_id', '=', opts.brandId);
-    const rows = await replay(tx)
-      .where('d.id', 'in', batch.orderBy('dead_lettered_at').limit(opts.limit ?? 1000).forUpdate().skipLocked())
-      .returning('d.id')
-      .execute();
-    for (const { id } of rows) await enqueueDelivery(tx, id);
-    let skipped = tx
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_endpoints as ep', 'ep.id', 'd.endpoint_id')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('d.status', '=', 'dead_letter')
-      .where('d.dead_lettered_at', '>=', opts.since)
-      .where('ep.enabled', '=', false);
-    if (opts.brandId !== undefined) skipped = skipped.where('d.brand_id', '=', opts.brandId);
-    const { n } = await skipped.executeTakeFirstOrThrow();
-    return { replayed: rows.length, skippedDisabled: Number(n) };
+    const ids = await replaySince(tx, { since: opts.since, brandId: opts.brandId, limit: opts.limit ?? 1000 });
+    for (const id of ids) await enqueueDelivery(tx, id);
+    const skippedDisabled = await countDisabledDeadLetters(tx, opts);
+    return { replayed: ids.length, skippedDisabled };
   });
 }

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { raiseAlert } from '../alerts/raise.ts';
 import { transaction, type Db } from '../db.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
@@ -7,6 +6,19 @@ import { parseRetryAfter, retryDelaySeconds } from './backoff.ts';
 import { signingSecrets } from './endpoints.ts';
 import { enqueueDelivery } from './queue.ts';
 import type { WebhookSettings } from './settings.ts';
+import {
+  countRunAttempts,
+  deadLetterDeliveries,
+  disableEndpointRow,
+  finishLeasedDelivery,
+  insertAbandonedAttempts,
+  leaseDeliveries,
+  lockDeliveriesForClaim,
+  logAttempt,
+  noteEndpointFailure,
+  noteEndpointSuccess,
+  selectExistingDeliveryIds,
+} from './queries/delivery.ts';
 
 /**
  * One delivery attempt in two short transactions around the HTTP call, so no
@@ -87,46 +99,12 @@ export async function claimDeliveries(em: Db, deliveryIds: readonly number[], op
   const out = new Map<number, ClaimResult>();
   if (ids.length === 0) return out;
   return transaction(em, async (tx) => {
-    const rows = await tx
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
-      .innerJoin('webhook_endpoints as ep', 'ep.id', 'd.endpoint_id')
-      .select([
-        'd.id',
-        'd.status',
-        'd.attempts',
-        'd.lease_token',
-        // As text under a name no entity has, so it keeps its microseconds (see ClaimedAttempt.startedAt).
-        sql<string | null>`d.last_attempt_at::text`.as('last_attempt_text'),
-        'd.url',
-        'd.next_attempt_at',
-        sql<boolean>`d.first_attempt_at IS NOT NULL`.as('in_run'),
-        sql<boolean>`COALESCE(d.next_attempt_at <= now(), true)`.as('due'),
-        sql<boolean>`d.lease_until IS NOT NULL AND d.lease_until > now()`.as('leased'),
-        'e.public_id',
-        // Aliased: an output column named `event` would be converted as the deliveries' `event` relation.
-        'e.event as event_name',
-        'e.payload',
-        'e.is_test',
-        'ep.brand_id',
-        'ep.enabled',
-        'ep.disabled_reason',
-        'ep.secret_encrypted',
-        'ep.previous_secrets',
-      ])
-      // The ids as one array parameter: `id = ANY(array)` is a primary-key lookup whatever the
-      // statistics say, where a join to a set-returning function was planned as a scan of every
-      // due delivery right after a burst of inserts, before autoanalyze (BENCHMARKS.md, "What the profiles showed", 4).
-      .where('d.id', '=', sql<number>`ANY(${[...ids]}::bigint[])`)
-      .forUpdate('d')
-      .skipLocked()
-      .execute();
+    const rows = await lockDeliveriesForClaim(tx, ids);
 
     const locked = new Set(rows.map((r) => r.id));
     const unlocked = ids.filter((id) => !locked.has(id));
     if (unlocked.length) {
-      const existing = await tx.selectFrom('webhook_deliveries').select('id').where('id', '=', sql<number>`ANY(${[...unlocked]}::bigint[])`).execute();
-      const exists = new Set(existing.map((r) => r.id));
+      const exists = new Set(await selectExistingDeliveryIds(tx, unlocked));
       for (const id of unlocked) out.set(id, { kind: 'skipped', reason: exists.has(id) ? 'busy' : 'missing' });
     }
 
@@ -144,22 +122,10 @@ export async function claimDeliveries(em: Db, deliveryIds: readonly number[], op
     // The previous attempt was claimed and never finished: its worker died mid-attempt.
     const abandoned = open.filter((r) => r.lease_token !== null);
     if (abandoned.length) {
-      await tx
-        .insertInto('webhook_attempts')
-        .values(
-          abandoned.map((row) => ({
-            delivery_id: row.id,
-            attempt: row.attempts,
-            url: row.url,
-            outcome: 'abandoned' as const,
-            // PostgreSQL's text, cast back by the column: the microseconds stay (see ClaimedAttempt.startedAt).
-            requested_at: (row.last_attempt_text ?? new Date()) as Date,
-            error_kind: 'abandoned',
-            error: 'the worker stopped before recording a result; the receiver may have got this attempt',
-          })),
-        )
-        .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
-        .execute();
+      await insertAbandonedAttempts(
+        tx,
+        abandoned.map((row) => ({ deliveryId: row.id, attempt: row.attempts, url: row.url, startedAt: row.last_attempt_text })),
+      );
     }
 
     const deadLetters = new Map<string, number[]>();
@@ -179,15 +145,7 @@ export async function claimDeliveries(em: Db, deliveryIds: readonly number[], op
     const inRun = enabled.filter((r) => r.in_run).map((r) => r.id);
     const runCounts = new Map<number, number>();
     if (inRun.length) {
-      const counts = await tx
-        .selectFrom('webhook_attempts as a')
-        .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
-        .select(['a.delivery_id', sql<number>`count(*)::int`.as('n')])
-        .where('a.delivery_id', '=', sql<number>`ANY(${[...inRun]}::bigint[])`)
-        .where('d.first_attempt_at', 'is not', null)
-        .whereRef('a.requested_at', '>=', 'd.first_attempt_at')
-        .groupBy('a.delivery_id')
-        .execute();
+      const counts = await countRunAttempts(tx, inRun);
       for (const c of counts) runCounts.set(c.delivery_id, c.n);
     }
     const claimable: typeof rows = [];
@@ -199,23 +157,11 @@ export async function claimDeliveries(em: Db, deliveryIds: readonly number[], op
 
     if (claimable.length) {
       const leaseMs = opts.settings.webhook_timeout_ms + LEASE_MARGIN_MS;
-      const claimed = await tx
-        .updateTable('webhook_deliveries as d')
-        .from('webhook_endpoints as ep')
-        .set((eb) => ({
-          attempts: eb('d.attempts', '+', 1),
-          lease_token: sql<string>`gen_random_uuid()`,
-          lease_until: sql<Date>`now() + (${leaseMs} * interval '1 millisecond')`,
-          last_attempt_at: sql<Date>`now()`,
-          first_attempt_at: sql<Date>`COALESCE(d.first_attempt_at, now())`,
-          url: eb.ref('ep.url'),
-          updated_at: sql<Date>`now()`,
-        }))
-        .where('d.id', '=', sql<number>`ANY(${[...claimable.map((r) => r.id)]}::bigint[])`)
-        .whereRef('ep.id', '=', 'd.endpoint_id')
-        // As text under a name no entity has, so it keeps its microseconds (see ClaimedAttempt.startedAt).
-        .returning(['d.id', 'd.attempts', 'd.lease_token', sql<string>`d.last_attempt_at::text`.as('started_at_text'), 'ep.url as endpoint_url'])
-        .execute();
+      const claimed = await leaseDeliveries(
+        tx,
+        claimable.map((r) => r.id),
+        leaseMs,
+      );
       const byId = new Map(claimed.map((c) => [c.id, c]));
       for (const row of claimable) {
         const c = byId.get(row.id)!;
@@ -247,19 +193,7 @@ export async function claimDelivery(em: Db, deliveryId: number, opts: { cipher: 
 }
 
 async function deadLetterWithoutAttempt(tx: Db, deliveryIds: readonly number[], reason: string): Promise<void> {
-  await tx
-    .updateTable('webhook_deliveries')
-    .set({
-      status: 'dead_letter',
-      dead_lettered_at: sql<Date>`now()`,
-      next_attempt_at: null,
-      lease_token: null,
-      lease_until: null,
-      last_error: reason,
-      updated_at: sql<Date>`now()`,
-    })
-    .where('id', '=', sql<number>`ANY(${[...deliveryIds]}::bigint[])`)
-    .execute();
+  await deadLetterDeliveries(tx, deliveryIds, reason);
 }
 
 export type AttemptDecision =
@@ -315,87 +249,36 @@ export async function finishAttempt(
   const decision = decideAfterAttempt(response, claim.runAttempt, settings, new Date());
   return transaction(em, async (tx) => {
     const status = decision.status;
-    const delivery = await tx
-      .updateTable('webhook_deliveries')
-      .set({
-        status,
-        response_status: response.status,
-        response_body: cut(response.responseBody),
-        last_error: errorText(response),
-        next_attempt_at: sql<Date | null>`CASE WHEN ${status} = 'retrying' THEN now() + (${status === 'retrying' ? decision.delayMs : 0} * interval '1 millisecond') END`,
-        delivered_at: sql<Date | null>`CASE WHEN ${status} = 'success' THEN now() ELSE delivered_at END`,
-        dead_lettered_at: sql<Date | null>`CASE WHEN ${status} = 'dead_letter' THEN now() END`,
-        lease_token: null,
-        lease_until: null,
-        updated_at: sql<Date>`now()`,
-      })
-      .where('id', '=', claim.deliveryId)
-      .where('lease_token', '=', claim.leaseToken)
-      // The text copies under names no entity has keep their microseconds: next_attempt_at goes into
-      // the attempt's row unchanged, first_attempt_at is compared with last_success_at.
-      .returning([
-        'endpoint_id',
-        'next_attempt_at',
-        sql<string | null>`next_attempt_at::text`.as('next_attempt_text'),
-        sql<string | null>`first_attempt_at::text`.as('first_attempt_text'),
-      ])
-      .executeTakeFirst();
-    await tx
-      .insertInto('webhook_attempts')
-      .values({
-        delivery_id: claim.deliveryId,
-        attempt: claim.attempt,
-        url: claim.url,
-        outcome: response.ok ? 'success' : 'failure',
-        // PostgreSQL's text, cast back by the column: the microseconds stay (see ClaimedAttempt.startedAt).
-        requested_at: claim.startedAt as unknown as Date,
-        duration_ms: response.durationMs,
-        response_status: response.status,
-        response_body: cut(response.responseBody),
-        error_kind: response.error?.kind ?? null,
-        error: errorText(response),
-        next_attempt_at: (delivery?.next_attempt_text ?? null) as Date | null,
-      })
-      .onConflict((oc) =>
-        oc
-          .columns(['delivery_id', 'attempt'])
-          .doUpdateSet((eb) => ({
-            outcome: eb.ref('excluded.outcome'),
-            duration_ms: eb.ref('excluded.duration_ms'),
-            response_status: eb.ref('excluded.response_status'),
-            response_body: eb.ref('excluded.response_body'),
-            error_kind: eb.ref('excluded.error_kind'),
-            error: eb.ref('excluded.error'),
-            next_attempt_at: eb.ref('excluded.next_attempt_at'),
-          }))
-          .where('webhook_attempts.outcome', '=', 'abandoned'),
-      )
-      .execute();
+    const delivery = await finishLeasedDelivery(tx, claim.deliveryId, claim.leaseToken, {
+      status,
+      delayMs: status === 'retrying' ? decision.delayMs : 0,
+      responseStatus: response.status,
+      responseBody: cut(response.responseBody),
+      error: errorText(response),
+    });
+    await logAttempt(tx, {
+      deliveryId: claim.deliveryId,
+      attempt: claim.attempt,
+      url: claim.url,
+      outcome: response.ok ? 'success' : 'failure',
+      requestedAt: claim.startedAt,
+      durationMs: response.durationMs,
+      responseStatus: response.status,
+      responseBody: cut(response.responseBody),
+      errorKind: response.error?.kind ?? null,
+      error: errorText(response),
+      nextAttemptAt: delivery?.next_attempt_text ?? null,
+    });
     if (!delivery) return { decision, applied: false, endpointDisabled: null };
 
     let endpointDisabled: FinishedAttempt['endpointDisabled'] = null;
     const endpointId = delivery.endpoint_id!;
     if (decision.status === 'success') {
-      // Written only when it changes something (a failing endpoint recovered) or the note is over a
-      // second old: all deliveries of a merchant share this one row, and a write per delivery made
-      // them queue on its lock.
-      await tx
-        .updateTable('webhook_endpoints')
-        .set({ last_success_at: sql<Date>`now()`, failing_since: null, consecutive_failures: 0 })
-        .where('id', '=', endpointId)
-        .where((eb) => eb.or([eb('failing_since', 'is not', null), eb('last_success_at', 'is', null), eb('last_success_at', '<', sql<Date>`now() - interval '1 second'`)]))
-        .execute();
+      // Written only when it changes something (noteEndpointSuccess says when).
+      await noteEndpointSuccess(tx, endpointId);
       return { decision, applied: true, endpointDisabled };
     }
-    await tx
-      .updateTable('webhook_endpoints')
-      .set((eb) => ({
-        failing_since: sql<Date>`COALESCE(failing_since, now())`,
-        last_failure_at: sql<Date>`now()`,
-        consecutive_failures: eb('consecutive_failures', '+', 1),
-      }))
-      .where('id', '=', endpointId)
-      .execute();
+    await noteEndpointFailure(tx, endpointId);
     if (decision.status === 'retrying') await enqueueDelivery(tx, claim.deliveryId, delivery.next_attempt_at!);
     if (decision.status === 'dead_letter' && decision.disable === 'gone') {
       endpointDisabled = (await disableEndpoint(tx, endpointId, 'gone', null)) ? 'gone' : null;
@@ -411,13 +294,7 @@ export async function finishAttempt(
 }
 
 async function disableEndpoint(tx: Db, endpointId: number, reason: 'gone' | 'failing', noSuccessSince: string | null): Promise<boolean> {
-  let update = tx
-    .updateTable('webhook_endpoints')
-    .set({ enabled: false, disabled_reason: reason, disabled_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
-    .where('id', '=', endpointId)
-    .where('enabled', '=', true);
-  if (noSuccessSince) update = update.where((eb) => eb.or([eb('last_success_at', 'is', null), eb('last_success_at', '<', sql<Date>`${noSuccessSince}::timestamptz`)]));
-  const row = await update.returning(['id', 'brand_id', 'disabled_at']).executeTakeFirst();
+  const row = await disableEndpointRow(tx, endpointId, reason, noSuccessSince);
   if (!row) return false;
   // The endpoint's URL stays out of the alert: it can carry the merchant's tokens.
   const at = row.disabled_at!.toISOString();

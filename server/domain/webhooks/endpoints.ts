@@ -1,10 +1,21 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode, WebhookEventName } from '../../../contract/vocabulary.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
-import { sql } from 'kysely';
 import { checkUrl, SsrfError } from '../../infra/http/ssrf.ts';
 import { transaction, type Db } from '../db.ts';
 import { generateWebhookSecret } from './signature.ts';
+import {
+  countBrandEndpoints,
+  deleteEndpointRow,
+  insertEndpointRow,
+  lockBrandRow,
+  selectEndpointOfMode,
+  selectEndpointsOfMode,
+  selectTestTarget,
+  storeSecrets,
+  updateEndpointRow,
+  type EndpointRow,
+} from './queries/endpoints.ts';
 
 /** A rotated-out secret keeps signing this long, so receivers can switch without losing deliveries. */
 const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -37,7 +48,6 @@ export interface EndpointView {
   updatedAt: Date;
 }
 
-type EndpointRow = Awaited<ReturnType<ReturnType<typeof selectEndpoints>['executeTakeFirstOrThrow']>>;
 
 /** AAD context: a secret copied into another brand's row does not decrypt. */
 export const secretContext = (brandId: number | string) => `webhook_endpoint.secret:brand:${brandId}`;
@@ -82,34 +92,21 @@ export function signingSecrets(cipher: PiiCipher, row: { brand_id: number | stri
  * events, so it is a live object: a test key can neither read, change, rotate,
  * disable nor delete it (it answers as not found), nor learn its URL.
  */
-function selectEndpoints(em: Db, brandId: number, mode: Mode) {
-  return em
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('brand_id', '=', brandId)
-    .where((eb) => (mode === 'test' ? eb('mode', '=', 'test') : eb.or([eb('mode', 'is', null), eb('mode', '=', 'live')])))
-    .orderBy('id');
-}
-
 export async function listEndpoints(em: Db, brandId: number, mode: Mode): Promise<EndpointView[]> {
-  const rows = await selectEndpoints(em, brandId, mode).execute();
+  const rows = await selectEndpointsOfMode(em, brandId, mode);
   return rows.map((r) => toView(r));
 }
 
 async function findRow(em: Db, brandId: number, mode: Mode, id: number | null, lock?: 'FOR UPDATE' | 'FOR SHARE'): Promise<EndpointRow> {
   // id null: the singular routes' alias, the brand's first endpoint the key sees.
-  let q = selectEndpoints(em, brandId, mode).limit(1);
-  if (id !== null) q = q.where('id', '=', id);
-  if (lock === 'FOR UPDATE') q = q.forUpdate();
-  if (lock === 'FOR SHARE') q = q.forShare();
-  const row = await q.executeTakeFirst();
+  const row = await selectEndpointOfMode(em, brandId, mode, id, lock);
   if (!row) throw new AppError('WEBHOOK_ENDPOINT_NOT_FOUND');
   return row;
 }
 
 /** The brand row lock that serialises endpoint creation (the per-brand cap). */
 async function lockBrand(tx: Db, brandId: number): Promise<void> {
-  await tx.selectFrom('brands').select('id').where('id', '=', brandId).forUpdate().execute();
+  await lockBrandRow(tx, brandId);
 }
 
 /** One endpoint by id, or with id null the brand's default (first) one; another brand's or mode's is not found. */
@@ -137,26 +134,20 @@ interface EndpointInput {
 /** Inserts under the brand row lock, so two concurrent creates cannot pass the cap together. */
 async function insertEndpoint(tx: Db, cipher: PiiCipher, brandId: number, mode: Mode | null, input: EndpointInput) {
   await lockBrand(tx, brandId);
-  const { n } = await tx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<string>().as('n')).where('brand_id', '=', brandId).executeTakeFirstOrThrow();
-  if (Number(n) >= MAX_ENDPOINTS_PER_BRAND) {
+  if ((await countBrandEndpoints(tx, brandId)) >= MAX_ENDPOINTS_PER_BRAND) {
     throw new AppError('WEBHOOK_ENDPOINT_LIMIT_REACHED', `A brand has at most ${MAX_ENDPOINTS_PER_BRAND} webhook endpoints; delete one first`);
   }
   const secret = generateWebhookSecret();
-  const row = await tx
-    .insertInto('webhook_endpoints')
-    .values({
-      brand_id: brandId,
-      mode,
-      url: input.url,
-      description: input.description ?? '',
-      events: [...new Set(input.events)],
-      enabled: input.enabled,
-      secret_encrypted: cipher.encryptUnbound(secret, secretContext(brandId)),
-      disabled_reason: input.enabled ? null : 'merchant',
-      disabled_at: input.enabled ? null : sql<Date>`now()`,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await insertEndpointRow(tx, {
+    brand_id: brandId,
+    mode,
+    url: input.url,
+    description: input.description ?? '',
+    events: [...new Set(input.events)],
+    enabled: input.enabled,
+    secret_encrypted: cipher.encryptUnbound(secret, secretContext(brandId)),
+    disabled_reason: input.enabled ? null : 'merchant',
+  });
   return { endpoint: toView(row), secret };
 }
 
@@ -168,24 +159,9 @@ async function insertEndpoint(tx: Db, cipher: PiiCipher, brandId: number, mode: 
 async function updateRow(tx: Db, row: EndpointRow, patch: Partial<EndpointInput>): Promise<EndpointView> {
   // `row` was read FOR UPDATE in this transaction, so its `enabled` is the one
   // the update sees: the transitions are decided here instead of in CASEs.
-  const now = sql<Date>`now()`;
   const enabling = patch.enabled === true && !row.enabled;
   const disabling = patch.enabled === false && row.enabled;
-  const updated = await tx
-    .updateTable('webhook_endpoints')
-    .set({
-      ...(patch.url !== undefined && { url: patch.url }),
-      ...(patch.description !== undefined && { description: patch.description }),
-      ...(patch.events !== undefined && { events: [...new Set(patch.events)] }),
-      ...(patch.enabled !== undefined && { enabled: patch.enabled }),
-      ...(patch.enabled === true && { disabled_reason: null, disabled_at: null }),
-      ...(disabling && { disabled_reason: 'merchant' as const, disabled_at: now }),
-      ...(enabling && { failing_since: null, consecutive_failures: 0 }),
-      updated_at: now,
-    })
-    .where('id', '=', row.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const updated = await updateEndpointRow(tx, row.id, patch, { enabling, disabling });
   return toView(updated);
 }
 
@@ -220,14 +196,7 @@ export async function updateEndpoint(
 export async function deleteEndpoint(em: Db, scope: { brandId: number; mode: Mode }, id: number): Promise<EndpointView> {
   return transaction(em, async (tx) => {
     const row = await findRow(tx, scope.brandId, scope.mode, id, 'FOR UPDATE');
-    const now = sql<Date>`now()`;
-    await tx
-      .updateTable('webhook_deliveries')
-      .set({ status: 'dead_letter', dead_lettered_at: now, next_attempt_at: null, last_error: 'endpoint deleted', lease_token: null, lease_until: null, updated_at: now })
-      .where('endpoint_id', '=', row.id)
-      .where('status', 'in', ['pending', 'retrying'])
-      .execute();
-    await tx.deleteFrom('webhook_endpoints').where('id', '=', row.id).execute();
+    await deleteEndpointRow(tx, row.id);
     return toView(row);
   });
 }
@@ -278,11 +247,7 @@ export async function rotateSecret(
     const expiresAt = new Date(now.getTime() + ROTATION_OVERLAP_MS);
     const previous = [...liveSecrets(row, now), { secret: row.secret_encrypted, expires_at: expiresAt.toISOString() }].slice(-MAX_PREVIOUS_SECRETS);
     const secret = generateWebhookSecret();
-    await tx
-      .updateTable('webhook_endpoints')
-      .set({ secret_encrypted: cipher.encryptUnbound(secret, secretContext(scope.brandId)), previous_secrets: previous, updated_at: sql<Date>`now()` })
-      .where('id', '=', row.id)
-      .execute();
+    await storeSecrets(tx, row.id, cipher.encryptUnbound(secret, secretContext(scope.brandId)), previous);
     return { secret, previousSecretExpiresAt: expiresAt, endpointId: row.id };
   });
 }
@@ -293,16 +258,7 @@ export async function rotateSecret(
  * the mode, or a both-modes one): sending it changes nothing there.
  */
 export async function endpointForTest(tx: Db, scope: { brandId: number; mode: Mode }, id: number | null): Promise<number> {
-  let q = tx
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('brand_id', '=', scope.brandId)
-    .where((eb) => eb.or([eb('mode', 'is', null), eb('mode', '=', scope.mode)]))
-    .orderBy('id')
-    .limit(1)
-    .forShare();
-  if (id !== null) q = q.where('id', '=', id);
-  const row = await q.executeTakeFirst();
+  const row = await selectTestTarget(tx, scope, id);
   if (!row) throw new AppError('WEBHOOK_ENDPOINT_NOT_FOUND');
   if (!row.enabled) throw new AppError('INVALID_STATE', 'The webhook endpoint is disabled: enable it first');
   return row.id;

@@ -1,5 +1,6 @@
 import type { Mode, WebhookEventName } from '../../../contract/vocabulary.ts';
 import { type Db } from '../db.ts';
+import { selectFeedPage, selectLatestEventId } from './queries/events.ts';
 
 /** How often a waiting request looks again; a dev tool's latency, one indexed query each. */
 const POLL_MS = 250;
@@ -32,15 +33,8 @@ const sleep = (ms: number, signal?: AbortSignal) =>
   });
 
 function page(em: Db, q: FeedQuery) {
-  let sel = em
-    .selectFrom('webhook_events')
-    .select(['id', 'public_id', 'event', 'created_at', 'mode', 'is_test', 'payload'])
-    .where('brand_id', '=', q.brandId)
-    .where('mode', '=', q.mode);
-  if (q.types) sel = sel.where('event', 'in', q.types.length ? q.types : ['' as WebhookEventName]);
   // The newest `limit`, returned oldest first, so a new reader starts at "now".
-  if (q.after === null) return sel.orderBy('id', 'desc').limit(q.limit).execute().then((rows) => rows.reverse());
-  return sel.where('id', '>', q.after).orderBy('id').limit(q.limit).execute();
+  return selectFeedPage(em, q);
 }
 
 /**
@@ -60,13 +54,8 @@ export async function listEvents(em: Db, q: FeedQuery): Promise<{ events: FeedEv
   let nextCursor = rows.length ? String(rows[rows.length - 1]!.id) : q.after === null ? null : String(q.after);
   if (nextCursor === null) {
     // No matching event yet: start after the newest of any type, so the next read waits for new ones only.
-    const latest = await em
-      .selectFrom('webhook_events')
-      .select((eb) => eb.fn.max('id').as('id'))
-      .where('brand_id', '=', q.brandId)
-      .where('mode', '=', q.mode)
-      .executeTakeFirst();
-    nextCursor = String(latest?.id ?? '0');
+    const latest = await selectLatestEventId(em, q.brandId, q.mode);
+    nextCursor = String(latest ?? '0');
   }
   return {
     events: rows.map((r) => ({ id: r.public_id, event: r.event, createdAt: r.created_at, mode: r.mode, test: r.is_test, payload: r.payload })),

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Mode, WebhookEventName } from '../../../contract/vocabulary.ts';
 import { webhookEventSchemas } from '../../../contract/events.ts';
-import { prepared, preparedPerRowCount, type Db } from '../db.ts';
+import { type Db } from '../db.ts';
+import { insertEventRows, insertPendingDeliveries, lockEventEndpoints, type EventRow } from './queries/outbox.ts';
 import { enqueueDeliveries } from './queue.ts';
 
 export type { WebhookEventName };
@@ -31,22 +32,6 @@ export async function recordEvent(em: Db, input: EventInput): Promise<RecordedEv
   return (await recordEvents(em, [input]))[0]!;
 }
 
-interface EventRow {
-  public_id: string;
-  brand_id: number;
-  mode: Mode;
-  event: WebhookEventName;
-  transaction_id: number | null;
-  payload: string;
-  created_at: Date;
-  is_test: boolean;
-}
-/** EventRow's columns, in its order (the INSERT's column list). */
-const EVENT_COLUMNS = ['public_id', 'brand_id', 'mode', 'event', 'transaction_id', 'payload', 'created_at', 'is_test'] as const satisfies ReadonlyArray<keyof EventRow>;
-
-/** recordEvents' INSERT, compiled once per event count (db.ts `preparedPerRowCount`). */
-const insertEvents = preparedPerRowCount(EVENT_COLUMNS, (k, rows: EventRow[]) => k.insertInto('webhook_events').values(rows).returning(['id', 'mode', 'public_id']));
-
 /**
  * Call inside the caller's transaction(): records the events, their
  * delivery rows and their pg-boss jobs in that same transaction, set-based: the
@@ -70,7 +55,7 @@ export async function recordEvents(em: Db, inputs: ReadonlyArray<EventInput>): P
       payload: eventPayload(input, publicId, createdAt), created_at: createdAt, is_test: input.test === true,
     };
   });
-  const stored = new Map((await insertEvents(em, events)).map((r) => [r.public_id, r]));
+  const stored = new Map((await insertEventRows(em, events)).map((r) => [r.public_id, r]));
 
   // Fan-out: one delivery per enabled endpoint of the brand that takes this
   // event's mode (its own mode, or NULL: both) and subscribed to the event, each
@@ -91,16 +76,16 @@ export async function recordEvents(em: Db, inputs: ReadonlyArray<EventInput>): P
     if (input.test === true && target === null) throw new Error('a test event names the endpoint it is sent to');
     const key = target === null ? `${input.brandId}:${input.mode}:${input.event}` : `test:${target}`;
     let endpoints = endpointsByKey.get(key);
-    if (!endpoints) endpointsByKey.set(key, (endpoints = await eventEndpoints(em, input, target)));
+    if (!endpoints) endpointsByKey.set(key, (endpoints = await lockEventEndpoints(em, input, target)));
     if (endpoints.length > 0) fanOut.push({ eventId: row.id, endpoints, brandId: input.brandId });
   }
   const deliveriesOf = new Map<number, number[]>();
   if (fanOut.length > 0) {
-    const deliveries = await em
-      .insertInto('webhook_deliveries')
-      .values(fanOut.flatMap(({ eventId, endpoints, brandId }) => endpoints.map((ep) => ({ event_id: eventId, endpoint_id: ep.id, brand_id: brandId, url: ep.url, status: 'pending' as const, next_attempt_at: createdAt, created_at: createdAt, updated_at: createdAt }))))
-      .returning(['id', 'event_id'])
-      .execute();
+    const deliveries = await insertPendingDeliveries(
+      em,
+      fanOut.flatMap(({ eventId, endpoints, brandId }) => endpoints.map((ep) => ({ eventId, endpointId: ep.id, brandId, url: ep.url }))),
+      createdAt,
+    );
     for (const d of deliveries) deliveriesOf.set(d.event_id, [...(deliveriesOf.get(d.event_id) ?? []), d.id]);
     for (const ids of deliveriesOf.values()) ids.sort((a, b) => a - b);
     // Per event in the order recorded, each event's deliveries in id order.
@@ -130,32 +115,4 @@ function eventPayload(input: { mode: Mode; event: WebhookEventName; data: Record
     throw new Error(`${input.event} data does not match contract/events.ts (${fields})`);
   }
   return JSON.stringify(parsed.data);
-}
-
-/**
- * eventEndpoints' statement, compiled once per shape (db.ts `prepared`): the
- * endpoints subscribed to the event, or a test event's target.
- */
-const endpointsStatement = (test: boolean) =>
-  prepared((k, $: { brandId: number; mode: Mode; event: string; target: number }) =>
-    k
-      .selectFrom('webhook_endpoints')
-      .select(['id', 'url'])
-      .where('brand_id', '=', $.brandId)
-      .where('enabled', '=', true)
-      .where((eb) => eb.or([eb('mode', 'is', null), eb('mode', '=', $.mode)]))
-      .where((eb) => (!test ? eb(eb.val<string>($.event), '=', eb.fn.any('events')) : eb('id', '=', $.target)))
-      .orderBy('id')
-      .forShare(),
-  );
-const subscribedEndpoints = endpointsStatement(false);
-const targetEndpoint = endpointsStatement(true);
-
-/**
- * The endpoints an event fans out to (recordEvents says which and why FOR SHARE, in
- * id order): the brand's enabled ones of the event's mode subscribed to it, or,
- * for a test event, its `target` alone.
- */
-async function eventEndpoints(em: Db, input: { brandId: number; mode: Mode; event: WebhookEventName }, target: number | null): Promise<Array<{ id: number; url: string }>> {
-  return (target === null ? subscribedEndpoints : targetEndpoint).execute(em, { brandId: input.brandId, mode: input.mode, event: input.event, target: target ?? 0 });
 }

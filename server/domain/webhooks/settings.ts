@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type Db } from '../db.ts';
 import { defaultSchedule } from './backoff.ts';
+import { selectSettings } from './queries/events.ts';
 
 /**
  * Delivery settings live in the service-wide `settings` table (key -> jsonb), so
@@ -41,7 +42,7 @@ export type WebhookSettings = { [K in Key]: number };
 const keys = Object.keys(webhookSettingDefinitions) as Key[];
 
 export async function readWebhookSettings(em: Db): Promise<WebhookSettings> {
-  const rows = await em.selectFrom('settings').select(['key', 'value']).where('key', 'in', keys).execute();
+  const rows = await selectSettings(em, keys);
   const stored = new Map(rows.map((r) => [r.key, r.value]));
   const out = {} as WebhookSettings;
   for (const key of keys) {

@@ -9,10 +9,10 @@ import type { JobRegistration } from './workers.ts';
  * the previous run still going, so a sweep never runs twice at once. `notify`
  * wakes a worker at once when a run is sent by hand (CLI, tests).
  */
-export function scheduledSweep(
+export function scheduledSweep<D>(
   name: string,
-  opts: { cron: string; pollingIntervalSeconds?: number; run(deps: AppDeps, data: unknown): Promise<unknown> },
-): JobRegistration {
+  opts: { cron: string; pollingIntervalSeconds?: number; run: (deps: D, data: unknown) => Promise<unknown> },
+): JobRegistration<D & Pick<AppDeps, 'boss'>> {
   const queue: Queue = {
     name,
     policy: 'exclusive',
@@ -34,10 +34,13 @@ export function scheduledSweep(
   };
 }
 
-/** A sweep that runs every minute: its name (in logs, and to run it on demand) and its work. */
-export interface MinuteSweep {
+/**
+ * A sweep that runs every minute: its name (in logs, and to run it on demand)
+ * and its work, given what it declares it touches (`D`, a `Pick` of AppDeps).
+ */
+export interface MinuteSweep<D = AppDeps> {
   name: string;
-  run(deps: AppDeps): Promise<unknown>;
+  run: (deps: D) => Promise<unknown>;
 }
 
 export const MINUTE_SWEEPS_QUEUE = 'minute-sweeps';
@@ -58,11 +61,11 @@ const minuteSweepsPayload = z.object({ only: z.array(z.string()).min(1).optional
  * fails naming it, and the next minute runs them all again. On demand (tests,
  * an operator): send the queue `{ only: [names] }` (runMinuteSweepsNow).
  */
-export function minuteSweeps(sweeps: readonly MinuteSweep[]): JobRegistration {
+export function minuteSweeps<D>(sweeps: ReadonlyArray<MinuteSweep<D>>): JobRegistration<D & Pick<AppDeps, 'boss' | 'logger'>> {
   const byName = new Map(sweeps.map((s) => [s.name, s]));
   const scheduled = scheduledSweep(MINUTE_SWEEPS_QUEUE, {
     cron: '* * * * *',
-    async run(deps, data) {
+    async run(deps: D & Pick<AppDeps, 'logger'>, data) {
       const payload = minuteSweepsPayload.safeParse(data);
       if (!payload.success) throw new Error(`minute sweeps: bad payload (${payload.error.issues.map((i) => i.message).join('; ')})`);
       const only = payload.data.only;

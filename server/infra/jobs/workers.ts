@@ -10,10 +10,14 @@ import type { AppDeps } from '../../deps.ts';
  *   (an API-only process records events too);
  * - `start(deps)`: runs only where workers run (`WORKERS_ENABLED`) and returns
  *   how to stop what it started (pg-boss workers, periodic sweeps).
+ *
+ * `D` is what the job touches, declared by its module (a `Pick` of AppDeps):
+ * the composition root passes its AppDeps to every `start`, and the type keeps a
+ * job from reaching for more than it declares.
  */
-export interface JobRegistration {
+export interface JobRegistration<D = AppDeps> {
   queue: Queue;
-  start?(deps: AppDeps): Promise<{ stop(): Promise<void> }>;
+  start?: (deps: D) => Promise<{ stop(): Promise<void> }>;
 }
 
 // Keyed by the database's dialect adapter, which a Kysely instance and every

@@ -43,4 +43,4 @@ export async function runPendingSmsSweep(
 }
 
 /** Runs every minute with the other minute sweeps (infra/jobs/scheduled.ts). */
-export const pendingSmsSweep: MinuteSweep = { name: MATCH_PENDING_SMS_SWEEP, run: (deps) => runPendingSmsSweep(deps) };
+export const pendingSmsSweep: MinuteSweep<Pick<AppDeps, 'db' | 'logger' | 'crypto'>> = { name: MATCH_PENDING_SMS_SWEEP, run: (deps) => runPendingSmsSweep(deps) };

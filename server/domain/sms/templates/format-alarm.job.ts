@@ -11,6 +11,6 @@ async function runFormatAlarmSweep(deps: Pick<AppDeps, 'db' | 'logger' | 'crypto
 }
 
 /** Every five minutes: the window is an hour by default, so a change shows within minutes of its first messages. */
-export function smsFormatAlarmRegistration(): JobRegistration {
+export function smsFormatAlarmRegistration(): JobRegistration<Pick<AppDeps, 'db' | 'logger' | 'crypto' | 'boss'>> {
   return scheduledSweep(SMS_FORMAT_ALARM_QUEUE, { cron: '*/5 * * * *', pollingIntervalSeconds: 60, run: runFormatAlarmSweep });
 }

@@ -1,0 +1,205 @@
+import { sql, type Insertable, type Selectable } from 'kysely';
+import type { BrandStatus } from '../../../contract/vocabulary.ts';
+import { prepared, rawStatement, type DB, type Db } from '../db.ts';
+import { countUpsert } from '../rate-limit/queries.ts';
+
+/**
+ * The brand ids of a console operator's scope as one `IN (?)` parameter (the
+ * driver expands an array into a list). An empty scope matches no brand: brand
+ * ids start at 1, so 0 is never one.
+ */
+export function scopeParam(brandIds: readonly number[]): number[] {
+  return brandIds.length ? [...brandIds] : [0];
+}
+
+export type BrandRow = Selectable<DB['brands']>;
+export type ApiKeyRow = Selectable<DB['api_keys']>;
+
+/** What the console shows of a brand, and of a key (never its hash). */
+const BRAND_COLUMNS = ['id', 'uuid', 'name', 'timezone', 'status', 'created_at', 'updated_at'] as const;
+const KEY_COLUMNS = ['id', 'brand_id', 'name', 'prefix', 'mode', 'created_at', 'last_used_at', 'revoked_at'] as const;
+export type ShownBrandRow = Pick<BrandRow, (typeof BRAND_COLUMNS)[number]>;
+export type ShownKeyRow = Pick<ApiKeyRow, (typeof KEY_COLUMNS)[number]>;
+
+// Brands
+
+export async function insertBrand(db: Db, row: Insertable<DB['brands']>): Promise<BrandRow> {
+  return db.insertInto('brands').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function selectBrand(db: Db, id: number): Promise<BrandRow | undefined> {
+  return db.selectFrom('brands').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The brand as the console shows it; `forUpdate` locks the row until the transaction ends. */
+export async function selectShownBrand(db: Db, id: number, opts: { forUpdate?: boolean } = {}): Promise<ShownBrandRow | undefined> {
+  let q = db.selectFrom('brands').select(BRAND_COLUMNS).where('id', '=', id);
+  if (opts.forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+/** One page of brands in id order (of the status, among `brandIds` when given), and how many match. */
+export async function selectBrandPage(
+  db: Db,
+  f: { status?: BrandStatus; brandIds?: number[] | null },
+  page: { limit: number; offset: number },
+): Promise<{ rows: ShownBrandRow[]; total: number }> {
+  let q = db.selectFrom('brands');
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.brandIds) q = q.where('id', 'in', scopeParam(f.brandIds));
+  const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const rows = await q.select(BRAND_COLUMNS).orderBy('id').limit(page.limit).offset(page.offset).execute();
+  return { rows, total: Number(n) };
+}
+
+export async function updateBrandRow(tx: Db, id: number, patch: { name?: string; timezone?: string; status?: BrandStatus }): Promise<ShownBrandRow> {
+  return tx
+    .updateTable('brands')
+    .set({
+      ...(patch.name !== undefined && { name: patch.name }),
+      ...(patch.timezone !== undefined && { timezone: patch.timezone }),
+      ...(patch.status !== undefined && { status: patch.status }),
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', id)
+    .returning(BRAND_COLUMNS)
+    .executeTakeFirstOrThrow();
+}
+
+export async function countBrands(db: Db): Promise<number> {
+  const { n } = await db.selectFrom('brands').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+/** Waits for the first-run lock (a transaction-level advisory lock: released at commit or rollback). */
+export async function takeFirstRunLock(tx: Db): Promise<void> {
+  await tx.selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val('paycollect:first-run')])]).as('locked')).execute();
+}
+
+export async function gatewayCodeExists(db: Db, code: string): Promise<boolean> {
+  return (await db.selectFrom('gateways').select('id').where('code', '=', code).executeTakeFirst()) !== undefined;
+}
+
+const ownerTables = { device: 'devices', transaction: 'transactions', refund: 'refunds', delivery: 'webhook_deliveries', sms_record: 'sms_records' } as const;
+
+/** The brand of a brand-owned object; undefined when there is no such object. */
+export async function selectOwnerBrandId(db: Db, kind: keyof typeof ownerTables, id: number): Promise<number | undefined> {
+  const row = await db.selectFrom(ownerTables[kind]).select('brand_id').where('id', '=', id).executeTakeFirst();
+  return row ? Number(row.brand_id) : undefined;
+}
+
+// API keys
+
+export async function insertApiKey(db: Db, row: Insertable<DB['api_keys']>): Promise<ApiKeyRow> {
+  return db.insertInto('api_keys').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function selectApiKey(db: Db, brandId: number, id: number): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', id).where('brand_id', '=', brandId).executeTakeFirst();
+}
+
+/** The brand's key as the console shows it; `forUpdate` locks it until the transaction ends. */
+export async function selectShownKey(db: Db, brandId: number, id: number, opts: { forUpdate?: boolean } = {}): Promise<ShownKeyRow | undefined> {
+  let q = db.selectFrom('api_keys').select(KEY_COLUMNS).where('id', '=', id).where('brand_id', '=', brandId);
+  if (opts.forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+/** The brand's keys as the console shows them, newest first. */
+export async function selectShownKeys(db: Db, brandId: number): Promise<ShownKeyRow[]> {
+  return db.selectFrom('api_keys').select(KEY_COLUMNS).where('brand_id', '=', brandId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+}
+
+/** Revokes the key if it is not revoked yet; undefined when it was (or does not exist). */
+export async function revokeApiKeyRow(db: Db, brandId: number, id: number): Promise<ApiKeyRow | undefined> {
+  return db
+    .updateTable('api_keys')
+    .set({ revoked_at: new Date() })
+    .where('id', '=', id)
+    .where('brand_id', '=', brandId)
+    .where('revoked_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * `last_used_at` is written at most this often: the admin list shows it to the
+ * minute, and a call that finds it fresh stays one read-only statement.
+ */
+const API_KEY_LAST_USED_RESOLUTION_SECONDS = 60;
+
+// Staleness on the database's clock, like the write below: the application's may differ.
+const staleKey = sql<boolean>`(k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => ${API_KEY_LAST_USED_RESOLUTION_SECONDS}))`;
+
+/** The lookup of every merchant request, compiled once (db.ts `prepared`; BENCHMARKS.md, "Data layer"). */
+const apiKeysByHash = prepared((k, $: { hashes: string[] }) =>
+  k
+    .selectFrom('api_keys as k')
+    .innerJoin('brands as b', 'b.id', 'k.brand_id')
+    .select(['k.key_hash', 'k.id', 'k.brand_id', 'k.mode', staleKey.as('stale')])
+    // One array parameter: one statement shape (and plan) whatever the number of keys.
+    .where('k.key_hash', '=', sql<string>`ANY(${$.hashes}::varchar[])`)
+    .where('k.revoked_at', 'is', null)
+    .where('b.status', '=', 'active'),
+);
+
+/** The live keys (not revoked, brand active) with these hashes, each with whether its `last_used_at` is stale. */
+export async function selectLiveKeysByHash(db: Db, hashes: string[]) {
+  return apiKeysByHash.execute(db, { hashes });
+}
+
+/** Refreshes stale `last_used_at` values; conditional: of many calls racing past the minute mark, one writes. */
+export async function touchApiKeys(db: Db, ids: number[]): Promise<void> {
+  await db
+    .updateTable('api_keys as k')
+    .set({ last_used_at: sql<Date>`now()` })
+    .where('k.id', '=', sql<number>`ANY(${ids}::bigint[])`)
+    .where(staleKey)
+    .execute();
+}
+
+/** The row of `lookupAndCount`: the key, and its rate-limit count when the key was accepted. */
+export interface CountedKeyRow {
+  id: number | string;
+  brand_id: number | string;
+  mode: string;
+  stale: boolean;
+  hits: number | string | null;
+  reset_seconds: number | string | null;
+  window_epoch: number | string | null;
+}
+
+/**
+ * The lookup of `selectLiveKeysByHash` for one key and, in the same statement,
+ * the request's count in that key's merchant rate limit (`api-key:<id>` in
+ * `rate_limits`, as rate-limit/queries.ts `countHits` keeps it). The count is
+ * the limiter's own upsert (the window on the database clock, one atomic
+ * `INSERT ... ON CONFLICT`), done only when the lookup accepts the key, as when
+ * the limiter ran after authentication.
+ *
+ * Raw: the increment is countHits' own SQL (rate-limit/queries.ts `countUpsert`),
+ * kept one text so the two can never count differently; the typed builder
+ * cannot embed it.
+ */
+const lookupAndCount = rawStatement<CountedKeyRow>(`
+WITH found AS (
+  SELECT k.id, k.brand_id, k.mode,
+         (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => ${API_KEY_LAST_USED_RESOLUTION_SECONDS})) AS stale
+    FROM api_keys k JOIN brands b ON b.id = k.brand_id
+   WHERE k.key_hash = $1::varchar AND k.revoked_at IS NULL AND b.status = 'active'
+),
+spent AS (
+  SELECT 'api-key:' || f.id AS bucket, $2::integer AS w, to_timestamp(floor(extract(epoch FROM now()) / $2::integer) * $2::integer) AS window_start
+    FROM found f
+),
+counted AS (
+  ${countUpsert('spent')}
+)
+SELECT f.id, f.brand_id, f.mode, f.stale, c.hits, c.reset_seconds, c.window_epoch
+  FROM found f LEFT JOIN counted c ON c.bucket = 'api-key:' || f.id`);
+
+/** The live key with this hash, counted in its rate-limit window of `windowSeconds`; undefined when there is none. */
+export async function selectLiveKeyAndCount(db: Db, hash: string, windowSeconds: number): Promise<CountedKeyRow | undefined> {
+  const [row] = await lookupAndCount(db, [hash, windowSeconds]);
+  return row;
+}
