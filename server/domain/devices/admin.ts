@@ -6,11 +6,10 @@ import { createPairingCode } from './pairing.ts';
 import { revokeDevice } from './service.ts';
 import { createNotification, type NotificationView } from '../notifications/service.ts';
 import { enqueueOutboundSms } from '../outbound-sms/service.ts';
-import { sql } from 'kysely';
 import { type Db } from '../db.ts';
 import { getSetting } from '../settings/service.ts';
 import { getAdminBrand } from '../brands/admin.ts';
-import { scopeParam } from '../brands/scope.ts';
+import { adminDevicePage, adminDeviceRow, deviceBrand, lockDevice, presenceChangePage, type AdminDeviceRow, type AdminDeviceFilter } from './queries/admin.ts';
 
 
 export interface AdminDevice {
@@ -33,30 +32,7 @@ export interface AdminDevice {
   revoked_reason: string | null;
 }
 
-/**
- * Presence is computed now, by the same rule as the offline detector (silent
- * for longer than `device_offline_minutes`, counting from pairing when it never
- * called), so the admin sees a dead phone before the next detector run.
- */
-function presence(minutes: number) {
-  return sql<DevicePresence>`CASE WHEN d.status = 'revoked' THEN 'revoked'
-  WHEN COALESCE(d.last_seen_at, d.paired_at) >= now() - make_interval(mins => ${minutes}) THEN 'online' ELSE 'offline' END`;
-}
-
-const fromDevices = (em: Db) => em.selectFrom('devices as d');
-
-function deviceColumns(minutes: number) {
-  return [
-    'd.id', 'd.uuid', 'd.brand_id', 'd.mode', 'd.name', 'd.status', presence(minutes).as('presence'), 'd.last_seen_at', 'd.last_heartbeat_at', 'd.offline_since',
-    'd.battery_level', 'd.is_charging', 'd.network', 'd.app_version', 'd.paired_at', 'd.revoked_at', 'd.revoked_reason',
-  ] as const;
-}
-
-const selectDevices = (em: Db, minutes: number) => fromDevices(em).select(deviceColumns(minutes));
-
-type DeviceRow = Awaited<ReturnType<ReturnType<typeof selectDevices>['executeTakeFirstOrThrow']>>;
-
-function toDevice(r: DeviceRow): AdminDevice {
+function toDevice(r: AdminDeviceRow): AdminDevice {
   return {
     id: r.id,
     uuid: r.uuid,
@@ -80,7 +56,7 @@ function toDevice(r: DeviceRow): AdminDevice {
 
 export async function getAdminDevice(em: Db, deviceId: number): Promise<AdminDevice> {
   const minutes = await getSetting(em, 'device_offline_minutes');
-  const row = await selectDevices(em, minutes).where('d.id', '=', deviceId).executeTakeFirst();
+  const row = await adminDeviceRow(em, deviceId, minutes);
   if (!row) throw new AppError('DEVICE_NOT_FOUND');
   return toDevice(row);
 }
@@ -98,17 +74,9 @@ export interface AdminPresenceChange {
 
 /** A device's presence changes, newest first; an unknown device is DEVICE_NOT_FOUND (brand scope is the route guard's). */
 export async function listPresenceHistory(em: Db, deviceId: number, page: { page: number; perPage: number }): Promise<{ items: AdminPresenceChange[]; total: number }> {
-  const device = await em.selectFrom('devices').select('id').where('id', '=', deviceId).executeTakeFirst();
-  if (!device) throw new AppError('DEVICE_NOT_FOUND');
-  const ofDevice = em.selectFrom('device_presence_changes').where('device_id', '=', deviceId);
-  const { n } = await ofDevice.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
-  const rows = await ofDevice
-    .select(['id', 'status', 'changed_at', 'last_seen_at', 'last_heartbeat_at', 'battery_level', 'is_charging', 'network'])
-    .orderBy('changed_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.perPage)
-    .offset((page.page - 1) * page.perPage)
-    .execute();
+  const page_ = await presenceChangePage(em, deviceId, page);
+  if (!page_) throw new AppError('DEVICE_NOT_FOUND');
+  const { rows, total } = page_;
   const items = rows.map((r) => ({
     id: r.id,
     status: r.status,
@@ -119,35 +87,23 @@ export async function listPresenceHistory(em: Db, deviceId: number, page: { page
     is_charging: r.is_charging,
     network: r.network,
   }));
-  return { items, total: Number(n) };
+  return { items, total };
 }
 
 /** Newest pairing first. */
 export async function listAdminDevices(
   em: Db,
-  f: { page: number; perPage: number; brandId?: number; brandIds?: number[] | null; mode?: Mode; presence?: DevicePresence },
+  f: AdminDeviceFilter,
 ): Promise<{ items: AdminDevice[]; total: number }> {
   const minutes = await getSetting(em, 'device_offline_minutes');
-  let q = fromDevices(em);
-  if (f.brandId !== undefined) q = q.where('d.brand_id', '=', f.brandId);
-  if (f.brandIds) q = q.where('d.brand_id', 'in', scopeParam(f.brandIds));
-  if (f.mode) q = q.where('d.mode', '=', f.mode);
-  if (f.presence) q = q.where(presence(minutes), '=', f.presence);
-  const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
-  const rows = await q
-    .select(deviceColumns(minutes))
-    .orderBy('d.paired_at', 'desc')
-    .orderBy('d.id', 'desc')
-    .limit(f.perPage)
-    .offset((f.page - 1) * f.perPage)
-    .execute();
-  return { items: rows.map(toDevice), total: Number(n) };
+  const { rows, total } = await adminDevicePage(em, f, minutes);
+  return { items: rows.map(toDevice), total };
 }
 
 /** Revoking a revoked device changes nothing and is not recorded again. */
 export async function revokeDeviceAudited(em: Db, who: AuditActor, deviceId: number): Promise<AdminDevice> {
   return withAudit(em, who, async (tx) => {
-    const locked = await tx.selectFrom('devices').select(['brand_id', 'status']).where('id', '=', deviceId).forUpdate().executeTakeFirst();
+    const locked = await lockDevice(tx, deviceId);
     if (!locked) throw new AppError('DEVICE_NOT_FOUND');
     const brandId = locked.brand_id;
     await revokeDevice(tx, brandId, deviceId, 'admin');
@@ -188,7 +144,7 @@ export async function sendNotificationAudited(
   input: { title: string; body: string },
 ): Promise<NotificationView & { deviceId: number }> {
   return withAudit(em, who, async (tx) => {
-    const device = await tx.selectFrom('devices').select('brand_id').where('id', '=', deviceId).executeTakeFirst();
+    const device = await deviceBrand(tx, deviceId);
     if (!device) throw new AppError('DEVICE_NOT_FOUND');
     const brandId = device.brand_id;
     const n = await createNotification(tx, cipher, { brandId, deviceId, ...input });

@@ -84,3 +84,8 @@ export async function updateRules(db: Db, brandId: number, rules: RuleLists): Pr
 export async function incrementSenderEpoch(db: Db): Promise<void> {
   await db.updateTable('sms_sender_epoch').set({ version: sql<number>`version + 1`, updated_at: sql<Date>`now()` }).where('id', '=', true).execute();
 }
+
+/** Locks the brand's rules row (if stored) to the end of the transaction. */
+export async function lockRules(tx: Db, brandId: number): Promise<void> {
+  await tx.selectFrom('sms_filter_rules').select('brand_id').where('brand_id', '=', brandId).forUpdate().execute();
+}

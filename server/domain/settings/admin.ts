@@ -2,6 +2,7 @@ import { lockKey, type Db } from '../db.ts';
 import { withAudit, type AuditActor, type AuditState } from '../audit/service.ts';
 import type { FilterRulesPatch } from '../filter-rules/defaults.ts';
 import { getFilterRules, updateFilterRules, type VersionedFilterRules } from '../filter-rules/service.ts';
+import { lockRules } from '../filter-rules/queries.ts';
 import { getSettings, setSetting, settingKeys, type SettingKey, type Settings } from './service.ts';
 import { getAdminBrand } from '../brands/admin.ts';
 
@@ -24,7 +25,7 @@ export async function updateFilterRulesAudited(em: Db, who: AuditActor, brandId:
   return withAudit(em, who, async (tx) => {
     await getBrandFilterRules(tx, brandId);
     // Held to commit, so a concurrent change waits and sees this one as its `before`.
-    await tx.selectFrom('sms_filter_rules').select('brand_id').where('brand_id', '=', brandId).forUpdate().execute();
+    await lockRules(tx, brandId);
     const before = await getFilterRules(tx, brandId);
     const after = await updateFilterRules(tx, brandId, patch);
     return {
