@@ -1,5 +1,6 @@
 import type { PiiBinding } from '../../infra/crypto/pii-cipher.ts';
 import { type Db } from '../db.ts';
+import { oldCustomers, oldNotifications, oldOutboundSms, oldSmsRecords, oldTransactions } from './queries.ts';
 import { blindIndex } from '../../infra/crypto/blind-index.ts';
 import { CUSTOMER_CONTEXT, customerBinding } from '../customers/service.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
@@ -41,15 +42,7 @@ function seal(keys: PersonalDataKeys, plain: string | null, stored: string | nul
 export const legacyTables: readonly LegacyTable[] = [
   legacyTable({
     table: 'customers',
-    select: (tx, n) =>
-      tx
-        .selectFrom('customers')
-        .select(['id', 'uuid', 'brand_id', 'name_encrypted', 'email_encrypted', 'phone_encrypted', 'email_hash', 'phone_hash'])
-        .where('pii_v', '=', 1)
-        .orderBy('id')
-        .limit(n)
-        .forUpdate()
-        .execute(),
+    select: oldCustomers,
     rewrite(r, read, keys) {
       const b = customerBinding(r.brand_id, r.uuid);
       const name = read.token(r.name_encrypted, CUSTOMER_CONTEXT.name);
@@ -67,15 +60,7 @@ export const legacyTables: readonly LegacyTable[] = [
   }),
   legacyTable({
     table: 'sms_records',
-    select: (tx, n) =>
-      tx
-        .selectFrom('sms_records')
-        .select(['id', 'brand_id', 'device_id', 'device_message_id', 'sender', 'body_encrypted', 'parsed_sender_number', 'content_hash'])
-        .where('pii_v', '=', 1)
-        .orderBy('id')
-        .limit(n)
-        .forUpdate()
-        .execute(),
+    select: oldSmsRecords,
     rewrite(r, read, keys) {
       const b = smsRowBinding(r);
       // The sender was stored in clear.
@@ -92,16 +77,7 @@ export const legacyTables: readonly LegacyTable[] = [
   }),
   legacyTable({
     table: 'notifications',
-    select: (tx, n) =>
-      tx
-        .selectFrom('notifications')
-        .innerJoin('devices as d', 'd.id', 'notifications.device_id')
-        .select(['notifications.id', 'd.brand_id', 'notifications.title', 'notifications.body'])
-        .where('notifications.pii_v', '=', 1)
-        .orderBy('notifications.id')
-        .limit(n)
-        .forUpdate('notifications')
-        .execute(),
+    select: oldNotifications,
     rewrite(r, _read, keys) {
       // Title and body were stored in clear.
       const b = notificationBinding(r.brand_id, r.id);
@@ -110,15 +86,7 @@ export const legacyTables: readonly LegacyTable[] = [
   }),
   legacyTable({
     table: 'outbound_sms',
-    select: (tx, n) =>
-      tx
-        .selectFrom('outbound_sms')
-        .select(['id', 'brand_id', 'phone_encrypted', 'message_encrypted'])
-        .where('pii_v', '=', 1)
-        .orderBy('id')
-        .limit(n)
-        .forUpdate()
-        .execute(),
+    select: oldOutboundSms,
     rewrite(r, read, keys) {
       const b = outboundBinding(r.brand_id, r.id);
       return {
@@ -129,15 +97,7 @@ export const legacyTables: readonly LegacyTable[] = [
   }),
   legacyTable({
     table: 'transactions',
-    select: (tx, n) =>
-      tx
-        .selectFrom('transactions')
-        .select(['id', 'brand_id', 'trx_id', 'sender_number_encrypted'])
-        .where('pii_v', '=', 1)
-        .orderBy('id')
-        .limit(n)
-        .forUpdate()
-        .execute(),
+    select: oldTransactions,
     rewrite(r, read, keys) {
       const b = transactionBinding(r.brand_id, r.trx_id);
       const sender = read.token(r.sender_number_encrypted, TRANSACTION_SENDER_CONTEXT);

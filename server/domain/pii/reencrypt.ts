@@ -1,5 +1,5 @@
 import { isUnboundToken, PiiCipherError } from '../../infra/crypto/pii-cipher.ts';
-import { sql } from 'kysely';
+import { writeRewrittenRow } from './queries.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { legacyTables, type LegacyTable, type Reader } from './legacy-tables.ts';
@@ -53,9 +53,7 @@ async function rewriteBatch(db: Db, keys: PersonalDataKeys, spec: LegacyTable, b
     const rows = await spec.select(tx, batchSize);
     for (const row of rows) {
       const values = spec.rewrite(row, reader(keys, spec.table, row.id, onUnreadable), keys);
-      const columns = Object.keys(values);
-      // Raw SQL: one generic UPDATE for several areas' tables, its table and columns named by the legacy-table spec.
-      await sql`UPDATE ${sql.table(spec.table)} SET ${sql.join(columns.map((c) => sql`${sql.ref(c)} = ${values[c]}`))}, pii_v = 2 WHERE id = ${row.id} AND pii_v = 1`.execute(tx);
+      await writeRewrittenRow(tx, spec.table, row.id, values);
     }
     return rows.length;
   });
