@@ -4,6 +4,7 @@ import { api, ok } from '../api.ts';
 import { useMode } from '../mode.tsx';
 import { useSession } from '../session.tsx';
 import { useBrandName } from '../queries.ts';
+import { formatClock } from '../format.ts';
 import { Badge, Button, Card, Dialog, Empty, ErrorBox, Field, Loading, ModeBadge, Notice, PageTitle, StatusBadge, TextArea, ago, cx, money, time } from '../components/ui.tsx';
 import { differences, Evidence, type Sms, type Tx } from './review-evidence.tsx';
 
@@ -72,7 +73,7 @@ export function ReviewScreen() {
 
   return (
     <div>
-      <PageTitle actions={<span className="text-xs text-slate-600" aria-live="polite">{refreshedAt ? `Updated ${new Date(refreshedAt).toLocaleTimeString()}` : null}</span>}>
+      <PageTitle actions={<span className="text-xs text-slate-600" aria-live="polite">{refreshedAt ? `Updated ${formatClock(refreshedAt)}` : null}</span>}>
         Review queue <span className="text-base font-normal text-slate-600">({items.length})</span>
       </PageTitle>
       <p className="mb-3 hidden text-xs text-slate-600 md:block">
