@@ -5,7 +5,7 @@ import { type Db } from '../db.ts';
 import type { DeliveryStatus } from './entities.ts';
 import { getDelivery, replayDeadLetter, replayDeadLetters, toAttemptResource, type AttemptResource } from './deliveries.ts';
 import { sendTestEvent } from './test-events.ts';
-import { selectAdminDelivery, selectAdminDeliveryPage, type AdminDeliveryRow } from './queries/deliveries.ts';
+import { selectAdminDelivery, selectAdminDeliveryPage, type AdminDeliveryRow, type AdminDeliveryRowFilter } from './queries/deliveries.ts';
 import { getAdminBrand } from '../brands/admin.ts';
 
 export interface AdminDelivery {
@@ -69,19 +69,7 @@ async function loadDelivery(em: Db, deliveryId: number): Promise<AdminDelivery> 
   return toDelivery(row);
 }
 
-export interface DeliveryFilter {
-  page: number;
-  perPage: number;
-  brandId?: number;
-  /** A console operator's brands; absent or null: every brand. */
-  brandIds?: number[] | null;
-  mode?: Mode;
-  status?: DeliveryStatus;
-  event?: WebhookEventName;
-  /** Inclusive UTC dates, `YYYY-MM-DD`. */
-  from?: string;
-  to?: string;
-}
+export type DeliveryFilter = AdminDeliveryRowFilter & { page: number; perPage: number };
 
 /** Every brand's deliveries, or one brand's, newest first. */
 export async function listAdminDeliveries(em: Db, f: DeliveryFilter): Promise<{ items: AdminDelivery[]; total: number }> {
