@@ -5,11 +5,9 @@ import { blindIndex } from '../../infra/crypto/blind-index.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { maskEmail, maskPhone, normalizeEmail, normalizePhone } from '../customers/normalize.ts';
 import { CUSTOMER_CONTEXT, customerBinding } from '../customers/service.ts';
-import { sql } from 'kysely';
 import { toPaymentResource } from './view.ts';
-import { paymentQuery } from './queries/payments.ts';
+import { paymentListPage, unpaidIntents, type UnpaidShownStatus } from './queries/list.ts';
 import type { Db } from '../db.ts';
-import { scopeParam } from '../brands/scope.ts';
 
 export interface PaymentListFilter {
   page: number;
@@ -23,16 +21,6 @@ export interface PaymentListFilter {
   from?: string;
   to?: string;
 }
-
-/**
- * The status the payment view shows (view.ts toPaymentResource), in SQL so the
- * status filter and the shown status can never disagree: canceled wins, then the
- * latest transaction's status, else the intent's (expired by time already).
- */
-const SHOWN_STATUS = sql<string>`CASE WHEN intent.status = 'canceled' THEN 'canceled'
-  WHEN t.id IS NOT NULL THEN t.status
-  WHEN intent.status = 'expired' OR intent.expires_at <= now() THEN 'expired'
-  ELSE 'pending' END`;
 
 /**
  * A customer filter names one customer through the brand's keyed hash of the
@@ -61,37 +49,15 @@ export async function listPayments(
     const value = kind === 'email' ? f.customerEmail : f.customerPhone;
     return value === undefined ? [] : [{ column: `${kind}_hash` as const, hash: customerHash(keys, brandId, kind, value) }];
   });
-  const matching = paymentQuery(em)
-    .where('intent.brand_id', '=', brandId)
-    .where('intent.mode', '=', mode)
-    .$if(f.status !== undefined, (q) => q.where(SHOWN_STATUS, '=', f.status!))
-    .$if(f.gateway !== undefined, (q) => q.where('g.code', '=', f.gateway!))
-    .$if(f.reference !== undefined, (q) => q.where('intent.reference', '=', f.reference!))
-    .$if(f.from !== undefined, (q) => q.where('intent.created_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`))
-    // Inclusive: everything before the start of the next UTC day.
-    .$if(f.to !== undefined, (q) => q.where('intent.created_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`));
-  const filtered = hashes.reduce(
-    (q, { column, hash }) =>
-      q.where('intent.customer_id', 'in', (eb) =>
-        eb.selectFrom('customers').select('id').where('brand_id', '=', brandId).where('mode', '=', mode).where(column, '=', hash)),
-    matching,
-  );
-  const count = await filtered.clearSelect().select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow();
-  const rows = await filtered
-    .leftJoin('customers as customer', 'customer.id', 'intent.customer_id')
-    .select(['customer.uuid as customer_uuid', 'customer.brand_id as customer_brand_id', 'customer.name_encrypted as customer_name_encrypted',
-      'customer.email_encrypted as customer_email_encrypted', 'customer.phone_encrypted as customer_phone_encrypted'])
-    .orderBy('intent.created_at', 'desc')
-    .orderBy('intent.id', 'desc')
-    .limit(f.perPage)
-    .offset((f.page - 1) * f.perPage)
-    .execute();
+  const { rows, total } = await paymentListPage(em, brandId, mode, {
+    page: f.page, perPage: f.perPage, status: f.status, gateway: f.gateway, reference: f.reference, from: f.from, to: f.to, customerHashes: hashes,
+  });
   const live = mode === 'live';
   const items = rows.map((r): PaymentListItemResource => {
     const { customer: _none, ...payment } = toPaymentResource(r, null);
     return { ...payment, customer: maskedCustomer(keys, r), livemode: live };
   });
-  return { items, total: Number(count.total) };
+  return { items, total };
 }
 
 interface CustomerColumns {
@@ -123,7 +89,7 @@ export interface UnpaidPayment {
   amount: string;
   currency: string;
   reference: string | null;
-  status: 'pending' | 'expired' | 'canceled';
+  status: UnpaidShownStatus;
   created_at: string;
   expires_at: string;
 }
@@ -142,19 +108,7 @@ export async function findUnpaidPayments(
 ): Promise<UnpaidPayment[]> {
   const ref = f.reference.trim();
   if (ref === '') return [];
-  const rows = await em
-    .selectFrom('payment_intents as i')
-    .select(['i.uuid', 'i.brand_id', 'i.mode', 'i.amount', 'i.currency', 'i.reference', 'i.created_at', 'i.expires_at',
-      sql<UnpaidPayment['status']>`CASE WHEN i.status = 'canceled' THEN 'canceled' WHEN i.status = 'expired' OR i.expires_at <= now() THEN 'expired' ELSE 'pending' END`.as('shown_status')])
-    .where((eb) => eb.or([eb('i.reference', '=', ref), ...(UUID_RE.test(ref) ? [eb('i.uuid', '=', ref.toLowerCase())] : [])]))
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('transactions as t').select('t.id').whereRef('t.intent_id', '=', 'i.id'))))
-    .$if(f.brandId !== undefined, (q) => q.where('i.brand_id', '=', f.brandId!))
-    .$if(f.brandIds != null, (q) => q.where('i.brand_id', 'in', scopeParam(f.brandIds!)))
-    .$if(f.mode !== undefined, (q) => q.where('i.mode', '=', f.mode!))
-    .orderBy('i.created_at', 'desc')
-    .orderBy('i.id', 'desc')
-    .limit(20)
-    .execute();
+  const rows = await unpaidIntents(em, { reference: ref, paymentId: UUID_RE.test(ref) ? ref.toLowerCase() : null, brandId: f.brandId, brandIds: f.brandIds, mode: f.mode });
   return rows.map((r) => ({
     payment_id: r.uuid,
     brand_id: r.brand_id,

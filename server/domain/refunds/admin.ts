@@ -5,6 +5,7 @@ import { withAudit, type AuditActor } from '../audit/service.ts';
 import {
   completeRefund, failRefund, getRefund, searchRefunds, type RefundAdminFields, type RefundCompletion, type RefundListFilter, type RefundResource,
 } from './service.ts';
+import { lockRefund } from './queries.ts';
 
 export type AdminRefund = RefundResource & {
   brand_id: number;
@@ -55,8 +56,7 @@ function checkCompletion(refund: AdminRefund, completion: RefundCompletion): voi
 
 async function settle(em: Db, who: AuditActor, refundId: number, to: 'completed' | 'failed', input: { reason?: string; completion?: RefundCompletion }): Promise<AdminRefund> {
   return withAudit(em, who, async (tx) => {
-    const locked = await tx.selectFrom('refunds').select('id').where('id', '=', refundId).forUpdate().executeTakeFirst();
-    if (!locked) throw new AppError('REFUND_NOT_FOUND');
+    if (!(await lockRefund(tx, refundId))) throw new AppError('REFUND_NOT_FOUND');
     const before = await getAdminRefund(tx, refundId);
     if (to === 'completed') checkCompletion(before, input.completion ?? {});
     const { refund, changed } = to === 'completed' ? await completeRefund(tx, refundId, input.completion) : await failRefund(tx, refundId, { reason: input.reason ?? 'failed' });

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { GatewayType, Mode } from '../../../contract/vocabulary.ts';
 import { compareMoney, subMoney } from '../money/decimal.ts';
@@ -7,7 +6,12 @@ import { recordEvent } from '../webhooks/outbox.ts';
 import type { RefundStatus } from './entities.ts';
 import { transaction, type Db } from '../db.ts';
 import { handRefundToGateway } from '../sandbox/refunds.ts';
-import { scopeParam } from '../brands/scope.ts';
+import {
+  finishPendingRefund, insertRefund, latestRefundOf, lockTransactionForRefund, paymentTransaction, refundedAmount, refundPage, selectRefund, selectRefundOrThrow,
+  transactionsByGatewayTrxId, transactionsByTrxId, type RefundListFilter, type RefundRow, type TransactionRef,
+} from './queries.ts';
+
+export type { RefundListFilter } from './queries.ts';
 
 /** A refund in the API's shape (also the data of `refund.*` webhook events). */
 export interface RefundResource {
@@ -23,18 +27,6 @@ export interface RefundResource {
   failure_reason: string | null;
   processed_at: string | null;
   created_at: string;
-}
-
-/** The refund (`r`) with its transaction's references; add a where on `r` or `t`. */
-function refundQuery(em: Db) {
-  return em
-    .selectFrom('refunds as r')
-    .innerJoin('transactions as t', 't.id', 'r.transaction_id')
-    .innerJoin('gateways as g', 'g.id', 't.gateway_id')
-    .select([
-      'r.id', 'r.uuid', 'r.brand_id', 'r.mode', 'r.transaction_id', 't.trx_id', 't.gateway_trx_id', 'r.amount', 'r.currency', 'r.reason', 'r.status',
-      'r.failure_reason', 'r.processed_at', 'r.created_at', 'g.type as gateway_type', 'r.completion_reference', 'r.completion_note',
-    ]);
 }
 
 /** What only the console sees of a refund: who pays it out and what the operator recorded on completing it. */
@@ -54,8 +46,6 @@ const adminFields = (r: RefundRow): RefundAdminFields => ({
   completion_note: r.completion_note,
 });
 
-type RefundRow = Awaited<ReturnType<ReturnType<typeof refundQuery>['executeTakeFirstOrThrow']>>;
-
 function toRefundResource(r: RefundRow): RefundResource {
   return {
     id: r.id,
@@ -73,13 +63,6 @@ function toRefundResource(r: RefundRow): RefundResource {
   };
 }
 
-interface TransactionRef {
-  id: number;
-  status: string;
-  amount: string;
-  currency: string;
-}
-
 /**
  * The brand's transactions a reference names: the service reference (`trx_id`)
  * when it matches, else every transaction whose gateway reference matches
@@ -88,14 +71,9 @@ interface TransactionRef {
 async function findTransactions(em: Db, brandId: number, mode: Mode, reference: string): Promise<TransactionRef[]> {
   const ref = reference.trim();
   if (ref === '' || ref.length > 100) return [];
-  const q = em.selectFrom('transactions').select(['id', 'status', 'amount', 'currency']).where('brand_id', '=', brandId).where('mode', '=', mode);
-  const byTrxId = await q.where('trx_id', '=', ref).execute();
+  const byTrxId = await transactionsByTrxId(em, brandId, mode, ref);
   if (byTrxId.length > 0) return byTrxId;
-  return q
-    .where(sql<string>`upper(gateway_trx_id)`, '=', sql<string>`upper(${ref})`)
-    .where('gateway_trx_id', 'is not', null)
-    .orderBy('id')
-    .execute();
+  return transactionsByGatewayTrxId(em, brandId, mode, ref);
 }
 
 /**
@@ -105,18 +83,7 @@ async function findTransactions(em: Db, brandId: number, mode: Mode, reference: 
  * brand's or mode's, or one without any transaction: none.
  */
 async function findPaymentTransaction(em: Db, brandId: number, mode: Mode, paymentId: string): Promise<TransactionRef[]> {
-  const r = await em
-    .selectFrom('payment_intents as i')
-    .leftJoin('transactions as t', 't.intent_id', 'i.id')
-    .select(['i.id as intent_id', 't.id', 't.status', 't.amount', 't.currency'])
-    .where('i.uuid', '=', paymentId.toLowerCase())
-    .where('i.brand_id', '=', brandId)
-    .where('i.mode', '=', mode)
-    .orderBy(sql`(t.status = 'completed')`, sql`desc nulls last`)
-    .orderBy('t.created_at', 'desc')
-    .orderBy('t.id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const r = await paymentTransaction(em, brandId, mode, paymentId.toLowerCase());
   if (!r) return [];
   if (r.id === null) throw new AppError('TRANSACTION_NOT_REFUNDABLE', 'The payment has not been paid: nothing to refund', { field: 'payment_id' });
   return [{ id: r.id, status: r.status!, amount: r.amount!, currency: r.currency! }];
@@ -130,32 +97,15 @@ async function findPaymentTransaction(em: Db, brandId: number, mode: Mode, payme
 export async function getLatestRefund(em: Db, brandId: number, mode: Mode, reference: string): Promise<RefundResource> {
   const txs = await findTransactions(em, brandId, mode, reference);
   if (txs.length === 0) throw new AppError('PAYMENT_NOT_FOUND');
-  const row = await refundQuery(em)
-    .where('r.transaction_id', 'in', txs.map((t) => t.id))
-    .orderBy('r.created_at', 'desc')
-    .orderBy('r.id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const row = await latestRefundOf(em, txs.map((t) => t.id));
   if (!row) throw new AppError('REFUND_NOT_FOUND');
   return toRefundResource(row);
 }
 
 export async function getRefund(em: Db, refundId: number): Promise<RefundResource & RefundAdminFields> {
-  const row = await refundQuery(em).where('r.id', '=', refundId).executeTakeFirst();
+  const row = await selectRefund(em, refundId);
   if (!row) throw new AppError('REFUND_NOT_FOUND');
   return { ...toRefundResource(row), ...adminFields(row) };
-}
-
-export interface RefundListFilter {
-  page: number;
-  perPage: number;
-  status?: RefundStatus;
-  /** Service or gateway reference of the refunded transaction. */
-  trxId?: string;
-  transactionId?: number;
-  /** Inclusive calendar dates (UTC), `YYYY-MM-DD`. */
-  from?: string;
-  to?: string;
 }
 
 /**
@@ -167,26 +117,8 @@ export async function searchRefunds(
   em: Db,
   f: RefundListFilter & { brandId?: number; brandIds?: number[] | null; mode?: Mode },
 ): Promise<{ items: Array<RefundResource & RefundAdminFields>; total: number }> {
-  const matching = refundQuery(em)
-    .$if(f.brandId !== undefined, (q) => q.where('r.brand_id', '=', f.brandId!))
-    .$if(f.brandIds != null, (q) => q.where('r.brand_id', 'in', scopeParam(f.brandIds!)))
-    .$if(f.mode !== undefined, (q) => q.where('r.mode', '=', f.mode!))
-    .$if(f.status !== undefined, (q) => q.where('r.status', '=', f.status!))
-    .$if(f.trxId !== undefined, (q) =>
-      q.where((eb) => eb.or([eb('t.trx_id', '=', f.trxId!), eb(sql<string>`upper(t.gateway_trx_id)`, '=', sql<string>`upper(${f.trxId!})`)])),
-    )
-    .$if(f.transactionId !== undefined, (q) => q.where('r.transaction_id', '=', f.transactionId!))
-    .$if(f.from !== undefined, (q) => q.where('r.created_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`))
-    // Inclusive: everything before the start of the next UTC day.
-    .$if(f.to !== undefined, (q) => q.where('r.created_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`));
-  const count = await matching.clearSelect().select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow();
-  const rows = await matching
-    .orderBy('r.created_at', 'desc')
-    .orderBy('r.id', 'desc')
-    .limit(f.perPage)
-    .offset((f.page - 1) * f.perPage)
-    .execute();
-  return { items: rows.map((r) => ({ ...toRefundResource(r), ...adminFields(r) })), total: Number(count.total) };
+  const { rows, total } = await refundPage(em, f);
+  return { items: rows.map((r) => ({ ...toRefundResource(r), ...adminFields(r) })), total };
 }
 
 /** The brand's refunds, newest first; `total` counts every refund matching the filters. */
@@ -216,30 +148,19 @@ export async function createRefund(
     if (txs.length > 1) {
       throw new AppError('VALIDATION_ERROR', 'Several transactions carry this gateway reference; use the service trx_id', { field: 'trx_id' });
     }
-    const k = tx;
-    const locked = await k.selectFrom('transactions').select(['status', 'amount', 'currency']).where('id', '=', txs[0]!.id).forUpdate().executeTakeFirstOrThrow();
+    const locked = await lockTransactionForRefund(tx, txs[0]!.id);
     if (locked.status !== 'completed') throw new AppError('TRANSACTION_NOT_REFUNDABLE', undefined, { field });
-    const sum = await k
-      .selectFrom('refunds')
-      .select(sql<string>`COALESCE(sum(amount), 0)::numeric(14,2)::text`.as('refunded'))
-      .where('transaction_id', '=', txs[0]!.id)
-      .where('status', '<>', 'failed')
-      .executeTakeFirstOrThrow();
-    const available = subMoney(locked.amount, sum.refunded);
+    const available = subMoney(locked.amount, await refundedAmount(tx, txs[0]!.id));
     if (compareMoney(input.amount, available) > 0) {
       throw new AppError('REFUND_EXCEEDS_AVAILABLE', `Refund amount exceeds the refundable amount (${available} ${locked.currency} left)`, {
         field: 'amount',
       });
     }
     // mode is not given: a trigger copies the transaction's.
-    const row = await k
-      .insertInto('refunds')
-      .values({ uuid: randomUUID(), brand_id: brandId, transaction_id: txs[0]!.id, amount: input.amount, currency: locked.currency, reason: input.reason?.trim() || null })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const refundId = await insertRefund(tx, { uuid: randomUUID(), brandId, transactionId: txs[0]!.id, amount: input.amount, currency: locked.currency, reason: input.reason?.trim() || null });
     // The gateway's seam: the sandbox completes its refunds from a job enqueued in this transaction.
-    await handRefundToGateway(tx, row.id, txs[0]!.id);
-    return toRefundResource(await refundQuery(tx).where('r.id', '=', row.id).executeTakeFirstOrThrow());
+    await handRefundToGateway(tx, refundId, txs[0]!.id);
+    return toRefundResource(await selectRefundOrThrow(tx, refundId));
   });
 }
 
@@ -264,21 +185,9 @@ async function finishRefund(
   return transaction(em, async (tx) => {
     const reference = opts.completion?.reference?.trim() || null;
     const note = opts.completion?.note?.trim() || null;
-    const updated = await tx
-      .updateTable('refunds')
-      .set({
-        status: to,
-        processed_at: sql<Date>`now()`,
-        failure_reason: opts.reason,
-        ...(to === 'completed' ? { completion_reference: reference, completion_note: note } : {}),
-        updated_at: sql<Date>`now()`,
-      })
-      .where('id', '=', refundId)
-      .where('status', '=', 'pending')
-      .returning('id')
-      .execute();
+    const changed = await finishPendingRefund(tx, refundId, to, { failureReason: opts.reason, reference, note });
     const full = await getRefund(tx, refundId);
-    if (updated.length === 0) {
+    if (!changed) {
       if (full.status === to) return { refund: full, changed: false };
       throw new AppError('INVALID_STATE', `Refund is already ${full.status}`);
     }
