@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { forwardSms, newGatewayTrxId, seedPayment, smsBodies, smsScene, type SmsScene } from '../support/sms-matching.ts';
 import { launchChromium } from './support/browser.ts';
-import { expectAccessible, logIn, openConsolePage, shot, unexpectedErrors } from './console-support.ts';
+import { auditEntries, auditEntryText, expectAccessible, logIn, openConsolePage, shot, unexpectedErrors } from './console-support.ts';
 
 /**
  * The review cases an operator closes from the console with nothing but a
@@ -97,10 +97,10 @@ async function evidenceAfterwards(page: Page, txId: number, timelineTexts: strin
 
   await page.goto(`${t.baseUrl}/admin/audit`);
   await page.getByLabel('Action').fill('transaction.verify');
-  const table = page.getByRole('table', { name: 'Audit log' });
-  const row = table.getByRole('row').filter({ hasText: new RegExp(`transaction ${txId}(?!\\d)`) });
+  const row = auditEntries(page).filter({ hasText: new RegExp(`transaction ${txId}(?!\\d)`) });
   await expect.poll(() => row.count()).toBe(1);
-  for (const text of auditTexts) expect(await row.innerText()).toContain(text);
+  const entry = await auditEntryText(page, row);
+  for (const text of auditTexts) expect(entry).toContain(text);
   await shot(page, `${name}-audit`);
 }
 

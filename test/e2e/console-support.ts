@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { axeViolationLines } from './support/axe.ts';
 import { collectPageErrors } from './support/browser.ts';
@@ -19,6 +19,25 @@ export async function shot(page: Page, name: string): Promise<void> {
 /** No axe violation of any impact: a minor one is still a barrier to someone. */
 export async function expectAccessible(page: Page, screen: string): Promise<void> {
   expect(await axeViolationLines(page), `axe violations on ${screen}`).toEqual([]);
+}
+
+/**
+ * The audit log's entries as the screen shows them at the page's width: the
+ * table's rows on a wide screen, one card per entry on a phone (below 768 px).
+ */
+export function auditEntries(page: Page): Locator {
+  return (page.viewportSize()?.width ?? 1280) < 768
+    ? page.getByRole('list', { name: 'Audit log entries' }).getByRole('listitem')
+    : page.getByRole('table', { name: 'Audit log' }).getByRole('row');
+}
+
+/** An audit entry's text as a person reads it: on a phone its folded change is opened first. */
+export async function auditEntryText(page: Page, entry: Locator): Promise<string> {
+  if ((page.viewportSize()?.width ?? 1280) < 768) {
+    const change = entry.getByText('Change', { exact: true });
+    if ((await change.count()) > 0 && !(await entry.locator('details').evaluate((d) => (d as HTMLDetailsElement).open))) await change.click();
+  }
+  return entry.innerText();
 }
 
 /** Fills the login form and submits it. */
