@@ -99,7 +99,21 @@ const init = `Scalar.createApiReference('#reference', ${JSON.stringify({
   documentDownloadType: 'json',
   defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
   agent: { disabled: true },
-})});\n`;
+})});
+// Each operation's "Example Responses" card is a region named by its status tabs
+// (aria-labelledby), so two operations with the same statuses drawn at once are two
+// landmarks with one name (axe: landmark-unique). Each card is named after its
+// operation instead, when it is drawn; the renderer sets the attribute once per card.
+new MutationObserver(() => {
+  for (const card of document.querySelectorAll('.response-card[role="region"][aria-labelledby]')) {
+    let el = card.parentElement;
+    while (el && !/\\/(get|post|put|patch|delete)\\//i.test(el.id || '')) el = el.parentElement;
+    if (!el) continue;
+    const m = /\\/(get|post|put|patch|delete)(\\/.*)$/i.exec(el.id);
+    card.removeAttribute('aria-labelledby');
+    card.setAttribute('aria-label', 'Example responses of ' + m[1].toUpperCase() + ' ' + m[2]);
+  }
+}).observe(document.body, { childList: true, subtree: true });\n`;
 
 /**
  * Only what the page loads. The package also holds source maps, an ES module

@@ -93,6 +93,32 @@ describe('/docs in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it('has no accessibility violation of any impact while a reader scrolls through the operations', async () => {
+    // Scrolling draws several operations at once: their example-response regions must still have distinct names.
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.goto('about:blank');
+    await page.goto(`${t.baseUrl}/docs#tag/payments/POST/api/v1/payments`, { waitUntil: 'networkidle' });
+    await page.getByText('Merchant API').first().waitFor({ timeout: 30_000 });
+    const seen = new Set<string>();
+    // Far enough to draw the checkout's operations, two of which answer the same statuses.
+    for (let step = 0; step < 16; step++) {
+      await page.mouse.wheel(0, 900);
+      await page.waitForTimeout(300);
+      for (const line of await axeViolationLines(page)) seen.add(line);
+    }
+    expect([...seen]).toEqual([]);
+    // axe sees only what is drawn: the names of every example-response region drawn are compared too.
+    const names = await page.evaluate(() =>
+      [...document.querySelectorAll('[role="region"]')].map((r) => {
+        const by = r.getAttribute('aria-labelledby');
+        return by ? by.split(/\s+/).map((id) => document.getElementById(id)?.textContent?.trim() ?? '').join(' ') : (r.getAttribute('aria-label') ?? '');
+      }),
+    );
+    expect(names.length).toBeGreaterThan(1);
+    expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
   it('has search', async () => {
     await page.emulateMedia({ colorScheme: 'light' });
     await page.keyboard.press('Control+k');
