@@ -109,9 +109,9 @@ describe('/docs in Chromium', () => {
     expect([...seen]).toEqual([]);
     // axe sees only what is drawn: the names of every example-response region drawn are compared too.
     const names = await page.evaluate(() =>
-      [...document.querySelectorAll('[role="region"]')].map((r) => {
+      Array.from(document.querySelectorAll('[role="region"]')).map((r) => {
         const by = r.getAttribute('aria-labelledby');
-        return by ? by.split(/\s+/).map((id) => document.getElementById(id)?.textContent?.trim() ?? '').join(' ') : (r.getAttribute('aria-label') ?? '');
+        return by ? by.split(/\s+/).map((id: string) => document.getElementById(id)?.textContent?.trim() ?? '').join(' ') : (r.getAttribute('aria-label') ?? '');
       }),
     );
     expect(names.length).toBeGreaterThan(1);
