@@ -151,6 +151,8 @@ describe('counter rows', () => {
     const rows = await t.sql<{ bucket: string }>('SELECT bucket FROM rate_limits');
     expect(rows.length).toBeGreaterThan(0);
     for (const { bucket } of rows) expect(bucket).toMatch(/^(api-key:\d+|device:\d+|(checkout|pairing):[0-9a-f]{32}|pairing-global)$/);
+    // The earlier tests' short windows may expire any moment now: they are kept an hour, so only the planted row is due.
+    await t.sql("UPDATE rate_limits SET expires_at = now() + interval '1 hour'");
     await t.sql("INSERT INTO rate_limits (bucket, window_start, hits, expires_at) VALUES ('api-key:0', now() - interval '2 hours', 3, now() - interval '1 hour')");
     const purged = await purgeExpiredWindows(t.runtime.deps.db);
     expect(purged).toBe(1);
