@@ -152,3 +152,12 @@ export function rawStatement<R>(text: string): (db: Db, params: readonly unknown
 export async function lockKey(tx: Db, key: string): Promise<void> {
   await tx.selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val(key)])]).as('locked')).execute();
 }
+
+/**
+ * Whole UTC days, computed by the database from a calendar date (`YYYY-MM-DD`):
+ * the first moment of the day, and the first moment after it (an inclusive
+ * `to` date as an exclusive bound). The list filters of the admin and merchant
+ * APIs take their `from`/`to` this way.
+ */
+export const utcDayStart = (date: string) => sql<Date>`(${date}::date)::timestamp AT TIME ZONE 'UTC'`;
+export const utcDayAfter = (date: string) => sql<Date>`((${date}::date + 1)::timestamp AT TIME ZONE 'UTC')`;

@@ -1,7 +1,7 @@
-import { transaction, type Db } from '../db.ts';
+import { lockKey, transaction, type Db } from '../db.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { createApiKey, createBrand } from './service.ts';
-import { countBrands, gatewayCodeExists, takeFirstRunLock } from './queries.ts';
+import { countBrands, gatewayCodeExists } from './queries.ts';
 import { createPairingCode } from '../devices/pairing.ts';
 import { createGateway, getGateway, type GatewayInput, type GatewayView } from '../gateways/service.ts';
 import { createIntent } from '../payments/intents.ts';
@@ -60,7 +60,8 @@ async function ensureGateway(em: Db, input: GatewayInput): Promise<GatewayView> 
  */
 export async function seedDemo(em: Db, keys: PersonalDataKeys, opts: { publicBaseUrl: string }): Promise<DemoSeed | null> {
   return transaction(em, async (tx) => {
-    await takeFirstRunLock(tx);
+    // Released at commit or rollback: concurrent first starts wait for each other.
+    await lockKey(tx, 'paycollect:first-run');
     if ((await countBrands(tx)) > 0) return null;
     const brand = await createBrand(tx, { name: 'Demo Shop', timezone: 'Asia/Dhaka' });
     const { key } = await createApiKey(tx, brand.id, { name: 'demo test key', mode: 'test' });

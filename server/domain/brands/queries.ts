@@ -71,11 +71,6 @@ export async function countBrands(db: Db): Promise<number> {
   return Number(n);
 }
 
-/** Waits for the first-run lock (a transaction-level advisory lock: released at commit or rollback). */
-export async function takeFirstRunLock(tx: Db): Promise<void> {
-  await tx.selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtext', [eb.val('paycollect:first-run')])]).as('locked')).execute();
-}
-
 export async function gatewayCodeExists(db: Db, code: string): Promise<boolean> {
   return (await db.selectFrom('gateways').select('id').where('code', '=', code).executeTakeFirst()) !== undefined;
 }

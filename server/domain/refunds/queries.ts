@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Mode } from '../../../contract/vocabulary.ts';
-import type { Db } from '../db.ts';
+import { utcDayAfter, utcDayStart, type Db } from '../db.ts';
 import { scopeParam } from '../brands/scope.ts';
 import type { RefundStatus } from './entities.ts';
 
@@ -114,9 +114,9 @@ export async function refundPage(
       q.where((eb) => eb.or([eb('t.trx_id', '=', f.trxId!), eb(sql<string>`upper(t.gateway_trx_id)`, '=', sql<string>`upper(${f.trxId!})`)])),
     )
     .$if(f.transactionId !== undefined, (q) => q.where('r.transaction_id', '=', f.transactionId!))
-    .$if(f.from !== undefined, (q) => q.where('r.created_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`))
+    .$if(f.from !== undefined, (q) => q.where('r.created_at', '>=', utcDayStart(f.from!)))
     // Inclusive: everything before the start of the next UTC day.
-    .$if(f.to !== undefined, (q) => q.where('r.created_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`));
+    .$if(f.to !== undefined, (q) => q.where('r.created_at', '<', utcDayAfter(f.to!)));
   const count = await matching.clearSelect().select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow();
   const rows = await matching
     .orderBy('r.created_at', 'desc')

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Mode } from '../../../../contract/vocabulary.ts';
-import type { Db } from '../../db.ts';
+import { utcDayAfter, utcDayStart, type Db } from '../../db.ts';
 import { scopeParam } from '../../brands/scope.ts';
 import type { TransactionStatus } from '../entities.ts';
 
@@ -90,8 +90,8 @@ export async function adminTransactionPage(em: Db, f: TransactionFilter, custome
     );
   }
   // Whole UTC days, computed by the database from the date text as before.
-  if (f.from) q = q.where('t.created_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`);
-  if (f.to) q = q.where('t.created_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`);
+  if (f.from) q = q.where('t.created_at', '>=', utcDayStart(f.from));
+  if (f.to) q = q.where('t.created_at', '<', utcDayAfter(f.to));
   const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
   const rows = await q.select(COLUMNS).orderBy('t.created_at', 'desc').orderBy('t.id', 'desc').limit(f.perPage).offset((f.page - 1) * f.perPage).execute();
   return { rows, total: Number(n) };

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Mode } from '../../../../contract/vocabulary.ts';
-import type { Db } from '../../db.ts';
+import { utcDayAfter, utcDayStart, type Db } from '../../db.ts';
 import { scopeParam } from '../../brands/scope.ts';
 import { paymentQuery } from './payments.ts';
 
@@ -38,9 +38,9 @@ export async function paymentListPage(em: Db, brandId: number, mode: Mode, f: Pa
     .$if(f.status !== undefined, (q) => q.where(SHOWN_STATUS, '=', f.status!))
     .$if(f.gateway !== undefined, (q) => q.where('g.code', '=', f.gateway!))
     .$if(f.reference !== undefined, (q) => q.where('intent.reference', '=', f.reference!))
-    .$if(f.from !== undefined, (q) => q.where('intent.created_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`))
+    .$if(f.from !== undefined, (q) => q.where('intent.created_at', '>=', utcDayStart(f.from!)))
     // Inclusive: everything before the start of the next UTC day.
-    .$if(f.to !== undefined, (q) => q.where('intent.created_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`));
+    .$if(f.to !== undefined, (q) => q.where('intent.created_at', '<', utcDayAfter(f.to!)));
   const filtered = f.customerHashes.reduce(
     (q, { column, hash }) =>
       q.where('intent.customer_id', 'in', (eb) =>

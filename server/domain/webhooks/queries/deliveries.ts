@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Mode, WebhookEventName } from '../../../../contract/vocabulary.ts';
-import type { Db } from '../../db.ts';
+import { utcDayAfter, utcDayStart, type Db } from '../../db.ts';
 import { scopeParam } from '../../brands/scope.ts';
 import type { DeliveryStatus } from '../entities.ts';
 
@@ -132,8 +132,8 @@ export async function selectAdminDeliveryPage(db: Db, f: AdminDeliveryRowFilter,
   if (f.status) q = q.where('d.status', '=', f.status);
   if (f.event) q = q.where('e.event', '=', f.event);
   // Whole UTC days, computed by the database from the date text.
-  if (f.from) q = q.where('d.created_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`);
-  if (f.to) q = q.where('d.created_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`);
+  if (f.from) q = q.where('d.created_at', '>=', utcDayStart(f.from));
+  if (f.to) q = q.where('d.created_at', '<', utcDayAfter(f.to));
   const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
   const rows = await q.select(ADMIN_COLUMNS).orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(page.limit).offset(page.offset).execute();
   return { rows, total: Number(n) };

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { smsReviewStatuses, type Mode } from '../../../../../contract/vocabulary.ts';
-import type { Db } from '../../../db.ts';
+import { utcDayAfter, utcDayStart, type Db } from '../../../db.ts';
 import { scopeParam } from '../../../brands/scope.ts';
 import type { SmsRecordStatus } from '../../intake/entities.ts';
 
@@ -55,8 +55,8 @@ export async function adminRecordPage(em: Db, f: SmsRecordFilter): Promise<{ row
     q = q.where(f.needsReview ? waiting : sql<boolean>`NOT ${waiting}`);
   }
   // Whole UTC days, computed by the database from the date text as before.
-  if (f.from) q = q.where('r.server_received_at', '>=', sql<Date>`(${f.from}::date)::timestamp AT TIME ZONE 'UTC'`);
-  if (f.to) q = q.where('r.server_received_at', '<', sql<Date>`((${f.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`);
+  if (f.from) q = q.where('r.server_received_at', '>=', utcDayStart(f.from));
+  if (f.to) q = q.where('r.server_received_at', '<', utcDayAfter(f.to));
   const { n } = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
   const rows = await q
     .select(COLUMNS)

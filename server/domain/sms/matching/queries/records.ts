@@ -6,7 +6,8 @@ import { smsTimeSql } from '../../intake/sms-time.ts';
 import type { StoredSmsTemplate } from '../../../gateways/entities.ts';
 import { sql } from 'kysely';
 import { prepared, rawStatement, type Db } from '../../../db.ts';
-import type { ChainState, MatchStatus, ReasonCode, Suggestion } from '../matcher.ts';
+import type { ChainState, MatchResult, MatchStatus, ReasonCode } from '../matcher.ts';
+import type { ParsedSms } from '../../templates/parser.ts';
 
 /** The SMS time of `r` (an sms_records row) joined with its device `d`: see PendingSmsRecord.smsTime. */
 export const SMS_TIME_SQL = smsTimeSql('r', 'd.clock_offset_ms');
@@ -118,26 +119,9 @@ export async function claimPendingRecords(
 }
 
 /** What matching decided about one record: stored on it, so an admin can see why. */
-export interface SmsOutcome {
-  status: MatchStatus;
+export interface SmsOutcome extends MatchResult {
   gatewayId: number | null;
-  parsed: {
-    direction: 'in' | 'out';
-    kind: string | null;
-    amount: string;
-    trxId: string | null;
-    senderNumber: string | null;
-    balance: string | null;
-    fee: string | null;
-    /** See ParsedSms.statedAt. */
-    statedAt: Date | null;
-  } | null;
-  transactionId: number | null;
-  confidence: number;
-  candidateIds: number[];
-  reason: string;
-  reasonCode: ReasonCode;
-  suggestions: Suggestion[];
+  parsed: Pick<ParsedSms, 'direction' | 'kind' | 'amount' | 'trxId' | 'senderNumber' | 'balance' | 'fee' | 'statedAt'> | null;
   chain: { wallet: string; smsTime: Date; state: ChainState; previousId: number | null; expected: string | null; balance: string | null } | null;
 }
 

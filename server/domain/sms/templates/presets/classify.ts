@@ -1,16 +1,7 @@
-import { parseSms } from '../parser.ts';
+import { parseSms, type ParsedSms } from '../parser.ts';
 import type { SmsTemplateSource } from '../template.ts';
 
-export interface SmsClassification {
-  direction: 'in' | 'out';
-  kind: string | null;
-  amount: string;
-  trxId: string | null;
-  senderNumber: string | null;
-  balance: string | null;
-  fee: string | null;
-  templateIndex: number;
-}
+export type SmsClassification = Pick<ParsedSms, 'direction' | 'kind' | 'amount' | 'trxId' | 'senderNumber' | 'balance' | 'fee' | 'templateIndex'>;
 
 /** Any sender id that passes the sender rule: classification is by template only. */
 const SENDER = 'preset';
