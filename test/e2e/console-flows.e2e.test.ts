@@ -8,6 +8,7 @@ import { seedTransaction } from '../support/seed.ts';
 import { smsScene, type SmsScene } from '../support/sms-matching.ts';
 import { launchChromium } from './support/browser.ts';
 import { expectAccessible, logIn, openConsolePage, shot, unexpectedErrors } from './console-support.ts';
+import { adminRequest } from '../integration/admin-support.ts';
 
 /**
  * Console flows against the real server and database in a real Chromium: the
@@ -22,12 +23,8 @@ let t: TestContext;
 let browser: Browser;
 let scene: SmsScene;
 
-async function adminApi(method: string, path: string, body?: unknown) {
-  return t.request(method, `/api/admin/v1${path}`, { token: t.runtime.deps.secrets.adminToken, ...(body === undefined ? {} : { body }) });
-}
-
 async function newOperator(role: 'owner' | 'operator' | 'viewer', email: string): Promise<{ email: string; password: string }> {
-  const res = await adminApi('POST', '/operators', { email, name: `${role} ${email.split('@')[0]}`, role });
+  const res = await adminRequest(t, 'POST', '/operators', { email, name: `${role} ${email.split('@')[0]}`, role });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return { email, password: res.body.data.password };
 }

@@ -7,6 +7,7 @@ import { smsScene, type SmsScene } from '../support/sms-matching.ts';
 import { launchChromium } from './support/browser.ts';
 import { expectAccessible, logIn, shot, SHOTS, unexpectedErrors } from './console-support.ts';
 import { collectPageErrors } from './support/browser.ts';
+import { adminRequest } from '../integration/admin-support.ts';
 
 /**
  * What a new operator found rough in the console, in a real Chromium against
@@ -22,13 +23,9 @@ let browser: Browser;
 let scene: SmsScene;
 let owner: { email: string; password: string };
 
-async function adminApi(method: string, path: string, body?: unknown) {
-  return t.request(method, `/api/admin/v1${path}`, { token: t.runtime.deps.secrets.adminToken, ...(body === undefined ? {} : { body }) });
-}
-
 beforeAll(async () => {
   t = await startTestServer({ WORKERS_ENABLED: 'false', RATE_LIMIT_PAIRING: 'off' });
-  const res = await adminApi('POST', '/operators', { email: 'owner@polish.test', name: 'Owner Person', role: 'owner' });
+  const res = await adminRequest(t, 'POST', '/operators', { email: 'owner@polish.test', name: 'Owner Person', role: 'owner' });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   owner = { email: 'owner@polish.test', password: res.body.data.password };
   scene = await smsScene(t);
@@ -176,7 +173,7 @@ describe('console polish', () => {
 
   it('audit log at 375 px: one compact card per entry with its change folded; at 1280 px the table', async () => {
     // Sixteen and more entries: the sixteen settings changes below, plus what earlier tests recorded.
-    for (let i = 0; i < 16; i++) expect((await adminApi('PATCH', '/settings', { match_window_minutes: 1440 + i })).status).toBe(200);
+    for (let i = 0; i < 16; i++) expect((await adminRequest(t, 'PATCH', '/settings', { match_window_minutes: 1440 + i })).status).toBe(200);
     {
       const { page, errors, close } = await loggedIn(375, '/audit');
       const entries = page.getByRole('list', { name: 'Audit log entries' }).getByRole('listitem');

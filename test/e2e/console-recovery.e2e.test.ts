@@ -9,6 +9,7 @@ import { startTestServer, type TestContext } from '../support/harness.ts';
 import { newGatewayTrxId, seedPayment, smsBodies, smsScene, transactionRow, type SmsScene } from '../support/sms-matching.ts';
 import { launchChromium } from './support/browser.ts';
 import { auditEntries, expectAccessible, logIn, openConsolePage, shot, unexpectedErrors } from './console-support.ts';
+import { adminRequest } from '../integration/admin-support.ts';
 
 /**
  * Recovery in the console, as an operator with only a console login, against
@@ -26,14 +27,10 @@ let scene: SmsScene;
 let simDir: string;
 const WIDTHS = [1280, 375] as const;
 
-async function adminApi(method: string, path: string, body?: unknown) {
-  return t.request(method, `/api/admin/v1${path}`, { token: t.runtime.deps.secrets.adminToken, ...(body === undefined ? {} : { body }) });
-}
-
 let operators = 0;
 async function newOperator(role: 'owner' | 'operator'): Promise<{ email: string; password: string }> {
   const email = `recovery.${role}.${++operators}@console.test`;
-  const res = await adminApi('POST', '/operators', { email, name: `${role} ${operators}`, role });
+  const res = await adminRequest(t, 'POST', '/operators', { email, name: `${role} ${operators}`, role });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return { email, password: res.body.data.password };
 }
@@ -137,7 +134,7 @@ describe.each(WIDTHS)('console recovery at %i px', (width) => {
     // The phone is revoked while the form is open: refused, named at the phone's field, nothing stored.
     await page.getByLabel('Phone that received it').selectOption(String(till.deviceId));
     await body.fill(smsBodies.bkash('75.00', newGatewayTrxId(), '01712345515'));
-    expect((await adminApi('POST', `/devices/${till.deviceId}/revocations`)).status).toBe(200);
+    expect((await adminRequest(t, 'POST', `/devices/${till.deviceId}/revocations`)).status).toBe(200);
     await page.getByRole('button', { name: 'Store and match the SMS' }).click();
     const deviceError = page.locator('#paste-device-error');
     await expect.poll(() => deviceError.innerText()).toContain('The device is revoked');
@@ -195,7 +192,7 @@ describe.each(WIDTHS)('console recovery at %i px', (width) => {
     // Opened from a link (the paste form's "ask the phone to re-send"): the panel is open on arrival.
     const { ctx, page, errors } = await openAs(width, 'operator', `/devices?backfill=${till.deviceId}`);
     const panel = page.getByRole('region', { name: `Re-send SMS from Back till ${width}` });
-    expect((await adminApi('POST', `/devices/${till.deviceId}/revocations`)).status).toBe(200);
+    expect((await adminRequest(t, 'POST', `/devices/${till.deviceId}/revocations`)).status).toBe(200);
     await panel.getByRole('button', { name: 'Ask the phone' }).click();
     await expect.poll(() => panel.locator('#backfill-device-error').innerText()).toContain('The device is revoked (device_id, DEVICE_REVOKED)');
     expect(await t.sql('SELECT id FROM backfill_requests WHERE device_id = $1', [till.deviceId])).toEqual([]);

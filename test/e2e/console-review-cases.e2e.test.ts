@@ -4,6 +4,7 @@ import { startTestServer, type TestContext } from '../support/harness.ts';
 import { forwardSms, newGatewayTrxId, seedPayment, smsBodies, smsScene, type SmsScene } from '../support/sms-matching.ts';
 import { launchChromium } from './support/browser.ts';
 import { auditEntries, auditEntryText, expectAccessible, logIn, openConsolePage, shot, unexpectedErrors } from './console-support.ts';
+import { adminRequest } from '../integration/admin-support.ts';
 
 /**
  * The review cases an operator closes from the console with nothing but a
@@ -21,14 +22,10 @@ let browser: Browser;
 let scene: SmsScene;
 let operator: { email: string; password: string };
 
-async function adminApi(method: string, path: string, body?: unknown) {
-  return t.request(method, `/api/admin/v1${path}`, { token: t.runtime.deps.secrets.adminToken, ...(body === undefined ? {} : { body }) });
-}
-
 beforeAll(async () => {
   t = await startTestServer({ WORKERS_ENABLED: 'false', RATE_LIMIT_PAIRING: 'off' });
   scene = await smsScene(t);
-  const res = await adminApi('POST', '/operators', { email: 'review.cases@console.test', name: 'Review Cases', role: 'operator' });
+  const res = await adminRequest(t, 'POST', '/operators', { email: 'review.cases@console.test', name: 'Review Cases', role: 'operator' });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   operator = { email: 'review.cases@console.test', password: res.body.data.password };
   browser = await launchChromium();
@@ -275,7 +272,7 @@ describe('review screen details', () => {
     expect(await candidates.innerText()).toContain(remaining.transaction.trxId);
 
     // Someone else completes that payment meanwhile: verifying it here is refused...
-    expect((await adminApi('POST', `/transactions/${remaining.transaction.id}/verifications`, { note: 'paid in cash at the counter' })).status).toBe(200);
+    expect((await adminRequest(t, 'POST', `/transactions/${remaining.transaction.id}/verifications`, { note: 'paid in cash at the counter' })).status).toBe(200);
     await page.getByRole('button', { name: new RegExp(`^Verify with SMS #${b!.id}`) }).click();
     await expect.poll(() => page.getByRole('alert').filter({ hasText: 'Refused' }).count()).toBe(1);
     // ...and the refusal does not follow into the next dialog.

@@ -5,6 +5,7 @@ import { forwardSms, newGatewayTrxId, seedPayment, smsBodies, smsScene, type Sms
 import { emitPaymentCompleted } from '../support/webhook-worker.ts';
 import { collectPageErrors, launchChromium } from './support/browser.ts';
 import { expectAccessible, logIn, shot } from './console-support.ts';
+import { adminRequest } from '../integration/admin-support.ts';
 
 /**
  * The operator console in a real Chromium, under its real CSP, against the real
@@ -20,15 +21,11 @@ let browser: Browser;
 let scene: SmsScene;
 const accounts: Record<'owner' | 'operator' | 'viewer', { email: string; password: string }> = {} as never;
 
-async function adminApi(method: string, path: string, body?: unknown) {
-  return t.request(method, `/api/admin/v1${path}`, { token: t.runtime.deps.secrets.adminToken, ...(body === undefined ? {} : { body }) });
-}
-
 beforeAll(async () => {
   t = await startTestServer({ WORKERS_ENABLED: 'false', RATE_LIMIT_PAIRING: 'off', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
   for (const role of ['owner', 'operator', 'viewer'] as const) {
     const email = `${role}@console.test`;
-    const res = await adminApi('POST', '/operators', { email, name: `${role[0]!.toUpperCase()}${role.slice(1)} Person`, role });
+    const res = await adminRequest(t, 'POST', '/operators', { email, name: `${role[0]!.toUpperCase()}${role.slice(1)} Person`, role });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     accounts[role] = { email, password: res.body.data.password };
   }
