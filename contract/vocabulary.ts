@@ -42,6 +42,10 @@ export type PresenceChangeStatus = (typeof presenceChangeStatuses)[number];
 // Gateways and SMS.
 
 export const gatewayTypes = ['manual', 'automatic'] as const;
+
+/** A brand's wallet account on a manual gateway (wallet-accounts): what the customer does to pay it (Send Money, Cash Out, Payment). */
+export const walletAccountTypes = ['personal', 'agent', 'merchant'] as const;
+export type WalletAccountType = (typeof walletAccountTypes)[number];
 export type GatewayType = (typeof gatewayTypes)[number];
 /** Who pays the gateway fee: the merchant (the customer sends the amount) or the customer (sends amount + fee). */
 export const feePayers = ['merchant', 'customer'] as const;
@@ -66,7 +70,7 @@ export type SmsResolution = (typeof smsResolutions)[number];
  * A record's place in its phone's balance chain for one wallet (docs/matching.md).
  * In the order of the database's check constraint, which the entity's enum must reproduce.
  */
-export const balanceChainStates = ['first', 'follows', 'mismatch', 'impossible', 'unreadable', 'after_break', 'missing', 'repaired'] as const;
+export const balanceChainStates = ['first', 'follows', 'mismatch', 'impossible', 'unreadable', 'after_break', 'missing', 'repaired', 'new_sim'] as const;
 export type BalanceChainState = (typeof balanceChainStates)[number];
 
 export const outboundSmsStatuses = ['pending', 'leased', 'sent', 'failed', 'delivered', 'expired'] as const;

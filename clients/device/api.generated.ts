@@ -174,6 +174,7 @@ export interface ForwardSmsRequest {
     body: string;
     received_at: string;
     sim_slot?: number | null | undefined;
+    receiving_number?: string | null | undefined;
   }[];
   /** The phone's clock when it sent this batch. The service estimates the phone's clock offset from it and corrects the `received_at` times with it when matching. */
   device_time?: string | undefined;

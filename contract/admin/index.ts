@@ -20,6 +20,7 @@ import { adminTransactionsContract } from './transactions.ts';
 import { adminWebhookDeliveriesContract } from './webhook-deliveries.ts';
 import { adminSessionContract } from './session.ts';
 import { adminOperatorsContract } from './operators.ts';
+import { adminWalletAccountsContract } from './wallet-accounts.ts';
 import { adminPermissions, withPermissions } from './permissions.ts';
 
 const c = initContract();
@@ -36,6 +37,7 @@ export const adminContract = withErrorResponses(
         overview: adminOverviewContract,
         brands: adminBrandsContract,
         gateways: adminGatewaysContract,
+        walletAccounts: adminWalletAccountsContract,
         exchangeRates: adminExchangeRatesContract,
         filterRules: adminFilterRulesContract,
         devices: adminDevicesContract,

@@ -8,7 +8,7 @@ export type PermissionTable<R> = { [K in keyof R]: R[K] extends AppRoute ? Permi
  * The role matrix of the admin API in one place, so it is reviewed as a whole:
  * `read` (viewer and up), `operate` (operator and up: the day-to-day work on
  * payments, SMS evidence, devices, deliveries and refunds), `own` (owner only:
- * brands, API keys, gateways and templates, filter rules, exchange rates,
+ * brands, API keys, gateways and templates, wallet accounts, filter rules, exchange rates,
  * settings, alert settings, operators), `self` (any signed-in operator, on
  * their own account). Every admin route must appear here: adding a route
  * without deciding who may call it does not compile.
@@ -17,6 +17,7 @@ export const adminPermissions = {
   overview: { get: 'read' },
   brands: { create: 'own', list: 'read', get: 'read', update: 'own', createApiKey: 'own', listApiKeys: 'own', revokeApiKey: 'own' },
   gateways: { create: 'own', presets: 'read', list: 'read', get: 'read', update: 'own', listFormatAlarms: 'read', evaluateTemplates: 'own' },
+  walletAccounts: { list: 'read', get: 'read', create: 'own', update: 'own', delete: 'own' },
   exchangeRates: { set: 'own', list: 'read', delete: 'own' },
   filterRules: { get: 'read', update: 'own' },
   devices: { list: 'read', get: 'read', presenceHistory: 'read', revoke: 'operate' },

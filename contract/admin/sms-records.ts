@@ -59,11 +59,11 @@ export const adminSmsRecordSchema = z
         state: z
           .enum(balanceChainStates)
           .nullable()
-          .describe('`first` no earlier balance of this phone and wallet; `follows` agrees with the previous one, which is trusted; `mismatch` does not (a forged or missed SMS); `after_break` agrees with the previous one, but the chain broke before it and was not repaired since (untrusted: never completes a payment by itself); `impossible` lower than the credit itself; `unreadable` not a number; `missing` a credit without a readable balance on a chain whose messages carry balances; `repaired` was `mismatch` or `after_break`, and an SMS that arrived later (a backfilled one) filled the gap so that it follows; null: the SMS reports no balance and the chain has none to expect. Only `first`, `follows` and `repaired` (and a record an operator verified) are trusted links. docs/matching.md, "Balance chain".'),
+          .describe('`first` no earlier balance of this phone and wallet; `follows` agrees with the previous one, which is trusted; `mismatch` does not (a forged or missed SMS); `after_break` agrees with the previous one, but the chain broke before it and was not repaired since (untrusted: never completes a payment by itself); `impossible` lower than the credit itself; `unreadable` not a number; `missing` a credit without a readable balance on a chain whose messages carry balances; `repaired` was `mismatch` or `after_break`, and an SMS that arrived later (a backfilled one) filled the gap so that it follows; `new_sim` the first balance of this wallet on a SIM slot of a phone that already has the wallet’s chain on another slot, where no wallet account names this slot (untrusted until a person verifies one of its SMS); null: the SMS reports no balance and the chain has none to expect. Only `first`, `follows` and `repaired` (and a record an operator verified) are trusted links. docs/matching.md, "Balance chain".'),
         previous_id: z.number().int().nullable().describe('The record whose balance it was checked against.'),
         expected_balance: z.string().nullable().describe('The balance the previous message implies (a decimal string; negative when the chain cannot be right).'),
       })
-      .describe("Its place in the phone's balance chain for this wallet."),
+      .describe("Its place in the phone's balance chain for this wallet (one chain per phone, SIM slot and wallet; an SMS of unknown slot is on the phone's chain for the wallet)."),
     matched_at: timestampSchema.nullable(),
     resolution: z
       .enum(smsResolutions)

@@ -8,7 +8,7 @@ import {
   timestampSchema,
   uuidSchema,
 } from '../common/index.ts';
-import { paymentStatuses, transactionStatuses, gatewayTypes } from '../vocabulary.ts';
+import { paymentStatuses, transactionStatuses, gatewayTypes, walletAccountTypes } from '../vocabulary.ts';
 
 const c = initContract();
 
@@ -29,7 +29,14 @@ export const checkoutGatewaySchema = z
     exchange_rate: z.string().nullable().describe('Gateway currency units per payment currency unit used for the conversion, or null.'),
     min_amount: amountSchema.describe("The gateway's smallest amount, in its currency."),
     max_amount: amountSchema.nullable().describe("The gateway's largest amount, or null without a maximum."),
-    receiving_account: z.string().nullable().describe('Manual gateways: the account number to send the money to.'),
+    receiving_account: z
+      .string()
+      .nullable()
+      .describe("Manual gateways: the account number to send the money to: the merchant's own wallet account chosen for this payment (the same on every load of the page), else the gateway's."),
+    receiving_account_type: z
+      .enum(walletAccountTypes)
+      .nullable()
+      .describe("What the customer does in the wallet app to pay it: `personal` Send Money, `agent` Cash Out, `merchant` Payment. Null when the merchant has no account of its own on the gateway."),
     instructions: z.string().nullable().describe('Manual gateways: how to send the money.'),
   })
   .meta({ id: 'CheckoutGateway' });

@@ -27,6 +27,7 @@ export const errorCodes = [
   'GATEWAY_NOT_FOUND',
   'DEVICE_NOT_FOUND',
   'DEVICE_REVOKED',
+  'WALLET_ACCOUNT_NOT_FOUND',
   'SMS_RECORD_NOT_FOUND',
   'SMS_QUEUE_ITEM_NOT_FOUND',
   'WEBHOOK_ENDPOINT_NOT_FOUND',
@@ -164,6 +165,7 @@ export const errorRegistry = {
     message: 'The device is revoked',
     description: 'The device was revoked (by an operator, a re-pairing or a reused refresh token): nothing it holds or is said to have received counts as evidence any more, so an SMS pasted for it is refused.',
   },
+  WALLET_ACCOUNT_NOT_FOUND: { status: 404, message: 'Wallet account not found', description: 'No wallet account with this id exists for the brand.' },
   SMS_RECORD_NOT_FOUND: { status: 404, message: 'SMS record not found', description: 'No forwarded SMS record with this id exists.' },
   SMS_QUEUE_ITEM_NOT_FOUND: {
     status: 404,

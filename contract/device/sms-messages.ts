@@ -29,7 +29,25 @@ export const forwardedSmsSchema = z
       ),
     body: z.string().min(1).max(MAX_FORWARDED_SMS_LENGTH).describe(`Full text of the SMS, at most ${MAX_FORWARDED_SMS_LENGTH} characters.`),
     received_at: z.iso.datetime({ offset: true }).describe('When the phone received it, ISO 8601 (device clock; an offset is allowed).'),
-    sim_slot: z.number().int().min(0).max(7).nullable().optional().describe('SIM slot that received it (0-based), when the phone knows.'),
+    sim_slot: z
+      .number()
+      .int()
+      .min(0)
+      .max(7)
+      .nullable()
+      .optional()
+      .describe(
+        "SIM slot that received it (0-based: Android's `SubscriptionInfo.getSimSlotIndex()` of the SMS's subscription), when the phone knows. Each slot has its own balance chain, and a wallet account bound to a slot is proved only by SMS of that slot (or of an unknown slot).",
+      ),
+    receiving_number: z
+      .string()
+      .regex(/^\+?[0-9][0-9 -]{3,30}$/, 'receiving_number must be a phone number: digits, optionally with +, spaces or dashes')
+      .max(32)
+      .nullable()
+      .optional()
+      .describe(
+        "The number of the SIM that received it (`SubscriptionManager.getPhoneNumber()` on Android 13+, else `SubscriptionInfo.getNumber()`), when Android knows it; many SIMs do not report one, then leave it out. An SMS naming another number than the wallet account's never proves a payment into that account.",
+      ),
   })
   .meta({ id: 'ForwardedSms' });
 

@@ -7,7 +7,8 @@ import { PaymentIntent, Transaction } from './payments/entities.ts';
 import { Refund } from './refunds/entities.ts';
 import { PaymentLink } from './payment-links/entities.ts';
 import { SandboxSession } from './sandbox/entities.ts';
-import { CheckoutSubmissionCount } from './checkout/entities.ts';
+import { CheckoutAccountAssignment, CheckoutSubmissionCount } from './checkout/entities.ts';
+import { WalletAccount } from './wallet-accounts/entities.ts';
 import { Device, DevicePresenceChange, DeviceRefreshTokenRotation, PairingCode } from './devices/entities.ts';
 import { SmsFilterRules, SmsSenderEpoch } from './filter-rules/entities.ts';
 import { Notification } from './notifications/entities.ts';
@@ -23,4 +24,4 @@ import { Setting } from './settings/entities.ts';
 import { Alert, AlertBrandSettings } from './alerts/entities.ts';
 
 /** Every entity the ORM knows; each domain area adds its own here. */
-export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, PaymentLink, SandboxSession, CheckoutSubmissionCount, IdempotencyKey, Device, DeviceRefreshTokenRotation, DevicePresenceChange, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, RateLimit, ...webhookEntities, AuditLog, Setting, Alert, AlertBrandSettings, Operator, OperatorSession];
+export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, PaymentLink, SandboxSession, CheckoutSubmissionCount, WalletAccount, CheckoutAccountAssignment, IdempotencyKey, Device, DeviceRefreshTokenRotation, DevicePresenceChange, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, RateLimit, ...webhookEntities, AuditLog, Setting, Alert, AlertBrandSettings, Operator, OperatorSession];

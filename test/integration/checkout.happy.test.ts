@@ -67,6 +67,7 @@ describe('GET /api/checkout/v1/payments/{id}', () => {
         min_amount: '10.00',
         max_amount: '25000.00',
         receiving_account: '01700000000',
+        receiving_account_type: null,
         instructions: 'Send Money to the number above, then enter the TrxID.',
       },
       {
@@ -83,6 +84,7 @@ describe('GET /api/checkout/v1/payments/{id}', () => {
         min_amount: '1.00',
         max_amount: null,
         receiving_account: null,
+        receiving_account_type: null,
         instructions: null,
       },
     ]);

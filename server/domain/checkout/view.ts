@@ -10,6 +10,7 @@ import { successRedirectUrl } from '../payments/redirect.ts';
 import { MAX_SUBMISSION_REPLACEMENTS, MAX_TAKEN_ANSWERS } from './limits.ts';
 import { checkoutState } from './state.ts';
 import { selectCheckout, type CheckoutRow } from './queries.ts';
+import { payInto, type PayInto } from '../wallet-accounts/service.ts';
 
 /** What the checkout needs besides the database: where links point, and the sandbox's secret for its page URLs. */
 export interface CheckoutLinks {
@@ -28,8 +29,10 @@ export interface CheckoutPage {
 
 type Row = CheckoutRow;
 
-function toGateway(q: GatewayQuote): CheckoutGateway {
+/** `into`: where a manual gateway's customer pays (wallet-accounts/service.ts payInto). */
+function toGateway(q: GatewayQuote, into: PayInto | undefined): CheckoutGateway {
   const g = q.gateway;
+  const account = into?.kind === 'account' ? into.account : null;
   return {
     code: g.code,
     name: g.name,
@@ -44,7 +47,8 @@ function toGateway(q: GatewayQuote): CheckoutGateway {
     exchange_rate: q.exchangeRate,
     min_amount: g.minAmount,
     max_amount: g.maxAmount,
-    receiving_account: g.type === 'manual' ? g.receivingAccount : null,
+    receiving_account: g.type !== 'manual' ? null : account ? account.number : g.receivingAccount,
+    receiving_account_type: account ? account.accountType : null,
     instructions: g.type === 'manual' ? g.instructions : null,
   };
 }
@@ -104,7 +108,14 @@ export async function loadCheckout(em: Db, paymentId: string, links: CheckoutLin
   const { status, payable } = checkoutState({ intentStatus: r.intent_status, pastExpiry: r.past_expiry, transactionStatus: r.status });
   // A live payment is never offered the sandbox (startTransaction refuses it too).
   const quotes = payable ? (await quoteGateways(em, r.amount, r.currency)).filter((q) => gatewayServesMode(q.gateway, r.mode)) : [];
-  const gateways = quotes.filter((q) => q.refusal === null).map(toGateway);
+  const quoted = quotes.filter((q) => q.refusal === null);
+  // The brand's own account on each manual gateway, chosen once per payment; a gateway where the brand has accounts
+  // but none can take this payment now (all disabled or full) is not offered.
+  const manual = quoted.filter((q) => q.gateway.type === 'manual');
+  const into = manual.length === 0
+    ? new Map<number, PayInto>()
+    : await payInto(em, { brandId: r.brand_id, intentId: r.intent_id, gateways: manual.map((q) => ({ id: q.gateway.id, amountToSend: q.toSend! })) });
+  const gateways = quoted.filter((q) => into.get(q.gateway.id)?.kind !== 'none').map((q) => toGateway(q, into.get(q.gateway.id)));
   // No gateway can take it: not payable (no buttons), with the reason, rather than an open page nobody can pay.
   const notPayableReason = payable && gateways.length === 0 ? notPayableReasonOf(quotes, r.currency) : null;
   const view: CheckoutPayment = {

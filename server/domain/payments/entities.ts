@@ -3,6 +3,7 @@ import { modes, intentStatuses, transactionStatuses } from '../../../contract/vo
 import { Brand } from '../brands/entities.ts';
 import { Customer } from '../customers/entities.ts';
 import { Gateway } from '../gateways/entities.ts';
+import { WalletAccount } from '../wallet-accounts/entities.ts';
 export type { IntentStatus, TransactionStatus } from '../../../contract/vocabulary.ts';
 import { PaymentLink } from '../payment-links/entities.ts';
 
@@ -76,6 +77,8 @@ export const Transaction = defineEntity({
     trxId: p.string().length(32).unique('transactions_trx_id_uniq'),
     gateway: () => p.manyToOne(Gateway).foreignKeyName('transactions_gateway_id_fkey').deleteRule('no action').updateRule('no action'),
     method: p.string().length(50),
+    /** The brand's wallet account the customer was told to pay into (manual gateways with accounts); null: the gateway's own number. */
+    walletAccount: () => p.manyToOne(WalletAccount).nullable().foreignKeyName('transactions_wallet_account_id_fkey').deleteRule('no action').updateRule('no action'),
     gatewayTrxId: p.string().length(100).nullable(),
     amount: p.decimal().precision(14).scale(2).check('amount > 0'),
     currency: p.string().length(3).check("currency ~ '^[A-Z]{3}$'"),

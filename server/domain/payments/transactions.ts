@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { payInto } from '../wallet-accounts/service.ts';
 import { AppError, type ErrorCode } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/vocabulary.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
@@ -45,6 +46,8 @@ export interface TransactionRecord {
   completionSource: string | null;
   createdAt: Date;
   completedAt: Date | null;
+  /** The brand's wallet account the customer was told to pay into (manual gateways); null: the gateway's own number. */
+  walletAccount: { id: number; number: string; deviceId: number | null; simSlot: number | null } | null;
 }
 
 export interface TransactionChange {
@@ -79,6 +82,9 @@ export function toTransaction(r: TransactionQueryRow): TransactionRecord {
     completionSource: r.completion_source,
     createdAt: r.created_at,
     completedAt: r.completed_at,
+    walletAccount: r.wallet_account
+      ? { id: Number(r.wallet_account.id), number: r.wallet_account.number, deviceId: r.wallet_account.device_id === null ? null : Number(r.wallet_account.device_id), simSlot: r.wallet_account.sim_slot }
+      : null,
   };
 }
 
@@ -201,11 +207,20 @@ export async function startTransaction(em: Db, keys: PersonalDataKeys, input: St
       }
       if (quote.refusal) throw new AppError(quote.refusal, undefined, { field: 'amount' });
 
+      // A manual gateway: the brand's own account this payment was shown (or is given now), when it has accounts there.
+      let walletAccountId: number | null = null;
+      if (gateway.type === 'manual') {
+        const into = (await payInto(tx, { brandId: intent.brandId, intentId: intent.id, gateways: [{ id: gateway.id, amountToSend: quote.toSend! }] })).get(gateway.id)!;
+        if (into.kind === 'none') {
+          throw new AppError('GATEWAY_UNAVAILABLE', `No ${gateway.name} account of the merchant can take this payment now`, { field: 'gateway' });
+        }
+        if (into.kind === 'account') walletAccountId = into.account.id;
+      }
       const status: TransactionStatus = gateway.type === 'automatic' ? 'processing' : gatewayTrxId ? 'awaiting_verification' : 'pending';
       const trxId = newTrxId();
       // A quote without a refusal has every amount. mode is not given: a trigger copies the intent's.
       const id = await insertTransaction(tx, {
-        brand_id: intent.brandId, intent_id: intent.id, trx_id: trxId, gateway_id: gateway.id, method, gateway_trx_id: gatewayTrxId, amount: quote.amount!,
+        brand_id: intent.brandId, intent_id: intent.id, trx_id: trxId, gateway_id: gateway.id, wallet_account_id: walletAccountId, method, gateway_trx_id: gatewayTrxId, amount: quote.amount!,
         currency: quote.currency, fee: quote.fee!, sms_amount: quote.toSend!, exchange_rate: quote.exchangeRate, status,
         sender_number_encrypted: encryptSender(keys, senderPhone, intent.brandId, trxId),
       });

@@ -22,7 +22,12 @@ export function transactionSelect(k: Kysely<DB>) {
       't.id', 't.trx_id', 't.brand_id', 't.mode', 't.intent_id', 'i.uuid as payment_id', 't.gateway_id', 'g.code as gateway_code', 'g.type as gateway_type',
       't.method', 't.gateway_trx_id', 't.amount', 't.currency', 't.fee', 't.sms_amount', 't.exchange_rate', 't.status', 't.failure_reason',
       't.completion_source', 't.created_at', 't.completed_at',
-    ]);
+    ])
+    // The wallet account it was paid into (a scalar subquery, not a join: callers lock these rows FOR UPDATE).
+    .select(
+      sql<{ id: number; number: string; device_id: number | null; sim_slot: number | null } | null>`(SELECT json_build_object('id', a.id, 'number', a.number, 'device_id', a.device_id, 'sim_slot', a.sim_slot)
+         FROM wallet_accounts a WHERE a.id = t.wallet_account_id)`.as('wallet_account'),
+    );
 }
 
 /** A row of transactionQuery. */

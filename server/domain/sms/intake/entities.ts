@@ -35,6 +35,8 @@ export const SmsRecord = defineEntity({
     receivedAt: p.datetime(),
     serverReceivedAt: p.datetime().defaultRaw('now()'),
     simSlot: p.smallint().nullable(),
+    /** The number of the SIM that received it, when the phone knows it (E.164 as the app sent it, normalised). */
+    receivingNumber: p.string().length(32).nullable(),
     /**
      * The SMS's place in its forwarding request, ordered as the phone received
      * them (its `received_at`, then its position in the request). A balance

@@ -5,7 +5,7 @@ import { prepared, type DB, type Db } from '../../db.ts';
 
 /** The columns intake writes, in the INSERT's column order. */
 const RECORD_COLUMNS = [
-  'brand_id', 'device_id', 'device_message_id', 'content_hash', 'sender', 'body_encrypted', 'received_at', 'sim_slot', 'phone_order', 'match_status', 'duplicate_of_id',
+  'brand_id', 'device_id', 'device_message_id', 'content_hash', 'sender', 'body_encrypted', 'received_at', 'sim_slot', 'receiving_number', 'phone_order', 'match_status', 'duplicate_of_id',
   'reason', 'reason_code', 'entry', 'entered_by', 'operator_name',
 ] as const;
 

@@ -12,6 +12,8 @@ export interface ForwardedSms {
   body: string;
   receivedAt: Date;
   simSlot: number | null;
+  /** The receiving SIM's number, when the phone knows it. */
+  receivingNumber?: string | null;
   /** Set for an SMS an operator pasted by hand (recovery/paste.ts); absent for the phone's own. */
   pasted?: { enteredBy: string; operatorName: string | null };
 }
@@ -50,6 +52,7 @@ function recordRow(caller: Caller, sms: ForwardedSms, hash: string, encrypted: S
     body_encrypted: encrypted.body,
     received_at: sms.receivedAt,
     sim_slot: sms.simSlot,
+    receiving_number: sms.receivingNumber ?? null,
     phone_order: phoneOrder,
     match_status: duplicateOf === null ? ('pending' as const) : ('duplicate' as const),
     duplicate_of_id: duplicateOf,

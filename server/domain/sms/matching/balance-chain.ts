@@ -70,6 +70,39 @@ export function walletKey(sender: string, gateways: ReadonlyArray<{ senders: rea
   return [...wallet].sort((a, b) => named(a) - named(b) || (a < b ? -1 : a > b ? 1 : 0))[0]!.slice(0, 64);
 }
 
+/** Separates a wallet from its SIM slot in a chain key (`name:bkash/sim1`). */
+const SIM_SEPARATOR = '/sim';
+
+/**
+ * The chain an SMS belongs to (docs/matching.md, "Balance chain"): one per
+ * phone, SIM slot and wallet. A phone that does not say the slot keeps one
+ * chain per wallet (`wallet` itself), as before slots were read.
+ */
+export function chainWalletKey(wallet: string, simSlot: number | null): string {
+  return simSlot === null ? wallet : `${wallet.slice(0, 64 - SIM_SEPARATOR.length - 1)}${SIM_SEPARATOR}${simSlot}`;
+}
+
+/** Whether two chain keys are the same wallet on different SIMs of a phone (or on a SIM and on an unknown slot). */
+export function sameWalletOtherSim(a: string, b: string): boolean {
+  if (a === b) return false;
+  const base = (k: string) => {
+    const i = k.lastIndexOf(SIM_SEPARATOR);
+    return i >= 0 && /^\d$/.test(k.slice(i + SIM_SEPARATOR.length)) ? k.slice(0, i) : k;
+  };
+  return base(a) === base(b);
+}
+
+/**
+ * A chain's first link is trusted (`first`) like a new phone's first SMS,
+ * except on a SIM slot of a phone that already has this wallet's chain on
+ * another slot, when no wallet account names the slot: a forgery sent to the
+ * phone's other SIM would otherwise start a trusted chain of its own. Such a
+ * first link is `new_sim`, untrusted until a person verifies one of its SMS.
+ */
+export function firstLinkState(q: { simSlot: number | null; pinned: boolean; otherSimHasChain: boolean }): 'first' | 'new_sim' {
+  return q.simSlot !== null && !q.pinned && q.otherSimHasChain ? 'new_sim' : 'first';
+}
+
 /** The balance after `r` if the balance before it was `previous`. */
 export function expectedAfter(previous: string, r: Pick<ChainReading, 'direction' | 'amount' | 'fee'>): string {
   const fee = r.fee ?? '0';

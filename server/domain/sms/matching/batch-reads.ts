@@ -1,6 +1,6 @@
 import type { PiiCipher } from '../../../infra/crypto/pii-cipher.ts';
 import type { Db } from '../../db.ts';
-import { breaksChain, chainState, linkTrusted, repairs, type ChainReading, type ChainVerdict } from './balance-chain.ts';
+import { breaksChain, chainState, firstLinkState, linkTrusted, repairs, sameWalletOtherSim, type ChainReading, type ChainVerdict } from './balance-chain.ts';
 import { candidateRowOf, lockOpenCandidates, type CandidateQuery, type CandidateRow, type LockedCandidate } from './candidates.ts';
 import { customerPhonesOfCandidates } from './expected-payer.ts';
 import type { ContradictedQuery } from './contradicted.ts';
@@ -16,7 +16,8 @@ import type { SmsOutcome } from './queries/records.ts';
  * decided (batchReads), and answered from memory.
  */
 export interface DecideIo {
-  chain(q: { deviceId: number; wallet: string; recordId: number; smsTime: Date; reading: ChainReading }): Promise<ChainVerdict>;
+  /** `wallet` is the chain key (balance-chain.ts chainWalletKey); `sim` the SMS's slot, and whether a wallet account names it. */
+  chain(q: { deviceId: number; wallet: string; recordId: number; smsTime: Date; reading: ChainReading; sim: { slot: number | null; pinned: boolean } }): Promise<ChainVerdict>;
   /** The ids among `trxIds` that an earlier SMS contradicted or a person refused (contradicted.ts). */
   contradicted(q: ContradictedQuery): Promise<Set<string>>;
   /** The candidates of reading `index` of record `recordId` (loadCandidates). */
@@ -98,11 +99,11 @@ export async function batchReads(tx: Db, cipher: PiiCipher, plans: readonly Batc
   const pairs = [...new Map(chained.map((p) => [chainKey(p.deviceId, p.chain!.wallet), { device_id: p.deviceId, wallet_key: p.chain!.wallet }])).values()].sort(
     (a, b) => a.device_id - b.device_id || (a.wallet_key < b.wallet_key ? -1 : a.wallet_key > b.wallet_key ? 1 : 0),
   );
-  const heads = new Map<string, { id: number | null; at: number | null; balance: string | null; broken: boolean; changed: boolean }>();
+  const heads = new Map<string, { id: number | null; at: number | null; balance: string | null; broken: boolean; changed: boolean; hasLinks: boolean }>();
   const stored = new Map<number, { arrived: bigint; order: number; prev: Link | null; next: Link | null }>();
   if (pairs.length > 0) {
     for (const h of await createAndLockChains(tx, pairs)) {
-      heads.set(chainKey(h.device_id, h.wallet_key), { id: null, at: h.last_sms_time?.getTime() ?? null, balance: null, broken: false, changed: false });
+      heads.set(chainKey(h.device_id, h.wallet_key), { id: null, at: h.last_sms_time?.getTime() ?? null, balance: null, broken: false, changed: false, hasLinks: h.last_record_id !== null });
     }
     const input = chained.map((p) => ({ id: p.recordId, device_id: p.deviceId, wallet: p.chain!.wallet, sms_time: p.smsTime.toISOString() }));
     for (const r of await chainLinksAround(tx, input)) {
@@ -170,6 +171,14 @@ export async function batchReads(tx: Db, cipher: PiiCipher, plans: readonly Batc
         prev ? { balance: prev.balance, trusted: linkTrusted(prev.state, prev.resolution) } : null,
         next ? { balance: next.balance, amount: next.amount, fee: next.fee, direction: next.direction } : null,
       );
+      if (verdict.state === 'first') {
+        // The phone's other chains of this wallet, as stored or as this batch left them.
+        const otherSimHasChain = [...heads].some(([k, h]) => {
+          const [device, wallet] = k.split('\u0000') as [string, string];
+          return Number(device) === q.deviceId && sameWalletOtherSim(wallet, q.wallet) && (h.hasLinks || h.changed);
+        });
+        verdict.state = firstLinkState({ simSlot: q.sim.slot, pinned: q.sim.pinned, otherSimHasChain });
+      }
       // A stored link after it that this SMS repairs (only a stored one: the batch decides in chain order). The
       // repair rewrites stored links that later records of a larger batch may have read: those batches are decided
       // again as batches of one (service.ts), which repair here.

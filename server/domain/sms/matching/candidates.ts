@@ -88,6 +88,7 @@ export async function loadCandidates(tx: Db, q: CandidateQuery): Promise<Candida
 export function candidateRowOf(r: {
   id: number; brand_id: number; mode: Mode; intent_id: number; gateway_id: number; sms_amount: string; gateway_trx_id: string | null;
   created_at: Date; status: TransactionStatus; sender_number_encrypted: string | null; trx_id: string;
+  account?: { number: string; device_id: number | string | null; sim_slot: number | null } | null;
 }): CandidateRow {
   return {
     id: r.id,
@@ -101,6 +102,7 @@ export function candidateRowOf(r: {
     status: r.status,
     payerNumberEncrypted: r.sender_number_encrypted,
     trxId: r.trx_id,
+    account: r.account ? { number: r.account.number, deviceId: r.account.device_id === null ? null : Number(r.account.device_id), simSlot: r.account.sim_slot } : null,
   };
 }
 

@@ -1,6 +1,6 @@
-import type { SmsRecordStatus } from '../../../../contract/vocabulary.ts';
+import type { BalanceChainState, SmsRecordStatus } from '../../../../contract/vocabulary.ts';
 import { compareMoney } from '../../money/decimal.ts';
-import { comparePayerNumbers } from './payer-number.ts';
+import { comparePayerNumbers, smsNumberToE164 } from './payer-number.ts';
 import { rankByIdCloseness } from './typo.ts';
 
 /**
@@ -49,6 +49,8 @@ export const reasonCodes = [
   'balance_unreadable',
   'balance_after_break',
   'balance_missing',
+  'balance_new_sim',
+  'account_mismatch',
   'trx_id_contradicted',
   'payer_is_another_customer',
   'above_review_threshold',
@@ -57,7 +59,7 @@ export const reasonCodes = [
 export type ReasonCode = (typeof reasonCodes)[number];
 
 /** Where the SMS stands in its device's balance chain (balance-chain.ts). */
-export type ChainState = 'first' | 'follows' | 'after_break' | 'mismatch' | 'impossible' | 'unreadable' | 'missing' | 'repaired' | null;
+export type ChainState = BalanceChainState | null;
 
 /**
  * Chain states that keep the SMS from completing anything by itself: it
@@ -70,6 +72,7 @@ const CHAIN_CONTRADICTIONS: Partial<Record<NonNullable<ChainState>, ReasonCode>>
   unreadable: 'balance_unreadable',
   after_break: 'balance_after_break',
   missing: 'balance_missing',
+  new_sim: 'balance_new_sim',
 };
 const CHAIN_CODES: ReadonlySet<ReasonCode> = new Set(Object.values(CHAIN_CONTRADICTIONS));
 
@@ -88,6 +91,23 @@ export interface MatchCandidate {
   payerNumber?: string | null;
   /** Its gateway's review threshold, when it has its own (the SMS may read for several gateways); else the rules'. */
   reviewAbove?: string | null;
+  /** The brand's wallet account the customer was told to pay into, when it has one (else the gateway's own number). */
+  account?: PayeeAccount | null;
+}
+
+/** Where a payment's money was to arrive: the account's number, and the phone and SIM slot that receive its SMS (null: any). */
+export interface PayeeAccount {
+  number: string;
+  deviceId: number | null;
+  simSlot: number | null;
+}
+
+/** The phone and SIM an SMS arrived on, as the app reported them. */
+export interface SmsArrival {
+  deviceId: number;
+  simSlot: number | null;
+  /** The receiving SIM's own number, when Android knows it. */
+  receivingNumber: string | null;
 }
 
 export interface Suggestion {
@@ -123,6 +143,8 @@ export interface SmsEvidence {
   trxIdContradicted?: boolean;
   /** The latest moment the time stated in the SMS's text can stand for (parser.ts), when it states one. */
   statedAt?: Date | null;
+  /** Where it arrived; absent: not compared (a caller that has no phone, e.g. a template try-out). */
+  arrival?: SmsArrival;
 }
 
 export interface MatchRules {
@@ -162,6 +184,8 @@ function contradiction(sms: SmsEvidence, c: MatchCandidate, rules: MatchRules): 
   const chain = chainContradiction(sms);
   if (chain) return chain;
   if (!OPEN_STATUSES.includes(c.status)) return { code: 'claim_not_open', why: `transaction ${c.id} claims the id but is ${c.status}` };
+  const account = accountContradiction(sms.arrival, c.account ?? null);
+  if (account) return { code: 'account_mismatch', why: `transaction ${c.id} was to be paid into ${c.account!.number}, but ${account}` };
   if (compareMoney(c.amount, sms.amount) !== 0) {
     return { code: 'amount_mismatch', why: `transaction ${c.id} claims the id with amount ${c.amount}, the SMS says ${sms.amount}` };
   }
@@ -186,9 +210,30 @@ function contradiction(sms: SmsEvidence, c: MatchCandidate, rules: MatchRules): 
   return null;
 }
 
+/**
+ * Why an SMS cannot be evidence of money arriving in `account`, or null
+ * (docs/matching.md, "Wallet accounts"): it came from another phone than the
+ * account's, from another SIM slot of it (when both are known), or names
+ * another receiving number (when the phone knows its SIM's number).
+ */
+export function accountContradiction(arrival: SmsArrival | undefined, account: PayeeAccount | null): string | null {
+  if (!arrival || !account) return null;
+  if (account.deviceId !== null && arrival.deviceId !== account.deviceId) return `the SMS came from phone ${arrival.deviceId}, not the account's phone ${account.deviceId}`;
+  if (account.simSlot !== null && arrival.simSlot !== null && arrival.simSlot !== account.simSlot) {
+    return `the SMS arrived on SIM slot ${arrival.simSlot}, not the account's slot ${account.simSlot}`;
+  }
+  if (arrival.receivingNumber !== null) {
+    const theirs = smsNumberToE164(arrival.receivingNumber);
+    const ours = smsNumberToE164(account.number);
+    if (theirs !== null && ours !== null && theirs !== ours) return `the SMS arrived on the SIM of ${arrival.receivingNumber}`;
+  }
+  return null;
+}
+
 const CHAIN_WHY: Partial<Record<NonNullable<ChainState>, string>> = {
   after_break: 'the balance chain broke before this SMS and was not repaired since: it follows an untrusted message',
   missing: "the SMS carries no readable balance, though its wallet's messages on this phone do",
+  new_sim: "it is the first balance of this wallet on this SIM, while the phone's other SIM already has this wallet's chain and no wallet account names this SIM: a person confirms the SIM once",
 };
 
 function chainContradiction(sms: SmsEvidence): { code: ReasonCode; why: string } | null {

@@ -5,7 +5,7 @@ import { completeLockedTransactions, completeTransaction, completionRefusal, TRA
 import { effectiveSettings, getSettings, settingKeys, type Settings } from '../../settings/service.ts';
 import type { MatchedRecordState, MatchSmsRecords } from '../intake/matching-seam.ts';
 import { isOfficialSender, toGatewaySmsConfig, type CandidateQuery, type CandidateRow, type GatewaySmsConfig, type LockedCandidate } from './candidates.ts';
-import { walletKey } from './balance-chain.ts';
+import { chainWalletKey, walletKey } from './balance-chain.ts';
 import { batchReads, ChainRepairInBatch, type BatchRecordPlan, type DecideIo } from './batch-reads.ts';
 import { chooseMatch, type MatchResult, type ReasonCode } from './matcher.ts';
 import { parseSms, type ParsedSms } from '../templates/parser.ts';
@@ -94,7 +94,12 @@ function outcomeOf(reading: Reading, r: MatchResult, gatewayId: number, chain: S
 }
 
 /** What planning a record reads of it, known from the claim. */
-type PlannedRecord = Pick<PendingSmsRecord, 'id' | 'brandId' | 'deviceId' | 'mode' | 'sender' | 'smsTime'>;
+type PlannedRecord = Pick<PendingSmsRecord, 'id' | 'brandId' | 'deviceId' | 'mode' | 'sender' | 'smsTime' | 'simSlot'>;
+
+/** The record's balance chain: its wallet on its phone's SIM slot (balance-chain.ts chainWalletKey). */
+function chainOf(rec: Pick<PendingSmsRecord, 'sender' | 'simSlot'>, gateways: readonly GatewaySmsConfig[]): string {
+  return chainWalletKey(walletKey(rec.sender, gateways), rec.simSlot);
+}
 
 /**
  * The candidate query of a money-in SMS: the window widened by the clock grace, which the matcher applies
@@ -129,7 +134,7 @@ function planRecord(rec: PlannedRecord, body: string, gateways: readonly Gateway
   const { all } = readRecord(rec, body, gateways);
   if (all.length === 0) return plan;
   const first = all[0]!.parsed;
-  plan.chain = { wallet: walletKey(rec.sender, gateways), reading: first };
+  plan.chain = { wallet: chainOf(rec, gateways), reading: first };
   if (!paysPayments(first)) return plan;
   plan.queries = all.filter((r) => paysPayments(r.parsed)).map((r) => candidateQuery(rec, r, settings));
   return plan;
@@ -158,8 +163,10 @@ async function decide(
   }
 
   const first = all[0]!.parsed;
-  const wallet = walletKey(rec.sender, gateways);
-  const verdict = await io.chain({ deviceId: rec.deviceId, wallet, recordId: rec.id, smsTime: rec.smsTime, reading: first });
+  const wallet = chainOf(rec, gateways);
+  // A slot that a wallet account of one of the sender's gateways names is that account's SIM.
+  const pinned = rec.simSlot !== null && rec.pinnedSlots.some((p) => p.simSlot === rec.simSlot && official.some((g) => g.id === p.gatewayId));
+  const verdict = await io.chain({ deviceId: rec.deviceId, wallet, recordId: rec.id, smsTime: rec.smsTime, reading: first, sim: { slot: rec.simSlot, pinned } });
   const chain = { wallet, smsTime: rec.smsTime, state: verdict.state, previousId: verdict.previousId, expected: verdict.expected, balance: verdict.balance };
   if (first.direction === 'out') {
     const outcome: SmsOutcome = {
@@ -207,7 +214,8 @@ async function decide(
 
   const outcomes = ins.map((reading, i) => {
     const trxId = reading.parsed.trxId!;
-    const rows = loaded[i]!.map((c) => fresh.get(c.id) ?? c);
+    // The account a transaction was paid into is fixed when it starts: as loaded, whatever the lock read.
+    const rows = loaded[i]!.map((c) => ({ ...(fresh.get(c.id) ?? c), account: c.account ?? null }));
     // Only the brand's payments of the SMS's mode can be proved by it; a claimer of the other mode is a conflict for a person.
     // Numbers (declared at checkout, else the customer's phone) are decrypted only when the SMS names a payer, or
     // for a claimer; each payment is checked against its own gateway's review threshold.
@@ -222,7 +230,10 @@ async function decide(
       });
     const foreign = rows.filter((c) => !(c.brandId === rec.brandId && c.mode === rec.mode));
     const result = chooseMatch({
-      sms: { amount: reading.parsed.amount, trxId, senderNumber: reading.parsed.senderNumber, time: rec.smsTime, chainState: verdict.state, trxIdContradicted: contradicted.has(trxId), statedAt: reading.parsed.statedAt },
+      sms: {
+        amount: reading.parsed.amount, trxId, senderNumber: reading.parsed.senderNumber, time: rec.smsTime, chainState: verdict.state, trxIdContradicted: contradicted.has(trxId),
+        statedAt: reading.parsed.statedAt, arrival: { deviceId: rec.deviceId, simSlot: rec.simSlot, receivingNumber: rec.receivingNumber },
+      },
       candidates: own,
       rules: { windowMinutes: settings.windowMinutes, graceSeconds: settings.graceSeconds, reviewAbove: null },
     });

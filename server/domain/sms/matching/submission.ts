@@ -100,6 +100,7 @@ export async function matchSubmittedGatewayTrxId(
         gatewayTrxId: t.gatewayTrxId!,
         createdAt: intent.created_at,
         status: t.status,
+        account: t.walletAccount,
         payerNumber: !cipher
           ? null
           : declared !== null
@@ -116,6 +117,7 @@ export async function matchSubmittedGatewayTrxId(
         matchStatus: e.matchStatus,
         refused: e.resolution === 'dismissed',
         statedAt: e.statedAt,
+        arrival: e.arrival,
       })),
       rules: { windowMinutes: s.windowMinutes, graceSeconds: s.graceSeconds, reviewAbove },
       otherOpenPayers,

@@ -21,6 +21,7 @@ import { adminTransactionHandlers } from './transactions.ts';
 import { adminWebhookDeliveryHandlers } from './webhook-deliveries.ts';
 import { adminSessionHandlers } from './session.ts';
 import { adminOperatorHandlers } from './operators.ts';
+import { adminWalletAccountHandlers } from './wallet-accounts.ts';
 
 const s = initServer();
 
@@ -30,6 +31,7 @@ export function adminHandlers(deps: AppDeps) {
     overview: adminOverviewHandlers,
     brands: adminBrandHandlers,
     gateways: adminGatewayHandlers(deps),
+    walletAccounts: adminWalletAccountHandlers,
     exchangeRates: adminExchangeRateHandlers,
     filterRules: adminFilterRuleHandlers,
     devices: adminDeviceHandlers,

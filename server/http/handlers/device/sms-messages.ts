@@ -31,6 +31,7 @@ export function deviceSmsMessagesHandlers(deps: AppDeps, matchSmsRecords?: Match
           body: m.body,
           receivedAt: new Date(m.received_at),
           simSlot: m.sim_slot ?? null,
+          receivingNumber: m.receiving_number ?? null,
         })),
       );
       return {

@@ -58,6 +58,11 @@ function readingsCandidates(k: Kysely<DB>, readings: string) {
           .select(['t.id', 't.brand_id', 't.intent_id', 't.gateway_id', 't.sms_amount', 't.gateway_trx_id', 't.status', 't.sender_number_encrypted', 't.trx_id'])
           .select((s2) => s2.selectFrom('payment_intents as i').select('i.created_at').whereRef('i.id', '=', 't.intent_id').as('created_at'))
           .select(sql<Mode>`t.mode`.as('mode'))
+          // The wallet account it was paid into (fixed when the transaction started), as the matcher compares it.
+          .select(
+            sql<{ number: string; device_id: number | null; sim_slot: number | null } | null>`(SELECT json_build_object('number', a.number, 'device_id', a.device_id, 'sim_slot', a.sim_slot)
+               FROM wallet_accounts a WHERE a.id = t.wallet_account_id)`.as('account'),
+          )
           .select(sql<boolean>`(t.gateway_trx_id IS NOT NULL AND upper(t.gateway_trx_id) = upper(q.trx_id))`.as('claims'))
           .where(sql<boolean>`t.gateway_id = ANY(q.gateway_ids)`)
           .where((w) =>
@@ -89,7 +94,7 @@ function readingsCandidates(k: Kysely<DB>, readings: string) {
 /** The candidates of every reading, by reading (`n`), compiled once (db.ts `prepared`). */
 const candidatesOfReadings = prepared((k, $: { readings: string }) =>
   readingsCandidates(k, $.readings)
-    .select(['q.n', 'c.id', 'c.brand_id', 'c.intent_id', 'c.gateway_id', 'c.sms_amount', 'c.gateway_trx_id', 'c.created_at', 'c.status', 'c.sender_number_encrypted', 'c.trx_id', 'c.mode', 'c.claims'])
+    .select(['q.n', 'c.id', 'c.brand_id', 'c.intent_id', 'c.gateway_id', 'c.sms_amount', 'c.gateway_trx_id', 'c.created_at', 'c.status', 'c.sender_number_encrypted', 'c.trx_id', 'c.mode', 'c.claims', 'c.account'])
     .orderBy('q.n')
     .orderBy('c.id'),
 );

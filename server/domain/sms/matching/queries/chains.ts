@@ -17,11 +17,13 @@ const chainStatementsOf = (n: number) => {
   const pairsOf = ($: Record<string, unknown>) => Array.from({ length: n }, (_, i) => ({ device_id: $[`${i}:device_id`] as number, wallet_key: $[`${i}:wallet_key`] as string }));
   return {
     create: prepared((k, $: Record<string, unknown>) => k.insertInto('sms_balance_chains').values(pairsOf($)).onConflict((oc) => oc.doNothing())),
+    // Every chain of the pairs' phones, not only the pairs': whether the phone has the wallet's chain on another SIM
+    // decides how a new SIM's chain starts (balance-chain.ts firstLinkState), so it is read under the same locks.
     lock: prepared((k, $: Record<string, unknown>) =>
       k
         .selectFrom('sms_balance_chains')
-        .select(['device_id', 'wallet_key', 'last_sms_time'])
-        .where((eb) => eb.or(pairsOf($).map((p) => eb.and([eb('device_id', '=', p.device_id), eb('wallet_key', '=', p.wallet_key)]))))
+        .select(['device_id', 'wallet_key', 'last_sms_time', 'last_record_id'])
+        .where((eb) => eb.or(pairsOf($).map((p) => eb('device_id', '=', p.device_id))))
         .orderBy('device_id')
         .orderBy('wallet_key')
         .forUpdate(),
@@ -51,7 +53,7 @@ const moveHead = prepared((k, $: { id: number | null; balance: string | null; at
     .where('wallet_key', '=', $.wallet),
 );
 
-/** Creates the chains that do not exist yet, then locks them all in (device, wallet) order; pairs sorted by the caller. */
+/** Creates the chains that do not exist yet, then locks every chain of their phones in (device, wallet) order; pairs sorted by the caller. */
 export async function createAndLockChains(tx: Db, pairs: readonly ChainPair[]) {
   const values = pairValues(pairs);
   await chainStatements(pairs.length).create.execute(tx, values);

@@ -44,6 +44,11 @@ export interface PendingSmsRecord {
    * SMS look newer than transactions created after it.
    */
   smsTime: Date;
+  /** The SIM slot the phone says it arrived on, and that SIM's number, when it knows them. */
+  simSlot: number | null;
+  receivingNumber: string | null;
+  /** The slots of its phone that a wallet account names, by gateway: a chain on such a slot is the account's own. */
+  pinnedSlots: ReadonlyArray<{ gatewayId: number; simSlot: number }>;
 }
 
 /** A gateway with official SMS senders, as claimPendingRecords reads it (candidates.ts maps it). */
@@ -66,7 +71,12 @@ const claimStatement = (many: boolean) =>
     k
       .selectFrom('sms_records as r')
       .innerJoin('devices as d', 'd.id', 'r.device_id')
-      .select(['r.id', 'r.brand_id', 'r.mode', 'r.device_id', 'r.device_message_id', 'r.sender', 'r.body_encrypted', smsTimeOf.as('sms_time')])
+      .select(['r.id', 'r.brand_id', 'r.mode', 'r.device_id', 'r.device_message_id', 'r.sender', 'r.body_encrypted', 'r.sim_slot', 'r.receiving_number', smsTimeOf.as('sms_time')])
+      // Raw: aggregated as JSON rows; the phone's slots that its brand's wallet accounts name.
+      .select(
+        sql<Array<{ gateway_id: number; sim_slot: number }>>`(SELECT COALESCE(json_agg(json_build_object('gateway_id', a.gateway_id, 'sim_slot', a.sim_slot)), '[]'::json)
+         FROM wallet_accounts a WHERE a.device_id = r.device_id AND a.sim_slot IS NOT NULL)`.as('pinned_slots'),
+      )
       // Raw: `settings` has no entity, and the gateways are aggregated as the JSON rows GatewaySmsRow describes.
       .select(
         sql<GatewaySmsRow[]>`(SELECT COALESCE(json_agg(g ORDER BY g.sort_order, g.id), '[]'::json)
@@ -112,6 +122,9 @@ export async function claimPendingRecords(
       bodyEncrypted: row.body_encrypted,
       binding,
       smsTime: row.sms_time,
+      simSlot: row.sim_slot,
+      receivingNumber: row.receiving_number,
+      pinnedSlots: row.pinned_slots.map((p) => ({ gatewayId: Number(p.gateway_id), simSlot: p.sim_slot })),
       gateways: row.gateways,
       settings: new Map(Object.entries(row.settings)),
     };
@@ -205,6 +218,8 @@ export interface StoredEvidenceRow {
   resolvedAt: Date | null;
   resolution: string | null;
   statedAt: Date | null;
+  /** The phone and SIM it arrived on (matcher.ts SmsArrival). */
+  arrival: { deviceId: number; simSlot: number | null; receivingNumber: string | null };
 }
 
 /**
@@ -216,7 +231,7 @@ export async function lockEvidenceByTrxId(tx: Db, brandId: number, mode: Mode, g
   const rows = await tx
     .selectFrom('sms_records as r')
     .innerJoin('devices as d', 'd.id', 'r.device_id')
-    .select(['r.id', 'r.parsed_amount', 'r.parsed_trx_id', 'r.parsed_sender_number', 'r.device_id', 'r.device_message_id', 'r.chain_state', 'r.match_status', 'r.candidate_ids', 'r.resolved_at', 'r.resolution', 'r.stated_at'])
+    .select(['r.id', 'r.parsed_amount', 'r.parsed_trx_id', 'r.parsed_sender_number', 'r.device_id', 'r.device_message_id', 'r.chain_state', 'r.match_status', 'r.candidate_ids', 'r.resolved_at', 'r.resolution', 'r.stated_at', 'r.sim_slot', 'r.receiving_number'])
     .select(sql<Date>`COALESCE(r.sms_time, ${smsTimeOf})`.as('sms_time'))
     .where('r.brand_id', '=', brandId)
     .where('r.mode', '=', mode)
@@ -239,6 +254,7 @@ export async function lockEvidenceByTrxId(tx: Db, brandId: number, mode: Mode, g
     resolvedAt: r.resolved_at,
     resolution: r.resolution,
     statedAt: r.stated_at,
+    arrival: { deviceId: r.device_id, simSlot: r.sim_slot, receivingNumber: r.receiving_number },
   }));
 }
 
