@@ -9,7 +9,7 @@ export type WalletAccountRow = Selectable<DB['wallet_accounts']> & { gateway_cod
  * What was assigned to the account today (the amounts to send of its transactions, open or completed, started
  * since midnight of the brand's time zone): what its daily limit is compared with.
  */
-const usedToday = sql<string>`(SELECT COALESCE(sum(t.sms_amount), 0)::text FROM transactions t JOIN brands b ON b.id = t.brand_id
+const usedToday = sql<string>`(SELECT COALESCE(sum(t.sms_amount), 0)::numeric(14,2)::text FROM transactions t JOIN brands b ON b.id = t.brand_id
    WHERE t.wallet_account_id = a.id AND t.status IN ('pending', 'awaiting_verification', 'completed')
      AND t.created_at >= (date_trunc('day', now() AT TIME ZONE b.timezone) AT TIME ZONE b.timezone))`;
 
