@@ -25,6 +25,7 @@ interface InboxSms {
   body: string;
   received_at: string;
   sim_slot?: number | null;
+  receiving_number?: string | null;
 }
 
 /** Adds messages to the state file's inbox (re-read first: a token refresh may have rewritten the file). */
@@ -114,6 +115,7 @@ interface SmsInput {
   received_at?: string;
   device_message_id?: string;
   sim_slot?: number | null;
+  receiving_number?: string | null;
 }
 
 /** A JSON array of SMS, or `{ messages: [...] }` (the shape of test/fixtures/sms/*.json); `from` may stand for `sender`. */
@@ -136,6 +138,7 @@ function readSmsFile(file: string): SmsInput[] {
       received_at: typeof r.received_at === 'string' ? r.received_at : undefined,
       device_message_id: typeof r.device_message_id === 'string' ? r.device_message_id : undefined,
       sim_slot: typeof r.sim_slot === 'number' ? r.sim_slot : undefined,
+      receiving_number: typeof r.receiving_number === 'string' ? r.receiving_number : undefined,
     };
   });
 }
@@ -204,7 +207,7 @@ const commands: Record<string, Command> = {
   },
   sms: {
     summary: 'Forward SMS (screened by the filter rules first, as the app does)',
-    usage: 'sms --from <sender> --body <text> [--received-at <ISO time>] [--id <message id>] [--sim <slot>] | sms --file <messages.json> [--no-filter] [--miss]',
+    usage: 'sms --from <sender> --body <text> [--received-at <ISO time>] [--id <message id>] [--sim <slot>] [--to <receiving SIM number>] | sms --file <messages.json> [--no-filter] [--miss]',
     options: {
       miss: { type: 'boolean' },
       from: { type: 'string' },
@@ -212,13 +215,14 @@ const commands: Record<string, Command> = {
       'received-at': { type: 'string' },
       id: { type: 'string' },
       sim: { type: 'string' },
+      to: { type: 'string' },
       file: { type: 'string' },
       'no-filter': { type: 'boolean' },
     },
     async run(ctx, v) {
       const inputs: SmsInput[] = v.file
         ? readSmsFile(v.file as string)
-        : [{ sender: need(v, 'from'), body: need(v, 'body'), received_at: v['received-at'] as string | undefined, device_message_id: v.id as string | undefined, sim_slot: intOption(v, 'sim', 0, 7) }];
+        : [{ sender: need(v, 'from'), body: need(v, 'body'), received_at: v['received-at'] as string | undefined, device_message_id: v.id as string | undefined, sim_slot: intOption(v, 'sim', 0, 7), receiving_number: v.to as string | undefined }];
       const device = ctx.device();
       const rules = v['no-filter'] ? null : await device.filterRules.retrieve();
       const results: Array<Record<string, unknown>> = [];
@@ -236,6 +240,7 @@ const commands: Record<string, Command> = {
           body: sms.body,
           received_at: sms.received_at ?? new Date().toISOString(),
           ...(sms.sim_slot === undefined ? {} : { sim_slot: sms.sim_slot }),
+          ...(sms.receiving_number === undefined ? {} : { receiving_number: sms.receiving_number }),
         });
       }
       // The phone keeps every SMS it received; `--miss` receives without forwarding (the app was killed, the phone offline).

@@ -34,6 +34,10 @@ export const adminTransactionSchema = z
     completion_source: z.string().nullable().describe('What completed it: `sms`, `admin`, `gateway_callback`, `sandbox`.'),
     created_at: timestampSchema,
     completed_at: timestampSchema.nullable(),
+    wallet_account: z
+      .object({ id: z.number().int(), number: z.string(), label: z.string().nullable() })
+      .nullable()
+      .describe("The brand's wallet account the customer was told to pay into (manual gateways); null: the gateway's own number."),
   })
   .meta({ id: 'AdminTransaction' });
 

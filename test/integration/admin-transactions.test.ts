@@ -46,6 +46,7 @@ describe('transactions: list and get', () => {
       completion_source: null,
       created_at: expect.any(String),
       completed_at: null,
+      wallet_account: null,
     });
     const q = async (query: string) => (await adminRequest(t, 'GET', `/transactions?${query}`)).body.data.map((x: { id: number }) => x.id);
     expect(await q(`status=failed&brand_id=${b.brandId}`)).toEqual([other.transaction.id]);

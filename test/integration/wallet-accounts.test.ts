@@ -82,6 +82,8 @@ describe('two brands on one installation, each its own bKash number and phone', 
     const startedB = await payAtCheckout(payB.payment_id, gateway.code, trxB);
     expect(await transactionAccount(startedA.trx_id)).toBe(String(accountA.id));
     expect(await transactionAccount(startedB.trx_id)).toBe(String(accountB.id));
+    const listed = await adminRequest(t, 'GET', `/transactions?trx_id=${startedA.trx_id}`);
+    expect(listed.body.data[0].wallet_account).toEqual({ id: accountA.id, number: '01711000001', label: 'A main' });
 
     const now = new Date().toISOString();
     const [answerA] = await phoneA.smsMessages.forward({
@@ -89,6 +91,7 @@ describe('two brands on one installation, each its own bKash number and phone', 
     });
     const [answerB] = await phoneB.smsMessages.forward({ messages: [{ device_message_id: `b-${trxB}`, sender: 'bKash', body: smsBodies.bkash('850.00', trxB), received_at: now }] });
     expect(answerA).toMatchObject({ match_status: 'matched', trx_id: startedA.trx_id });
+    expect((await adminRequest(t, 'GET', `/sms-records/${answerA!.id}`)).body.data).toMatchObject({ sim_slot: 0, receiving_number: '+8801711000001' });
     expect(answerB).toMatchObject({ match_status: 'matched', trx_id: startedB.trx_id });
     expect(await statusOf(payA.payment_id, a.apiKey)).toBe('completed');
     expect(await statusOf(payB.payment_id, b.apiKey)).toBe('completed');

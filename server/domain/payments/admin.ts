@@ -37,6 +37,7 @@ export interface AdminTransaction {
   completion_source: string | null;
   created_at: string;
   completed_at: string | null;
+  wallet_account: { id: number; number: string; label: string | null } | null;
 }
 
 export interface TransactionSms {
@@ -82,6 +83,7 @@ function toTransaction(r: AdminTransactionRow, keys: PersonalDataKeys): AdminTra
     completion_source: r.completion_source,
     created_at: r.created_at.toISOString(),
     completed_at: r.completed_at?.toISOString() ?? null,
+    wallet_account: r.wallet_account_id === null ? null : { id: r.wallet_account_id, number: r.wallet_account_number!, label: r.wallet_account_label },
   };
 }
 

@@ -10,7 +10,8 @@ function fromTransactions(em: Db) {
   return em
     .selectFrom('transactions as t')
     .innerJoin('payment_intents as i', 'i.id', 't.intent_id')
-    .innerJoin('gateways as g', 'g.id', 't.gateway_id');
+    .innerJoin('gateways as g', 'g.id', 't.gateway_id')
+    .leftJoin('wallet_accounts as wa', 'wa.id', 't.wallet_account_id');
 }
 
 // Not `g.code as gateway`: db.ts would convert it as the transaction's `gateway` relation (a number).
@@ -18,6 +19,7 @@ const COLUMNS = [
   't.id', 't.trx_id', 'i.uuid as payment_id', 't.brand_id', 't.mode', 'g.code as gateway_code', 'g.type as gateway_type', 't.method', 't.gateway_trx_id',
   't.amount', 't.currency', 't.fee', 't.exchange_rate', 'i.amount as requested_amount', 'i.currency as requested_currency', 'i.reference',
   't.status', 't.failure_reason', 't.completion_source', 't.created_at', 't.completed_at', 't.sender_number_encrypted',
+  'wa.id as wallet_account_id', 'wa.number as wallet_account_number', 'wa.label as wallet_account_label',
 ] as const;
 
 const selectTransactions = (em: Db) => fromTransactions(em).select(COLUMNS);

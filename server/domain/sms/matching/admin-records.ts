@@ -20,6 +20,7 @@ export interface AdminSmsRecord {
   received_at: string;
   server_received_at: string;
   sim_slot: number | null;
+  receiving_number: string | null;
   match_status: SmsRecordStatus;
   duplicate_of: number | null;
   gateway: string | null;
@@ -66,6 +67,7 @@ function toRecord(r: AdminRecordRow, cipher: PiiCipher, withBody: boolean): Admi
     received_at: r.received_at.toISOString(),
     server_received_at: r.server_received_at.toISOString(),
     sim_slot: r.sim_slot,
+    receiving_number: r.receiving_number,
     match_status: r.match_status,
     duplicate_of: r.duplicate_of_id,
     gateway: r.gateway_code,

@@ -15,7 +15,7 @@ function fromRecords(em: Db) {
 
 // Not `g.code as gateway`: db.ts would convert it as the record's `gateway` relation (a number).
 const COLUMNS = [
-  'r.id', 'r.brand_id', 'r.mode', 'r.device_id', 'r.device_message_id', 'r.sender', 'r.received_at', 'r.server_received_at', 'r.sim_slot', 'r.match_status',
+  'r.id', 'r.brand_id', 'r.mode', 'r.device_id', 'r.device_message_id', 'r.sender', 'r.received_at', 'r.server_received_at', 'r.sim_slot', 'r.receiving_number', 'r.match_status',
   'r.duplicate_of_id', 'g.code as gateway_code', 'r.parsed_amount', 'r.parsed_trx_id', 'r.transaction_id', 't.trx_id',
   'r.confidence', 'r.candidate_ids', 'r.reason', 'r.matched_at',
   'r.reason_code', 'r.suggestions', 'r.direction', 'r.kind', 'r.parsed_balance', 'r.parsed_fee',
