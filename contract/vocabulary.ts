@@ -133,3 +133,9 @@ export type AlertType = (typeof alertTypes)[number];
 /** An alert's delivery state. */
 export const alertStatuses = ['pending', 'delivered', 'failed', 'suppressed'] as const;
 export type AlertStatus = (typeof alertStatuses)[number];
+
+/** A customer's receipt e-mail (receipts): `pending` to send, `sent`, `failed` after its retries, `skipped` (no e-mail address to send to). */
+export const receiptStatuses = ['pending', 'sent', 'failed', 'skipped'] as const;
+export type ReceiptStatus = (typeof receiptStatuses)[number];
+/** What a receipt is for: a completed payment or a completed refund. */
+export const receiptKinds = ['payment', 'refund'] as const;

@@ -4,6 +4,7 @@ import type { AppDeps } from '../../deps.ts';
 import type { JobRegistration } from '../../infra/jobs/workers.ts';
 import { DELIVER_ALERT_QUEUE } from './raise.ts';
 import { sendAlertMail } from './email.ts';
+import { mailFailureReason } from '../../infra/mail.ts';
 import { finishAttempt, startAttempt } from './queries.ts';
 const deliverAlertPayload = z.object({ alertId: z.number().int().positive() });
 
@@ -38,9 +39,8 @@ async function deliverAlert(deps: Omit<DeliverAlertDeps, 'boss'>, data: unknown)
       mail: { id: row.id, brandId: row.brand_id, type: row.type, subject: row.subject, details: row.details, createdAt: row.created_at },
     });
   } catch (err) {
-    // The SMTP reply code/message only: the URL (with its password) is never logged or stored.
-    const e = err as { code?: string; responseCode?: number; message?: string };
-    const reason = `${e.code ?? 'error'}${e.responseCode ? ` ${e.responseCode}` : ''}`.slice(0, 200);
+    // The SMTP reply code only: the URL (with its password) is never logged or stored.
+    const reason = mailFailureReason(err);
     const last = row.attempts >= ALERT_MAX_ATTEMPTS;
     await finishAttempt(em, alertId, { status: last ? 'failed' : 'pending', error: reason });
     deps.logger.warn({ ...log, error: reason, final: last }, 'alert delivery failed');

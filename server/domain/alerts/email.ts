@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import { sendMail } from '../../infra/mail.ts';
 import { escapeControlCharacters } from '../../../contract/common/text.ts';
 
 export interface AlertMail {
@@ -34,17 +34,8 @@ function renderAlertMail(alert: AlertMail): { subject: string; text: string } {
   return { subject: `[Paycollect alert] ${subject}`, text: `${lines.join('\n')}\n` };
 }
 
-/**
- * Sends through nodemailer's SMTP transport: a maintained client that handles
- * STARTTLS, authentication and the protocol's edge cases we would otherwise
- * hand-write. Short timeouts keep a dead server from holding a worker.
- */
+/** Renders the alert and sends it (infra/mail.ts). */
 export async function sendAlertMail(opts: { smtpUrl: string; from: string; to: string[]; mail: AlertMail }): Promise<void> {
-  const transport = nodemailer.createTransport({ url: opts.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as never);
-  try {
-    const { subject, text } = renderAlertMail(opts.mail);
-    await transport.sendMail({ from: opts.from, to: opts.to, subject, text });
-  } finally {
-    transport.close();
-  }
+  const { subject, text } = renderAlertMail(opts.mail);
+  await sendMail({ smtpUrl: opts.smtpUrl, from: opts.from, to: opts.to, subject, text });
 }

@@ -11,6 +11,9 @@ export const Brand = defineEntity({
     /** IANA time zone used for "today" on the device dashboard. */
     timezone: p.string().length(64).default('UTC'),
     status: p.enum(brandStatuses).default('active'),
+    /** Customers get a receipt e-mail for payments and refunds completed since `receiptsEnabledAt` (receipts/). */
+    receiptsEnabled: p.boolean().default(false),
+    receiptsEnabledAt: p.datetime().nullable(),
     createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
     updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
   },
