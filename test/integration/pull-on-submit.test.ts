@@ -249,6 +249,18 @@ describe('pull-on-submit: the customer submits first and the phone had missed th
     expect((await checkout(payment.payment_id)).status).toBe('completed');
   });
 
+  it('device-sim watch (the background loop of the app) answers the push by itself', async () => {
+    const s = await shop('Watch Shop');
+    const payment = await createPayment(t, s.apiKey, { amount: '270.00' });
+    const trx = newGatewayTrxId();
+    await receive(s, creditWithBalance('270.00', trx, '1,270.00', PAYER), { missed: true });
+    await submit(payment.payment_id, trx);
+    const watched = await s.sim('watch', '--interval', '100', '--for', '1');
+    expect(watched.answered).toEqual([expect.objectContaining({ reason: 'payment_submitted', senders: ['bKash'] })]);
+    expect((await checkout(payment.payment_id)).status).toBe('completed');
+    expect(await unreadOf(s.deviceId)).toBe(0);
+  });
+
   it('the status stream says checking, then completed when the phone answers', async () => {
     const s = await shop('Stream Shop');
     const payment = await createPayment(t, s.apiKey, { amount: '990.00' });

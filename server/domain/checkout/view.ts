@@ -81,7 +81,7 @@ function toTransaction(r: Row, links: CheckoutLinks, phoneCheckUntil: Date | nul
  */
 async function phoneCheckFor(em: Db, r: Row): Promise<Date | null> {
   if (r.status !== 'awaiting_verification' || r.gateway_type !== 'manual' || r.past_expiry || r.created_at === null) return null;
-  return phoneCheckOf(em, { brandId: r.brand_id, paymentCreatedAt: r.intent_created_at, submittedAt: r.created_at });
+  return phoneCheckOf(em, { brandId: r.brand_id, mode: r.mode, paymentCreatedAt: r.intent_created_at, submittedAt: r.created_at });
 }
 
 /** Pure: why no gateway can take the payment, in words for the customer. */

@@ -224,7 +224,7 @@ export async function askPhonesForSubmission(
  * phone's answer, or PHONE_CHECK_SECONDS without one, ends it; a payment
  * the answer completed says paid instead.
  */
-export async function phoneCheckOf(db: Db, q: { brandId: number; paymentCreatedAt: Date; submittedAt: Date }, now = new Date()): Promise<Date | null> {
+export async function phoneCheckOf(db: Db, q: { brandId: number; mode: Mode; paymentCreatedAt: Date; submittedAt: Date }, now = new Date()): Promise<Date | null> {
   const until = await phoneCheckUntil(db, { ...q, checkSeconds: PHONE_CHECK_SECONDS });
   return until && until.getTime() > now.getTime() ? until : null;
 }

@@ -233,15 +233,18 @@ export async function widenPendingSubmissionRequest(db: Db, q: { deviceId: numbe
  * `checkSeconds` after it was last asked (its window's end is the moment of
  * asking). Null when there is none.
  */
-export async function phoneCheckUntil(db: Db, q: { brandId: number; paymentCreatedAt: Date; submittedAt: Date; checkSeconds: number }): Promise<Date | null> {
+export async function phoneCheckUntil(db: Db, q: { brandId: number; mode: Mode; paymentCreatedAt: Date; submittedAt: Date; checkSeconds: number }): Promise<Date | null> {
   const row = await db
-    .selectFrom('backfill_requests')
-    .select(sql<Date | null>`max(window_to) + make_interval(secs => ${q.checkSeconds})`.as('until'))
-    .where('brand_id', '=', q.brandId)
-    .where('reason', '=', 'payment_submitted')
-    .where('status', 'in', ['pending', 'delivered'])
-    .where('window_from', '<=', q.paymentCreatedAt)
-    .where('window_to', '>=', q.submittedAt)
+    .selectFrom('backfill_requests as r')
+    // Phones of the payment's mode only: a test phone's request says nothing about a live payment.
+    .innerJoin('devices as d', 'd.id', 'r.device_id')
+    .select(sql<Date | null>`max(r.window_to) + make_interval(secs => ${q.checkSeconds})`.as('until'))
+    .where('r.brand_id', '=', q.brandId)
+    .where('d.mode', '=', q.mode)
+    .where('r.reason', '=', 'payment_submitted')
+    .where('r.status', 'in', ['pending', 'delivered'])
+    .where('r.window_from', '<=', q.paymentCreatedAt)
+    .where('r.window_to', '>=', q.submittedAt)
     .executeTakeFirst();
   return row?.until ?? null;
 }
