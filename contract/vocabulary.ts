@@ -76,8 +76,8 @@ export type BalanceChainState = (typeof balanceChainStates)[number];
 export const outboundSmsStatuses = ['pending', 'leased', 'sent', 'failed', 'delivered', 'expired'] as const;
 export type OutboundSmsStatus = (typeof outboundSmsStatuses)[number];
 
-/** Why a backfill of a phone's inbox is asked: by an operator, or by the service on a gap. */
-export const backfillReasons = ['manual', 'offline', 'heartbeat_gap', 'balance_chain_break'] as const;
+/** Why a backfill of a phone's inbox is asked: by an operator, by the service on a gap, or when a customer submits a trx id no stored SMS proves (`payment_submitted`). */
+export const backfillReasons = ['manual', 'offline', 'heartbeat_gap', 'balance_chain_break', 'payment_submitted'] as const;
 export type BackfillReason = (typeof backfillReasons)[number];
 export const backfillStatuses = ['pending', 'delivered', 'answered', 'failed'] as const;
 export type BackfillStatus = (typeof backfillStatuses)[number];

@@ -6,7 +6,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { PaycollectDevice, PaycollectError, PairingRequiredError, VERSION, answerBackfillRequests, screenSms, type DeviceTokens } from '../clients/device/index.ts';
+import {
+  PaycollectDevice, PaycollectError, PairingRequiredError, VERSION, answerBackfillRequests, sameSender, screenSms, type BackfillWindow, type DeviceTokens, type SmsFilterRules,
+} from '../clients/device/index.ts';
 
 interface State {
   baseUrl: string;
@@ -19,7 +21,7 @@ interface State {
   inbox?: InboxSms[];
 }
 
-interface InboxSms {
+export interface InboxSms {
   device_message_id: string;
   sender: string;
   body: string;
@@ -141,6 +143,51 @@ function readSmsFile(file: string): SmsInput[] {
       receiving_number: typeof r.receiving_number === 'string' ? r.receiving_number : undefined,
     };
   });
+}
+
+const windowJson = (w: BackfillWindow) => ({ id: w.id, reason: w.reason, from: w.from.toISOString(), to: w.to.toISOString(), senders: w.senders });
+
+/** What a backfill command asks of the inbox: received in its window, from one of its senders (when it names some), allowed by the filter rules. */
+export function inboxWindow(inbox: readonly InboxSms[], w: BackfillWindow, rules: SmsFilterRules): InboxSms[] {
+  return inbox.filter((m) => {
+    const at = Date.parse(m.received_at);
+    if (at < w.from.getTime() || at > w.to.getTime()) return false;
+    if (w.senders && !w.senders.some((s) => sameSender(s, m.sender))) return false;
+    return screenSms(rules, m).forward;
+  });
+}
+
+/**
+ * Answers every open backfill command from the simulated phone's inbox:
+ * re-forwards the window's SMS with their original message ids (what the
+ * service has is answered as stored), then completes the command.
+ */
+export async function answerFromInbox(device: PaycollectDevice, inbox: readonly InboxSms[], print: (line: string) => void = () => {}): Promise<BackfillWindow[]> {
+  const rules = await device.filterRules.get();
+  return answerBackfillRequests(device, async (w) => {
+    const window = inboxWindow(inbox, w, rules);
+    for (let i = 0; i < window.length; i += SMS_BATCH) {
+      const batch = window.slice(i, i + SMS_BATCH);
+      // Original message ids: what the service already has is answered as stored, never counted twice.
+      await device.smsMessages.forward({ messages: batch, device_time: new Date().toISOString() }, { idempotencyKey: `sim-backfill-${w.id}-${i}` });
+    }
+    const from = w.senders ? ` from ${w.senders.join(', ')}` : '';
+    print(`backfill ${w.id} (${w.reason}): re-sent ${window.length} SMS${from} received ${w.from.toISOString()} .. ${w.to.toISOString()}`);
+    return window.length;
+  });
+}
+
+/**
+ * One turn of the app's background loop: when push notifications are unread
+ * (the service nudges with one), mark them read and answer the open commands.
+ * Returns the windows answered.
+ */
+export async function pollOnce(device: PaycollectDevice, inbox: () => readonly InboxSms[], print: (line: string) => void = () => {}): Promise<BackfillWindow[]> {
+  const unread = await device.notifications.listUnread();
+  if (unread.length === 0) return [];
+  await device.notifications.acknowledge({ ids: unread.map((n) => n.id) });
+  for (const n of unread) print(`push #${n.id}: ${n.title}`);
+  return answerFromInbox(device, inbox(), print);
 }
 
 const commands: Record<string, Command> = {
@@ -266,28 +313,41 @@ const commands: Record<string, Command> = {
     },
   },
   backfill: {
-    summary: "Answer the service's backfill requests: re-send the inbox SMS of each requested window",
+    summary: "Answer the service's backfill requests: re-send the inbox SMS of each requested window (and senders)",
     usage: 'backfill',
     options: {},
     async run(ctx) {
       const device = ctx.device();
-      const rules = await device.filterRules.get();
-      const inbox = loadState(ctx.statePath)?.inbox ?? [];
-      const answered = await answerBackfillRequests(device, async (w) => {
-        const window = inbox.filter((m) => {
-          const at = Date.parse(m.received_at);
-          return at >= w.from.getTime() && at <= w.to.getTime() && screenSms(rules, m).forward;
-        });
-        for (let i = 0; i < window.length; i += SMS_BATCH) {
-          const batch = window.slice(i, i + SMS_BATCH);
-          // Original message ids: what the service already has is answered as stored, never counted twice.
-          await device.smsMessages.forward({ messages: batch, device_time: new Date().toISOString() }, { idempotencyKey: `sim-backfill-${w.id}-${i}` });
-        }
-        ctx.print(`backfill ${w.id} (${w.reason}): re-sent ${window.length} SMS received ${w.from.toISOString()} .. ${w.to.toISOString()}`);
-        return window.length;
-      });
+      const answered = await answerFromInbox(device, loadState(ctx.statePath)?.inbox ?? [], ctx.print);
       if (answered.length === 0) ctx.print('no backfill requests');
-      return { answered: answered.map((w) => ({ id: w.id, reason: w.reason, from: w.from.toISOString(), to: w.to.toISOString() })) };
+      return { answered: answered.map(windowJson) };
+    },
+  },
+  watch: {
+    summary: 'Run as the app does in the background: on every push notification, read it and answer the open commands',
+    usage: 'watch [--interval <ms>] [--for <seconds>]',
+    options: { interval: { type: 'string' }, for: { type: 'string' } },
+    async run(ctx, v) {
+      const device = ctx.device();
+      const interval = intOption(v, 'interval', 50, 600_000) ?? 2000;
+      const seconds = intOption(v, 'for', 1, 86_400);
+      const until = seconds === undefined ? Infinity : Date.now() + seconds * 1000;
+      const answered: BackfillWindow[] = [];
+      let stop = false;
+      const onSignal = () => (stop = true);
+      process.once('SIGINT', onSignal);
+      try {
+        // Answer what is open already (the app does on start), then on every notification.
+        answered.push(...(await answerFromInbox(device, loadState(ctx.statePath)?.inbox ?? [], ctx.print)));
+        while (!stop && Date.now() < until) {
+          await new Promise((r) => setTimeout(r, Math.min(interval, Math.max(0, until - Date.now()))));
+          if (stop || Date.now() >= until) break;
+          answered.push(...(await pollOnce(device, () => loadState(ctx.statePath)?.inbox ?? [], ctx.print)));
+        }
+      } finally {
+        process.off('SIGINT', onSignal);
+      }
+      return { answered: answered.map(windowJson) };
     },
   },
   dashboard: {

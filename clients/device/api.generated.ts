@@ -190,7 +190,9 @@ export interface DeviceCommand {
   /** ISO 8601 UTC timestamp. */
   to: string;
   /** Why the service asks (informative). */
-  reason: "manual" | "offline" | "heartbeat_gap" | "balance_chain_break";
+  reason: "manual" | "offline" | "heartbeat_gap" | "balance_chain_break" | "payment_submitted";
+  /** Re-forward only SMS of these senders (compared as the filter rules compare senders); null: every sender the filter rules allow. `payment_submitted` asks for the gateway's official senders only. */
+  senders: string[] | null;
   /** ISO 8601 UTC timestamp. */
   created_at: string;
 }
@@ -205,7 +207,9 @@ export interface CommandsCompleteResult {
   /** ISO 8601 UTC timestamp. */
   to: string;
   /** Why the service asks (informative). */
-  reason: "manual" | "offline" | "heartbeat_gap" | "balance_chain_break";
+  reason: "manual" | "offline" | "heartbeat_gap" | "balance_chain_break" | "payment_submitted";
+  /** Re-forward only SMS of these senders (compared as the filter rules compare senders); null: every sender the filter rules allow. `payment_submitted` asks for the gateway's official senders only. */
+  senders: string[] | null;
   /** ISO 8601 UTC timestamp. */
   created_at: string;
   status: "answered";

@@ -14,13 +14,19 @@ export interface BackfillWindow {
   id: number;
   from: Date;
   to: Date;
-  reason: 'manual' | 'offline' | 'heartbeat_gap' | 'balance_chain_break';
+  reason: 'manual' | 'offline' | 'heartbeat_gap' | 'balance_chain_break' | 'payment_submitted';
+  /**
+   * Re-send only SMS of these senders (compare them as the filter rules do:
+   * `sameSender`); null: every sender the filter rules allow. A customer's
+   * submission (`payment_submitted`) asks for its gateway's official senders.
+   */
+  senders: string[] | null;
 }
 
 /** What the helper needs of the device client: its `commands` namespace. */
 export interface CommandsApi {
   commands: {
-    list(): Promise<Array<{ id: number; type: 'backfill_sms'; from: string; to: string; reason: BackfillWindow['reason'] }>>;
+    list(): Promise<Array<{ id: number; type: 'backfill_sms'; from: string; to: string; reason: BackfillWindow['reason']; senders?: string[] | null }>>;
     complete(commandId: number | string, body: { resent_count: number }): Promise<unknown>;
   };
 }
@@ -37,7 +43,8 @@ export async function answerBackfillRequests(device: CommandsApi, onBackfillRequ
   let firstError: unknown = null;
   for (const c of await device.commands.list()) {
     if (c.type !== 'backfill_sms') continue;
-    const window: BackfillWindow = { id: c.id, from: new Date(c.from), to: new Date(c.to), reason: c.reason };
+    // `senders` is absent from servers older than the sender filter: every allowed sender then.
+    const window: BackfillWindow = { id: c.id, from: new Date(c.from), to: new Date(c.to), reason: c.reason, senders: c.senders ?? null };
     try {
       const resent = await onBackfillRequest(window);
       await device.commands.complete(c.id, { resent_count: resent });

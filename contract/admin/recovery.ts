@@ -12,7 +12,7 @@ export const MAX_BACKFILL_WINDOW_DAYS = 7;
 
 export const backfillReasonSchema = z
   .enum(backfillReasons)
-  .describe('Why it was asked: `manual` by an operator; else by the service on a gap (the phone was offline, its heartbeats stopped, or its balance chain broke).');
+  .describe('Why it was asked: `manual` by an operator; else by the service on a gap (the phone was offline, its heartbeats stopped, or its balance chain broke), or `payment_submitted` when a customer submitted a trx id no stored SMS proves.');
 export const backfillStatusSchema = z
   .enum(backfillStatuses)
   .describe('`pending` not yet polled by the phone; `delivered` the phone has fetched it; `answered` the phone re-sent the window; `failed` unanswered after every retry (reported to operators).');
@@ -29,6 +29,7 @@ export const backfillRequestSchema = z
     attempts: z.number().int().describe('Push notifications sent to nudge the phone so far.'),
     next_attempt_at: timestampSchema.describe('When the next nudge (or, after the last, the failure) is due.'),
     requested_by: z.string().nullable().describe('The admin actor for `manual`; null when the service asked by itself.'),
+    senders: z.array(z.string()).nullable().describe("Only these senders' SMS are asked for (`payment_submitted`: the gateway's official senders); null: every allowed sender."),
     resent_count: z.number().int().nullable().describe('How many SMS the phone re-sent, once answered.'),
     delivered_at: timestampSchema.nullable(),
     answered_at: timestampSchema.nullable(),

@@ -70,6 +70,11 @@ export const checkoutTransactionSchema = z
       .describe(
         'Manual gateways while `awaiting_verification`: how many more times the customer may replace `gateway_trx_id` (a mistyped id) with `PUT .../transaction/gateway-trx-id`; 0 once used up. Null when it cannot be replaced.',
       ),
+    phone_check_until: timestampSchema
+      .nullable()
+      .describe(
+        "Manual gateways while `awaiting_verification`: no SMS proves the submitted id yet and the service is asking the merchant's phone for it; the page says it is checking with the merchant's phone until this time, or until the phone answers (the status stream then sends `checking_phone: false`, or `completed`). Null otherwise: the ordinary waiting for verification.",
+      ),
   })
   .meta({ id: 'CheckoutTransaction' });
 
@@ -237,8 +242,8 @@ export const checkoutPaymentsContract = c.router(
       summary: 'Follow the payment status (Server-Sent Events)',
       description: [
         'A `text/event-stream` (Server-Sent Events, for `EventSource`) telling the checkout page when the payment changes, instead of polling `GET /payments/{payment_id}`.',
-        'On connect, and whenever the status changes (a submission awaiting verification, completed, failed, expired, canceled), one `status` event whose `data` is JSON `{"status": ..., "terminal": ...}`:',
-        '`status` as `GET /payments/{payment_id}` shows it, `terminal` true for `completed`, `expired` and `canceled`, after which the server ends the stream (a client stops there rather than reconnecting).',
+        'On connect, and whenever the status changes (a submission awaiting verification, completed, failed, expired, canceled) or the check with the merchant\'s phone starts or ends, one `status` event whose `data` is JSON `{"status": ..., "terminal": ..., "checking_phone": ...}`:',
+        '`status` as `GET /payments/{payment_id}` shows it, `terminal` true for `completed`, `expired` and `canceled`, after which the server ends the stream (a client stops there rather than reconnecting); `checking_phone` true while the transaction\'s `phone_check_until` is set.',
         'A comment line (`: heartbeat`) every few seconds keeps proxies from closing an idle stream. The stream also ends when the service shuts down; `EventSource` then reconnects after the `retry` the stream names.',
         'Same rules as `GET /payments/{payment_id}`: the payment id is the credential, an unknown or malformed id is `PAYMENT_NOT_FOUND`, a payment of a disabled brand `BRAND_DISABLED`.',
         'A few streams per payment and a bounded number per server process: past either, `RATE_LIMITED`.',
@@ -273,6 +278,9 @@ export const checkoutStatusEventSchema = z
   .object({
     status: z.enum(paymentStatuses).describe('The status `GET /payments/{payment_id}` shows now.'),
     terminal: z.boolean().describe('True for `completed`, `expired` and `canceled`: nothing changes any more and the stream ends.'),
+    checking_phone: z
+      .boolean()
+      .describe("True while the service is asking the merchant's phone for the SMS that proves the submitted id (the transaction's `phone_check_until` is set); an event comes when it turns false (the phone answered or did not answer in time)."),
   })
   .meta({ id: 'CheckoutStatusEvent' });
 

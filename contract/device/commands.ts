@@ -13,6 +13,10 @@ export const deviceCommandSchema = z
     from: timestampSchema,
     to: timestampSchema,
     reason: z.enum(backfillReasons).describe('Why the service asks (informative).'),
+    senders: z
+      .array(z.string())
+      .nullable()
+      .describe('Re-forward only SMS of these senders (compared as the filter rules compare senders); null: every sender the filter rules allow. `payment_submitted` asks for the gateway\'s official senders only.'),
     created_at: timestampSchema,
   })
   .meta({ id: 'DeviceCommand' });

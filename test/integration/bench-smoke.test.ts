@@ -90,4 +90,19 @@ describe('bench/run.ts --quick', () => {
     expect(report.details.latencyMs).toHaveLength(50);
     for (const metric of ['SMS -> webhook at receiver p50', 'SMS -> webhook at receiver p99']) expect(typeof row(metric).ours, metric).toBe('number');
   }, 300_000);
+  it('runs pull-on-submit end to end: every missed SMS is pulled from the simulated phone and completes its payment', async () => {
+    const { code, output } = await runBench(['--only', 'pull-on-submit', '--quick', '--out', out]);
+    expect(code, output).toBe(0);
+    const files = readdirSync(out).filter((f) => /^pull-on-submit-.+\.json$/.test(f));
+    expect(files).toHaveLength(1);
+    const report = JSON.parse(readFileSync(path.join(out, files[0]!), 'utf8'));
+    expect(report).toMatchObject({ name: 'pull-on-submit', quick: true, settings: { payments: 5, warmup: 1 } });
+    const row = (metric: string) => report.rows.find((r: { metric: string }) => r.metric.startsWith(metric));
+    // Correctness, not timing: each submission said "checking", each payment completed by the re-sent SMS, the stream told each one.
+    expect(row('submissions answered "checking with the phone"')).toMatchObject({ ours: '5/5', met: true });
+    expect(row('completed by the re-sent SMS, no operator')).toMatchObject({ ours: '5/5', met: true });
+    expect(report.details.latencyMs).toHaveLength(5);
+    expect(report.details.loopErrors).toEqual([]);
+    for (const metric of ['submit -> checkout says completed p50', 'submit -> checkout says completed p99']) expect(typeof row(metric).ours, metric).toBe('number');
+  }, 300_000);
 });

@@ -173,15 +173,15 @@ describe('GET /api/checkout/v1/payments/{id}/status-stream', () => {
   it('follows a payment through submission (awaiting verification) and a failure, which is not terminal', async () => {
     const { payment_id } = await createPayment(t, brand.apiKey, { amount: '320.00' });
     const s = await openStream(payment_id);
-    expect((await s.next(() => true)).data).toEqual({ status: 'pending', terminal: false });
+    expect((await s.next(() => true)).data).toEqual({ status: 'pending', terminal: false, checking_phone: false });
     // The customer submits the TrxID (from another tab, say): this stream learns it.
     const pay = await t.request('POST', `/api/checkout/v1/payments/${payment_id}/transactions`, { body: { gateway: gateway.code, gateway_trx_id: `F${randomBytes(4).toString('hex').toUpperCase()}` } });
     expect(pay.status, JSON.stringify(pay.body)).toBe(201);
-    expect((await s.next((e) => e.data.status !== 'pending', 2000)).data).toEqual({ status: 'awaiting_verification', terminal: false });
+    expect((await s.next((e) => e.data.status !== 'pending', 2000)).data).toEqual({ status: 'awaiting_verification', terminal: false, checking_phone: false });
     // An operator rejects it: failed, and the customer may try again, so the stream stays open.
     const em = t.runtime.deps.db;
     await failTransaction(em, (await getTransactionByTrxId(em, pay.body.data.trx_id)).id, { reason: 'Rejected by an operator' });
-    expect((await s.next((e) => e.data.status === 'failed', 2000)).data).toEqual({ status: 'failed', terminal: false });
+    expect((await s.next((e) => e.data.status === 'failed', 2000)).data).toEqual({ status: 'failed', terminal: false, checking_phone: false });
     await new Promise((r) => setTimeout(r, 200));
     expect(s.isEnded()).toBe(false);
     s.close();
@@ -207,15 +207,15 @@ describe('GET /api/checkout/v1/payments/{id}/status-stream', () => {
     const s = await openStream(paymentId);
     expect(s.status).toBe(200);
     await s.ended;
-    expect(s.events.map((e) => e.data)).toEqual([{ status: 'completed', terminal: true }]);
+    expect(s.events.map((e) => e.data)).toEqual([{ status: 'completed', terminal: true, checking_phone: false }]);
 
     // Open, then cancelled by the merchant (another path that changes the status): the stream says so and ends.
     const { payment_id: open } = await createPayment(t, brand.apiKey);
     const c = await openStream(open);
-    expect((await c.next(() => true)).data).toEqual({ status: 'pending', terminal: false });
+    expect((await c.next(() => true)).data).toEqual({ status: 'pending', terminal: false, checking_phone: false });
     const cancel = await t.request('POST', `/api/v1/payments/${open}/cancel`, { token: brand.apiKey, body: {} });
     expect(cancel.status, JSON.stringify(cancel.body)).toBe(200);
-    expect((await c.next((e) => e.data.status !== 'pending', 2000)).data).toEqual({ status: 'canceled', terminal: true });
+    expect((await c.next((e) => e.data.status !== 'pending', 2000)).data).toEqual({ status: 'canceled', terminal: true, checking_phone: false });
     await c.ended;
   });
 
@@ -276,7 +276,7 @@ describe('GET /api/checkout/v1/payments/{id}/status-stream', () => {
     expect((await s.next(() => true)).data.status).toBe('awaiting_verification');
     await t.sql(`UPDATE payment_intents SET expires_at = now() - interval '1 second' WHERE uuid = $1`, [paymentId]);
     expect(await expireDueIntents(t.runtime.deps.db)).toBeGreaterThanOrEqual(1);
-    expect((await s.next((e) => e.data.status !== 'awaiting_verification', 2000)).data).toEqual({ status: 'expired', terminal: true });
+    expect((await s.next((e) => e.data.status !== 'awaiting_verification', 2000)).data).toEqual({ status: 'expired', terminal: true, checking_phone: false });
     await s.ended;
 
     // The clock: nothing in the database changes when the deadline passes; the stream looks again then.
@@ -284,7 +284,7 @@ describe('GET /api/checkout/v1/payments/{id}/status-stream', () => {
     await t.sql(`UPDATE payment_intents SET expires_at = now() + interval '600 milliseconds' WHERE uuid = $1`, [soon]);
     const c = await openStream(soon);
     expect((await c.next(() => true)).data.status).toBe('pending');
-    expect((await c.next((e) => e.data.status !== 'pending', 3000)).data).toEqual({ status: 'expired', terminal: true });
+    expect((await c.next((e) => e.data.status !== 'pending', 3000)).data).toEqual({ status: 'expired', terminal: true, checking_phone: false });
     await c.ended;
   });
 

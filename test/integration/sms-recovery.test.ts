@@ -148,7 +148,7 @@ describe('backfill requests', () => {
     expect((await deviceRequest(t, other, 'GET', '/commands')).body.data).toEqual([]);
     const polled = await deviceRequest(t, scene.device, 'GET', '/commands');
     expect(polled.status).toBe(200);
-    expect(polled.body.data).toEqual([{ id, type: 'backfill_sms', from: from.toISOString(), to: to.toISOString(), reason: 'manual', created_at: expect.any(String) }]);
+    expect(polled.body.data).toEqual([{ id, type: 'backfill_sms', from: from.toISOString(), to: to.toISOString(), reason: 'manual', senders: null, created_at: expect.any(String) }]);
     expect((await adminRequest(t, 'GET', `/backfill-requests?device_id=${scene.device.deviceId}`)).body.data[0]).toMatchObject({ id, status: 'delivered', delivered_at: expect.any(String) });
 
     const foreign = await deviceRequest(t, other, 'POST', `/commands/${id}/complete`, { resent_count: 0 });

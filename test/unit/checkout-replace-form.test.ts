@@ -22,6 +22,7 @@ function transaction(over: Partial<CheckoutTransaction>): CheckoutTransaction {
     completed_at: null,
     redirect_url: null,
     gateway_trx_id_changes_left: 3,
+    phone_check_until: null,
     ...over,
   };
 }

@@ -13,6 +13,7 @@ const REASONS: Record<Backfill['reason'], string> = {
   offline: 'asked by the service: the phone was offline',
   heartbeat_gap: "asked by the service: the phone's heartbeats stopped",
   balance_chain_break: 'asked by the service: a balance did not follow the previous one',
+  payment_submitted: "asked by the service: a customer submitted a transaction ID no SMS proves yet (the gateway's senders only)",
 };
 
 /** An audit actor as a person reads it: a console operator's `operator:<id> <e-mail>` is the e-mail. */

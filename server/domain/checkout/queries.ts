@@ -21,7 +21,7 @@ function checkoutQuery(db: Db, paymentUuid: string) {
     .leftJoin('gateways as g', 'g.id', 't.gateway_id')
     .leftJoin('checkout_submission_counts as c', 'c.intent_id', 'i.id')
     .select([
-      'i.id as intent_id', 'i.brand_id', 'i.uuid as payment_id', 'i.amount', 'i.currency', 'i.reference', 'i.status as intent_status', 'i.mode', 'i.expires_at',
+      'i.id as intent_id', 'i.brand_id', 'i.created_at as intent_created_at', 'i.uuid as payment_id', 'i.amount', 'i.currency', 'i.reference', 'i.status as intent_status', 'i.mode', 'i.expires_at',
       'i.success_url', 'i.cancel_url', 'b.name as brand_name', 'b.timezone as brand_timezone', 'b.status as brand_status', 'c.replacements',
       'c.taken_answers', 't.trx_id', 'g.code as gateway_code', 'g.name as gateway_name', 'g.type as gateway_type', 't.method', 't.status',
       't.amount as t_amount', 't.currency as t_currency', 't.fee', 't.sms_amount', 't.gateway_trx_id', 't.failure_reason', 't.created_at', 't.completed_at',

@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { CheckoutStatusEvent } from '../../../contract/checkout/payments.ts';
+import type { CheckoutPayment, CheckoutStatusEvent } from '../../../contract/checkout/payments.ts';
 import { SubscriberLimitError, type NotificationHub, type NotificationSubscription } from '../../infra/database/notifications.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { PAYMENT_STATUS_CHANNEL } from '../payments/status-notify.ts';
@@ -37,7 +37,9 @@ export interface StatusFollower {
  * committed between the two reads is seen by the second or notified after
  * it, never lost. Each notification triggers one more read (one at a time;
  * notifications arriving meanwhile fold into one further read), and only a
- * status different from the last one sent is passed on.
+ * status (or check with the merchant's phone) different from the last one
+ * sent is passed on. The phone check also ends by time: a timer reads again
+ * at its `phone_check_until`.
  */
 export async function followCheckoutStatus(
   ctx: { db: Db; hub: NotificationHub; links: CheckoutLinks; logger: Logger },
@@ -45,11 +47,12 @@ export async function followCheckoutStatus(
   sink: StatusSink,
 ): Promise<StatusFollower> {
   const first = await loadCheckout(ctx.db, paymentId, ctx.links);
-  let last: CheckoutStatus | null = null;
+  let last: string | null = null;
   let stopped = false;
   let reading: Promise<void> | null = null;
   let again = false;
   let expiryTimer: NodeJS.Timeout | null = null;
+  let checkTimer: NodeJS.Timeout | null = null;
   let subscription: NotificationSubscription | null = null;
 
   const stop = () => {
@@ -57,6 +60,7 @@ export async function followCheckoutStatus(
     stopped = true;
     subscription?.unsubscribe();
     if (expiryTimer) clearTimeout(expiryTimer);
+    if (checkTimer) clearTimeout(checkTimer);
   };
   const finish = () => {
     if (stopped) return;
@@ -64,13 +68,27 @@ export async function followCheckoutStatus(
     sink.end();
   };
 
-  const show = (status: CheckoutStatus, expiresAt: string) => {
+  const show = (view: CheckoutPayment) => {
+    const { status, expires_at: expiresAt } = view;
     if (stopped) return;
-    if (status !== last) {
-      last = status;
+    const checkUntil = view.transaction?.phone_check_until ?? null;
+    const checking = checkUntil !== null;
+    const key = `${status}:${checking}`;
+    if (key !== last) {
+      last = key;
       const terminal = TERMINAL.includes(status);
-      sink.status({ status, terminal });
+      sink.status({ status, terminal, checking_phone: checking });
       if (terminal) return finish();
+    }
+    // The check with the merchant's phone ends by time when the phone does not answer: look again then.
+    if (checkTimer) clearTimeout(checkTimer);
+    checkTimer = null;
+    if (checkUntil !== null) {
+      checkTimer = setTimeout(() => {
+        checkTimer = null;
+        refresh();
+      }, Math.min(Math.max(Date.parse(checkUntil) - Date.now() + 250, 250), MAX_TIMER_MS));
+      checkTimer.unref();
     }
     // Expiry by time: nothing in the database changes at that moment, so look again then.
     if (!expiryTimer && OPEN.includes(status)) {
@@ -86,7 +104,7 @@ export async function followCheckoutStatus(
   const read = async () => {
     try {
       const { view } = await loadCheckout(ctx.db, paymentId, ctx.links);
-      show(view.status, view.expires_at);
+      show(view);
     } catch (err) {
       // The payment's brand was disabled meanwhile (or the payment is gone): nothing more to show here.
       if (err instanceof AppError) return finish();
@@ -111,7 +129,7 @@ export async function followCheckoutStatus(
     });
   }
 
-  show(first.view.status, first.view.expires_at);
+  show(first.view);
   if (stopped) return { stop };
   try {
     subscription = await ctx.hub.subscribe(PAYMENT_STATUS_CHANNEL, String(first.intentId), { onNotify: refresh, onClose: finish });

@@ -9,6 +9,7 @@ import { sandboxPayUrl } from '../sandbox/sessions.ts';
 import { successRedirectUrl } from '../payments/redirect.ts';
 import { MAX_SUBMISSION_REPLACEMENTS, MAX_TAKEN_ANSWERS } from './limits.ts';
 import { checkoutState } from './state.ts';
+import { phoneCheckOf } from '../recovery/backfill.ts';
 import { selectCheckout, type CheckoutRow } from './queries.ts';
 import { payInto, type PayInto } from '../wallet-accounts/service.ts';
 
@@ -53,7 +54,7 @@ function toGateway(q: GatewayQuote, into: PayInto | undefined): CheckoutGateway 
   };
 }
 
-function toTransaction(r: Row, links: CheckoutLinks): CheckoutTransaction | null {
+function toTransaction(r: Row, links: CheckoutLinks, phoneCheckUntil: Date | null): CheckoutTransaction | null {
   if (r.trx_id === null) return null;
   const type = r.gateway_type!;
   const redirect = r.status === 'processing' && isSandboxDriven({ type }) ? sandboxPayUrl(links.publicBaseUrl, links.sandboxSecret, r.trx_id) : null;
@@ -74,7 +75,17 @@ function toTransaction(r: Row, links: CheckoutLinks): CheckoutTransaction | null
     completed_at: r.completed_at?.toISOString() ?? null,
     redirect_url: redirect,
     gateway_trx_id_changes_left: changesLeft(r),
+    phone_check_until: phoneCheckUntil?.toISOString() ?? null,
   };
+}
+
+/**
+ * A manual submission no SMS proved yet, while its merchant's phone is being
+ * asked (pull-on-submit, docs/recovery.md): until when the page says so.
+ */
+async function phoneCheckFor(em: Db, r: Row): Promise<Date | null> {
+  if (r.status !== 'awaiting_verification' || r.gateway_type !== 'manual' || r.past_expiry || r.created_at === null) return null;
+  return phoneCheckOf(em, { brandId: r.brand_id, mode: r.mode, paymentCreatedAt: r.intent_created_at, submittedAt: r.created_at });
 }
 
 /** Pure: why no gateway can take the payment, in words for the customer. */
@@ -128,7 +139,7 @@ export async function loadCheckout(em: Db, paymentId: string, links: CheckoutLin
     payable: payable && notPayableReason === null,
     expires_at: r.expires_at.toISOString(),
     gateways,
-    transaction: toTransaction(r, links),
+    transaction: toTransaction(r, links, await phoneCheckFor(em, r)),
     redirect_url: status === 'completed' && r.success_url ? successRedirectUrl(r.success_url, r.payment_id) : null,
     not_payable_reason: notPayableReason,
   };

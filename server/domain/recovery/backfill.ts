@@ -1,9 +1,12 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import { MAX_BACKFILL_WINDOW_DAYS } from '../../../contract/admin/recovery.ts';
-import type { BackfillStatus, backfillReasons } from '../../../contract/vocabulary.ts';
+import type { BackfillStatus, backfillReasons, Mode } from '../../../contract/vocabulary.ts';
 import type { Db } from '../db.ts';
+import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
+import { createNotification } from '../notifications/service.ts';
 import {
-  backfillRowOfDevice, backfillRows, deliverOpenRequests, deviceState, insertRequestForActiveDevice, markAnswered, smsTimeOfRecord, widenOpenAutomaticRequest,
+  backfillRowOfDevice, backfillRows, deliverOpenRequests, deviceState, insertRequestForActiveDevice, markAnswered, markNudged, notifyPaymentsOfAnswer, phoneCheckUntil,
+  phonesToAskFor, smsTimeOfRecord, widenOpenAutomaticRequest, widenPendingSubmissionRequest,
   type BackfillRow,
 } from './queries.ts';
 
@@ -35,6 +38,8 @@ export interface BackfillRequestView {
   attempts: number;
   nextAttemptAt: Date;
   requestedBy: string | null;
+  /** Only SMS of these senders are asked for; null: every sender the filter rules allow. */
+  senders: string[] | null;
   resentCount: number | null;
   deliveredAt: Date | null;
   answeredAt: Date | null;
@@ -54,6 +59,7 @@ function view(r: BackfillRow): BackfillRequestView {
     attempts: r.attempts,
     nextAttemptAt: r.next_attempt_at,
     requestedBy: r.requested_by,
+    senders: r.senders ?? null,
     resentCount: r.resent_count,
     deliveredAt: r.delivered_at,
     answeredAt: r.answered_at,
@@ -131,7 +137,11 @@ export async function pollBackfillCommands(em: Db, deviceId: number): Promise<Ba
  */
 export async function completeBackfillCommand(em: Db, deviceId: number, id: number, resentCount: number): Promise<BackfillRequestView> {
   const answered = await markAnswered(em, { deviceId, id, resentCount });
-  if (answered) return view(answered);
+  if (answered) {
+    // The checkouts waiting on this phone stop saying "checking" (a payment the re-sent SMS completed already says paid).
+    if (answered.reason === 'payment_submitted') await notifyPaymentsOfAnswer(em, { brandId: answered.brand_id, from: answered.window_from, to: answered.window_to });
+    return view(answered);
+  }
   const existing = await backfillRowOfDevice(em, { deviceId, id });
   if (!existing) throw new AppError('NOT_FOUND', 'Command not found');
   return view(existing);
@@ -155,4 +165,66 @@ export async function requestBackfillForChainBreak(tx: Db, q: { deviceId: number
   const from = new Date(prevTime.getTime() - 60_000);
   const to = new Date(Math.min(now, q.smsTime.getTime() + 60_000));
   await requestBackfill(tx, { deviceId: q.deviceId, from, to, reason: 'balance_chain_break' });
+}
+
+/** The push notification that asks a phone to answer its open request (first nudge and every retry). */
+export function backfillNudge(r: { id: number; window_from: Date; window_to: Date }): { title: string; body: string } {
+  return {
+    title: 'Re-send missed SMS',
+    body: `The service asks this phone to re-send the payment SMS received between ${r.window_from.toISOString()} and ${r.window_to.toISOString()} (request ${r.id}). Open the app to answer it.`,
+  };
+}
+
+/** Longest window a submission asks for: a payment paid hours after its link was made is rare, and its SMS is near the submission. */
+export const SUBMISSION_WINDOW_MAX_MS = 2 * 3_600_000;
+/** How long the checkout says it is checking with the merchant's phone after asking; then it shows the ordinary waiting state. */
+export const PHONE_CHECK_SECONDS = 90;
+
+/**
+ * Pull-on-submit (docs/recovery.md): a customer submitted a gateway trx id
+ * that no stored SMS proves. In the caller's (the submission matching's)
+ * transaction, each phone that receives the payment's SMS (phonesToAskFor)
+ * gets a narrow request: the payment's gateway's official senders, from the
+ * payment's creation minus the clock grace to now (at most
+ * SUBMISSION_WINDOW_MAX_MS). A request of the phone not yet delivered is
+ * widened instead (repeated submissions, several payments: one push); a new
+ * request is nudged at once (counted as its first attempt, the retry sweep
+ * takes over from there). Without the cipher the nudge is left to the sweep.
+ * Returns the requests recorded (new ones) and widened.
+ */
+export async function askPhonesForSubmission(
+  tx: Db,
+  cipher: PiiCipher | undefined,
+  q: { brandId: number; mode: Mode; gatewayId: number; transactionId: number; paymentCreatedAt: Date; graceSeconds: number; senders: readonly string[] | null },
+): Promise<{ asked: number; widened: number }> {
+  const to = new Date();
+  const from = new Date(Math.max(q.paymentCreatedAt.getTime() - q.graceSeconds * 1000, to.getTime() - SUBMISSION_WINDOW_MAX_MS));
+  if (to.getTime() <= from.getTime()) return { asked: 0, widened: 0 };
+  const senders = q.senders && q.senders.length > 0 ? q.senders : null;
+  let asked = 0;
+  let widened = 0;
+  for (const deviceId of await phonesToAskFor(tx, q)) {
+    if (await widenPendingSubmissionRequest(tx, { deviceId, from, to, senders })) {
+      widened++;
+      continue;
+    }
+    const row = await insertRequestForActiveDevice(tx, { deviceId, from, to, reason: 'payment_submitted', requestedBy: null, senders });
+    if (!row) continue;
+    asked++;
+    if (!cipher) continue;
+    await markNudged(tx, { id: row.id, attempts: 1, delaySeconds: nextAttemptDelayMs(1) / 1000 });
+    await createNotification(tx, cipher, { brandId: row.brand_id, deviceId, ...backfillNudge(row) });
+  }
+  return { asked, widened };
+}
+
+/**
+ * The checkout's "checking with the merchant's phone": until when it says so
+ * for a manual transaction awaiting verification (null: not checking). The
+ * phone's answer, or PHONE_CHECK_SECONDS without one, ends it; a payment
+ * the answer completed says paid instead.
+ */
+export async function phoneCheckOf(db: Db, q: { brandId: number; mode: Mode; paymentCreatedAt: Date; submittedAt: Date }, now = new Date()): Promise<Date | null> {
+  const until = await phoneCheckUntil(db, { ...q, checkSeconds: PHONE_CHECK_SECONDS });
+  return until && until.getTime() > now.getTime() ? until : null;
 }

@@ -18,6 +18,8 @@ export const BackfillRequest = defineEntity({
     attempts: p.integer().default(0),
     nextAttemptAt: p.datetime().defaultRaw('now()'),
     requestedBy: p.string().length(120).nullable(),
+    /** Only SMS of these senders are asked for (`payment_submitted`: the gateway's official senders); null: every allowed sender. */
+    senders: p.array().columnType('text[]').nullable(),
     resentCount: p.integer().nullable(),
     deliveredAt: p.datetime().nullable(),
     answeredAt: p.datetime().nullable(),

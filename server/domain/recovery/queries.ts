@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
-import type { BackfillStatus, backfillReasons } from '../../../contract/vocabulary.ts';
+import type { BackfillStatus, backfillReasons, Mode } from '../../../contract/vocabulary.ts';
 import type { DB, Db } from '../db.ts';
+import { PAYMENT_STATUS_CHANNEL } from '../payments/status-notify.ts';
 
 /** The backfill requests (backfill.ts, retry-backfill.job.ts). */
 
@@ -8,7 +9,7 @@ type BackfillReason = (typeof backfillReasons)[number];
 
 export const BACKFILL_COLUMNS = [
   'id', 'brand_id', 'device_id', 'window_from', 'window_to', 'reason', 'status', 'attempts', 'next_attempt_at',
-  'requested_by', 'resent_count', 'delivered_at', 'answered_at', 'failed_at', 'created_at',
+  'requested_by', 'resent_count', 'delivered_at', 'answered_at', 'failed_at', 'created_at', 'senders',
 ] as const;
 export type BackfillRow = Pick<Selectable<DB['backfill_requests']>, (typeof BACKFILL_COLUMNS)[number]>;
 
@@ -32,6 +33,8 @@ export async function widenOpenAutomaticRequest(db: Db, q: { deviceId: number; f
         .where('device_id', '=', q.deviceId)
         .where('status', 'in', ['pending', 'delivered'])
         .where('reason', '<>', 'manual')
+        // A submission's request asks for some senders only: an all-senders window never folds into it.
+        .where('reason', '<>', 'payment_submitted')
         .where('window_from', '<=', q.to)
         .where('window_to', '>=', q.from)
         // Raw: interval arithmetic on the merged window.
@@ -47,11 +50,11 @@ export async function widenOpenAutomaticRequest(db: Db, q: { deviceId: number; f
 /** Records a request for the device if it is active (one INSERT ... SELECT); undefined otherwise. */
 export async function insertRequestForActiveDevice(
   db: Db,
-  q: { deviceId: number; from: Date; to: Date; reason: BackfillReason; requestedBy: string | null },
+  q: { deviceId: number; from: Date; to: Date; reason: BackfillReason; requestedBy: string | null; senders?: readonly string[] | null },
 ): Promise<BackfillRow | undefined> {
   const rows = await db
     .insertInto('backfill_requests')
-    .columns(['brand_id', 'device_id', 'window_from', 'window_to', 'reason', 'requested_by'])
+    .columns(['brand_id', 'device_id', 'window_from', 'window_to', 'reason', 'requested_by', 'senders'])
     .expression(
       db
         .selectFrom('devices')
@@ -61,6 +64,7 @@ export async function insertRequestForActiveDevice(
           sql<Date>`${q.to}::timestamptz`.as('window_to'),
           sql<BackfillReason>`${q.reason}::varchar`.as('reason'),
           sql<string | null>`${q.requestedBy}::varchar`.as('requested_by'),
+          sql<string[] | null>`${q.senders ? [...q.senders] : null}::text[]`.as('senders'),
         ])
         .where('id', '=', q.deviceId)
         .where('status', '=', 'active'),
@@ -162,5 +166,113 @@ export async function takeUnreportedFailures(db: Db) {
     .where('status', '=', 'failed')
     .where('reported_at', 'is', null)
     .returning(['id', 'brand_id', 'device_id', 'reason', 'failed_at'])
+    .execute();
+}
+
+/**
+ * Pull-on-submit: the phones asked when a customer submits a trx id that no
+ * stored SMS proves: the phone bound to the wallet account the payment was
+ * made into, when it is an active phone of the payment's mode; when the
+ * account names no phone (or the payment was made into the gateway's own
+ * number), every active phone of the brand in the payment's mode.
+ */
+export async function phonesToAskFor(
+  tx: Db,
+  q: { brandId: number; mode: Mode; gatewayId: number; transactionId: number },
+): Promise<number[]> {
+  // The phone of the wallet account the payment was made into, when the account names one (docs/matching.md,
+  // section 11): only its SMS can prove the payment. Else every active phone of the brand in the payment's mode.
+  const rows = await tx
+    .selectFrom('devices as d')
+    .select('d.id')
+    .where('d.brand_id', '=', q.brandId)
+    .where('d.mode', '=', q.mode)
+    .where('d.status', '=', 'active')
+    .where((w) =>
+      w.or([
+        w.not(
+          w.exists(
+            w.selectFrom('transactions as t').innerJoin('wallet_accounts as a', 'a.id', 't.wallet_account_id').select('a.id').where('t.id', '=', q.transactionId).where('a.device_id', 'is not', null),
+          ),
+        ),
+        w.exists(w.selectFrom('transactions as t').innerJoin('wallet_accounts as a', 'a.id', 't.wallet_account_id').select('a.id').where('t.id', '=', q.transactionId).whereRef('a.device_id', '=', 'd.id')),
+      ]),
+    )
+    .orderBy('d.id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Widens the device's open `payment_submitted` request not yet delivered to
+ * the phone (the phone has not read its window yet, so the wider one is what
+ * it will answer) to cover [from, to] and the union of both sender lists;
+ * false when there was none. A delivered request is never widened: the phone
+ * may be answering its old window right now.
+ */
+export async function widenPendingSubmissionRequest(db: Db, q: { deviceId: number; from: Date; to: Date; senders: readonly string[] | null }): Promise<boolean> {
+  const senders = q.senders ? [...q.senders] : null;
+  const merged = await db
+    .updateTable('backfill_requests')
+    .set({
+      window_from: sql<Date>`LEAST(window_from, ${q.from}::timestamptz)`,
+      window_to: sql<Date>`GREATEST(window_to, ${q.to}::timestamptz)`,
+      // Null (every sender) on either side stays null; else the union, each sender once.
+      senders: sql<string[] | null>`CASE WHEN senders IS NULL OR ${senders}::text[] IS NULL THEN NULL
+        ELSE ARRAY(SELECT DISTINCT s FROM unnest(senders || ${senders}::text[]) AS s ORDER BY s) END`,
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', (eb) =>
+      eb
+        .selectFrom('backfill_requests')
+        .select('id')
+        .where('device_id', '=', q.deviceId)
+        .where('status', '=', 'pending')
+        .where('reason', '=', 'payment_submitted')
+        .orderBy('id')
+        .limit(1),
+    )
+    .returning('id')
+    .execute();
+  return merged.length > 0;
+}
+
+/**
+ * Until when the checkout says it is checking with the merchant's phone for a
+ * transaction: the latest open `payment_submitted` request of the brand whose
+ * window covers the payment's creation and reaches the submission, plus
+ * `checkSeconds` after it was last asked (its window's end is the moment of
+ * asking). Null when there is none.
+ */
+export async function phoneCheckUntil(db: Db, q: { brandId: number; mode: Mode; paymentCreatedAt: Date; submittedAt: Date; checkSeconds: number }): Promise<Date | null> {
+  const row = await db
+    .selectFrom('backfill_requests as r')
+    // Phones of the payment's mode only: a test phone's request says nothing about a live payment.
+    .innerJoin('devices as d', 'd.id', 'r.device_id')
+    .select(sql<Date | null>`max(r.window_to) + make_interval(secs => ${q.checkSeconds})`.as('until'))
+    .where('r.brand_id', '=', q.brandId)
+    .where('d.mode', '=', q.mode)
+    .where('r.reason', '=', 'payment_submitted')
+    .where('r.status', 'in', ['pending', 'delivered'])
+    .where('r.window_from', '<=', q.paymentCreatedAt)
+    .where('r.window_to', '>=', q.submittedAt)
+    .executeTakeFirst();
+  return row?.until ?? null;
+}
+
+/**
+ * The phone answered a `payment_submitted` request: every checkout of the
+ * brand whose manual transaction awaits verification and was submitted within
+ * the window is told to look again (its "checking with the phone" is over).
+ * One pg_notify per payment, delivered on commit.
+ */
+export async function notifyPaymentsOfAnswer(db: Db, q: { brandId: number; from: Date; to: Date }): Promise<void> {
+  await db
+    .selectFrom('transactions')
+    .select(sql<unknown>`pg_notify(${PAYMENT_STATUS_CHANNEL}, intent_id::text)`.as('notified'))
+    .where('brand_id', '=', q.brandId)
+    .where('status', '=', 'awaiting_verification')
+    .where('created_at', '>=', q.from)
+    .where('created_at', '<=', q.to)
     .execute();
 }

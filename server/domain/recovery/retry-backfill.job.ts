@@ -2,7 +2,7 @@ import type { AppDeps } from '../../deps.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import type { MinuteSweep } from '../../infra/jobs/scheduled.ts';
 import { createNotification } from '../notifications/service.ts';
-import { MAX_BACKFILL_ATTEMPTS, nextAttemptDelayMs } from './backfill.ts';
+import { backfillNudge, MAX_BACKFILL_ATTEMPTS, nextAttemptDelayMs } from './backfill.ts';
 import { lockDueRequests, markFailed, markNudged, takeUnreportedFailures } from './queries.ts';
 import { transaction, type Db } from '../db.ts';
 
@@ -32,8 +32,7 @@ export async function retryBackfillRequests(em: Db, cipher: PiiCipher): Promise<
       await createNotification(tx, cipher, {
         brandId: r.brand_id,
         deviceId: r.device_id,
-        title: 'Re-send missed SMS',
-        body: `The service asks this phone to re-send the payment SMS received between ${r.window_from.toISOString()} and ${r.window_to.toISOString()} (request ${r.id}). Open the app to answer it.`,
+        ...backfillNudge(r),
       });
       nudged++;
     }

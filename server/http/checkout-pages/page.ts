@@ -89,13 +89,17 @@ function replaceForm(t: CheckoutTransaction): SafeHtml | null {
 
 function waitingSection(t: CheckoutTransaction): SafeHtml {
   const gatewayUrl = safeHttpUrl(t.redirect_url);
+  // No SMS proves the id yet and the merchant's phone is being asked for it (pull-on-submit): say so; the stream tells when it answers.
   const text =
-    t.status === 'awaiting_verification'
+    t.status === 'awaiting_verification' && t.phone_check_until
+      ? html`<h2 class="status-title">Checking with the merchant's phone</h2>
+    <p>We received your transaction ID <strong class="mono">${t.gateway_trx_id}</strong> for ${money(t.amount_to_send, t.currency)} sent with ${t.gateway_name}, and are asking the merchant's phone for the ${t.gateway_name} confirmation. This usually takes a few seconds.</p>`
+      : t.status === 'awaiting_verification'
       ? html`<h2 class="status-title">Waiting for verification</h2>
     <p>We received your transaction ID <strong class="mono">${t.gateway_trx_id}</strong> for ${money(t.amount_to_send, t.currency)} sent with ${t.gateway_name}.</p>`
       : html`<h2 class="status-title">Waiting for ${t.gateway_name}</h2>
     <p>${t.gateway_name} has not confirmed your payment of ${money(t.amount_to_send, t.currency)} yet.</p>`;
-  return html`<section class="status waiting" aria-live="polite">
+  return html`<section class="status waiting${t.phone_check_until ? ' checking-phone' : ''}" aria-live="polite">
     <div class="spinner" aria-hidden="true"></div>
     ${text}
     <p class="fine">This page updates by itself; you can keep it open. Reference <span class="mono">${t.trx_id}</span></p>
@@ -153,6 +157,7 @@ export function renderCheckoutPage(p: CheckoutPayment, opts: { cancelUrl: string
   const body = html`<main class="sheet" id="checkout"
   data-api="${CHECKOUT_PATH_PREFIX}/payments/${p.payment_id}"
   data-status="${p.status}"
+  data-checking-phone="${p.transaction?.phone_check_until ? 'true' : 'false'}"
   data-expires-at="${p.expires_at}"
   data-redirect-url="${safeHttpUrl(p.redirect_url) ?? ''}">
   <header class="merchant">

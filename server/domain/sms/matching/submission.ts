@@ -1,4 +1,5 @@
 import { AppError } from '../../../../contract/common/errors.ts';
+import { askPhonesForSubmission } from '../../recovery/backfill.ts';
 import { lockGatewayTrxIds } from './gateway-trx-lock.ts';
 import { completeTransaction, getTransaction } from '../../payments/transactions.ts';
 import { gatewaysSharingSenders, loadCandidates, loadGatewaySmsConfigs, type CandidateRow } from './candidates.ts';
@@ -136,6 +137,18 @@ export async function matchSubmittedGatewayTrxId(
         reason: `${r.reason} (matched when the customer submitted the gateway trx id)`,
       });
       return { status: 'matched', smsRecordId: r.smsId, reason: r.reason };
+    }
+    if (evidence.length === 0) {
+      // Pull-on-submit: no SMS carries this id yet, perhaps because the phone missed it; ask the phone now (docs/recovery.md).
+      await askPhonesForSubmission(tx, cipher, {
+        brandId: t.brandId,
+        mode: t.mode,
+        gatewayId: t.gatewayId,
+        transactionId: t.id,
+        paymentCreatedAt: intent.created_at,
+        graceSeconds: s.graceSeconds,
+        senders: configs.find((g) => g.id === t.gatewayId)?.senders ?? null,
+      });
     }
     if (r.status === 'low_confidence' || r.status === 'balance_mismatch') {
       // The stored SMS and this submission disagree: both now point at each other for review.

@@ -8,6 +8,8 @@
   if (!root) return;
   var api = root.getAttribute('data-api');
   var status = root.getAttribute('data-status');
+  // The service is asking the merchant's phone for the SMS that proves the submitted id.
+  var checkingPhone = root.getAttribute('data-checking-phone') === 'true';
   var expiresAt = Date.parse(root.getAttribute('data-expires-at') || '');
   var redirectUrl = root.getAttribute('data-redirect-url');
   var RELOAD_CODES = ['PAYMENT_ALREADY_STARTED', 'PAYMENT_EXPIRED', 'PAYMENT_NOT_FOUND', 'BRAND_DISABLED'];
@@ -184,11 +186,12 @@
   // the stream is refused or keeps dropping, poll the payment instead, slowly.
   if (status === 'processing' || status === 'awaiting_verification') {
     var polling = false;
-    var delay = 5000;
+    var delay = checkingPhone ? 2000 : 5000;
     var poll = function () {
       request('GET', '').then(
         function (res) {
-          if (res.ok && res.body && res.body.data.status !== status) return reload();
+          var t = res.ok && res.body ? res.body.data.transaction : null;
+          if (res.ok && res.body && (res.body.data.status !== status || Boolean(t && t.phone_check_until) !== checkingPhone)) return reload();
           delay = Math.min(delay * 1.25, 15000);
           window.setTimeout(poll, delay);
         },
@@ -210,7 +213,7 @@
         drops = 0;
         var data;
         try { data = JSON.parse(event.data); } catch { return; }
-        if (data.status !== status) {
+        if (data.status !== status || Boolean(data.checking_phone) !== checkingPhone) {
           source.close();
           return reload();
         }

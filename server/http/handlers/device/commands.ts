@@ -11,6 +11,7 @@ const command = (r: BackfillRequestView) => ({
   from: r.from.toISOString(),
   to: r.to.toISOString(),
   reason: r.reason,
+  senders: r.senders,
   created_at: r.createdAt.toISOString(),
 });
 

@@ -28,6 +28,7 @@ import { Migration0027ChainOrder } from './0027-chain-order.ts';
 import { Migration0028IdempotencyPerMode } from './0028-idempotency-per-mode.ts';
 import { Migration0029RefundCompletionReference } from './0029-refund-completion-reference.ts';
 import { Migration0030WalletAccounts } from './0030-wallet-accounts.ts';
+import { Migration0034BackfillSenders } from './0034-backfill-senders.ts';
 import { Migration0038Receipts } from './0038-receipts.ts';
 
 /**
@@ -64,5 +65,6 @@ export const migrationsList: MigrationObject[] = [
   { name: '0028-idempotency-per-mode', class: Migration0028IdempotencyPerMode },
   { name: '0029-refund-completion-reference', class: Migration0029RefundCompletionReference },
   { name: '0030-wallet-accounts', class: Migration0030WalletAccounts },
+  { name: '0034-backfill-senders', class: Migration0034BackfillSenders },
   { name: '0038-receipts', class: Migration0038Receipts },
 ];
