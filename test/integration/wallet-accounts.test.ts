@@ -128,6 +128,21 @@ describe('two brands on one installation, each its own bKash number and phone', 
   });
 });
 
+describe("pull-on-submit asks the account's phone", () => {
+  it("a submitted id no SMS proves asks only the phone bound to the payment's account", async () => {
+    const gateway = await seedGateway(t, 'bkash');
+    const { brandId, apiKey } = await t.createBrand('Pull account');
+    const counter = await pairDevice(t, { brandId });
+    const office = await pairDevice(t, { brandId });
+    await addAccount(brandId, { gateway: gateway.code, number: '01711000061', device_id: office.deviceId });
+    const payment = await createPayment(t, apiKey, { amount: '310.00', currency: 'BDT' });
+    await payAtCheckout(payment.payment_id, gateway.code, newGatewayTrxId());
+    const asked = await t.sql<{ device_id: string }>("SELECT device_id FROM backfill_requests WHERE brand_id = $1 AND reason = 'payment_submitted'", [brandId]);
+    expect(asked.map((r) => Number(r.device_id))).toEqual([office.deviceId]);
+    expect(counter.deviceId).not.toBe(office.deviceId);
+  });
+});
+
 describe('one phone, two SIMs, a wallet on each', () => {
   async function dualSimScene() {
     const sender = `bK${newGatewayTrxId('').slice(0, 6)}`;
