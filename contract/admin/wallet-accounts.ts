@@ -87,7 +87,7 @@ export const updateWalletAccountBodySchema = z
   .meta({ id: 'AdminUpdateWalletAccountRequest' });
 
 const brandPath = z.object({ brand_id: idParam('brand') });
-const accountPath = z.object({ brand_id: idParam('brand'), account_id: idParam('wallet account') });
+const accountPath = z.object({ account_id: idParam('wallet account') });
 
 const TAG = 'Wallet accounts';
 
@@ -119,33 +119,33 @@ export const adminWalletAccountsContract = c.router(
     },
     get: {
       method: 'GET',
-      path: '/brands/:brand_id/wallet-accounts/:account_id',
+      path: '/wallet-accounts/:account_id',
       summary: 'One wallet account',
       description: "One of the brand's wallet accounts, with today's use against its daily limit.",
       pathParams: accountPath,
       responses: { 200: ok(walletAccountSchema) },
-      metadata: adminMeta(TAG, ['BRAND_NOT_FOUND', 'WALLET_ACCOUNT_NOT_FOUND']),
+      metadata: adminMeta(TAG, ['WALLET_ACCOUNT_NOT_FOUND']),
     },
     update: {
       method: 'PATCH',
-      path: '/brands/:brand_id/wallet-accounts/:account_id',
+      path: '/wallet-accounts/:account_id',
       summary: 'Change a wallet account',
       description:
         'Changes the given fields only. Moving it to another phone forgets its SIM slot unless one is given. Payments already shown the account keep it (their customers may have paid into it). Recorded in the audit log.',
       pathParams: accountPath,
       body: updateWalletAccountBodySchema,
       responses: { 200: ok(walletAccountSchema) },
-      metadata: adminMeta(TAG, ['BRAND_NOT_FOUND', 'WALLET_ACCOUNT_NOT_FOUND', 'CONFLICT', 'DEVICE_REVOKED']),
+      metadata: adminMeta(TAG, ['WALLET_ACCOUNT_NOT_FOUND', 'CONFLICT', 'DEVICE_REVOKED']),
     },
     delete: {
       method: 'DELETE',
-      path: '/brands/:brand_id/wallet-accounts/:account_id',
+      path: '/wallet-accounts/:account_id',
       summary: 'Delete a wallet account',
       description: 'Deletes an account no payment was made into; one with payments is `CONFLICT` (disable it instead: its payments name it). Recorded in the audit log.',
       pathParams: accountPath,
       body: z.strictObject({}).optional().describe('No body.'),
       responses: { 204: c.noBody() },
-      metadata: adminMeta(TAG, ['BRAND_NOT_FOUND', 'WALLET_ACCOUNT_NOT_FOUND', 'CONFLICT']),
+      metadata: adminMeta(TAG, ['WALLET_ACCOUNT_NOT_FOUND', 'CONFLICT']),
     },
   },
   adminRouterOptions,

@@ -21,6 +21,7 @@ export function inScope(scope: number[] | null, brandId: number | null | undefin
 const owners: Record<string, { code: ErrorCode; kind: OwnedKind }> = {
   brand_id: { code: 'BRAND_NOT_FOUND', kind: 'brand' },
   device_id: { code: 'DEVICE_NOT_FOUND', kind: 'device' },
+  account_id: { code: 'WALLET_ACCOUNT_NOT_FOUND', kind: 'wallet_account' },
   transaction_id: { code: 'TRANSACTION_NOT_FOUND', kind: 'transaction' },
   refund_id: { code: 'REFUND_NOT_FOUND', kind: 'refund' },
   delivery_id: { code: 'DELIVERY_NOT_FOUND', kind: 'delivery' },

@@ -32,9 +32,8 @@ export async function accountsOfBrand(db: Db, brandId: number, gatewayCode?: str
     .execute();
 }
 
-export async function accountOfBrand(db: Db, brandId: number, accountId: number, opts: { forUpdate?: boolean } = {}): Promise<WalletAccountRow | undefined> {
+export async function accountById(db: Db, accountId: number, opts: { forUpdate?: boolean } = {}): Promise<WalletAccountRow | undefined> {
   return accounts(db)
-    .where('a.brand_id', '=', brandId)
     .where('a.id', '=', accountId)
     .$if(opts.forUpdate === true, (q) => q.forUpdate('a'))
     .executeTakeFirst();

@@ -7,7 +7,7 @@ import { addMoney, compareMoney } from '../money/decimal.ts';
 import { type Db } from '../db.ts';
 import { isUniqueViolation } from '../../infra/database/database.ts';
 import {
-  accountHasTransactions, accountOfBrand, accountsOfBrand, assignmentChoices, deleteAccount, deviceForBinding, insertAccount, insertAssignment, updateAccount,
+  accountHasTransactions, accountById, accountsOfBrand, assignmentChoices, deleteAccount, deviceForBinding, insertAccount, insertAssignment, updateAccount,
   type WalletAccountRow,
 } from './queries.ts';
 
@@ -84,9 +84,8 @@ export async function listWalletAccounts(em: Db, brandId: number, gatewayCode?: 
   return (await accountsOfBrand(em, brandId, gatewayCode)).map(toView);
 }
 
-export async function getWalletAccount(em: Db, brandId: number, accountId: number): Promise<WalletAccountView> {
-  await getAdminBrand(em, brandId);
-  const row = await accountOfBrand(em, brandId, accountId);
+export async function getWalletAccount(em: Db, accountId: number): Promise<WalletAccountView> {
+  const row = await accountById(em, accountId);
   if (!row) throw new AppError('WALLET_ACCOUNT_NOT_FOUND');
   return toView(row);
 }
@@ -130,17 +129,17 @@ export async function createWalletAccount(em: Db, who: AuditActor, brandId: numb
         daily_limit: input.dailyLimit ?? null, enabled: input.enabled ?? true, device_id: input.deviceId ?? null, sim_slot: input.simSlot ?? null,
       }),
     );
-    const created = toView((await accountOfBrand(tx, brandId, id))!);
+    const created = toView((await accountById(tx, id))!);
     return { result: created, audit: { action: 'wallet_account.create', targetType: 'wallet_account', targetId: id, brandId, after: state(created) } };
   });
 }
 
-export async function updateWalletAccount(em: Db, who: AuditActor, brandId: number, accountId: number, patch: WalletAccountPatch): Promise<WalletAccountView> {
+export async function updateWalletAccount(em: Db, who: AuditActor, accountId: number, patch: WalletAccountPatch): Promise<WalletAccountView> {
   return withAudit(em, who, async (tx) => {
-    await getAdminBrand(tx, brandId);
-    const row = await accountOfBrand(tx, brandId, accountId, { forUpdate: true });
+    const row = await accountById(tx, accountId, { forUpdate: true });
     if (!row) throw new AppError('WALLET_ACCOUNT_NOT_FOUND');
     const before = toView(row);
+    const brandId = before.brandId;
     const deviceId = patch.deviceId !== undefined ? patch.deviceId : before.deviceId;
     // Moving an account to another phone (or none) forgets its slot unless a new one is given.
     const simSlot = patch.simSlot !== undefined ? patch.simSlot : patch.deviceId !== undefined && patch.deviceId !== before.deviceId ? null : before.simSlot;
@@ -156,17 +155,17 @@ export async function updateWalletAccount(em: Db, who: AuditActor, brandId: numb
         sim_slot: simSlot,
       }),
     );
-    const after = toView((await accountOfBrand(tx, brandId, accountId))!);
+    const after = toView((await accountById(tx, accountId))!);
     return { result: after, audit: { action: 'wallet_account.update', targetType: 'wallet_account', targetId: accountId, brandId, before: state(before), after: state(after) } };
   });
 }
 
 /** Only an account nothing was paid into can be deleted (CONFLICT otherwise: disable it instead). */
-export async function deleteWalletAccount(em: Db, who: AuditActor, brandId: number, accountId: number): Promise<void> {
+export async function deleteWalletAccount(em: Db, who: AuditActor, accountId: number): Promise<void> {
   await withAudit(em, who, async (tx) => {
-    await getAdminBrand(tx, brandId);
-    const row = await accountOfBrand(tx, brandId, accountId, { forUpdate: true });
+    const row = await accountById(tx, accountId, { forUpdate: true });
     if (!row) throw new AppError('WALLET_ACCOUNT_NOT_FOUND');
+    const brandId = row.brand_id;
     if (await accountHasTransactions(tx, accountId)) {
       throw new AppError('CONFLICT', 'Payments were made into this account: disable it instead (`enabled: false`)', { field: 'account_id' });
     }

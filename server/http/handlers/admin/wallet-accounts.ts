@@ -43,10 +43,10 @@ export const adminWalletAccountHandlers = s.router(contract.admin.walletAccounts
     return { status: 201, body: { success: true, data: walletAccountBody(account) } };
   },
   get: async ({ req, params }) => {
-    return { status: 200, body: { success: true, data: walletAccountBody(await getWalletAccount(req.db, params.brand_id, params.account_id)) } };
+    return { status: 200, body: { success: true, data: walletAccountBody(await getWalletAccount(req.db, params.account_id)) } };
   },
   update: async ({ req, params, body }) => {
-    const account = await updateWalletAccount(req.db, adminActor(req), params.brand_id, params.account_id, {
+    const account = await updateWalletAccount(req.db, adminActor(req), params.account_id, {
       number: body.number,
       accountType: body.account_type,
       label: body.label,
@@ -58,7 +58,7 @@ export const adminWalletAccountHandlers = s.router(contract.admin.walletAccounts
     return { status: 200, body: { success: true, data: walletAccountBody(account) } };
   },
   delete: async ({ req, params }) => {
-    await deleteWalletAccount(req.db, adminActor(req), params.brand_id, params.account_id);
+    await deleteWalletAccount(req.db, adminActor(req), params.account_id);
     return { status: 204, body: undefined };
   },
 });
