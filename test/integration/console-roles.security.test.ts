@@ -74,6 +74,7 @@ describe('brand scope', () => {
   let theirTx: number;
   let myTx: number;
   let theirDevice: number;
+  let theirAccount: number;
 
   beforeAll(async () => {
     mine = await t.createBrand('Scoped Mine');
@@ -83,6 +84,7 @@ describe('brand scope', () => {
     theirTx = (await seedTransaction(t, { apiKey: theirs.apiKey, gateway, status: 'awaiting_verification' })).transaction.id;
     await pairDevice(t, { brandId: mine.brandId });
     theirDevice = (await pairDevice(t, { brandId: theirs.brandId })).deviceId;
+    theirAccount = (await adminRequest(t, 'POST', `/brands/${theirs.brandId}/wallet-accounts`, { gateway: gateway.code, number: '01711000099' })).body.data.id;
     s = await session(t, (await newOperator(t, 'operator', { brandIds: [mine.brandId] })).email);
   });
 
@@ -108,13 +110,15 @@ describe('brand scope', () => {
       ['POST', `/transactions/${theirTx}/rejections`, { reason: 'not yours' }, 'TRANSACTION_NOT_FOUND'],
       ['GET', `/devices/${theirDevice}`, undefined, 'DEVICE_NOT_FOUND'],
       ['POST', `/devices/${theirDevice}/revocations`, {}, 'DEVICE_NOT_FOUND'],
+      ['GET', `/wallet-accounts/${theirAccount}`, undefined, 'WALLET_ACCOUNT_NOT_FOUND'],
+      ['GET', `/brands/${theirs.brandId}/wallet-accounts`, undefined, 'BRAND_NOT_FOUND'],
       ['POST', `/brands/${theirs.brandId}/pairing-codes`, { ttl_minutes: 5 }, 'BRAND_NOT_FOUND'],
       ['POST', '/webhook-tests', { brand_id: theirs.brandId, event: 'payment.completed' }, 'BRAND_NOT_FOUND'],
     ];
     for (const [method, path, body, code] of cases) {
       const res = await consoleRequest(t, s, method, path, body);
       const unknownBody = body && typeof body === 'object' && 'brand_id' in body ? { ...body, brand_id: 99999 } : body;
-      const unknown = await adminRequest(t, method, path.replace(String(theirs.brandId), '99999').replace(String(theirTx), '99999').replace(String(theirDevice), '99999'), unknownBody);
+      const unknown = await adminRequest(t, method, path.replace(String(theirs.brandId), '99999').replace(String(theirTx), '99999').replace(String(theirDevice), '99999').replace(`/wallet-accounts/${theirAccount}`, '/wallet-accounts/99999'), unknownBody);
       expect([res.status, res.body.errors?.[0]?.code], `${method} ${path}`).toEqual([404, code]);
       expect(res.body.errors, `${method} ${path} answers like an unknown id`).toEqual(unknown.body.errors);
     }
