@@ -101,6 +101,8 @@ const envSchema = z.object({
   /** Operator alerts by e-mail: smtp:// or smtps:// URL (user and password in it); unset = no e-mail. */
   SMTP_URL: z.string().refine((v) => /^smtps?:\/\/[^/]/.test(v), 'must be an smtp:// or smtps:// URL').optional(),
   ALERT_EMAIL_FROM: z.email({ error: 'must be an e-mail address' }).default('alerts@localhost'),
+  /** Sender address of customers' receipts; the brand's name is its display name. */
+  RECEIPT_EMAIL_FROM: z.email({ error: 'must be an e-mail address' }).default('receipts@localhost'),
   /** Comma-separated operator addresses that receive every alert. */
   ALERT_EMAIL_TO: z
     .string()

@@ -32,6 +32,9 @@ export const adminBrandSchema = z
     name: z.string(),
     timezone: z.string().describe('IANA time zone used for "today" figures.'),
     status: z.enum(brandStatuses).describe('`disabled`: its API keys, devices and pairing codes stop working at once.'),
+    receipts_enabled: z
+      .boolean()
+      .describe("Customers get a receipt e-mail for each payment and refund completed since it was switched on (when the payment names the customer's e-mail and SMTP_URL is set). Off by default."),
     created_at: timestampSchema,
     updated_at: timestampSchema,
   })
@@ -49,8 +52,9 @@ export const updateBrandBodySchema = z
     name: nameText(200).optional(),
     timezone: timeZoneSchema.optional(),
     status: z.enum(brandStatuses).optional().describe('Disable to stop every credential of the brand at once; enable again to restore them.'),
+    receipts_enabled: z.boolean().optional().describe('Send customers receipt e-mails from now on (nothing completed before is mailed), or stop.'),
   })
-  .refine((b) => Object.keys(b).length > 0, 'Give at least one of name, timezone, status')
+  .refine((b) => Object.keys(b).length > 0, 'Give at least one of name, timezone, status, receipts_enabled')
   .meta({ id: 'AdminUpdateBrandRequest' });
 
 export const apiKeySchema = z

@@ -12,6 +12,7 @@ import { pendingSmsSweep } from './sms/matching/match-pending-sms.job.ts';
 import { backfillRetrySweep } from './recovery/retry-backfill.job.ts';
 import { deliverAlertRegistration } from './alerts/deliver-alert.job.ts';
 import { reviewWaitingSweep } from './alerts/review-waiting.job.ts';
+import { receiptsSweep, sendReceiptRegistration } from './receipts/send-receipt.job.ts';
 
 /**
  * The job registry: which handler runs which queue. Every area adds its entry
@@ -26,11 +27,12 @@ import { reviewWaitingSweep } from './alerts/review-waiting.job.ts';
 export function jobRegistrations(): JobRegistration[] {
   return [
     deliverWebhookRegistration(),
-    minuteSweeps([presenceSweep, outboundSmsSweep, intentExpirySweep, pendingSmsSweep, backfillRetrySweep, reviewWaitingSweep]),
+    minuteSweeps([presenceSweep, outboundSmsSweep, intentExpirySweep, pendingSmsSweep, backfillRetrySweep, reviewWaitingSweep, receiptsSweep]),
     purgeIdempotencyKeysRegistration(),
     sendSandboxCallbackRegistration(),
     completeSandboxRefundRegistration(),
     deliverAlertRegistration(),
     smsFormatAlarmRegistration(),
+    sendReceiptRegistration(),
   ];
 }

@@ -6,7 +6,7 @@ import nodemailer from 'nodemailer';
  * we would otherwise hand-write. Short timeouts keep a dead server from
  * holding a worker. The one way the service sends mail (alerts, receipts).
  */
-export async function sendMail(opts: { smtpUrl: string; from: string; to: string[]; subject: string; text: string }): Promise<void> {
+export async function sendMail(opts: { smtpUrl: string; from: string | { name: string; address: string }; to: string[]; subject: string; text: string }): Promise<void> {
   const transport = nodemailer.createTransport({ url: opts.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as never);
   try {
     await transport.sendMail({ from: opts.from, to: opts.to, subject: opts.subject, text: opts.text });

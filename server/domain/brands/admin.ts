@@ -13,6 +13,7 @@ export interface AdminBrand {
   name: string;
   timezone: string;
   status: BrandStatus;
+  receipts_enabled: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -37,6 +38,7 @@ const toBrand = (r: BrandRow): AdminBrand => ({
   name: r.name,
   timezone: r.timezone,
   status: r.status,
+  receipts_enabled: r.receipts_enabled,
   created_at: r.created_at.toISOString(),
   updated_at: r.updated_at.toISOString(),
 });
@@ -84,13 +86,13 @@ export async function updateBrand(
   em: Db,
   who: AuditActor,
   brandId: number,
-  patch: { name?: string; timezone?: string; status?: BrandStatus },
+  patch: { name?: string; timezone?: string; status?: BrandStatus; receipts_enabled?: boolean },
 ): Promise<AdminBrand> {
   return withAudit(em, who, async (tx) => {
     const before = await getAdminBrand(tx, brandId, { forUpdate: true });
-    const row = await updateBrandRow(tx, brandId, patch);
+    const row = await updateBrandRow(tx, brandId, { name: patch.name, timezone: patch.timezone, status: patch.status, receiptsEnabled: patch.receipts_enabled });
     const after = toBrand(row);
-    const changed = before.status !== after.status || before.timezone !== after.timezone;
+    const changed = before.status !== after.status || before.timezone !== after.timezone || before.receipts_enabled !== after.receipts_enabled;
     return {
       result: after,
       audit: changed
@@ -99,8 +101,8 @@ export async function updateBrand(
             targetType: 'brand',
             targetId: brandId,
             brandId,
-            before: { status: before.status, timezone: before.timezone },
-            after: { status: after.status, timezone: after.timezone },
+            before: { status: before.status, timezone: before.timezone, receipts_enabled: before.receipts_enabled },
+            after: { status: after.status, timezone: after.timezone, receipts_enabled: after.receipts_enabled },
           }
         : null,
     };

@@ -16,7 +16,7 @@ export type BrandRow = Selectable<DB['brands']>;
 export type ApiKeyRow = Selectable<DB['api_keys']>;
 
 /** What the console shows of a brand, and of a key (never its hash). */
-const BRAND_COLUMNS = ['id', 'uuid', 'name', 'timezone', 'status', 'created_at', 'updated_at'] as const;
+const BRAND_COLUMNS = ['id', 'uuid', 'name', 'timezone', 'status', 'receipts_enabled', 'receipts_enabled_at', 'created_at', 'updated_at'] as const;
 const KEY_COLUMNS = ['id', 'brand_id', 'name', 'prefix', 'mode', 'created_at', 'last_used_at', 'revoked_at'] as const;
 export type ShownBrandRow = Pick<BrandRow, (typeof BRAND_COLUMNS)[number]>;
 export type ShownKeyRow = Pick<ApiKeyRow, (typeof KEY_COLUMNS)[number]>;
@@ -52,13 +52,18 @@ export async function selectBrandPage(
   return { rows, total: Number(n) };
 }
 
-export async function updateBrandRow(tx: Db, id: number, patch: { name?: string; timezone?: string; status?: BrandStatus }): Promise<ShownBrandRow> {
+export async function updateBrandRow(tx: Db, id: number, patch: { name?: string; timezone?: string; status?: BrandStatus; receiptsEnabled?: boolean }): Promise<ShownBrandRow> {
   return tx
     .updateTable('brands')
     .set({
       ...(patch.name !== undefined && { name: patch.name }),
       ...(patch.timezone !== undefined && { timezone: patch.timezone }),
       ...(patch.status !== undefined && { status: patch.status }),
+      // Switching receipts on starts their clock: what completed before is never mailed.
+      ...(patch.receiptsEnabled !== undefined && {
+        receipts_enabled: patch.receiptsEnabled,
+        receipts_enabled_at: patch.receiptsEnabled ? sql<Date>`CASE WHEN receipts_enabled THEN receipts_enabled_at ELSE now() END` : null,
+      }),
       updated_at: sql<Date>`now()`,
     })
     .where('id', '=', id)

@@ -49,10 +49,11 @@ export async function receiptToSend(db: Db, receiptId: number) {
     .innerJoin('webhook_events as e', 'e.id', 'r.event_id')
     .innerJoin('brands as b', 'b.id', 'r.brand_id')
     .leftJoin('transactions as t', 't.id', 'e.transaction_id')
+    .leftJoin('gateways as g', 'g.id', 't.gateway_id')
     .leftJoin('payment_intents as i', 'i.id', 't.intent_id')
     .leftJoin('customers as c', 'c.id', 'i.customer_id')
     .select(['r.id', 'r.kind', 'r.mode', 'r.status', 'r.attempts', 'e.payload', 'e.created_at as event_at', 'b.name as brand_name', 'b.timezone', 'b.id as brand_id'])
-    .select(['t.currency as transaction_currency', 'i.uuid as payment_id', 'c.uuid as customer_uuid', 'c.email_encrypted'])
+    .select(['t.currency as transaction_currency', 'g.name as gateway_name', 'i.uuid as payment_id', 'c.uuid as customer_uuid', 'c.email_encrypted'])
     .where('r.id', '=', receiptId)
     .executeTakeFirst();
 }
