@@ -14,6 +14,16 @@ afterAll(() => t?.close());
 const cli = (args: string[], env: Record<string, string> = {}) => runCli(t, args, env);
 
 describe('the CLI over the admin API, as a child process', () => {
+  it("switches a brand's receipts on; a bad switch is a usage error", async () => {
+    const { brandId } = await t.createBrand('Receipts by CLI');
+    const receipts = await cli(['brand:update', '--brand', String(brandId), '--receipts', 'on', '--json']);
+    expect(receipts.code, receipts.stderr).toBe(0);
+    expect(receipts.json().receipts_enabled).toBe(true);
+    const badSwitch = await cli(['brand:update', '--brand', String(brandId), '--receipts', 'maybe']);
+    expect(badSwitch.code).toBe(64);
+    expect(badSwitch.stderr).toMatch(/--receipts/);
+  });
+
   it('creates a brand, a key, a gateway and a pairing code, and reads them back', async () => {
     const brand = await cli(['brand:create', '--name', 'CLI Shop', '--timezone', 'Asia/Dhaka', '--json']);
     expect(brand.code, brand.stderr).toBe(0);

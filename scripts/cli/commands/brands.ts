@@ -36,12 +36,18 @@ export const brandCommands: Commands = {
     },
   },
   'brand:update': {
-    summary: "Change a brand's name, time zone or status (disabled: its keys and devices stop working)",
-    usage: '--brand <id> [--name <name>] [--timezone <IANA zone>] [--status active|disabled]',
-    options: { brand: { type: 'string' }, name: { type: 'string' }, timezone: { type: 'string' }, status: { type: 'string' } },
+    summary: "Change a brand's name, time zone, status (disabled: its keys and devices stop working) or receipts (customers' receipt e-mails)",
+    usage: '--brand <id> [--name <name>] [--timezone <IANA zone>] [--status active|disabled] [--receipts on|off]',
+    options: { brand: { type: 'string' }, name: { type: 'string' }, timezone: { type: 'string' }, status: { type: 'string' }, receipts: { type: 'string' } },
     async run(ctx, v) {
       const id = positiveInt(v, 'brand', true);
-      const body = defined({ name: opt(v, 'name'), timezone: opt(v, 'timezone'), status: oneOf(v, 'status', brandStatuses) });
+      const receipts = oneOf(v, 'receipts', ['on', 'off'] as const);
+      const body = defined({
+        name: opt(v, 'name'),
+        timezone: opt(v, 'timezone'),
+        status: oneOf(v, 'status', brandStatuses),
+        receipts_enabled: receipts === undefined ? undefined : receipts === 'on',
+      });
       const brand = await ctx.admin().brands.update(id, body);
       return { json: brand, text: block(brand) };
     },
