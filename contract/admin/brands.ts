@@ -2,7 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { nameText, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema, modeSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, idParam } from './shared.ts';
-import { brandStatuses } from '../vocabulary.ts';
+import { brandStatuses, apiKeyDialects } from '../vocabulary.ts';
 
 const c = initContract();
 
@@ -60,6 +60,7 @@ export const apiKeySchema = z
     name: z.string(),
     prefix: z.string().describe('First characters of the key (`sk_live_AbCd`; keys issued before secret keys were named start `pk_`), to tell keys apart. The key itself is never shown again.'),
     mode: modeSchema.describe('The objects the key sees and creates: `live` or `test`.'),
+    dialect: z.enum(apiKeyDialects).describe('`native` (`sk_…`: this API\'s shapes) or `ownpay` (`op_…`: the shapes OwnPay\'s plugins and SDKs send and read; README "Coming from OwnPay").'),
     created_at: timestampSchema,
     last_used_at: timestampSchema.nullable().describe('Last authenticated call, to the minute; null when never used.'),
     revoked_at: timestampSchema.nullable(),
@@ -74,6 +75,10 @@ export const createApiKeyBodySchema = z
   .strictObject({
     name: nameText(200, 'name is required').describe('What the key is for, e.g. "shop backend".'),
     mode: modeSchema.optional().describe('`test` keys (`sk_test_…`) see and create only test objects and may use the sandbox gateway; `live` keys (`sk_live_…`) only live ones. Default `live`.'),
+    dialect: z
+      .enum(apiKeyDialects)
+      .optional()
+      .describe('`ownpay` issues an `op_live_…`/`op_test_…` key that OwnPay\'s WooCommerce and WHMCS plugins and its SDKs accept, answered in their shapes where theirs differ from ours (README "Coming from OwnPay"). Default `native` (`sk_…`).'),
   })
   .meta({ id: 'AdminCreateApiKeyRequest' });
 

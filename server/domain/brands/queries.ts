@@ -17,7 +17,7 @@ export type ApiKeyRow = Selectable<DB['api_keys']>;
 
 /** What the console shows of a brand, and of a key (never its hash). */
 const BRAND_COLUMNS = ['id', 'uuid', 'name', 'timezone', 'status', 'created_at', 'updated_at'] as const;
-const KEY_COLUMNS = ['id', 'brand_id', 'name', 'prefix', 'mode', 'created_at', 'last_used_at', 'revoked_at'] as const;
+const KEY_COLUMNS = ['id', 'brand_id', 'name', 'prefix', 'mode', 'dialect', 'created_at', 'last_used_at', 'revoked_at'] as const;
 export type ShownBrandRow = Pick<BrandRow, (typeof BRAND_COLUMNS)[number]>;
 export type ShownKeyRow = Pick<ApiKeyRow, (typeof KEY_COLUMNS)[number]>;
 

@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode, WebhookEventName } from '../../../contract/vocabulary.ts';
+import type { Mode, WebhookEventName, WebhookSigning } from '../../../contract/vocabulary.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { checkUrl, SsrfError } from '../../infra/http/ssrf.ts';
 import { transaction, type Db } from '../db.ts';
@@ -37,6 +37,7 @@ export interface EndpointView {
   description: string;
   events: WebhookEventName[];
   enabled: boolean;
+  signing: WebhookSigning;
   disabledReason: DisabledReason | null;
   disabledAt: Date | null;
   failingSince: Date | null;
@@ -65,6 +66,7 @@ function toView(row: EndpointRow, now = new Date()): EndpointView {
     description: row.description,
     events: row.events as WebhookEventName[],
     enabled: row.enabled,
+    signing: row.signing,
     disabledReason: row.disabled_reason,
     disabledAt: row.disabled_at,
     failingSince: row.failing_since,
@@ -129,6 +131,7 @@ interface EndpointInput {
   events: WebhookEventName[];
   enabled: boolean;
   description?: string;
+  signing?: WebhookSigning;
 }
 
 /** Inserts under the brand row lock, so two concurrent creates cannot pass the cap together. */
@@ -145,6 +148,7 @@ async function insertEndpoint(tx: Db, cipher: PiiCipher, brandId: number, mode: 
     description: input.description ?? '',
     events: [...new Set(input.events)],
     enabled: input.enabled,
+    signing: input.signing ?? 'paycollect',
     secret_encrypted: cipher.encryptUnbound(secret, secretContext(brandId)),
     disabled_reason: input.enabled ? null : 'merchant',
   });
