@@ -317,3 +317,26 @@ export async function selectOverviewFigures(
   );
   return rows;
 }
+
+/**
+ * What OwnPay's health route reports for a brand and mode, in one statement:
+ * its active devices, those with a heartbeat in the last 10 minutes, the
+ * enabled gateways and its customers.
+ */
+export async function selectHealthFigures(db: Db, brandId: number, mode: 'live' | 'test') {
+  return db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('devices').select((e) => e.fn.countAll<string>().as('n')).where('brand_id', '=', brandId).where('mode', '=', mode).where('status', '=', 'active').as('active_devices'),
+      eb
+        .selectFrom('devices')
+        .select((e) => e.fn.countAll<string>().as('n'))
+        .where('brand_id', '=', brandId)
+        .where('mode', '=', mode)
+        .where('status', '=', 'active')
+        .where('last_heartbeat_at', '>', sql<Date>`now() - interval '10 minutes'`)
+        .as('recent_devices'),
+      eb.selectFrom('gateways').select((e) => e.fn.countAll<string>().as('n')).where('enabled', '=', true).as('gateways'),
+      eb.selectFrom('customers').select((e) => e.fn.countAll<string>().as('n')).where('brand_id', '=', brandId).where('mode', '=', mode).as('customers'),
+    ])
+    .executeTakeFirstOrThrow();
+}
