@@ -2,7 +2,8 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { nameText, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema, modeSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, idParam } from './shared.ts';
-import { brandStatuses, apiKeyDialects } from '../vocabulary.ts';
+import { brandStatuses, apiKeyDialects, webhookSignings } from '../vocabulary.ts';
+import { webhookEndpointSchema } from '../merchant/webhooks.ts';
 
 const c = initContract();
 
@@ -141,6 +142,26 @@ export const adminBrandsContract = c.router(
       pathParams: brandPath,
       responses: { 200: ok(z.array(apiKeySchema)) },
       metadata: adminMeta('Brands', ['BRAND_NOT_FOUND']),
+    },
+    listWebhookEndpoints: {
+      method: 'GET',
+      path: '/brands/:brand_id/webhook-endpoints',
+      summary: "List a brand's webhook endpoints",
+      description: 'Every endpoint of the brand, both modes, oldest first, with health and `signing`. Secrets are never shown.',
+      pathParams: brandPath,
+      responses: { 200: ok(z.array(webhookEndpointSchema)) },
+      metadata: adminMeta('Brands', ['BRAND_NOT_FOUND']),
+    },
+    setWebhookEndpointSigning: {
+      method: 'PATCH',
+      path: '/brands/:brand_id/webhook-endpoints/:endpoint_id',
+      summary: "Set a webhook endpoint's signing",
+      description:
+        '`ownpay` gives the endpoint the headers and body OwnPay\'s plugins verify (README "Coming from OwnPay"); `paycollect` the native ones. Recorded in the audit log when it changes.',
+      pathParams: z.object({ brand_id: idParam('brand'), endpoint_id: idParam('webhook endpoint') }),
+      body: z.strictObject({ signing: z.enum(webhookSignings) }).meta({ id: 'AdminSetWebhookEndpointSigningRequest' }),
+      responses: { 200: ok(webhookEndpointSchema) },
+      metadata: adminMeta('Brands', ['BRAND_NOT_FOUND', 'WEBHOOK_ENDPOINT_NOT_FOUND']),
     },
     revokeApiKey: {
       method: 'POST',

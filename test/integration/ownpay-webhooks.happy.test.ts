@@ -162,3 +162,33 @@ describe('signing can be changed', () => {
     expect(bad.body.errors[0].field).toBe('signing');
   });
 });
+
+describe('admin API', () => {
+  const admin = () => t.runtime.deps.secrets.adminToken;
+
+  it("lists a brand's endpoints with their signing and sets one's signing, audited", async () => {
+    const d = await addEndpoint('/admin-set', ['payment.completed'], 'paycollect');
+    const list = await t.request('GET', `/api/admin/v1/brands/${brandId}/webhook-endpoints`, { token: admin() });
+    expect(list.status).toBe(200);
+    expect(list.body.data.find((e: { id: number }) => e.id === d.id)).toMatchObject({ signing: 'paycollect', url: d.url });
+    expect(JSON.stringify(list.body)).not.toContain(d.secret);
+    const set = await t.request('PATCH', `/api/admin/v1/brands/${brandId}/webhook-endpoints/${d.id}`, { token: admin(), body: { signing: 'ownpay' } });
+    expect(set.status).toBe(200);
+    expect(set.body.data.signing).toBe('ownpay');
+    const audit = await t.sql<{ before: unknown; after: unknown }>("SELECT before, after FROM audit_log WHERE action = 'webhook_endpoint.signing' AND target_id = $1", [String(d.id)]);
+    expect(audit).toEqual([{ before: { signing: 'paycollect' }, after: { signing: 'ownpay' } }]);
+  });
+
+  it("another brand's endpoint or an unknown brand is not found", async () => {
+    const mine = await addEndpoint('/admin-other', ['payment.completed']);
+    const other = await t.createBrand('Other brand');
+    const res = await t.request('PATCH', `/api/admin/v1/brands/${other.brandId}/webhook-endpoints/${mine.id}`, { token: admin(), body: { signing: 'paycollect' } });
+    expect(res.status).toBe(404);
+    expect(res.body.errors[0].code).toBe('WEBHOOK_ENDPOINT_NOT_FOUND');
+    const none = await t.request('GET', '/api/admin/v1/brands/999999/webhook-endpoints', { token: admin() });
+    expect(none.status).toBe(404);
+    expect(none.body.errors[0].code).toBe('BRAND_NOT_FOUND');
+    const bad = await t.request('PATCH', `/api/admin/v1/brands/${brandId}/webhook-endpoints/${mine.id}`, { token: admin(), body: { signing: 'ownpay', url: 'https://x.example' } });
+    expect(bad.status).toBe(400);
+  });
+});

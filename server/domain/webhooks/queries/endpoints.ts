@@ -110,3 +110,13 @@ export async function selectTestTarget(tx: Db, scope: { brandId: number; mode: M
   if (id !== null) q = q.where('id', '=', id);
   return q.executeTakeFirst();
 }
+
+/** Every endpoint of the brand (both modes), oldest first: the admin's view. */
+export async function selectBrandEndpoints(db: Db, brandId: number): Promise<EndpointRow[]> {
+  return db.selectFrom('webhook_endpoints').selectAll().where('brand_id', '=', brandId).orderBy('id').execute();
+}
+
+/** One endpoint of the brand whatever its mode, locked for an admin's change. */
+export async function lockBrandEndpoint(tx: Db, brandId: number, id: number): Promise<EndpointRow | undefined> {
+  return tx.selectFrom('webhook_endpoints').selectAll().where('brand_id', '=', brandId).where('id', '=', id).forUpdate().executeTakeFirst();
+}
