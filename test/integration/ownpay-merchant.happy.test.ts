@@ -4,6 +4,7 @@ import { seedCompletedTransaction, seedGateway } from '../support/seed.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { createApiKey } from '../../server/domain/brands/service.ts';
 import { cancelPayment } from '../../server/domain/payments/cancel.ts';
+import { completeTransaction, startTransaction } from '../../server/domain/payments/transactions.ts';
 import { expectOwnpayShape, ownpayShapes } from '../support/ownpay-shapes.ts';
 
 /**
@@ -111,6 +112,53 @@ describe('POST /api/v1/payments', () => {
     expect(ok.status).toBe(201);
     expect(ok.body.data).toHaveProperty('success_url', null);
     expect(ok.body.data).not.toHaveProperty('token');
+  });
+});
+
+describe('bodies exactly as the plugins and SDKs send them', () => {
+  it('the WHMCS module (own-pay/OwnPay-WHMCS modules/gateways/ownpay.php, ownpay_link): 201, and the paid redirect carries payment_id and status', async () => {
+    const callback = 'https://billing.example/modules/gateways/callback/ownpay.php';
+    const body = {
+      amount: '120.00',
+      currency: 'BDT',
+      redirect_url: `${callback}?action=return&invoice_id=77&return_url=${encodeURIComponent('https://billing.example/viewinvoice.php?id=77')}`,
+      cancel_url: 'https://billing.example/viewinvoice.php?id=77',
+      callback_url: callback,
+      reference: '77',
+      metadata: { whmcs_invoice_id: '77', whmcs_client_id: '5', module_version: '1.0.0', whmcs_version: '8.10' },
+      logo_url: 'https://billing.example/logo.png',
+      customer_name: 'Karim',
+      customer_email: 'karim@example.com',
+      customer_phone: '+8801711111111',
+    };
+    const res = await t.request('POST', '/api/v1/payments', { token: opKey, body });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const paymentId = res.body.data.payment_id as string;
+    const started = await startTransaction(t.runtime.deps.db, t.runtime.deps.crypto, { paymentId, gatewayCode: bkash.code, gatewayTrxId: 'WHMCS00077' });
+    await completeTransaction(t.runtime.deps.db, started.id, { source: 'admin' });
+    const checkout = await t.request('GET', `/api/checkout/v1/payments/${paymentId}`);
+    const back = new URL(checkout.body.data.redirect_url);
+    expect(back.searchParams.get('payment_id')).toBe(paymentId);
+    expect(back.searchParams.get('status')).toBe('completed');
+    expect(back.searchParams.get('invoice_id')).toBe('77');
+    expect(back.searchParams.get('return_url')).toBe('https://billing.example/viewinvoice.php?id=77');
+    // What the module then reads from GET /api/v1/payments/{id}: status, trx_id, amount, fee.
+    const looked = await t.request('GET', `/api/v1/payments/${paymentId}`, { token: opKey });
+    expect(looked.body.data).toMatchObject({ status: 'completed', trx_id: started.trxId, amount: '120.00', fee: expect.stringMatching(/^\d+\.\d{2}$/) });
+  });
+
+  it('the Laravel SDK (own-pay/ownpay-laravel README.md, "Creating payments": customer_mail) and the Node SDK (own-pay/ownpay-nodejs src/resources/payments.ts: String(amount))', async () => {
+    const laravel = await t.request('POST', '/api/v1/payments', {
+      token: opKey,
+      body: { amount: 1000, currency: 'BDT', redirect_url: 'https://example.com/success', cancel_url: 'https://example.com/cancel', callback_url: 'https://example.com/webhook', customer_name: 'John Doe', customer_mail: 'john@example.com' },
+    });
+    expect(laravel.status, JSON.stringify(laravel.body)).toBe(201);
+    const node = await t.request('POST', '/api/v1/payments', {
+      token: opKey,
+      body: { amount: '99.99', currency: 'BDT', customer_email: 'customer@example.com', customer_name: 'John Doe', reference: 'ORDER-12345', metadata: { order_id: '12345', product: 'Widget' } },
+    });
+    expect(node.status, JSON.stringify(node.body)).toBe(201);
+    expectOwnpayShape(node.body.data, ownpayShapes.InitiatePaymentResponse);
   });
 });
 
