@@ -115,6 +115,9 @@ export const ownpayPaymentCreatedSchema = z
 /** OwnPay statuses: ours, with `canceled` spelled `cancelled`. */
 export const ownpayPaymentStatuses = ['pending', 'processing', 'awaiting_verification', 'completed', 'failed', 'expired', 'cancelled'] as const;
 
+/** Our status in OwnPay's spelling (`canceled` → `cancelled`; the rest are the same), for answers and webhook bodies. */
+export const toOwnpayStatus = <S>(status: S): S | 'cancelled' => (status === 'canceled' ? 'cancelled' : status);
+
 export const ownpayPaymentSchema = z
   .object({
     id: z.number().int().nullable().describe('Numeric id of the latest transaction, or null before the customer starts paying.'),

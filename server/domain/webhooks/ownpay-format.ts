@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { toOwnpayStatus } from '../../../contract/ownpay/index.ts';
 
 /**
  * Deliveries to an endpoint whose `signing` is `ownpay`: the headers and body
@@ -16,8 +17,6 @@ import { createHmac } from 'node:crypto';
 const EVENT_NAMES: Record<string, string> = { 'payment.canceled': 'payment.cancelled' };
 
 export const ownpayEventName = (event: string): string => EVENT_NAMES[event] ?? event;
-/** OwnPay spells our `canceled` with two l's. */
-export const ownpayStatus = (status: unknown): unknown => (status === 'canceled' ? 'cancelled' : status);
 
 interface StoredEvent {
   id: string;
@@ -47,7 +46,7 @@ export function ownpayBody(storedPayload: string): string {
         trx_id: d.trx_id ?? null,
         transaction_id: d.trx_id ?? null,
         gateway_trx_id: d.gateway_trx_id ?? null,
-        status: ownpayStatus(d.status),
+        status: toOwnpayStatus(d.status),
         amount: d.requested_amount ?? d.amount,
         currency: d.requested_currency ?? d.currency,
         charged_amount: d.amount,

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { initServer } from '@ts-rest/express';
 import { AppError } from '../../../../contract/common/errors.ts';
-import { ownpayContract } from '../../../../contract/ownpay/index.ts';
+import { ownpayContract, toOwnpayStatus } from '../../../../contract/ownpay/index.ts';
 import type { AppDeps } from '../../../deps.ts';
 import { OWNPAY_KEY_RE } from '../../../infra/crypto/tokens.ts';
 import { brandHealth } from '../../../domain/brands/health.ts';
@@ -25,9 +25,6 @@ const s = initServer();
  * their dialect when made (infra/crypto/tokens.ts), so this is the key's dialect.
  */
 export const ownpayDialectGate: RequestHandler = (req, _res, next) => (OWNPAY_KEY_RE.test(bearerToken(req) ?? '') ? next() : next('route'));
-
-/** Our `canceled` in OwnPay's spelling. */
-const ownpayStatus = <S extends string>(status: S) => (status === 'canceled' ? 'cancelled' : status) as Exclude<S, 'canceled'> | 'cancelled';
 
 function toOwnpayTransaction(t: AdminTransaction) {
   return {
@@ -115,7 +112,7 @@ export function ownpayHandlers(deps: AppDeps) {
         charged_amount: p.amount,
         charged_currency: p.currency,
         fee: p.fee ?? '0.00',
-        status: ownpayStatus(p.status),
+        status: toOwnpayStatus(p.status) as Exclude<typeof p.status, 'canceled'> | 'cancelled',
         gateway: p.gateway,
         method: p.method,
         reference: p.reference,
