@@ -23,6 +23,13 @@ export type Mode = (typeof modes)[number];
 
 // Brands, operators, devices.
 
+/**
+ * The API dialect of a key: `native` (our shapes, `sk_…` keys) or `ownpay`
+ * (OwnPay's plugins' and SDKs' shapes, `op_…` keys); fixed when the key is made.
+ */
+export const apiKeyDialects = ['native', 'ownpay'] as const;
+export type ApiKeyDialect = (typeof apiKeyDialects)[number];
+
 export const brandStatuses = ['active', 'disabled'] as const;
 export type BrandStatus = (typeof brandStatuses)[number];
 
@@ -115,6 +122,14 @@ export const webhookEventNames = [
   'gateway.sms_unparsed',
 ] as const;
 export type WebhookEventName = (typeof webhookEventNames)[number];
+
+/**
+ * How deliveries to an endpoint are signed and shaped: `paycollect` (our
+ * `X-Webhook-Signature` and event bodies) or `ownpay` (the headers and body
+ * OwnPay's plugins verify and read).
+ */
+export const webhookSignings = ['paycollect', 'ownpay'] as const;
+export type WebhookSigning = (typeof webhookSignings)[number];
 
 export const deliveryStatuses = ['pending', 'retrying', 'success', 'dead_letter'] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];

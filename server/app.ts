@@ -23,6 +23,8 @@ import { merchantHandlers } from './http/handlers/merchant/index.ts';
 import { deviceHandlers } from './http/handlers/device/index.ts';
 import { adminHandlers } from './http/handlers/admin/index.ts';
 import { checkoutHandlers } from './http/handlers/checkout/index.ts';
+import { ownpayContract } from '../contract/ownpay/index.ts';
+import { ownpayDialectGate, ownpayHandlers } from './http/handlers/ownpay/index.ts';
 import { checkoutPages } from './http/checkout-pages/routes.ts';
 import { consoleRouter } from './http/console.ts';
 
@@ -63,13 +65,7 @@ export function createApp(deps: AppDeps): Express {
     checkout: checkoutHandlers(deps),
   });
 
-  createExpressEndpoints(contract, router, app, {
-    logInitialization: false,
-    jsonQuery: false,
-    // Every response is checked against the contract, so a handler can never
-    // answer something the SDKs and the OpenAPI document do not describe.
-    responseValidation: true,
-    globalMiddleware: [
+  const globalMiddleware = [
       // ts-rest types a global middleware's `req.res` as the intersection of every
       // route's response bodies, which is `never` as soon as two routes answer
       // different statuses (200 vs 201); this middleware never writes a body.
@@ -89,9 +85,26 @@ export function createApp(deps: AppDeps): Express {
       inputGuard as never,
       // After auth: keys are scoped to the calling brand.
       idempotency(deps) as never,
-    ],
-    requestValidationErrorHandler: (err, _req, _res, next) => next(err),
+  ];
+  const endpointOptions = {
+    logInitialization: false,
+    jsonQuery: false,
+    // Every response is checked against the contract, so a handler can never
+    // answer something the SDKs and the OpenAPI document do not describe.
+    responseValidation: true,
+  };
+  // Validation failures go to the error handler (the envelope), on both contracts.
+  const requestValidationErrorHandler = (err: unknown, _req: unknown, _res: unknown, next: (e: unknown) => void) => next(err);
+
+  // The OwnPay dialect first: its routes share methods and paths with native
+  // ones, and its gate sends any key not spelled `op_…` on to them before any
+  // other middleware runs (README "Coming from OwnPay").
+  createExpressEndpoints(ownpayContract, s.router(ownpayContract, ownpayHandlers(deps)), app, {
+    ...endpointOptions,
+    globalMiddleware: [ownpayDialectGate as never, ...globalMiddleware],
+    requestValidationErrorHandler,
   });
+  createExpressEndpoints(contract, router, app, { ...endpointOptions, globalMiddleware, requestValidationErrorHandler });
 
   // The hosted checkout and sandbox HTML pages (HTML answers, also for their 404s).
   app.use(checkoutPages(deps, limiter));

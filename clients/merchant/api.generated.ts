@@ -394,6 +394,8 @@ export interface WebhookEndpoint {
   events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed")[];
   /** False: events are recorded but not delivered, and queued deliveries become `dead_letter`. */
   enabled: boolean;
+  /** `paycollect`: `X-Webhook-Signature: t=…,v1=…` over `{t}.{body}` and this API's event bodies. `ownpay`: what OwnPay's plugins and SDKs verify and read (`X-Signature: sha256=<hex>` and `X-OwnPay-Signature: <hex>`, the HMAC-SHA256 of the raw body with the secret; `X-Timestamp`, `X-OwnPay-Timestamp`, `X-Event`; body `{event, data, timestamp}`; README "Coming from OwnPay"). */
+  signing: "paycollect" | "ownpay";
   /** Why the endpoint is disabled: `merchant` (you disabled it), `gone` (it answered 410), `failing` (every attempt of a delivery failed over its whole retry window with no success in between). Null while enabled. Enable it again with `PUT` once fixed, then ask for a replay of what was missed. */
   disabled_reason: "merchant" | "gone" | "failing" | null;
   disabled_at: string | null;
@@ -425,6 +427,8 @@ export interface WebhookEndpointCreated {
   events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed")[];
   /** False: events are recorded but not delivered, and queued deliveries become `dead_letter`. */
   enabled: boolean;
+  /** `paycollect`: `X-Webhook-Signature: t=…,v1=…` over `{t}.{body}` and this API's event bodies. `ownpay`: what OwnPay's plugins and SDKs verify and read (`X-Signature: sha256=<hex>` and `X-OwnPay-Signature: <hex>`, the HMAC-SHA256 of the raw body with the secret; `X-Timestamp`, `X-OwnPay-Timestamp`, `X-Event`; body `{event, data, timestamp}`; README "Coming from OwnPay"). */
+  signing: "paycollect" | "ownpay";
   /** Why the endpoint is disabled: `merchant` (you disabled it), `gone` (it answered 410), `failing` (every attempt of a delivery failed over its whole retry window with no success in between). Null while enabled. Enable it again with `PUT` once fixed, then ask for a replay of what was missed. */
   disabled_reason: "merchant" | "gone" | "failing" | null;
   disabled_at: string | null;
@@ -452,6 +456,8 @@ export interface PutWebhookEndpointRequest {
   events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed")[];
   /** Default true. Enabling clears an automatic disable. */
   enabled?: boolean | undefined;
+  /** Kept when omitted (`paycollect` for a new endpoint). `paycollect`: `X-Webhook-Signature: t=…,v1=…` over `{t}.{body}` and this API's event bodies. `ownpay`: what OwnPay's plugins and SDKs verify and read (`X-Signature: sha256=<hex>` and `X-OwnPay-Signature: <hex>`, the HMAC-SHA256 of the raw body with the secret; `X-Timestamp`, `X-OwnPay-Timestamp`, `X-Event`; body `{event, data, timestamp}`; README "Coming from OwnPay"). */
+  signing?: "paycollect" | "ownpay" | undefined;
 }
 
 export interface WebhookSecretRotation {
@@ -620,6 +626,8 @@ export interface CreateWebhookEndpointRequest {
   description?: string | undefined;
   /** Default true. */
   enabled?: boolean | undefined;
+  /** Default `paycollect`. `paycollect`: `X-Webhook-Signature: t=…,v1=…` over `{t}.{body}` and this API's event bodies. `ownpay`: what OwnPay's plugins and SDKs verify and read (`X-Signature: sha256=<hex>` and `X-OwnPay-Signature: <hex>`, the HMAC-SHA256 of the raw body with the secret; `X-Timestamp`, `X-OwnPay-Timestamp`, `X-Event`; body `{event, data, timestamp}`; README "Coming from OwnPay"). */
+  signing?: "paycollect" | "ownpay" | undefined;
 }
 
 export interface UpdateWebhookEndpointRequest {
@@ -628,6 +636,7 @@ export interface UpdateWebhookEndpointRequest {
   description?: string | undefined;
   /** Enabling clears an automatic disable (`gone`, `failing`) and the failure count; disabling records `merchant`. */
   enabled?: boolean | undefined;
+  signing?: "paycollect" | "ownpay" | undefined;
 }
 
 export interface WebhookEndpointsDelParams {

@@ -2,7 +2,8 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { nameText, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema, modeSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, idParam } from './shared.ts';
-import { brandStatuses } from '../vocabulary.ts';
+import { brandStatuses, apiKeyDialects, webhookSignings } from '../vocabulary.ts';
+import { webhookEndpointSchema } from '../merchant/webhooks.ts';
 
 const c = initContract();
 
@@ -64,6 +65,7 @@ export const apiKeySchema = z
     name: z.string(),
     prefix: z.string().describe('First characters of the key (`sk_live_AbCd`; keys issued before secret keys were named start `pk_`), to tell keys apart. The key itself is never shown again.'),
     mode: modeSchema.describe('The objects the key sees and creates: `live` or `test`.'),
+    dialect: z.enum(apiKeyDialects).describe('`native` (`sk_…`: this API\'s shapes) or `ownpay` (`op_…`: the shapes OwnPay\'s plugins and SDKs send and read; README "Coming from OwnPay").'),
     created_at: timestampSchema,
     last_used_at: timestampSchema.nullable().describe('Last authenticated call, to the minute; null when never used.'),
     revoked_at: timestampSchema.nullable(),
@@ -78,6 +80,10 @@ export const createApiKeyBodySchema = z
   .strictObject({
     name: nameText(200, 'name is required').describe('What the key is for, e.g. "shop backend".'),
     mode: modeSchema.optional().describe('`test` keys (`sk_test_…`) see and create only test objects and may use the sandbox gateway; `live` keys (`sk_live_…`) only live ones. Default `live`.'),
+    dialect: z
+      .enum(apiKeyDialects)
+      .optional()
+      .describe('`ownpay` issues an `op_live_…`/`op_test_…` key that OwnPay\'s WooCommerce and WHMCS plugins and its SDKs accept, answered in their shapes where theirs differ from ours (README "Coming from OwnPay"). Default `native` (`sk_…`).'),
   })
   .meta({ id: 'AdminCreateApiKeyRequest' });
 
@@ -140,6 +146,26 @@ export const adminBrandsContract = c.router(
       pathParams: brandPath,
       responses: { 200: ok(z.array(apiKeySchema)) },
       metadata: adminMeta('Brands', ['BRAND_NOT_FOUND']),
+    },
+    listWebhookEndpoints: {
+      method: 'GET',
+      path: '/brands/:brand_id/webhook-endpoints',
+      summary: "List a brand's webhook endpoints",
+      description: 'Every endpoint of the brand, both modes, oldest first, with health and `signing`. Secrets are never shown.',
+      pathParams: brandPath,
+      responses: { 200: ok(z.array(webhookEndpointSchema)) },
+      metadata: adminMeta('Brands', ['BRAND_NOT_FOUND']),
+    },
+    setWebhookEndpointSigning: {
+      method: 'PATCH',
+      path: '/brands/:brand_id/webhook-endpoints/:endpoint_id',
+      summary: "Set a webhook endpoint's signing",
+      description:
+        '`ownpay` gives the endpoint the headers and body OwnPay\'s plugins verify (README "Coming from OwnPay"); `paycollect` the native ones. Recorded in the audit log when it changes.',
+      pathParams: z.object({ brand_id: idParam('brand'), endpoint_id: idParam('webhook endpoint') }),
+      body: z.strictObject({ signing: z.enum(webhookSignings) }).meta({ id: 'AdminSetWebhookEndpointSigningRequest' }),
+      responses: { 200: ok(webhookEndpointSchema) },
+      metadata: adminMeta('Brands', ['BRAND_NOT_FOUND', 'WEBHOOK_ENDPOINT_NOT_FOUND']),
     },
     revokeApiKey: {
       method: 'POST',

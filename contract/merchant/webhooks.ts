@@ -2,9 +2,15 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { livemodeSchema, meta, ok, timestampSchema, type ErrorCode } from '../common/index.ts';
 import { webhookEventNameSchema } from '../events.ts';
-import { deliveryAttemptOutcomes, deliveryStatuses, endpointDisabledReasons, modes } from '../vocabulary.ts';
+import { deliveryAttemptOutcomes, deliveryStatuses, endpointDisabledReasons, modes, webhookSignings } from '../vocabulary.ts';
 
 const c = initContract();
+
+const SIGNING =
+  '`paycollect`: `X-Webhook-Signature: t=…,v1=…` over `{t}.{body}` and this API\'s event bodies. `ownpay`: what OwnPay\'s plugins and SDKs verify and read ' +
+  '(`X-Signature: sha256=<hex>` and `X-OwnPay-Signature: <hex>`, the HMAC-SHA256 of the raw body with the secret; `X-Timestamp`, `X-OwnPay-Timestamp`, `X-Event`; ' +
+  'body `{event, data, timestamp}`; README "Coming from OwnPay").';
+const signingInput = z.enum(webhookSignings).describe(SIGNING);
 
 /**
  * A webhook endpoint of the brand (a brand has up to 16). The signing secret is
@@ -21,6 +27,7 @@ export const webhookEndpointSchema = z
     description: z.string().describe('Your own label for it; may be empty.'),
     events: z.array(webhookEventNameSchema).describe('Events delivered to this endpoint.'),
     enabled: z.boolean().describe('False: events are recorded but not delivered, and queued deliveries become `dead_letter`.'),
+    signing: z.enum(webhookSignings).describe(SIGNING),
     disabled_reason: z
       .enum(endpointDisabledReasons)
       .nullable()
@@ -63,6 +70,7 @@ export const createWebhookEndpointBodySchema = z
     events: endpointEventsSchema,
     description: descriptionSchema.optional(),
     enabled: z.boolean().optional().default(true).describe('Default true.'),
+    signing: signingInput.optional().describe('Default `paycollect`. ' + SIGNING),
   })
   .meta({ id: 'CreateWebhookEndpointRequest' });
 
@@ -72,8 +80,9 @@ export const updateWebhookEndpointBodySchema = z
     events: endpointEventsSchema.optional(),
     description: descriptionSchema.optional(),
     enabled: z.boolean().optional().describe('Enabling clears an automatic disable (`gone`, `failing`) and the failure count; disabling records `merchant`.'),
+    signing: signingInput.optional(),
   })
-  .refine((b) => Object.keys(b).length > 0, 'Give at least one of url, events, description, enabled')
+  .refine((b) => Object.keys(b).length > 0, 'Give at least one of url, events, description, enabled, signing')
   .meta({ id: 'UpdateWebhookEndpointRequest' });
 
 export const putWebhookEndpointBodySchema = z
@@ -81,6 +90,7 @@ export const putWebhookEndpointBodySchema = z
     url: endpointUrlSchema,
     events: endpointEventsSchema,
     enabled: z.boolean().optional().default(true).describe('Default true. Enabling clears an automatic disable.'),
+    signing: signingInput.optional().describe('Kept when omitted (`paycollect` for a new endpoint). ' + SIGNING),
   })
   .meta({ id: 'PutWebhookEndpointRequest' });
 

@@ -156,14 +156,29 @@ interface OtherResponse {
   body: unknown;
 }
 
-export function buildOpenApiDocument(): OpenAPIObject {
+/**
+ * A second document from the same generator: the OwnPay dialect
+ * (contract/ownpay), published as openapi/ownpay.json. Same envelope, errors and
+ * schemes; no code samples (OwnPay's own SDKs are the clients) and no
+ * `webhooks` section (its deliveries are described in the text).
+ */
+export interface DocumentVariant {
+  root: AppRouter;
+  title: string;
+  description: string;
+  webhooks: boolean;
+  codeSamples: boolean;
+}
+
+export function buildOpenApiDocument(variant?: DocumentVariant): OpenAPIObject {
   const collector = new SchemaCollector();
   const builder = OpenApiBuilder.create({
     openapi: '3.1.0',
     info: {
-      title: 'Payment Collection Service API',
+      title: variant?.title ?? 'Payment Collection Service API',
       version: '1.0.0',
       description: [
+        ...(variant ? [variant.description, ''] : []),
         'Merchant API (`/api/v1`), companion device API (`/api/mobile/v1`), admin API (`/api/admin/v1`) and hosted checkout JSON (`/api/checkout/v1`).',
         '',
         'Every success is `{success: true, data}` (lists add `meta`). Every error is `{success: false, error, errors: [{code, message, field}], request_id}`; the request id is also the `X-Request-Id` header.',
@@ -189,7 +204,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
 
   const tags = new Set<string>();
   const operations: Array<{ op: OperationObject; key: string[]; auth: AuthKind; method: string; path: string }> = [];
-  walk(contract, [], (route, key) => {
+  walk(variant?.root ?? contract, [], (route, key) => {
     const m = (route.metadata ?? {}) as RouteMeta;
     const auth = m.auth ?? 'none';
     const params: ParameterObject[] = [];
@@ -252,7 +267,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
 
   // OpenAPI 3.1 `webhooks`: what the service POSTs to a merchant's endpoint.
   const webhooks: Record<string, unknown> = {};
-  for (const [event, schema] of Object.entries(webhookEventSchemas)) {
+  for (const [event, schema] of variant?.webhooks === false ? [] : Object.entries(webhookEventSchemas)) {
     webhooks[event] = {
       post: {
         operationId: `webhook${camel(event.split('.').map((p) => p[0]!.toUpperCase() + p.slice(1)))}`,
@@ -272,7 +287,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
       },
     };
   }
-  tags.add('Webhooks');
+  if (variant?.webhooks !== false) tags.add('Webhooks');
 
   for (const [name, schema] of Object.entries(collector.components)) builder.addSchema(name, schema);
   const shared = addExamples(builder.getSpec().paths ?? {}, collector.components);
@@ -281,7 +296,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
     const media = ((post.requestBody as Json).content as Json)['application/json'] as Json;
     media.example = exampleFor(media.schema as Json, collector.components);
   }
-  for (const { op, key, auth, method, path: p } of operations) addCodeSamples(op, key, auth, method, p);
+  if (variant?.codeSamples !== false) for (const { op, key, auth, method, path: p } of operations) addCodeSamples(op, key, auth, method, p);
   const groups = tagGroups(operations, tags);
   const spec = builder.getSpec();
   const webhooksTag = tagDescriptions.Webhooks + '\n\n## Verifying a delivery\n\n' + webhookVerificationMarkdown();
@@ -390,6 +405,6 @@ function errorExample(code: ErrorCode): unknown {
 /** `PAYMENT_NOT_FOUND` → `PaymentNotFound`; `systemReady` → `SystemReady`. */
 const pascal = (name: string) => (/^[A-Z_]+$/.test(name) ? name.toLowerCase().split('_').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('') : name[0]!.toUpperCase() + name.slice(1));
 
-export function renderOpenApi(): string {
-  return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+export function renderOpenApi(variant?: DocumentVariant): string {
+  return `${JSON.stringify(buildOpenApiDocument(variant), null, 2)}\n`;
 }

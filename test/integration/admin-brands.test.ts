@@ -97,6 +97,7 @@ describe('API keys', () => {
       name: 'shop backend',
       prefix: key.key.slice(0, 12),
       mode: 'test',
+      dialect: 'native',
       key: expect.stringMatching(/^sk_test_[0-9A-Za-z]{40}$/),
       created_at: expect.stringMatching(ISO),
       last_used_at: null,
@@ -121,7 +122,7 @@ describe('API keys', () => {
     expect(again.body.data.revoked_at).toBe(revoked.body.data.revoked_at);
 
     expect((await auditRows(t)).filter((r) => r.target_type === 'api_key' && r.target_id === String(key.id)).map((r) => [r.action, r.brand_id, r.before, r.after])).toEqual([
-      ['api_key.create', String(brandId), null, { prefix: key.prefix, mode: 'test', revoked: false }],
+      ['api_key.create', String(brandId), null, { prefix: key.prefix, mode: 'test', dialect: 'native', revoked: false }],
       ['api_key.revoke', String(brandId), { prefix: key.prefix, revoked: false }, { prefix: key.prefix, revoked: true }],
     ]);
   });

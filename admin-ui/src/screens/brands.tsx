@@ -19,6 +19,7 @@ export function BrandsScreen() {
   const [keyOpen, setKeyOpen] = useState(false);
   const [keyName, setKeyName] = useState('');
   const [keyMode, setKeyMode] = useState<Mode>('live');
+  const [keyDialect, setKeyDialect] = useState<'native' | 'ownpay'>('native');
   const [created, setCreated] = useState<{ key: string; mode: Mode } | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
@@ -38,7 +39,7 @@ export function BrandsScreen() {
     },
   });
   const createKey = useMutation({
-    mutationFn: async () => (await ok(api.brands.createApiKey({ params: { brand_id: String(current) }, body: { name: keyName.trim(), mode: keyMode } }))).data,
+    mutationFn: async () => (await ok(api.brands.createApiKey({ params: { brand_id: String(current) }, body: { name: keyName.trim(), mode: keyMode, dialect: keyDialect } }))).data,
     onSuccess: async (k) => {
       setCreated({ key: k.key, mode: k.mode });
       await queryClient.invalidateQueries({ queryKey: ['api-keys'] });
@@ -215,6 +216,12 @@ export function BrandsScreen() {
               <Select id="key-mode" value={keyMode} onChange={(e) => setKeyMode(e.target.value as Mode)}>
                 <option value="live">live</option>
                 <option value="test">test</option>
+              </Select>
+            </Field>
+            <Field label="Spoken by" htmlFor="key-dialect" hint="OwnPay: an op_ key for OwnPay's WooCommerce and WHMCS plugins and SDKs.">
+              <Select id="key-dialect" value={keyDialect} onChange={(e) => setKeyDialect(e.target.value as 'native' | 'ownpay')}>
+                <option value="native">this service's SDKs (sk_)</option>
+                <option value="ownpay">OwnPay plugins and SDKs (op_)</option>
               </Select>
             </Field>
             <ErrorBox error={createKey.error} />

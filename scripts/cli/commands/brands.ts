@@ -1,10 +1,10 @@
-import { modes, brandStatuses } from '../../../contract/vocabulary.ts';
+import { modes, brandStatuses, apiKeyDialects } from '../../../contract/vocabulary.ts';
 import { defined, need, oneOf, opt, pageHelp, pageOptions, pageQuery, positiveInt } from '../args.ts';
 import type { Commands } from '../command.ts';
 import { block, table } from '../output.ts';
 
 const BRAND_COLUMNS = ['id', 'name', 'status', 'timezone', 'created_at'];
-const KEY_COLUMNS = ['id', 'name', 'prefix', 'mode', 'created_at', 'last_used_at', 'revoked_at'];
+const KEY_COLUMNS = ['id', 'name', 'prefix', 'mode', 'dialect', 'created_at', 'last_used_at', 'revoked_at'];
 
 export const brandCommands: Commands = {
   'brand:create': {
@@ -54,11 +54,12 @@ export const brandCommands: Commands = {
   },
   'api-key:create': {
     summary: 'Create an API key for a brand (the key is shown once)',
-    usage: '--brand <id> --name <what it is for> [--mode live|test]',
-    options: { brand: { type: 'string' }, name: { type: 'string' }, mode: { type: 'string' } },
+    usage: '--brand <id> --name <what it is for> [--mode live|test] [--dialect native|ownpay]',
+    options: { brand: { type: 'string' }, name: { type: 'string' }, mode: { type: 'string' }, dialect: { type: 'string' } },
     async run(ctx, v) {
       const id = positiveInt(v, 'brand', true);
-      const body = defined({ name: need(v, 'name'), mode: oneOf(v, 'mode', modes) });
+      // `ownpay`: an `op_…` key for OwnPay's plugins and SDKs (README "Coming from OwnPay").
+      const body = defined({ name: need(v, 'name'), mode: oneOf(v, 'mode', modes), dialect: oneOf(v, 'dialect', apiKeyDialects) });
       const key = await ctx.admin().brands.createApiKey(id, body);
       return { json: key, text: `${block(key)}\nStore the key now: it cannot be shown again.` };
     },

@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { BrandStatus, Mode } from '../../../contract/vocabulary.ts';
+import type { ApiKeyDialect, BrandStatus, Mode } from '../../../contract/vocabulary.ts';
 import type { ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { createApiKey, createBrand, revokeApiKey } from './service.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
@@ -24,6 +24,7 @@ export interface AdminApiKey {
   name: string;
   prefix: string;
   mode: Mode;
+  dialect: ApiKeyDialect;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -49,6 +50,7 @@ const toKey = (r: KeyRow): AdminApiKey => ({
   name: r.name,
   prefix: r.prefix,
   mode: r.mode,
+  dialect: r.dialect,
   created_at: r.created_at.toISOString(),
   last_used_at: r.last_used_at?.toISOString() ?? null,
   revoked_at: r.revoked_at?.toISOString() ?? null,
@@ -127,14 +129,14 @@ export async function createApiKeyAudited(
   em: Db,
   who: AuditActor,
   brandId: number,
-  input: { name: string; mode?: ApiKeyMode },
+  input: { name: string; mode?: ApiKeyMode; dialect?: ApiKeyDialect },
 ): Promise<AdminApiKey & { key: string }> {
   return withAudit(em, who, async (tx) => {
     const { apiKey, key } = await createApiKey(tx, brandId, input);
     const view = await getApiKey(tx, brandId, apiKey.id);
     return {
       result: { ...view, key },
-      audit: { action: 'api_key.create', targetType: 'api_key', targetId: view.id, brandId, after: { prefix: view.prefix, mode: input.mode ?? 'live', revoked: false } },
+      audit: { action: 'api_key.create', targetType: 'api_key', targetId: view.id, brandId, after: { prefix: view.prefix, mode: input.mode ?? 'live', dialect: view.dialect, revoked: false } },
     };
   });
 }

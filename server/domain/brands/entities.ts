@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { modes, brandStatuses } from '../../../contract/vocabulary.ts';
+import { modes, brandStatuses, apiKeyDialects } from '../../../contract/vocabulary.ts';
 
 export const Brand = defineEntity({
   name: 'Brand',
@@ -33,6 +33,8 @@ export const ApiKey = defineEntity({
     keyHash: p.string().length(64).unique('api_keys_key_hash_key'),
     /** Which objects the key sees and creates (see contract/vocabulary.ts); never changes (a trigger says so). */
     mode: p.enum(modes).default('live'),
+    /** Which API shapes the key speaks (contract/vocabulary.ts); its spelling says the same (`op_…` for ownpay). */
+    dialect: p.enum(apiKeyDialects).default('native'),
     createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
     lastUsedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),

@@ -17,7 +17,7 @@ export type ApiKeyRow = Selectable<DB['api_keys']>;
 
 /** What the console shows of a brand, and of a key (never its hash). */
 const BRAND_COLUMNS = ['id', 'uuid', 'name', 'timezone', 'status', 'receipts_enabled', 'receipts_enabled_at', 'created_at', 'updated_at'] as const;
-const KEY_COLUMNS = ['id', 'brand_id', 'name', 'prefix', 'mode', 'created_at', 'last_used_at', 'revoked_at'] as const;
+const KEY_COLUMNS = ['id', 'brand_id', 'name', 'prefix', 'mode', 'dialect', 'created_at', 'last_used_at', 'revoked_at'] as const;
 export type ShownBrandRow = Pick<BrandRow, (typeof BRAND_COLUMNS)[number]>;
 export type ShownKeyRow = Pick<ApiKeyRow, (typeof KEY_COLUMNS)[number]>;
 
@@ -321,4 +321,27 @@ export async function selectOverviewFigures(
     ),
   );
   return rows;
+}
+
+/**
+ * What OwnPay's health route reports for a brand and mode, in one statement:
+ * its active devices, those with a heartbeat in the last 10 minutes, the
+ * enabled gateways and its customers.
+ */
+export async function selectHealthFigures(db: Db, brandId: number, mode: 'live' | 'test') {
+  return db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('devices').select((e) => e.fn.countAll<string>().as('n')).where('brand_id', '=', brandId).where('mode', '=', mode).where('status', '=', 'active').as('active_devices'),
+      eb
+        .selectFrom('devices')
+        .select((e) => e.fn.countAll<string>().as('n'))
+        .where('brand_id', '=', brandId)
+        .where('mode', '=', mode)
+        .where('status', '=', 'active')
+        .where('last_heartbeat_at', '>', sql<Date>`now() - interval '10 minutes'`)
+        .as('recent_devices'),
+      eb.selectFrom('gateways').select((e) => e.fn.countAll<string>().as('n')).where('enabled', '=', true).as('gateways'),
+      eb.selectFrom('customers').select((e) => e.fn.countAll<string>().as('n')).where('brand_id', '=', brandId).where('mode', '=', mode).as('customers'),
+    ])
+    .executeTakeFirstOrThrow();
 }

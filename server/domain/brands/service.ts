@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { generateApiKey, hashApiKey, looksLikeApiKey, type ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/vocabulary.ts';
+import type { ApiKeyDialect, Mode } from '../../../contract/vocabulary.ts';
 import { type Db } from '../db.ts';
 import {
   insertApiKey,
@@ -37,6 +37,7 @@ export interface ApiKeyRecord {
   prefix: string;
   keyHash: string;
   mode: Mode;
+  dialect: ApiKeyDialect;
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
@@ -59,6 +60,7 @@ const toApiKey = (r: ApiKeyRow): ApiKeyRecord => ({
   prefix: r.prefix,
   keyHash: r.key_hash,
   mode: r.mode,
+  dialect: r.dialect,
   createdAt: r.created_at,
   lastUsedAt: r.last_used_at ?? null,
   revokedAt: r.revoked_at ?? null,
@@ -80,11 +82,12 @@ export async function getBrand(em: Db, id: number): Promise<BrandRecord> {
 export async function createApiKey(
   em: Db,
   brandId: number,
-  input: { name: string; mode?: ApiKeyMode },
+  input: { name: string; mode?: ApiKeyMode; dialect?: ApiKeyDialect },
 ): Promise<{ apiKey: ApiKeyRecord; key: string }> {
   const brand = await getBrand(em, brandId);
-  const generated = generateApiKey(input.mode ?? 'live');
-  const row = await insertApiKey(em, { brand_id: brand.id, name: input.name, prefix: generated.prefix, key_hash: generated.hash, mode: input.mode ?? 'live', created_at: new Date() });
+  const dialect = input.dialect ?? 'native';
+  const generated = generateApiKey(input.mode ?? 'live', dialect);
+  const row = await insertApiKey(em, { brand_id: brand.id, name: input.name, prefix: generated.prefix, key_hash: generated.hash, mode: input.mode ?? 'live', dialect, created_at: new Date() });
   return { apiKey: toApiKey(row), key: generated.key };
 }
 

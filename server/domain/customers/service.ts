@@ -93,14 +93,14 @@ function normaliseCustomer(keys: PersonalDataKeys, brandId: number, input: Custo
   let phone: string | null = null;
   if (input.email != null) {
     email = normalizeEmail(input.email);
-    if (!email) throw new AppError('VALIDATION_ERROR', 'Must be a valid email address', { field: `${fieldPrefix}.email` });
+    if (!email) throw new AppError('VALIDATION_ERROR', 'Must be a valid email address', { field: fieldPrefix ? `${fieldPrefix}.email` : 'email' });
   }
   if (input.phone != null) {
     phone = normalizePhone(input.phone);
-    if (!phone) throw new AppError('VALIDATION_ERROR', 'Must be a valid phone number', { field: `${fieldPrefix}.phone` });
+    if (!phone) throw new AppError('VALIDATION_ERROR', 'Must be a valid phone number', { field: fieldPrefix ? `${fieldPrefix}.phone` : 'phone' });
   }
   if (!email && !phone) {
-    throw new AppError('VALIDATION_ERROR', 'A customer needs an email or a phone number', { field: fieldPrefix });
+    throw new AppError('VALIDATION_ERROR', 'A customer needs an email or a phone number', { field: fieldPrefix || 'email' });
   }
   return {
     name,
@@ -207,4 +207,29 @@ export async function listCustomers(
     };
   });
   return { items, total };
+}
+
+/**
+ * Creates a customer, refusing one whose email (or phone) the brand already has
+ * in this mode: `CONFLICT` (409), the answer OwnPay's `POST /customers` gives.
+ * The unique blind indexes decide a race: the loser gets the same 409.
+ */
+export async function createCustomer(em: Db, keys: PersonalDataKeys, brandId: number, mode: Mode, input: CustomerInput): Promise<{ id: number; uuid: string }> {
+  const c = normaliseCustomer(keys, brandId, input, '');
+  const exists = () => new AppError('CONFLICT', `A customer with this ${c.emailHash ? 'email' : 'phone'} already exists`, { field: c.emailHash ? 'email' : 'phone' });
+  if ((await selectByHashes(em, brandId, mode, c)).length > 0) throw exists();
+  const uuid = randomUUID();
+  const b = customerBinding(brandId, uuid);
+  const inserted = await insertCustomerUnlessTaken(em, {
+    uuid,
+    brand_id: brandId,
+    mode,
+    name_encrypted: c.name ? keys.pii.encrypt(c.name, CTX.name, b) : null,
+    email_encrypted: c.email ? keys.pii.encrypt(c.email, CTX.email, b) : null,
+    phone_encrypted: c.phone ? keys.pii.encrypt(c.phone, CTX.phone, b) : null,
+    email_hash: c.emailHash,
+    phone_hash: c.phoneHash,
+  });
+  if (!inserted) throw exists();
+  return { id: inserted.id, uuid: inserted.uuid };
 }

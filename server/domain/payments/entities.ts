@@ -33,6 +33,8 @@ export const PaymentIntent = defineEntity({
     metadata: p.json<Record<string, unknown>>().defaultRaw("'{}'::jsonb").check("jsonb_typeof(metadata) = 'object'"),
     successUrl: p.string().length(2048).nullable(),
     cancelUrl: p.string().length(2048).nullable(),
+    /** OwnPay's per-payment webhook URL; events go there only when it is one of the brand's registered endpoint URLs. */
+    callbackUrl: p.string().length(2048).nullable(),
     status: p.enum(intentStatuses).default('pending'),
     expiresAt: p.datetime(),
     completedAt: p.datetime().nullable(),

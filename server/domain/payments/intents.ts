@@ -31,6 +31,8 @@ export interface CreateIntentInput {
   expiresAt?: Date;
   successUrl?: string | null;
   cancelUrl?: string | null;
+  /** OwnPay's per-payment webhook URL (outbox.ts: delivered to only when it is a registered endpoint URL). */
+  callbackUrl?: string | null;
 }
 
 function checkoutUrl(publicBaseUrl: string, paymentId: string): string {
@@ -132,6 +134,7 @@ async function createWith(tx: Db, keys: PersonalDataKeys, brandId: number, mode:
     metadata: input.metadata ?? {},
     successUrl: input.successUrl ?? null,
     cancelUrl: input.cancelUrl ?? null,
+    callbackUrl: input.callbackUrl ?? null,
   };
   const row = await insertIntent(tx, values, expiry.at ? { at: expiry.at } : { seconds: expiry.seconds! });
   return { row, customerUuid: customer?.uuid ?? null };

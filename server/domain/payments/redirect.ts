@@ -19,3 +19,17 @@ export function successRedirectUrl(successUrl: string, paymentId: string): strin
   const joiner = !base.includes('?') ? '?' : /[?&]$/.test(base) ? '' : '&';
   return `${base}${joiner}payment_id=${paymentId}${fragment}`;
 }
+
+/**
+ * Pure: `url` with `name=value` in its query (an existing `name` replaced),
+ * before any `#fragment`; the merchant's other parameters are kept as written.
+ * `value` must need no escaping.
+ */
+export function withQueryParam(url: string, name: string, value: string): string {
+  const hash = url.indexOf('#');
+  const fragment = hash === -1 ? '' : url.slice(hash);
+  const re = new RegExp(`([?&])${name}=[^&]*(&|$)`, 'g');
+  const base = (hash === -1 ? url : url.slice(0, hash)).replace(re, (_m, lead: string, tail: string) => (tail ? lead : ''));
+  const joiner = !base.includes('?') ? '?' : /[?&]$/.test(base) ? '' : '&';
+  return `${base}${joiner}${name}=${value}${fragment}`;
+}

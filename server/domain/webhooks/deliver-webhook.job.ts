@@ -8,6 +8,7 @@ import { transaction } from '../db.ts';
 import { enqueueDelivery, deliverQueue, DELIVER_QUEUE } from './queue.ts';
 import { readWebhookSettings, type WebhookSettings } from './settings.ts';
 import { signatureHeader } from './signature.ts';
+import { ownpayBody, ownpayHeaders } from './ownpay-format.ts';
 import { selectDueUnleased } from './queries/events.ts';
 
 /** Payload of a delivery wake-up: which delivery row to look at. */
@@ -27,10 +28,18 @@ async function deliverWebhook(deps: Pick<DeliverWebhookDeps, 'db' | 'logger' | '
   }
   const { claim } = claimed;
   const timestamp = Math.floor(Date.now() / 1000);
+  const ownpay = claim.signing === 'ownpay' ? ownpayBody(claim.payload) : null;
   const response = await postWebhook({
     url: claim.url,
-    body: claim.payload,
-    headers: {
+    body: ownpay ?? claim.payload,
+    headers: ownpay !== null ? {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'x-webhook-id': claim.eventId,
+      'x-webhook-attempt': String(claim.attempt),
+      ...(claim.test ? { 'x-webhook-test': 'true' } : {}),
+      ...ownpayHeaders(claim.secrets[0]!, ownpay, claim.event, timestamp),
+    } : {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
       'x-webhook-id': claim.eventId,

@@ -1,3 +1,4 @@
+import type { WebhookSigning } from '../../../contract/vocabulary.ts';
 import { raiseAlert } from '../alerts/raise.ts';
 import { transaction, type Db } from '../db.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
@@ -61,6 +62,8 @@ export interface ClaimedAttempt {
   /** A sample sent by `POST /api/v1/webhooks/tests`: delivered with `X-Webhook-Test: true`. */
   test: boolean;
   secrets: string[];
+  /** How the endpoint wants deliveries signed and shaped (ownpay-format.ts for `ownpay`). */
+  signing: WebhookSigning;
 }
 
 export type ClaimResult =
@@ -179,6 +182,7 @@ export async function claimDeliveries(em: Db, deliveryIds: readonly number[], op
             payload: row.payload,
             test: row.is_test,
             secrets: signingSecrets(opts.cipher, row),
+            signing: row.signing,
           },
         });
       }

@@ -1,11 +1,14 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode, WebhookEventName } from '../../../contract/vocabulary.ts';
+import type { Mode, WebhookEventName, WebhookSigning } from '../../../contract/vocabulary.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { checkUrl, SsrfError } from '../../infra/http/ssrf.ts';
 import { transaction, type Db } from '../db.ts';
+import { withAudit, type AuditActor } from '../audit/service.ts';
 import { generateWebhookSecret } from './signature.ts';
 import {
   countBrandEndpoints,
+  lockBrandEndpoint,
+  selectBrandEndpoints,
   deleteEndpointRow,
   insertEndpointRow,
   lockBrandRow,
@@ -37,6 +40,7 @@ export interface EndpointView {
   description: string;
   events: WebhookEventName[];
   enabled: boolean;
+  signing: WebhookSigning;
   disabledReason: DisabledReason | null;
   disabledAt: Date | null;
   failingSince: Date | null;
@@ -65,6 +69,7 @@ function toView(row: EndpointRow, now = new Date()): EndpointView {
     description: row.description,
     events: row.events as WebhookEventName[],
     enabled: row.enabled,
+    signing: row.signing,
     disabledReason: row.disabled_reason,
     disabledAt: row.disabled_at,
     failingSince: row.failing_since,
@@ -129,6 +134,7 @@ interface EndpointInput {
   events: WebhookEventName[];
   enabled: boolean;
   description?: string;
+  signing?: WebhookSigning;
 }
 
 /** Inserts under the brand row lock, so two concurrent creates cannot pass the cap together. */
@@ -145,6 +151,7 @@ async function insertEndpoint(tx: Db, cipher: PiiCipher, brandId: number, mode: 
     description: input.description ?? '',
     events: [...new Set(input.events)],
     enabled: input.enabled,
+    signing: input.signing ?? 'paycollect',
     secret_encrypted: cipher.encryptUnbound(secret, secretContext(brandId)),
     disabled_reason: input.enabled ? null : 'merchant',
   });
@@ -262,4 +269,26 @@ export async function endpointForTest(tx: Db, scope: { brandId: number; mode: Mo
   if (!row) throw new AppError('WEBHOOK_ENDPOINT_NOT_FOUND');
   if (!row.enabled) throw new AppError('INVALID_STATE', 'The webhook endpoint is disabled: enable it first');
   return row.id;
+}
+
+/** The admin's view: every endpoint of the brand, both modes, oldest first (no secrets). */
+export async function listBrandEndpoints(em: Db, brandId: number): Promise<EndpointView[]> {
+  return (await selectBrandEndpoints(em, brandId)).map((r) => toView(r));
+}
+
+/**
+ * An operator sets how an endpoint's deliveries are signed and shaped (for a
+ * merchant moving an OwnPay plugin over); recorded in the audit log when it changes.
+ */
+export async function setEndpointSigningAudited(em: Db, who: AuditActor, brandId: number, id: number, signing: WebhookSigning): Promise<EndpointView> {
+  return withAudit(em, who, async (tx) => {
+    const row = await lockBrandEndpoint(tx, brandId, id);
+    if (!row) throw new AppError('WEBHOOK_ENDPOINT_NOT_FOUND');
+    if (row.signing === signing) return { result: toView(row), audit: null };
+    const updated = await updateRow(tx, row, { signing });
+    return {
+      result: updated,
+      audit: { action: 'webhook_endpoint.signing', targetType: 'webhook_endpoint', targetId: id, brandId, before: { signing: row.signing }, after: { signing } },
+    };
+  });
 }

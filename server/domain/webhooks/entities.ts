@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { webhookEventNames, modes, deliveryAttemptOutcomes, deliveryStatuses, endpointDisabledReasons } from '../../../contract/vocabulary.ts';
+import { webhookEventNames, webhookSignings, modes, deliveryAttemptOutcomes, deliveryStatuses, endpointDisabledReasons } from '../../../contract/vocabulary.ts';
 import { Brand } from '../brands/entities.ts';
 export type { DeliveryStatus } from '../../../contract/vocabulary.ts';
 
@@ -28,6 +28,8 @@ export const WebhookEndpoint = defineEntity({
     description: p.text().default(''),
     events: p.array<string>().columnType('text[]'),
     enabled: p.boolean().default(true),
+    /** How deliveries are signed and shaped (README "Coming from OwnPay"). */
+    signing: p.enum(webhookSignings).default('paycollect'),
     /** PII-cipher token; never clear text. */
     secretEncrypted: p.text(),
     /** Rotated-out secrets still signing: [{ secret: token, expires_at: ISO }]. */
@@ -63,6 +65,8 @@ export const WebhookEvent = defineEntity({
     mode: p.enum(modes).default('live'),
     /** A sample sent by `POST /webhooks/tests` (ids naming no real object). */
     isTest: p.boolean().default(false),
+    /** Why the payment's own `callback_url` got no delivery of this event (it is not a registered endpoint URL of the brand); null otherwise. */
+    callbackNote: p.text().nullable(),
     createdAt: p.datetime(),
   },
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Mode, WebhookEventName } from '../../../contract/vocabulary.ts';
 import { webhookEventSchemas } from '../../../contract/events.ts';
 import { type Db } from '../db.ts';
-import { insertEventRows, insertPendingDeliveries, lockEventEndpoints, type EventRow } from './queries/outbox.ts';
+import { insertEventRows, insertPendingDeliveries, lockEndpointsByUrl, lockEventEndpoints, selectCallbackUrls, type EventRow } from './queries/outbox.ts';
 import { enqueueDeliveries } from './queue.ts';
 
 export type { WebhookEventName };
@@ -48,11 +48,13 @@ export async function recordEvents(em: Db, inputs: ReadonlyArray<EventInput>): P
   if (inputs.length === 0) return [];
   if (!em.isTransaction) throw new Error('recordEvents must run inside a transaction');
   const createdAt = new Date();
-  const events: EventRow[] = inputs.map((input) => {
+  const callbacks = await callbackTargets(em, inputs);
+  const events: EventRow[] = inputs.map((input, i) => {
     const publicId = `evt_${randomUUID().replaceAll('-', '')}`;
     return {
       public_id: publicId, brand_id: input.brandId, mode: input.mode, event: input.event, transaction_id: input.transactionId ?? null,
       payload: eventPayload(input, publicId, createdAt), created_at: createdAt, is_test: input.test === true,
+      callback_note: callbacks[i]?.note ?? null,
     };
   });
   const stored = new Map((await insertEventRows(em, events)).map((r) => [r.public_id, r]));
@@ -77,7 +79,10 @@ export async function recordEvents(em: Db, inputs: ReadonlyArray<EventInput>): P
     const key = target === null ? `${input.brandId}:${input.mode}:${input.event}` : `test:${target}`;
     let endpoints = endpointsByKey.get(key);
     if (!endpoints) endpointsByKey.set(key, (endpoints = await lockEventEndpoints(em, input, target)));
-    if (endpoints.length > 0) fanOut.push({ eventId: row.id, endpoints, brandId: input.brandId });
+    // The payment's own callback_url, when it is a registered endpoint not already receiving the event.
+    const extra = callbacks[i]?.endpoint;
+    const all = extra && !endpoints.some((e) => e.id === extra.id) ? [...endpoints, extra] : endpoints;
+    if (all.length > 0) fanOut.push({ eventId: row.id, endpoints: all, brandId: input.brandId });
   }
   const deliveriesOf = new Map<number, number[]>();
   if (fanOut.length > 0) {
@@ -115,4 +120,40 @@ function eventPayload(input: { mode: Mode; event: WebhookEventName; data: Record
     throw new Error(`${input.event} data does not match contract/events.ts (${fields})`);
   }
   return JSON.stringify(parsed.data);
+}
+
+/** Why a payment's callback_url got no delivery (stored on the event, `callback_note`). */
+export const UNREGISTERED_CALLBACK_NOTE =
+  "not delivered to the payment's callback_url: it is not the URL of an enabled webhook endpoint of the brand for this mode (register it as an endpoint to receive deliveries there)";
+
+/**
+ * OwnPay's per-payment `callback_url`: a payment event is also delivered to the
+ * brand's registered endpoint of exactly that URL (signed with that endpoint's
+ * secret and signing), never to an unregistered URL, so the SSRF and signing
+ * rules of endpoints hold for it; an unregistered one is noted on the event.
+ */
+async function callbackTargets(em: Db, inputs: ReadonlyArray<EventInput>): Promise<Array<{ endpoint?: { id: number; url: string }; note?: string } | undefined>> {
+  const paymentIdOf = (input: EventInput) => (input.test !== true && input.event.startsWith('payment.') && typeof input.data.payment_id === 'string' ? input.data.payment_id : null);
+  const groups = new Map<string, { brandId: number; mode: Mode; ids: Set<string> }>();
+  for (const input of inputs) {
+    const id = paymentIdOf(input);
+    if (!id) continue;
+    const k = `${input.brandId}:${input.mode}`;
+    const g = groups.get(k) ?? { brandId: input.brandId, mode: input.mode, ids: new Set<string>() };
+    g.ids.add(id);
+    groups.set(k, g);
+  }
+  const found = new Map<string, { endpoint?: { id: number; url: string }; note?: string }>();
+  for (const g of groups.values()) {
+    const intents = await selectCallbackUrls(em, g.brandId, [...g.ids]);
+    const endpoints = await lockEndpointsByUrl(em, g.brandId, g.mode, [...new Set(intents.map((r) => r.callback_url!))]);
+    for (const r of intents) {
+      const endpoint = endpoints.find((e) => e.url === r.callback_url);
+      found.set(`${g.brandId}:${g.mode}:${r.uuid}`, endpoint ? { endpoint: { id: endpoint.id, url: endpoint.url } } : { note: UNREGISTERED_CALLBACK_NOTE });
+    }
+  }
+  return inputs.map((input) => {
+    const id = paymentIdOf(input);
+    return id ? found.get(`${input.brandId}:${input.mode}:${id}`) : undefined;
+  });
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import type { Mode } from '../../../contract/vocabulary.ts';
+import type { ApiKeyDialect, Mode } from '../../../contract/vocabulary.ts';
 
 /** URL-safe random secret (refresh-token ids, pairing nonces, webhook secrets). */
 export function randomToken(bytes = 32): string {
@@ -33,7 +33,10 @@ const API_KEY_PREFIX_LENGTH = 12;
  * Accepts 32 to 64 random characters so the length can grow later without
  * breaking keys already issued.
  */
-const API_KEY_RE = /^[ps]k_(?:live|test)_[0-9A-Za-z]{32,64}$/;
+const API_KEY_RE = /^(?:[ps]k|op)_(?:live|test)_[0-9A-Za-z]{32,64}$/;
+
+/** The spelling of an OwnPay-dialect key (`op_live_…`, `op_test_…`): OwnPay's SDKs refuse keys not starting `op_`. */
+export const OWNPAY_KEY_RE = /^op_(?:live|test)_/;
 
 export interface GeneratedApiKey {
   /** Shown to the merchant once, never stored. */
@@ -44,13 +47,14 @@ export interface GeneratedApiKey {
   hash: string;
 }
 
-export function generateApiKey(mode: ApiKeyMode): GeneratedApiKey {
+export function generateApiKey(mode: ApiKeyMode, dialect: ApiKeyDialect = 'native'): GeneratedApiKey {
   let random = '';
   // randomInt draws without modulo bias, so every character is uniform.
   for (let i = 0; i < API_KEY_RANDOM_LENGTH; i++) random += BASE62[randomInt(BASE62.length)];
   // Secret server keys: `sk_`. Keys issued before were `pk_` and keep working
   // (looksLikeApiKey); their mode is stored with them like a new key's.
-  const key = `sk_${mode}_${random}`;
+  // OwnPay-dialect keys: `op_` (README "Coming from OwnPay").
+  const key = `${dialect === 'ownpay' ? 'op' : 'sk'}_${mode}_${random}`;
   return { key, prefix: key.slice(0, API_KEY_PREFIX_LENGTH), hash: hashApiKey(key) };
 }
 

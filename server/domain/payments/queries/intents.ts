@@ -39,6 +39,7 @@ export interface IntentValues {
   metadata: Record<string, unknown>;
   successUrl: string | null;
   cancelUrl: string | null;
+  callbackUrl: string | null;
 }
 
 /** The intent INSERT, one statement per kind of expiry, compiled once. */
@@ -57,6 +58,7 @@ const insertIntentWith = <E>(expiresAt: ($: E) => Date | RawBuilder<Date>) =>
         metadata: $.metadata,
         success_url: $.successUrl,
         cancel_url: $.cancelUrl,
+        callback_url: $.callbackUrl,
         expires_at: expiresAt($),
       })
       .returning(['uuid', 'amount', 'metadata', 'created_at', 'expires_at']),

@@ -35,6 +35,7 @@ export async function lockDeliveriesForClaim(tx: Db, ids: readonly number[]) {
       'e.is_test',
       'ep.brand_id',
       'ep.enabled',
+      'ep.signing',
       'ep.disabled_reason',
       'ep.secret_encrypted',
       'ep.previous_secrets',

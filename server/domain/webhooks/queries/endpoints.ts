@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
-import type { Mode, WebhookEventName } from '../../../../contract/vocabulary.ts';
+import type { Mode, WebhookEventName, WebhookSigning } from '../../../../contract/vocabulary.ts';
 import type { DB, Db } from '../../db.ts';
 
 // The statements of webhook endpoints: reading, creating, changing, deleting, rotating their secrets.
@@ -59,7 +59,7 @@ export async function insertEndpointRow(tx: Db, row: Omit<Insertable<DB['webhook
 export async function updateEndpointRow(
   tx: Db,
   id: number,
-  patch: { url?: string; description?: string; events?: WebhookEventName[]; enabled?: boolean },
+  patch: { url?: string; description?: string; events?: WebhookEventName[]; enabled?: boolean; signing?: WebhookSigning },
   change: { enabling: boolean; disabling: boolean },
 ): Promise<EndpointRow> {
   const now = sql<Date>`now()`;
@@ -70,6 +70,7 @@ export async function updateEndpointRow(
       ...(patch.description !== undefined && { description: patch.description }),
       ...(patch.events !== undefined && { events: [...new Set(patch.events)] }),
       ...(patch.enabled !== undefined && { enabled: patch.enabled }),
+      ...(patch.signing !== undefined && { signing: patch.signing }),
       ...(patch.enabled === true && { disabled_reason: null, disabled_at: null }),
       ...(change.disabling && { disabled_reason: 'merchant' as const, disabled_at: now }),
       ...(change.enabling && { failing_since: null, consecutive_failures: 0 }),
@@ -108,4 +109,14 @@ export async function selectTestTarget(tx: Db, scope: { brandId: number; mode: M
     .forShare();
   if (id !== null) q = q.where('id', '=', id);
   return q.executeTakeFirst();
+}
+
+/** Every endpoint of the brand (both modes), oldest first: the admin's view. */
+export async function selectBrandEndpoints(db: Db, brandId: number): Promise<EndpointRow[]> {
+  return db.selectFrom('webhook_endpoints').selectAll().where('brand_id', '=', brandId).orderBy('id').execute();
+}
+
+/** One endpoint of the brand whatever its mode, locked for an admin's change. */
+export async function lockBrandEndpoint(tx: Db, brandId: number, id: number): Promise<EndpointRow | undefined> {
+  return tx.selectFrom('webhook_endpoints').selectAll().where('brand_id', '=', brandId).where('id', '=', id).forUpdate().executeTakeFirst();
 }

@@ -13,10 +13,12 @@ export interface EventRow {
   payload: string;
   created_at: Date;
   is_test: boolean;
+  /** Why the payment's own callback_url got no delivery; null otherwise. */
+  callback_note: string | null;
 }
 
 /** EventRow's columns, in its order (the INSERT's column list). */
-const EVENT_COLUMNS = ['public_id', 'brand_id', 'mode', 'event', 'transaction_id', 'payload', 'created_at', 'is_test'] as const satisfies ReadonlyArray<keyof EventRow>;
+const EVENT_COLUMNS = ['public_id', 'brand_id', 'mode', 'event', 'transaction_id', 'payload', 'created_at', 'is_test', 'callback_note'] as const satisfies ReadonlyArray<keyof EventRow>;
 
 /** insertEventRows' INSERT, compiled once per event count (db.ts `preparedPerRowCount`). */
 const insertEvents = preparedPerRowCount(EVENT_COLUMNS, (k, rows: EventRow[]) => k.insertInto('webhook_events').values(rows).returning(['id', 'mode', 'public_id']));
@@ -64,5 +66,32 @@ export async function insertPendingDeliveries(tx: Db, rows: ReadonlyArray<{ even
     .insertInto('webhook_deliveries')
     .values(rows.map((r) => ({ event_id: r.eventId, endpoint_id: r.endpointId, brand_id: r.brandId, url: r.url, status: 'pending' as const, next_attempt_at: at, created_at: at, updated_at: at })))
     .returning(['id', 'event_id'])
+    .execute();
+}
+
+/** The payments' own `callback_url`s (OwnPay's per-payment webhook URL), of those that have one. */
+export async function selectCallbackUrls(tx: Db, brandId: number, paymentIds: readonly string[]) {
+  if (paymentIds.length === 0) return [];
+  return tx
+    .selectFrom('payment_intents')
+    .select(['uuid', 'callback_url'])
+    .where('brand_id', '=', brandId)
+    .where('uuid', '=', (eb) => eb.fn.any(eb.val([...paymentIds])))
+    .where('callback_url', 'is not', null)
+    .execute();
+}
+
+/** The brand's enabled endpoints taking `mode` whose URL is one of `urls`, locked FOR SHARE like the fan-out's, in id order. */
+export async function lockEndpointsByUrl(tx: Db, brandId: number, mode: Mode, urls: readonly string[]) {
+  if (urls.length === 0) return [];
+  return tx
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'url'])
+    .where('brand_id', '=', brandId)
+    .where('enabled', '=', true)
+    .where((eb) => eb.or([eb('mode', 'is', null), eb('mode', '=', mode)]))
+    .where('url', '=', (eb) => eb.fn.any(eb.val([...urls])))
+    .orderBy('id')
+    .forShare()
     .execute();
 }

@@ -9,6 +9,8 @@ import {
   revokeApiKeyAudited,
   updateBrand,
 } from '../../../domain/brands/admin.ts';
+import { listBrandEndpoints, setEndpointSigningAudited } from '../../../domain/webhooks/endpoints.ts';
+import { endpointBody } from '../merchant/webhooks.ts';
 import { adminActor, pageMeta } from './actor.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
 
@@ -36,6 +38,15 @@ export const adminBrandHandlers = s.router(contract.admin.brands, {
   },
   listApiKeys: async ({ req, params }) => {
     return { status: 200, body: { success: true, data: await listApiKeys(req.db, params.brand_id) } };
+  },
+  listWebhookEndpoints: async ({ req, params }) => {
+    await getAdminBrand(req.db, params.brand_id);
+    return { status: 200, body: { success: true, data: (await listBrandEndpoints(req.db, params.brand_id)).map(endpointBody) } };
+  },
+  setWebhookEndpointSigning: async ({ req, params, body }) => {
+    await getAdminBrand(req.db, params.brand_id);
+    const endpoint = await setEndpointSigningAudited(req.db, adminActor(req), params.brand_id, params.endpoint_id, body.signing);
+    return { status: 200, body: { success: true, data: endpointBody(endpoint) } };
   },
   revokeApiKey: async ({ req, params }) => {
     const key = await revokeApiKeyAudited(req.db, adminActor(req), params.brand_id, params.key_id);

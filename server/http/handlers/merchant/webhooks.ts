@@ -18,6 +18,7 @@ export function endpointBody(e: EndpointView) {
     description: e.description,
     events: e.events,
     enabled: e.enabled,
+    signing: e.signing,
     disabled_reason: e.disabledReason,
     disabled_at: iso(e.disabledAt),
     failing_since: iso(e.failingSince),

@@ -29,6 +29,7 @@ import { Migration0028IdempotencyPerMode } from './0028-idempotency-per-mode.ts'
 import { Migration0029RefundCompletionReference } from './0029-refund-completion-reference.ts';
 import { Migration0030WalletAccounts } from './0030-wallet-accounts.ts';
 import { Migration0034BackfillSenders } from './0034-backfill-senders.ts';
+import { Migration0035OwnpayDialect } from './0035-ownpay-dialect.ts';
 import { Migration0038Receipts } from './0038-receipts.ts';
 
 /**
@@ -66,5 +67,6 @@ export const migrationsList: MigrationObject[] = [
   { name: '0029-refund-completion-reference', class: Migration0029RefundCompletionReference },
   { name: '0030-wallet-accounts', class: Migration0030WalletAccounts },
   { name: '0034-backfill-senders', class: Migration0034BackfillSenders },
+  { name: '0035-ownpay-dialect', class: Migration0035OwnpayDialect },
   { name: '0038-receipts', class: Migration0038Receipts },
 ];
