@@ -202,6 +202,31 @@ describe('console polish', () => {
     }
   });
 
+  it.each([1280, 375] as const)("brands at %i px: an owner switches a brand's receipt e-mails on and off; a viewer only sees the state", async (width) => {
+    const { brandId } = await t.createBrand(`Receipts ${width}`);
+    const { page, errors, close } = await loggedIn(width, '/brands');
+    const button = page.getByRole('button', { name: `Receipt e-mails for Receipts ${width}: off, turn on` });
+    await button.click();
+    await page.getByText(`Receipts ${width}'s customers get receipt e-mails from now on.`).waitFor();
+    expect((await adminRequest(t, 'GET', `/brands/${brandId}`)).body.data.receipts_enabled).toBe(true);
+    await page.getByRole('button', { name: `Receipt e-mails for Receipts ${width}: on, turn off` }).click();
+    await page.getByText(`Receipts ${width} sends no more receipts.`).waitFor();
+    expect((await adminRequest(t, 'GET', `/brands/${brandId}`)).body.data.receipts_enabled).toBe(false);
+    await settle(page);
+    await expectAccessible(page, `brands with the receipts switch at ${width}px`);
+    expect(unexpectedErrors(errors)).toEqual([]);
+    await close();
+    if (width === 1280) {
+      const viewer = await adminRequest(t, 'POST', '/operators', { email: 'viewer@polish.test', name: 'Viewer Person', role: 'viewer' });
+      const v = await open(1280);
+      await v.page.goto(`${t.baseUrl}/admin/brands`);
+      await logIn(v.page, 'viewer@polish.test', viewer.body.data.password);
+      await v.page.getByRole('table', { name: 'Brands' }).waitFor();
+      expect(await v.page.getByRole('button', { name: /Receipt e-mails for/ }).count()).toBe(0);
+      await v.close();
+    }
+  });
+
   it('every table at 375 px stays inside the screen and scrolls sideways in its own box; nothing is cut off', { timeout: 180_000 }, async () => {
     await seedGateway(t, 'nagad');
     const { page, errors, close } = await loggedIn(375, '/');

@@ -52,6 +52,13 @@ export function BrandsScreen() {
       await queryClient.invalidateQueries({ queryKey: ['api-keys'] });
     },
   });
+  const toggleReceipts = useMutation({
+    mutationFn: async (v: { id: number; on: boolean }) => (await ok(api.brands.update({ params: { brand_id: String(v.id) }, body: { receipts_enabled: v.on } }))).data,
+    onSuccess: async (b) => {
+      setNotice(b.receipts_enabled ? `${b.name}'s customers get receipt e-mails from now on.` : `${b.name} sends no more receipts.`);
+      await queryClient.invalidateQueries({ queryKey: ['brands'] });
+    },
+  });
   const toggleBrand = useMutation({
     mutationFn: async (v: { id: number; status: 'active' | 'disabled' }) => (await ok(api.brands.update({ params: { brand_id: String(v.id) }, body: { status: v.status } }))).data,
     onSuccess: async (b) => {
@@ -80,7 +87,7 @@ export function BrandsScreen() {
         Brands and API keys
       </PageTitle>
       {notice ? <Notice>{notice}</Notice> : null}
-      <ErrorBox error={brands.error ?? revokeKey.error ?? toggleBrand.error} />
+      <ErrorBox error={brands.error ?? revokeKey.error ?? toggleBrand.error ?? toggleReceipts.error} />
       <div className="grid gap-4 lg:grid-cols-2">
         <Card title="Brands">
           {brands.isPending ? (
@@ -88,7 +95,7 @@ export function BrandsScreen() {
           ) : brands.data?.length === 0 ? (
             <Empty>No brand.</Empty>
           ) : (
-            <Table label="Brands" head={['Brand', 'Status', 'Time zone', '']}>
+            <Table label="Brands" head={['Brand', 'Status', 'Time zone', 'Receipts', '']}>
               {(brands.data ?? []).map((b) => (
                 <tr key={b.id} className={b.id === current ? 'bg-indigo-50' : undefined}>
                   <Td>
@@ -101,6 +108,21 @@ export function BrandsScreen() {
                     <StatusBadge status={b.status} />
                   </Td>
                   <Td>{b.timezone}</Td>
+                  <Td>
+                    {owner ? (
+                      <Button
+                        variant="secondary"
+                        aria-label={`Receipt e-mails for ${b.name}: ${b.receipts_enabled ? 'on, turn off' : 'off, turn on'}`}
+                        onClick={() => toggleReceipts.mutate({ id: b.id, on: !b.receipts_enabled })}
+                      >
+                        {b.receipts_enabled ? 'On' : 'Off'}
+                      </Button>
+                    ) : b.receipts_enabled ? (
+                      'On'
+                    ) : (
+                      'Off'
+                    )}
+                  </Td>
                   <Td>
                     {owner ? (
                       <Button variant={b.status === 'active' ? 'danger' : 'secondary'} onClick={() => toggleBrand.mutate({ id: b.id, status: b.status === 'active' ? 'disabled' : 'active' })}>
