@@ -143,7 +143,7 @@ export type EndpointDisabledReason = (typeof endpointDisabledReasons)[number];
 // Alerts.
 
 /** What raises an operator alert (server/domain/alerts/raise.ts). */
-export const alertTypes = ['device_offline', 'battery_low', 'review_waiting', 'webhook_endpoint_disabled', 'sms_format_alarm'] as const;
+export const alertTypes = ['device_offline', 'battery_low', 'device_cannot_receive_sms', 'review_waiting', 'webhook_endpoint_disabled', 'sms_format_alarm'] as const;
 export type AlertType = (typeof alertTypes)[number];
 /** An alert's delivery state. */
 export const alertStatuses = ['pending', 'delivered', 'failed', 'suppressed'] as const;
@@ -154,3 +154,7 @@ export const receiptStatuses = ['pending', 'sent', 'failed', 'skipped'] as const
 export type ReceiptStatus = (typeof receiptStatuses)[number];
 /** What a receipt is for: a completed payment or a completed refund. */
 export const receiptKinds = ['payment', 'refund'] as const;
+
+/** A phone's health for forwarding SMS, from what its heartbeats report (devices/diagnostics.ts). */
+export const phoneHealthStates = ['ok', 'at_risk', 'cannot_receive', 'unknown'] as const;
+export type PhoneHealthState = (typeof phoneHealthStates)[number];

@@ -210,15 +210,25 @@ const commands: Record<string, Command> = {
     },
   },
   heartbeat: {
-    summary: 'Report that the device is alive (with battery and network)',
-    usage: 'heartbeat [--battery <0-100>] [--charging] [--network <wifi|cellular|...>] [--app-version <v>]',
-    options: { battery: { type: 'string' }, charging: { type: 'boolean' }, network: { type: 'string' }, 'app-version': { type: 'string' } },
+    summary: 'Report that the device is alive (with battery, network and what breaks forwarding: SMS permission, battery optimisation)',
+    usage: 'heartbeat [--battery <0-100>] [--charging] [--network <wifi|cellular|...>] [--app-version <v>] [--no-sms-permission] [--battery-optimized]',
+    options: {
+      battery: { type: 'string' },
+      charging: { type: 'boolean' },
+      network: { type: 'string' },
+      'app-version': { type: 'string' },
+      'no-sms-permission': { type: 'boolean' },
+      'battery-optimized': { type: 'boolean' },
+    },
     async run(ctx, v) {
       const result = await ctx.device().devices.heartbeat({
         battery_level: intOption(v, 'battery', 0, 100),
         is_charging: v.charging as boolean | undefined,
         network: v.network as string | undefined,
         app_version: v['app-version'] as string | undefined,
+        // A simulated phone has its permission and is exempt from battery optimisation unless told otherwise.
+        sms_permission: v['no-sms-permission'] !== true,
+        battery_optimization_ignored: v['battery-optimized'] !== true,
         // The phone's clock, from which the service estimates its offset (docs/matching.md).
         device_time: new Date().toISOString(),
       });

@@ -47,6 +47,12 @@ export interface DevicesHeartbeatParams {
   /** Network the phone is on, as the app names it (`wifi`, `cellular`...). */
   network?: string | undefined;
   app_version?: string | undefined;
+  /** Whether the app holds the SMS permissions it forwards with (`RECEIVE_SMS`, and `READ_SMS` for backfills): `ContextCompat.checkSelfPermission(...) == PERMISSION_GRANTED`. `false` means the phone cannot forward anything: operators are alerted at once. */
+  sms_permission?: boolean | undefined;
+  /** Whether Android's battery optimisation leaves the app alone (`PowerManager.isIgnoringBatteryOptimizations(packageName)`). `false`: Doze and app standby may stop it from forwarding in the background; the console warns. */
+  battery_optimization_ignored?: boolean | undefined;
+  /** When the app last saw any SMS from an allowed sender (forwarded or screened out), by its clock: shows operators whether SMS still reach the app. */
+  last_sms_seen_at?: string | undefined;
   /** The phone's clock now. The service estimates the phone's clock offset from it and corrects the SMS times the phone reports. */
   device_time?: string | undefined;
 }

@@ -2,7 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
-import { devicePresences, deviceStatuses, presenceChangeStatuses } from '../vocabulary.ts';
+import { devicePresences, deviceStatuses, phoneHealthStates, presenceChangeStatuses } from '../vocabulary.ts';
 
 const c = initContract();
 
@@ -24,6 +24,17 @@ export const adminDeviceSchema = z
     is_charging: z.boolean().nullable(),
     network: z.string().nullable(),
     app_version: z.string().nullable(),
+    diagnostics: z
+      .object({
+        health: z
+          .enum(phoneHealthStates)
+          .describe('`cannot_receive`: the app has no SMS permission (nothing is forwarded); `at_risk`: battery optimisation is on for the app (Android may stop it in the background); `ok`; `unknown`: the app reports neither.'),
+        problems: z.array(z.string()).describe('What is wrong, in words for an operator, with what to do.'),
+        sms_permission: z.boolean().nullable().describe('As the last heartbeat reported it; null: never reported.'),
+        battery_optimization_ignored: z.boolean().nullable(),
+        last_sms_seen_at: timestampSchema.nullable().describe('When the app last saw an SMS from an allowed sender (its clock), as it last reported.'),
+      })
+      .describe("What breaks forwarding in the field, from the phone's heartbeats (README, Phone diagnostics)."),
     paired_at: timestampSchema,
     revoked_at: timestampSchema.nullable(),
     revoked_reason: z.string().nullable().describe('`admin`, `re_paired` (the phone paired again), `refresh_token_reuse` (a stolen refresh token was presented)...'),

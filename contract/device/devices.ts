@@ -40,6 +40,22 @@ export const heartbeatRequestSchema = z
     is_charging: z.boolean().optional(),
     network: z.string().trim().min(1).max(32).optional().describe('Network the phone is on, as the app names it (`wifi`, `cellular`...).'),
     app_version: z.string().trim().min(1).max(32).optional(),
+    sms_permission: z
+      .boolean()
+      .optional()
+      .describe(
+        'Whether the app holds the SMS permissions it forwards with (`RECEIVE_SMS`, and `READ_SMS` for backfills): `ContextCompat.checkSelfPermission(...) == PERMISSION_GRANTED`. `false` means the phone cannot forward anything: operators are alerted at once.',
+      ),
+    battery_optimization_ignored: z
+      .boolean()
+      .optional()
+      .describe(
+        "Whether Android's battery optimisation leaves the app alone (`PowerManager.isIgnoringBatteryOptimizations(packageName)`). `false`: Doze and app standby may stop it from forwarding in the background; the console warns.",
+      ),
+    last_sms_seen_at: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe('When the app last saw any SMS from an allowed sender (forwarded or screened out), by its clock: shows operators whether SMS still reach the app.'),
     device_time: z.iso
       .datetime({ offset: true })
       .optional()

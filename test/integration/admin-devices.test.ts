@@ -75,6 +75,7 @@ describe('devices', () => {
       is_charging: true,
       network: 'wifi',
       app_version: '1.0.0',
+      diagnostics: { health: 'unknown', problems: [], sms_permission: null, battery_optimization_ignored: null, last_sms_seen_at: null },
       paired_at: expect.stringMatching(ISO),
       revoked_at: null,
       revoked_reason: null,

@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { DevicePresence, DeviceStatus, Mode, PresenceChangeStatus } from '../../../contract/vocabulary.ts';
+import type { DevicePresence, DeviceStatus, Mode, PhoneHealthState, PresenceChangeStatus } from '../../../contract/vocabulary.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { createPairingCode } from './pairing.ts';
@@ -8,6 +8,7 @@ import { createNotification, type NotificationView } from '../notifications/serv
 import { enqueueOutboundSms } from '../outbound-sms/service.ts';
 import { type Db } from '../db.ts';
 import { getSetting } from '../settings/service.ts';
+import { phoneHealth } from './diagnostics.ts';
 import { getAdminBrand } from '../brands/admin.ts';
 import { adminDevicePage, adminDeviceRow, deviceBrand, lockDevice, presenceChangePage, type AdminDeviceRow, type AdminDeviceFilter } from './queries/admin.ts';
 
@@ -27,12 +28,20 @@ export interface AdminDevice {
   is_charging: boolean | null;
   network: string | null;
   app_version: string | null;
+  diagnostics: {
+    health: PhoneHealthState;
+    problems: string[];
+    sms_permission: boolean | null;
+    battery_optimization_ignored: boolean | null;
+    last_sms_seen_at: string | null;
+  };
   paired_at: string;
   revoked_at: string | null;
   revoked_reason: string | null;
 }
 
 function toDevice(r: AdminDeviceRow): AdminDevice {
+  const health = phoneHealth({ smsPermission: r.sms_permission, batteryOptimizationIgnored: r.battery_optimization_ignored });
   return {
     id: r.id,
     uuid: r.uuid,
@@ -48,6 +57,13 @@ function toDevice(r: AdminDeviceRow): AdminDevice {
     is_charging: r.is_charging,
     network: r.network,
     app_version: r.app_version,
+    diagnostics: {
+      health: health.state,
+      problems: health.problems,
+      sms_permission: r.sms_permission,
+      battery_optimization_ignored: r.battery_optimization_ignored,
+      last_sms_seen_at: r.last_sms_seen_at?.toISOString() ?? null,
+    },
     paired_at: r.paired_at.toISOString(),
     revoked_at: r.revoked_at?.toISOString() ?? null,
     revoked_reason: r.revoked_reason,

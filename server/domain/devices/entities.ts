@@ -24,6 +24,10 @@ export const Device = defineEntity({
     isCharging: p.boolean().nullable(),
     network: p.string().length(32).nullable(),
     appVersion: p.string().length(32).nullable(),
+    /** What the app last reported about what breaks forwarding (devices/diagnostics.ts); null until it reports it. */
+    smsPermission: p.boolean().nullable(),
+    batteryOptimizationIgnored: p.boolean().nullable(),
+    lastSmsSeenAt: p.datetime().nullable(),
     /** Presence as the offline detector last recorded it. */
     online: p.boolean().default(true),
     offlineSince: p.datetime().nullable(),

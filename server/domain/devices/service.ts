@@ -5,6 +5,7 @@ import { revokeBrandDevice, selectActiveDeviceAndTouch, storeHeartbeat } from '.
 import { requestBackfill } from '../recovery/backfill.ts';
 import { raiseAlert } from '../alerts/raise.ts';
 import { getSetting } from '../settings/service.ts';
+import { phoneHealth } from './diagnostics.ts';
 
 export interface AuthenticatedDevice {
   deviceId: number;
@@ -51,6 +52,29 @@ export interface HeartbeatInput {
   isCharging?: boolean | null;
   network?: string | null;
   appVersion?: string | null;
+  smsPermission?: boolean | null;
+  batteryOptimizationIgnored?: boolean | null;
+  lastSmsSeenAt?: Date | null;
+}
+
+/**
+ * One `device_cannot_receive_sms` alert per episode: raised when a heartbeat
+ * reports the SMS permission missing after it was granted (or unknown); the
+ * episode ends when a heartbeat reports it granted again.
+ */
+async function raiseCannotReceiveAlert(
+  tx: Db,
+  row: { id: number; brand_id: number; uuid: string; name: string; mode: string; sms_permission: boolean | null; battery_optimization_ignored: boolean | null; old_sms_permission: boolean | null },
+): Promise<void> {
+  const health = phoneHealth({ smsPermission: row.sms_permission, batteryOptimizationIgnored: row.battery_optimization_ignored });
+  if (health.state !== 'cannot_receive' || row.old_sms_permission === false) return;
+  await raiseAlert(tx, {
+    brandId: Number(row.brand_id),
+    type: 'device_cannot_receive_sms',
+    dedupeKey: `device:${row.id}:sms-permission:${new Date().toISOString()}`,
+    subject: `Device "${row.name}" cannot receive SMS: the app has no SMS permission`,
+    details: { device_uuid: row.uuid, device_name: row.name, mode: row.mode },
+  });
 }
 
 /**
@@ -67,10 +91,14 @@ export async function recordHeartbeat(em: Db, deviceId: number, input: Heartbeat
       isCharging: input.isCharging ?? null,
       network: input.network ?? null,
       appVersion: input.appVersion ?? null,
+      smsPermission: input.smsPermission ?? null,
+      batteryOptimizationIgnored: input.batteryOptimizationIgnored ?? null,
+      lastSmsSeenAt: input.lastSmsSeenAt ?? null,
     });
     // Revoked between authentication and here: answer as authentication would have.
     if (!row) throw new AppError('UNAUTHORIZED');
     await raiseBatteryAlert(tx, row);
+    await raiseCannotReceiveAlert(tx, row);
     const at = new Date();
     const previous = row.last_heartbeat_at;
     if (previous && at.getTime() - previous.getTime() > HEARTBEAT_GAP_MINUTES * 60_000) {

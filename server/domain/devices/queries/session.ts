@@ -54,7 +54,10 @@ export async function selectActiveDeviceAndTouch(db: Db, uuid: string) {
 export async function storeHeartbeat(
   tx: Db,
   deviceId: number,
-  input: { batteryLevel: number | null; isCharging: boolean | null; network: string | null; appVersion: string | null },
+  input: {
+    batteryLevel: number | null; isCharging: boolean | null; network: string | null; appVersion: string | null;
+    smsPermission: boolean | null; batteryOptimizationIgnored: boolean | null; lastSmsSeenAt: Date | null;
+  },
 ) {
   return tx
     .updateTable('devices as d')
@@ -62,7 +65,7 @@ export async function storeHeartbeat(
       eb
         .selectFrom('devices')
         // Named as the column, so it comes back as a Date: in RETURNING it is the heartbeat before this one.
-        .select(['id', 'battery_level as old_level', 'last_heartbeat_at'])
+        .select(['id', 'battery_level as old_level', 'last_heartbeat_at', 'sms_permission as old_sms_permission'])
         .where('id', '=', deviceId)
         .forUpdate()
         .as('o'),
@@ -74,11 +77,17 @@ export async function storeHeartbeat(
       is_charging: sql<boolean | null>`COALESCE(${input.isCharging}::boolean, d.is_charging)`,
       network: sql<string | null>`COALESCE(${input.network}::varchar, d.network)`,
       app_version: sql<string | null>`COALESCE(${input.appVersion}::varchar, d.app_version)`,
+      sms_permission: sql<boolean | null>`COALESCE(${input.smsPermission}::boolean, d.sms_permission)`,
+      battery_optimization_ignored: sql<boolean | null>`COALESCE(${input.batteryOptimizationIgnored}::boolean, d.battery_optimization_ignored)`,
+      last_sms_seen_at: sql<Date | null>`COALESCE(${input.lastSmsSeenAt}::timestamptz, d.last_sms_seen_at)`,
       updated_at: sql<Date>`now()`,
     })
     .whereRef('d.id', '=', 'o.id')
     .where('d.status', '=', 'active')
-    .returning(['d.id', 'd.brand_id', 'd.uuid', 'd.name', 'd.mode', 'd.battery_level', 'd.is_charging', 'o.old_level', 'o.last_heartbeat_at'])
+    .returning([
+      'd.id', 'd.brand_id', 'd.uuid', 'd.name', 'd.mode', 'd.battery_level', 'd.is_charging', 'd.sms_permission', 'd.battery_optimization_ignored', 'o.old_level',
+      'o.last_heartbeat_at', 'o.old_sms_permission',
+    ])
     .executeTakeFirst();
 }
 

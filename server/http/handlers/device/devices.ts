@@ -60,6 +60,9 @@ export function deviceDevicesHandlers(deps: AppDeps) {
         isCharging: body?.is_charging,
         network: body?.network,
         appVersion: body?.app_version,
+        smsPermission: body?.sms_permission,
+        batteryOptimizationIgnored: body?.battery_optimization_ignored,
+        lastSmsSeenAt: body?.last_sms_seen_at ? new Date(body.last_sms_seen_at) : undefined,
       });
       if (body?.device_time) await recordDeviceClock(req.db, deviceOf(req).deviceId, new Date(body.device_time));
       return { status: 200, body: { success: true, data: { server_time: serverTime.toISOString() } } };
