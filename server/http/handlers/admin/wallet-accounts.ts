@@ -3,6 +3,7 @@ import { contract } from '../../../../contract/index.ts';
 import {
   createWalletAccount, deleteWalletAccount, getWalletAccount, listWalletAccounts, updateWalletAccount, type WalletAccountView,
 } from '../../../domain/wallet-accounts/service.ts';
+import { toMoney } from '../../../domain/money/decimal.ts';
 import { adminActor } from './actor.ts';
 
 const s = initServer();
@@ -15,7 +16,8 @@ export const walletAccountBody = (a: WalletAccountView) => ({
   account_type: a.accountType,
   label: a.label,
   daily_limit: a.dailyLimit,
-  used_today: a.usedToday,
+  // The query's sum is "0" (not "0.00") when nothing was assigned today; the contract's amounts have two places.
+  used_today: toMoney(a.usedToday),
   enabled: a.enabled,
   device_id: a.deviceId,
   sim_slot: a.simSlot,
