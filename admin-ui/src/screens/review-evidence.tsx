@@ -43,10 +43,11 @@ const CHAIN: Record<BalanceChainState, { text: string; tone: 'green' | 'amber' |
   impossible: { text: 'lower than the credit itself', tone: 'red' },
   unreadable: { text: 'balance not readable', tone: 'amber' },
   missing: { text: "no balance, though this wallet's messages carry one", tone: 'amber' },
+  new_sim: { text: "first balance of this wallet on another SIM of this phone, a slot no wallet account names: check the wallet", tone: 'amber' },
 };
 
 /** A state of the phone's balance chain that a person must look past to verify. */
-const UNTRUSTED_CHAIN: ReadonlySet<BalanceChainState> = new Set(['after_break', 'mismatch', 'impossible', 'unreadable', 'missing']);
+const UNTRUSTED_CHAIN: ReadonlySet<BalanceChainState> = new Set(['after_break', 'mismatch', 'impossible', 'unreadable', 'missing', 'new_sim']);
 
 export type DifferenceField = 'amount' | 'trx_id' | 'gateway' | 'payer' | 'balance' | 'reason';
 
