@@ -15,6 +15,7 @@ import { AuditScreen } from './screens/audit.tsx';
 import { BrandsScreen } from './screens/brands.tsx';
 import { SettingsScreen } from './screens/settings.tsx';
 import { GatewaysScreen } from './screens/gateways.tsx';
+import { WalletAccountsScreen } from './screens/wallet-accounts.tsx';
 import { OperatorsScreen } from './screens/operators.tsx';
 import { AccountScreen } from './screens/account.tsx';
 import { FilterRulesScreen } from './screens/filter-rules.tsx';
@@ -38,6 +39,7 @@ const SCREENS: Screen[] = [
   { path: '/refunds', title: 'Refunds', nav: 'Refunds', render: () => <RefundsScreen /> },
   { path: '/sms', title: 'SMS inbox', nav: 'SMS inbox', render: () => <SmsScreen /> },
   { path: '/gateways', title: 'Gateways', nav: 'Gateways', render: () => <GatewaysScreen /> },
+  { path: '/wallet-accounts', title: 'Wallet accounts', nav: 'Wallet accounts', render: () => <WalletAccountsScreen /> },
   { path: '/filter-rules', title: 'SMS filter rules', nav: 'Filter rules', render: () => <FilterRulesScreen /> },
   { path: '/brands', title: 'Brands and API keys', nav: 'Brands & keys', render: () => <BrandsScreen /> },
   { path: '/settings', title: 'Settings', nav: 'Settings', render: () => <SettingsScreen /> },

@@ -284,6 +284,7 @@ describe('console', () => {
         ['/audit', 'audit', 'Audit log'],
         ['/gateways', 'gateways', 'Gateways'],
         ['/filter-rules', 'filter-rules', 'SMS filter rules'],
+        ['/wallet-accounts', 'wallet-accounts-screen', 'Wallet accounts'],
         ['/brands', 'brands', 'Brands and API keys'],
         ['/settings', 'settings', 'Settings'],
         ['/operators', 'operators', 'Operators'],

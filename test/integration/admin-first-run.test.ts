@@ -43,9 +43,19 @@ describe('first-run demo seed', () => {
     const view = await t.request('GET', `/api/checkout/v1/payments/${paymentId}`);
     expect(view.body.data.gateways.map((g: { code: string }) => g.code)).toEqual(['bkash', 'sandbox']);
 
+    // The demo brand has its own account on the demo gateway (the demo receiving number, no phone bound), and the checkout shows it.
+    const accounts = await adminRequest(t, 'GET', `/brands/${demo.brandId}/wallet-accounts`);
+    expect(accounts.status).toBe(200);
+    expect(accounts.body.data).toEqual([
+      expect.objectContaining({ id: demo.walletAccount.id, gateway: 'bkash', number: '01700000000', account_type: 'personal', label: 'Demo bKash', enabled: true, daily_limit: null, device_id: null, sim_slot: null }),
+    ]);
+    expect(view.body.data.gateways[0]).toMatchObject({ code: 'bkash', receiving_account: '01700000000', receiving_account_type: 'personal' });
+    expect(await t.sql("SELECT actor FROM audit_log WHERE action = 'wallet_account.create'")).toEqual([{ actor: 'system:first-run' }]);
+
     const trxId = newGatewayTrxId();
     const paid = await t.request('POST', `/api/checkout/v1/payments/${paymentId}/transactions`, { body: { gateway: 'bkash', gateway_trx_id: trxId } });
     expect(paid.status, JSON.stringify(paid.body)).toBe(201);
+    expect(await t.sql('SELECT wallet_account_id FROM transactions WHERE gateway_trx_id = $1', [trxId])).toEqual([{ wallet_account_id: String(demo.walletAccount.id) }]);
     const paired = await t.request('POST', `${DEVICE_API}/devices/pairings`, { token: code, body: { fingerprint: newFingerprint(), device_name: 'Demo phone' } });
     expect(paired.status).toBe(201);
     const forwarded = await deviceRequest(t, { accessToken: paired.body.data.access_token }, 'POST', '/sms/messages', {

@@ -104,7 +104,7 @@ describe('the CLI over the admin API, as a child process', () => {
   it('--help on the top level and on every command', async () => {
     const top = await cli(['--help']);
     expect(top.code).toBe(0);
-    for (const name of ['brand:create', 'api-key:revoke', 'gateway:update', 'rate:set', 'filter-rules:set', 'device:revoke', 'pairing-code:create', 'transaction:verify', 'sms:list', 'refund:fail', 'delivery:replay-dead', 'webhooks:test', 'outbound-sms:enqueue', 'notification:send', 'settings:set', 'audit:list', 'sms:paste', 'device:backfill', 'backfill:list', 'payment-links:create', 'payment-links:deactivate']) {
+    for (const name of ['brand:create', 'api-key:revoke', 'gateway:update', 'rate:set', 'filter-rules:set', 'device:revoke', 'pairing-code:create', 'transaction:verify', 'sms:list', 'refund:fail', 'delivery:replay-dead', 'webhooks:test', 'outbound-sms:enqueue', 'notification:send', 'settings:set', 'audit:list', 'sms:paste', 'device:backfill', 'backfill:list', 'payment-links:create', 'payment-links:deactivate', 'accounts:list', 'accounts:add', 'accounts:update', 'accounts:remove']) {
       expect(top.stdout).toContain(`  ${name} `);
     }
     const one = await cli(['refund:fail', '--help']);

@@ -7,6 +7,7 @@ import { createGateway, getGateway, type GatewayInput, type GatewayView } from '
 import { createIntent } from '../payments/intents.ts';
 import { ensureSandboxGateway } from '../sandbox/gateway.ts';
 import { defaultGatewayTemplates } from '../sms/wording.ts';
+import { createWalletAccount, type WalletAccountView } from '../wallet-accounts/service.ts';
 
 const DEMO_GATEWAY_CODE = 'bkash';
 const DEMO_RECEIVING_ACCOUNT = '01700000000';
@@ -38,6 +39,8 @@ export interface DemoSeed {
   pairingCode: string;
   pairingCodeExpiresAt: Date;
   gateways: GatewayView[];
+  /** The demo brand's own account on the demo manual gateway (the number its checkout shows), bound to no phone. */
+  walletAccount: WalletAccountView;
   paymentId: string;
   checkoutUrl: string;
   amount: string;
@@ -51,7 +54,9 @@ async function ensureGateway(em: Db, input: GatewayInput): Promise<GatewayView> 
 
 /**
  * Seeds what a new user needs to try every flow: a demo brand with a test and a
- * live API key, the manual demo gateway and the sandbox gateway, a test-mode
+ * live API key, the manual demo gateway and the sandbox gateway, the brand's
+ * wallet account on the manual gateway (any of its phones proves payments into
+ * it), a test-mode
  * pairing code (a day, so the phone can be paired later) and a test-mode payment
  * to open on the checkout page: the walk-through moves no money.
  * Runs once: under an advisory lock, and only while there is no brand at all,
@@ -67,6 +72,12 @@ export async function seedDemo(em: Db, keys: PersonalDataKeys, opts: { publicBas
     const { key } = await createApiKey(tx, brand.id, { name: 'demo test key', mode: 'test' });
     const { key: liveKey } = await createApiKey(tx, brand.id, { name: 'demo live key', mode: 'live' });
     const gateways = [await ensureGateway(tx, demoGatewayInput), await ensureSandboxGateway(tx)];
+    const walletAccount = await createWalletAccount(tx, { actor: 'system:first-run', requestId: null }, brand.id, {
+      gateway: DEMO_GATEWAY_CODE,
+      number: DEMO_RECEIVING_ACCOUNT,
+      accountType: 'personal',
+      label: 'Demo bKash',
+    });
     const pairing = await createPairingCode(tx, brand.id, { ttlMinutes: 24 * 60, mode: 'test' });
     const payment = await createIntent(
       tx,
@@ -83,6 +94,7 @@ export async function seedDemo(em: Db, keys: PersonalDataKeys, opts: { publicBas
       pairingCode: pairing.code,
       pairingCodeExpiresAt: pairing.expiresAt,
       gateways,
+      walletAccount,
       paymentId: payment.payment_id,
       checkoutUrl: payment.checkout_url,
       amount: payment.amount,

@@ -15,6 +15,7 @@ export const walletAccountBody = (a: WalletAccountView) => ({
   account_type: a.accountType,
   label: a.label,
   daily_limit: a.dailyLimit,
+  // The query's sum is "0" (not "0.00") when nothing was assigned today; the contract's amounts have two places.
   used_today: a.usedToday,
   enabled: a.enabled,
   device_id: a.deviceId,
