@@ -227,6 +227,27 @@ describe('console polish', () => {
     }
   });
 
+  it.each([1280, 375] as const)('phones at %i px: a phone without the SMS permission is flagged on the devices screen and the overview, with what to do', async (width) => {
+    const phone = await pairDevice(t, { brandId: scene.brandId, name: `No-permission phone ${width}` });
+    const risky = await pairDevice(t, { brandId: scene.brandId, name: `Optimised phone ${width}` });
+    expect((await deviceRequest(t, phone, 'POST', '/devices/heartbeats', { sms_permission: false, battery_optimization_ignored: true })).status).toBe(200);
+    expect((await deviceRequest(t, risky, 'POST', '/devices/heartbeats', { sms_permission: true, battery_optimization_ignored: false, last_sms_seen_at: new Date().toISOString() })).status).toBe(200);
+    const { page, errors, close } = await loggedIn(width, '/devices');
+    await page.getByTestId('mode-live').click();
+    const cannot = page.getByRole('note', { name: `No-permission phone ${width}: cannot receive SMS` });
+    await expect.poll(() => cannot.innerText()).toContain('The app has no SMS permission');
+    await expect.poll(() => page.getByRole('note', { name: `Optimised phone ${width}: forwarding at risk` }).innerText()).toContain('Battery optimisation is on');
+    await settle(page);
+    await expectAccessible(page, `devices with phone health at ${width}px`);
+    await page.goto(`${t.baseUrl}/admin/`);
+    await expect.poll(() => page.getByRole('note', { name: `No-permission phone ${width}: cannot receive SMS` }).count()).toBe(1);
+    await settle(page);
+    await expectAccessible(page, `overview with phone health at ${width}px`);
+    await shot(page, `polish-phone-health-${width}`);
+    expect(unexpectedErrors(errors)).toEqual([]);
+    await close();
+  });
+
   it('every table at 375 px stays inside the screen and scrolls sideways in its own box; nothing is cut off', { timeout: 180_000 }, async () => {
     await seedGateway(t, 'nagad');
     const { page, errors, close } = await loggedIn(375, '/');

@@ -8,6 +8,7 @@ import { useBrandName, useBrands } from '../queries.ts';
 import { QrImage } from '../components/qr.tsx';
 import { BackfillPanel } from '../components/backfill.tsx';
 import { navigate, useLocation } from '../router.tsx';
+import { PhoneHealth } from '../components/phone-health.tsx';
 import { Button, Card, Dialog, Empty, ErrorBox, Field, Input, Loading, ModeBadge, Notice, PageTitle, Select, StatusBadge, Table, Td, ago, count, time, BatteryLevel, BATTERY_LOW_DEFAULT } from '../components/ui.tsx';
 
 type Pairing = { code: string; expires_at: string; mode: Mode; brand_id: number };
@@ -89,6 +90,7 @@ export function DevicesScreen() {
                   <span className="block text-xs text-slate-600">
                     #{d.id} · app {d.app_version ?? '?'} · paired {time(d.paired_at)}
                   </span>
+                  {d.status === 'active' ? <PhoneHealth device={d} /> : null}
                   {/* In the first column, so a phone-sized screen shows it without scrolling the table sideways. */}
                   <button
                     type="button"

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, ok } from '../api.ts';
 import { useMode } from '../mode.tsx';
 import { Link } from '../router.tsx';
+import { PhoneHealth } from '../components/phone-health.tsx';
 import { BATTERY_LOW_DEFAULT, Badge, BatteryLevel, Card, Empty, ErrorBox, Loading, ModeBadge, PageTitle, StatusBadge, ago, count } from '../components/ui.tsx';
 
 const POLL_MS = 10_000;
@@ -90,6 +91,7 @@ export function OverviewScreen() {
                             <span className="text-xs text-slate-600">
                               battery <BatteryLevel level={d.battery_level} charging={d.is_charging} lowAt={lowBattery} /> · {d.network ?? 'network ?'} · heartbeat {ago(d.last_heartbeat_at)}
                             </span>
+                            <PhoneHealth device={d} />
                           </li>
                         ))}
                       </ul>
