@@ -19,6 +19,13 @@
  * live), and the `sandbox` gateway exists only in test mode.
  */
 export const modes = ['live', 'test'] as const;
+/**
+ * What an API key may do (README, "API key scopes"): `read` every GET, `write`
+ * payments, payment links and customers, `refunds` ask for refunds, `webhooks`
+ * manage webhook endpoints. A key with no scopes listed may do everything.
+ */
+export const apiKeyScopes = ['read', 'write', 'refunds', 'webhooks'] as const;
+export type ApiKeyScope = (typeof apiKeyScopes)[number];
 export type Mode = (typeof modes)[number];
 
 // Brands, operators, devices.

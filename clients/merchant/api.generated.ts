@@ -1294,6 +1294,7 @@ export interface MerchantErrorCodes {
   'brand.retrieve': {
     400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1302,6 +1303,7 @@ export interface MerchantErrorCodes {
   'payments.create': {
     400: "VALIDATION_ERROR" | "MALFORMED_JSON";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     409: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS";
     413: "PAYLOAD_TOO_LARGE";
     415: "UNSUPPORTED_MEDIA_TYPE";
@@ -1314,6 +1316,7 @@ export interface MerchantErrorCodes {
   'payments.list': {
     400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1322,6 +1325,7 @@ export interface MerchantErrorCodes {
   'payments.cancel': {
     400: "VALIDATION_ERROR" | "MALFORMED_JSON";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     404: "PAYMENT_NOT_FOUND";
     409: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PAYMENT_NOT_CANCELABLE";
     413: "PAYLOAD_TOO_LARGE";
@@ -1334,6 +1338,7 @@ export interface MerchantErrorCodes {
   'payments.retrieve': {
     400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     404: "PAYMENT_NOT_FOUND";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
@@ -1343,6 +1348,7 @@ export interface MerchantErrorCodes {
   'refunds.create': {
     400: "VALIDATION_ERROR" | "MALFORMED_JSON";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     404: "PAYMENT_NOT_FOUND";
     409: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "TRANSACTION_NOT_REFUNDABLE";
     413: "PAYLOAD_TOO_LARGE";
@@ -1356,6 +1362,7 @@ export interface MerchantErrorCodes {
   'refunds.list': {
     400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1364,6 +1371,7 @@ export interface MerchantErrorCodes {
   'refunds.retrieve': {
     400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     404: "PAYMENT_NOT_FOUND" | "REFUND_NOT_FOUND";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
@@ -1373,6 +1381,7 @@ export interface MerchantErrorCodes {
   'customers.list': {
     400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1381,6 +1390,7 @@ export interface MerchantErrorCodes {
   'customers.retrieve': {
     400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     404: "CUSTOMER_NOT_FOUND";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
@@ -1390,6 +1400,7 @@ export interface MerchantErrorCodes {
   'webhooks.getEndpoint': {
     400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     404: "WEBHOOK_ENDPOINT_NOT_FOUND";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
@@ -1399,6 +1410,7 @@ export interface MerchantErrorCodes {
   'webhooks.putEndpoint': {
     400: "VALIDATION_ERROR" | "MALFORMED_JSON";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     413: "PAYLOAD_TOO_LARGE";
     415: "UNSUPPORTED_MEDIA_TYPE";
     422: "WEBHOOK_URL_NOT_ALLOWED";
@@ -1410,6 +1422,7 @@ export interface MerchantErrorCodes {
   'webhooks.rotateSecret': {
     400: "VALIDATION_ERROR" | "MALFORMED_JSON";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     404: "WEBHOOK_ENDPOINT_NOT_FOUND";
     413: "PAYLOAD_TOO_LARGE";
     415: "UNSUPPORTED_MEDIA_TYPE";
@@ -1421,6 +1434,7 @@ export interface MerchantErrorCodes {
   'webhookDeliveries.list': {
     400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1429,6 +1443,7 @@ export interface MerchantErrorCodes {
   'webhooks.sendTest': {
     400: "VALIDATION_ERROR" | "MALFORMED_JSON";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     404: "WEBHOOK_ENDPOINT_NOT_FOUND";
     409: "INVALID_STATE";
     413: "PAYLOAD_TOO_LARGE";
@@ -1441,6 +1456,7 @@ export interface MerchantErrorCodes {
   'webhookDeliveries.retrieve': {
     400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     404: "DELIVERY_NOT_FOUND";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
@@ -1450,6 +1466,7 @@ export interface MerchantErrorCodes {
   'paymentLinks.create': {
     400: "VALIDATION_ERROR" | "MALFORMED_JSON";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     413: "PAYLOAD_TOO_LARGE";
     415: "UNSUPPORTED_MEDIA_TYPE";
     422: "AMOUNT_EXCEEDS_MAXIMUM" | "CURRENCY_NOT_SUPPORTED";
@@ -1461,6 +1478,7 @@ export interface MerchantErrorCodes {
   'paymentLinks.list': {
     400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1469,6 +1487,7 @@ export interface MerchantErrorCodes {
   'paymentLinks.retrieve': {
     400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     404: "PAYMENT_LINK_NOT_FOUND";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
@@ -1478,6 +1497,7 @@ export interface MerchantErrorCodes {
   'paymentLinks.deactivate': {
     400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     404: "PAYMENT_LINK_NOT_FOUND";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
@@ -1487,6 +1507,7 @@ export interface MerchantErrorCodes {
   'webhookEndpoints.list': {
     400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
@@ -1495,6 +1516,7 @@ export interface MerchantErrorCodes {
   'webhookEndpoints.create': {
     400: "VALIDATION_ERROR" | "MALFORMED_JSON";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     409: "WEBHOOK_ENDPOINT_LIMIT_REACHED";
     413: "PAYLOAD_TOO_LARGE";
     415: "UNSUPPORTED_MEDIA_TYPE";
@@ -1507,6 +1529,7 @@ export interface MerchantErrorCodes {
   'webhookEndpoints.retrieve': {
     400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     404: "WEBHOOK_ENDPOINT_NOT_FOUND";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
@@ -1516,6 +1539,7 @@ export interface MerchantErrorCodes {
   'webhookEndpoints.update': {
     400: "VALIDATION_ERROR" | "MALFORMED_JSON";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     404: "WEBHOOK_ENDPOINT_NOT_FOUND";
     413: "PAYLOAD_TOO_LARGE";
     415: "UNSUPPORTED_MEDIA_TYPE";
@@ -1528,6 +1552,7 @@ export interface MerchantErrorCodes {
   'webhookEndpoints.del': {
     400: "VALIDATION_ERROR" | "MALFORMED_JSON";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     404: "WEBHOOK_ENDPOINT_NOT_FOUND";
     413: "PAYLOAD_TOO_LARGE";
     415: "UNSUPPORTED_MEDIA_TYPE";
@@ -1539,6 +1564,7 @@ export interface MerchantErrorCodes {
   'webhookEndpoints.rotateSecret': {
     400: "VALIDATION_ERROR" | "MALFORMED_JSON";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     404: "WEBHOOK_ENDPOINT_NOT_FOUND";
     413: "PAYLOAD_TOO_LARGE";
     415: "UNSUPPORTED_MEDIA_TYPE";
@@ -1550,6 +1576,7 @@ export interface MerchantErrorCodes {
   'webhookEndpoints.sendTest': {
     400: "VALIDATION_ERROR" | "MALFORMED_JSON";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     404: "WEBHOOK_ENDPOINT_NOT_FOUND";
     409: "INVALID_STATE";
     413: "PAYLOAD_TOO_LARGE";
@@ -1562,6 +1589,7 @@ export interface MerchantErrorCodes {
   'events.list': {
     400: "VALIDATION_ERROR";
     401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";

@@ -2,7 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { nameText, ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema, modeSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, idParam } from './shared.ts';
-import { brandStatuses, apiKeyDialects, webhookSignings } from '../vocabulary.ts';
+import { brandStatuses, apiKeyDialects, apiKeyScopes, webhookSignings } from '../vocabulary.ts';
 import { webhookEndpointSchema } from '../merchant/webhooks.ts';
 
 const c = initContract();
@@ -69,6 +69,11 @@ export const apiKeySchema = z
     created_at: timestampSchema,
     last_used_at: timestampSchema.nullable().describe('Last authenticated call, to the minute; null when never used.'),
     revoked_at: timestampSchema.nullable(),
+    scopes: z
+      .array(z.enum(apiKeyScopes))
+      .nullable()
+      .describe('What the key may do: `read` (every GET), `write` (payments, payment links, customers), `refunds` (ask for refunds), `webhooks` (webhook endpoints and deliveries). Null: everything. A call outside them answers 403 `INSUFFICIENT_SCOPE` naming the scope.'),
+    expires_at: timestampSchema.nullable().describe('From then on the key is refused (401) like a revoked one; null: never.'),
   })
   .meta({ id: 'AdminApiKey' });
 
@@ -84,6 +89,16 @@ export const createApiKeyBodySchema = z
       .enum(apiKeyDialects)
       .optional()
       .describe('`ownpay` issues an `op_live_…`/`op_test_…` key that OwnPay\'s WooCommerce and WHMCS plugins and its SDKs accept, answered in their shapes where theirs differ from ours (README "Coming from OwnPay"). Default `native` (`sk_…`).'),
+    scopes: z
+      .array(z.enum(apiKeyScopes))
+      .min(1, 'Give at least one scope, or leave scopes out for a key that may do everything')
+      .refine((s) => new Set(s).size === s.length, 'Each scope once')
+      .optional()
+      .describe('Limit the key to these scopes (`read`, `write`, `refunds`, `webhooks`). Left out: the key may do everything.'),
+    expires_at: timestampSchema
+      .refine((t) => new Date(t).getTime() > Date.now(), 'Must be in the future')
+      .optional()
+      .describe('When the key stops working (ISO 8601, in the future). Left out: never.'),
   })
   .meta({ id: 'AdminCreateApiKeyRequest' });
 

@@ -11,6 +11,7 @@ export const errorCodes = [
   'UNAUTHORIZED',
   'INVALID_PAIRING_CODE',
   'FORBIDDEN',
+  'INSUFFICIENT_SCOPE',
   'INVALID_CREDENTIALS',
   'TOTP_REQUIRED',
   'CSRF_TOKEN_INVALID',
@@ -99,6 +100,11 @@ export const errorRegistry = {
     status: 401,
     message: 'Invalid pairing code',
     description: 'Device pairing or token refresh was rejected: unknown, used or expired pairing code; expired, malformed, reused or revoked refresh token; fingerprint mismatch.',
+  },
+  INSUFFICIENT_SCOPE: {
+    status: 403,
+    message: 'This API key lacks the scope this operation needs',
+    description: 'The API key is valid but was created without the scope this operation needs (`read`, `write`, `refunds` or `webhooks`); the message names it. Use a key with that scope.',
   },
   FORBIDDEN: {
     status: 403,

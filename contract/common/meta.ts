@@ -1,4 +1,5 @@
 import type { ErrorCode } from './errors.ts';
+import type { ApiKeyScope } from '../vocabulary.ts';
 
 /**
  * Which credential a route takes. The auth middleware and the OpenAPI generator
@@ -33,6 +34,17 @@ export type RateLimitKind = 'api-key' | 'device' | 'pairing' | 'token-refresh' |
  */
 export type Permission = 'read' | 'operate' | 'own' | 'self';
 
+/**
+ * The scope a merchant route needs of an API key that lists scopes: the route's
+ * own `scope`, else `read` for GET and HEAD and `write` for the rest. The one
+ * rule: the auth middleware enforces it and the OpenAPI document states it.
+ */
+export function merchantScopeOf(route: { method: string; metadata?: unknown }): ApiKeyScope {
+  const own = (route.metadata as RouteMeta | undefined)?.scope;
+  if (own) return own;
+  return route.method === 'GET' || route.method === 'HEAD' ? 'read' : 'write';
+}
+
 export interface RouteMeta {
   auth: AuthKind;
   /**
@@ -52,6 +64,8 @@ export interface RouteMeta {
   idempotent?: boolean;
   /** Admin routes: the role the caller needs (see `Permission`); set for every admin route in contract/admin/permissions.ts. */
   permission?: Permission;
+  /** Merchant routes: the API key scope needed when it is not the method's default (see `merchantScopeOf`). */
+  scope?: ApiKeyScope;
   /** OpenAPI tag. */
   tag?: string;
 }

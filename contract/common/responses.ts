@@ -57,7 +57,9 @@ type Mutating<Method> = Method extends 'GET' | 'HEAD' ? false : true;
  * console session calling a mutating method needs its CSRF token. Session
  * routes (`operator`) name no permission a signed-in operator lacks.
  */
-type AuthCodes<M, Method> = M extends { auth: 'merchant' | 'device' }
+type AuthCodes<M, Method> = M extends { auth: 'merchant' }
+  ? 'UNAUTHORIZED' | 'INSUFFICIENT_SCOPE'
+  : M extends { auth: 'device' }
   ? 'UNAUTHORIZED'
   : M extends { auth: 'admin' }
     ? 'UNAUTHORIZED' | 'FORBIDDEN' | (Mutating<Method> extends true ? 'CSRF_TOKEN_INVALID' : never)
@@ -81,6 +83,7 @@ export function routeErrorCodes(meta: RouteMeta | undefined, base: readonly Erro
   const m = meta ?? { auth: 'none' };
   const codes: ErrorCode[] = base.filter((c) => takesBody || !bodyCodeSet.has(c));
   if (authenticated.has(m.auth)) codes.push('UNAUTHORIZED');
+  if (m.auth === 'merchant') codes.push('INSUFFICIENT_SCOPE');
   if (m.auth === 'admin' && m.permission !== undefined) codes.push('FORBIDDEN');
   if (sessionCredential.has(m.auth) && !safeMethods.has(method.toUpperCase())) codes.push('CSRF_TOKEN_INVALID');
   if (m.rateLimit !== false && (m.rateLimit !== undefined || limitedByDefault.has(m.auth))) codes.push('RATE_LIMITED');

@@ -75,6 +75,7 @@ export const refundsContract = c.router(
       metadata: meta({
         auth: 'merchant',
         tag: 'Refunds',
+        scope: 'refunds',
         idempotent: true,
         errors: ['PAYMENT_NOT_FOUND', 'TRANSACTION_NOT_REFUNDABLE', 'REFUND_EXCEEDS_AVAILABLE', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_REQUEST_IN_PROGRESS'],
       }),

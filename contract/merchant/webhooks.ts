@@ -152,7 +152,7 @@ export const webhookDeliveryDetailSchema = webhookDeliverySchema
   .extend({ attempt_log: z.array(webhookAttemptSchema).describe('Every attempt, oldest first.') })
   .meta({ id: 'WebhookDeliveryDetail' });
 
-export const endpointMeta = <const E extends readonly ErrorCode[] = readonly []>(errors: E = [] as unknown as E) => meta({ auth: 'merchant', tag: 'Webhooks', errors });
+export const endpointMeta = <const E extends readonly ErrorCode[] = readonly []>(errors: E = [] as unknown as E) => meta({ auth: 'merchant', tag: 'Webhooks', scope: 'webhooks', errors });
 
 export const webhooksContract = c.router(
   {

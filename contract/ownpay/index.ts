@@ -282,6 +282,7 @@ export const ownpayContract = withErrorResponses(
         metadata: meta({
           auth: 'merchant',
           tag: 'OwnPay dialect',
+          scope: 'refunds',
           idempotent: true,
           errors: ['PAYMENT_NOT_FOUND', 'TRANSACTION_NOT_REFUNDABLE', 'REFUND_EXCEEDS_AVAILABLE', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_REQUEST_IN_PROGRESS'],
         }),

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { contract } from '../../contract/index.ts';
 import { errorCodes, errorRegistry, type ErrorCode } from '../../contract/common/errors.ts';
 import { declaredErrorCodes } from '../../contract/common/responses.ts';
-import type { AuthKind, RouteMeta } from '../../contract/common/meta.ts';
+import { merchantScopeOf, type AuthKind, type RouteMeta } from '../../contract/common/meta.ts';
 import { webhookEventSchemas } from '../../contract/events.ts';
 import { exampleFor } from './examples.ts';
 import { curlSample, nodeSample, webhookVerificationMarkdown } from './snippets.ts';
@@ -238,10 +238,13 @@ export function buildOpenApiDocument(variant?: DocumentVariant): OpenAPIObject {
             { description, content: { [(schema as unknown as OtherResponse).contentType]: { schema: collector.convert((schema as unknown as OtherResponse).body as z.ZodType, 'output') } } }
           : { description, content: { 'application/json': { schema: collector.convert(schema as z.ZodType, 'output') } } };
     }
+    // A merchant operation names the API key scope it needs (contract/common/meta.ts merchantScopeOf, the rule the server enforces).
+    const scope = auth === 'merchant' ? merchantScopeOf(route) : null;
     const op: OperationObject = {
       operationId: camel(key),
       summary: route.summary,
-      description: route.description,
+      description: scope ? `${route.description ?? ''}${route.description ? '\n\n' : ''}API key scope: \`${scope}\` (a key limited to other scopes answers 403 \`INSUFFICIENT_SCOPE\`).` : route.description,
+      ...(scope ? { 'x-api-key-scope': scope } : {}),
       tags: [m.tag ?? key[0]!],
       parameters: params.length ? params : undefined,
       responses,

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import type { AuthKind, Permission, RouteMeta } from '../../contract/common/meta.ts';
+import { merchantScopeOf, type AuthKind, type Permission, type RouteMeta } from '../../contract/common/meta.ts';
 import { AppError } from '../../contract/common/errors.ts';
 import { CSRF_HEADER, sessionCookieName } from '../../contract/admin/session.ts';
 import { type OperatorRole } from '../../contract/vocabulary.ts';
@@ -138,6 +138,10 @@ export function authMiddleware(authenticators: Partial<Record<AuthKind, Authenti
     authenticate(req, bearerToken(req)).then(
       (principal) => {
         if (!permits(principal, route?.metadata?.permission)) return next(new AppError('FORBIDDEN', 'Your role may not do this'));
+        if (principal.kind === 'merchant' && principal.scopes !== null) {
+          const scope = merchantScopeOf({ method: req.method, metadata: route?.metadata });
+          if (!principal.scopes.includes(scope)) return next(new AppError('INSUFFICIENT_SCOPE', `This API key lacks the \`${scope}\` scope; it has ${principal.scopes.map((s) => `\`${s}\``).join(', ')}`));
+        }
         req.principal = principal;
         next();
       },

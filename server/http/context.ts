@@ -1,9 +1,9 @@
-import type { Mode, OperatorRole } from '../../contract/vocabulary.ts';
+import type { ApiKeyScope, Mode, OperatorRole } from '../../contract/vocabulary.ts';
 import type { Db } from '../domain/db.ts';
 
 /** Who is calling, as established by the auth middleware from route metadata. */
 export type Principal =
-  | { kind: 'merchant'; brandId: number; apiKeyId: number; mode: Mode }
+  | { kind: 'merchant'; brandId: number; apiKeyId: number; mode: Mode; scopes: ApiKeyScope[] | null }
   | { kind: 'device'; deviceId: number; deviceUuid: string; brandId: number; mode: Mode }
   | AdminPrincipal
   | { kind: 'anonymous' };

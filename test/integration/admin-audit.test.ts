@@ -123,7 +123,7 @@ describe('reading the audit log', () => {
       target_id: String(k2.id),
       brand_id: brandId,
       before: null,
-      after: { prefix: k2.prefix, mode: 'live', dialect: 'native', revoked: false },
+      after: { prefix: k2.prefix, mode: 'live', dialect: 'native', scopes: null, expires_at: null, revoked: false },
       request_id: expect.stringMatching(/^req_/),
       created_at: expect.stringMatching(/Z$/),
     });

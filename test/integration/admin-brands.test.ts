@@ -102,6 +102,8 @@ describe('API keys', () => {
       created_at: expect.stringMatching(ISO),
       last_used_at: null,
       revoked_at: null,
+      scopes: null,
+      expires_at: null,
     });
     expect((await t.request('GET', '/api/v1/brand', { token: key.key })).body.data.id).toBe(brandId);
 
@@ -122,7 +124,7 @@ describe('API keys', () => {
     expect(again.body.data.revoked_at).toBe(revoked.body.data.revoked_at);
 
     expect((await auditRows(t)).filter((r) => r.target_type === 'api_key' && r.target_id === String(key.id)).map((r) => [r.action, r.brand_id, r.before, r.after])).toEqual([
-      ['api_key.create', String(brandId), null, { prefix: key.prefix, mode: 'test', dialect: 'native', revoked: false }],
+      ['api_key.create', String(brandId), null, { prefix: key.prefix, mode: 'test', dialect: 'native', scopes: null, expires_at: null, revoked: false }],
       ['api_key.revoke', String(brandId), { prefix: key.prefix, revoked: false }, { prefix: key.prefix, revoked: true }],
     ]);
   });
@@ -144,7 +146,8 @@ describe('API keys', () => {
     for (const [body, field] of [
       [{}, 'name'],
       [{ name: 'x', mode: 'prod' }, 'mode'],
-      [{ name: 'x', scopes: ['all'] }, 'scopes'],
+      [{ name: 'x', scopes: ['all'] }, 'scopes.0'],
+      [{ name: 'x', owner: 'me' }, 'owner'],
     ] as const) {
       const res = await adminRequest(t, 'POST', `/brands/${brandId}/api-keys`, body);
       expect(res.status).toBe(400);

@@ -130,7 +130,7 @@ describe('secrets and personal data stay out of the audit log and the logs', () 
     }
     const rows = await auditRows(t);
     expect(rows.slice(-4).map((r) => [r.action, r.after])).toEqual([
-      ['api_key.create', { prefix: key.prefix, mode: 'live', dialect: 'native', revoked: false }],
+      ['api_key.create', { prefix: key.prefix, mode: 'live', dialect: 'native', scopes: null, expires_at: null, revoked: false }],
       ['pairing_code.create', { mode: 'live', expires_at: code.expires_at }],
       ['outbound_sms.enqueue', { status: 'pending', device_id: null }],
       ['notification.send', { device_id: device.id }],

@@ -37,10 +37,11 @@ describe('per-status error responses', () => {
     expect(declaredErrorCodes(get[429])).toEqual(['RATE_LIMITED']);
     // A route without a request body answers none of the body parser's codes.
     expect(declaredErrorCodes(get[400])).toEqual(['VALIDATION_ERROR']);
-    expect(Object.keys(get).map(Number)).toEqual([200, 400, 401, 404, 429, 500, 503]);
+    expect(declaredErrorCodes(get[403])).toEqual(['INSUFFICIENT_SCOPE']);
+    expect(Object.keys(get).map(Number)).toEqual([200, 400, 401, 403, 404, 429, 500, 503]);
     const create = contract.merchant.payments.create.responses;
     expect(declaredErrorCodes(create[400])).toEqual(['VALIDATION_ERROR', 'MALFORMED_JSON']);
-    expect(Object.keys(create).map(Number)).toEqual([201, 400, 401, 409, 413, 415, 422, 429, 500, 503]);
+    expect(Object.keys(create).map(Number)).toEqual([201, 400, 401, 403, 409, 413, 415, 422, 429, 500, 503]);
     expect(Object.keys(contract.merchant.paymentLinks.deactivate.responses).map(Number)).not.toContain(415);
     // Admin routes are not rate limited; the sandbox callback takes no credential.
     expect(contract.admin.settings.get.responses).not.toHaveProperty('429');

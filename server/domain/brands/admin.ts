@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { ApiKeyDialect, BrandStatus, Mode } from '../../../contract/vocabulary.ts';
+import type { ApiKeyDialect, ApiKeyScope, BrandStatus, Mode } from '../../../contract/vocabulary.ts';
 import type { ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { createApiKey, createBrand, revokeApiKey } from './service.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
@@ -28,6 +28,8 @@ export interface AdminApiKey {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  scopes: ApiKeyScope[] | null;
+  expires_at: string | null;
 }
 
 type BrandRow = ShownBrandRow;
@@ -54,6 +56,8 @@ const toKey = (r: KeyRow): AdminApiKey => ({
   created_at: r.created_at.toISOString(),
   last_used_at: r.last_used_at?.toISOString() ?? null,
   revoked_at: r.revoked_at?.toISOString() ?? null,
+  scopes: r.scopes as ApiKeyScope[] | null,
+  expires_at: r.expires_at?.toISOString() ?? null,
 });
 
 export async function getAdminBrand(em: Db, brandId: number, opts: { forUpdate?: boolean } = {}): Promise<AdminBrand> {
@@ -129,14 +133,14 @@ export async function createApiKeyAudited(
   em: Db,
   who: AuditActor,
   brandId: number,
-  input: { name: string; mode?: ApiKeyMode; dialect?: ApiKeyDialect },
+  input: { name: string; mode?: ApiKeyMode; dialect?: ApiKeyDialect; scopes?: ApiKeyScope[]; expires_at?: string },
 ): Promise<AdminApiKey & { key: string }> {
   return withAudit(em, who, async (tx) => {
-    const { apiKey, key } = await createApiKey(tx, brandId, input);
+    const { apiKey, key } = await createApiKey(tx, brandId, { ...input, expiresAt: input.expires_at ? new Date(input.expires_at) : undefined });
     const view = await getApiKey(tx, brandId, apiKey.id);
     return {
       result: { ...view, key },
-      audit: { action: 'api_key.create', targetType: 'api_key', targetId: view.id, brandId, after: { prefix: view.prefix, mode: input.mode ?? 'live', dialect: view.dialect, revoked: false } },
+      audit: { action: 'api_key.create', targetType: 'api_key', targetId: view.id, brandId, after: { prefix: view.prefix, mode: input.mode ?? 'live', dialect: view.dialect, scopes: view.scopes, expires_at: view.expires_at, revoked: false } },
     };
   });
 }

@@ -38,6 +38,10 @@ export const ApiKey = defineEntity({
     createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
     lastUsedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),
+    /** What the key may do (contract/vocabulary.ts apiKeyScopes); null: everything (keys made before scopes existed, and keys made without). */
+    scopes: p.array().nullable(),
+    /** After it the key is refused like a revoked one; null: never. */
+    expiresAt: p.datetime().nullable(),
   },
 });
 

@@ -17,7 +17,7 @@ export type ApiKeyRow = Selectable<DB['api_keys']>;
 
 /** What the console shows of a brand, and of a key (never its hash). */
 const BRAND_COLUMNS = ['id', 'uuid', 'name', 'timezone', 'status', 'receipts_enabled', 'receipts_enabled_at', 'created_at', 'updated_at'] as const;
-const KEY_COLUMNS = ['id', 'brand_id', 'name', 'prefix', 'mode', 'dialect', 'created_at', 'last_used_at', 'revoked_at'] as const;
+const KEY_COLUMNS = ['id', 'brand_id', 'name', 'prefix', 'mode', 'dialect', 'created_at', 'last_used_at', 'revoked_at', 'scopes', 'expires_at'] as const;
 export type ShownBrandRow = Pick<BrandRow, (typeof BRAND_COLUMNS)[number]>;
 export type ShownKeyRow = Pick<ApiKeyRow, (typeof KEY_COLUMNS)[number]>;
 
@@ -136,10 +136,12 @@ const apiKeysByHash = prepared((k, $: { hashes: string[] }) =>
   k
     .selectFrom('api_keys as k')
     .innerJoin('brands as b', 'b.id', 'k.brand_id')
-    .select(['k.key_hash', 'k.id', 'k.brand_id', 'k.mode', staleKey.as('stale')])
+    .select(['k.key_hash', 'k.id', 'k.brand_id', 'k.mode', 'k.scopes', staleKey.as('stale')])
     // One array parameter: one statement shape (and plan) whatever the number of keys.
     .where('k.key_hash', '=', sql<string>`ANY(${$.hashes}::varchar[])`)
     .where('k.revoked_at', 'is', null)
+    // An expired key is refused like a revoked one (on the database's clock).
+    .where((w) => w.or([w('k.expires_at', 'is', null), w('k.expires_at', '>', sql<Date>`now()`)]))
     .where('b.status', '=', 'active'),
 );
 
@@ -163,6 +165,7 @@ export interface CountedKeyRow {
   id: number | string;
   brand_id: number | string;
   mode: string;
+  scopes: string[] | null;
   stale: boolean;
   hits: number | string | null;
   reset_seconds: number | string | null;
@@ -183,10 +186,10 @@ export interface CountedKeyRow {
  */
 const lookupAndCount = rawStatement<CountedKeyRow>(`
 WITH found AS (
-  SELECT k.id, k.brand_id, k.mode,
+  SELECT k.id, k.brand_id, k.mode, k.scopes,
          (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => ${API_KEY_LAST_USED_RESOLUTION_SECONDS})) AS stale
     FROM api_keys k JOIN brands b ON b.id = k.brand_id
-   WHERE k.key_hash = $1::varchar AND k.revoked_at IS NULL AND b.status = 'active'
+   WHERE k.key_hash = $1::varchar AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now()) AND b.status = 'active'
 ),
 spent AS (
   SELECT 'api-key:' || f.id AS bucket, $2::integer AS w, to_timestamp(floor(extract(epoch FROM now()) / $2::integer) * $2::integer) AS window_start
@@ -195,7 +198,7 @@ spent AS (
 counted AS (
   ${countUpsert('spent')}
 )
-SELECT f.id, f.brand_id, f.mode, f.stale, c.hits, c.reset_seconds, c.window_epoch
+SELECT f.id, f.brand_id, f.mode, f.scopes, f.stale, c.hits, c.reset_seconds, c.window_epoch
   FROM found f LEFT JOIN counted c ON c.bucket = 'api-key:' || f.id`);
 
 /** The live key with this hash, counted in its rate-limit window of `windowSeconds`; undefined when there is none. */

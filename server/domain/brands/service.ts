@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { generateApiKey, hashApiKey, looksLikeApiKey, type ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { ApiKeyDialect, Mode } from '../../../contract/vocabulary.ts';
+import type { ApiKeyDialect, ApiKeyScope, Mode } from '../../../contract/vocabulary.ts';
 import { type Db } from '../db.ts';
 import {
   insertApiKey,
@@ -82,12 +82,12 @@ export async function getBrand(em: Db, id: number): Promise<BrandRecord> {
 export async function createApiKey(
   em: Db,
   brandId: number,
-  input: { name: string; mode?: ApiKeyMode; dialect?: ApiKeyDialect },
+  input: { name: string; mode?: ApiKeyMode; dialect?: ApiKeyDialect; scopes?: ApiKeyScope[]; expiresAt?: Date },
 ): Promise<{ apiKey: ApiKeyRecord; key: string }> {
   const brand = await getBrand(em, brandId);
   const dialect = input.dialect ?? 'native';
   const generated = generateApiKey(input.mode ?? 'live', dialect);
-  const row = await insertApiKey(em, { brand_id: brand.id, name: input.name, prefix: generated.prefix, key_hash: generated.hash, mode: input.mode ?? 'live', dialect, created_at: new Date() });
+  const row = await insertApiKey(em, { brand_id: brand.id, name: input.name, prefix: generated.prefix, key_hash: generated.hash, mode: input.mode ?? 'live', dialect, scopes: input.scopes ? [...input.scopes] : null, expires_at: input.expiresAt ?? null, created_at: new Date() });
   return { apiKey: toApiKey(row), key: generated.key };
 }
 
@@ -107,6 +107,8 @@ export interface ApiKeyPrincipal {
   apiKeyId: number;
   /** The key's mode: it sees and creates only objects of this mode. */
   mode: Mode;
+  /** What it may do; null: everything (merchantScopeOf names what each route needs). */
+  scopes: ApiKeyScope[] | null;
 }
 
 /**
@@ -127,7 +129,7 @@ export async function authenticateApiKeyHashes(em: Db, hashes: readonly string[]
   const rows = await selectLiveKeysByHash(em, distinct);
   const staleIds = rows.filter((r) => r.stale).map((r) => r.id);
   if (staleIds.length) await touchApiKeys(em, staleIds);
-  const byHash = new Map(rows.map((r) => [r.key_hash, { brandId: r.brand_id, apiKeyId: r.id, mode: r.mode as Mode }]));
+  const byHash = new Map(rows.map((r) => [r.key_hash, { brandId: r.brand_id, apiKeyId: r.id, mode: r.mode as Mode, scopes: r.scopes as ApiKeyScope[] | null }]));
   return hashes.map((h) => byHash.get(h) ?? null);
 }
 
@@ -177,7 +179,7 @@ export async function lookupAndCountApiKey(em: Db, hash: string, windowSeconds: 
   }
   if (!row) return { principal: null, counted: null };
   if (row.stale) await touchApiKeys(em, [Number(row.id)]);
-  const principal: ApiKeyPrincipal = { brandId: Number(row.brand_id), apiKeyId: Number(row.id), mode: row.mode as Mode };
+  const principal: ApiKeyPrincipal = { brandId: Number(row.brand_id), apiKeyId: Number(row.id), mode: row.mode as Mode, scopes: row.scopes as ApiKeyScope[] | null };
   if (row.hits === null) return { principal, counted: null };
   return { principal, counted: { hits: Number(row.hits), resetSeconds: Number(row.reset_seconds), windowEpoch: Number(row.window_epoch) } };
 }

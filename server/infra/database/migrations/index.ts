@@ -32,6 +32,7 @@ import { Migration0034BackfillSenders } from './0034-backfill-senders.ts';
 import { Migration0035OwnpayDialect } from './0035-ownpay-dialect.ts';
 import { Migration0038Receipts } from './0038-receipts.ts';
 import { Migration0042DeviceDiagnostics } from './0042-device-diagnostics.ts';
+import { Migration0043ApiKeyScopes } from './0043-api-key-scopes.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -71,4 +72,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0035-ownpay-dialect', class: Migration0035OwnpayDialect },
   { name: '0038-receipts', class: Migration0038Receipts },
   { name: '0042-device-diagnostics', class: Migration0042DeviceDiagnostics },
+  { name: '0043-api-key-scopes', class: Migration0043ApiKeyScopes },
 ];
