@@ -157,7 +157,7 @@ export const SmsPart = defineEntity({
   ],
   indexes: [{ name: 'sms_parts_created_idx', properties: ['createdAt'] }],
   checks: [
-    { name: 'sms_parts_place_check', expression: 'part_index >= 1 AND part_index <= part_count AND part_count BETWEEN 2 AND 16' },
+    { name: 'sms_parts_place_check', expression: 'part_index >= 1 AND part_index <= part_count AND part_count >= 2 AND part_count <= 16' },
     { name: 'sms_parts_joined_cleared_check', expression: '(joined_record_id IS NULL) = (body_encrypted IS NOT NULL)' },
   ],
 });

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Long SMS (issue 33 part 6): the parts of a concatenated SMS a phone forwarded
+ * Long SMS (docs/matching.md, "Long SMS"): the parts of a concatenated SMS a phone forwarded
  * one by one wait here, encrypted, until their set is complete and joined into
  * one SMS record (server/domain/sms/intake/parts.ts). A joined part keeps only
  * its key (sender and text cleared) as a tombstone, so a retried part is
@@ -19,7 +19,7 @@ export class Migration0039SmsParts extends Migration {
     this.addSql(`alter table "sms_parts" add constraint "sms_parts_brand_id_fkey" foreign key ("brand_id") references "brands" ("id") on delete cascade;`);
     this.addSql(`alter table "sms_parts" add constraint "sms_parts_device_id_fkey" foreign key ("device_id") references "devices" ("id") on delete cascade;`);
     this.addSql(`alter table "sms_parts" add constraint "sms_parts_joined_record_id_fkey" foreign key ("joined_record_id") references "sms_records" ("id") on delete cascade;`);
-    this.addSql(`alter table "sms_parts" add constraint "sms_parts_place_check" check (part_index >= 1 AND part_index <= part_count AND part_count BETWEEN 2 AND 16);`);
+    this.addSql(`alter table "sms_parts" add constraint "sms_parts_place_check" check (part_index >= 1 AND part_index <= part_count AND part_count >= 2 AND part_count <= 16);`);
     this.addSql(`alter table "sms_parts" add constraint "sms_parts_joined_cleared_check" check ((joined_record_id IS NULL) = (body_encrypted IS NOT NULL));`);
   }
 
