@@ -95,6 +95,23 @@ describe('long SMS forwarded in parts', () => {
     expect(await records(scene.device.deviceId)).toHaveLength(1);
   });
 
+  it('the parts of one set in two requests at once: joined exactly once', async () => {
+    const scene = await smsScene(t);
+    for (let round = 0; round < 5; round++) {
+      const [a, b] = split(TEXT.replace('7731', `77${round}`), 2);
+      const [r1, r2] = await Promise.all([
+        forward(scene.device, [part(a!, { reference: 1000 + round, index: 1, count: 2 })]),
+        forward(scene.device, [part(b!, { reference: 1000 + round, index: 2, count: 2 })]),
+      ]);
+      const answers = [r1.body.data[0], r2.body.data[0]];
+      // Whichever came second joined the set; the first waited.
+      expect(answers.filter((x: any) => x.match_status === 'awaiting_parts')).toHaveLength(1);
+      expect(answers.filter((x: any) => typeof x.id === 'number')).toHaveLength(1);
+    }
+    expect(await records(scene.device.deviceId)).toHaveLength(5);
+    expect((await parts(scene.device.deviceId)).every((p: any) => p.joined_record_id !== null)).toBe(true);
+  });
+
   it('the same reference from another sender (or SIM slot) is another set: nothing joins', async () => {
     const scene = await smsScene(t);
     const [a, b] = split(TEXT, 2);
