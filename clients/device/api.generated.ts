@@ -160,10 +160,10 @@ export type OutboundSmsReportRequest = {
 export interface ForwardedSmsResult {
   /** Echo of the input, to pair answers with messages. */
   device_message_id: string;
-  /** SMS data record id; null for `screened_out` (nothing was stored). */
+  /** SMS data record id; null for `screened_out` (nothing was stored) and `awaiting_parts`. */
   id: number | null;
-  /** `pending` stored, not decided yet; `matched` it completed a payment (`trx_id`): only certain evidence does; `no_match` not from an official sender, no gateway template read it, or money into the wallet that is never a customer's payment (a cashback: balance chain evidence only); `no_candidate` parsed, but no payment claims its id and none has its amount; `low_confidence` left for review (see the record's `reason_code` and `suggestions`); `balance_mismatch` the reported balance contradicts the phone's balance chain, left for review; `money_out` a debit of the wallet (Send Money, Cash Out...): balance chain evidence, never a match; `duplicate` the same SMS was forwarded before (see `duplicate_of`). The rules: docs/matching.md. `screened_out`: the brand's filter rules refuse this message (a one-time code, PIN or password, a sender that is not allowed, or no positive keyword); the service keeps nothing of it, not even its text. Do not forward it again. */
-  match_status: "pending" | "matched" | "no_match" | "no_candidate" | "low_confidence" | "duplicate" | "balance_mismatch" | "money_out" | "screened_out";
+  /** `pending` stored, not decided yet; `matched` it completed a payment (`trx_id`): only certain evidence does; `no_match` not from an official sender, no gateway template read it, or money into the wallet that is never a customer's payment (a cashback: balance chain evidence only); `no_candidate` parsed, but no payment claims its id and none has its amount; `low_confidence` left for review (see the record's `reason_code` and `suggestions`); `balance_mismatch` the reported balance contradicts the phone's balance chain, left for review; `money_out` a debit of the wallet (Send Money, Cash Out...): balance chain evidence, never a match; `duplicate` the same SMS was forwarded before (see `duplicate_of`). The rules: docs/matching.md. `screened_out`: the brand's filter rules refuse this message (a one-time code, PIN or password, a sender that is not allowed, or no positive keyword); the service keeps nothing of it, not even its text. Do not forward it again. `awaiting_parts`: a part of a long SMS (`part`), kept until its other parts arrive; the part that completes the set (and every part of it forwarded in that request) is answered with the joined SMS's record. */
+  match_status: "pending" | "matched" | "no_match" | "no_candidate" | "low_confidence" | "duplicate" | "balance_mismatch" | "money_out" | "screened_out" | "awaiting_parts";
   /** For `screened_out`: which rule refused it; otherwise null. */
   screen_reason: "sender_not_allowed" | "negative_keyword" | "no_positive_keyword" | null;
   /** Service transaction reference of the payment this SMS completed, or null. */
@@ -181,6 +181,11 @@ export interface ForwardSmsRequest {
     received_at: string;
     sim_slot?: number | null | undefined;
     receiving_number?: string | null | undefined;
+    part?: {
+      reference: number;
+      index: number;
+      count: number;
+    } | undefined;
   }[];
   /** The phone's clock when it sent this batch. The service estimates the phone's clock offset from it and corrects the `received_at` times with it when matching. */
   device_time?: string | undefined;

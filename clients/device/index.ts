@@ -20,6 +20,7 @@ export { screenSms, containsKeyword, senderKey, sameSender, type SmsFilterRules,
 export type { ClientOptions, RequestOptions, FetchLike } from '../shared/http.ts';
 export type { Page, PageMetaLike } from '../shared/pagination.ts';
 export type { ResponseMeta, RateLimitInfo, RateLimitQuota, WithResponse } from '../shared/response-meta.ts';
+export { joinSmsParts, type JoinableSms, type SmsPartHeader } from './sms-parts.ts';
 export { answerBackfillRequests, type BackfillWindow, type CommandsApi } from './backfill.ts';
 export { SDK_VERSION as VERSION };
 

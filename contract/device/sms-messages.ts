@@ -13,6 +13,26 @@ export const MAX_FORWARDED_SMS_LENGTH = 2000;
 
 const noControlChars = (what: string) => z.string().regex(/^[^\p{Cc}]*$/u, `${what} must not contain control characters`);
 
+/** Most parts of one concatenated SMS the service joins (a wallet SMS is 2 or 3). */
+export const MAX_SMS_PARTS = 16;
+
+export const smsPartSchema = z
+  .strictObject({
+    reference: z
+      .number()
+      .int()
+      .min(0)
+      .max(65535)
+      .describe("The concatenation reference of the SMS's User Data Header (3GPP TS 23.040: IEI 0x00, 8-bit, or IEI 0x08, 16-bit): the same for every part of one long SMS."),
+    index: z.number().int().min(1).describe('Which part this is, from 1 (the header\'s sequence number).'),
+    count: z.number().int().min(2).max(MAX_SMS_PARTS).describe(`How many parts the long SMS has (the header's total), 2 to ${MAX_SMS_PARTS}.`),
+  })
+  .refine((p) => p.index <= p.count, { message: 'index must not exceed count', path: ['index'] })
+  .meta({ id: 'SmsPart' })
+  .describe(
+    "Only for one part of a long (concatenated) SMS that the app could not join itself (the other parts arrived in another delivery, or the app was restarted between them): its User Data Header's concatenation fields. `body` is then this part's text only. The service keeps the part (encrypted) until every part from the same sender, SIM slot, reference and count has arrived, joins their texts in index order and handles the whole as one SMS; a half is never parsed. Parts that never complete are stored after 24 hours as one `no_match` record (`reason_code` `incomplete_parts`). Leave it out for a whole SMS, including one the app joined (the device SDK's `joinSmsParts`).",
+  );
+
 export const forwardedSmsSchema = z
   .strictObject({
     device_message_id: noControlChars('device_message_id')
@@ -48,6 +68,7 @@ export const forwardedSmsSchema = z
       .describe(
         "The number of the SIM that received it (`SubscriptionManager.getPhoneNumber()` on Android 13+, else `SubscriptionInfo.getNumber()`), when Android knows it; many SIMs do not report one, then leave it out. An SMS naming another number than the wallet account's never proves a payment into that account.",
       ),
+    part: smsPartSchema.optional(),
   })
   .meta({ id: 'ForwardedSms' });
 
@@ -78,11 +99,11 @@ export const screenReasonSchema = z
 export const forwardResultSchema = z
   .object({
     device_message_id: z.string().describe('Echo of the input, to pair answers with messages.'),
-    id: z.number().int().nullable().describe('SMS data record id; null for `screened_out` (nothing was stored).'),
+    id: z.number().int().nullable().describe('SMS data record id; null for `screened_out` (nothing was stored) and `awaiting_parts`.'),
     match_status: z
-      .enum([...smsMatchStatusSchema.options, 'screened_out'])
+      .enum([...smsMatchStatusSchema.options, 'screened_out', 'awaiting_parts'])
       .describe(
-        `${smsMatchStatusSchema.description ?? ''} \`screened_out\`: the brand's filter rules refuse this message (a one-time code, PIN or password, a sender that is not allowed, or no positive keyword); the service keeps nothing of it, not even its text. Do not forward it again.`,
+        `${smsMatchStatusSchema.description ?? ''} \`screened_out\`: the brand's filter rules refuse this message (a one-time code, PIN or password, a sender that is not allowed, or no positive keyword); the service keeps nothing of it, not even its text. Do not forward it again. \`awaiting_parts\`: a part of a long SMS (\`part\`), kept until its other parts arrive; the part that completes the set (and every part of it forwarded in that request) is answered with the joined SMS's record.`,
       ),
     screen_reason: screenReasonSchema.nullable().describe('For `screened_out`: which rule refused it; otherwise null.'),
     trx_id: z.string().nullable().describe('Service transaction reference of the payment this SMS completed, or null.'),

@@ -13,7 +13,7 @@ import { Device, DevicePresenceChange, DeviceRefreshTokenRotation, PairingCode }
 import { SmsFilterRules, SmsSenderEpoch } from './filter-rules/entities.ts';
 import { Notification } from './notifications/entities.ts';
 import { OutboundSms } from './outbound-sms/entities.ts';
-import { SmsRecord } from './sms/intake/entities.ts';
+import { SmsPart, SmsRecord } from './sms/intake/entities.ts';
 import { webhookEntities } from './webhooks/entities.ts';
 import { AuditLog } from './audit/entities.ts';
 import { SmsBalanceChain, SmsFormatAlarm } from './sms/matching/entities.ts';
@@ -25,4 +25,4 @@ import { Alert, AlertBrandSettings } from './alerts/entities.ts';
 import { Receipt } from './receipts/entities.ts';
 
 /** Every entity the ORM knows; each domain area adds its own here. */
-export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, PaymentLink, SandboxSession, CheckoutSubmissionCount, WalletAccount, CheckoutAccountAssignment, IdempotencyKey, Device, DeviceRefreshTokenRotation, DevicePresenceChange, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, RateLimit, ...webhookEntities, AuditLog, Setting, Alert, AlertBrandSettings, Receipt, Operator, OperatorSession];
+export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, PaymentLink, SandboxSession, CheckoutSubmissionCount, WalletAccount, CheckoutAccountAssignment, IdempotencyKey, Device, DeviceRefreshTokenRotation, DevicePresenceChange, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsPart, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, RateLimit, ...webhookEntities, AuditLog, Setting, Alert, AlertBrandSettings, Receipt, Operator, OperatorSession];

@@ -9,6 +9,7 @@ import { completeSandboxRefundRegistration } from './sandbox/complete-sandbox-re
 import { intentExpirySweep } from './payments/expire-intents.job.ts';
 import { purgeIdempotencyKeysRegistration } from './idempotency/purge-idempotency-keys.job.ts';
 import { pendingSmsSweep } from './sms/matching/match-pending-sms.job.ts';
+import { stalePartsSweep } from './sms/intake/settle-stale-parts.job.ts';
 import { backfillRetrySweep } from './recovery/retry-backfill.job.ts';
 import { deliverAlertRegistration } from './alerts/deliver-alert.job.ts';
 import { reviewWaitingSweep } from './alerts/review-waiting.job.ts';
@@ -27,7 +28,7 @@ import { receiptsSweep, sendReceiptRegistration } from './receipts/send-receipt.
 export function jobRegistrations(): JobRegistration[] {
   return [
     deliverWebhookRegistration(),
-    minuteSweeps([presenceSweep, outboundSmsSweep, intentExpirySweep, pendingSmsSweep, backfillRetrySweep, reviewWaitingSweep, receiptsSweep]),
+    minuteSweeps([presenceSweep, outboundSmsSweep, intentExpirySweep, pendingSmsSweep, stalePartsSweep, backfillRetrySweep, reviewWaitingSweep, receiptsSweep]),
     purgeIdempotencyKeysRegistration(),
     sendSandboxCallbackRegistration(),
     completeSandboxRefundRegistration(),

@@ -21,3 +21,15 @@ export function smsContentHash(key: Buffer, brandId: number | string, sender: st
   // A KeyObject made once per key: a raw Buffer key costs ~6x more per HMAC on Node 24 (key-object.ts).
   return createHmac('sha256', secretKeyObject(key)).update(`pc.smshash.v2:${brandId}:${normalizeSender(sender)}\n${text}`, 'utf8').digest('hex');
 }
+
+/**
+ * Keyed hash naming the set a part of a long SMS belongs to (parts.ts): the
+ * brand, the sender exactly as received (not normalised: parts of one SMS carry
+ * the same address), the SIM slot and the header's reference and count. Keyed
+ * for the same reason as the content hash: the sender stays unreadable.
+ */
+export function smsPartSetHash(key: Buffer, brandId: number | string, part: { sender: string; simSlot: number | null; reference: number; count: number }): string {
+  return createHmac('sha256', secretKeyObject(key))
+    .update(`pc.smsparts.v1:${brandId}:${part.simSlot ?? '-'}:${part.reference}:${part.count}\n${part.sender}`, 'utf8')
+    .digest('hex');
+}

@@ -118,3 +118,46 @@ export const SmsRecord = defineEntity({
 });
 
 export type SmsRecordEntity = InstanceType<typeof SmsRecord.class>;
+
+/**
+ * One part of a long (concatenated) SMS the phone forwarded on its own
+ * (`part` of a forwarded SMS), kept until every part of its set has arrived
+ * (sms/intake/parts.ts). A set is the parts of one device with the same
+ * `groupHash` (keyed hash of brand, sender exactly as received, SIM slot,
+ * reference and count: the sender stays unreadable) and `partCount`. The
+ * sender and text are PII cipher tokens bound to the brand and the part
+ * (parts.ts); they are cleared once the set is joined into one SMS record
+ * (`joinedRecord`), and the part is kept as a tombstone for 24 hours so the
+ * phone's retry of it is answered with that record.
+ */
+export const SmsPart = defineEntity({
+  name: 'SmsPart',
+  tableName: 'sms_parts',
+  properties: {
+    id: p.bigint('number').primary().autoincrement().generated('by default as identity'),
+    brand: () => p.manyToOne(Brand).deleteRule('cascade').foreignKeyName('sms_parts_brand_id_fkey'),
+    device: () => p.manyToOne(Device).deleteRule('cascade').foreignKeyName('sms_parts_device_id_fkey'),
+    deviceMessageId: p.string().length(128),
+    groupHash: p.string().length(64),
+    reference: p.integer(),
+    partCount: p.smallint(),
+    partIndex: p.smallint(),
+    sender: p.text().nullable(),
+    bodyEncrypted: p.text().nullable(),
+    receivedAt: p.datetime(),
+    simSlot: p.smallint().nullable(),
+    receivingNumber: p.string().length(32).nullable(),
+    joinedRecord: () => p.manyToOne(SmsRecord).nullable().deleteRule('cascade').foreignKeyName('sms_parts_joined_record_id_fkey'),
+    createdAt: p.datetime().defaultRaw('now()'),
+  },
+  uniques: [
+    { name: 'sms_parts_device_message_key', properties: ['device', 'deviceMessageId'] },
+    // One waiting part per place in its set: a part sent again (under any id) is kept once.
+    { name: 'sms_parts_waiting_key', properties: ['device', 'groupHash', 'partCount', 'partIndex'], where: 'joined_record_id IS NULL' },
+  ],
+  indexes: [{ name: 'sms_parts_created_idx', properties: ['createdAt'] }],
+  checks: [
+    { name: 'sms_parts_place_check', expression: 'part_index >= 1 AND part_index <= part_count AND part_count >= 2 AND part_count <= 16' },
+    { name: 'sms_parts_joined_cleared_check', expression: '(joined_record_id IS NULL) = (body_encrypted IS NOT NULL)' },
+  ],
+});

@@ -81,3 +81,75 @@ const recordsAsStored = prepared((k, $: { ids: number[] }) =>
 export async function recordAnswers(db: Db, ids: number[]) {
   return recordsAsStored.execute(db, { ids });
 }
+
+/* Parts of long SMS (parts.ts). */
+
+/** Serialises the work on one set of parts (its device and group), to the end of the transaction. */
+export async function lockPartSet(tx: Db, deviceId: number, groupHash: string): Promise<void> {
+  // Raw: an advisory lock, which the builder has no call for.
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`sms_parts:${deviceId}:${groupHash}`}, 0))`.execute(tx);
+}
+
+/** The device's part of a message id, if stored (waiting, or kept after its set was joined). */
+export async function partOfMessage(db: Db, deviceId: number, deviceMessageId: string) {
+  return db
+    .selectFrom('sms_parts')
+    .select(['id', 'joined_record_id'])
+    .where('device_id', '=', deviceId)
+    .where('device_message_id', '=', deviceMessageId)
+    .executeTakeFirst();
+}
+
+export type PartValues = Required<
+  Pick<
+    Insertable<DB['sms_parts']>,
+    'brand_id' | 'device_id' | 'device_message_id' | 'group_hash' | 'reference' | 'part_count' | 'part_index' | 'sender' | 'body_encrypted' | 'received_at' | 'sim_slot' | 'receiving_number'
+  >
+>;
+
+/** Stores a part; nothing when its message id, or its place in its waiting set, is stored already. */
+export async function insertPart(db: Db, row: PartValues): Promise<void> {
+  await db.insertInto('sms_parts').values(row).onConflict((oc) => oc.doNothing()).execute();
+}
+
+/** The waiting parts of a set, in index order. */
+export async function waitingParts(db: Db, q: { deviceId: number; groupHash: string; count: number }) {
+  return db
+    .selectFrom('sms_parts')
+    .select(['id', 'device_message_id', 'reference', 'part_count', 'part_index', 'sender', 'body_encrypted', 'received_at', 'sim_slot', 'receiving_number', 'created_at'])
+    .where('device_id', '=', q.deviceId)
+    .where('group_hash', '=', q.groupHash)
+    .where('part_count', '=', q.count)
+    .where('joined_record_id', 'is', null)
+    .orderBy('part_index')
+    .execute();
+}
+
+/** Marks parts joined into a record, clearing their sender and text (kept as tombstones for retries). */
+export async function markPartsJoined(db: Db, ids: number[], recordId: number): Promise<void> {
+  await db.updateTable('sms_parts').set({ joined_record_id: recordId, sender: null, body_encrypted: null }).where('id', '=', (eb) => eb.fn.any(eb.val(ids))).execute();
+}
+
+export async function deleteParts(db: Db, ids: number[]): Promise<void> {
+  await db.deleteFrom('sms_parts').where('id', '=', (eb) => eb.fn.any(eb.val(ids))).execute();
+}
+
+/** Sets with a waiting part stored before `before`, oldest first. */
+export async function staleWaitingSets(db: Db, before: Date, limit: number) {
+  return db
+    .selectFrom('sms_parts')
+    .select(['brand_id', 'device_id', 'group_hash', 'part_count'])
+    .select((eb) => eb.fn.min('created_at').as('first_at'))
+    .where('joined_record_id', 'is', null)
+    .where('created_at', '<', before)
+    .groupBy(['brand_id', 'device_id', 'group_hash', 'part_count'])
+    .orderBy('first_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Removes the tombstones of parts joined before `before`. */
+export async function deleteJoinedPartsBefore(db: Db, before: Date): Promise<number> {
+  const r = await db.deleteFrom('sms_parts').where('joined_record_id', 'is not', null).where('created_at', '<', before).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

@@ -32,3 +32,11 @@ export function decryptSmsSender(cipher: PiiCipher, token: string, binding: PiiB
 export function decryptSmsBody(cipher: PiiCipher, token: string, binding: PiiBinding): string {
   return cipher.decrypt(token, SMS_RECORD_CONTEXT.body, binding);
 }
+
+/** Cipher contexts of the encrypted columns of `sms_parts` (parts.ts). */
+export const SMS_PART_CONTEXT = { body: 'sms_part.body', sender: 'sms_part.sender' } as const;
+
+/** A waiting part's values are bound to the brand, its device, its set's reference and the phone's id for the part. */
+export function smsPartBinding(r: { brandId: number | string; deviceId: number | string; reference: number; deviceMessageId: string }): PiiBinding {
+  return { brandId: r.brandId, row: `${r.deviceId}:part:${r.reference}:${r.deviceMessageId}` };
+}

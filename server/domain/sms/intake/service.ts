@@ -16,6 +16,12 @@ export interface ForwardedSms {
   receivingNumber?: string | null;
   /** Set for an SMS an operator pasted by hand (recovery/paste.ts); absent for the phone's own. */
   pasted?: { enteredBy: string; operatorName: string | null };
+  /**
+   * Set for what is left of a long SMS whose parts never all arrived
+   * (parts.ts): stored `no_match` (`incomplete_parts`) and never matched, so a
+   * half is never parsed.
+   */
+  incompleteParts?: true;
 }
 
 export interface IntakeResult {
@@ -54,10 +60,15 @@ function recordRow(caller: Caller, sms: ForwardedSms, hash: string, encrypted: S
     sim_slot: sms.simSlot,
     receiving_number: sms.receivingNumber ?? null,
     phone_order: phoneOrder,
-    match_status: duplicateOf === null ? ('pending' as const) : ('duplicate' as const),
+    match_status: duplicateOf !== null ? ('duplicate' as const) : sms.incompleteParts ? ('no_match' as const) : ('pending' as const),
     duplicate_of_id: duplicateOf,
-    reason: duplicateOf === null ? null : `same sender and text as SMS record ${duplicateOf}, forwarded before`,
-    reason_code: duplicateOf === null ? null : 'duplicate_content',
+    reason:
+      duplicateOf !== null
+        ? `same sender and text as SMS record ${duplicateOf}, forwarded before`
+        : sms.incompleteParts
+          ? 'parts of a long SMS that never all arrived (24 hours): never parsed'
+          : null,
+    reason_code: duplicateOf !== null ? 'duplicate_content' : sms.incompleteParts ? 'incomplete_parts' : null,
     entry: sms.pasted ? ('pasted' as const) : ('forwarded' as const),
     entered_by: sms.pasted?.enteredBy ?? null,
     operator_name: sms.pasted?.operatorName ?? null,
@@ -123,7 +134,7 @@ export async function ingestSmsBatch(em: Db, deps: IntakeDeps, caller: Caller, b
     if (row !== undefined) {
       insertedRow.delete(sms.deviceMessageId);
       ids[index] = row.id;
-      freshAt.push({ id: row.id, order: phoneOrder[index]! });
+      if (!sms.incompleteParts) freshAt.push({ id: row.id, order: phoneOrder[index]! });
       continue;
     }
     const encrypted = sealed[k]!;
@@ -143,15 +154,34 @@ export async function ingestSmsBatch(em: Db, deps: IntakeDeps, caller: Caller, b
   // order): the balance chain checks each SMS against the one before it.
   const fresh = freshAt.sort((a, b) => a.order - b.order).map((f) => f.id);
 
+  const byId = await matchAndAnswer(em, deps, fresh, ids);
+  return batch.map((sms, i) => {
+    const r = byId.get(ids[i]!)!;
+    return {
+      deviceMessageId: sms.deviceMessageId,
+      id: ids[i]!,
+      matchStatus: r.match_status,
+      trxId: r.trx_id,
+      duplicateOf: r.duplicate_of_id,
+    };
+  });
+}
+
+type Answer = { match_status: SmsRecordStatus; duplicate_of_id: number | null; trx_id: string | null };
+
+/**
+ * Matches the new records `fresh` (deps.match; a failure leaves them pending
+ * for the sweep) and answers every record of `ids` with its state.
+ */
+export async function matchAndAnswer(em: Db, deps: IntakeDeps, fresh: readonly number[], ids: readonly number[]): Promise<Map<number, Answer>> {
   // Records the matcher reports as decided are answered as it committed them, the
   // rest as read now: reading back records whose state we already know was one
   // more round trip per request (BENCHMARKS.md). Only new originals are
   // matched, and those have no duplicate_of.
-  type Answer = { match_status: SmsRecordStatus; duplicate_of_id: number | null; trx_id: string | null };
   const byId = new Map<number, Answer>();
   if (deps.match && fresh.length > 0) {
     try {
-      const decided = await deps.match(em, fresh);
+      const decided = await deps.match(em, [...fresh]);
       for (const id of fresh) {
         const d = decided?.get(id);
         if (d) byId.set(id, { match_status: d.matchStatus, duplicate_of_id: null, trx_id: d.trxId });
@@ -165,14 +195,5 @@ export async function ingestSmsBatch(em: Db, deps: IntakeDeps, caller: Caller, b
   if (unknown.length > 0) {
     for (const r of await recordAnswers(em, unknown)) byId.set(r.id, r);
   }
-  return batch.map((sms, i) => {
-    const r = byId.get(ids[i]!)!;
-    return {
-      deviceMessageId: sms.deviceMessageId,
-      id: ids[i]!,
-      matchStatus: r.match_status,
-      trxId: r.trx_id,
-      duplicateOf: r.duplicate_of_id,
-    };
-  });
+  return byId;
 }

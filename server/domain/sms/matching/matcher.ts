@@ -55,6 +55,8 @@ export const reasonCodes = [
   'payer_is_another_customer',
   'above_review_threshold',
   'completion_refused',
+  // Stored by intake (sms/intake/parts.ts), never by matching: a long SMS whose parts never all arrived.
+  'incomplete_parts',
 ] as const;
 export type ReasonCode = (typeof reasonCodes)[number];
 

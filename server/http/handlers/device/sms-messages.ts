@@ -32,6 +32,7 @@ export function deviceSmsMessagesHandlers(deps: AppDeps, matchSmsRecords?: Match
           receivedAt: new Date(m.received_at),
           simSlot: m.sim_slot ?? null,
           receivingNumber: m.receiving_number ?? null,
+          part: m.part,
         })),
       );
       return {
@@ -40,6 +41,9 @@ export function deviceSmsMessagesHandlers(deps: AppDeps, matchSmsRecords?: Match
           success: true,
           data: body.messages.map((m, i) => {
             const answer = answers[i]!;
+            if ('awaiting' in answer) {
+              return { device_message_id: m.device_message_id, id: null, match_status: 'awaiting_parts' as const, screen_reason: null, trx_id: null, duplicate_of: null };
+            }
             if (!('result' in answer)) {
               return { device_message_id: m.device_message_id, id: null, match_status: 'screened_out' as const, screen_reason: answer.screen.reason, trx_id: null, duplicate_of: null };
             }
