@@ -31,6 +31,7 @@ import { Migration0030WalletAccounts } from './0030-wallet-accounts.ts';
 import { Migration0034BackfillSenders } from './0034-backfill-senders.ts';
 import { Migration0035OwnpayDialect } from './0035-ownpay-dialect.ts';
 import { Migration0038Receipts } from './0038-receipts.ts';
+import { Migration0041OwnpayApp } from './0041-ownpay-app.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -69,4 +70,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0034-backfill-senders', class: Migration0034BackfillSenders },
   { name: '0035-ownpay-dialect', class: Migration0035OwnpayDialect },
   { name: '0038-receipts', class: Migration0038Receipts },
+  { name: '0041-ownpay-app', class: Migration0041OwnpayApp },
 ];
