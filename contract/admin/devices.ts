@@ -2,7 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
-import { devicePresences, deviceStatuses, presenceChangeStatuses } from '../vocabulary.ts';
+import { devicePresences, deviceProtocols, deviceStatuses, presenceChangeStatuses } from '../vocabulary.ts';
 
 const c = initContract();
 
@@ -24,6 +24,7 @@ export const adminDeviceSchema = z
     is_charging: z.boolean().nullable(),
     network: z.string().nullable(),
     app_version: z.string().nullable(),
+    protocol: z.enum(deviceProtocols).describe("The app it paired with: `native` (the companion app) or `ownpay` (OwnPay's Android app, README \"The OwnPay Android app\")."),
     paired_at: timestampSchema,
     revoked_at: timestampSchema.nullable(),
     revoked_reason: z.string().nullable().describe('`admin`, `re_paired` (the phone paired again), `refresh_token_reuse` (a stolen refresh token was presented)...'),

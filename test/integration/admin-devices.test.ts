@@ -75,6 +75,7 @@ describe('devices', () => {
       is_charging: true,
       network: 'wifi',
       app_version: '1.0.0',
+      protocol: 'native',
       paired_at: expect.stringMatching(ISO),
       revoked_at: null,
       revoked_reason: null,

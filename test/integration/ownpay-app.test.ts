@@ -93,7 +93,7 @@ describe('POST /api/mobile/v1/devices: pairing the OwnPay app', () => {
     const list = await adminRequest(t, 'GET', `/devices?brand_id=${brandId}`);
     expect(list.status, JSON.stringify(list.body)).toBe(200);
     expect(list.body.data).toHaveLength(1);
-    expect(list.body.data[0]).toMatchObject({ status: 'active', mode: 'test', name: 'Galaxy A54' });
+    expect(list.body.data[0]).toMatchObject({ status: 'active', mode: 'test', name: 'Galaxy A54', protocol: 'ownpay' });
   });
 
   it('an expired code: 401 INVALID_PAIRING_CODE in our envelope, nothing paired', async () => {

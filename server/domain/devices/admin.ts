@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { DevicePresence, DeviceStatus, Mode, PresenceChangeStatus } from '../../../contract/vocabulary.ts';
+import type { DeviceProtocol, DevicePresence, DeviceStatus, Mode, PresenceChangeStatus } from '../../../contract/vocabulary.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { createPairingCode } from './pairing.ts';
@@ -27,6 +27,7 @@ export interface AdminDevice {
   is_charging: boolean | null;
   network: string | null;
   app_version: string | null;
+  protocol: DeviceProtocol;
   paired_at: string;
   revoked_at: string | null;
   revoked_reason: string | null;
@@ -48,6 +49,7 @@ function toDevice(r: AdminDeviceRow): AdminDevice {
     is_charging: r.is_charging,
     network: r.network,
     app_version: r.app_version,
+    protocol: r.protocol,
     paired_at: r.paired_at.toISOString(),
     revoked_at: r.revoked_at?.toISOString() ?? null,
     revoked_reason: r.revoked_reason,
