@@ -6,7 +6,7 @@ import { DEVICE_API, deviceRequest, newPairingCode, pairDevice } from '../suppor
 import { eventsOf, newGatewayTrxId, seedPayment, smsBodies, smsScene, transactionRow } from '../support/sms-matching.ts';
 
 /**
- * OwnPay's Android app against this service, through HTTP (issue 34 part 3).
+ * OwnPay's Android app against this service, through HTTP (README "The OwnPay Android app").
  * The wire formats come from the app's public source (github.com/own-pay/OwnPay-Mobile-App), read for them only:
  * - pairing request and response, token refresh body, self-revocation (`DELETE /devices/{uuid}`):
  *   lib/features/pairing/data/device_repository.dart, docs/API_CONTRACT.md §3 (1)(2)

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Devices paired by OwnPay's Android app (issue 34 part 3, README "The OwnPay
+ * Devices paired by OwnPay's Android app (README "The OwnPay
  * Android app"): `protocol` says which app paired a device (`native` for every
  * existing row), and `aes_key_encrypted` holds an OwnPay device's AES-256-GCM
  * key of its SMS payloads, encrypted with the service key; only OwnPay devices
