@@ -230,6 +230,20 @@ describe('POST /api/mobile/v1/sms: encrypted SMS through the native intake and m
   });
 });
 
+describe('the wire details the app relies on', () => {
+  it("Dart's UTC timestamps with microseconds and a local_id sent as a string are accepted; without a token the upload is 401", async () => {
+    const scene = await smsScene(t);
+    const app = await pairApp(scene.brandId);
+    const m = message(app, smsBodies.bkash('31.00', newGatewayTrxId()), { received_at: '2026-05-20T04:30:00.000123Z' });
+    const res = await upload(app, [{ ...m, local_id: String(m.local_id) }]);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.results).toEqual([{ local_id: m.local_id, status: 'accepted', server_ref: expect.stringMatching(/^sms_\d+$/) }]);
+    const anonymous = await t.request('POST', `${DEVICE_API}/sms`, { body: { messages: [message(app, 'hello')] } });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.errors[0].code).toBe('UNAUTHORIZED');
+  });
+});
+
 describe('DELETE /api/mobile/v1/devices/{id}: the app revokes itself', () => {
   it('revokes the calling device; its tokens are refused (401) afterwards and its key is cleared', async () => {
     const { brandId } = await t.createBrand('OwnPay app revoke');
