@@ -46,6 +46,9 @@ export type OperatorRole = (typeof operatorRoles)[number];
 /** A device is `active` until revoked (by an admin, a re-pairing or a reused refresh token). */
 export const deviceStatuses = ['active', 'revoked'] as const;
 export type DeviceStatus = (typeof deviceStatuses)[number];
+/** Which app a device paired with: ours (`/devices/pairings`) or OwnPay's Android app (`POST /devices`, README "The OwnPay Android app"). */
+export const deviceProtocols = ['native', 'ownpay'] as const;
+export type DeviceProtocol = (typeof deviceProtocols)[number];
 /** What the console shows of a device now: its presence, or `revoked`. */
 export const devicePresences = ['online', 'offline', 'revoked'] as const;
 export type DevicePresence = (typeof devicePresences)[number];

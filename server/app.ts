@@ -25,6 +25,9 @@ import { adminHandlers } from './http/handlers/admin/index.ts';
 import { checkoutHandlers } from './http/handlers/checkout/index.ts';
 import { ownpayContract } from '../contract/ownpay/index.ts';
 import { ownpayDialectGate, ownpayHandlers } from './http/handlers/ownpay/index.ts';
+import { ownpayDeviceContract } from '../contract/ownpay/device.ts';
+import { ownpayDeviceGate, ownpayDeviceHandlers } from './http/handlers/ownpay/device.ts';
+import { createSmsMatcher } from './domain/sms/index.ts';
 import { checkoutPages } from './http/checkout-pages/routes.ts';
 import { consoleRouter } from './http/console.ts';
 
@@ -104,6 +107,21 @@ export function createApp(deps: AppDeps): Express {
     globalMiddleware: [ownpayDialectGate as never, ...globalMiddleware],
     requestValidationErrorHandler,
   });
+  // OwnPay's Android app (README "The OwnPay Android app"): its own paths, but
+  // for the token refresh, which its gate hands to the native route unless the
+  // token names a device the app paired.
+  createExpressEndpoints(
+    ownpayDeviceContract,
+    ownpayDeviceHandlers(
+      deps,
+      createSmsMatcher({
+        cipher: deps.crypto.pii,
+        onBatchError: (err) => deps.logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'SMS batch matching failed; matching its records one by one'),
+      }),
+    ),
+    app,
+    { ...endpointOptions, globalMiddleware: [ownpayDeviceGate(deps) as never, ...globalMiddleware], requestValidationErrorHandler },
+  );
   createExpressEndpoints(contract, router, app, { ...endpointOptions, globalMiddleware, requestValidationErrorHandler });
 
   // The hosted checkout and sandbox HTML pages (HTML answers, also for their 404s).

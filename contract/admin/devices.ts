@@ -2,7 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { ok, okList, pageMetaWithPagesSchema, pageQuerySchema, timestampSchema, uuidSchema } from '../common/index.ts';
 import { adminMeta, adminRouterOptions, brandFilter, idParam, modeField, modeFilter } from './shared.ts';
-import { devicePresences, deviceStatuses, phoneHealthStates, presenceChangeStatuses } from '../vocabulary.ts';
+import { devicePresences, deviceProtocols, deviceStatuses, phoneHealthStates, presenceChangeStatuses } from '../vocabulary.ts';
 
 const c = initContract();
 
@@ -35,6 +35,7 @@ export const adminDeviceSchema = z
         last_sms_seen_at: timestampSchema.nullable().describe('When the app last saw an SMS from an allowed sender (its clock), as it last reported.'),
       })
       .describe("What breaks forwarding in the field, from the phone's heartbeats (README, Phone diagnostics)."),
+    protocol: z.enum(deviceProtocols).describe("The app it paired with: `native` (the companion app) or `ownpay` (OwnPay's Android app, README \"The OwnPay Android app\")."),
     paired_at: timestampSchema,
     revoked_at: timestampSchema.nullable(),
     revoked_reason: z.string().nullable().describe('`admin`, `re_paired` (the phone paired again), `refresh_token_reuse` (a stolen refresh token was presented)...'),

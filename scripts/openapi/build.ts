@@ -123,6 +123,8 @@ function errorCodeTable(): string {
 }
 
 const tagDescriptions: Record<string, string> = {
+  'OwnPay app':
+    "OwnPay's Android app unchanged: pair it with a pairing code (the console's \"OwnPay app\" QR encodes `{\"server_url\",\"otp\"}`), and it uploads AES-256-GCM encrypted SMS that go through the native intake and matcher. The device is a normal device marked `protocol: ownpay`. It does not report its clock, battery or missed SMS (backfill), so those features are lost (README \"The OwnPay Android app\").",
   System: 'Liveness and readiness probes.',
   Brand: 'The brand (merchant account) behind an API key.',
   Payments: 'Payment intents and the transactions that pay them.',

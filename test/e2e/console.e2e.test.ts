@@ -148,9 +148,12 @@ describe('console', () => {
     await page.getByRole('button', { name: 'Create pairing code' }).click();
     const code = await page.getByTestId('pairing-code').innerText();
     expect(code).toMatch(/^[A-Z0-9]{5}-[A-Z0-9]{5}$/);
-    const qr = page.getByTestId('qr');
-    await qr.waitFor();
-    expect(await qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    // Two codes: the companion app's (the code) and OwnPay's Android app's ({"server_url","otp"}, README "The OwnPay Android app").
+    for (const name of [`QR code of pairing code ${code}`, `OwnPay app QR code of pairing code ${code}`]) {
+      const qr = page.getByRole('img', { name, exact: true });
+      await qr.waitFor();
+      expect(await qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    }
     await expectAccessible(page, 'pairing dialog');
     await shot(page, 'devices-pairing');
     // The code pairs a phone.

@@ -76,6 +76,7 @@ describe('devices', () => {
       network: 'wifi',
       app_version: '1.0.0',
       diagnostics: { health: 'unknown', problems: [], sms_permission: null, battery_optimization_ignored: null, last_sms_seen_at: null },
+      protocol: 'native',
       paired_at: expect.stringMatching(ISO),
       revoked_at: null,
       revoked_reason: null,

@@ -80,4 +80,7 @@ export const DEVICE_ROUTES: ReadonlyArray<{ method: string; path: string; body?:
     path: '/sms/messages',
     body: { messages: [{ device_message_id: 'm-1', sender: 'bKash', body: 'hello', received_at: '2026-01-01T00:00:00Z' }] },
   },
+  // OwnPay's Android app (README "The OwnPay Android app").
+  { method: 'POST', path: '/sms', body: { messages: [{ local_id: 1, encrypted_payload: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', sender: 'bKash', received_at: '2026-01-01T00:00:00Z' }] } },
+  { method: 'DELETE', path: '/devices/self' },
 ];

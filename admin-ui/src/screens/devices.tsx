@@ -88,7 +88,7 @@ export function DevicesScreen() {
                 <Td>
                   <span className="font-medium">{d.name}</span>
                   <span className="block text-xs text-slate-600">
-                    #{d.id} · app {d.app_version ?? '?'} · paired {time(d.paired_at)}
+                    #{d.id} · {d.protocol === 'ownpay' ? 'OwnPay app' : 'app'} {d.app_version ?? '?'} · paired {time(d.paired_at)}
                   </span>
                   {d.status === 'active' ? <PhoneHealth device={d} /> : null}
                   {/* In the first column, so a phone-sized screen shows it without scrolling the table sideways. */}
@@ -115,9 +115,12 @@ export function DevicesScreen() {
                 <Td>
                   {can('operate') && d.status === 'active' ? (
                     <div className="flex flex-wrap gap-2">
-                      <Button aria-label={`Ask ${d.name} to re-send SMS`} aria-expanded={backfill?.id === d.id} onClick={() => setBackfill(backfill?.id === d.id ? null : { id: d.id, name: d.name })}>
-                        Re-send SMS
-                      </Button>
+                      {/* OwnPay's app does not re-send missed SMS (README "The OwnPay Android app"). */}
+                      {d.protocol === 'ownpay' ? null : (
+                        <Button aria-label={`Ask ${d.name} to re-send SMS`} aria-expanded={backfill?.id === d.id} onClick={() => setBackfill(backfill?.id === d.id ? null : { id: d.id, name: d.name })}>
+                          Re-send SMS
+                        </Button>
+                      )}
                       <Button variant="danger" onClick={() => setRevoking({ id: d.id, name: d.name })}>
                         Revoke
                       </Button>
@@ -170,12 +173,22 @@ function PairDialog({ open, onClose }: { open: boolean; onClose(): void }) {
     <Dialog open={open} title="Pair a phone" onClose={close}>
       {result ? (
         <div className="flex flex-col items-center gap-3 text-center">
-          <QrImage text={result.code} label={`QR code of pairing code ${result.code}`} />
+          <div className="flex flex-wrap justify-center gap-4">
+            <figure className="flex flex-col items-center gap-1">
+              <QrImage text={result.code} label={`QR code of pairing code ${result.code}`} />
+              <figcaption className="text-sm text-slate-700">Companion app</figcaption>
+            </figure>
+            <figure className="flex flex-col items-center gap-1">
+              {/* OwnPay's Android app scans {"server_url","otp"} (README "The OwnPay Android app"); the console is served by the service, so its origin is the server URL. */}
+              <QrImage text={JSON.stringify({ server_url: window.location.origin, otp: result.code })} label={`OwnPay app QR code of pairing code ${result.code}`} />
+              <figcaption className="text-sm text-slate-700">OwnPay app</figcaption>
+            </figure>
+          </div>
           <p className="font-mono text-2xl font-semibold tracking-wider" data-testid="pairing-code">
             {result.code}
           </p>
           <p className="text-sm text-slate-700">
-            Type or scan this code in the companion app. <ModeBadge mode={result.mode} /> phone, valid until {time(result.expires_at)}, usable once. It is shown only now.
+            Type or scan this code in the companion app, or scan the &ldquo;OwnPay app&rdquo; code with OwnPay&rsquo;s Android app. <ModeBadge mode={result.mode} /> phone, valid until {time(result.expires_at)}, usable once. It is shown only now.
           </p>
           <Button variant="primary" onClick={close}>
             Done

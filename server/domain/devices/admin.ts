@@ -1,5 +1,5 @@
 import { AppError } from '../../../contract/common/errors.ts';
-import type { DevicePresence, DeviceStatus, Mode, PhoneHealthState, PresenceChangeStatus } from '../../../contract/vocabulary.ts';
+import type { DeviceProtocol, DevicePresence, DeviceStatus, Mode, PhoneHealthState, PresenceChangeStatus } from '../../../contract/vocabulary.ts';
 import type { PiiCipher } from '../../infra/crypto/pii-cipher.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { createPairingCode } from './pairing.ts';
@@ -35,6 +35,7 @@ export interface AdminDevice {
     battery_optimization_ignored: boolean | null;
     last_sms_seen_at: string | null;
   };
+  protocol: DeviceProtocol;
   paired_at: string;
   revoked_at: string | null;
   revoked_reason: string | null;
@@ -64,6 +65,7 @@ function toDevice(r: AdminDeviceRow): AdminDevice {
       battery_optimization_ignored: r.battery_optimization_ignored,
       last_sms_seen_at: r.last_sms_seen_at?.toISOString() ?? null,
     },
+    protocol: r.protocol,
     paired_at: r.paired_at.toISOString(),
     revoked_at: r.revoked_at?.toISOString() ?? null,
     revoked_reason: r.revoked_reason,

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { deviceStatuses, modes, presenceChangeStatuses } from '../../../contract/vocabulary.ts';
+import { deviceProtocols, deviceStatuses, modes, presenceChangeStatuses } from '../../../contract/vocabulary.ts';
 import { Brand } from '../brands/entities.ts';
 export type { DeviceStatus } from '../../../contract/vocabulary.ts';
 
@@ -40,6 +40,14 @@ export const Device = defineEntity({
     /** The phone's clock minus the server's, smoothed (devices/clock.ts); null until the app reports its time. */
     clockOffsetMs: p.integer().nullable(),
     clockOffsetAt: p.datetime().nullable(),
+    /** The app it paired with: ours, or OwnPay's Android app (server/domain/devices/ownpay.ts). */
+    protocol: p.enum(deviceProtocols).default('native'),
+    /**
+     * OwnPay devices only: the device's AES-256-GCM key of its SMS payloads (hex),
+     * encrypted with the service key (context `device.aes_key`, bound to brand
+     * and uuid). Cleared when the device is revoked or re-paired.
+     */
+    aesKeyEncrypted: p.text().nullable(),
   },
   indexes: [
     { name: 'devices_brand_id_idx', properties: ['brand'] },
@@ -50,6 +58,7 @@ export const Device = defineEntity({
     { name: 'devices_battery_level_check', expression: 'battery_level >= 0 AND battery_level <= 100' },
     { name: 'devices_check', expression: "(status = 'revoked') = (revoked_at IS NOT NULL)" },
     { name: 'devices_clock_offset_ms_check', expression: 'clock_offset_ms >= -86400000 AND clock_offset_ms <= 86400000' },
+    { name: 'devices_aes_key_check', expression: "aes_key_encrypted IS NULL OR protocol = 'ownpay'" },
   ],
 });
 

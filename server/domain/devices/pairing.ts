@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../contract/common/errors.ts';
-import type { Mode } from '../../../contract/vocabulary.ts';
+import type { DeviceProtocol, Mode } from '../../../contract/vocabulary.ts';
 import { transaction, type Db } from '../db.ts';
 import { getBrand } from '../brands/service.ts';
 import { insertDevice, insertPairingCode, revokeRepairedDevices, setCodeDevice, useValidCode } from './queries/pairing.ts';
@@ -62,6 +62,10 @@ export interface PairInput {
   fingerprint: string;
   name: string;
   appVersion?: string | null;
+  /** Which app pairs (default `native`). */
+  protocol?: DeviceProtocol;
+  /** OwnPay devices: seals the device's new AES key for storage, given the brand and the new device's uuid (devices/ownpay.ts). */
+  sealAesKey?: (binding: { brandId: number; row: string }) => string;
 }
 
 /**
@@ -91,6 +95,8 @@ export async function pairDevice(em: Db, keys: DeviceTokenKeys, input: PairInput
       fingerprintHash,
       appVersion: input.appVersion ?? null,
       refreshJti,
+      protocol: input.protocol ?? 'native',
+      aesKeyEncrypted: input.sealAesKey ? input.sealAesKey({ brandId, row: uuid }) : null,
     });
     await setCodeDevice(tx, code.id, deviceId);
     return pair;

@@ -20,7 +20,7 @@ const fromDevices = (em: Db) => em.selectFrom('devices as d');
 function deviceColumns(minutes: number) {
   return [
     'd.id', 'd.uuid', 'd.brand_id', 'd.mode', 'd.name', 'd.status', presence(minutes).as('presence'), 'd.last_seen_at', 'd.last_heartbeat_at', 'd.offline_since',
-    'd.battery_level', 'd.is_charging', 'd.network', 'd.app_version', 'd.sms_permission', 'd.battery_optimization_ignored', 'd.last_sms_seen_at', 'd.paired_at', 'd.revoked_at', 'd.revoked_reason',
+    'd.battery_level', 'd.is_charging', 'd.network', 'd.app_version', 'd.sms_permission', 'd.battery_optimization_ignored', 'd.last_sms_seen_at', 'd.protocol', 'd.paired_at', 'd.revoked_at', 'd.revoked_reason',
   ] as const;
 }
 

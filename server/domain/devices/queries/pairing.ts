@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Mode } from '../../../../contract/vocabulary.ts';
+import type { DeviceProtocol, Mode } from '../../../../contract/vocabulary.ts';
 import type { Db } from '../../db.ts';
 
 // The statements of pairing: codes and the device rows they create.
@@ -31,7 +31,7 @@ export async function useValidCode(tx: Db, codeHash: string) {
 export async function revokeRepairedDevices(tx: Db, brandId: number, fingerprintHash: string): Promise<void> {
   await tx
     .updateTable('devices')
-    .set({ status: 'revoked', revoked_at: sql<Date>`now()`, revoked_reason: 're_paired', refresh_jti: null, updated_at: sql<Date>`now()` })
+    .set({ status: 'revoked', revoked_at: sql<Date>`now()`, revoked_reason: 're_paired', refresh_jti: null, aes_key_encrypted: null, updated_at: sql<Date>`now()` })
     .where('brand_id', '=', brandId)
     .where('fingerprint_hash', '=', fingerprintHash)
     .where('status', '=', 'active')
@@ -41,7 +41,7 @@ export async function revokeRepairedDevices(tx: Db, brandId: number, fingerprint
 /** Stores a newly paired device, seen now; its id. */
 export async function insertDevice(
   tx: Db,
-  row: { uuid: string; brandId: number; mode: Mode; name: string; fingerprintHash: string; appVersion: string | null; refreshJti: string },
+  row: { uuid: string; brandId: number; mode: Mode; name: string; fingerprintHash: string; appVersion: string | null; refreshJti: string; protocol: DeviceProtocol; aesKeyEncrypted: string | null },
 ): Promise<number> {
   const inserted = await tx
     .insertInto('devices')
@@ -54,6 +54,8 @@ export async function insertDevice(
       app_version: row.appVersion,
       last_seen_at: sql<Date>`now()`,
       refresh_jti: row.refreshJti,
+      protocol: row.protocol,
+      aes_key_encrypted: row.aesKeyEncrypted,
     })
     .returning('id')
     .executeTakeFirstOrThrow();

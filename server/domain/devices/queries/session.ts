@@ -100,6 +100,7 @@ export async function revokeBrandDevice(db: Db, brandId: number, deviceId: numbe
       revoked_at: sql<Date>`COALESCE(revoked_at, now())`,
       revoked_reason: sql<string>`COALESCE(revoked_reason, ${reason}::varchar)`,
       refresh_jti: null,
+      aes_key_encrypted: null,
       updated_at: sql<Date>`now()`,
     })
     .where('id', '=', deviceId)
@@ -152,7 +153,7 @@ export async function wasRotated(db: Db, deviceId: number, jti: string): Promise
 export async function revokeForTokenReuse(tx: Db, deviceId: number): Promise<void> {
   await tx
     .updateTable('devices')
-    .set({ status: 'revoked', revoked_at: sql<Date>`now()`, revoked_reason: 'refresh_token_reuse', refresh_jti: null, updated_at: sql<Date>`now()` })
+    .set({ status: 'revoked', revoked_at: sql<Date>`now()`, revoked_reason: 'refresh_token_reuse', refresh_jti: null, aes_key_encrypted: null, updated_at: sql<Date>`now()` })
     .where('id', '=', deviceId)
     .execute();
 }

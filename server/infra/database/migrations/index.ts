@@ -32,6 +32,7 @@ import { Migration0034BackfillSenders } from './0034-backfill-senders.ts';
 import { Migration0035OwnpayDialect } from './0035-ownpay-dialect.ts';
 import { Migration0038Receipts } from './0038-receipts.ts';
 import { Migration0039SmsParts } from './0039-sms-parts.ts';
+import { Migration0041OwnpayApp } from './0041-ownpay-app.ts';
 import { Migration0042DeviceDiagnostics } from './0042-device-diagnostics.ts';
 import { Migration0043ApiKeyScopes } from './0043-api-key-scopes.ts';
 
@@ -73,6 +74,7 @@ export const migrationsList: MigrationObject[] = [
   { name: '0035-ownpay-dialect', class: Migration0035OwnpayDialect },
   { name: '0038-receipts', class: Migration0038Receipts },
   { name: '0039-sms-parts', class: Migration0039SmsParts },
+  { name: '0041-ownpay-app', class: Migration0041OwnpayApp },
   { name: '0042-device-diagnostics', class: Migration0042DeviceDiagnostics },
   { name: '0043-api-key-scopes', class: Migration0043ApiKeyScopes },
 ];
