@@ -29,6 +29,8 @@ export async function insertApiKeyByHash(
       prefix: row.prefix,
       key_hash: row.keyHash,
       mode: 'live',
+      // OwnPay's keys are spelled `op_…`: they speak its dialect here (README, Coming from OwnPay).
+      dialect: 'ownpay',
       created_at: row.createdAt ?? sql<Date>`now()`,
       last_used_at: row.lastUsedAt,
       revoked_at: row.revoked ? sql<Date>`now()` : null,
