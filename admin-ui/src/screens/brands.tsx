@@ -4,7 +4,17 @@ import { api, ok } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { useBrands } from '../queries.ts';
 import type { Mode } from '../mode.tsx';
-import { Button, Card, Dialog, Empty, ErrorBox, Field, Input, Loading, ModeBadge, Notice, PageTitle, Select, StatusBadge, Table, Td, time } from '../components/ui.tsx';
+import type { ApiKeyScope } from '../../../contract/vocabulary.ts';
+import { FieldError } from '../components/field-error.tsx';
+import { Button, Card, Dialog, Empty, ErrorBox, Field, Input, Loading, ModeBadge, Notice, PageTitle, Select, StatusBadge, Table, Td, ago, time } from '../components/ui.tsx';
+
+/** The scopes an API key may be limited to, with what each allows (contract/common/meta.ts merchantScopeOf). */
+const API_KEY_SCOPES: ReadonlyArray<readonly [ApiKeyScope, string]> = [
+  ['read', 'read payments, refunds, customers, links and events'],
+  ['write', 'create and cancel payments, payment links and customers'],
+  ['refunds', 'ask for refunds'],
+  ['webhooks', 'manage webhook endpoints and deliveries'],
+];
 
 /** Brands and their API keys; a new key is shown once, in a dialog, and never again. */
 export function BrandsScreen() {
@@ -20,6 +30,9 @@ export function BrandsScreen() {
   const [keyName, setKeyName] = useState('');
   const [keyMode, setKeyMode] = useState<Mode>('live');
   const [keyDialect, setKeyDialect] = useState<'native' | 'ownpay'>('native');
+  // Empty: the key may do everything.
+  const [keyScopes, setKeyScopes] = useState<ApiKeyScope[]>([]);
+  const [keyExpires, setKeyExpires] = useState('');
   const [created, setCreated] = useState<{ key: string; mode: Mode } | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
@@ -39,7 +52,17 @@ export function BrandsScreen() {
     },
   });
   const createKey = useMutation({
-    mutationFn: async () => (await ok(api.brands.createApiKey({ params: { brand_id: String(current) }, body: { name: keyName.trim(), mode: keyMode, dialect: keyDialect } }))).data,
+    mutationFn: async () => {
+      const body = {
+        name: keyName.trim(),
+        mode: keyMode,
+        dialect: keyDialect,
+        ...(keyScopes.length ? { scopes: keyScopes } : {}),
+        // The date input's day, to its end in the operator's own time zone.
+        ...(keyExpires ? { expires_at: new Date(`${keyExpires}T23:59:59`).toISOString() } : {}),
+      };
+      return (await ok(api.brands.createApiKey({ params: { brand_id: String(current) }, body }))).data;
+    },
     onSuccess: async (k) => {
       setCreated({ key: k.key, mode: k.mode });
       await queryClient.invalidateQueries({ queryKey: ['api-keys'] });
@@ -143,6 +166,8 @@ export function BrandsScreen() {
               <Button
                 onClick={() => {
                   setKeyName('');
+                  setKeyScopes([]);
+                  setKeyExpires('');
                   setCreated(null);
                   createKey.reset();
                   setKeyOpen(true);
@@ -159,7 +184,7 @@ export function BrandsScreen() {
           ) : keys.data?.length === 0 ? (
             <Empty>No key.</Empty>
           ) : (
-            <Table label="API keys" head={['Key', 'Mode', 'Created', '']}>
+            <Table label="API keys" head={['Key', 'Mode', 'May', 'Created', 'Last used', '']}>
               {(keys.data ?? []).map((k) => (
                 <tr key={k.id}>
                   <Td>
@@ -169,10 +194,15 @@ export function BrandsScreen() {
                   <Td>
                     <ModeBadge mode={k.mode} />
                   </Td>
+                  <Td>
+                    {k.scopes ? k.scopes.join(', ') : 'everything'}
+                    {k.expires_at ? <span className="block text-xs text-slate-600">expires {time(k.expires_at)}</span> : null}
+                  </Td>
                   <Td className="whitespace-nowrap">
                     {time(k.created_at)}
                     {k.revoked_at ? <span className="block text-xs text-red-800">revoked {time(k.revoked_at)}</span> : null}
                   </Td>
+                  <Td className="whitespace-nowrap">{k.last_used_at ? ago(k.last_used_at) : 'never'}</Td>
                   <Td>
                     {owner && !k.revoked_at ? (
                       <Button variant="danger" busy={revokeKey.isPending && revokeKey.variables === k.id} onClick={() => revokeKey.mutate(k.id)}>
@@ -246,6 +276,25 @@ export function BrandsScreen() {
                 <option value="ownpay">OwnPay plugins and SDKs (op_)</option>
               </Select>
             </Field>
+            <fieldset className="flex flex-col gap-1">
+              <legend className="text-sm font-medium">May only (none ticked: everything)</legend>
+              {API_KEY_SCOPES.map(([scope, what]) => (
+                <label key={scope} className="flex items-center gap-2 text-sm">
+                  <input
+                    type="checkbox"
+                    checked={keyScopes.includes(scope)}
+                    onChange={(e) => setKeyScopes(e.target.checked ? [...keyScopes, scope] : keyScopes.filter((x) => x !== scope))}
+                  />
+                  <span>
+                    <span className="font-mono">{scope}</span>: {what}
+                  </span>
+                </label>
+              ))}
+            </fieldset>
+            <Field label="Expires on (optional)" htmlFor="key-expires" hint="After this day the key is refused like a revoked one.">
+              <Input id="key-expires" type="date" value={keyExpires} onChange={(e) => setKeyExpires(e.target.value)} />
+            </Field>
+            <FieldError error={createKey.error} field="expires_at" id="key-expires-error" />
             <ErrorBox error={createKey.error} />
             <div className="flex justify-end gap-2">
               <Button onClick={() => setKeyOpen(false)}>Cancel</Button>
