@@ -73,7 +73,7 @@ export const outboundSmsStatuses = ['pending', 'leased', 'sent', 'failed', 'deli
 export type OutboundSmsStatus = (typeof outboundSmsStatuses)[number];
 
 /** Why a backfill of a phone's inbox is asked: by an operator, or by the service on a gap. */
-export const backfillReasons = ['manual', 'offline', 'heartbeat_gap', 'balance_chain_break'] as const;
+export const backfillReasons = ['manual', 'offline', 'heartbeat_gap', 'balance_chain_break', 'sequence_gap'] as const;
 export type BackfillReason = (typeof backfillReasons)[number];
 export const backfillStatuses = ['pending', 'delivered', 'answered', 'failed'] as const;
 export type BackfillStatus = (typeof backfillStatuses)[number];

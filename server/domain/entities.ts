@@ -16,11 +16,11 @@ import { SmsRecord } from './sms/intake/entities.ts';
 import { webhookEntities } from './webhooks/entities.ts';
 import { AuditLog } from './audit/entities.ts';
 import { SmsBalanceChain, SmsFormatAlarm } from './sms/matching/entities.ts';
-import { BackfillRequest } from './recovery/entities.ts';
+import { BackfillRequest, SmsSequenceCounter } from './recovery/entities.ts';
 import { RateLimit } from './rate-limit/entities.ts';
 import { Operator, OperatorSession } from './operators/entities.ts';
 import { Setting } from './settings/entities.ts';
 import { Alert, AlertBrandSettings } from './alerts/entities.ts';
 
 /** Every entity the ORM knows; each domain area adds its own here. */
-export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, PaymentLink, SandboxSession, CheckoutSubmissionCount, IdempotencyKey, Device, DeviceRefreshTokenRotation, DevicePresenceChange, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, RateLimit, ...webhookEntities, AuditLog, Setting, Alert, AlertBrandSettings, Operator, OperatorSession];
+export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, PaymentLink, SandboxSession, CheckoutSubmissionCount, IdempotencyKey, Device, DeviceRefreshTokenRotation, DevicePresenceChange, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, SmsSequenceCounter, RateLimit, ...webhookEntities, AuditLog, Setting, Alert, AlertBrandSettings, Operator, OperatorSession];

@@ -11,6 +11,7 @@ const command = (r: BackfillRequestView) => ({
   from: r.from.toISOString(),
   to: r.to.toISOString(),
   reason: r.reason,
+  ...(r.sequences ? { sequences: { sim_slot: r.sequences.simSlot, sequence_epoch: r.sequences.epoch, numbers: r.sequences.numbers } } : {}),
   created_at: r.createdAt.toISOString(),
 });
 

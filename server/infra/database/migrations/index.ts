@@ -27,6 +27,7 @@ import { Migration0026CheckInvariant } from './0026-check-invariant.ts';
 import { Migration0027ChainOrder } from './0027-chain-order.ts';
 import { Migration0028IdempotencyPerMode } from './0028-idempotency-per-mode.ts';
 import { Migration0029RefundCompletionReference } from './0029-refund-completion-reference.ts';
+import { Migration0033SequenceCounters } from './0033-sequence-counters.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -61,4 +62,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0027-chain-order', class: Migration0027ChainOrder },
   { name: '0028-idempotency-per-mode', class: Migration0028IdempotencyPerMode },
   { name: '0029-refund-completion-reference', class: Migration0029RefundCompletionReference },
+  { name: '0033-sequence-counters', class: Migration0033SequenceCounters },
 ];
