@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { scopeParam } from '../../brands/scope.ts';
 import type { Db, Tx } from '../../db.ts';
 
 /** The phones' SMS sequence counters (sequences.ts, docs/recovery.md "Sequence numbers"). */
@@ -99,4 +100,18 @@ export async function devicesWithCounters(db: Db, deviceIds: number[]): Promise<
   if (deviceIds.length === 0) return new Set();
   const rows = await db.selectFrom('sms_sequence_counters').select('device_id').distinct().where('device_id', 'in', deviceIds).execute();
   return new Set(rows.map((r) => Number(r.device_id)));
+}
+
+/** Whether the device exists. */
+export async function deviceExists(db: Db, deviceId: number): Promise<boolean> {
+  return (await db.selectFrom('devices').select('id').where('id', '=', deviceId).executeTakeFirst()) !== undefined;
+}
+
+/** The active devices, by id, filtered by brand, brand scope and mode. */
+export async function activeDeviceIds(db: Db, f: { brandId?: number; brandIds: number[] | null; mode?: 'live' | 'test' }): Promise<number[]> {
+  let q = db.selectFrom('devices').select('id').where('status', '=', 'active');
+  if (f.brandId !== undefined) q = q.where('brand_id', '=', f.brandId);
+  if (f.brandIds) q = q.where('brand_id', 'in', scopeParam(f.brandIds));
+  if (f.mode) q = q.where('mode', '=', f.mode);
+  return (await q.orderBy('id').execute()).map((r) => Number(r.id));
 }

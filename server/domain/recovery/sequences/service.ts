@@ -1,6 +1,7 @@
 import { transaction, type Db } from '../../db.ts';
 import { MAX_BACKFILL_WINDOW_DAYS } from '../../../../contract/admin/recovery.ts';
-import { addToCounter, devicesWithCounters, insertSequenceRequest, markRequested, recentCounters } from './queries.ts';
+import { AppError } from '../../../../contract/common/errors.ts';
+import { activeDeviceIds, addToCounter, deviceExists, devicesWithCounters, insertSequenceRequest, markRequested, recentCounters } from './queries.ts';
 
 /**
  * Per-SIM sequence numbers (docs/recovery.md "Sequence numbers"). The app
@@ -144,4 +145,15 @@ export async function smsCompleteness(db: Db, deviceIds: number[], now = new Dat
       counters,
     };
   });
+}
+
+/** One phone's completeness; an unknown device is DEVICE_NOT_FOUND (brand scope is the route guard's). */
+export async function deviceSmsCompleteness(db: Db, deviceId: number): Promise<CompletenessView> {
+  if (!(await deviceExists(db, deviceId))) throw new AppError('DEVICE_NOT_FOUND');
+  return (await smsCompleteness(db, [deviceId]))[0]!;
+}
+
+/** Every active phone's completeness, by device id. */
+export async function listSmsCompleteness(db: Db, f: { brandId?: number; brandIds: number[] | null; mode?: 'live' | 'test' }): Promise<CompletenessView[]> {
+  return smsCompleteness(db, await activeDeviceIds(db, f));
 }
