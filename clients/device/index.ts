@@ -21,6 +21,7 @@ export type { ClientOptions, RequestOptions, FetchLike } from '../shared/http.ts
 export type { Page, PageMetaLike } from '../shared/pagination.ts';
 export type { ResponseMeta, RateLimitInfo, RateLimitQuota, WithResponse } from '../shared/response-meta.ts';
 export { answerBackfillRequests, type BackfillWindow, type CommandsApi } from './backfill.ts';
+export { SmsSequencer, screenedRanges, type SmsSequenceState } from './sequence.ts';
 export { SDK_VERSION as VERSION };
 
 /** The header the service reads the fingerprint from when it is not in the body. */
