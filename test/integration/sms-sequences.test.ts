@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest } from './admin-support.ts';
 import { deviceRequest, newFingerprint, newPairingCode, pairDevice, type PairedDevice } from '../support/device.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { newGatewayTrxId, smsBodies, smsScene, type SmsScene } from '../support/sms-matching.ts';
+import { run as runSim } from '../../scripts/device-sim.ts';
 import { PaycollectDevice, SmsSequencer, answerBackfillRequests, screenedRanges } from '../../clients/device/index.ts';
 
 /**
@@ -179,9 +183,9 @@ describe('device SDK', () => {
     const deviceId = Number((await t.sql<{ id: string }>("SELECT id FROM devices WHERE name = 'Seq phone' ORDER BY id DESC LIMIT 1"))[0]!.id);
 
     let seq = new SmsSequencer(null, { newEpoch: () => 'sdk-epoch-1' });
-    const inbox: Array<ReturnType<typeof sms> & { sequence: number }> = [];
+    const inbox: Array<ReturnType<typeof sms> & { sequence: number; sim_slot: number | null }> = [];
     const receive = (simSlot: number) => {
-      const m = { ...sms(undefined, { sim_slot: simSlot }), sequence: seq.next(simSlot) };
+      const m = { ...sms(undefined), sim_slot: simSlot, sequence: seq.next(simSlot) };
       inbox.push(m);
       return m;
     };
@@ -219,5 +223,38 @@ describe('device SDK', () => {
       { sim_slot: 0, from: 5, to: 5 },
       { sim_slot: null, from: 1, to: 1 },
     ]);
+  });
+});
+
+describe('device simulator with --sequences', () => {
+  it('numbers SMS per SIM, `--miss` leaves a hole the service asks for at once, `backfill` re-sends exactly it', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'device-sim-seq-'));
+    const state = path.join(dir, 'state.json');
+    const sim = async (...argv: string[]) => {
+      const out: string[] = [];
+      const code = await runSim([...argv, '--state', state], { out: (l) => out.push(l), err: (l) => out.push(l) });
+      expect(code, out.join('\n')).toBe(0);
+      return out.join('\n');
+    };
+    try {
+      await sim('pair', '--code', await newPairingCode(t, scene.brandId), '--base-url', t.baseUrl, '--name', 'Sequenced phone', '--sequences');
+      const deviceId = Number((await t.sql<{ id: string }>('SELECT id FROM devices WHERE uuid = $1', [JSON.parse(readFileSync(state, 'utf8')).deviceId]))[0]!.id);
+      const bkash = () => smsBodies.bkash('10.00', newGatewayTrxId(), '01712345515');
+      await sim('sms', '--from', 'bKash', '--body', bkash(), '--sim', '0');
+      await sim('sms', '--miss', '--from', 'bKash', '--body', bkash(), '--sim', '0');
+      await sim('sms', '--from', 'bKash', '--body', 'Your bKash verification code is 123456. Do not share it.', '--sim', '0');
+      await sim('sms', '--from', 'bKash', '--body', bkash(), '--sim', '1');
+      await sim('sms', '--from', 'bKash', '--body', bkash(), '--sim', '0');
+      expect(await completeness(deviceId)).toMatchObject({ verdict: 'missing', missing_count: 1, screened_count: 1, highest: 4 });
+      expect(await sim('backfill')).toMatch(/sequence_gap\): re-sent 1 SMS numbered 2/);
+      const view = await completeness(deviceId);
+      expect(view).toMatchObject({ verdict: 'complete', missing_count: 0, screened_count: 1 });
+      expect(view.counters.map((c: { sim_slot: number; highest: number }) => [c.sim_slot, c.highest])).toEqual([
+        [0, 4],
+        [1, 1],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
