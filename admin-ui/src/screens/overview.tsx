@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, ok } from '../api.ts';
 import { useMode } from '../mode.tsx';
 import { Link } from '../router.tsx';
+import { SmsCompleteness, useSmsCompleteness } from '../components/sms-completeness.tsx';
 import { BATTERY_LOW_DEFAULT, Badge, BatteryLevel, Card, Empty, ErrorBox, Loading, ModeBadge, PageTitle, StatusBadge, ago, count } from '../components/ui.tsx';
 
 const POLL_MS = 10_000;
@@ -22,6 +23,9 @@ export function OverviewScreen() {
     refetchInterval: POLL_MS,
     queryFn: async () => (await ok(api.devices.list({ query: { mode, per_page: '100' } }))).data.filter((d) => d.status === 'active'),
   });
+
+  // Per phone: did it miss an SMS in the last 24 hours (its sequence numbers)?
+  const completeness = useSmsCompleteness(mode);
 
   return (
     <div>
@@ -90,6 +94,7 @@ export function OverviewScreen() {
                             <span className="text-xs text-slate-600">
                               battery <BatteryLevel level={d.battery_level} charging={d.is_charging} lowAt={lowBattery} /> · {d.network ?? 'network ?'} · heartbeat {ago(d.last_heartbeat_at)}
                             </span>
+                            <SmsCompleteness view={completeness.data?.get(d.id)} deviceName={d.name} />
                           </li>
                         ))}
                       </ul>
