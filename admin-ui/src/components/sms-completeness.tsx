@@ -19,19 +19,18 @@ type View = { verdict: 'complete' | 'missing' | 'unknown'; missing_count: number
  * (docs/recovery.md "Sequence numbers"): complete, N missing (which, per SIM),
  * or unknown when its app sends no numbers.
  */
-export function SmsCompleteness({ view, deviceName }: { view: View | undefined; deviceName: string }) {
+export function SmsCompleteness({ view }: { view: View | undefined }) {
   if (!view) return <span className="text-xs text-slate-600">–</span>;
-  const label = `SMS completeness of ${deviceName}`;
   if (view.verdict === 'unknown') {
     return (
-      <span aria-label={label} data-testid="sms-completeness" title="The app sends no sequence numbers: a missed SMS cannot be seen.">
+      <span data-testid="sms-completeness" title="The app sends no sequence numbers: a missed SMS cannot be seen.">
         <Badge>SMS: unknown</Badge>
       </span>
     );
   }
   if (view.verdict === 'complete') {
     return (
-      <span aria-label={label} data-testid="sms-completeness" title={`Every SMS numbered in the last 24 hours arrived or was screened out (${view.screened_count} screened).`}>
+      <span data-testid="sms-completeness" title={`Every SMS numbered in the last 24 hours arrived or was screened out (${view.screened_count} screened).`}>
         <Badge tone="green">SMS: none missing</Badge>
       </span>
     );
@@ -41,7 +40,7 @@ export function SmsCompleteness({ view, deviceName }: { view: View | undefined; 
     .map((c) => `${c.sim_slot === null ? 'no SIM slot' : `SIM ${c.sim_slot + 1}`}: #${c.missing.join(', #')}${c.missing_count > c.missing.length ? '…' : ''}`)
     .join('; ');
   return (
-    <span aria-label={label} data-testid="sms-completeness" className="inline-flex flex-wrap items-center gap-1">
+    <span data-testid="sms-completeness" className="inline-flex flex-wrap items-center gap-1">
       <Badge tone="red">{`SMS: ${view.missing_count} missing`}</Badge>
       <span className="text-xs text-slate-600">{which} (asked from the phone)</span>
     </span>

@@ -106,7 +106,7 @@ export function DevicesScreen() {
                   <StatusBadge status={d.presence} />
                   {d.revoked_reason ? <span className="block text-xs text-slate-600">{d.revoked_reason}</span> : null}
                 </Td>
-                <Td>{d.status === 'active' ? <SmsCompleteness view={completeness.data?.get(d.id)} deviceName={d.name} /> : '–'}</Td>
+                <Td>{d.status === 'active' ? <SmsCompleteness view={completeness.data?.get(d.id)} /> : '–'}</Td>
                 <Td className="whitespace-nowrap">
                   <BatteryLevel level={d.battery_level} charging={d.is_charging} lowAt={lowBattery} />
                 </Td>

@@ -94,7 +94,7 @@ export function OverviewScreen() {
                             <span className="text-xs text-slate-600">
                               battery <BatteryLevel level={d.battery_level} charging={d.is_charging} lowAt={lowBattery} /> · {d.network ?? 'network ?'} · heartbeat {ago(d.last_heartbeat_at)}
                             </span>
-                            <SmsCompleteness view={completeness.data?.get(d.id)} deviceName={d.name} />
+                            <SmsCompleteness view={completeness.data?.get(d.id)} />
                           </li>
                         ))}
                       </ul>
