@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Per-SIM SMS sequence numbers (issue 33 part 4, docs/recovery.md "Sequence
+ * Per-SIM SMS sequence numbers (docs/recovery.md "Sequence
  * numbers"): `sms_sequence_counters` keeps, per (device, SIM slot, epoch), the
  * numbers the phone forwarded, reported screened and was asked for, as
  * int4multiranges (one row per counter, a repeated number changes nothing).
