@@ -93,8 +93,8 @@ export type BalanceChainState = (typeof balanceChainStates)[number];
 export const outboundSmsStatuses = ['pending', 'leased', 'sent', 'failed', 'delivered', 'expired'] as const;
 export type OutboundSmsStatus = (typeof outboundSmsStatuses)[number];
 
-/** Why a backfill of a phone's inbox is asked: by an operator, by the service on a gap, or when a customer submits a trx id no stored SMS proves (`payment_submitted`). */
-export const backfillReasons = ['manual', 'offline', 'heartbeat_gap', 'balance_chain_break', 'payment_submitted'] as const;
+/** Why a backfill of a phone's inbox is asked: by an operator, by the service on a gap, when a customer submits a trx id no stored SMS proves (`payment_submitted`), or when the phone's SMS numbers have a hole (`sequence_gap`). */
+export const backfillReasons = ['manual', 'offline', 'heartbeat_gap', 'balance_chain_break', 'payment_submitted', 'sequence_gap'] as const;
 export type BackfillReason = (typeof backfillReasons)[number];
 export const backfillStatuses = ['pending', 'delivered', 'answered', 'failed'] as const;
 export type BackfillStatus = (typeof backfillStatuses)[number];

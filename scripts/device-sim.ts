@@ -7,7 +7,8 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import {
-  PaycollectDevice, PaycollectError, PairingRequiredError, VERSION, answerBackfillRequests, sameSender, screenSms, type BackfillWindow, type DeviceTokens, type SmsFilterRules,
+  PaycollectDevice, PaycollectError, PairingRequiredError, VERSION, answerBackfillRequests, sameSender, screenSms, screenedRanges, SmsSequencer,
+  type BackfillWindow, type DeviceTokens, type SmsFilterRules, type SmsSequenceState,
 } from '../clients/device/index.ts';
 
 interface State {
@@ -19,6 +20,8 @@ interface State {
   tokens: DeviceTokens | null;
   /** Every SMS the simulated phone received (forwarded or missed), for backfill requests. */
   inbox?: InboxSms[];
+  /** Set when paired with `--sequences`: the per-SIM sequence counters (docs/recovery.md "Sequence numbers"). */
+  sequences?: SmsSequenceState;
 }
 
 export interface InboxSms {
@@ -28,6 +31,39 @@ export interface InboxSms {
   received_at: string;
   sim_slot?: number | null;
   receiving_number?: string | null;
+  /** With sequences on: the number the phone gave it, its epoch, and whether its filter rules screened it out. */
+  sequence?: number;
+  sequence_epoch?: string;
+  screened?: boolean;
+}
+
+/** The message as forwarded (the contract takes no other field). */
+function wire(m: InboxSms) {
+  return {
+    device_message_id: m.device_message_id,
+    sender: m.sender,
+    body: m.body,
+    received_at: m.received_at,
+    ...(m.sim_slot === undefined ? {} : { sim_slot: m.sim_slot }),
+    ...(m.receiving_number == null ? {} : { receiving_number: m.receiving_number }),
+    ...(m.sequence === undefined ? {} : { sequence: m.sequence }),
+  };
+}
+
+/** Groups of messages that share a sequence epoch (one request names one epoch); unnumbered ones go with any. */
+function byEpoch(messages: InboxSms[]): Array<{ epoch: string | undefined; messages: InboxSms[] }> {
+  const groups = new Map<string | undefined, InboxSms[]>();
+  for (const m of messages) groups.set(m.sequence_epoch, [...(groups.get(m.sequence_epoch) ?? []), m]);
+  return [...groups].map(([epoch, list]) => ({ epoch, messages: list }));
+}
+
+/** Numbers SMS of allowed senders with the state file's counters and saves them before anything is forwarded (re-read first, as addToInbox). */
+function numberSms(file: string, messages: InboxSms[]): void {
+  const current = loadState(file);
+  if (!current?.sequences) return;
+  const seq = new SmsSequencer(current.sequences);
+  for (const m of messages) Object.assign(m, { sequence: seq.next(m.sim_slot ?? null), sequence_epoch: seq.epoch });
+  saveState(file, { ...current, sequences: seq.state() });
 }
 
 /** Adds messages to the state file's inbox (re-read first: a token refresh may have rewritten the file). */
@@ -165,11 +201,33 @@ export function inboxWindow(inbox: readonly InboxSms[], w: BackfillWindow, rules
 export async function answerFromInbox(device: PaycollectDevice, inbox: readonly InboxSms[], print: (line: string) => void = () => {}): Promise<BackfillWindow[]> {
   const rules = await device.filterRules.get();
   return answerBackfillRequests(device, async (w) => {
+    if (w.sequences) {
+      // A sequence gap: exactly the SMS numbered so; those the rules screen out are reported screened.
+      const { simSlot, epoch, numbers } = w.sequences;
+      const wanted = inbox.filter((m) => m.sequence !== undefined && m.sequence_epoch === epoch && (m.sim_slot ?? null) === simSlot && numbers.includes(m.sequence));
+      const screened = wanted.filter((m) => !screenSms(rules, m).forward);
+      const resend = wanted.filter((m) => screenSms(rules, m).forward);
+      const ranges = screenedRanges(screened.map((m) => ({ simSlot: m.sim_slot, sequence: m.sequence! })));
+      const chunks = resend.length > 0 ? Array.from({ length: Math.ceil(resend.length / SMS_BATCH) }, (_, k) => resend.slice(k * SMS_BATCH, (k + 1) * SMS_BATCH)) : ranges.length > 0 ? [[]] : [];
+      for (const [k, chunk] of chunks.entries()) {
+        await device.smsMessages.forward(
+          { messages: chunk.map(wire), sequence_epoch: epoch, ...(k === 0 && ranges.length > 0 ? { screened_sequences: ranges } : {}), device_time: new Date().toISOString() },
+          { idempotencyKey: `sim-backfill-${w.id}-${k}` },
+        );
+      }
+      print(`backfill ${w.id} (${w.reason}): re-sent ${resend.length} SMS numbered ${numbers.join(', ')}${screened.length ? ` (${screened.length} screened)` : ''}`);
+      return resend.length;
+    }
     const window = inboxWindow(inbox, w, rules);
-    for (let i = 0; i < window.length; i += SMS_BATCH) {
-      const batch = window.slice(i, i + SMS_BATCH);
-      // Original message ids: what the service already has is answered as stored, never counted twice.
-      await device.smsMessages.forward({ messages: batch, device_time: new Date().toISOString() }, { idempotencyKey: `sim-backfill-${w.id}-${i}` });
+    for (const g of byEpoch(window)) {
+      for (let i = 0; i < g.messages.length; i += SMS_BATCH) {
+        const batch = g.messages.slice(i, i + SMS_BATCH).map(wire);
+        // Original message ids: what the service already has is answered as stored, never counted twice.
+        await device.smsMessages.forward(
+          { messages: batch, device_time: new Date().toISOString(), ...(g.epoch === undefined ? {} : { sequence_epoch: g.epoch }) },
+          { idempotencyKey: `sim-backfill-${w.id}-${g.epoch ?? ''}-${i}` },
+        );
+      }
     }
     const from = w.senders ? ` from ${w.senders.join(', ')}` : '';
     print(`backfill ${w.id} (${w.reason}): re-sent ${window.length} SMS${from} received ${w.from.toISOString()} .. ${w.to.toISOString()}`);
@@ -193,14 +251,16 @@ export async function pollOnce(device: PaycollectDevice, inbox: () => readonly I
 const commands: Record<string, Command> = {
   pair: {
     summary: 'Pair with a one-time code from the merchant panel and store the tokens',
-    usage: `pair --code <code> [--name <device name>] [--fingerprint <hash>] [--app-version <v>]`,
-    options: { code: { type: 'string' }, name: { type: 'string' }, fingerprint: { type: 'string' }, 'app-version': { type: 'string' } },
+    usage: `pair --code <code> [--name <device name>] [--fingerprint <hash>] [--app-version <v>] [--sequences]`,
+    options: { code: { type: 'string' }, name: { type: 'string' }, fingerprint: { type: 'string' }, 'app-version': { type: 'string' }, sequences: { type: 'boolean' } },
     async run(ctx, v) {
       const code = need(v, 'code');
       // Re-pairing the same simulated phone keeps its fingerprint, like a real phone would.
       const fingerprint = (v.fingerprint as string | undefined) ?? ctx.state?.fingerprint ?? randomBytes(32).toString('hex');
       const name = (v.name as string | undefined) ?? 'Device simulator';
       const state: State = { baseUrl: ctx.baseUrl, fingerprint, deviceName: name, tokens: null };
+      // `--sequences`: an app that numbers its SMS per SIM; a new pairing is a new install, so a new epoch.
+      if (v.sequences) state.sequences = new SmsSequencer(null).state();
       const device = new PaycollectDevice({ baseUrl: ctx.baseUrl, fingerprint, onTokens: (tokens) => saveState(ctx.statePath, { ...state, tokens }) });
       const paired = await device.pair(code, { device_name: name, app_version: (v['app-version'] as string | undefined) ?? `sim-${VERSION}` });
       Object.assign(state, { deviceId: paired.device_id, pairedAt: new Date().toISOString(), tokens: device.getTokens() });
@@ -283,33 +343,48 @@ const commands: Record<string, Command> = {
       const device = ctx.device();
       const rules = v['no-filter'] ? null : await device.filterRules.retrieve();
       const results: Array<Record<string, unknown>> = [];
-      const toSend = [];
+      const received: InboxSms[] = [];
       for (const sms of inputs) {
         const screen = rules ? screenSms(rules, sms) : { forward: true as const };
         if (!screen.forward) {
           ctx.print(`skipped (${screen.reason}): ${sms.sender}`);
           results.push({ sender: sms.sender, forwarded: false, reason: screen.reason });
-          continue;
+          // With sequences on, numbered all the same when its sender is allowed: the service must know the phone saw it.
+          if (!ctx.state?.sequences || screen.reason === 'sender_not_allowed') continue;
         }
-        toSend.push({
+        received.push({
           device_message_id: sms.device_message_id ?? `sim-${randomUUID()}`,
           sender: sms.sender,
           body: sms.body,
           received_at: sms.received_at ?? new Date().toISOString(),
           ...(sms.sim_slot === undefined ? {} : { sim_slot: sms.sim_slot }),
           ...(sms.receiving_number === undefined ? {} : { receiving_number: sms.receiving_number }),
+          ...(screen.forward ? {} : { screened: true }),
         });
       }
+      numberSms(ctx.statePath, received);
+      const toSend = received.filter((m) => !m.screened);
       // The phone keeps every SMS it received; `--miss` receives without forwarding (the app was killed, the phone offline).
-      addToInbox(ctx.statePath, toSend);
+      addToInbox(ctx.statePath, received);
       if (v.miss) {
         for (const m of toSend) ctx.print(`${m.device_message_id}: received, not forwarded (missed)`);
         return { rules_version: rules?.version ?? null, results: toSend.map((m) => ({ device_message_id: m.device_message_id, forwarded: false, reason: 'missed' })) };
       }
-      for (let i = 0; i < toSend.length; i += SMS_BATCH) {
-        const batch = toSend.slice(i, i + SMS_BATCH);
+      const screenedNumbered = received.filter((m) => m.screened && m.sequence !== undefined);
+      if (screenedNumbered.length > 0) {
+        // Screened numbers first, so no later number of their counter makes them look missing; never their text.
+        for (const g of byEpoch(screenedNumbered)) {
+          await device.smsMessages.forward({ messages: [], sequence_epoch: g.epoch, screened_sequences: screenedRanges(g.messages.map((m) => ({ simSlot: m.sim_slot, sequence: m.sequence! }))) });
+        }
+      }
+      const batches = byEpoch(toSend).flatMap((g) => Array.from({ length: Math.ceil(g.messages.length / SMS_BATCH) }, (_, k) => ({ epoch: g.epoch, messages: g.messages.slice(k * SMS_BATCH, (k + 1) * SMS_BATCH) })));
+      for (const { epoch, messages } of batches) {
+        const batch = messages.map(wire);
         // The service stores each message once by its device_message_id, so repeating a batch is safe.
-        const answers = await device.smsMessages.forward({ messages: batch, device_time: new Date().toISOString() }, { idempotencyKey: `sim-sms-${batch[0]!.device_message_id}` });
+        const answers = await device.smsMessages.forward(
+          { messages: batch, device_time: new Date().toISOString(), ...(epoch === undefined ? {} : { sequence_epoch: epoch }) },
+          { idempotencyKey: `sim-sms-${batch[0]!.device_message_id}` },
+        );
         for (const a of answers) {
           ctx.print(
             a.id === null

@@ -173,7 +173,7 @@ export interface ForwardedSmsResult {
 }
 
 export interface ForwardSmsRequest {
-  /** 1 to 50 SMS that passed the filter rules on the phone. */
+  /** 1 to 50 SMS that passed the filter rules on the phone (may be empty only when `screened_sequences` is not). */
   messages: {
     device_message_id: string;
     sender: string;
@@ -181,6 +181,7 @@ export interface ForwardSmsRequest {
     received_at: string;
     sim_slot?: number | null | undefined;
     receiving_number?: string | null | undefined;
+    sequence?: number | undefined;
     part?: {
       reference: number;
       index: number;
@@ -189,6 +190,14 @@ export interface ForwardSmsRequest {
   }[];
   /** The phone's clock when it sent this batch. The service estimates the phone's clock offset from it and corrects the `received_at` times with it when matching. */
   device_time?: string | undefined;
+  /** Names the app's sequence counters: a new value (e.g. a random id made at install, or when the app's stored counters were lost) tells the service the counters restarted at 1; numbers of different epochs are never compared. Absent: the epoch `default`. Applies to every `sequence` and `screened_sequences` of the request. */
+  sequence_epoch?: string | undefined;
+  /** Sequence numbers the app gave to SMS from allowed senders that its filter rules screened out on the phone (not forwarded, their text never sent), as ranges per SIM slot. Report them in the same request as, or before, any higher number of the counter; otherwise the service sees them as missing and asks for them. */
+  screened_sequences?: {
+    sim_slot: number | null;
+    from: number;
+    to: number;
+  }[] | undefined;
 }
 
 export interface DeviceCommand {
@@ -201,11 +210,17 @@ export interface DeviceCommand {
   /** ISO 8601 UTC timestamp. */
   to: string;
   /** Why the service asks (informative). */
-  reason: "manual" | "offline" | "heartbeat_gap" | "balance_chain_break" | "payment_submitted";
+  reason: "manual" | "offline" | "heartbeat_gap" | "balance_chain_break" | "payment_submitted" | "sequence_gap";
   /** Re-forward only SMS of these senders (compared as the filter rules compare senders); null: every sender the filter rules allow. `payment_submitted` asks for the gateway's official senders only. */
   senders: string[] | null;
   /** ISO 8601 UTC timestamp. */
   created_at: string;
+  /** For `reason: sequence_gap`: re-forward exactly the SMS the app numbered so (with their `sequence`, `sim_slot`, `sequence_epoch` and original `device_message_id`); a number whose SMS was screened out on the phone is reported in `screened_sequences` instead. `from`/`to` then only bound when they arrived. */
+  sequences?: {
+    sim_slot: number | null;
+    sequence_epoch: string;
+    numbers: number[];
+  } | undefined;
 }
 
 export interface CommandsCompleteResult {
@@ -218,13 +233,19 @@ export interface CommandsCompleteResult {
   /** ISO 8601 UTC timestamp. */
   to: string;
   /** Why the service asks (informative). */
-  reason: "manual" | "offline" | "heartbeat_gap" | "balance_chain_break" | "payment_submitted";
+  reason: "manual" | "offline" | "heartbeat_gap" | "balance_chain_break" | "payment_submitted" | "sequence_gap";
   /** Re-forward only SMS of these senders (compared as the filter rules compare senders); null: every sender the filter rules allow. `payment_submitted` asks for the gateway's official senders only. */
   senders: string[] | null;
   /** ISO 8601 UTC timestamp. */
   created_at: string;
   status: "answered";
   resent_count: number;
+  /** For `reason: sequence_gap`: re-forward exactly the SMS the app numbered so (with their `sequence`, `sim_slot`, `sequence_epoch` and original `device_message_id`); a number whose SMS was screened out on the phone is reported in `screened_sequences` instead. `from`/`to` then only bound when they arrived. */
+  sequences?: {
+    sim_slot: number | null;
+    sequence_epoch: string;
+    numbers: number[];
+  } | undefined;
 }
 
 export interface DeviceCommandCompletion {
@@ -343,7 +364,7 @@ export interface SmsMessagesResource<O = RequestOptions> {
   /**
    * Forward SMS
    *
-   * Forwards a batch of up to 50 SMS; the answer has one item per message, in the same order. Each SMS is stored once: re-sending a `device_message_id` (a retried batch) stores nothing and answers the stored record as it is now, so retries are safe. The same text from the same sender forwarded under another id, or by another phone of the brand, is stored as `duplicate` and never completes a payment. SMS text is stored encrypted. The service screens every message with the brand's filter rules again (the same rules the phone applies): a message they refuse is answered `screened_out` and nothing of it is stored.
+   * Forwards a batch of up to 50 SMS; the answer has one item per message, in the same order. Each SMS is stored once: re-sending a `device_message_id` (a retried batch) stores nothing and answers the stored record as it is now, so retries are safe. The same text from the same sender forwarded under another id, or by another phone of the brand, is stored as `duplicate` and never completes a payment. SMS text is stored encrypted. The service screens every message with the brand's filter rules again (the same rules the phone applies): a message they refuse is answered `screened_out` and nothing of it is stored. Sequence numbers (`sequence`, `screened_sequences`) are recorded per device, SIM slot and `sequence_epoch`; a number below the highest that was neither forwarded nor reported screened is asked back at once as a `backfill_sms` command with `reason: sequence_gap` naming the numbers (docs/recovery.md). Repeating numbers is harmless.
    *
    * `POST /api/mobile/v1/sms/messages`
    */

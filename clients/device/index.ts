@@ -22,6 +22,7 @@ export type { Page, PageMetaLike } from '../shared/pagination.ts';
 export type { ResponseMeta, RateLimitInfo, RateLimitQuota, WithResponse } from '../shared/response-meta.ts';
 export { joinSmsParts, type JoinableSms, type SmsPartHeader } from './sms-parts.ts';
 export { answerBackfillRequests, type BackfillWindow, type CommandsApi } from './backfill.ts';
+export { SmsSequencer, screenedRanges, type SmsSequenceState } from './sequence.ts';
 export { SDK_VERSION as VERSION };
 
 /** The header the service reads the fingerprint from when it is not in the body. */

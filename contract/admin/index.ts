@@ -19,6 +19,7 @@ import { adminSmsRecordsContract } from './sms-records.ts';
 import { adminTransactionsContract } from './transactions.ts';
 import { adminWebhookDeliveriesContract } from './webhook-deliveries.ts';
 import { adminSessionContract } from './session.ts';
+import { adminSmsCompletenessContract } from './sms-completeness.ts';
 import { adminOperatorsContract } from './operators.ts';
 import { adminWalletAccountsContract } from './wallet-accounts.ts';
 import { adminPermissions, withPermissions } from './permissions.ts';
@@ -55,6 +56,7 @@ export const adminContract = withErrorResponses(
         alerts: adminAlertsContract,
         session: adminSessionContract,
         operators: adminOperatorsContract,
+        smsCompleteness: adminSmsCompletenessContract,
       },
       adminPermissions,
     ),

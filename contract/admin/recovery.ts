@@ -35,6 +35,10 @@ export const backfillRequestSchema = z
     answered_at: timestampSchema.nullable(),
     failed_at: timestampSchema.nullable(),
     created_at: timestampSchema,
+    sequences: z
+      .object({ sim_slot: z.number().int().nullable(), sequence_epoch: z.string(), numbers: z.array(z.number().int()) })
+      .optional()
+      .describe('For `sequence_gap`: the counter (SIM slot, epoch) and the sequence numbers asked (docs/recovery.md).'),
   })
   .meta({ id: 'AdminBackfillRequest' });
 

@@ -17,6 +17,14 @@ export const deviceCommandSchema = z
       .array(z.string())
       .nullable()
       .describe('Re-forward only SMS of these senders (compared as the filter rules compare senders); null: every sender the filter rules allow. `payment_submitted` asks for the gateway\'s official senders only.'),
+    sequences: z
+      .object({
+        sim_slot: z.number().int().nullable().describe('SIM slot of the counter; null: the counter of SMS whose slot the phone does not know.'),
+        sequence_epoch: z.string().describe('Epoch of the counter (`default` when the app sends none).'),
+        numbers: z.array(z.number().int()).describe('The sequence numbers to re-forward, ascending.'),
+      })
+      .optional()
+      .describe('For `reason: sequence_gap`: re-forward exactly the SMS the app numbered so (with their `sequence`, `sim_slot`, `sequence_epoch` and original `device_message_id`); a number whose SMS was screened out on the phone is reported in `screened_sequences` instead. `from`/`to` then only bound when they arrived.'),
     created_at: timestampSchema,
   })
   .meta({ id: 'DeviceCommand' });

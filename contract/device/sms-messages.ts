@@ -11,6 +11,9 @@ export const MAX_SMS_BATCH = 50;
 /** Longest SMS text accepted (matches the parser's bound; real SMS, even concatenated, are far shorter). */
 export const MAX_FORWARDED_SMS_LENGTH = 2000;
 
+/** A per-SIM sequence number: positive, within a PostgreSQL integer. */
+export const smsSequenceSchema = z.number().int().min(1).max(2_147_483_646);
+
 const noControlChars = (what: string) => z.string().regex(/^[^\p{Cc}]*$/u, `${what} must not contain control characters`);
 
 /** Most parts of one concatenated SMS the service joins (a wallet SMS is 2 or 3). */
@@ -68,21 +71,56 @@ export const forwardedSmsSchema = z
       .describe(
         "The number of the SIM that received it (`SubscriptionManager.getPhoneNumber()` on Android 13+, else `SubscriptionInfo.getNumber()`), when Android knows it; many SIMs do not report one, then leave it out. An SMS naming another number than the wallet account's never proves a payment into that account.",
       ),
+    sequence: smsSequenceSchema
+      .optional()
+      .describe(
+        "The app's number for this SMS in its counter of the SIM slot (`sim_slot`; no slot is a counter of its own) and `sequence_epoch`: every SMS from an allowed sender of the filter rules, forwarded or screened out on the phone, takes the next number (1, 2, 3...) in the order it arrived. The service asks for any number it has not seen below the highest (docs/recovery.md, \"Sequence numbers\").",
+      ),
     part: smsPartSchema.optional(),
   })
   .meta({ id: 'ForwardedSms' });
+
+/** Most sequence ranges one request reports screened. */
+export const MAX_SCREENED_SEQUENCE_RANGES = 50;
+
+export const screenedSequenceRangeSchema = z
+  .strictObject({
+    sim_slot: z.number().int().min(0).max(7).nullable().describe("The counter's SIM slot (0-based); null for SMS whose slot the phone does not know."),
+    from: smsSequenceSchema.describe('First number of the range.'),
+    to: smsSequenceSchema.describe('Last number of the range (inclusive, at least `from`).'),
+  })
+  .refine((r) => r.to >= r.from, { message: 'Must be at least `from`', path: ['to'] })
+  .meta({ id: 'ScreenedSequenceRange' });
 
 export const forwardRequestSchema = z
   .strictObject({
     messages: z
       .array(forwardedSmsSchema)
-      .min(1, 'messages must contain at least one SMS')
       .max(MAX_SMS_BATCH, `At most ${MAX_SMS_BATCH} messages per call`)
-      .describe(`1 to ${MAX_SMS_BATCH} SMS that passed the filter rules on the phone.`),
+      .describe(`1 to ${MAX_SMS_BATCH} SMS that passed the filter rules on the phone (may be empty only when \`screened_sequences\` is not).`),
     device_time: z.iso
       .datetime({ offset: true })
       .optional()
       .describe("The phone's clock when it sent this batch. The service estimates the phone's clock offset from it and corrects the `received_at` times with it when matching."),
+    sequence_epoch: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, 'sequence_epoch must be 1 to 64 letters, digits, `.`, `_` or `-`')
+      .optional()
+      .describe(
+        "Names the app's sequence counters: a new value (e.g. a random id made at install, or when the app's stored counters were lost) tells the service the counters restarted at 1; numbers of different epochs are never compared. Absent: the epoch `default`. Applies to every `sequence` and `screened_sequences` of the request.",
+      ),
+    screened_sequences: z
+      .array(screenedSequenceRangeSchema)
+      .max(MAX_SCREENED_SEQUENCE_RANGES, `At most ${MAX_SCREENED_SEQUENCE_RANGES} ranges per call`)
+      .optional()
+      .describe(
+        'Sequence numbers the app gave to SMS from allowed senders that its filter rules screened out on the phone (not forwarded, their text never sent), as ranges per SIM slot. Report them in the same request as, or before, any higher number of the counter; otherwise the service sees them as missing and asks for them.',
+      ),
+  })
+  .superRefine((r, ctx) => {
+    if (r.messages.length === 0 && (r.screened_sequences?.length ?? 0) === 0) {
+      ctx.addIssue({ code: 'custom', message: 'messages must contain at least one SMS', path: ['messages'] });
+    }
   })
   .meta({ id: 'ForwardSmsRequest' });
 
@@ -123,6 +161,7 @@ export const smsMessagesContract = c.router(
         'The same text from the same sender forwarded under another id, or by another phone of the brand, is stored as `duplicate` and never completes a payment.',
         'SMS text is stored encrypted.',
         "The service screens every message with the brand's filter rules again (the same rules the phone applies): a message they refuse is answered `screened_out` and nothing of it is stored.",
+        'Sequence numbers (`sequence`, `screened_sequences`) are recorded per device, SIM slot and `sequence_epoch`; a number below the highest that was neither forwarded nor reported screened is asked back at once as a `backfill_sms` command with `reason: sequence_gap` naming the numbers (docs/recovery.md). Repeating numbers is harmless.',
       ].join(' '),
       body: forwardRequestSchema,
       responses: { 200: ok(z.array(forwardResultSchema)) },

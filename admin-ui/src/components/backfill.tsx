@@ -14,6 +14,7 @@ const REASONS: Record<Backfill['reason'], string> = {
   heartbeat_gap: "asked by the service: the phone's heartbeats stopped",
   balance_chain_break: 'asked by the service: a balance did not follow the previous one',
   payment_submitted: "asked by the service: a customer submitted a transaction ID no SMS proves yet (the gateway's senders only)",
+  sequence_gap: "asked by the service: numbers missing from the phone's SMS sequence",
 };
 
 /** An audit actor as a person reads it: a console operator's `operator:<id> <e-mail>` is the e-mail. */
@@ -112,6 +113,7 @@ export function BackfillPanel({ device, onClose }: { device: { id: number; name:
                 <p className="mt-1 text-slate-700">{backfillProgress(r)}</p>
                 <p className="text-xs text-slate-600">
                   Request #{r.id}, {REASONS[r.reason]}
+                  {r.sequences ? ` (${r.sequences.sim_slot === null ? 'no SIM slot' : `SIM ${r.sequences.sim_slot + 1}`}: #${r.sequences.numbers.join(', #')})` : ''}
                   {r.requested_by ? ` (${actorName(r.requested_by)})` : ''}, {time(r.created_at)}.
                 </p>
               </li>

@@ -7,6 +7,7 @@ import { useSession } from '../session.tsx';
 import { useBrandName, useBrands } from '../queries.ts';
 import { QrImage } from '../components/qr.tsx';
 import { BackfillPanel } from '../components/backfill.tsx';
+import { SmsCompleteness, useSmsCompleteness } from '../components/sms-completeness.tsx';
 import { navigate, useLocation } from '../router.tsx';
 import { PhoneHealth } from '../components/phone-health.tsx';
 import { Button, Card, Dialog, Empty, ErrorBox, Field, Input, Loading, ModeBadge, Notice, PageTitle, Select, StatusBadge, Table, Td, ago, count, time, BatteryLevel, BATTERY_LOW_DEFAULT } from '../components/ui.tsx';
@@ -34,6 +35,7 @@ export function DevicesScreen() {
     refetchInterval: 10_000,
     queryFn: () => ok(api.devices.list({ query: { mode, per_page: '100', ...(presence ? { presence } : {}) } })),
   });
+  const completeness = useSmsCompleteness(mode);
   const asked = Number(query.get('backfill'));
   const linked = asked ? list.data?.data.find((d) => d.id === asked && d.status === 'active') : undefined;
   useEffect(() => {
@@ -82,7 +84,7 @@ export function DevicesScreen() {
         ) : list.data?.data.length === 0 ? (
           <Empty>No {mode} phone is paired. Pair one with a pairing code.</Empty>
         ) : (
-          <Table label="Devices" head={['Name', 'Presence', 'Battery', 'Signal', 'Last heartbeat', 'Brand', 'Actions']}>
+          <Table label="Devices" head={['Name', 'Presence', 'SMS (24 h)', 'Battery', 'Signal', 'Last heartbeat', 'Brand', 'Actions']}>
             {(list.data?.data ?? []).map((d) => (
               <tr key={d.id}>
                 <Td>
@@ -106,6 +108,7 @@ export function DevicesScreen() {
                   <StatusBadge status={d.presence} />
                   {d.revoked_reason ? <span className="block text-xs text-slate-600">{d.revoked_reason}</span> : null}
                 </Td>
+                <Td>{d.status === 'active' ? <SmsCompleteness view={completeness.data?.get(d.id)} /> : '–'}</Td>
                 <Td className="whitespace-nowrap">
                   <BatteryLevel level={d.battery_level} charging={d.is_charging} lowAt={lowBattery} />
                 </Td>

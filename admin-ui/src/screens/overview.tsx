@@ -3,6 +3,7 @@ import { api, ok } from '../api.ts';
 import { useMode } from '../mode.tsx';
 import { Link } from '../router.tsx';
 import { PhoneHealth } from '../components/phone-health.tsx';
+import { SmsCompleteness, useSmsCompleteness } from '../components/sms-completeness.tsx';
 import { BATTERY_LOW_DEFAULT, Badge, BatteryLevel, Card, Empty, ErrorBox, Loading, ModeBadge, PageTitle, StatusBadge, ago, count } from '../components/ui.tsx';
 
 const POLL_MS = 10_000;
@@ -23,6 +24,9 @@ export function OverviewScreen() {
     refetchInterval: POLL_MS,
     queryFn: async () => (await ok(api.devices.list({ query: { mode, per_page: '100' } }))).data.filter((d) => d.status === 'active'),
   });
+
+  // Per phone: did it miss an SMS in the last 24 hours (its sequence numbers)?
+  const completeness = useSmsCompleteness(mode);
 
   return (
     <div>
@@ -92,6 +96,7 @@ export function OverviewScreen() {
                               battery <BatteryLevel level={d.battery_level} charging={d.is_charging} lowAt={lowBattery} /> · {d.network ?? 'network ?'} · heartbeat {ago(d.last_heartbeat_at)}
                             </span>
                             <PhoneHealth device={d} />
+                            <SmsCompleteness view={completeness.data?.get(d.id)} />
                           </li>
                         ))}
                       </ul>

@@ -45,6 +45,8 @@ export interface BackfillRequestView {
   answeredAt: Date | null;
   failedAt: Date | null;
   createdAt: Date;
+  /** For `sequence_gap`: the counter (slot null: no slot) and the numbers asked (sequences/service.ts). */
+  sequences: { simSlot: number | null; epoch: string; numbers: number[] } | null;
 }
 
 function view(r: BackfillRow): BackfillRequestView {
@@ -65,6 +67,10 @@ function view(r: BackfillRow): BackfillRequestView {
     answeredAt: r.answered_at,
     failedAt: r.failed_at,
     createdAt: r.created_at,
+    sequences:
+      r.sequences && r.sequence_epoch !== null
+        ? { simSlot: r.sequence_slot === null || r.sequence_slot < 0 ? null : r.sequence_slot, epoch: r.sequence_epoch, numbers: r.sequences.map(Number) }
+        : null,
   };
 }
 

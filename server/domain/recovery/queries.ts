@@ -10,6 +10,7 @@ type BackfillReason = (typeof backfillReasons)[number];
 export const BACKFILL_COLUMNS = [
   'id', 'brand_id', 'device_id', 'window_from', 'window_to', 'reason', 'status', 'attempts', 'next_attempt_at',
   'requested_by', 'resent_count', 'delivered_at', 'answered_at', 'failed_at', 'created_at', 'senders',
+  'sequence_slot', 'sequence_epoch', 'sequences',
 ] as const;
 export type BackfillRow = Pick<Selectable<DB['backfill_requests']>, (typeof BACKFILL_COLUMNS)[number]>;
 
@@ -35,6 +36,8 @@ export async function widenOpenAutomaticRequest(db: Db, q: { deviceId: number; f
         .where('reason', '<>', 'manual')
         // A submission's request asks for some senders only: an all-senders window never folds into it.
         .where('reason', '<>', 'payment_submitted')
+        // A sequence request names its numbers: the phone answers those, not a window, so no window is merged into it.
+        .where('sequences', 'is', null)
         .where('window_from', '<=', q.to)
         .where('window_to', '>=', q.from)
         // Raw: interval arithmetic on the merged window.

@@ -14,6 +14,7 @@ import { adminPairingCodeHandlers } from './pairing-codes.ts';
 import { adminExchangeRateHandlers } from './exchange-rates.ts';
 import { adminGatewayHandlers } from './gateways.ts';
 import { adminRecoveryHandlers } from './recovery.ts';
+import { adminSmsCompletenessHandlers } from './sms-completeness.ts';
 import { adminPaymentHandlers } from './payments.ts';
 import { adminRefundHandlers } from './refunds.ts';
 import { adminSmsRecordHandlers } from './sms-records.ts';
@@ -46,6 +47,7 @@ export function adminHandlers(deps: AppDeps) {
     settings: adminSettingHandlers,
     auditLog: adminAuditLogHandlers,
     recovery: adminRecoveryHandlers(deps),
+    smsCompleteness: adminSmsCompletenessHandlers,
     alerts: adminAlertsHandlers,
     session: adminSessionHandlers(deps),
     operators: adminOperatorHandlers,

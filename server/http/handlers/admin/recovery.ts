@@ -25,6 +25,7 @@ function backfillJson(r: BackfillRequestView) {
     next_attempt_at: r.nextAttemptAt.toISOString(),
     requested_by: r.requestedBy,
     senders: r.senders,
+    ...(r.sequences ? { sequences: { sim_slot: r.sequences.simSlot, sequence_epoch: r.sequences.epoch, numbers: r.sequences.numbers } } : {}),
     resent_count: r.resentCount,
     delivered_at: iso(r.deliveredAt),
     answered_at: iso(r.answeredAt),

@@ -12,6 +12,7 @@ const command = (r: BackfillRequestView) => ({
   to: r.to.toISOString(),
   reason: r.reason,
   senders: r.senders,
+  ...(r.sequences ? { sequences: { sim_slot: r.sequences.simSlot, sequence_epoch: r.sequences.epoch, numbers: r.sequences.numbers } } : {}),
   created_at: r.createdAt.toISOString(),
 });
 

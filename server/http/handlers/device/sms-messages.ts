@@ -5,6 +5,7 @@ import { ingestForwardedBatch } from '../../../domain/sms/index.ts';
 import type { MatchSmsRecords } from '../../../domain/sms/index.ts';
 import { deviceOf } from '../../context.ts';
 import { recordDeviceClock } from '../../../domain/devices/clock.ts';
+import { recordSequences } from '../../../domain/recovery/sequences/service.ts';
 
 const s = initServer();
 
@@ -35,6 +36,16 @@ export function deviceSmsMessagesHandlers(deps: AppDeps, matchSmsRecords?: Match
           part: m.part,
         })),
       );
+      // After the SMS are stored: a number is seen once its SMS is (a failed batch is retried with its numbers).
+      await recordSequences(req.db, device.deviceId, {
+        epoch: body.sequence_epoch,
+        forwarded: body.messages.flatMap((m, i) => (m.sequence === undefined || !('result' in answers[i]!) ? [] : [{ simSlot: m.sim_slot ?? null, sequence: m.sequence }])),
+        // A message the service's own rules refused was seen by the phone all the same.
+        screened: [
+          ...body.messages.flatMap((m, i) => (m.sequence === undefined || 'result' in answers[i]! ? [] : [{ simSlot: m.sim_slot ?? null, from: m.sequence, to: m.sequence }])),
+          ...(body.screened_sequences ?? []).map((r) => ({ simSlot: r.sim_slot, from: r.from, to: r.to })),
+        ],
+      });
       return {
         status: 200,
         body: {

@@ -28,6 +28,7 @@ import { Migration0027ChainOrder } from './0027-chain-order.ts';
 import { Migration0028IdempotencyPerMode } from './0028-idempotency-per-mode.ts';
 import { Migration0029RefundCompletionReference } from './0029-refund-completion-reference.ts';
 import { Migration0030WalletAccounts } from './0030-wallet-accounts.ts';
+import { Migration0033SequenceCounters } from './0033-sequence-counters.ts';
 import { Migration0034BackfillSenders } from './0034-backfill-senders.ts';
 import { Migration0035OwnpayDialect } from './0035-ownpay-dialect.ts';
 import { Migration0038Receipts } from './0038-receipts.ts';
@@ -35,6 +36,7 @@ import { Migration0039SmsParts } from './0039-sms-parts.ts';
 import { Migration0041OwnpayApp } from './0041-ownpay-app.ts';
 import { Migration0042DeviceDiagnostics } from './0042-device-diagnostics.ts';
 import { Migration0043ApiKeyScopes } from './0043-api-key-scopes.ts';
+import { Migration0044BackfillReasons } from './0044-backfill-reasons.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -70,6 +72,7 @@ export const migrationsList: MigrationObject[] = [
   { name: '0028-idempotency-per-mode', class: Migration0028IdempotencyPerMode },
   { name: '0029-refund-completion-reference', class: Migration0029RefundCompletionReference },
   { name: '0030-wallet-accounts', class: Migration0030WalletAccounts },
+  { name: '0033-sequence-counters', class: Migration0033SequenceCounters },
   { name: '0034-backfill-senders', class: Migration0034BackfillSenders },
   { name: '0035-ownpay-dialect', class: Migration0035OwnpayDialect },
   { name: '0038-receipts', class: Migration0038Receipts },
@@ -77,4 +80,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0041-ownpay-app', class: Migration0041OwnpayApp },
   { name: '0042-device-diagnostics', class: Migration0042DeviceDiagnostics },
   { name: '0043-api-key-scopes', class: Migration0043ApiKeyScopes },
+  { name: '0044-backfill-reasons', class: Migration0044BackfillReasons },
 ];
