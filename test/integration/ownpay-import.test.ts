@@ -75,6 +75,10 @@ describe('importOwnpayDump', () => {
     ]);
     // OwnPay's hash is sha256 of the whole key, as ours: the merchant's existing key is the one stored.
     expect(keys[0].key_hash).toBe(hashApiKey('op_ab12cd34.K3yMaterialForTheFixture0001'));
+    // ...and it authenticates here, in OwnPay's dialect; the revoked one does not.
+    const ok = await t.request('GET', '/api/v1/health', { token: 'op_ab12cd34.K3yMaterialForTheFixture0001' });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect((await t.request('GET', '/api/v1/payments', { token: 'op_ab12cd34.K3yMaterialForTheFixture0001' })).status).toBe(200);
 
     const brandId = Number(dhaka.id);
     const rahim = await getCustomerByIdentifier(em(), t.runtime.deps.crypto, brandId, 'live', 'rahim@example.com');

@@ -33,10 +33,14 @@ const API_KEY_PREFIX_LENGTH = 12;
  * Accepts 32 to 64 random characters so the length can grow later without
  * breaking keys already issued.
  */
-const API_KEY_RE = /^(?:[ps]k|op)_(?:live|test)_[0-9A-Za-z]{32,64}$/;
+const API_KEY_RE = /^(?:(?:[ps]k|op)_(?:live|test)_[0-9A-Za-z]{32,64}|op_[0-9a-f]{8}\.[0-9A-Za-z]{16,128})$/;
 
-/** The spelling of an OwnPay-dialect key (`op_live_…`, `op_test_…`): OwnPay's SDKs refuse keys not starting `op_`. */
-export const OWNPAY_KEY_RE = /^op_(?:live|test)_/;
+/**
+ * The spelling of an OwnPay-dialect key: ours (`op_live_…`, `op_test_…`), or one
+ * OwnPay itself issued and `import:ownpay` brought over (`op_<8 hex>.<secret>`,
+ * its SecurityHelpers::generateApiKey): OwnPay's SDKs refuse keys not starting `op_`.
+ */
+export const OWNPAY_KEY_RE = /^op_(?:live_|test_|[0-9a-f]{8}\.)/;
 
 export interface GeneratedApiKey {
   /** Shown to the merchant once, never stored. */
