@@ -121,7 +121,7 @@ describe('merchant API key authentication', () => {
     answers.forEach((a, i) => {
       const b = brands.find((x) => x.apiKey === calls[i]);
       if (!b || b === revoked || b === disabled) expect(a).toBeNull();
-      else expect(a).toEqual({ brandId: b.brandId, apiKeyId: expect.any(Number), mode: 'live' });
+      else expect(a).toEqual({ brandId: b.brandId, apiKeyId: expect.any(Number), mode: 'live', scopes: null });
     });
     // Revoked after being looked up: the very next lookup refuses it.
     const live = brands[2]!;
