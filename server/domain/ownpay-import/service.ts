@@ -9,7 +9,7 @@ import { insertApiKeyByHash, upsertBrandByUuid } from './queries.ts';
 
 /**
  * `npm run cli -- import:ownpay`: an OwnPay database export into this service
- * (issue 34 part 4). Tables and columns as own-pay/OwnPay database/schema.sql
+ * (README, "Importing an OwnPay installation"). Tables and columns as own-pay/OwnPay database/schema.sql
  * defines them. In one transaction; a dry run does all of it and rolls back,
  * so its report is exactly what the import would do. Re-running imports
  * nothing twice: brands are found by the OwnPay merchant's uuid, keys by their
