@@ -248,6 +248,38 @@ describe('console polish', () => {
     await close();
   });
 
+  it('API keys: an owner creates a key limited to reading with an expiry day; a day already past is refused under the field', async () => {
+    const { brandId } = await t.createBrand('Keys Shop');
+    const { page, errors, close } = await loggedIn(1280, '/brands');
+    await page.getByRole('button', { name: 'Keys Shop' }).click();
+    await page.getByRole('button', { name: 'New API key' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('What the key is for').fill('reporting');
+    await dialog.getByRole('checkbox', { name: /^read:/ }).check();
+    await dialog.getByLabel('Expires on (optional)').fill('2020-01-01');
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+    await expect.poll(() => dialog.innerText()).toContain('Must be in the future');
+    expect((await adminRequest(t, 'GET', `/brands/${brandId}/api-keys`)).body.data).toEqual([]);
+    const next = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+    await dialog.getByLabel('Expires on (optional)').fill(next);
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+    await page.getByTestId('new-api-key').waitFor();
+    await dialog.getByRole('button', { name: 'I have stored it' }).click();
+    const keys = (await adminRequest(t, 'GET', `/brands/${brandId}/api-keys`)).body.data;
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatchObject({ name: 'reporting', scopes: ['read'] });
+    // The end of that day in the operator's zone: between 29 and 31 days from now.
+    const days = (Date.parse(keys[0].expires_at) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29);
+    expect(days).toBeLessThan(31);
+    const row = page.getByRole('table', { name: 'API keys' }).getByRole('row').filter({ hasText: 'reporting' });
+    await expect.poll(() => row.innerText()).toMatch(/read[\s\S]*expires[\s\S]*never/);
+    await settle(page);
+    await expectAccessible(page, 'brands with a scoped key');
+    expect(unexpectedErrors(errors)).toEqual([]);
+    await close();
+  });
+
   it('every table at 375 px stays inside the screen and scrolls sideways in its own box; nothing is cut off', { timeout: 180_000 }, async () => {
     await seedGateway(t, 'nagad');
     const { page, errors, close } = await loggedIn(375, '/');

@@ -14,6 +14,17 @@ afterAll(() => t?.close());
 const cli = (args: string[], env: Record<string, string> = {}) => runCli(t, args, env);
 
 describe('the CLI over the admin API, as a child process', () => {
+  it('creates a key limited to scopes with an expiry; an unknown scope is a usage error', async () => {
+    const { brandId } = await t.createBrand('Scoped by CLI');
+    const expires = new Date(Date.now() + 86_400_000).toISOString();
+    const key = await cli(['api-key:create', '--brand', String(brandId), '--name', 'reports', '--scopes', 'read,refunds', '--expires-at', expires, '--json']);
+    expect(key.code, key.stderr).toBe(0);
+    expect(key.json()).toMatchObject({ scopes: ['read', 'refunds'], expires_at: expires });
+    const bad = await cli(['api-key:create', '--brand', String(brandId), '--name', 'x', '--scopes', 'read,admin']);
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toContain('--scopes: admin is not one of read, write, refunds, webhooks');
+  });
+
   it("switches a brand's receipts on; a bad switch is a usage error", async () => {
     const { brandId } = await t.createBrand('Receipts by CLI');
     const receipts = await cli(['brand:update', '--brand', String(brandId), '--receipts', 'on', '--json']);

@@ -5,7 +5,7 @@ import { useSession } from '../session.tsx';
 import { useBrands } from '../queries.ts';
 import type { Mode } from '../mode.tsx';
 import type { ApiKeyScope } from '../../../contract/vocabulary.ts';
-import { FieldError } from '../components/field-error.tsx';
+import { FieldError, invalidProps, unplaced } from '../components/field-error.tsx';
 import { Button, Card, Dialog, Empty, ErrorBox, Field, Input, Loading, ModeBadge, Notice, PageTitle, Select, StatusBadge, Table, Td, ago, time } from '../components/ui.tsx';
 
 /** The scopes an API key may be limited to, with what each allows (contract/common/meta.ts merchantScopeOf). */
@@ -292,10 +292,10 @@ export function BrandsScreen() {
               ))}
             </fieldset>
             <Field label="Expires on (optional)" htmlFor="key-expires" hint="After this day the key is refused like a revoked one.">
-              <Input id="key-expires" type="date" value={keyExpires} onChange={(e) => setKeyExpires(e.target.value)} />
+              <Input id="key-expires" type="date" value={keyExpires} onChange={(e) => setKeyExpires(e.target.value)} {...invalidProps(createKey.error, 'expires_at', 'key-expires')} />
             </Field>
-            <FieldError error={createKey.error} field="expires_at" id="key-expires-error" />
-            <ErrorBox error={createKey.error} />
+            <FieldError error={createKey.error} field="expires_at" id="key-expires" />
+            <ErrorBox error={unplaced(createKey.error, ['expires_at'])} />
             <div className="flex justify-end gap-2">
               <Button onClick={() => setKeyOpen(false)}>Cancel</Button>
               <Button type="submit" variant="primary" busy={createKey.isPending} disabled={!keyName.trim()}>

@@ -1,10 +1,10 @@
-import { modes, brandStatuses, apiKeyDialects } from '../../../contract/vocabulary.ts';
-import { defined, need, oneOf, opt, pageHelp, pageOptions, pageQuery, positiveInt } from '../args.ts';
+import { modes, brandStatuses, apiKeyDialects, apiKeyScopes, type ApiKeyScope } from '../../../contract/vocabulary.ts';
+import { UsageError, defined, need, oneOf, opt, pageHelp, pageOptions, pageQuery, positiveInt } from '../args.ts';
 import type { Commands } from '../command.ts';
 import { block, table } from '../output.ts';
 
 const BRAND_COLUMNS = ['id', 'name', 'status', 'timezone', 'created_at'];
-const KEY_COLUMNS = ['id', 'name', 'prefix', 'mode', 'dialect', 'created_at', 'last_used_at', 'revoked_at'];
+const KEY_COLUMNS = ['id', 'name', 'prefix', 'mode', 'dialect', 'scopes', 'expires_at', 'created_at', 'last_used_at', 'revoked_at'];
 
 export const brandCommands: Commands = {
   'brand:create': {
@@ -54,12 +54,23 @@ export const brandCommands: Commands = {
   },
   'api-key:create': {
     summary: 'Create an API key for a brand (the key is shown once)',
-    usage: '--brand <id> --name <what it is for> [--mode live|test] [--dialect native|ownpay]',
-    options: { brand: { type: 'string' }, name: { type: 'string' }, mode: { type: 'string' }, dialect: { type: 'string' } },
+    usage: '--brand <id> --name <what it is for> [--mode live|test] [--dialect native|ownpay] [--scopes read,write,refunds,webhooks] [--expires-at <ISO time>]',
+    options: {
+      brand: { type: 'string' }, name: { type: 'string' }, mode: { type: 'string' }, dialect: { type: 'string' }, scopes: { type: 'string' }, 'expires-at': { type: 'string' },
+    },
     async run(ctx, v) {
       const id = positiveInt(v, 'brand', true);
+      const scopes = opt(v, 'scopes')?.split(',').map((s) => s.trim()).filter(Boolean);
+      const unknown = scopes?.filter((s) => !(apiKeyScopes as readonly string[]).includes(s)) ?? [];
+      if (unknown.length > 0) throw new UsageError(`--scopes: ${unknown.join(', ')} is not one of ${apiKeyScopes.join(', ')}`);
       // `ownpay`: an `op_…` key for OwnPay's plugins and SDKs (README "Coming from OwnPay").
-      const body = defined({ name: need(v, 'name'), mode: oneOf(v, 'mode', modes), dialect: oneOf(v, 'dialect', apiKeyDialects) });
+      const body = defined({
+        name: need(v, 'name'),
+        mode: oneOf(v, 'mode', modes),
+        dialect: oneOf(v, 'dialect', apiKeyDialects),
+        scopes: scopes as ApiKeyScope[] | undefined,
+        expires_at: opt(v, 'expires-at'),
+      });
       const key = await ctx.admin().brands.createApiKey(id, body);
       return { json: key, text: `${block(key)}\nStore the key now: it cannot be shown again.` };
     },
