@@ -49,7 +49,7 @@ export const adminSmsCompletenessContract = c.router(
     },
     list: {
       method: 'GET',
-      path: '/sms-completeness',
+      path: '/phones/sms-completeness',
       summary: 'SMS completeness of every phone',
       description: 'The completeness of every active (not revoked) phone the caller may see, by device id: what the overview shows per phone.',
       query: z.strictObject({ brand_id: brandFilter, mode: modeFilter }),

@@ -169,7 +169,7 @@ describe('completeness view', () => {
     expect(missing.body.errors[0].code).toBe('DEVICE_NOT_FOUND');
     const d = await newDevice();
     await forward(d, { messages: [sms(2)] });
-    const list = await adminRequest(t, 'GET', `/sms-completeness?brand_id=${scene.brandId}`);
+    const list = await adminRequest(t, 'GET', `/phones/sms-completeness?brand_id=${scene.brandId}`);
     expect(list.status).toBe(200);
     expect(list.body.data.find((v: { device_id: number }) => v.device_id === d.deviceId)).toMatchObject({ verdict: 'missing', missing_count: 1, highest: 2 });
     expect(list.body.data.find((v: { device_id: number }) => v.device_id === scene.device.deviceId)).toMatchObject({ verdict: 'unknown', highest: null });

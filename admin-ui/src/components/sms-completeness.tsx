@@ -3,7 +3,7 @@ import { api, ok } from '../api.ts';
 import type { Mode } from '../mode.tsx';
 import { Badge } from './ui.tsx';
 
-/** Each active phone's SMS completeness over the last 24 hours, by device id (GET /sms-completeness). */
+/** Each active phone's SMS completeness over the last 24 hours, by device id (GET /phones/sms-completeness). */
 export function useSmsCompleteness(mode: Mode) {
   return useQuery({
     queryKey: ['sms-completeness', mode],

@@ -83,6 +83,22 @@ interface Normalised {
   phoneHash: string | null;
 }
 
+/** A new customer row with its details encrypted under a fresh uuid; undefined when its email or phone is taken (a race lost). */
+async function insertNewCustomer(em: Db, keys: PersonalDataKeys, brandId: number, mode: Mode, c: Normalised) {
+  const uuid = randomUUID();
+  const b = customerBinding(brandId, uuid);
+  return insertCustomerUnlessTaken(em, {
+    uuid,
+    brand_id: brandId,
+    mode,
+    name_encrypted: c.name ? keys.pii.encrypt(c.name, CTX.name, b) : null,
+    email_encrypted: c.email ? keys.pii.encrypt(c.email, CTX.email, b) : null,
+    phone_encrypted: c.phone ? keys.pii.encrypt(c.phone, CTX.phone, b) : null,
+    email_hash: c.emailHash,
+    phone_hash: c.phoneHash,
+  });
+}
+
 /**
  * Normalises and hashes the contact details; a bad email or phone is a
  * VALIDATION_ERROR naming `<fieldPrefix>.email` / `.phone`.
@@ -153,19 +169,8 @@ export async function findOrCreateCustomer(
       await fillMissing(em, keys, brandId, match, c, rows.filter((r) => r.id !== match.id));
       return { id: match.id, uuid: match.uuid, created: false };
     }
-    const uuid = randomUUID();
-    const b = customerBinding(brandId, uuid);
     // The loser of a race for an email or phone inserts nothing and reads the winner on the next attempt.
-    const inserted = await insertCustomerUnlessTaken(em, {
-      uuid,
-      brand_id: brandId,
-      mode,
-      name_encrypted: c.name ? keys.pii.encrypt(c.name, CTX.name, b) : null,
-      email_encrypted: c.email ? keys.pii.encrypt(c.email, CTX.email, b) : null,
-      phone_encrypted: c.phone ? keys.pii.encrypt(c.phone, CTX.phone, b) : null,
-      email_hash: c.emailHash,
-      phone_hash: c.phoneHash,
-    });
+    const inserted = await insertNewCustomer(em, keys, brandId, mode, c);
     if (inserted) return { id: inserted.id, uuid: inserted.uuid, created: true };
   }
   throw new Error('customer find-or-create did not settle after 3 attempts');
@@ -218,18 +223,7 @@ export async function createCustomer(em: Db, keys: PersonalDataKeys, brandId: nu
   const c = normaliseCustomer(keys, brandId, input, '');
   const exists = () => new AppError('CONFLICT', `A customer with this ${c.emailHash ? 'email' : 'phone'} already exists`, { field: c.emailHash ? 'email' : 'phone' });
   if ((await selectByHashes(em, brandId, mode, c)).length > 0) throw exists();
-  const uuid = randomUUID();
-  const b = customerBinding(brandId, uuid);
-  const inserted = await insertCustomerUnlessTaken(em, {
-    uuid,
-    brand_id: brandId,
-    mode,
-    name_encrypted: c.name ? keys.pii.encrypt(c.name, CTX.name, b) : null,
-    email_encrypted: c.email ? keys.pii.encrypt(c.email, CTX.email, b) : null,
-    phone_encrypted: c.phone ? keys.pii.encrypt(c.phone, CTX.phone, b) : null,
-    email_hash: c.emailHash,
-    phone_hash: c.phoneHash,
-  });
+  const inserted = await insertNewCustomer(em, keys, brandId, mode, c);
   if (!inserted) throw exists();
   return { id: inserted.id, uuid: inserted.uuid };
 }
