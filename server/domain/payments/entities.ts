@@ -129,6 +129,8 @@ export const Transaction = defineEntity({
     },
     { name: 'transactions_brand_created_idx', expression: 'CREATE INDEX transactions_brand_created_idx ON transactions (brand_id, created_at DESC)' },
     { name: 'transactions_brand_status_idx', properties: ['brand', 'status'] },
+    // A wallet account's use today (the checkout's choice of account, wallet-accounts/queries.ts) and whether it was paid into.
+    { name: 'transactions_wallet_account_idx', properties: ['walletAccount', 'createdAt'], where: 'wallet_account_id IS NOT NULL' },
     // SMS matching: the brand's open transactions on a gateway within a time window, or with the amount an SMS shows.
     {
       name: 'transactions_open_by_gateway_idx',

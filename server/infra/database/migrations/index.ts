@@ -37,6 +37,7 @@ import { Migration0041OwnpayApp } from './0041-ownpay-app.ts';
 import { Migration0042DeviceDiagnostics } from './0042-device-diagnostics.ts';
 import { Migration0043ApiKeyScopes } from './0043-api-key-scopes.ts';
 import { Migration0044BackfillReasons } from './0044-backfill-reasons.ts';
+import { Migration0045WalletAccountIndex } from './0045-wallet-account-index.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -81,4 +82,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0042-device-diagnostics', class: Migration0042DeviceDiagnostics },
   { name: '0043-api-key-scopes', class: Migration0043ApiKeyScopes },
   { name: '0044-backfill-reasons', class: Migration0044BackfillReasons },
+  { name: '0045-wallet-account-index', class: Migration0045WalletAccountIndex },
 ];
