@@ -191,16 +191,8 @@ export async function phonesToAskFor(
     .where('d.brand_id', '=', q.brandId)
     .where('d.mode', '=', q.mode)
     .where('d.status', '=', 'active')
-    .where((w) =>
-      w.or([
-        w.not(
-          w.exists(
-            w.selectFrom('transactions as t').innerJoin('wallet_accounts as a', 'a.id', 't.wallet_account_id').select('a.id').where('t.id', '=', q.transactionId).where('a.device_id', 'is not', null),
-          ),
-        ),
-        w.exists(w.selectFrom('transactions as t').innerJoin('wallet_accounts as a', 'a.id', 't.wallet_account_id').select('a.id').where('t.id', '=', q.transactionId).whereRef('a.device_id', '=', 'd.id')),
-      ]),
-    )
+    // Raw: the account's phone, or any phone when it names none (or there is no account), as one COALESCE.
+    .where(sql<boolean>`d.id = COALESCE((SELECT a.device_id FROM transactions t JOIN wallet_accounts a ON a.id = t.wallet_account_id WHERE t.id = ${q.transactionId}), d.id)`)
     .orderBy('d.id')
     .execute();
   return rows.map((r) => r.id);
