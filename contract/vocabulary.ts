@@ -28,6 +28,17 @@ export const apiKeyScopes = ['read', 'write', 'refunds', 'webhooks'] as const;
 export type ApiKeyScope = (typeof apiKeyScopes)[number];
 export type Mode = (typeof modes)[number];
 
+// Invoices.
+
+/**
+ * An invoice's state (server/domain/invoices): `draft` (editable, not public),
+ * `open` (finalized: its hosted page takes payments), `overdue` (open and past
+ * its due date, set by the overdue sweep; still payable), `paid` (payments
+ * reached the total), `void` (cancelled by the merchant; never payable again).
+ */
+export const invoiceStatuses = ['draft', 'open', 'paid', 'void', 'overdue'] as const;
+export type InvoiceStatus = (typeof invoiceStatuses)[number];
+
 // Brands, operators, devices.
 
 /**
@@ -130,6 +141,10 @@ export const webhookEventNames = [
   'device.offline',
   'device.online',
   'gateway.sms_unparsed',
+  'invoice.created',
+  'invoice.paid',
+  'invoice.overdue',
+  'invoice.voided',
 ] as const;
 export type WebhookEventName = (typeof webhookEventNames)[number];
 

@@ -17,6 +17,7 @@ import { SmsPart, SmsRecord } from './sms/intake/entities.ts';
 import { webhookEntities } from './webhooks/entities.ts';
 import { AuditLog } from './audit/entities.ts';
 import { SmsBalanceChain, SmsFormatAlarm } from './sms/matching/entities.ts';
+import { Invoice, InvoiceCounter } from './invoices/entities.ts';
 import { BackfillRequest, SmsSequenceCounter } from './recovery/entities.ts';
 import { RateLimit } from './rate-limit/entities.ts';
 import { Operator, OperatorSession } from './operators/entities.ts';
@@ -25,4 +26,4 @@ import { Alert, AlertBrandSettings } from './alerts/entities.ts';
 import { Receipt } from './receipts/entities.ts';
 
 /** Every entity the ORM knows; each domain area adds its own here. */
-export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, PaymentLink, SandboxSession, CheckoutSubmissionCount, WalletAccount, CheckoutAccountAssignment, IdempotencyKey, Device, DeviceRefreshTokenRotation, DevicePresenceChange, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsPart, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, SmsSequenceCounter, RateLimit, ...webhookEntities, AuditLog, Setting, Alert, AlertBrandSettings, Receipt, Operator, OperatorSession];
+export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, PaymentLink, SandboxSession, CheckoutSubmissionCount, WalletAccount, CheckoutAccountAssignment, IdempotencyKey, Device, DeviceRefreshTokenRotation, DevicePresenceChange, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsPart, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, SmsSequenceCounter, RateLimit, ...webhookEntities, AuditLog, Setting, Alert, AlertBrandSettings, Receipt, Invoice, InvoiceCounter, Operator, OperatorSession];

@@ -2,6 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { modes, intentStatuses, transactionStatuses } from '../../../contract/vocabulary.ts';
 import { Brand } from '../brands/entities.ts';
 import { Customer } from '../customers/entities.ts';
+import { Invoice } from '../invoices/entities.ts';
 import { Gateway } from '../gateways/entities.ts';
 import { WalletAccount } from '../wallet-accounts/entities.ts';
 export type { IntentStatus, TransactionStatus } from '../../../contract/vocabulary.ts';
@@ -30,6 +31,8 @@ export const PaymentIntent = defineEntity({
     customer: () => p.manyToOne(Customer).nullable().foreignKeyName('payment_intents_customer_id_fkey').deleteRule('no action').updateRule('no action'),
     /** The link this payment was made from, if any. */
     paymentLink: () => p.manyToOne(PaymentLink).nullable().foreignKeyName('payment_intents_payment_link_id_fkey').deleteRule('no action').updateRule('no action'),
+    /** The invoice this payment pays (part of), if any: its completion adds to the invoice's amount paid (invoices/settle.ts). */
+    invoice: () => p.manyToOne(Invoice).nullable().foreignKeyName('payment_intents_invoice_id_fkey').deleteRule('no action').updateRule('no action'),
     metadata: p.json<Record<string, unknown>>().defaultRaw("'{}'::jsonb").check("jsonb_typeof(metadata) = 'object'"),
     successUrl: p.string().length(2048).nullable(),
     cancelUrl: p.string().length(2048).nullable(),
@@ -54,6 +57,7 @@ export const PaymentIntent = defineEntity({
     { name: 'payment_intents_customer_idx', properties: ['customer'], where: 'customer_id IS NOT NULL' },
     // The expiry job scans only intents still open.
     { name: 'payment_intents_due_idx', properties: ['expiresAt'], where: "status = 'pending'" },
+    { name: 'payment_intents_invoice_idx', properties: ['invoice'], where: 'invoice_id IS NOT NULL' },
     {
       name: 'payment_intents_link_idx',
       expression: 'CREATE INDEX payment_intents_link_idx ON payment_intents (payment_link_id, id DESC) WHERE payment_link_id IS NOT NULL',
