@@ -96,6 +96,23 @@ export const smsUnparsedEventDataSchema = z
   })
   .meta({ id: 'SmsUnparsedEventData' });
 
+/** Data of `invoice.*` events: the invoice's state after the change (`GET /api/v1/invoices/{id}` has the rest). */
+export const invoiceEventDataSchema = z
+  .looseObject({
+    invoice_id: uuidSchema.describe("The invoice's id (`GET /api/v1/invoices/{id}`)."),
+    number: z.string().describe('The invoice number, e.g. `INV-0001`.'),
+    status: z.string().describe('Status after the change: `draft` or `open` (created), `paid`, `overdue`, `void`.'),
+    customer_id: uuidSchema.describe("The customer's `uuid`."),
+    currency: currencySchema,
+    total: amountSchema.describe('What the invoice asks for in all.'),
+    amount_paid: amountSchema.describe('Sum of its completed payments.'),
+    amount_remaining: amountSchema.describe('total − amount paid, never below zero.'),
+    due_date: z.string().describe('Due date (YYYY-MM-DD).'),
+    hosted_url: z.string().describe('The hosted invoice page.'),
+    payment_id: uuidSchema.nullable().optional().describe('`invoice.paid`: the payment whose completion paid it.'),
+  })
+  .meta({ id: 'InvoiceEventData' });
+
 export const webhookEventSchemas = {
   'payment.completed': envelope('payment.completed', paymentWithTransactionSchema, 'PaymentCompletedEvent'),
   'payment.failed': envelope('payment.failed', paymentWithTransactionSchema, 'PaymentFailedEvent'),
@@ -107,6 +124,14 @@ export const webhookEventSchemas = {
   'device.offline': envelope('device.offline', deviceEventDataSchema, 'DeviceOfflineEvent'),
   'device.online': envelope('device.online', deviceEventDataSchema, 'DeviceOnlineEvent'),
   'gateway.sms_unparsed': envelope('gateway.sms_unparsed', smsUnparsedEventDataSchema, 'GatewaySmsUnparsedEvent'),
+  /** An invoice was created (as a draft or directly open). */
+  'invoice.created': envelope('invoice.created', invoiceEventDataSchema, 'InvoiceCreatedEvent'),
+  /** The invoice's completed payments reached its total. */
+  'invoice.paid': envelope('invoice.paid', invoiceEventDataSchema, 'InvoicePaidEvent'),
+  /** An open invoice passed its due date unpaid (sent once). */
+  'invoice.overdue': envelope('invoice.overdue', invoiceEventDataSchema, 'InvoiceOverdueEvent'),
+  /** The merchant or an operator voided the invoice. */
+  'invoice.voided': envelope('invoice.voided', invoiceEventDataSchema, 'InvoiceVoidedEvent'),
 } as const satisfies Record<WebhookEventName, z.ZodType>;
 
 /** Any webhook body, discriminated by `event`. */
@@ -121,6 +146,10 @@ export const webhookEventSchema = z
     webhookEventSchemas['device.offline'],
     webhookEventSchemas['device.online'],
     webhookEventSchemas['gateway.sms_unparsed'],
+    webhookEventSchemas['invoice.created'],
+    webhookEventSchemas['invoice.paid'],
+    webhookEventSchemas['invoice.overdue'],
+    webhookEventSchemas['invoice.voided'],
   ])
   .meta({ id: 'WebhookEvent' });
 

@@ -391,7 +391,7 @@ export interface WebhookEndpoint {
   /** Your own label for it; may be empty. */
   description: string;
   /** Events delivered to this endpoint. */
-  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed")[];
+  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed" | "invoice.created" | "invoice.paid" | "invoice.overdue" | "invoice.voided")[];
   /** False: events are recorded but not delivered, and queued deliveries become `dead_letter`. */
   enabled: boolean;
   /** `paycollect`: `X-Webhook-Signature: t=…,v1=…` over `{t}.{body}` and this API's event bodies. `ownpay`: what OwnPay's plugins and SDKs verify and read (`X-Signature: sha256=<hex>` and `X-OwnPay-Signature: <hex>`, the HMAC-SHA256 of the raw body with the secret; `X-Timestamp`, `X-OwnPay-Timestamp`, `X-Event`; body `{event, data, timestamp}`; README "Coming from OwnPay"). */
@@ -424,7 +424,7 @@ export interface WebhookEndpointCreated {
   /** Your own label for it; may be empty. */
   description: string;
   /** Events delivered to this endpoint. */
-  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed")[];
+  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed" | "invoice.created" | "invoice.paid" | "invoice.overdue" | "invoice.voided")[];
   /** False: events are recorded but not delivered, and queued deliveries become `dead_letter`. */
   enabled: boolean;
   /** `paycollect`: `X-Webhook-Signature: t=…,v1=…` over `{t}.{body}` and this API's event bodies. `ownpay`: what OwnPay's plugins and SDKs verify and read (`X-Signature: sha256=<hex>` and `X-OwnPay-Signature: <hex>`, the HMAC-SHA256 of the raw body with the secret; `X-Timestamp`, `X-OwnPay-Timestamp`, `X-Event`; body `{event, data, timestamp}`; README "Coming from OwnPay"). */
@@ -453,7 +453,7 @@ export interface PutWebhookEndpointRequest {
   /** Receiver URL. Must resolve to public addresses only (private, loopback, link-local and metadata addresses are refused), checked now and again at every delivery. Redirects are not followed. */
   url: string;
   /** Events to deliver. */
-  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed")[];
+  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed" | "invoice.created" | "invoice.paid" | "invoice.overdue" | "invoice.voided")[];
   /** Default true. Enabling clears an automatic disable. */
   enabled?: boolean | undefined;
   /** Kept when omitted (`paycollect` for a new endpoint). `paycollect`: `X-Webhook-Signature: t=…,v1=…` over `{t}.{body}` and this API's event bodies. `ownpay`: what OwnPay's plugins and SDKs verify and read (`X-Signature: sha256=<hex>` and `X-OwnPay-Signature: <hex>`, the HMAC-SHA256 of the raw body with the secret; `X-Timestamp`, `X-OwnPay-Timestamp`, `X-Event`; body `{event, data, timestamp}`; README "Coming from OwnPay"). */
@@ -480,7 +480,7 @@ export interface WebhookDelivery {
   /** Internal transaction id, or null for events without one (device events). */
   transaction_id: number | null;
   /** Webhook event name. */
-  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed";
+  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed" | "invoice.created" | "invoice.paid" | "invoice.overdue" | "invoice.voided";
   /** Target URL of the latest attempt. */
   url: string;
   /** The JSON body sent, serialised as a string (byte for byte what was signed). */
@@ -508,7 +508,7 @@ export interface WebhookDelivery {
 
 export interface SendWebhookTestRequest {
   /** Which event to send, with a realistic sample `data` body of that event. */
-  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed";
+  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed" | "invoice.created" | "invoice.paid" | "invoice.overdue" | "invoice.voided";
 }
 
 export interface WebhookDeliveryDetail {
@@ -520,7 +520,7 @@ export interface WebhookDeliveryDetail {
   /** Internal transaction id, or null for events without one (device events). */
   transaction_id: number | null;
   /** Webhook event name. */
-  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed";
+  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed" | "invoice.created" | "invoice.paid" | "invoice.overdue" | "invoice.voided";
   /** Target URL of the latest attempt. */
   url: string;
   /** The JSON body sent, serialised as a string (byte for byte what was signed). */
@@ -618,11 +618,163 @@ export interface PaymentLinksListParams {
   per_page?: string | number | undefined;
 }
 
+export interface Invoice {
+  /** The invoice's id in this API. */
+  id: string;
+  /** The invoice number, per brand and mode, gap-free: `INV-0001`, `INV-0002`, …. */
+  number: string;
+  /** `draft`, `open`, `overdue` (open and past due), `paid` or `void`. */
+  status: "void" | "draft" | "open" | "paid" | "overdue";
+  /** The customer's `uuid`. */
+  customer_id: string;
+  /** The customer's name, when known. */
+  customer_name: string | null;
+  /** ISO 4217 currency code. */
+  currency: string;
+  /** Line items in order. */
+  lines: {
+    description: string;
+    quantity: string;
+    unit_price: string;
+    amount: string;
+  }[];
+  /** The discount, if any. */
+  discount: {
+    description: string;
+    rate: string | null;
+    amount: string;
+  } | null;
+  /** The tax, if any. */
+  tax: {
+    description: string;
+    rate: string | null;
+    amount: string;
+  } | null;
+  /** Sum of the line amounts. */
+  subtotal: string;
+  /** subtotal − discount + tax: what the customer owes in all. */
+  total: string;
+  /** Sum of the completed payments made for the invoice. */
+  amount_paid: string;
+  /** total − amount paid, never below zero: what the hosted page asks for. */
+  amount_remaining: string;
+  /** Due date (YYYY-MM-DD). */
+  due_date: string;
+  /** Note to the customer. */
+  memo: string | null;
+  /** The hosted invoice page (`/invoices/<token>`): the token is unguessable and is the page's only credential. A draft's page is not found until it is finalized. */
+  hosted_url: string;
+  /** The invoice as a PDF (the hosted page's download; same credential). */
+  pdf_url: string;
+  /** When it became `open`. */
+  finalized_at: string | null;
+  /** When payments reached the total. */
+  paid_at: string | null;
+  /** When it was voided. */
+  voided_at: string | null;
+  /** When it was last e-mailed to the customer. */
+  last_sent_at: string | null;
+  /** ISO 8601 UTC timestamp. */
+  created_at: string;
+  /** True for a live-mode object, false for a test-mode one (created with a `sk_test_` key, paid on the sandbox or verified by a test device). */
+  livemode: boolean;
+}
+
+export interface CreateInvoiceRequest {
+  /** Line items, 1 to 100, in the order shown. Each line's amount is quantity × unit price, rounded half-up to two places. */
+  lines: {
+    description: string;
+    quantity: string;
+    unit_price: string;
+  }[];
+  /** ISO 4217 currency of every amount of the invoice; a gateway must take it (directly or through an exchange rate). */
+  currency: string;
+  /** Due date (YYYY-MM-DD). Once it has passed in the brand's time zone an open invoice becomes `overdue` (still payable). */
+  due_date: string;
+  /** `draft` (default): editable, not payable yet; `open`: finalized at once (its hosted page takes payments). */
+  status?: "draft" | "open" | undefined;
+  /** An optional discount, taken off the subtotal before tax. */
+  discount?: {
+    amount: string;
+    description?: string | undefined;
+  } | undefined;
+  /** An optional tax: `rate` percent of (subtotal − discount), rounded half-up to two places. */
+  tax?: {
+    rate: string;
+    description?: string | undefined;
+  } | undefined;
+  /** A note to the customer, shown on the hosted page and the PDF. */
+  memo?: string | undefined;
+  /** An existing customer of your brand and mode, by its `uuid`. Exclusive with `customer`. */
+  customer_id?: string | undefined;
+  /** The customer by email and/or phone (found, or created like `POST /api/v1/payments` does). Exclusive with `customer_id`; one of the two is required. */
+  customer?: {
+    name?: string | undefined;
+    email?: string | undefined;
+    phone?: string | undefined;
+  } | undefined;
+}
+
+export interface InvoicesListParams {
+  /** Only invoices in this status. */
+  status?: "void" | "draft" | "open" | "paid" | "overdue" | undefined;
+  /** Only this customer's invoices (its `uuid`). */
+  customer_id?: string | undefined;
+  page?: string | number | undefined;
+  per_page?: string | number | undefined;
+}
+
+export interface InvoicePayment {
+  /** The payment (`GET /api/v1/payments/{payment_id}`). */
+  payment_id: string;
+  /** Amount asked for, in the invoice currency. */
+  amount: string;
+  /** The payment intent status: `pending`, `completed`, `expired`, `canceled`. */
+  status: string;
+  /** ISO 8601 UTC timestamp. */
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface UpdateInvoiceRequest {
+  lines?: {
+    description: string;
+    quantity: string;
+    unit_price: string;
+  }[] | undefined;
+  /** A discount, or null to remove it. */
+  discount?: {
+    amount: string;
+    description?: string | undefined;
+  } | null | undefined;
+  /** A tax, or null to remove it. */
+  tax?: {
+    rate: string;
+    description?: string | undefined;
+  } | null | undefined;
+  currency?: string | undefined;
+  due_date?: string | undefined;
+  /** A memo, or null to remove it. */
+  memo?: string | null | undefined;
+}
+
+export interface InvoicesFinalizeParams {
+  [x: string]: never;
+}
+
+export interface InvoicesVoidParams {
+  [x: string]: never;
+}
+
+export interface InvoicesSendParams {
+  [x: string]: never;
+}
+
 export interface CreateWebhookEndpointRequest {
   /** Receiver URL. Must resolve to public addresses only (private, loopback, link-local and metadata addresses are refused), checked now and again at every delivery. Redirects are not followed. */
   url: string;
   /** Events to deliver. */
-  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed")[];
+  events: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed" | "invoice.created" | "invoice.paid" | "invoice.overdue" | "invoice.voided")[];
   description?: string | undefined;
   /** Default true. */
   enabled?: boolean | undefined;
@@ -632,7 +784,7 @@ export interface CreateWebhookEndpointRequest {
 
 export interface UpdateWebhookEndpointRequest {
   url?: string | undefined;
-  events?: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed")[] | undefined;
+  events?: ("payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed" | "invoice.created" | "invoice.paid" | "invoice.overdue" | "invoice.voided")[] | undefined;
   description?: string | undefined;
   /** Enabling clears an automatic disable (`gone`, `failing`) and the failure count; disabling records `merchant`. */
   enabled?: boolean | undefined;
@@ -651,7 +803,7 @@ export interface Event {
   /** Event id (`evt_…`): the body `id` and the `X-Webhook-Id` header of its deliveries. */
   id: string;
   /** Webhook event name. */
-  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed";
+  event: "payment.completed" | "payment.failed" | "payment.expired" | "payment.canceled" | "refund.completed" | "refund.failed" | "device.offline" | "device.online" | "gateway.sms_unparsed" | "invoice.created" | "invoice.paid" | "invoice.overdue" | "invoice.voided";
   /** ISO 8601 UTC timestamp. */
   created_at: string;
   /** True for a live-mode object, false for a test-mode one (created with a `sk_test_` key, paid on the sandbox or verified by a test device). */
@@ -905,6 +1057,110 @@ export interface GatewaySmsUnparsedEvent {
   test?: true | undefined;
 }
 
+export interface InvoiceCreatedEvent {
+  /** Event id (`evt_…`); also sent as `X-Webhook-Id`, stable across retries. Deduplicate on it. */
+  id: string;
+  event: "invoice.created";
+  /** When the event happened. */
+  created_at: string;
+  /** False for an event of a test-mode object (or a test event sent with a test key); the same endpoint receives both modes. */
+  livemode: boolean;
+  data: {
+    [x: string]: unknown;
+    invoice_id: string;
+    number: string;
+    status: string;
+    customer_id: string;
+    currency: string;
+    total: string;
+    amount_paid: string;
+    amount_remaining: string;
+    due_date: string;
+    hosted_url: string;
+    payment_id?: string | null | undefined;
+  };
+  /** Present, and true, only on a sample event sent by `POST /api/v1/webhooks/tests` (its ids name no real object; the delivery also carries `X-Webhook-Test: true`). Never act on one as on a real event. */
+  test?: true | undefined;
+}
+
+export interface InvoicePaidEvent {
+  /** Event id (`evt_…`); also sent as `X-Webhook-Id`, stable across retries. Deduplicate on it. */
+  id: string;
+  event: "invoice.paid";
+  /** When the event happened. */
+  created_at: string;
+  /** False for an event of a test-mode object (or a test event sent with a test key); the same endpoint receives both modes. */
+  livemode: boolean;
+  data: {
+    [x: string]: unknown;
+    invoice_id: string;
+    number: string;
+    status: string;
+    customer_id: string;
+    currency: string;
+    total: string;
+    amount_paid: string;
+    amount_remaining: string;
+    due_date: string;
+    hosted_url: string;
+    payment_id?: string | null | undefined;
+  };
+  /** Present, and true, only on a sample event sent by `POST /api/v1/webhooks/tests` (its ids name no real object; the delivery also carries `X-Webhook-Test: true`). Never act on one as on a real event. */
+  test?: true | undefined;
+}
+
+export interface InvoiceOverdueEvent {
+  /** Event id (`evt_…`); also sent as `X-Webhook-Id`, stable across retries. Deduplicate on it. */
+  id: string;
+  event: "invoice.overdue";
+  /** When the event happened. */
+  created_at: string;
+  /** False for an event of a test-mode object (or a test event sent with a test key); the same endpoint receives both modes. */
+  livemode: boolean;
+  data: {
+    [x: string]: unknown;
+    invoice_id: string;
+    number: string;
+    status: string;
+    customer_id: string;
+    currency: string;
+    total: string;
+    amount_paid: string;
+    amount_remaining: string;
+    due_date: string;
+    hosted_url: string;
+    payment_id?: string | null | undefined;
+  };
+  /** Present, and true, only on a sample event sent by `POST /api/v1/webhooks/tests` (its ids name no real object; the delivery also carries `X-Webhook-Test: true`). Never act on one as on a real event. */
+  test?: true | undefined;
+}
+
+export interface InvoiceVoidedEvent {
+  /** Event id (`evt_…`); also sent as `X-Webhook-Id`, stable across retries. Deduplicate on it. */
+  id: string;
+  event: "invoice.voided";
+  /** When the event happened. */
+  created_at: string;
+  /** False for an event of a test-mode object (or a test event sent with a test key); the same endpoint receives both modes. */
+  livemode: boolean;
+  data: {
+    [x: string]: unknown;
+    invoice_id: string;
+    number: string;
+    status: string;
+    customer_id: string;
+    currency: string;
+    total: string;
+    amount_paid: string;
+    amount_remaining: string;
+    due_date: string;
+    hosted_url: string;
+    payment_id?: string | null | undefined;
+  };
+  /** Present, and true, only on a sample event sent by `POST /api/v1/webhooks/tests` (its ids name no real object; the delivery also carries `X-Webhook-Test: true`). Never act on one as on a real event. */
+  test?: true | undefined;
+}
+
 /** Every webhook event body, discriminated by `event`: `if (e.event === 'payment.completed') e.data.amount`. */
 export type WebhookEvent =
   | PaymentCompletedEvent
@@ -915,7 +1171,11 @@ export type WebhookEvent =
   | RefundFailedEvent
   | DeviceOfflineEvent
   | DeviceOnlineEvent
-  | GatewaySmsUnparsedEvent;
+  | GatewaySmsUnparsedEvent
+  | InvoiceCreatedEvent
+  | InvoicePaidEvent
+  | InvoiceOverdueEvent
+  | InvoiceVoidedEvent;
 
 /** The `event` names a webhook can carry. */
 export type WebhookEventName = WebhookEvent['event'];
@@ -1193,6 +1453,102 @@ export interface PaymentLinksResource<O = RequestOptions> {
    * `POST /api/v1/payment-links/:id/deactivate`
    */
   deactivate(id: string | number, options?: O): Promise<WithResponse<PaymentLink>>;
+}
+
+export interface InvoicesResource<O = RequestOptions> {
+  /**
+   * Create an invoice
+   *
+   * An invoice for a customer (by `customer_id`, or found or created by email/phone), with its next number, totals computed by the service, a hosted page and a PDF. `draft` by default; `status: "open"` finalizes it at once. Sends `invoice.created`. Honours `Idempotency-Key`.
+   *
+   * `POST /api/v1/invoices`
+   */
+  create(params: CreateInvoiceRequest, options?: O): Promise<WithResponse<Invoice>>;
+  /**
+   * List invoices
+   *
+   * Invoices of the calling brand and mode, newest first.
+   *
+   * `GET /api/v1/invoices`
+   */
+  list: {
+    (params?: InvoicesListParams, options?: O): Promise<WithResponse<Page<Invoice, PageMetaWithPages>>>;
+    /** Every page from `params.page` (default 1) to the last, fetched as you iterate. */
+    pages(params?: InvoicesListParams, options?: O): AsyncIterable<WithResponse<Page<Invoice, PageMetaWithPages>>>;
+    /** Every item of every page, a page at a time. */
+    items(params?: InvoicesListParams, options?: O): AsyncIterable<Invoice>;
+  };
+  /**
+   * Get an invoice
+   *
+   * One invoice of the calling brand and mode. `INVOICE_NOT_FOUND` for an unknown id, another brand's invoice or one of the other mode.
+   *
+   * `GET /api/v1/invoices/:id`
+   */
+  retrieve(id: string | number, options?: O): Promise<WithResponse<Invoice>>;
+  /**
+   * Get an invoice
+   *
+   * One invoice of the calling brand and mode. `INVOICE_NOT_FOUND` for an unknown id, another brand's invoice or one of the other mode.
+   *
+   * `GET /api/v1/invoices/:id`
+   *
+   * @deprecated Use `invoices.retrieve` (same call).
+   */
+  get(id: string | number, options?: O): Promise<WithResponse<Invoice>>;
+  /**
+   * List an invoice's payments
+   *
+   * The payments made from the invoice's hosted page, newest first (completed ones count towards `amount_paid`).
+   *
+   * `GET /api/v1/invoices/:id/payments`
+   *
+   * @deprecated Use `invoicePayments.list` (same call).
+   */
+  listPayments(id: string | number, options?: O): Promise<WithResponse<InvoicePayment[]>>;
+  /**
+   * Update a draft invoice
+   *
+   * Changes the fields given; totals are computed again. Only a draft can change (`INVOICE_NOT_DRAFT`).
+   *
+   * `PATCH /api/v1/invoices/:id`
+   */
+  update(id: string | number, params?: UpdateInvoiceRequest, options?: O): Promise<WithResponse<Invoice>>;
+  /**
+   * Finalize a draft invoice
+   *
+   * draft → open: the hosted page starts taking payments. `INVOICE_NOT_DRAFT` for any other status. Honours `Idempotency-Key`.
+   *
+   * `POST /api/v1/invoices/:id/finalize`
+   */
+  finalize(id: string | number, params?: InvoicesFinalizeParams, options?: O): Promise<WithResponse<Invoice>>;
+  /**
+   * Void an invoice
+   *
+   * The invoice can no longer be paid (its page says so) and `invoice.voided` is sent. Payments already completed stay (refund them if needed). Voiding a void invoice answers it again and sends nothing; a paid one is `INVOICE_ALREADY_PAID`. Honours `Idempotency-Key`.
+   *
+   * `POST /api/v1/invoices/:id/void`
+   */
+  void(id: string | number, params?: InvoicesVoidParams, options?: O): Promise<WithResponse<Invoice>>;
+  /**
+   * E-mail an invoice to its customer
+   *
+   * E-mails the customer the hosted page's link (through the service's SMTP settings; a test-mode invoice's e-mail says it is a test). A draft is finalized first. `VALIDATION_ERROR` on `customer.email` when the customer has no e-mail; `INVOICE_VOID` for a void invoice; `SERVICE_UNAVAILABLE` when no SMTP server is configured or it refused. Honours `Idempotency-Key`.
+   *
+   * `POST /api/v1/invoices/:id/send`
+   */
+  send(id: string | number, params?: InvoicesSendParams, options?: O): Promise<WithResponse<Invoice>>;
+}
+
+export interface InvoicePaymentsResource<O = RequestOptions> {
+  /**
+   * List an invoice's payments
+   *
+   * The payments made from the invoice's hosted page, newest first (completed ones count towards `amount_paid`).
+   *
+   * `GET /api/v1/invoices/:id/payments`
+   */
+  list(id: string | number, options?: O): Promise<WithResponse<InvoicePayment[]>>;
 }
 
 export interface WebhookEndpointsResource<O = RequestOptions> {
@@ -1503,6 +1859,102 @@ export interface MerchantErrorCodes {
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
+  /** `POST /api/v1/invoices` */
+  'invoices.create': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
+    404: "CUSTOMER_NOT_FOUND";
+    409: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    422: "CURRENCY_NOT_SUPPORTED";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/v1/invoices` */
+  'invoices.list': {
+    400: "VALIDATION_ERROR";
+    401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/v1/invoices/:id` */
+  'invoices.retrieve': {
+    400: "VALIDATION_ERROR";
+    401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
+    404: "INVOICE_NOT_FOUND";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `GET /api/v1/invoices/:id/payments` */
+  'invoicePayments.list': {
+    400: "VALIDATION_ERROR";
+    401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
+    404: "INVOICE_NOT_FOUND";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `PATCH /api/v1/invoices/:id` */
+  'invoices.update': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
+    404: "INVOICE_NOT_FOUND";
+    409: "INVOICE_NOT_DRAFT";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    422: "CURRENCY_NOT_SUPPORTED";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/v1/invoices/:id/finalize` */
+  'invoices.finalize': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
+    404: "INVOICE_NOT_FOUND";
+    409: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "INVOICE_NOT_DRAFT" | "INVOICE_VOID";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/v1/invoices/:id/void` */
+  'invoices.void': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
+    404: "INVOICE_NOT_FOUND";
+    409: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "INVOICE_ALREADY_PAID";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/v1/invoices/:id/send` */
+  'invoices.send': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
+    404: "INVOICE_NOT_FOUND";
+    409: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "INVOICE_VOID";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
   /** `GET /api/v1/webhooks/endpoints` */
   'webhookEndpoints.list': {
     400: "VALIDATION_ERROR";
@@ -1605,6 +2057,8 @@ export interface MerchantResources<O = RequestOptions> {
   webhooks: WebhooksResource<O>;
   webhookDeliveries: WebhookDeliveriesResource<O>;
   paymentLinks: PaymentLinksResource<O>;
+  invoices: InvoicesResource<O>;
+  invoicePayments: InvoicePaymentsResource<O>;
   webhookEndpoints: WebhookEndpointsResource<O>;
   events: EventsResource<O>;
 }

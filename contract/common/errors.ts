@@ -20,6 +20,7 @@ export const errorCodes = [
   'OPERATOR_NOT_FOUND',
   'PAYMENT_NOT_FOUND',
   'PAYMENT_LINK_NOT_FOUND',
+  'INVOICE_NOT_FOUND',
   'REFUND_NOT_FOUND',
   'CUSTOMER_NOT_FOUND',
   'TRANSACTION_NOT_FOUND',
@@ -41,6 +42,9 @@ export const errorCodes = [
   'OPERATOR_EMAIL_TAKEN',
   'LAST_OWNER',
   'PAYMENT_ALREADY_STARTED',
+  'INVOICE_NOT_DRAFT',
+  'INVOICE_VOID',
+  'INVOICE_ALREADY_PAID',
   'PAYMENT_NOT_CANCELABLE',
   'GATEWAY_TRX_ID_TAKEN',
   'BRAND_DISABLED',
@@ -136,6 +140,11 @@ export const errorRegistry = {
     message: 'Route not found',
     description: 'No route matches the method and path.',
   },
+  INVOICE_NOT_FOUND: {
+    status: 404,
+    message: 'Invoice not found',
+    description: "No invoice with this id exists for the calling brand and mode (another brand's invoice, or one of the other mode, is not found either). On the hosted page: an unknown token or a draft.",
+  },
   PAYMENT_LINK_NOT_FOUND: { status: 404, message: 'Payment link not found', description: 'No payment link with this id exists for the calling brand and mode.' },
   PAYMENT_NOT_FOUND: {
     status: 404,
@@ -214,6 +223,21 @@ export const errorRegistry = {
     status: 409,
     message: 'The resource is not in a state that allows this operation',
     description: 'For example completing a refund that already failed, or reporting `delivered` for an outbound SMS its device reported `failed`.',
+  },
+  INVOICE_NOT_DRAFT: {
+    status: 409,
+    message: 'Only a draft invoice can be changed or finalized',
+    description: 'Updating or finalizing an invoice that was already finalized (open, overdue, paid or void). Nothing was changed.',
+  },
+  INVOICE_VOID: {
+    status: 409,
+    message: 'This invoice is void and cannot be paid or changed',
+    description: 'Paying, sending or finalizing a void invoice. Nothing was charged or changed.',
+  },
+  INVOICE_ALREADY_PAID: {
+    status: 409,
+    message: 'This invoice is already paid',
+    description: 'Paying or voiding an invoice whose payments already reached its total (refund its payments instead). Nothing was charged or changed.',
   },
   PAYMENT_ALREADY_STARTED: {
     status: 409,

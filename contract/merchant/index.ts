@@ -3,6 +3,7 @@ import { apiSurfaceCodes, withErrorResponses } from '../common/responses.ts';
 import { brandContract } from './brand.ts';
 import { customersContract } from './customers.ts';
 import { paymentLinksContract } from './payment-links.ts';
+import { invoicesContract } from './invoices.ts';
 import { eventsContract } from './events.ts';
 import { paymentsContract } from './payments.ts';
 import { refundsContract } from './refunds.ts';
@@ -20,6 +21,7 @@ export const merchantContract = withErrorResponses(
     customers: customersContract,
     webhooks: webhooksContract,
     paymentLinks: paymentLinksContract,
+    invoices: invoicesContract,
     webhookEndpoints: webhookEndpointsContract,
     events: eventsContract,
   }),

@@ -13,6 +13,7 @@ import { stalePartsSweep } from './sms/intake/settle-stale-parts.job.ts';
 import { backfillRetrySweep } from './recovery/retry-backfill.job.ts';
 import { deliverAlertRegistration } from './alerts/deliver-alert.job.ts';
 import { reviewWaitingSweep } from './alerts/review-waiting.job.ts';
+import { invoiceOverdueSweep } from './invoices/mark-overdue.job.ts';
 import { receiptsSweep, sendReceiptRegistration } from './receipts/send-receipt.job.ts';
 
 /**
@@ -28,7 +29,7 @@ import { receiptsSweep, sendReceiptRegistration } from './receipts/send-receipt.
 export function jobRegistrations(): JobRegistration[] {
   return [
     deliverWebhookRegistration(),
-    minuteSweeps([presenceSweep, outboundSmsSweep, intentExpirySweep, pendingSmsSweep, stalePartsSweep, backfillRetrySweep, reviewWaitingSweep, receiptsSweep]),
+    minuteSweeps([presenceSweep, outboundSmsSweep, intentExpirySweep, pendingSmsSweep, stalePartsSweep, backfillRetrySweep, reviewWaitingSweep, receiptsSweep, invoiceOverdueSweep]),
     purgeIdempotencyKeysRegistration(),
     sendSandboxCallbackRegistration(),
     completeSandboxRefundRegistration(),

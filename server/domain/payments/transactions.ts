@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { payInto } from '../wallet-accounts/service.ts';
+import { settleInvoicePayments } from '../invoices/settle.ts';
 import { AppError, type ErrorCode } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/vocabulary.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
@@ -344,6 +345,8 @@ export async function completeLockedTransactions(
     events.push({ brandId: t.brandId, mode: t.mode, event: 'payment.completed', data, transactionId: t.id });
     changes.set(t.id, transaction);
   }
+  // The invoices these payments pay, in the same transaction: their events go out with the payments'.
+  events.push(...(await settleInvoicePayments(tx, toComplete.map(({ t }) => t.intentId))));
   await recordEvents(tx, events);
   return items.map(({ t }) => {
     const transaction = changes.get(t.id);

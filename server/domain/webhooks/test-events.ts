@@ -69,6 +69,18 @@ export function sampleEventData(event: WebhookEventName, now = new Date()): Reco
       return { ...device, status: 'offline' };
     case 'device.online':
       return { ...device, status: 'online', last_seen_at: at };
+    case 'invoice.created':
+    case 'invoice.paid':
+    case 'invoice.overdue':
+    case 'invoice.voided': {
+      const status = { 'invoice.created': 'open', 'invoice.paid': 'paid', 'invoice.overdue': 'overdue', 'invoice.voided': 'void' }[event];
+      const paid = event === 'invoice.paid';
+      return {
+        invoice_id: randomUUID(), number: 'INV-0000', status, customer_id: randomUUID(), currency: 'BDT', total: '1150.00',
+        amount_paid: paid ? '1150.00' : '0.00', amount_remaining: paid ? '0.00' : '1150.00', due_date: at.slice(0, 10),
+        hosted_url: 'https://pay.example.com/invoices/test', payment_id: paid ? randomUUID() : null,
+      };
+    }
     case 'gateway.sms_unparsed':
       return { alarm_id: 0, gateway: 'bkash', sender: 'bKash', window_minutes: 60, unparsed: 8, total: 10, share: '0.8000', baseline_share: '0.0000', raised_at: at };
   }

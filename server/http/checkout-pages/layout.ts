@@ -3,9 +3,9 @@ import { html, type SafeHtml } from './html.ts';
 export const ASSETS_PATH = '/checkout/assets';
 
 /** The page shell: styles and the one script come from our own origin only (see the CSP in routes.ts). */
-export function layout(opts: { title: string; body: SafeHtml; script?: boolean }): string {
+export function layout(opts: { title: string; body: SafeHtml; script?: boolean; lang?: string }): string {
   return html`<!doctype html>
-<html lang="en">
+<html lang="${opts.lang ?? 'en'}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

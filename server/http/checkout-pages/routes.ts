@@ -10,6 +10,7 @@ import { ASSETS_PATH, brandDisabledPage, errorPage, notFoundPage, tooManyRequest
 import { renderCheckoutPage } from './page.ts';
 import { renderSandboxPage } from './sandbox-page.ts';
 import { paymentLinkPages } from './link-routes.ts';
+import { invoicePages } from './invoice-routes.ts';
 
 const assetsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
 
@@ -68,7 +69,7 @@ const param = (req: Request, name: string): string => String(req.params[name] ??
 export function checkoutPages(deps: AppDeps, limiter: Pick<RateLimiter, 'fixed'>): Router {
   const links: CheckoutLinks = { publicBaseUrl: deps.config.PUBLIC_BASE_URL, sandboxSecret: deps.secrets.sandboxCallbackSecret };
   const router = express.Router();
-  router.use(['/checkout', '/sandbox', '/pay'], securityHeaders);
+  router.use(['/checkout', '/sandbox', '/pay', '/invoices'], securityHeaders);
   router.use(ASSETS_PATH, express.static(assetsDir, { index: false, fallthrough: true, maxAge: '1h', dotfiles: 'deny' }));
   const limited = limiter.fixed('checkout', (_req, res, headers) => {
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
@@ -118,7 +119,8 @@ export function checkoutPages(deps: AppDeps, limiter: Pick<RateLimiter, 'fixed'>
   router.post('/sandbox/pay/:token/decline', limited, decide({ outcome: 'declined', reason: 'The customer declined on the sandbox page' }));
 
   paymentLinkPages(deps, router, { page, sendPage, limited });
+  invoicePages(deps, router, { page, sendPage, limited });
 
-  router.use(['/checkout', '/sandbox', '/pay'], (_req, res) => sendPage(res, 404, notFoundPage()));
+  router.use(['/checkout', '/sandbox', '/pay', '/invoices'], (_req, res) => sendPage(res, 404, notFoundPage()));
   return router;
 }

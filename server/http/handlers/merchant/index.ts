@@ -5,6 +5,7 @@ import { merchantBrandHandlers } from './brand.ts';
 import { merchantCustomerHandlers } from './customers.ts';
 import { merchantEventHandlers } from './events.ts';
 import { merchantPaymentHandlers } from './payments.ts';
+import { merchantInvoiceHandlers } from './invoices.ts';
 import { merchantPaymentLinkHandlers } from './payment-links.ts';
 import { merchantRefundHandlers } from './refunds.ts';
 import { merchantWebhookEndpointHandlers } from './webhook-endpoints.ts';
@@ -21,6 +22,7 @@ export function merchantHandlers(deps: AppDeps) {
     customers: merchantCustomerHandlers(deps),
     webhooks: merchantWebhookHandlers(deps),
     paymentLinks: merchantPaymentLinkHandlers(deps),
+    invoices: merchantInvoiceHandlers(deps),
     webhookEndpoints: merchantWebhookEndpointHandlers(deps),
     events: merchantEventHandlers,
   });
