@@ -108,7 +108,6 @@ export const invoiceEventDataSchema = z
     amount_paid: amountSchema.describe('Sum of its completed payments.'),
     amount_remaining: amountSchema.describe('total − amount paid, never below zero.'),
     due_date: z.string().describe('Due date (YYYY-MM-DD).'),
-    hosted_url: z.string().describe('The hosted invoice page.'),
     payment_id: uuidSchema.nullable().optional().describe('`invoice.paid`: the payment whose completion paid it.'),
   })
   .meta({ id: 'InvoiceEventData' });

@@ -1076,7 +1076,6 @@ export interface InvoiceCreatedEvent {
     amount_paid: string;
     amount_remaining: string;
     due_date: string;
-    hosted_url: string;
     payment_id?: string | null | undefined;
   };
   /** Present, and true, only on a sample event sent by `POST /api/v1/webhooks/tests` (its ids name no real object; the delivery also carries `X-Webhook-Test: true`). Never act on one as on a real event. */
@@ -1102,7 +1101,6 @@ export interface InvoicePaidEvent {
     amount_paid: string;
     amount_remaining: string;
     due_date: string;
-    hosted_url: string;
     payment_id?: string | null | undefined;
   };
   /** Present, and true, only on a sample event sent by `POST /api/v1/webhooks/tests` (its ids name no real object; the delivery also carries `X-Webhook-Test: true`). Never act on one as on a real event. */
@@ -1128,7 +1126,6 @@ export interface InvoiceOverdueEvent {
     amount_paid: string;
     amount_remaining: string;
     due_date: string;
-    hosted_url: string;
     payment_id?: string | null | undefined;
   };
   /** Present, and true, only on a sample event sent by `POST /api/v1/webhooks/tests` (its ids name no real object; the delivery also carries `X-Webhook-Test: true`). Never act on one as on a real event. */
@@ -1154,7 +1151,6 @@ export interface InvoiceVoidedEvent {
     amount_paid: string;
     amount_remaining: string;
     due_date: string;
-    hosted_url: string;
     payment_id?: string | null | undefined;
   };
   /** Present, and true, only on a sample event sent by `POST /api/v1/webhooks/tests` (its ids name no real object; the delivery also carries `X-Webhook-Test: true`). Never act on one as on a real event. */

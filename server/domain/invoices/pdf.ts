@@ -28,8 +28,8 @@ const BENGALI = /[\u0980-\u09FF\u0964\u0965\u200C\u200D]/u;
 export function scriptRuns(text: string): Array<{ bengali: boolean; text: string }> {
   const runs: Array<{ bengali: boolean; text: string }> = [];
   for (const ch of text) {
-    // Spaces and common punctuation stay with the run they are in, so words are not split.
-    const bengali = BENGALI.test(ch) || (/[\s.,:;()-]/u.test(ch) && runs.length > 0 && runs[runs.length - 1]!.bengali);
+    // A space between Bengali words stays in the Bengali run (that subset has it); punctuation is set in the Latin one, which has it.
+    const bengali = BENGALI.test(ch) || (ch === ' ' && runs.length > 0 && runs[runs.length - 1]!.bengali);
     const last = runs[runs.length - 1];
     if (last && last.bengali === bengali) last.text += ch;
     else runs.push({ bengali, text: ch });

@@ -78,7 +78,7 @@ export function sampleEventData(event: WebhookEventName, now = new Date()): Reco
       return {
         invoice_id: randomUUID(), number: 'INV-0000', status, customer_id: randomUUID(), currency: 'BDT', total: '1150.00',
         amount_paid: paid ? '1150.00' : '0.00', amount_remaining: paid ? '0.00' : '1150.00', due_date: at.slice(0, 10),
-        hosted_url: 'https://pay.example.com/invoices/test', payment_id: paid ? randomUUID() : null,
+        payment_id: paid ? randomUUID() : null,
       };
     }
     case 'gateway.sms_unparsed':

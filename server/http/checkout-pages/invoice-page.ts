@@ -56,11 +56,11 @@ export function renderInvoicePage(p: InvoicePageInput): string {
     <div class="grand"><dt>${t('amountRemaining')}</dt><dd id="invoice-remaining">${money(remaining)}</dd></div>
   </dl>
   ${r.memo ? html`<section class="invoice-memo"><h2 class="section-title">${t('memo')}</h2><p>${r.memo}</p></section>` : null}
+  ${p.error ? html`<p class="form-error" role="alert">${p.error}</p>` : null}
   ${r.status === 'paid' ? html`<p class="notice" role="status">${t('paidText')}</p>` : null}
   ${r.status === 'void' ? html`<p class="notice error" role="status">${t('voidText', { brand: r.brand_name })}</p>` : null}
   ${payable
     ? html`<form class="pay-form link-form" method="post" action="/invoices/${r.token}">
-    ${p.error ? html`<p class="form-error" role="alert">${p.error}</p>` : null}
     <button type="submit" class="button primary" id="invoice-pay">${t('payNow', { amount: `${formatAmount(remaining)} ${r.currency}` })}</button>
   </form>
   <details class="replace"${p.error ? html` open` : null}>
