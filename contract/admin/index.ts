@@ -14,6 +14,7 @@ import { adminPairingCodesContract } from './pairing-codes.ts';
 import { adminRecoveryContract } from './recovery.ts';
 import { adminPaymentsContract } from './payments.ts';
 import { adminRefundsContract } from './refunds.ts';
+import { adminInvoicesContract } from './invoices.ts';
 import { adminSettingsContract } from './settings.ts';
 import { adminSmsRecordsContract } from './sms-records.ts';
 import { adminTransactionsContract } from './transactions.ts';
@@ -49,6 +50,7 @@ export const adminContract = withErrorResponses(
         smsRecords: adminSmsRecordsContract,
         payments: adminPaymentsContract,
         refunds: adminRefundsContract,
+        invoices: adminInvoicesContract,
         webhookDeliveries: adminWebhookDeliveriesContract,
         settings: adminSettingsContract,
         auditLog: adminAuditLogContract,

@@ -28,6 +28,7 @@ export const adminPermissions = {
   smsRecords: { list: 'read', get: 'read', dismiss: 'operate' },
   payments: { listUnpaid: 'read' },
   refunds: { list: 'read', get: 'read', complete: 'operate', fail: 'operate' },
+  invoices: { list: 'read', get: 'read', void: 'operate', resend: 'operate' },
   webhookDeliveries: { list: 'read', get: 'read', replay: 'operate', sendTest: 'operate', replayDeadLetters: 'operate' },
   settings: { get: 'read', update: 'own' },
   auditLog: { list: 'read' },

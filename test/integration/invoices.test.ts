@@ -12,6 +12,8 @@ import { startReceiver, verifyingResponder, type WebhookReceiver } from '../supp
 import { eventually, waitFor } from '../support/wait.ts';
 import { startWebhookTestServer, type WebhookTestServer } from '../support/webhook-worker.ts';
 import type { TestContext } from '../support/harness.ts';
+import { adminRequest, auditRows } from './admin-support.ts';
+import { consoleRequest, newOperator, session } from './console-support.ts';
 
 /**
  * Invoices (README, "Invoices") through the merchant SDK against the real app:
@@ -68,8 +70,10 @@ async function completePayment(paymentId: string): Promise<void> {
 const eventsOf = (invoiceId: string) =>
   receiver.requests.filter((r) => r.status === 200).map((r) => constructEvent(r.rawBody, r.headers as Record<string, string>, secret)).filter((e) => (e.data as { invoice_id?: string }).invoice_id === invoiceId);
 
+/** The first invoice, followed through its life by the tests in order. */
+let invoice: Invoice;
+
 describe('invoices', () => {
-  let invoice: Invoice;
 
   it('creates a draft with exact totals and the next number; a draft is not public; update recomputes; finalize opens it', async () => {
     invoice = await live.invoices.create({
@@ -290,5 +294,44 @@ describe('invoices', () => {
     await expect(live.invoices.send(phoneOnly.id)).rejects.toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
     // Refused: the draft was not finalized either.
     expect((await live.invoices.retrieve(phoneOnly.id)).status).toBe('draft');
+  });
+});
+
+describe('invoices in the console (admin API)', () => {
+  it('lists and shows with payments across brands; a scoped operator sees only its brands; void and resend are audited', async () => {
+    const other = await t.createBrand('Console Other');
+    const otherClient = new PaycollectMerchant({ apiKey: other.apiKey, baseUrl: t.baseUrl });
+    const theirs = await otherClient.invoices.create({ customer: { email: 'c1@example.com' }, currency: 'BDT', due_date: future(), lines: [{ description: 'x', quantity: '1', unit_price: '20.00' }], status: 'open' });
+    const mine = await live.invoices.create({ customer: { email: 'c2@example.com' }, currency: 'BDT', due_date: future(), lines: [{ description: 'y', quantity: '1', unit_price: '30.00' }], status: 'open' });
+
+    const all = await adminRequest(t, 'GET', `/invoices?per_page=100`);
+    expect(all.status).toBe(200);
+    const ids = all.body.data.map((i: { id: string }) => i.id);
+    expect(ids).toEqual(expect.arrayContaining([theirs.id, mine.id]));
+    const filtered = await adminRequest(t, 'GET', `/invoices?brand_id=${brandId}&status=open&mode=live`);
+    expect(filtered.body.data.every((i: { brand_id: number; status: string }) => i.brand_id === brandId && i.status === 'open')).toBe(true);
+    const one = await adminRequest(t, 'GET', `/invoices/${invoice.id}`);
+    expect(one.body.data).toMatchObject({ id: invoice.id, brand_name: 'Dhaka Traders', mode: 'live', status: 'paid' });
+    expect(one.body.data.payments).toHaveLength(2);
+
+    const scoped = await session(t, (await newOperator(t, 'operator', { brandIds: [brandId] })).email);
+    const seen = await consoleRequest(t, scoped, 'GET', '/invoices?per_page=100');
+    expect(new Set(seen.body.data.map((i: { brand_id: number }) => i.brand_id))).toEqual(new Set([brandId]));
+    expect((await consoleRequest(t, scoped, 'GET', `/invoices/${theirs.id}`)).status).toBe(404);
+    expect((await consoleRequest(t, scoped, 'POST', `/invoices/${theirs.id}/void`, {})).status).toBe(404);
+    expect((await otherClient.invoices.retrieve(theirs.id)).status).toBe('open');
+
+    const resent = await consoleRequest(t, scoped, 'POST', `/invoices/${mine.id}/resend`, {});
+    expect(resent.status, JSON.stringify(resent.body)).toBe(200);
+    await waitFor(async () => smtp.mails.filter((m) => m.to.includes('c2@example.com')), (m) => m.length === 1);
+    const voided = await consoleRequest(t, scoped, 'POST', `/invoices/${mine.id}/void`, {});
+    expect(voided.body.data.status).toBe('void');
+    const paidVoid = await consoleRequest(t, scoped, 'POST', `/invoices/${invoice.id}/void`, {});
+    expect([paidVoid.status, paidVoid.body.errors[0].code]).toEqual([409, 'INVOICE_ALREADY_PAID']);
+    const audit = await auditRows(t);
+    expect(audit.filter((a) => a.target_id === mine.id).map((a) => a.action).sort()).toEqual(['invoice.resend', 'invoice.void']);
+
+    const viewer = await session(t, (await newOperator(t, 'viewer')).email);
+    expect((await consoleRequest(t, viewer, 'POST', `/invoices/${theirs.id}/void`, {})).status).toBe(403);
   });
 });

@@ -17,6 +17,7 @@ import { adminRecoveryHandlers } from './recovery.ts';
 import { adminSmsCompletenessHandlers } from './sms-completeness.ts';
 import { adminPaymentHandlers } from './payments.ts';
 import { adminRefundHandlers } from './refunds.ts';
+import { adminInvoiceHandlers } from './invoices.ts';
 import { adminSmsRecordHandlers } from './sms-records.ts';
 import { adminTransactionHandlers } from './transactions.ts';
 import { adminWebhookDeliveryHandlers } from './webhook-deliveries.ts';
@@ -43,6 +44,7 @@ export function adminHandlers(deps: AppDeps) {
     smsRecords: adminSmsRecordHandlers(deps),
     payments: adminPaymentHandlers,
     refunds: adminRefundHandlers,
+    invoices: adminInvoiceHandlers(deps),
     webhookDeliveries: adminWebhookDeliveryHandlers,
     settings: adminSettingHandlers,
     auditLog: adminAuditLogHandlers,
