@@ -10,6 +10,7 @@ import { PaymentsScreen, PaymentDetailScreen } from './screens/payments.tsx';
 import { DevicesScreen } from './screens/devices.tsx';
 import { WebhooksScreen } from './screens/webhooks.tsx';
 import { RefundsScreen } from './screens/refunds.tsx';
+import { InvoicesScreen } from './screens/invoices.tsx';
 import { SmsScreen } from './screens/sms.tsx';
 import { AuditScreen } from './screens/audit.tsx';
 import { BrandsScreen } from './screens/brands.tsx';
@@ -37,6 +38,7 @@ const SCREENS: Screen[] = [
   { path: '/devices', title: 'Devices', nav: 'Devices', render: () => <DevicesScreen /> },
   { path: '/webhooks', title: 'Webhook deliveries', nav: 'Webhooks', render: () => <WebhooksScreen /> },
   { path: '/refunds', title: 'Refunds', nav: 'Refunds', render: () => <RefundsScreen /> },
+  { path: '/invoices', title: 'Invoices', nav: 'Invoices', render: () => <InvoicesScreen /> },
   { path: '/sms', title: 'SMS inbox', nav: 'SMS inbox', render: () => <SmsScreen /> },
   { path: '/gateways', title: 'Gateways', nav: 'Gateways', render: () => <GatewaysScreen /> },
   { path: '/wallet-accounts', title: 'Wallet accounts', nav: 'Wallet accounts', render: () => <WalletAccountsScreen /> },
