@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { AppError } from '../../../contract/common/errors.ts';
 import type { AppDeps } from '../../deps.ts';
@@ -6,7 +8,7 @@ import { findPublicInvoice, payInvoice } from '../../domain/invoices/pay.ts';
 import { renderInvoicePdf } from '../../domain/invoices/pdf.ts';
 import { invoiceCustomer } from '../../domain/invoices/service.ts';
 import { invoiceNumber } from '../../domain/invoices/totals.ts';
-import { brandDisabledPage } from './layout.ts';
+import { ASSETS_PATH, brandDisabledPage } from './layout.ts';
 import { invoiceNotFoundPage, renderInvoicePage } from './invoice-page.ts';
 
 interface PageTools {
@@ -33,6 +35,10 @@ export function invoicePages(deps: AppDeps, router: Router, tools: PageTools): v
   const { page, sendPage, limited } = tools;
   const form = express.urlencoded({ extended: false, limit: '2kb', parameterLimit: 5 });
   const token = (req: Request) => String(req.params.token ?? '');
+
+  // Bangla text needs a Bengali font, which many phones and desktops lack: the page's CSS loads this one (same origin, as the CSP asks).
+  const fontDir = path.join(path.dirname(createRequire(import.meta.url).resolve('@fontsource/noto-sans-bengali/package.json')), 'files');
+  router.use(`${ASSETS_PATH}/fonts`, express.static(fontDir, { index: false, fallthrough: false, maxAge: '7d', dotfiles: 'deny' }));
 
   const show = async (req: Request, res: Response, status: number, extra: { error?: string; amount?: string } = {}) => {
     const lang = languageOf(req);
