@@ -1,6 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { rateLimitEnvShape } from './domain/rate-limit/policy.ts';
+import { retentionEnvShape, retentionProblems } from './domain/retention/policy.ts';
 
 /**
  * Configuration, parsed once from the environment with zod and frozen.
@@ -124,6 +125,7 @@ const envSchema = z.object({
   /** E-mail of the console owner created on the first run. */
   CONSOLE_OWNER_EMAIL: z.string().regex(/^[^\s@]+@[^\s@]+$/, 'must be an e-mail address').default('owner@localhost'),
   ...rateLimitEnvShape,
+  ...retentionEnvShape,
 });
 
 type Env = z.output<typeof envSchema>;
@@ -153,6 +155,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.DATABASE_POOL_MIN !== undefined && e.DATABASE_POOL_MIN > e.DATABASE_POOL_MAX) {
     throw new ConfigError(`Invalid configuration:\n  DATABASE_POOL_MIN: must be at most DATABASE_POOL_MAX (${e.DATABASE_POOL_MAX})`);
   }
+  const retention = retentionProblems(e);
+  if (retention.length) throw new ConfigError(`Invalid configuration:\n${retention.map((p) => `  ${p}`).join('\n')}`);
   const base = e.PUBLIC_BASE_URL ?? `http://${e.HOST === '0.0.0.0' ? 'localhost' : e.HOST}:${e.PORT}`;
   return Object.freeze({ ...e, PUBLIC_BASE_URL: base.replace(/\/+$/, ''), DATABASE_POOL_MIN: e.DATABASE_POOL_MIN ?? e.DATABASE_POOL_MAX });
 }

@@ -52,6 +52,8 @@ export const WebhookEvent = defineEntity({
     { name: 'webhook_events_brand_created_idx', columns: [{ name: 'brand' }, { name: 'createdAt', sort: 'DESC' }] },
     { name: 'webhook_events_brand_mode_id_idx', properties: ['brand', 'mode', 'id'] },
     { name: 'webhook_events_transaction_idx', properties: ['transactionId'], where: 'transaction_id IS NOT NULL' },
+    // The retention job's walk, oldest first (domain/retention).
+    { name: 'webhook_events_created_idx', properties: ['createdAt'] },
   ],
   properties: {
     id: p.bigint('number').primary().autoincrement().generated('by default as identity'),
@@ -83,6 +85,8 @@ export const WebhookDelivery = defineEntity({
     { name: 'webhook_deliveries_dead_idx', properties: ['deadLetteredAt'], where: `status = 'dead_letter'::text` },
     { name: 'webhook_deliveries_due_idx', properties: ['nextAttemptAt'], where: `status = ANY (ARRAY['pending'::text, 'retrying'::text])` },
     { name: 'webhook_deliveries_endpoint_idx', properties: ['endpoint'] },
+    // The retention job's walk over finished deliveries, oldest first (domain/retention).
+    { name: 'webhook_deliveries_finished_idx', properties: ['createdAt'], where: `status = ANY (ARRAY['success'::text, 'dead_letter'::text])` },
   ],
   checks: [{ name: 'webhook_deliveries_attempts_check', expression: 'attempts >= 0' }],
   properties: {

@@ -40,6 +40,7 @@ import { Migration0044BackfillReasons } from './0044-backfill-reasons.ts';
 import { Migration0045WalletAccountIndex } from './0045-wallet-account-index.ts';
 import { Migration0051SmsTextExpiry } from './0051-sms-text-expiry.ts';
 import { Migration0052WebhookAttemptsPartitioned } from './0052-webhook-attempts-partitioned.ts';
+import { Migration0053RetentionIndexes } from './0053-retention-indexes.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -87,4 +88,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0045-wallet-account-index', class: Migration0045WalletAccountIndex },
   { name: '0051-sms-text-expiry', class: Migration0051SmsTextExpiry },
   { name: '0052-webhook-attempts-partitioned', class: Migration0052WebhookAttemptsPartitioned },
+  { name: '0053-retention-indexes', class: Migration0053RetentionIndexes },
 ];
