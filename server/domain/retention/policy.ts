@@ -17,7 +17,10 @@ const days = (fallback: number, min: number) =>
 
 /** Environment variables of the retention job (spread into config.ts's schema). */
 export const retentionEnvShape = {
-  /** SMS sender and text (personal data) are dropped this long after the SMS arrived; the parsed evidence stays. */
+  /**
+   * SMS sender and text (personal data) are dropped this long after the SMS arrived; the parsed evidence stays.
+   * Push notifications to phones and finished outbound SMS, whose texts are personal data too, go after as long.
+   */
   RETENTION_SMS_TEXT_DAYS: days(90, 1),
   /** Webhook attempts (each HTTP try, with the receiver's answer), per month partition. */
   RETENTION_WEBHOOK_ATTEMPT_DAYS: days(90, 1),

@@ -31,6 +31,38 @@ export async function expireSmsTextBatch(db: Db, days: number, limit: number): P
   return Number(res.numUpdatedRows);
 }
 
+/**
+ * Up to `limit` push notifications to phones older than `days` (their title
+ * and text are personal data); in id order, which is their age order, so the
+ * primary key finds them without an index of their own.
+ */
+export async function deleteNotificationsBatch(db: Db, days: number, limit: number): Promise<number> {
+  const res = await db
+    .deleteFrom('notifications')
+    .where('id', 'in', (eb) => eb.selectFrom('notifications').select('id').where('created_at', '<', before(days)).orderBy('id').limit(limit).forUpdate().skipLocked())
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+/** Up to `limit` finished outbound SMS (destination and text are personal data) older than `days`; queued or leased ones never. */
+export async function deleteFinishedOutboundSmsBatch(db: Db, days: number, limit: number): Promise<number> {
+  const res = await db
+    .deleteFrom('outbound_sms')
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('outbound_sms')
+        .select('id')
+        .where('status', 'in', ['sent', 'failed', 'delivered', 'expired'])
+        .where('created_at', '<', before(days))
+        .orderBy('id')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
 /** Up to `limit` finished deliveries (delivered or dead-lettered, not replayed since) older than `days`; their attempts go with them. */
 export async function deleteFinishedDeliveriesBatch(db: Db, days: number, limit: number): Promise<number> {
   const res = await db

@@ -10,6 +10,8 @@ import {
   deleteEventsBatch,
   deleteFinishedBackfillsBatch,
   deleteFinishedDeliveriesBatch,
+  deleteFinishedOutboundSmsBatch,
+  deleteNotificationsBatch,
   deleteIdleSequenceCountersBatch,
   dropAttemptPartition,
   expireSmsTextBatch,
@@ -92,6 +94,8 @@ async function inBatches(batch: () => Promise<number>, limit: number): Promise<n
 /** What one run did: counts only (no record's content, sender or id). */
 export interface RetentionReport {
   sms_text_expired: number;
+  notifications_deleted: number;
+  outbound_sms_deleted: number;
   webhook_attempt_partitions_created: string[];
   webhook_attempt_partitions_dropped: string[];
   webhook_attempts_deleted: number;
@@ -116,6 +120,8 @@ export async function enforceRetention(deps: Pick<AppDeps, 'db' | 'logger'> & { 
   }
   const report: RetentionReport = {
     sms_text_expired: await inBatches(() => expireSmsTextBatch(db, c.RETENTION_SMS_TEXT_DAYS, limit), limit),
+    notifications_deleted: await inBatches(() => deleteNotificationsBatch(db, c.RETENTION_SMS_TEXT_DAYS, limit), limit),
+    outbound_sms_deleted: await inBatches(() => deleteFinishedOutboundSmsBatch(db, c.RETENTION_SMS_TEXT_DAYS, limit), limit),
     webhook_attempt_partitions_created: partitions.created,
     webhook_attempt_partitions_dropped: partitions.dropped,
     webhook_attempts_deleted: await inBatches(() => deleteDefaultPartitionAttemptsBatch(db, c.RETENTION_WEBHOOK_ATTEMPT_DAYS, limit), limit),
