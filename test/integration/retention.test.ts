@@ -8,6 +8,8 @@ import { checkSchema, describeSchemaCheck } from '../../server/infra/database/sc
 import { startTestServer, type TestContext } from '../support/harness.ts';
 import { deviceRequest, pairDevice, type PairedDevice } from '../support/device.ts';
 import { adminRequest } from './admin-support.ts';
+import { RETENTION_QUEUE, retentionRegistration } from '../../server/domain/retention/retention.job.ts';
+import { waitForJobFinished } from '../support/wait.ts';
 import { createGateway } from '../../server/domain/gateways/service.ts';
 import { gatewayPresets } from '../support/seed.ts';
 
@@ -222,6 +224,28 @@ describe('webhook attempt partitions', () => {
   });
 });
 
+describe('messages to and from phones', () => {
+  it('removes push notifications and finished outbound SMS past the SMS text period; queued outbound SMS stay', async () => {
+    const note = (days: number) => t.sql(`INSERT INTO notifications (device_id, title, body, created_at) VALUES ($1, 't', 'b', now() - make_interval(days => $2))`, [device.deviceId, days]);
+    await note(91);
+    await note(95);
+    await note(120);
+    await note(10);
+    const out = (status: string, days: number) =>
+      t.sql(`INSERT INTO outbound_sms (brand_id, phone_encrypted, message_encrypted, status, expires_at, created_at) VALUES ($1, 'p', 'm', $2, now() + interval '1 day', now() - make_interval(days => $3))`, [device.brandId, status, days]);
+    await out('delivered', 91);
+    await out('failed', 100);
+    await out('expired', 100);
+    await out('pending', 100);
+    await out('sent', 5);
+    const report = await run();
+    expect(report.notifications_deleted).toBe(3);
+    expect(report.outbound_sms_deleted).toBe(3);
+    expect(await count('notifications', 'device_id = $1', [device.deviceId])).toBe(1);
+    expect(await t.sql('SELECT status FROM outbound_sms WHERE brand_id = $1 ORDER BY status', [device.brandId])).toEqual([{ status: 'pending' }, { status: 'sent' }]);
+  });
+});
+
 describe('recovery rows and the audit log', () => {
   it('removes finished backfill requests and idle sequence counters past the period; never removes audit rows, only counts them', async () => {
     const ins = (status: string, days: number) =>
@@ -248,5 +272,23 @@ describe('recovery rows and the audit log', () => {
     expect(report.audit_rows_past_retention).toBe(1);
     expect(await count('audit_log')).toBe(auditBefore);
     expect(t.logs.some((l) => l.includes('audit rows are past RETENTION_AUDIT_DAYS'))).toBe(true);
+  });
+});
+
+describe('the retention job', () => {
+  it('is scheduled hourly on its exclusive queue, and a run sent to it completes', async () => {
+    const boss = t.runtime.deps.boss;
+    const registration = retentionRegistration();
+    expect(registration.queue.policy).toBe('exclusive');
+    await boss.createQueue(registration.queue.name, registration.queue);
+    const started = await registration.start!(t.runtime.deps);
+    try {
+      expect((await boss.getSchedules()).map((s) => [s.name, s.cron])).toContainEqual([RETENTION_QUEUE, '41 * * * *']);
+      const id = await boss.send(RETENTION_QUEUE, {});
+      const job = await waitForJobFinished(boss, RETENTION_QUEUE, id!);
+      expect(job?.state).toBe('completed');
+    } finally {
+      await started.stop();
+    }
   });
 });
