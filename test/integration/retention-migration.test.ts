@@ -40,7 +40,7 @@ describe('migrations 0051 and 0052 on existing data', () => {
     expect(await one('SELECT sender, body_encrypted, text_expired_at FROM sms_records WHERE id = $1', [sms])).toEqual({ sender: 'sender-token', body_encrypted: 'body-token', text_expired_at: null });
     expect(await one("SELECT relkind FROM pg_class WHERE oid = 'webhook_attempts'::regclass")).toEqual({ relkind: 'p' });
     const after = (await m.db.query('SELECT *, tableoid::regclass::text AS part FROM webhook_attempts ORDER BY id')).rows;
-    expect(after.map(({ part, ...row }) => row)).toEqual(before);
+    expect(after.map(({ part: _part, ...row }) => row)).toEqual(before);
     expect(new Set(after.map((r) => r.part))).toEqual(new Set(['webhook_attempts_default']));
 
     // The identity goes on after the old rows; the same attempt at the same start is still one row.
