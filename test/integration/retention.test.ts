@@ -275,6 +275,27 @@ describe('recovery rows and the audit log', () => {
   });
 });
 
+describe('a step that cannot run', () => {
+  it('a partition change that cannot get the table lock fails only itself: the other tables are done, the run fails naming it', async () => {
+    const id = await forwardSms();
+    await ageSms([id], 100);
+    // A long transaction reading the attempts holds a lock that creating a partition must wait for.
+    const pg = await import('pg');
+    const holder = new pg.default.Client({ connectionString: t.config.DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE webhook_attempts IN ACCESS SHARE MODE');
+      await expect(run(new Date('2035-06-15T00:00:00Z'))).rejects.toThrow('retention failed: webhook_attempt_partitions');
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    expect(await one<{ text_expired_at: Date | null }>('SELECT text_expired_at FROM sms_records WHERE id = $1', [id])).toEqual({ text_expired_at: expect.any(Date) });
+    expect(t.logs.some((l) => l.includes('retention step failed') && l.includes('"step":"webhook_attempt_partitions"'))).toBe(true);
+  });
+});
+
 describe('the retention job', () => {
   it('is scheduled hourly on its exclusive queue, and a run sent to it completes', async () => {
     const boss = t.runtime.deps.boss;

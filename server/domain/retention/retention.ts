@@ -109,31 +109,47 @@ export interface RetentionReport {
 /**
  * One run of the retention job: every period of README "Retention", each
  * table in batches of RETENTION_BATCH_SIZE. Idempotent: a second run finds
- * nothing more to do; a run stopped halfway is finished by the next.
+ * nothing more to do; a run stopped halfway is finished by the next. A step
+ * that fails (a partition change that could not get its lock in time) is
+ * logged and the others still run; the run then throws naming it, so the job
+ * shows as failed, and the next hour tries again.
  */
 export async function enforceRetention(deps: Pick<AppDeps, 'db' | 'logger'> & { config: RetentionPeriods }, now = new Date()): Promise<RetentionReport> {
   const { db, config: c } = deps;
   const limit = c.RETENTION_BATCH_SIZE;
-  const partitions = await maintainAttemptPartitions(db, c.RETENTION_WEBHOOK_ATTEMPT_DAYS, now);
+  const failed: string[] = [];
+  async function step<T>(name: string, fallback: T, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      failed.push(name);
+      deps.logger.error({ step: name, err: { message: err instanceof Error ? err.message : String(err) } }, 'retention step failed');
+      return fallback;
+    }
+  }
+  const batched = (name: string, batch: () => Promise<number>) => step(name, 0, () => inBatches(batch, limit));
+
+  const partitions = await step<PartitionChanges>('webhook_attempt_partitions', { created: [], dropped: [], skipped: [] }, () => maintainAttemptPartitions(db, c.RETENTION_WEBHOOK_ATTEMPT_DAYS, now));
   if (partitions.skipped.length) {
     deps.logger.info({ months: partitions.skipped }, 'retention: webhook attempt months left in the default partition (it already holds rows of them)');
   }
   const report: RetentionReport = {
-    sms_text_expired: await inBatches(() => expireSmsTextBatch(db, c.RETENTION_SMS_TEXT_DAYS, limit), limit),
-    notifications_deleted: await inBatches(() => deleteNotificationsBatch(db, c.RETENTION_SMS_TEXT_DAYS, limit), limit),
-    outbound_sms_deleted: await inBatches(() => deleteFinishedOutboundSmsBatch(db, c.RETENTION_SMS_TEXT_DAYS, limit), limit),
+    sms_text_expired: await batched('sms_text', () => expireSmsTextBatch(db, c.RETENTION_SMS_TEXT_DAYS, limit)),
+    notifications_deleted: await batched('notifications', () => deleteNotificationsBatch(db, c.RETENTION_SMS_TEXT_DAYS, limit)),
+    outbound_sms_deleted: await batched('outbound_sms', () => deleteFinishedOutboundSmsBatch(db, c.RETENTION_SMS_TEXT_DAYS, limit)),
     webhook_attempt_partitions_created: partitions.created,
     webhook_attempt_partitions_dropped: partitions.dropped,
-    webhook_attempts_deleted: await inBatches(() => deleteDefaultPartitionAttemptsBatch(db, c.RETENTION_WEBHOOK_ATTEMPT_DAYS, limit), limit),
-    webhook_deliveries_deleted: await inBatches(() => deleteFinishedDeliveriesBatch(db, c.RETENTION_WEBHOOK_DELIVERY_DAYS, limit), limit),
-    webhook_events_deleted: await inBatches(() => deleteEventsBatch(db, c.RETENTION_EVENT_DAYS, limit), limit),
-    backfill_requests_deleted: await inBatches(() => deleteFinishedBackfillsBatch(db, c.RETENTION_RECOVERY_DAYS, limit), limit),
-    sequence_counters_deleted: await inBatches(() => deleteIdleSequenceCountersBatch(db, c.RETENTION_RECOVERY_DAYS, limit), limit),
-    audit_rows_past_retention: await countAuditRowsOlderThan(db, c.RETENTION_AUDIT_DAYS),
+    webhook_attempts_deleted: await batched('webhook_attempts', () => deleteDefaultPartitionAttemptsBatch(db, c.RETENTION_WEBHOOK_ATTEMPT_DAYS, limit)),
+    webhook_deliveries_deleted: await batched('webhook_deliveries', () => deleteFinishedDeliveriesBatch(db, c.RETENTION_WEBHOOK_DELIVERY_DAYS, limit)),
+    webhook_events_deleted: await batched('webhook_events', () => deleteEventsBatch(db, c.RETENTION_EVENT_DAYS, limit)),
+    backfill_requests_deleted: await batched('backfill_requests', () => deleteFinishedBackfillsBatch(db, c.RETENTION_RECOVERY_DAYS, limit)),
+    sequence_counters_deleted: await batched('sequence_counters', () => deleteIdleSequenceCountersBatch(db, c.RETENTION_RECOVERY_DAYS, limit)),
+    audit_rows_past_retention: await step('audit_log', 0, () => countAuditRowsOlderThan(db, c.RETENTION_AUDIT_DAYS)),
   };
   deps.logger.info(report, 'retention run');
   if (report.audit_rows_past_retention > 0) {
     deps.logger.warn({ audit_rows_past_retention: report.audit_rows_past_retention }, 'audit rows are past RETENTION_AUDIT_DAYS: a database administrator removes them (README "Retention")');
   }
+  if (failed.length) throw new Error(`retention failed: ${failed.join(', ')}`);
   return report;
 }
