@@ -8,6 +8,7 @@ import { createPayment } from '../support/seed.ts';
 import { startReceiver, verifyingResponder, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { fastSettings, writeSettings } from '../support/webhook-worker.ts';
 import { waitFor } from '../support/wait.ts';
+import { PAYMENT_STATUS_CHANNEL } from '../../server/domain/payments/status-notify.ts';
 
 /**
  * The service behind a real PgBouncer in transaction pooling mode (README,
@@ -102,5 +103,19 @@ describe.skipIf('missing' in binary)('behind PgBouncer in transaction mode', () 
     const status = async () =>
       (await t.sql<{ status: string }>('SELECT d.status FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE e.public_id = $1', [event!.public_id]))[0]?.status;
     expect(await waitFor(status, (s) => s !== 'pending')).toBe('success');
+  });
+
+  it('tells a status stream\'s LISTEN about a payment\'s change: the listener is on the direct connection', async () => {
+    const payment = await createPayment(t, scene.apiKey, { amount: '120.00' });
+    const [intent] = await t.sql<{ id: string }>('SELECT id FROM payment_intents WHERE uuid = $1', [payment.payment_id]);
+    let notified = 0;
+    const subscription = await t.runtime.deps.notifications.subscribe(PAYMENT_STATUS_CHANNEL, String(intent!.id), { onNotify: () => notified++, onClose: () => undefined });
+    try {
+      const cancelled = await t.request('POST', `/api/v1/payments/${payment.payment_id}/cancel`, { token: scene.apiKey });
+      expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+      expect(await waitFor(async () => notified, (n) => n > 0, 5000)).toBeGreaterThan(0);
+    } finally {
+      subscription.unsubscribe();
+    }
   });
 });
