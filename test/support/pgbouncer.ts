@@ -91,7 +91,7 @@ export async function startPgBouncer(binary: string, upstreamUrl: string): Promi
       break;
     } catch (err) {
       await c.end().catch(() => undefined);
-      if (i > 100) throw new Error(`pgbouncer did not answer: ${(err as Error).message}; ${output.slice(-2000)}`);
+      if (i > 100) throw new Error(`pgbouncer did not answer: ${(err as Error).message}; ${output.slice(-2000)}`, { cause: err });
       await new Promise((r) => setTimeout(r, 100));
     }
   }

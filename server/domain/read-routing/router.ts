@@ -17,8 +17,8 @@ import { prepared, rawStatement, type Db } from '../db.ts';
  * (`pg_last_wal_replay_lsn()`), else to the primary. The position lives in the
  * database, so every API process sees it.
  *
- * A replica that fails (cannot be reached, cancels a query for a recovery
- * conflict) is left alone for `retryAfterMs`: its reads go to the primary, with
+ * A replica that fails (cannot be reached, shuts down, runs out of
+ * connections) is left alone for `retryAfterMs`: its reads go to the primary, with
  * one warning when that starts and one line when the replica answers again.
  */
 export interface ReadRouter {
@@ -64,12 +64,21 @@ const recordWrite = prepared((k, $: { principal: string }) =>
     ),
 );
 
+/**
+ * A standby cancels a query whose rows its replay must remove (a conflict with
+ * recovery, SQLSTATE 40001; see max_standby_streaming_delay): that read is
+ * answered by the primary, the replica stays in use.
+ */
+function isRecoveryConflict(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === '40001';
+}
+
 /** A failure of the replica itself, which the primary can answer instead (not a bug in the query). */
 export function isReplicaFailure(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown; cause?: unknown } | null;
   const code = typeof e?.code === 'string' ? e.code : '';
-  // 08: connection; 57P: shut down / cannot connect now; 40001: canceled for a conflict with recovery; 53: out of resources.
-  if (/^(08|57P|53)/.test(code) || code === '40001') return true;
+  // 08: connection; 57P: shut down / cannot connect now; 53: out of resources.
+  if (/^(08|57P|53)/.test(code)) return true;
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
   const msg = typeof e?.message === 'string' ? e.message : '';
   if (/Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(msg)) return true;
@@ -115,6 +124,7 @@ export function createReadRouter(opts: ReadRouterOptions): ReadRouter {
         }
         answered();
       } catch (err) {
+        if (isRecoveryConflict(err)) return run(primary);
         if (!isReplicaFailure(err)) throw err;
         failed(err);
       }
