@@ -57,6 +57,14 @@ describe('a read replica (DATABASE_READ_URL)', () => {
       const mine = await createPayment(t, brandA.apiKey, { reference: 'a-while-paused' });
       // ...is in A's next list, which therefore came from the primary.
       expect(refs(await listPayments(brandA.apiKey))).toEqual(['a-before', 'a-while-paused']);
+      // An idempotent write commits its transaction before its answer, and is recorded after that commit.
+      const idem = await t.request('POST', '/api/v1/payments', {
+        token: brandA.apiKey,
+        body: { amount: '300.00', currency: 'BDT', reference: 'a-idempotent' },
+        headers: { 'idempotency-key': 'replica-idem-1' },
+      });
+      expect(idem.status, JSON.stringify(idem.body)).toBe(201);
+      expect(refs(await listPayments(brandA.apiKey))).toEqual(['a-before', 'a-idempotent', 'a-while-paused']);
       // B wrote nothing since the standby stopped replaying: its list comes from the standby, which
       // has not applied a payment of B's written meanwhile by something else.
       await writtenElsewhere(brandB.brandId, 'b-elsewhere');
