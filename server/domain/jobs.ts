@@ -15,6 +15,7 @@ import { deliverAlertRegistration } from './alerts/deliver-alert.job.ts';
 import { reviewWaitingSweep } from './alerts/review-waiting.job.ts';
 import { invoiceOverdueSweep } from './invoices/mark-overdue.job.ts';
 import { receiptsSweep, sendReceiptRegistration } from './receipts/send-receipt.job.ts';
+import { retentionRegistration } from './retention/retention.job.ts';
 
 /**
  * The job registry: which handler runs which queue. Every area adds its entry
@@ -36,5 +37,6 @@ export function jobRegistrations(): JobRegistration[] {
     deliverAlertRegistration(),
     smsFormatAlarmRegistration(),
     sendReceiptRegistration(),
+    retentionRegistration(),
   ];
 }
