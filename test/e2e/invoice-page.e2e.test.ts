@@ -77,6 +77,8 @@ describe.each([375, 1280] as const)('at %i px', (width) => {
     expect(await page.innerText('#invoice-remaining')).toContain('960.00');
     expect(await axeViolationLines(page), 'open invoice').toEqual([]);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    // The Bengali web font has loaded (the customer's name and a line are Bangla).
+    expect(await page.evaluate(async () => { await document.fonts.ready; return document.fonts.check('16px "Noto Sans Bengali"', 'সুমাইয়া'); })).toBe(true);
     await page.screenshot({ path: path.join(RESULTS, `invoice-${width}-open.png`), fullPage: true });
 
     await page.click('#invoice-pay');

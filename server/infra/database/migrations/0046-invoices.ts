@@ -25,7 +25,7 @@ export class Migration0046Invoices extends Migration {
     this.addSql(`alter table "webhook_events" add constraint "webhook_events_event_check" check ("event" in ('payment.completed', 'payment.failed', 'payment.expired', 'payment.canceled', 'refund.completed', 'refund.failed', 'device.offline', 'device.online', 'gateway.sms_unparsed', 'invoice.created', 'invoice.paid', 'invoice.overdue', 'invoice.voided'));`);
     this.addSql(`alter table "invoices" add constraint "invoices_brand_id_fkey" foreign key ("brand_id") references "brands" ("id") on update no action on delete no action;`);
     this.addSql(`alter table "invoices" add constraint "invoices_customer_id_fkey" foreign key ("customer_id") references "customers" ("id") on update no action on delete no action;`);
-    this.addSql(`alter table "invoices" add constraint "invoices_currency_check" check (currency ~ '^[A-Z]{3}\$');`);
+    this.addSql(`alter table "invoices" add constraint "invoices_currency_check" check (currency ~ '^[A-Z]{3}$');`);
     this.addSql(`alter table "invoices" add constraint "invoices_total_check" check (total > 0);`);
     this.addSql(`alter table "invoices" add constraint "invoices_mode_check" check ("mode" in ('live', 'test'));`);
     this.addSql(`alter table "invoices" add constraint "invoices_status_check" check ("status" in ('draft', 'open', 'paid', 'void', 'overdue'));`);
