@@ -15,6 +15,7 @@ import { gatewayCommands } from './cli/commands/gateways.ts';
 import { operationCommands } from './cli/commands/operations.ts';
 import { paymentCommands } from './cli/commands/payments.ts';
 import { paymentLinkCommands } from './cli/commands/payment-links.ts';
+import { invoiceCommands } from './cli/commands/invoices.ts';
 import { PaycollectMerchant } from '../clients/merchant/index.ts';
 import { recoveryCommands } from './cli/commands/recovery.ts';
 import { operatorCommands } from './cli/commands/operators.ts';
@@ -32,7 +33,7 @@ export const EXIT = { ok: 0, api: 1, usage: 64, config: 78 } as const;
 
 const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
 
-export const commands: Commands = { ...brandCommands, ...gatewayCommands, ...walletAccountCommands, ...deviceCommands, ...paymentCommands, ...paymentLinkCommands, ...operationCommands, ...recoveryCommands, ...operatorCommands, ...importCommands };
+export const commands: Commands = { ...brandCommands, ...gatewayCommands, ...walletAccountCommands, ...deviceCommands, ...paymentCommands, ...paymentLinkCommands, ...invoiceCommands, ...operationCommands, ...recoveryCommands, ...operatorCommands, ...importCommands };
 
 const globalOptions: Options = {
   'base-url': { type: 'string' },

@@ -12,7 +12,7 @@ import { startReceiver, verifyingResponder, type WebhookReceiver } from '../supp
 import { eventually, waitFor } from '../support/wait.ts';
 import { startWebhookTestServer, type WebhookTestServer } from '../support/webhook-worker.ts';
 import type { TestContext } from '../support/harness.ts';
-import { adminRequest, auditRows } from './admin-support.ts';
+import { adminRequest, auditRows, runCli } from './admin-support.ts';
 import { consoleRequest, newOperator, session } from './console-support.ts';
 
 /**
@@ -333,5 +333,15 @@ describe('invoices in the console (admin API)', () => {
 
     const viewer = await session(t, (await newOperator(t, 'viewer')).email);
     expect((await consoleRequest(t, viewer, 'POST', `/invoices/${theirs.id}/void`, {})).status).toBe(403);
+  });
+
+  it('the CLI lists invoices (filters) and voids one, or reports the error', async () => {
+    const list = await runCli(t, ['invoices:list', '--brand', String(brandId), '--status', 'paid', '--json']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.json().data.map((i: { id: string }) => i.id)).toContain(invoice.id);
+    expect((await runCli(t, ['invoices:list', '--status', 'unpaid'])).code).toBe(64);
+    const refused = await runCli(t, ['invoices:void', '--invoice', invoice.id]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('INVOICE_ALREADY_PAID');
   });
 });
