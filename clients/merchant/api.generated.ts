@@ -724,16 +724,74 @@ export interface InvoicesListParams {
   per_page?: string | number | undefined;
 }
 
-export interface InvoicePayment {
-  /** The payment (`GET /api/v1/payments/{payment_id}`). */
-  payment_id: string;
-  /** Amount asked for, in the invoice currency. */
-  amount: string;
-  /** The payment intent status: `pending`, `completed`, `expired`, `canceled`. */
-  status: string;
+export interface InvoiceDetail {
+  /** The invoice's id in this API. */
+  id: string;
+  /** The invoice number, per brand and mode, gap-free: `INV-0001`, `INV-0002`, …. */
+  number: string;
+  /** `draft`, `open`, `overdue` (open and past due), `paid` or `void`. */
+  status: "void" | "draft" | "open" | "paid" | "overdue";
+  /** The customer's `uuid`. */
+  customer_id: string;
+  /** The customer's name, when known. */
+  customer_name: string | null;
+  /** ISO 4217 currency code. */
+  currency: string;
+  /** Line items in order. */
+  lines: {
+    description: string;
+    quantity: string;
+    unit_price: string;
+    amount: string;
+  }[];
+  /** The discount, if any. */
+  discount: {
+    description: string;
+    rate: string | null;
+    amount: string;
+  } | null;
+  /** The tax, if any. */
+  tax: {
+    description: string;
+    rate: string | null;
+    amount: string;
+  } | null;
+  /** Sum of the line amounts. */
+  subtotal: string;
+  /** subtotal − discount + tax: what the customer owes in all. */
+  total: string;
+  /** Sum of the completed payments made for the invoice. */
+  amount_paid: string;
+  /** total − amount paid, never below zero: what the hosted page asks for. */
+  amount_remaining: string;
+  /** Due date (YYYY-MM-DD). */
+  due_date: string;
+  /** Note to the customer. */
+  memo: string | null;
+  /** The hosted invoice page (`/invoices/<token>`): the token is unguessable and is the page's only credential. A draft's page is not found until it is finalized. */
+  hosted_url: string;
+  /** The invoice as a PDF (the hosted page's download; same credential). */
+  pdf_url: string;
+  /** When it became `open`. */
+  finalized_at: string | null;
+  /** When payments reached the total. */
+  paid_at: string | null;
+  /** When it was voided. */
+  voided_at: string | null;
+  /** When it was last e-mailed to the customer. */
+  last_sent_at: string | null;
   /** ISO 8601 UTC timestamp. */
   created_at: string;
-  completed_at: string | null;
+  /** True for a live-mode object, false for a test-mode one (created with a `sk_test_` key, paid on the sandbox or verified by a test device). */
+  livemode: boolean;
+  /** The payments made from its hosted page, newest first (completed ones count towards `amount_paid`). */
+  payments: {
+    payment_id: string;
+    amount: string;
+    status: string;
+    created_at: string;
+    completed_at: string | null;
+  }[];
 }
 
 export interface UpdateInvoiceRequest {
@@ -1475,33 +1533,23 @@ export interface InvoicesResource<O = RequestOptions> {
     items(params?: InvoicesListParams, options?: O): AsyncIterable<Invoice>;
   };
   /**
-   * Get an invoice
+   * Get an invoice with its payments
    *
-   * One invoice of the calling brand and mode. `INVOICE_NOT_FOUND` for an unknown id, another brand's invoice or one of the other mode.
+   * One invoice of the calling brand and mode, with the payments made from its hosted page. `INVOICE_NOT_FOUND` for an unknown id, another brand's invoice or one of the other mode.
    *
    * `GET /api/v1/invoices/:id`
    */
-  retrieve(id: string | number, options?: O): Promise<WithResponse<Invoice>>;
+  retrieve(id: string | number, options?: O): Promise<WithResponse<InvoiceDetail>>;
   /**
-   * Get an invoice
+   * Get an invoice with its payments
    *
-   * One invoice of the calling brand and mode. `INVOICE_NOT_FOUND` for an unknown id, another brand's invoice or one of the other mode.
+   * One invoice of the calling brand and mode, with the payments made from its hosted page. `INVOICE_NOT_FOUND` for an unknown id, another brand's invoice or one of the other mode.
    *
    * `GET /api/v1/invoices/:id`
    *
    * @deprecated Use `invoices.retrieve` (same call).
    */
-  get(id: string | number, options?: O): Promise<WithResponse<Invoice>>;
-  /**
-   * List an invoice's payments
-   *
-   * The payments made from the invoice's hosted page, newest first (completed ones count towards `amount_paid`).
-   *
-   * `GET /api/v1/invoices/:id/payments`
-   *
-   * @deprecated Use `invoicePayments.list` (same call).
-   */
-  listPayments(id: string | number, options?: O): Promise<WithResponse<InvoicePayment[]>>;
+  get(id: string | number, options?: O): Promise<WithResponse<InvoiceDetail>>;
   /**
    * Update a draft invoice
    *
@@ -1534,17 +1582,6 @@ export interface InvoicesResource<O = RequestOptions> {
    * `POST /api/v1/invoices/:id/send`
    */
   send(id: string | number, params?: InvoicesSendParams, options?: O): Promise<WithResponse<Invoice>>;
-}
-
-export interface InvoicePaymentsResource<O = RequestOptions> {
-  /**
-   * List an invoice's payments
-   *
-   * The payments made from the invoice's hosted page, newest first (completed ones count towards `amount_paid`).
-   *
-   * `GET /api/v1/invoices/:id/payments`
-   */
-  list(id: string | number, options?: O): Promise<WithResponse<InvoicePayment[]>>;
 }
 
 export interface WebhookEndpointsResource<O = RequestOptions> {
@@ -1888,16 +1925,6 @@ export interface MerchantErrorCodes {
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
-  /** `GET /api/v1/invoices/:id/payments` */
-  'invoicePayments.list': {
-    400: "VALIDATION_ERROR";
-    401: "UNAUTHORIZED";
-    403: "INSUFFICIENT_SCOPE";
-    404: "INVOICE_NOT_FOUND";
-    429: "RATE_LIMITED";
-    500: "INTERNAL_ERROR";
-    503: "SERVICE_UNAVAILABLE";
-  };
   /** `PATCH /api/v1/invoices/:id` */
   'invoices.update': {
     400: "VALIDATION_ERROR" | "MALFORMED_JSON";
@@ -2054,7 +2081,6 @@ export interface MerchantResources<O = RequestOptions> {
   webhookDeliveries: WebhookDeliveriesResource<O>;
   paymentLinks: PaymentLinksResource<O>;
   invoices: InvoicesResource<O>;
-  invoicePayments: InvoicePaymentsResource<O>;
   webhookEndpoints: WebhookEndpointsResource<O>;
   events: EventsResource<O>;
 }

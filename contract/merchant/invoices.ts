@@ -139,7 +139,12 @@ export const invoicePaymentSchema = z
   })
   .meta({ id: 'InvoicePayment' });
 
+export const invoiceDetailSchema = invoiceSchema
+  .extend({ payments: z.array(invoicePaymentSchema).describe('The payments made from its hosted page, newest first (completed ones count towards `amount_paid`).') })
+  .meta({ id: 'InvoiceDetail' });
+
 export type InvoiceResource = z.infer<typeof invoiceSchema>;
+export type InvoiceDetailResource = z.infer<typeof invoiceDetailSchema>;
 export type InvoicePaymentResource = z.infer<typeof invoicePaymentSchema>;
 export type CreateInvoiceBody = z.infer<typeof createInvoiceBodySchema>;
 export type UpdateInvoiceBody = z.infer<typeof updateInvoiceBodySchema>;
@@ -176,19 +181,10 @@ export const invoicesContract = c.router(
     get: {
       method: 'GET',
       path: '/invoices/:id',
-      summary: 'Get an invoice',
-      description: "One invoice of the calling brand and mode. `INVOICE_NOT_FOUND` for an unknown id, another brand's invoice or one of the other mode.",
+      summary: 'Get an invoice with its payments',
+      description: "One invoice of the calling brand and mode, with the payments made from its hosted page. `INVOICE_NOT_FOUND` for an unknown id, another brand's invoice or one of the other mode.",
       pathParams: idParams,
-      responses: { 200: ok(invoiceSchema) },
-      metadata: meta({ auth: 'merchant', tag: 'Invoices', errors: ['INVOICE_NOT_FOUND'] }),
-    },
-    listPayments: {
-      method: 'GET',
-      path: '/invoices/:id/payments',
-      summary: "List an invoice's payments",
-      description: 'The payments made from the invoice\'s hosted page, newest first (completed ones count towards `amount_paid`).',
-      pathParams: idParams,
-      responses: { 200: ok(z.array(invoicePaymentSchema)) },
+      responses: { 200: ok(invoiceDetailSchema) },
       metadata: meta({ auth: 'merchant', tag: 'Invoices', errors: ['INVOICE_NOT_FOUND'] }),
     },
     update: {

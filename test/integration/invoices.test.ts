@@ -160,7 +160,7 @@ describe('invoices', () => {
     invoice = await live.invoices.retrieve(invoice.id);
     expect(invoice).toMatchObject({ status: 'paid', amount_paid: '4192.52', amount_remaining: '0.00' });
     expect(invoice.paid_at).not.toBeNull();
-    const payments = await live.invoicePayments.list(invoice.id);
+    const { payments } = await live.invoices.retrieve(invoice.id);
     expect(payments.map((p) => [p.payment_id, p.status])).toEqual([[secondPayment, 'completed'], [firstPayment, 'completed']]);
 
     const events = await eventually(async () => {

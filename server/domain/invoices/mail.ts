@@ -65,7 +65,7 @@ export async function sendInvoice(db: Db, deps: InvoiceMailDeps, scope: { brandI
       deps.logger.warn({ invoice_id: row.uuid, error: reason }, 'invoice e-mail not sent');
       throw new AppError('SERVICE_UNAVAILABLE', `The mail server refused the invoice e-mail (${reason})`);
     }
-    await updateInvoiceRow(tx, row.id, { last_sent_at: sql<Date>`now()` } as never);
+    await updateInvoiceRow(tx, row.id, { last_sent_at: sql<Date>`now()` });
     deps.logger.info({ invoice_id: row.uuid }, 'invoice e-mail sent');
     return toInvoiceResource(deps.crypto, await selectInvoiceById(tx, row.id), base);
   });

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Updateable } from 'kysely';
+import { sql, type InsertObject, type UpdateObject } from 'kysely';
 import type { InvoiceStatus, Mode } from '../../../contract/vocabulary.ts';
 import type { DB, Db } from '../db.ts';
 
@@ -32,7 +32,7 @@ export async function allocateInvoiceNumber(tx: Db, brandId: number, mode: Mode)
   return row.last_number;
 }
 
-export async function insertInvoice(tx: Db, row: Insertable<DB['invoices']>): Promise<number> {
+export async function insertInvoice(tx: Db, row: InsertObject<DB, 'invoices'>): Promise<number> {
   return (await tx.insertInto('invoices').values(row).returning('id').executeTakeFirstOrThrow()).id;
 }
 
@@ -82,7 +82,7 @@ export async function selectInvoicePage(db: Db, f: InvoiceFilter, page: { limit:
   return { rows, total: Number(count.n) };
 }
 
-export async function updateInvoiceRow(tx: Db, id: number, set: Updateable<DB['invoices']>): Promise<void> {
+export async function updateInvoiceRow(tx: Db, id: number, set: UpdateObject<DB, 'invoices'>): Promise<void> {
   await tx.updateTable('invoices').set({ ...set, updated_at: sql<Date>`now()` }).where('id', '=', id).execute();
 }
 

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import { isUuid } from '../../../contract/common/ids.ts';
-import type { CreateInvoiceBody, InvoicePaymentResource, InvoiceResource, UpdateInvoiceBody } from '../../../contract/merchant/invoices.ts';
+import type { CreateInvoiceBody, InvoiceDetailResource, InvoicePaymentResource, InvoiceResource, UpdateInvoiceBody } from '../../../contract/merchant/invoices.ts';
 import type { InvoiceStatus, Mode } from '../../../contract/vocabulary.ts';
 import type { PersonalDataKeys } from '../customers/keys.ts';
 import { decryptNameAndEmail, findOrCreateCustomer } from '../customers/service.ts';
@@ -131,7 +131,7 @@ export async function createInvoice(db: Db, keys: PersonalDataKeys, brandId: num
       due_date: body.due_date,
       memo: body.memo ?? null,
       finalized_at: open ? sql<Date>`now()` : null,
-    } as never);
+    });
     const row = await selectInvoiceById(tx, id);
     await recordEvent(tx, { brandId, mode, event: 'invoice.created', data: invoiceEventData(row) });
     return toInvoiceResource(keys, row, publicBaseUrl);
@@ -144,8 +144,9 @@ async function loadOwn(db: Db, brandId: number, mode: Mode, id: string, lock = f
   return row;
 }
 
-export async function getInvoice(db: Db, keys: PersonalDataKeys, brandId: number, mode: Mode, id: string, publicBaseUrl: string): Promise<InvoiceResource> {
-  return toInvoiceResource(keys, await loadOwn(db, brandId, mode, id), publicBaseUrl);
+export async function getInvoice(db: Db, keys: PersonalDataKeys, brandId: number, mode: Mode, id: string, publicBaseUrl: string): Promise<InvoiceDetailResource> {
+  const row = await loadOwn(db, brandId, mode, id);
+  return { ...toInvoiceResource(keys, row, publicBaseUrl), payments: await listInvoicePayments(db, row.id) };
 }
 
 export async function listInvoices(
@@ -170,10 +171,6 @@ export async function listInvoicePayments(db: Db, invoiceId: number): Promise<In
   }));
 }
 
-export async function listOwnInvoicePayments(db: Db, brandId: number, mode: Mode, id: string): Promise<InvoicePaymentResource[]> {
-  return listInvoicePayments(db, (await loadOwn(db, brandId, mode, id)).id);
-}
-
 function refuseUnlessDraft(status: InvoiceStatus): void {
   if (status === 'void') throw new AppError('INVOICE_VOID');
   if (status !== 'draft') throw new AppError('INVOICE_NOT_DRAFT', `The invoice is ${status}; only a draft can be changed or finalized`);
@@ -194,7 +191,7 @@ export async function updateInvoice(db: Db, keys: PersonalDataKeys, brandId: num
       lines: totals.lines, discount: totals.discount, tax: totals.tax, subtotal: totals.subtotal, total: totals.total, currency,
       ...(body.due_date !== undefined ? { due_date: body.due_date } : {}),
       ...(body.memo !== undefined ? { memo: body.memo } : {}),
-    } as never);
+    });
     return toInvoiceResource(keys, await selectInvoiceById(tx, row.id), publicBaseUrl);
   });
 }
@@ -202,7 +199,7 @@ export async function updateInvoice(db: Db, keys: PersonalDataKeys, brandId: num
 /** draft → open on a locked row; the caller holds the lock. */
 export async function finalizeLocked(tx: Db, row: InvoiceRow): Promise<InvoiceRow> {
   refuseUnlessDraft(row.status);
-  await updateInvoiceRow(tx, row.id, { status: 'open', finalized_at: sql<Date>`now()` } as never);
+  await updateInvoiceRow(tx, row.id, { status: 'open', finalized_at: sql<Date>`now()` });
   return selectInvoiceById(tx, row.id);
 }
 
@@ -217,7 +214,7 @@ export async function finalizeInvoice(db: Db, keys: PersonalDataKeys, brandId: n
 export async function voidLocked(tx: Db, row: InvoiceRow): Promise<{ row: InvoiceRow; changed: boolean }> {
   if (row.status === 'void') return { row, changed: false };
   if (row.status === 'paid') throw new AppError('INVOICE_ALREADY_PAID', 'This invoice is already paid and cannot be voided (refund its payments instead)');
-  await updateInvoiceRow(tx, row.id, { status: 'void', voided_at: sql<Date>`now()` } as never);
+  await updateInvoiceRow(tx, row.id, { status: 'void', voided_at: sql<Date>`now()` });
   const after = await selectInvoiceById(tx, row.id);
   await recordEvent(tx, { brandId: after.brand_id, mode: after.mode, event: 'invoice.voided', data: invoiceEventData(after) });
   return { row: after, changed: true };

@@ -3,7 +3,7 @@ import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
 import { sendInvoice } from '../../../domain/invoices/mail.ts';
 import {
-  createInvoice, finalizeInvoice, getInvoice, listInvoices, listOwnInvoicePayments, updateInvoice, voidInvoice,
+  createInvoice, finalizeInvoice, getInvoice, listInvoices, updateInvoice, voidInvoice,
 } from '../../../domain/invoices/service.ts';
 import { merchantOf } from '../../context.ts';
 
@@ -26,10 +26,6 @@ export function merchantInvoiceHandlers(deps: AppDeps) {
     get: async ({ req, params }) => {
       const { brandId, mode } = merchantOf(req);
       return { status: 200, body: { success: true, data: await getInvoice(req.db, keys, brandId, mode, params.id, base) } };
-    },
-    listPayments: async ({ req, params }) => {
-      const { brandId, mode } = merchantOf(req);
-      return { status: 200, body: { success: true, data: await listOwnInvoicePayments(req.db, brandId, mode, params.id) } };
     },
     update: async ({ req, params, body }) => {
       const { brandId, mode } = merchantOf(req);
