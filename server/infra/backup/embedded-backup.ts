@@ -155,6 +155,23 @@ function bytesRecord(name: string, mode: number, data: Buffer, trailer: BackupTr
   return [recordHeader('F', name, mode, data.length), data];
 }
 
+/**
+ * The cluster of a running service is used as it is (never stopped or
+ * restarted: the service goes on serving); a stopped one is started for the
+ * time of the backup.
+ */
+async function attachOrStart(dataDir: string, password: string, logger?: Logger): Promise<{ url: string; stop(): Promise<void> }> {
+  const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
+  const pid = readPid(pidFile);
+  if (pid !== null && processAlive(pid)) {
+    // postmaster.pid's fourth line is the port the cluster listens on.
+    const port = Number(readFileSync(pidFile, 'utf8').split('\n')[3]);
+    if (!Number.isInteger(port) || port <= 0) throw new BackupError(`cannot tell the running cluster's port from ${pidFile}`);
+    return { url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`, stop: async () => undefined };
+  }
+  return startEmbeddedPostgres({ dataDir, port: await freePort(), password, database: DATABASE, ...(logger ? { logger } : {}) });
+}
+
 export interface BackupOptions {
   /** The service's DATA_DIR (secrets.json and the cluster in pg/). */
   dataDir: string;
@@ -176,7 +193,7 @@ export async function backupEmbedded(opts: BackupOptions): Promise<BackupManifes
   if (!existsSync(path.join(pgdata, 'PG_VERSION'))) throw new BackupError(`no embedded database in ${dataDir} (no pg/PG_VERSION): is it the service's DATA_DIR?`);
   const secrets = readSecretsFile(dataDir);
   const env = opts.env ?? process.env;
-  const cluster = await startEmbeddedPostgres({ dataDir, port: await freePort(), password: secrets.password, database: DATABASE, ...(opts.logger ? { logger: opts.logger } : {}) });
+  const cluster = await attachOrStart(dataDir, secrets.password, opts.logger);
   const client = new pg.Client({ connectionString: cluster.url });
   const out = path.resolve(opts.out);
   const partial = path.join(path.dirname(out), `.${path.basename(out)}.${randomBytes(6).toString('hex')}.partial`);
@@ -364,7 +381,11 @@ export async function restoreEmbedded(opts: RestoreOptions): Promise<RestoreResu
     const manifest = await extract(opts.input, opts.passphrase, staging, opts.knownMigrations);
     const staged = readSecretsFile(staging);
     const ids = runAsIds();
-    if (ids) chownTree(path.join(staging, 'pg'), ids);
+    if (ids) {
+      // As root the cluster runs as the postgres user (embedded.ts), who must reach it through DATA_DIR.
+      chmodSync(dataDir, 0o711);
+      chownTree(path.join(staging, 'pg'), ids);
+    }
     const cluster = await startEmbeddedPostgres({ dataDir: staging, port: await freePort(), password: staged.password, database: DATABASE, ...(opts.logger ? { logger: opts.logger } : {}) });
     let counts: Record<string, number>;
     try {
