@@ -84,6 +84,10 @@ describe('backup and restore as an ordinary user', () => {
       brandId = ((await res.json()) as { data: { id: number } }).data.id;
       const backup = await cli(['backup', '--out', path.join(base, 'paycollect.backup'), '--data-dir', source]);
       expect(backup.code, backup.output).toBe(0);
+      // A restore over the running service's DATA_DIR is refused, even with --force.
+      const over = await cli(['restore', '--in', path.join(base, 'paycollect.backup'), '--data-dir', source, '--force']);
+      expect(over.code).toBe(1);
+      expect(over.output).toMatch(/is running .*stop the service first/);
       // The service kept serving through the backup.
       expect((await fetch(`${svc.baseUrl}/api/admin/v1/brands/${brandId}`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     } finally {

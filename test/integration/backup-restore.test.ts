@@ -85,10 +85,12 @@ const before: {
   webhookSecret: string;
   endpointId: number;
   afterBackupPaymentId: string;
+  sourceDir: string;
 } = {} as never;
 
 beforeAll(async () => {
   const dataDir = tempDir('pc-backup-src-');
+  before.sourceDir = dataDir;
   const svc = await startService(dataDir);
   try {
     const admin = svc.runtime.deps.secrets.adminToken;
@@ -221,7 +223,7 @@ describe('a restore refuses', () => {
     untouched(dataDir);
   }, 60_000);
 
-  it('a data directory that holds an installation, unless --force, which keeps the old one aside', async () => {
+  it('a data directory that holds an installation, unless --force, which keeps the old one aside (from a backup of the stopped service)', async () => {
     const dataDir = tempDir('pc-backup-busy-');
     writeFileSync(path.join(dataDir, 'secrets.json'), '{"adminToken":"adm_other"}\n', { mode: 0o600 });
     const refused = await cli(['restore', '--in', archive, '--data-dir', dataDir], env);
@@ -229,8 +231,14 @@ describe('a restore refuses', () => {
     expect(refused.err).toMatch(/already holds an installation/);
     expect(readdirSync(dataDir)).toEqual(['secrets.json']);
 
-    const forced = await cli(['restore', '--in', archive, '--data-dir', dataDir, '--force'], env);
+    // This archive is of the stopped service: its cluster is started for the backup and stopped again.
+    const stoppedArchive = path.join(tempDir('pc-backup-out-'), 'stopped.backup');
+    const backup = await cli(['backup', '--out', stoppedArchive, '--data-dir', before.sourceDir], env);
+    expect(backup, backup.err).toMatchObject({ code: 0 });
+    expect(existsSync(path.join(before.sourceDir, 'pg', 'postmaster.pid'))).toBe(false);
+    const forced = await cli(['restore', '--in', stoppedArchive, '--data-dir', dataDir, '--force'], env);
     expect(forced, forced.err).toMatchObject({ code: 0 });
+    expect(forced.out).toContain('every table holds the rows the manifest counted');
     const kept = readdirSync(dataDir).find((f) => f.startsWith('secrets.json.replaced-'))!;
     expect(readFileSync(path.join(dataDir, kept), 'utf8')).toContain('adm_other');
     expect(JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')).adminToken).toBe(before.adminToken);

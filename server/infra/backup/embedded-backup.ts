@@ -38,7 +38,11 @@ export interface BackupManifest {
   /** Applied migrations, oldest first; the last is the migration level. */
   migrations: string[];
   migration_level: string | null;
-  /** Rows per table of the application database, counted as the copy started. */
+  /**
+   * Rows per table of the application database, counted as the copy started.
+   * UNLOGGED tables (the rate-limit counters) are left out: PostgreSQL keeps no
+   * WAL for them and empties them on recovery, so a restore starts them empty.
+   */
   row_counts: Record<string, number>;
   /** Secrets that the backed-up installation took from its environment: they are not in secrets.json, so not in the archive. */
   secrets_from_environment: string[];
@@ -69,7 +73,7 @@ function readSecretsFile(dataDir: string): { text: string; password: string } {
 async function rowCounts(c: pg.ClientBase): Promise<Record<string, number>> {
   const { rows } = await c.query<{ name: string }>(
     `SELECT format('%I.%I', n.nspname, c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
+      WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relpersistence = 'p' AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
       ORDER BY 1`,
   );
   const out: Record<string, number> = {};
@@ -374,6 +378,7 @@ export async function restoreEmbedded(opts: RestoreOptions): Promise<RestoreResu
   const occupied = existsSync(pgdata) || existsSync(path.join(dataDir, 'secrets.json'));
   if (occupied && !opts.force) throw new BackupError(`${dataDir} already holds an installation (pg/ or secrets.json): restore into an empty DATA_DIR, or give --force to replace it (it is kept aside, renamed)`);
   if (!existsSync(opts.input)) throw new BackupError(`no such file: ${opts.input}`);
+  const createdDataDir = !existsSync(dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const staging = path.join(dataDir, `.restore-${randomBytes(6).toString('hex')}`);
   mkdirSync(staging, { mode: 0o700 });
@@ -416,6 +421,8 @@ export async function restoreEmbedded(opts: RestoreOptions): Promise<RestoreResu
     renameSync(path.join(staging, 'secrets.json'), secretsFile);
     return { manifest, row_counts: counts, replaced };
   } catch (err) {
+    rmSync(staging, { recursive: true, force: true });
+    if (createdDataDir) rmSync(dataDir, { recursive: true, force: true });
     if (err instanceof ArchiveError) throw new BackupError(err.message);
     throw err;
   } finally {
