@@ -244,13 +244,16 @@ describe('a restore refuses', () => {
     expect(JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')).adminToken).toBe(before.adminToken);
   }, 120_000);
 
-  it('a DATABASE_URL installation (its database is backed up with pg_dump) and a missing passphrase', async () => {
+  it('a DATABASE_URL installation (its database is backed up with pg_dump), a missing passphrase, an archive that exists', async () => {
     const res = await cli(['backup', '--out', path.join(tempDir('pc-backup-x-'), 'x'), '--data-dir', tempDir('pc-backup-x-')], { DATABASE_URL: 'postgres://example/db', ...env });
     expect(res).toMatchObject({ code: 1 });
     expect(res.err).toMatch(/pg_dump/);
     const none = await cli(['restore', '--in', archive, '--data-dir', tempDir('pc-backup-x-')]);
     expect(none).toMatchObject({ code: 1 });
     expect(none.err).toMatch(/no passphrase/);
-    expect(existsSync(path.join(archive))).toBe(true);
+    // An existing archive is never overwritten.
+    const again = await cli(['backup', '--out', archive, '--data-dir', before.sourceDir], env);
+    expect(again).toMatchObject({ code: 1 });
+    expect(again.err).toMatch(/exists: give another file name/);
   });
 });

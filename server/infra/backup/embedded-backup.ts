@@ -32,6 +32,8 @@ const DATABASE = 'paycollect';
 
 export interface BackupManifest {
   format: number;
+  /** The service's version (package.json) that made the backup. */
+  service_version: string;
   created_at: string;
   /** The cluster's server_version_num (a restore needs the same major version). */
   server_version_num: number;
@@ -53,6 +55,8 @@ export interface BackupTrailer {
 }
 
 export class BackupError extends Error {}
+
+const SERVICE_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** Names of configuration variables that override secrets.json (secrets.ts). */
 const SECRET_VARIABLES = ['ADMIN_TOKEN', 'JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'BLIND_INDEX_KEY', 'PII_ENCRYPTION_KEYS', 'SANDBOX_CALLBACK_SECRET'];
@@ -197,6 +201,8 @@ export async function backupEmbedded(opts: BackupOptions): Promise<BackupManifes
   if (!existsSync(path.join(pgdata, 'PG_VERSION'))) throw new BackupError(`no embedded database in ${dataDir} (no pg/PG_VERSION): is it the service's DATA_DIR?`);
   const secrets = readSecretsFile(dataDir);
   const env = opts.env ?? process.env;
+  // An earlier backup is never replaced by accident.
+  if (existsSync(path.resolve(opts.out))) throw new BackupError(`${path.resolve(opts.out)} exists: give another file name`);
   const cluster = await attachOrStart(dataDir, secrets.password, opts.logger);
   const client = new pg.Client({ connectionString: cluster.url });
   const out = path.resolve(opts.out);
@@ -207,6 +213,7 @@ export async function backupEmbedded(opts: BackupOptions): Promise<BackupManifes
     const migrations = await appliedMigrations(client);
     const manifest: BackupManifest = {
       format: BACKUP_FORMAT,
+      service_version: SERVICE_VERSION,
       created_at: new Date().toISOString(),
       server_version_num: version,
       migrations,
