@@ -1,4 +1,5 @@
 import { parse } from 'csv-parse/sync';
+import type { StatementFormat } from '../../../contract/vocabulary.ts';
 import { smsNumberToE164 } from '../sms/matching/payer-number.ts';
 
 /**
@@ -28,8 +29,7 @@ import { smsNumberToE164 } from '../sms/matching/payer-number.ts';
  * unless they carry an offset. Amounts are exact decimal strings with two places.
  */
 
-export const statementFormats = ['bkash', 'nagad', 'generic'] as const;
-export type StatementFormat = (typeof statementFormats)[number];
+export { statementFormats, type StatementFormat } from '../../../contract/vocabulary.ts';
 
 export interface StatementRow {
   /** 1-based line of the file the row is on. */
