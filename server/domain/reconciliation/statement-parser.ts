@@ -238,7 +238,7 @@ export function parseStatement(text: string, accountNumber: string): StatementPa
   const delimiter = firstLine.split('\t').length > firstLine.split(',').length ? '\t' : ',';
   let records: Array<{ record: string[]; info: { lines: number } }>;
   try {
-    records = parse(body, { delimiter, info: true, relax_column_count: true, skip_empty_lines: true, trim: true }) as typeof records;
+    records = parse(body, { delimiter, info: true, relax_column_count: true, skip_empty_lines: true, trim: true }) as unknown as typeof records;
   } catch (err) {
     return { ok: false, problem: 'unreadable', message: `This is not a readable CSV file: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` };
   }
