@@ -29,7 +29,9 @@ export const reconciliationUploadSchema = z
     row_count: z.number().int().describe('Rows read from the file, every day and direction.'),
     uploaded_by: z.string().describe('Who uploaded it (the audit actor).'),
     created_at: timestampSchema,
-    counts: z.record(z.enum(reconciliationCategories), z.number().int()).describe('Findings per category (categories with none are absent).'),
+    counts: z
+      .object(Object.fromEntries(reconciliationCategories.map((k) => [k, z.number().int().min(0)])) as Record<(typeof reconciliationCategories)[number], z.ZodNumber>)
+      .describe('Findings per category.'),
   })
   .meta({ id: 'ReconciliationUpload' });
 

@@ -27,10 +27,10 @@ export async function insertLines(db: Db, rows: Array<Insertable<DB['statement_l
 export async function reconcileUpload(db: Db, q: { uploadId: number; accountId: number; mode: Mode; dayStart: Date; dayEnd: Date }): Promise<void> {
   await sql`
     WITH acct AS (
-      SELECT a.id, a.brand_id, a.gateway_id, a.device_id, a.sim_slot FROM wallet_accounts a WHERE a.id = ${q.accountId}
+      SELECT a.id, a.brand_id, a.gateway_id, a.device_id, a.sim_slot FROM wallet_accounts a WHERE a.id = ${q.accountId}::bigint
     ),
     lines AS (
-      SELECT l.id, l.trx_id, l.amount, l.fee, l.occurred_at FROM statement_lines l WHERE l.upload_id = ${q.uploadId} AND l.direction = 'in'
+      SELECT l.id, l.trx_id, l.amount, l.fee, l.occurred_at FROM statement_lines l WHERE l.upload_id = ${q.uploadId}::bigint AND l.direction = 'in'
     ),
     sms AS (
       SELECT r.id, upper(r.parsed_trx_id) AS trx, r.parsed_amount, r.parsed_fee, COALESCE(r.sms_time, r.received_at) AS at
@@ -60,10 +60,10 @@ export async function reconcileUpload(db: Db, q: { uploadId: number; accountId: 
       FROM lines l
       LEFT JOIN LATERAL (SELECT * FROM sms WHERE sms.trx = l.trx_id ORDER BY sms.id LIMIT 1) s ON true
       LEFT JOIN txn x ON x.trx = l.trx_id
-      WHERE l.occurred_at >= ${q.dayStart} AND l.occurred_at < ${q.dayEnd}
+      WHERE l.occurred_at >= ${q.dayStart}::timestamptz AND l.occurred_at < ${q.dayEnd}::timestamptz
     )
     INSERT INTO reconciliation_items (upload_id, category, trx_id, statement_line_id, sms_record_id, transaction_id, hint_transaction_ids)
-    SELECT ${q.uploadId}, f.category, f.trx_id, f.line_id, f.sms_id, f.txn_id,
+    SELECT ${q.uploadId}::bigint, f.category, f.trx_id, f.line_id, f.sms_id, f.txn_id,
       CASE WHEN f.category = 'statement_only' THEN ARRAY(
         SELECT t.id FROM transactions t JOIN acct a ON t.brand_id = a.brand_id AND t.gateway_id = a.gateway_id
         WHERE t.mode = ${q.mode} AND (t.wallet_account_id = a.id OR t.wallet_account_id IS NULL)
@@ -74,9 +74,9 @@ export async function reconcileUpload(db: Db, q: { uploadId: number; accountId: 
       ) END
     FROM from_statement f
     UNION ALL
-    SELECT ${q.uploadId}, 'sms_only', s.trx, NULL, s.id, x.id, NULL
+    SELECT ${q.uploadId}::bigint, 'sms_only', s.trx, NULL::bigint, s.id, x.id, NULL::bigint[]
     FROM sms s LEFT JOIN txn x ON x.trx = s.trx
-    WHERE s.at >= ${q.dayStart} AND s.at < ${q.dayEnd} AND NOT EXISTS (SELECT 1 FROM lines l WHERE l.trx_id = s.trx)
+    WHERE s.at >= ${q.dayStart}::timestamptz AND s.at < ${q.dayEnd}::timestamptz AND NOT EXISTS (SELECT 1 FROM lines l WHERE l.trx_id = s.trx)
   `.execute(db);
 }
 

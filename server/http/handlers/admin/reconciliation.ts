@@ -1,6 +1,7 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
+import { reconciliationCategories, type ReconciliationCategory } from '../../../../contract/vocabulary.ts';
 import {
   getReconciliation, listReconciliations, reportCsv, reportFileName, uploadStatement, type ReconciliationView,
 } from '../../../domain/reconciliation/service.ts';
@@ -23,7 +24,7 @@ const uploadBody = (u: UploadRow) => ({
   row_count: u.row_count,
   uploaded_by: u.uploaded_by,
   created_at: u.created_at.toISOString(),
-  counts: u.counts,
+  counts: Object.fromEntries(reconciliationCategories.map((k) => [k, u.counts[k] ?? 0])) as Record<ReconciliationCategory, number>,
 });
 
 const reportBody = (v: ReconciliationView) => ({
