@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dhakaToday } from '../../server/domain/reconciliation/service.ts';
 import { startTestServer, type TestContext } from '../support/harness.ts';
@@ -6,7 +8,7 @@ import { pairDevice, type PairedDevice } from '../support/device.ts';
 import { seedGateway, seedTransaction } from '../support/seed.ts';
 import { bdNow, creditTemplate, creditWithBalance, forwardSms, newGatewayTrxId, sendMoneyTemplate } from '../support/sms-matching.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
-import { adminRequest, auditRows } from './admin-support.ts';
+import { adminRequest, auditRows, runCli } from './admin-support.ts';
 import { consoleRequest, newOperator, session } from './console-support.ts';
 
 /**
@@ -220,5 +222,29 @@ describe('what is refused', () => {
     const viewer = await newOperator(t, 'viewer', { brandIds: [mine.brandId] });
     const vs = await session(t, viewer.email);
     expect((await consoleRequest(t, vs, 'POST', `/wallet-accounts/${mine.accountId}/statements`, { day: dhakaToday(), content })).body.errors[0].code).toBe('FORBIDDEN');
+  });
+});
+
+describe('the CLI', () => {
+  it('reconcile --account --day --file uploads and prints the findings; reconcile:report prints it again; a bad file is its error code', async () => {
+    const s = await scene('Recon CLI');
+    const dir = mkdtempSync(path.join(tmpdir(), 'recon-'));
+    const file = path.join(dir, 'nagad.csv');
+    writeFileSync(file, readFileSync(new URL('../fixtures/statements/nagad-statement.csv', import.meta.url), 'utf8').replaceAll('01711000001', s.number).replaceAll('2026-05-26', dhakaToday()));
+    const run = await runCli(t, ['reconcile', '--account', String(s.accountId), '--day', dhakaToday(), '--file', file, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const report = run.json();
+    expect(report.upload).toMatchObject({ wallet_account_id: s.accountId, format: 'nagad', file_name: 'nagad.csv' });
+    expect(report.items.map((i: { category: string }) => i.category)).toEqual(['statement_only']);
+    const text = await runCli(t, ['reconcile:report', '--id', String(report.upload.id)]);
+    expect(text.stdout).toContain('statement_only');
+    expect(text.stdout).toContain('72K9QX4T');
+    const json = await runCli(t, ['reconcile:report', '--id', String(report.upload.id), '--json']);
+    expect(json.json().items).toEqual(report.items);
+
+    writeFileSync(file, 'Date,Narration\n26/05/26,UPI\n');
+    const bad = await runCli(t, ['reconcile', '--account', String(s.accountId), '--day', dhakaToday(), '--file', file]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('STATEMENT_UNKNOWN_COLUMNS');
   });
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseStatement, statementAmount, statementTime } from '../../server/domain/reconciliation/statement-parser.ts';
+import { REPORT_CSV_COLUMNS, reportCsv } from '../../server/domain/reconciliation/service.ts';
 
 /** Statement exports with the column headings of the real formats (docs/reconciliation.md, "Formats"). */
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/statements/${name}`, import.meta.url), 'latin1');
@@ -131,4 +132,18 @@ describe('amounts and times', () => {
 
   it.each(['31/02/2026 10:00', '05/31/2026 10:00', '26/05/2026', '26-Foo-26 10:00', '2026-05-26 24:00', '26/05/2026 13:00 PM'])('%s is refused', (raw) =>
     expect(statementTime(raw)).toBeNull());
+});
+
+describe('the report as CSV', () => {
+  it('quotes by RFC 4180 and defuses cells a spreadsheet would run as formulas', () => {
+    const item = {
+      id: 1, category: 'statement_only' as const, trxId: 'ABC123456', line: 4, occurredAt: new Date('2026-05-26T04:58:00Z'), statementAmount: '10.00', statementFee: null,
+      statementBalance: '1,5', statementType: '=HYPERLINK("http://x")', statementStatus: '@SUM(A1)', counterparty: '+8801712345678', smsRecordId: null, smsAmount: null,
+      smsFee: null, smsTime: null, smsStatus: null, transactionId: null, transactionStatus: null, hintTransactionIds: [7, 9],
+    };
+    const csv = reportCsv({ upload: {} as never, items: [item] });
+    const [head, row] = csv.split('\r\n');
+    expect(head).toBe(REPORT_CSV_COLUMNS.join(','));
+    expect(row).toBe(`statement_only,ABC123456,4,2026-05-26T04:58:00.000Z,10.00,,"1,5","'=HYPERLINK(""http://x"")",'@SUM(A1),'+8801712345678,,,,,,,7 9`);
+  });
 });
