@@ -11,8 +11,10 @@ import { smsNumberToE164 } from '../sms/matching/payer-number.ts';
  *   it read them: `SL, Trx Id, Transaction Date, Trx Type, Sender, Receiver,
  *   Receiver Name, Reference, Transacted Amount, Fee, Balance` (the header map and
  *   the default heading list of a public bKash/Nagad/Rocket statement analyser
- *   on GitHub, found by code search for `EXPECTED_BKASH_HEADERS_MAP`; its
- *   repository name was not exposed by the index, see docs/reconciliation.md).
+ *   on GitHub, `parseBkashExcelFile` with `EXPECTED_BKASH_HEADERS_MAP`, written from
+ *   an image of a real statement; found by code search, its repository name was not
+ *   exposed by the index: docs/reconciliation.md). Not a format bKash publishes:
+ *   none of bKash's own was found.
  *   The direction is read from which side, `Sender` or `Receiver`, is the
  *   account's own number; a row naming neither is refused.
  * - `nagad`: the columns of Nagad's account statement: `Sl, TXN_DATE_TIME,
