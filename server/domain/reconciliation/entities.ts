@@ -2,7 +2,6 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { modes, reconciliationCategories, statementDirections, statementFormats } from '../../../contract/vocabulary.ts';
 import { Brand } from '../brands/entities.ts';
 import { Transaction } from '../payments/entities.ts';
-import { SmsRecord } from '../sms/intake/entities.ts';
 import { WalletAccount } from '../wallet-accounts/entities.ts';
 
 /**
@@ -77,7 +76,11 @@ export const ReconciliationItem = defineEntity({
     category: p.enum(reconciliationCategories).columnType('varchar(20)'),
     trxId: p.string().length(64),
     statementLine: () => p.manyToOne(StatementLine).nullable().deleteRule('cascade').foreignKeyName('reconciliation_items_statement_line_id_fkey'),
-    smsRecord: () => p.manyToOne(SmsRecord).nullable().deleteRule('set null').foreignKeyName('reconciliation_items_sms_record_id_fkey'),
+    /**
+     * The SMS record (`sms_records.id`). A plain column, no foreign key: an entity outside the SMS
+     * module does not reach into its parts, and a report is a record of what was seen that day.
+     */
+    smsRecordId: p.bigint('number').nullable(),
     transaction: () => p.manyToOne(Transaction).nullable().deleteRule('set null').foreignKeyName('reconciliation_items_transaction_id_fkey'),
     hintTransactionIds: p.array<number>((i) => Number(i), (n) => String(n)).columnType('bigint[]').nullable(),
   },

@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import type { StatementFormat } from '../../../contract/vocabulary.ts';
-import { smsNumberToE164 } from '../sms/matching/payer-number.ts';
+import { smsNumberToE164 } from '../sms/index.ts';
 
 /**
  * Pure reading of a wallet statement export (docs/reconciliation.md, "Formats").
@@ -208,8 +208,10 @@ function sameNumber(a: string, b: string): boolean {
   return a.replace(/[\s-]/g, '') === b.replace(/[\s-]/g, '');
 }
 
+/** Magic numbers of what operators upload instead of a text export: PDF, XLSX (a zip), legacy XLS (OLE2), and NUL bytes or undecodable bytes of any binary. */
+const BINARY_STARTS = ['%PDF-', 'PK\u0003\u0004', '\u00D0\u00CF\u0011\u00E0', '\uFFFD'];
 function looksBinary(text: string): boolean {
-  return text.includes('\u0000') || /^%PDF-/.test(text) || /^PK\u0003\u0004/.test(text) || /^\uFFFD/.test(text) || /^\u00D0\u00CF\u0011\u00E0/.test(text);
+  return text.includes('\u0000') || BINARY_STARTS.some((m) => text.startsWith(m));
 }
 
 /** How many of a layout's required fields a heading row names. */

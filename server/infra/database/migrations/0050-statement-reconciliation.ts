@@ -25,7 +25,6 @@ export class Migration0050StatementReconciliation extends Migration {
     this.addSql(`alter table "statement_lines" add constraint "statement_lines_direction_check" check ("direction" in ('in', 'out'));`);
     this.addSql(`alter table "reconciliation_items" add constraint "reconciliation_items_upload_id_fkey" foreign key ("upload_id") references "statement_uploads" ("id") on delete cascade;`);
     this.addSql(`alter table "reconciliation_items" add constraint "reconciliation_items_statement_line_id_fkey" foreign key ("statement_line_id") references "statement_lines" ("id") on delete cascade;`);
-    this.addSql(`alter table "reconciliation_items" add constraint "reconciliation_items_sms_record_id_fkey" foreign key ("sms_record_id") references "sms_records" ("id") on delete set null;`);
     this.addSql(`alter table "reconciliation_items" add constraint "reconciliation_items_transaction_id_fkey" foreign key ("transaction_id") references "transactions" ("id") on delete set null;`);
     this.addSql(`alter table "reconciliation_items" add constraint "reconciliation_items_category_check" check ("category" in ('matched', 'statement_only', 'sms_only', 'amount_mismatch', 'fee_difference'));`);
   }
