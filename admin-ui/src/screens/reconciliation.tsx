@@ -253,6 +253,9 @@ function NextStep({ item, upload }: { item: Item; upload: Upload }) {
           </Link>
         )}
         {item.transaction_status ? <span><StatusBadge status={item.transaction_status} /></span> : null}
+        <Link to="/sms?paste=1" className="text-indigo-700 underline">
+          Paste the missed SMS<span className="sr-only">{` of ${item.trx_id}`}</span>
+        </Link>
         {item.hint_transaction_ids.length ? (
           <span className="text-slate-700">
             Same amount, near the time:{' '}

@@ -40,6 +40,9 @@ export async function reconcileUpload(db: Db, q: { uploadId: number; accountId: 
         AND (a.device_id IS NULL OR r.device_id = a.device_id)
         AND (a.sim_slot IS NULL OR r.sim_slot IS NULL OR r.sim_slot = a.sim_slot)
         AND NOT EXISTS (SELECT 1 FROM transactions o WHERE o.id = r.transaction_id AND o.wallet_account_id <> a.id)
+        -- A row's SMS arrives within minutes of it: a day either side covers a late phone without reading the brand's whole history.
+        AND COALESCE(r.sms_time, r.received_at) >= ${q.dayStart}::timestamptz - interval '1 day'
+        AND COALESCE(r.sms_time, r.received_at) < ${q.dayEnd}::timestamptz + interval '1 day'
     ),
     txn AS (
       SELECT upper(t.gateway_trx_id) AS trx, t.id, t.status, t.sms_amount
