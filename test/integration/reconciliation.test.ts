@@ -154,6 +154,18 @@ describe('a day of a bKash account', () => {
     const test = await upload(s, content, dhakaToday(), { mode: 'test' });
     expect(test.body.data.upload.counts).toMatchObject({ matched: 0, statement_only: 1 });
   });
+  it("only the account's phone speaks for it: an SMS another phone of the brand forwarded is not an sms_only finding of this account", async () => {
+    const s = await scene('Recon two phones');
+    const other = await pairDevice(t, { brandId: s.brandId });
+    const mine = newGatewayTrxId('P');
+    const theirs = newGatewayTrxId('Q');
+    await forwardSms(t, s.phone, [{ sender: s.sender, body: creditWithBalance('40.00', mine, '1,040.00') }]);
+    await forwardSms(t, other, [{ sender: s.sender, body: creditWithBalance('60.00', theirs, '5,060.00') }]);
+    const content = `${HEADER}\n1,${newGatewayTrxId('Z')},${bdNow('dmy')},Payment,${s.number},01900000001,Merchant,,5.00,0.00,"1,035.00"\n`;
+    const res = await upload(s, content);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.data.items.map((i: { trx_id: string; category: string }) => [i.trx_id, i.category])).toEqual([[mine, 'sms_only']]);
+  });
 });
 
 describe('what is refused', () => {
