@@ -84,6 +84,14 @@ const envSchema = z.object({
   /** Connections kept open while idle (at most DATABASE_POOL_MAX; unset: all of them); the rest close after 10 s unused. */
   DATABASE_POOL_MIN: nonNegativeInt('connections').optional(),
   DATABASE_NAMED_STATEMENTS: bool.default(true),
+  /** A streaming replica for the reads that tolerate lag (lists, overview); unset: every read goes to DATABASE_URL. */
+  DATABASE_READ_URL: postgresUrl.optional(),
+  /**
+   * A direct (session) connection to the primary for what a pooler in transaction mode
+   * cannot carry: LISTEN (status streams, job wake-ups), migrations and the job queue.
+   * Unset: DATABASE_URL is used for all of it.
+   */
+  DATABASE_DIRECT_URL: postgresUrl.optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   EMBEDDED_DB_PORT: port.default(54329),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
