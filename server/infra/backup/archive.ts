@@ -138,7 +138,10 @@ export function decryptingStream(passphrase: string): Transform {
     const at = MAGIC.length;
     if (h[at] !== VERSION) throw new ArchiveError('unsupported', `archive format version ${h[at]} is not supported by this version (expects ${VERSION})`);
     const kdf = { logN: h[at + 1]!, r: h[at + 2]!, p: h[at + 3]! };
-    if (kdf.logN < 10 || kdf.logN > 22 || kdf.r < 1 || kdf.r > 32 || kdf.p < 1 || kdf.p > 16) throw new ArchiveError('damaged', 'the archive header is damaged');
+    // Bounded so that an archive from elsewhere cannot make the restore allocate without limit (scrypt takes 128 * N * r bytes).
+    if (kdf.logN < 10 || kdf.logN > 22 || kdf.r < 1 || kdf.r > 32 || kdf.p < 1 || kdf.p > 16 || 128 * 2 ** kdf.logN * kdf.r > 512 * 1024 * 1024) {
+      throw new ArchiveError('damaged', 'the archive header is damaged');
+    }
     const salt = h.subarray(at + 4, at + 4 + SALT_BYTES);
     prefix = h.subarray(at + 4 + SALT_BYTES, at + 4 + SALT_BYTES + PREFIX_BYTES);
     const head = h.subarray(0, HEADER_BYTES - VERIFIER_BYTES);
