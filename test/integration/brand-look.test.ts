@@ -3,7 +3,10 @@ import { startTestServer, type TestContext } from '../support/harness.ts';
 import { createPayment, seedGateway } from '../support/seed.ts';
 import { changedTables, dbChecksum } from '../support/db-checksum.ts';
 import { makePng, webpHeader } from '../support/images.ts';
-import { adminRequest, auditRows } from './admin-support.ts';
+import { adminRequest, auditRows, runCli } from './admin-support.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { CONTENT_SECURITY_POLICY } from '../../server/http/checkout-pages/routes.ts';
 
 /**
@@ -166,5 +169,23 @@ describe('the page language', () => {
     const res = await page('/checkout/00000000-0000-4000-8000-000000000000', { 'accept-language': 'bn' });
     expect(res.status).toBe(404);
     expect(await res.text()).toContain('পেমেন্ট পাওয়া যায়নি');
+  });
+});
+
+describe('the CLI', () => {
+  it('brand:update sets the colour and contact, brand:logo uploads a file and refuses an SVG', async () => {
+    const { brandId: id } = await t.createBrand('CLI Shop');
+    const upd = await runCli(t, ['brand:update', '--brand', String(id), '--color', '#112233', '--support-phone', '01700000000', '--support-email', 'none']);
+    expect(upd.code, upd.stderr).toBe(0);
+    expect(upd.stdout).toContain('#112233');
+    const dir = mkdtempSync(path.join(tmpdir(), 'logo-'));
+    writeFileSync(path.join(dir, 'logo.png'), makePng(64, 64));
+    writeFileSync(path.join(dir, 'logo.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+    const ok = await runCli(t, ['brand:logo', '--brand', String(id), '--file', path.join(dir, 'logo.png')]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('image/png');
+    const svg = await runCli(t, ['brand:logo', '--brand', String(id), '--file', path.join(dir, 'logo.svg')]);
+    expect(svg.code).not.toBe(0);
+    expect(svg.stderr).toContain('BRAND_LOGO_UNSUPPORTED_TYPE');
   });
 });
