@@ -40,8 +40,9 @@ export function BrandLookCard({ brand, editable }: { brand: LookBrand; editable:
     setColor(brand.primary_color ?? '');
     setPhone(brand.support_phone ?? '');
     setEmail(brand.support_email ?? '');
-    setNotice(null);
   }, [brand.id, brand.primary_color, brand.support_phone, brand.support_email]);
+  // Another brand chosen: the last brand's notice is not about this one.
+  useEffect(() => setNotice(null), [brand.id]);
 
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['brands'] });
   const save = useMutation({
