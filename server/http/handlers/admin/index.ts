@@ -23,6 +23,7 @@ import { adminWebhookDeliveryHandlers } from './webhook-deliveries.ts';
 import { adminSessionHandlers } from './session.ts';
 import { adminOperatorHandlers } from './operators.ts';
 import { adminWalletAccountHandlers } from './wallet-accounts.ts';
+import { adminReconciliationHandlers } from './reconciliation.ts';
 
 const s = initServer();
 
@@ -48,6 +49,7 @@ export function adminHandlers(deps: AppDeps) {
     auditLog: adminAuditLogHandlers,
     recovery: adminRecoveryHandlers(deps),
     smsCompleteness: adminSmsCompletenessHandlers,
+    reconciliation: adminReconciliationHandlers(deps),
     alerts: adminAlertsHandlers,
     session: adminSessionHandlers(deps),
     operators: adminOperatorHandlers,

@@ -3,6 +3,7 @@ import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
 import { getCustomerByIdentifier, listCustomers } from '../../../domain/customers/service.ts';
 import { merchantOf } from '../../context.ts';
+import { lagTolerant } from '../../reads.ts';
 
 const s = initServer();
 
@@ -10,7 +11,7 @@ export function merchantCustomerHandlers(deps: AppDeps) {
   return s.router(contract.merchant.customers, {
     list: async ({ req, query }) => {
       const { brandId, mode } = merchantOf(req);
-      const { items, total } = await listCustomers(req.db, deps.crypto, brandId, mode, { page: query.page, perPage: query.per_page });
+      const { items, total } = await lagTolerant(req, (db) => listCustomers(db, deps.crypto, brandId, mode, { page: query.page, perPage: query.per_page }));
       return {
         status: 200,
         body: {
