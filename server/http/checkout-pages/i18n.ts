@@ -133,6 +133,12 @@ const en = {
   js_copied: 'Copied',
   js_select_copy: 'Select and copy',
   js_canceled: 'Payment cancelled. You can close this page.',
+  // The API's refusals the page shows, by code (in English the API's own message is shown)
+  js_code_GATEWAY_TRX_ID_TAKEN: 'This transaction ID was already used.',
+  js_code_SUBMISSION_LIMIT_REACHED: 'Too many transaction IDs were tried for this payment; please contact the shop.',
+  js_code_VALIDATION_ERROR: 'Check the transaction ID and the number, then try again.',
+  js_code_RATE_LIMITED: 'Too many requests. Please wait a moment and try again.',
+  js_code_GATEWAY_UNAVAILABLE: 'This payment method cannot take the payment right now.',
   // Wallet instructions: steps as the wallets' own menus name them
   step_open: 'Open the {wallet} app, or dial {ussd} on the phone of your {wallet} account.',
   step_send_money: 'Choose "Send Money".',
@@ -253,6 +259,11 @@ const bn: Catalog = {
   js_copied: 'কপি হয়েছে',
   js_select_copy: 'সিলেক্ট করে কপি করুন',
   js_canceled: 'পেমেন্ট বাতিল হয়েছে। এখন পেজটি বন্ধ করতে পারেন।',
+  js_code_GATEWAY_TRX_ID_TAKEN: 'এই ট্রানজেকশন আইডি আগেই ব্যবহার করা হয়েছে।',
+  js_code_SUBMISSION_LIMIT_REACHED: 'এই পেমেন্টে অনেকবার ট্রানজেকশন আইডি দেওয়া হয়েছে; অনুগ্রহ করে দোকানের সাথে যোগাযোগ করুন।',
+  js_code_VALIDATION_ERROR: 'ট্রানজেকশন আইডি ও নম্বরটি মিলিয়ে দেখে আবার চেষ্টা করুন।',
+  js_code_RATE_LIMITED: 'অনেক বেশি অনুরোধ এসেছে। একটু অপেক্ষা করে আবার চেষ্টা করুন।',
+  js_code_GATEWAY_UNAVAILABLE: 'এই পেমেন্ট মাধ্যম এখন পেমেন্টটি নিতে পারছে না।',
   step_open: '{wallet} অ্যাপ খুলুন, অথবা আপনার {wallet} অ্যাকাউন্টের ফোন থেকে {ussd} ডায়াল করুন।',
   step_send_money: '"Send Money" বেছে নিন।',
   step_cash_out: '"Cash Out" বেছে নিন।',
@@ -470,8 +481,12 @@ export function formatMomentIn(lang: Lang, iso: string, timeZone: string): strin
   return `${get('day')} ${get('month')} ${get('year')}, ${dayPeriodBn(hour23)} ${formatNumberBn(String(hour12))}:${get('minute')} (${label})`;
 }
 
-/** The strings checkout.js shows (status updates, errors), handed to it in the page as JSON. */
+/**
+ * The strings checkout.js shows (status updates, errors), handed to it in the
+ * page as JSON. The API's refusals are in English: in Bangla the page shows its
+ * own words for the codes a customer meets (`code_<CODE>`), the API's message otherwise.
+ */
 export function clientStrings(lang: Lang): Record<string, string> {
-  const keys = ['js_enter_trx', 'js_enter_correct_trx', 'js_offline', 'js_generic', 'js_copied', 'js_select_copy', 'js_canceled'] as const;
+  const keys = (Object.keys(en) as CatalogKey[]).filter((k) => k.startsWith('js_') && (lang !== 'en' || !k.startsWith('js_code_')));
   return Object.fromEntries(keys.map((k) => [k.slice(3), t(lang, k)]));
 }

@@ -24,7 +24,9 @@
 
   function firstError(body) {
     var item = body && body.errors && body.errors[0];
-    return { code: item ? item.code : null, message: (body && body.error) || say('generic', 'Something went wrong. Please try again.') };
+    var code = item ? item.code : null;
+    var message = (code && say('code_' + code, '')) || (body && body.error) || say('generic', 'Something went wrong. Please try again.');
+    return { code: code, message: message };
   }
 
   function request(method, path, body) {
