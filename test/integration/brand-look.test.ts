@@ -4,6 +4,7 @@ import { createPayment, seedGateway } from '../support/seed.ts';
 import { changedTables, dbChecksum } from '../support/db-checksum.ts';
 import { makePng, webpHeader } from '../support/images.ts';
 import { adminRequest, auditRows, runCli } from './admin-support.ts';
+import { consoleRequest, newOperator, session } from './console-support.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -187,5 +188,29 @@ describe('the CLI', () => {
     const svg = await runCli(t, ['brand:logo', '--brand', String(id), '--file', path.join(dir, 'logo.svg')]);
     expect(svg.code).not.toBe(0);
     expect(svg.stderr).toContain('BRAND_LOGO_UNSUPPORTED_TYPE');
+  });
+});
+
+describe('who may change the look', () => {
+  it('only owners; a brand-scoped operator is refused on its brand and sees no other brand; nothing written', async () => {
+    const { brandId: other } = await t.createBrand('Other Shop');
+    const op = await newOperator(t, 'operator', { brandIds: [brandId] });
+    const s = await session(t, op.email);
+    const before = await dbChecksum(t);
+    const own = await consoleRequest(t, s, 'PUT', `/brands/${brandId}/logo`, { content_base64: b64(makePng(32, 32)) });
+    expect([own.status, own.body.errors[0].code]).toEqual([403, 'FORBIDDEN']);
+    const colour = await consoleRequest(t, s, 'PATCH', `/brands/${brandId}`, { primary_color: '#000000' });
+    expect(colour.status).toBe(403);
+    const foreign = await consoleRequest(t, s, 'PUT', `/brands/${other}/logo`, { content_base64: b64(makePng(32, 32)) });
+    expect(foreign.status).not.toBe(200);
+    expect(['FORBIDDEN', 'BRAND_NOT_FOUND']).toContain(foreign.body.errors[0].code);
+    expect(changedTables(before, await dbChecksum(t)).filter((table) => table !== 'operator_sessions' && table !== 'rate_limits')).toEqual([]);
+
+    const owner = await newOperator(t, 'owner');
+    const so = await session(t, owner.email);
+    const ok = await consoleRequest(t, so, 'PUT', `/brands/${other}/logo`, { content_base64: b64(makePng(32, 32)) });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    const [audit] = (await auditRows(t, 'brand.logo_set')).filter((a) => a.brand_id === String(other));
+    expect(audit!.actor).toBe(`operator:${owner.id} ${owner.email}`);
   });
 });
