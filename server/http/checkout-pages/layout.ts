@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from './html.ts';
-import { languageSwitch, t, tHtml, type Lang } from './i18n.ts';
+import { formatAmountIn, languageSwitch, t, tHtml, type Lang } from './i18n.ts';
 
 export const ASSETS_PATH = '/checkout/assets';
 /** The brand colour's stylesheet: `/checkout/theme/{rrggbb}.css` (routes.ts). */
@@ -79,6 +79,6 @@ export function tooManyRequestsPage(lang: Lang, retryAfterSeconds: string | unde
     lang,
     title: t(lang, 'too_many_title'),
     heading: t(lang, 'too_many_title'),
-    text: retryAfterSeconds ? t(lang, 'too_many_text_in', { seconds: retryAfterSeconds }) : t(lang, 'too_many_text'),
+    text: retryAfterSeconds ? t(lang, 'too_many_text_in', { seconds: formatAmountIn(lang, retryAfterSeconds) }) : t(lang, 'too_many_text'),
   });
 }
