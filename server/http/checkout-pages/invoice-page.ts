@@ -75,9 +75,9 @@ export function renderInvoicePage(p: InvoicePageInput): string {
   <p><a class="link" href="/invoices/${r.token}/pdf?lang=${p.lang}" download>${t('downloadPdf')}</a></p>
   <footer class="foot"><p class="fine secure">${t('secure')}</p></footer>
 </main>`;
-  return layout({ title: t('pageTitle', { number, brand: r.brand_name }), body, lang: p.lang });
+  return layout({ lang: p.lang, title: t('pageTitle', { number, brand: r.brand_name }), body, path: p.error ? null : `/invoices/${r.token}` });
 }
 
-export function invoiceNotFoundPage(t: Translate): string {
-  return messagePage({ title: t('notFoundTitle'), heading: t('notFoundTitle'), text: t('notFoundText') });
+export function invoiceNotFoundPage(lang: InvoiceLanguage, t: Translate): string {
+  return messagePage({ lang, title: t('notFoundTitle'), heading: t('notFoundTitle'), text: t('notFoundText') });
 }
