@@ -35,6 +35,10 @@ export function defineHostileSuite(suite: string, filter: (r: ContractRoute) => 
     const gateway = await seedGateway(t, 'bkash');
     const payment = await createPayment(t, apiKey, { customer: { email: 'hostile@example.com', phone: '+8801712345678' } });
     const { transaction } = await seedCompletedTransaction(t, { apiKey, gateway });
+    const invoice = await t.request('POST', '/api/v1/invoices', {
+      token: apiKey,
+      body: { customer: { email: 'hostile@example.com' }, currency: 'BDT', due_date: '2099-01-01', lines: [{ description: 'x', quantity: '1', unit_price: '10.00' }] },
+    });
     // A console operator with a session, for the self-service routes (cookie plus CSRF token).
     const password = 'hostile suite password';
     const { operator } = await createOperator(t.runtime.deps.db, { actor: 'test', requestId: null }, { email: 'hostile-owner@example.com', name: 'Hostile', role: 'owner', password });
@@ -59,6 +63,7 @@ export function defineHostileSuite(suite: string, filter: (r: ContractRoute) => 
       quote: 'BDT',
       transaction_id: String(transaction.id),
       operator_id: operator.id,
+      invoice_id: invoice.body.data.id as string,
     };
   });
 
