@@ -26,6 +26,7 @@ const owners: Record<string, { code: ErrorCode; kind: OwnedKind }> = {
   refund_id: { code: 'REFUND_NOT_FOUND', kind: 'refund' },
   delivery_id: { code: 'DELIVERY_NOT_FOUND', kind: 'delivery' },
   sms_record_id: { code: 'SMS_RECORD_NOT_FOUND', kind: 'sms_record' },
+  customer_id: { code: 'CUSTOMER_NOT_FOUND', kind: 'customer' },
 };
 
 const ID_RE = /^[1-9][0-9]{0,15}$/;

@@ -38,6 +38,7 @@ import { Migration0042DeviceDiagnostics } from './0042-device-diagnostics.ts';
 import { Migration0043ApiKeyScopes } from './0043-api-key-scopes.ts';
 import { Migration0044BackfillReasons } from './0044-backfill-reasons.ts';
 import { Migration0045WalletAccountIndex } from './0045-wallet-account-index.ts';
+import { Migration0048CustomerErasure } from './0048-customer-erasure.ts';
 
 /**
  * Every migration, in the order it runs. Listed explicitly rather than globbed
@@ -83,4 +84,5 @@ export const migrationsList: MigrationObject[] = [
   { name: '0043-api-key-scopes', class: Migration0043ApiKeyScopes },
   { name: '0044-backfill-reasons', class: Migration0044BackfillReasons },
   { name: '0045-wallet-account-index', class: Migration0045WalletAccountIndex },
+  { name: '0048-customer-erasure', class: Migration0048CustomerErasure },
 ];
