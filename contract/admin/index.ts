@@ -22,6 +22,7 @@ import { adminSessionContract } from './session.ts';
 import { adminSmsCompletenessContract } from './sms-completeness.ts';
 import { adminOperatorsContract } from './operators.ts';
 import { adminWalletAccountsContract } from './wallet-accounts.ts';
+import { adminCustomersContract } from './customers.ts';
 import { adminPermissions, withPermissions } from './permissions.ts';
 
 const c = initContract();
@@ -39,6 +40,7 @@ export const adminContract = withErrorResponses(
         brands: adminBrandsContract,
         gateways: adminGatewaysContract,
         walletAccounts: adminWalletAccountsContract,
+        customers: adminCustomersContract,
         exchangeRates: adminExchangeRatesContract,
         filterRules: adminFilterRulesContract,
         devices: adminDevicesContract,
