@@ -50,7 +50,7 @@ for (const width of [1280, 375] as const) {
     const { ctx, page, errors } = await openConsolePage(browser, t.baseUrl, width);
     await page.goto(`${t.baseUrl}/admin/customers`);
     await logIn(page, owner.email, owner.password);
-    await page.getByRole('heading', { name: 'Customers' }).waitFor();
+    await page.getByRole('heading', { name: 'Customers', level: 1 }).waitFor();
     await settled(page);
 
     // Import: check first (nothing written), then import the valid rows.
@@ -74,7 +74,7 @@ for (const width of [1280, 375] as const) {
     const listed = await list.innerText();
     expect(listed).toContain(`o***@example.com`);
     expect(listed).not.toContain(`one${n}@example.com`);
-    expect(listed).toContain(`+88017*****${n}02`);
+    expect(listed).toContain('+88017*****002');
     await settled(page);
     await expectAccessible(page, `customers at ${width}px`);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
