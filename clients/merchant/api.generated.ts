@@ -1097,27 +1097,27 @@ export interface CustomersResource<O = RequestOptions> {
    *
    * Changes the given fields only; `null` removes one (a customer keeps an email or a phone: removing the last is `VALIDATION_ERROR`). An email or phone another customer of the brand has in this mode is `CUSTOMER_EMAIL_TAKEN` / `CUSTOMER_PHONE_TAKEN`. Needs the `write` scope.
    *
-   * `PATCH /api/v1/customers/:customer_id`
+   * `PATCH /api/v1/customers/:identifier`
    */
-  update(customerId: string | number, params?: UpdateCustomerRequest, options?: O): Promise<WithResponse<Customer>>;
+  update(identifier: string | number, params?: UpdateCustomerRequest, options?: O): Promise<WithResponse<Customer>>;
   /**
    * Delete (erase) a customer
    *
    * Erases the customer's personal data for good: name, email, phone and their keyed hashes are removed, and the customer is gone from every read (`CUSTOMER_NOT_FOUND` from then on). Their payments stay as they were (amounts, status, transaction ids) without a customer name or email: a payment record is kept for accounting, the person is not. The email and phone are free again: a later payment or create with them makes a new customer. Needs the `write` scope.
    *
-   * `DELETE /api/v1/customers/:customer_id`
+   * `DELETE /api/v1/customers/:identifier`
    */
-  del(customerId: string | number, params?: CustomersDelParams, options?: O): Promise<WithResponse<void>>;
+  del(identifier: string | number, params?: CustomersDelParams, options?: O): Promise<WithResponse<void>>;
   /**
    * Delete (erase) a customer
    *
    * Erases the customer's personal data for good: name, email, phone and their keyed hashes are removed, and the customer is gone from every read (`CUSTOMER_NOT_FOUND` from then on). Their payments stay as they were (amounts, status, transaction ids) without a customer name or email: a payment record is kept for accounting, the person is not. The email and phone are free again: a later payment or create with them makes a new customer. Needs the `write` scope.
    *
-   * `DELETE /api/v1/customers/:customer_id`
+   * `DELETE /api/v1/customers/:identifier`
    *
    * @deprecated Use `customers.del` (same call).
    */
-  delete(customerId: string | number, params?: CustomersDelParams, options?: O): Promise<WithResponse<void>>;
+  delete(identifier: string | number, params?: CustomersDelParams, options?: O): Promise<WithResponse<void>>;
 }
 
 export interface WebhooksResource<O = RequestOptions> {
@@ -1458,7 +1458,7 @@ export interface MerchantErrorCodes {
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
-  /** `PATCH /api/v1/customers/:customer_id` */
+  /** `PATCH /api/v1/customers/:identifier` */
   'customers.update': {
     400: "VALIDATION_ERROR" | "MALFORMED_JSON";
     401: "UNAUTHORIZED";
@@ -1471,7 +1471,7 @@ export interface MerchantErrorCodes {
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";
   };
-  /** `DELETE /api/v1/customers/:customer_id` */
+  /** `DELETE /api/v1/customers/:identifier` */
   'customers.del': {
     400: "VALIDATION_ERROR" | "MALFORMED_JSON";
     401: "UNAUTHORIZED";

@@ -49,7 +49,8 @@ export const updateCustomerBodySchema = z
   .refine((b) => Object.keys(b).length > 0, 'Give at least one of name, email, phone')
   .meta({ id: 'UpdateCustomerRequest' });
 
-const customerIdParams = z.object({ customer_id: uuidSchema.describe("The customer's `uuid`.") });
+/** Named like the lookup's parameter (one path, one parameter name); changes take the uuid only. */
+const customerIdParams = z.object({ identifier: uuidSchema.describe("The customer's `uuid` (from create, list or a lookup); an email or phone is not taken here.") });
 
 const TAKEN = ['CUSTOMER_EMAIL_TAKEN', 'CUSTOMER_PHONE_TAKEN'] as const;
 
@@ -90,7 +91,7 @@ export const customersContract = c.router(
     },
     update: {
       method: 'PATCH',
-      path: '/customers/:customer_id',
+      path: '/customers/:identifier',
       summary: 'Change a customer',
       description:
         'Changes the given fields only; `null` removes one (a customer keeps an email or a phone: removing the last is `VALIDATION_ERROR`). An email or phone another customer of the brand has in this mode is `CUSTOMER_EMAIL_TAKEN` / `CUSTOMER_PHONE_TAKEN`. Needs the `write` scope.',
@@ -101,7 +102,7 @@ export const customersContract = c.router(
     },
     delete: {
       method: 'DELETE',
-      path: '/customers/:customer_id',
+      path: '/customers/:identifier',
       summary: 'Delete (erase) a customer',
       description: [
         'Erases the customer\'s personal data for good: name, email, phone and their keyed hashes are removed, and the customer is gone from every read (`CUSTOMER_NOT_FOUND` from then on).',

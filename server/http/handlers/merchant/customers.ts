@@ -52,12 +52,12 @@ export function merchantCustomerHandlers(deps: AppDeps) {
     },
     update: async ({ req, params, body }) => {
       const { brandId, mode } = merchantOf(req);
-      const c = await updateCustomerByUuid(req.db, deps.crypto, brandId, mode, params.customer_id, body);
+      const c = await updateCustomerByUuid(req.db, deps.crypto, brandId, mode, params.identifier, body);
       return { status: 200, body: { success: true, data: customerBody(c, mode) } };
     },
     delete: async ({ req, params }) => {
       const { brandId, mode } = merchantOf(req);
-      await eraseCustomerByUuid(req.db, brandId, mode, params.customer_id);
+      await eraseCustomerByUuid(req.db, brandId, mode, params.identifier);
       return { status: 204, body: undefined };
     },
   });
