@@ -1,19 +1,33 @@
 import { AppError } from '../../../contract/common/errors.ts';
 import type { Mode } from '../../../contract/vocabulary.ts';
 import { withAudit, type AuditActor, type AuditState } from '../audit/service.ts';
+import { getBrand } from '../brands/service.ts';
 import type { Db } from '../db.ts';
 import { customersToCsv, parseCustomerCsv } from './csv.ts';
 import type { PersonalDataKeys } from './keys.ts';
 import { eraseCustomerRow, selectAllCustomers, selectById, selectTakenHashes } from './queries.ts';
 import {
-  changeCustomerRow, createCustomer, insertNewCustomer, normaliseCustomer, toCustomerView, type CustomerInput, type CustomerPatch, type CustomerView, type Normalised,
+  changeCustomerRow, createCustomer, listCustomers, type CustomerListItem, insertNewCustomer, normaliseCustomer, toCustomerView, type CustomerInput, type CustomerPatch, type CustomerView, type Normalised,
 } from './service.ts';
 
 /** What the audit log keeps of a customer: which details it has, never the details. */
 const state = (c: CustomerView, mode: Mode): AuditState => ({ uuid: c.uuid, mode, has_name: c.name !== null, has_email: c.email !== null, has_phone: c.phone !== null });
 
+/** A brand's customers of a mode, masked; an unknown brand is BRAND_NOT_FOUND. */
+export async function adminListCustomers(
+  em: Db,
+  keys: PersonalDataKeys,
+  brandId: number,
+  mode: Mode,
+  page: { page: number; perPage: number },
+): Promise<{ items: CustomerListItem[]; total: number }> {
+  await getBrand(em, brandId);
+  return listCustomers(em, keys, brandId, mode, page);
+}
+
 /** Creates a customer from the console or the admin API; recorded in the audit log. */
 export async function adminCreateCustomer(em: Db, keys: PersonalDataKeys, who: AuditActor, brandId: number, mode: Mode, input: CustomerInput): Promise<CustomerView> {
+  await getBrand(em, brandId);
   return withAudit(em, who, async (tx) => {
     const created = await createCustomer(tx, keys, brandId, mode, input);
     return { result: created, audit: { action: 'customer.create', targetType: 'customer', targetId: created.id, brandId, after: state(created, mode) } };
@@ -73,6 +87,7 @@ export async function importCustomers(
   csv: string,
   opts: { dryRun: boolean },
 ): Promise<ImportReport> {
+  await getBrand(em, brandId);
   const rows = parseCustomerCsv(csv);
   const refused: ImportReport['refused'] = [];
   const valid: Array<{ line: number; c: Normalised }> = [];
@@ -136,6 +151,7 @@ export async function importCustomers(
  * in the audit log (how many, not who).
  */
 export async function exportCustomers(em: Db, keys: PersonalDataKeys, who: AuditActor, brandId: number, mode: Mode): Promise<{ csv: string; count: number }> {
+  await getBrand(em, brandId);
   return withAudit(em, who, async (tx) => {
     const rows = await selectAllCustomers(tx, brandId, mode);
     const csv = customersToCsv(rows.map((r) => toCustomerView(keys, r)));

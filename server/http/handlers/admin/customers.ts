@@ -2,8 +2,8 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import type { Mode } from '../../../../contract/vocabulary.ts';
 import type { AppDeps } from '../../../deps.ts';
-import { adminCreateCustomer, adminEraseCustomer, adminUpdateCustomer, exportCustomers, importCustomers } from '../../../domain/customers/admin.ts';
-import { listCustomers, type CustomerView } from '../../../domain/customers/service.ts';
+import { adminCreateCustomer, adminListCustomers, adminEraseCustomer, adminUpdateCustomer, exportCustomers, importCustomers } from '../../../domain/customers/admin.ts';
+import type { CustomerView } from '../../../domain/customers/service.ts';
 import { maskEmail, maskPhone } from '../../../domain/customers/normalize.ts';
 import { adminActor, pageMeta } from './actor.ts';
 
@@ -25,7 +25,7 @@ const masked = (c: CustomerView) => ({ ...c, emailMasked: c.email === null ? nul
 export function adminCustomerHandlers(deps: AppDeps) {
   return s.router(contract.admin.customers, {
     list: async ({ req, params, query }) => {
-      const { items, total } = await listCustomers(req.db, deps.crypto, params.brand_id, query.mode, { page: query.page, perPage: query.per_page });
+      const { items, total } = await adminListCustomers(req.db, deps.crypto, params.brand_id, query.mode, { page: query.page, perPage: query.per_page });
       return {
         status: 200,
         body: { success: true, data: items.map((c) => customerBody(c, params.brand_id, query.mode)), meta: pageMeta(query.page, query.per_page, total) },
