@@ -13,7 +13,13 @@ const checkSchema = z.object({
 export const readinessSchema = z
   .object({
     status: z.enum(['ready', 'not_ready']),
-    checks: z.object({ database: checkSchema, jobs: checkSchema }),
+    checks: z.object({
+      database: checkSchema,
+      jobs: checkSchema,
+      read_replica: checkSchema
+        .nullable()
+        .describe('The read replica (DATABASE_READ_URL), or null when none is configured. Its failure does not make the service unready: lag-tolerant reads then go to the primary.'),
+    }),
     server_time: timestampSchema,
   })
   .meta({ id: 'Readiness' });
@@ -36,7 +42,7 @@ export const systemContract = withErrorResponses(
         method: 'GET',
         path: '/readyz',
         summary: 'Readiness probe',
-        description: 'Checks the database and the job queue. 200 when both answer, otherwise 503 with the same body shape so a person can see which check failed.',
+        description: 'Checks the database, the job queue and the read replica if one is configured. 200 when the database and the job queue answer (a failed read replica is reported but its reads go to the primary), otherwise 503 with the same body shape so a person can see which check failed.',
         responses: {
           200: z.object({ success: z.literal(true), data: readinessSchema }),
           503: z.union([z.object({ success: z.literal(true), data: readinessSchema }), errorEnvelopeFor(['SERVICE_UNAVAILABLE'])]),

@@ -168,3 +168,16 @@ export const receiptKinds = ['payment', 'refund'] as const;
 /** A phone's health for forwarding SMS, from what its heartbeats report (devices/diagnostics.ts). */
 export const phoneHealthStates = ['ok', 'at_risk', 'cannot_receive', 'unknown'] as const;
 export type PhoneHealthState = (typeof phoneHealthStates)[number];
+
+/** Layouts of a wallet statement export the reconciliation reads (docs/reconciliation.md, "Formats"). */
+export const statementFormats = ['bkash', 'nagad', 'generic'] as const;
+export type StatementFormat = (typeof statementFormats)[number];
+/** Which way a statement row moves money: `in` into the account, `out` out of it. */
+export const statementDirections = ['in', 'out'] as const;
+/**
+ * What a reconciliation found for one trx id (docs/reconciliation.md): `matched` the statement and the
+ * service agree; `statement_only` money arrived with no SMS; `sms_only` an SMS no statement row carries;
+ * `amount_mismatch` the amounts differ; `fee_difference` the amounts agree, the fees do not.
+ */
+export const reconciliationCategories = ['matched', 'statement_only', 'sms_only', 'amount_mismatch', 'fee_difference'] as const;
+export type ReconciliationCategory = (typeof reconciliationCategories)[number];

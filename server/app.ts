@@ -30,6 +30,7 @@ import { ownpayDeviceGate, ownpayDeviceHandlers } from './http/handlers/ownpay/d
 import { createSmsMatcher } from './domain/sms/index.ts';
 import { checkoutPages } from './http/checkout-pages/routes.ts';
 import { consoleRouter } from './http/console.ts';
+import { recordWrites } from './http/reads.ts';
 
 const s = initServer();
 
@@ -43,9 +44,12 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestId);
   app.use(baseSecurityHeaders);
   app.use(requestLogger(deps.logger));
+  // With a read replica, a client's writes are recorded before their answers leave (http/reads.ts).
+  app.use(recordWrites(deps));
   // The database handle of the request: the pool, or the transaction an idempotent request runs in (http/idempotency.ts).
   app.use((req, _res, next) => {
     req.db = deps.db;
+    req.reads = deps.reads;
     next();
   });
   app.use('/api', ...jsonBody(deps.config.BODY_LIMIT_BYTES));

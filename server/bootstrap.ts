@@ -4,6 +4,7 @@ import type { AppDeps } from './deps.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './infra/database/embedded.ts';
 import { createOrm, migrate } from './infra/database/orm.ts';
 import { openDatabase } from './domain/db.ts';
+import { createReadRouter } from './domain/read-routing/router.ts';
 import { startBoss } from './infra/jobs/boss.ts';
 import { createNotificationHub } from './infra/database/notifications.ts';
 import { prepareJobs, startWorkers, unbindJobs } from './infra/jobs/workers.ts';
@@ -53,8 +54,15 @@ export async function bootstrap(config: Config, logger: Logger, opts: { startJob
   try {
     const db = openDatabase({ url, poolMax: config.DATABASE_POOL_MAX, poolMin: config.DATABASE_POOL_MIN, namedStatements: config.DATABASE_NAMED_STATEMENTS, logger });
     cleanup.push(() => db.destroy());
+    // What needs a session of its own (migrations, the job queue, LISTEN) bypasses a pooler in transaction mode (README, Behind PgBouncer).
+    const directUrl = config.DATABASE_DIRECT_URL ?? url;
+    const replica = config.DATABASE_READ_URL
+      ? openDatabase({ url: config.DATABASE_READ_URL, poolMax: config.DATABASE_POOL_MAX, poolMin: 0, namedStatements: config.DATABASE_NAMED_STATEMENTS, logger })
+      : null;
+    if (replica) cleanup.push(() => replica.destroy());
+    const reads = createReadRouter({ primary: db, replica, logger });
     // MikroORM migrates the schema, then steps aside (orm.ts).
-    const orm = await createOrm({ url, entities, poolMax: 2, logger });
+    const orm = await createOrm({ url: directUrl, entities, poolMax: 2, logger });
     let migrations: string[];
     try {
       // Rows written before personal data was bound to row and brand are rewritten before anything serves them.
@@ -64,12 +72,12 @@ export async function bootstrap(config: Config, logger: Logger, opts: { startJob
     }
     // The audit log then belongs to a role of its own: the service's role may only add to it and read it.
     await embedded?.sealAuditLog();
-    const boss = await startBoss({ url, logger });
+    const boss = await startBoss({ url: directUrl, logger });
     cleanup.push(() => boss.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS, close: true }));
     // Connects on its first subscriber only: processes that serve no checkout stream hold no extra connection.
-    const notifications = createNotificationHub({ url, logger, limits: { total: config.CHECKOUT_STREAMS_MAX, perKey: config.CHECKOUT_STREAMS_PER_PAYMENT } });
+    const notifications = createNotificationHub({ url: directUrl, logger, limits: { total: config.CHECKOUT_STREAMS_MAX, perKey: config.CHECKOUT_STREAMS_PER_PAYMENT } });
     cleanup.push(() => notifications.close());
-    const deps: AppDeps = { config, secrets, crypto, db, boss, logger, notifications, state: { shuttingDown: false } };
+    const deps: AppDeps = { config, secrets, crypto, db, reads, boss, logger, notifications, state: { shuttingDown: false } };
     // Queues exist in every process (any process may enqueue); workers run only where enabled.
     await prepareJobs(deps, jobRegistrations());
     cleanup.push(async () => unbindJobs(db));

@@ -1,6 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { rateLimitEnvShape } from './domain/rate-limit/policy.ts';
+import { retentionEnvShape, retentionProblems } from './domain/retention/policy.ts';
 
 /**
  * Configuration, parsed once from the environment with zod and frozen.
@@ -84,6 +85,14 @@ const envSchema = z.object({
   /** Connections kept open while idle (at most DATABASE_POOL_MAX; unset: all of them); the rest close after 10 s unused. */
   DATABASE_POOL_MIN: nonNegativeInt('connections').optional(),
   DATABASE_NAMED_STATEMENTS: bool.default(true),
+  /** A streaming replica for the reads that tolerate lag (lists, overview); unset: every read goes to DATABASE_URL. */
+  DATABASE_READ_URL: postgresUrl.optional(),
+  /**
+   * A direct (session) connection to the primary for what a pooler in transaction mode
+   * cannot carry: LISTEN (status streams, job wake-ups), migrations and the job queue.
+   * Unset: DATABASE_URL is used for all of it.
+   */
+  DATABASE_DIRECT_URL: postgresUrl.optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   EMBEDDED_DB_PORT: port.default(54329),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -124,6 +133,7 @@ const envSchema = z.object({
   /** E-mail of the console owner created on the first run. */
   CONSOLE_OWNER_EMAIL: z.string().regex(/^[^\s@]+@[^\s@]+$/, 'must be an e-mail address').default('owner@localhost'),
   ...rateLimitEnvShape,
+  ...retentionEnvShape,
 });
 
 type Env = z.output<typeof envSchema>;
@@ -153,6 +163,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.DATABASE_POOL_MIN !== undefined && e.DATABASE_POOL_MIN > e.DATABASE_POOL_MAX) {
     throw new ConfigError(`Invalid configuration:\n  DATABASE_POOL_MIN: must be at most DATABASE_POOL_MAX (${e.DATABASE_POOL_MAX})`);
   }
+  const retention = retentionProblems(e);
+  if (retention.length) throw new ConfigError(`Invalid configuration:\n${retention.map((p) => `  ${p}`).join('\n')}`);
   const base = e.PUBLIC_BASE_URL ?? `http://${e.HOST === '0.0.0.0' ? 'localhost' : e.HOST}:${e.PORT}`;
   return Object.freeze({ ...e, PUBLIC_BASE_URL: base.replace(/\/+$/, ''), DATABASE_POOL_MIN: e.DATABASE_POOL_MIN ?? e.DATABASE_POOL_MAX });
 }

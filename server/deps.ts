@@ -5,6 +5,7 @@ import type { Logger } from './infra/logger.ts';
 import type { Secrets } from './infra/secrets.ts';
 import type { PiiCipher } from './infra/crypto/pii-cipher.ts';
 import type { NotificationHub } from './infra/database/notifications.ts';
+import type { ReadRouter } from './domain/read-routing/router.ts';
 
 /**
  * Everything the app needs, built once in main.ts (or a test harness) and
@@ -15,6 +16,8 @@ export interface AppDeps {
   secrets: Secrets;
   /** The database (Kysely over the service's pool; server/infra/database/database.ts). */
   db: Db;
+  /** Where the reads that tolerate lag go: the read replica, or `db` (domain/read-routing/router.ts). */
+  reads: ReadRouter;
   boss: PgBoss;
   logger: Logger;
   /** This process's one LISTEN connection and its in-memory subscribers (the checkout's status streams). */

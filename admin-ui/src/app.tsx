@@ -20,6 +20,7 @@ import { CustomersScreen } from './screens/customers.tsx';
 import { OperatorsScreen } from './screens/operators.tsx';
 import { AccountScreen } from './screens/account.tsx';
 import { FilterRulesScreen } from './screens/filter-rules.tsx';
+import { ReconciliationScreen } from './screens/reconciliation.tsx';
 
 interface Screen {
   path: string;
@@ -42,6 +43,7 @@ const SCREENS: Screen[] = [
   { path: '/sms', title: 'SMS inbox', nav: 'SMS inbox', render: () => <SmsScreen /> },
   { path: '/gateways', title: 'Gateways', nav: 'Gateways', render: () => <GatewaysScreen /> },
   { path: '/wallet-accounts', title: 'Wallet accounts', nav: 'Wallet accounts', render: () => <WalletAccountsScreen /> },
+  { path: '/reconciliation', title: 'Statement reconciliation', nav: 'Reconciliation', render: () => <ReconciliationScreen /> },
   { path: '/filter-rules', title: 'SMS filter rules', nav: 'Filter rules', render: () => <FilterRulesScreen /> },
   { path: '/brands', title: 'Brands and API keys', nav: 'Brands & keys', render: () => <BrandsScreen /> },
   { path: '/settings', title: 'Settings', nav: 'Settings', render: () => <SettingsScreen /> },

@@ -23,6 +23,7 @@ import { adminSmsCompletenessContract } from './sms-completeness.ts';
 import { adminOperatorsContract } from './operators.ts';
 import { adminWalletAccountsContract } from './wallet-accounts.ts';
 import { adminCustomersContract } from './customers.ts';
+import { adminReconciliationContract } from './reconciliation.ts';
 import { adminPermissions, withPermissions } from './permissions.ts';
 
 const c = initContract();
@@ -59,6 +60,7 @@ export const adminContract = withErrorResponses(
         session: adminSessionContract,
         operators: adminOperatorsContract,
         smsCompleteness: adminSmsCompletenessContract,
+        reconciliation: adminReconciliationContract,
       },
       adminPermissions,
     ),

@@ -35,6 +35,7 @@ export const adminPermissions = {
   auditLog: { list: 'read' },
   recovery: { pasteSms: 'operate', requestBackfill: 'operate', listBackfillRequests: 'read' },
   smsCompleteness: { get: 'read', list: 'read' },
+  reconciliation: { upload: 'operate', list: 'read', get: 'read', downloadCsv: 'read' },
   alerts: { list: 'read', getSettings: 'read', putSettings: 'own' },
   session: { login: 'self', get: 'self', logout: 'self', changePassword: 'self', startTotp: 'self', confirmTotp: 'self', disableTotp: 'self' },
   operators: { list: 'own', create: 'own', update: 'own', resetPassword: 'own' },

@@ -21,7 +21,7 @@ export const adminSmsRecordSchema = z
     mode: modeField.describe("The forwarding device's mode: a test device's SMS is evidence only for test payments."),
     device_id: z.number().int(),
     device_message_id: z.string(),
-    sender: z.string().describe('Sender as the phone showed it.'),
+    sender: z.string().nullable().describe('Sender as the phone showed it; null once the text expired (`text_expired_at`).'),
     received_at: timestampSchema.describe('Device clock.'),
     server_received_at: timestampSchema,
     sim_slot: z.number().int().nullable().describe('The SIM slot it arrived on, when the phone said.'),
@@ -74,7 +74,10 @@ export const adminSmsRecordSchema = z
     resolved_at: timestampSchema.nullable(),
     resolution_note: z.string().nullable(),
     created_at: timestampSchema,
-    body: z.string().optional().describe('Decrypted SMS text; only with `include=body`.'),
+    text_expired_at: timestampSchema
+      .nullable()
+      .describe('When the retention job dropped the sender and the text (`RETENTION_SMS_TEXT_DAYS`, README "Retention"); the parsed evidence, the content hash and the match stay. Null: the text is kept.'),
+    body: z.string().optional().describe('Decrypted SMS text; only with `include=body`, and never once the text expired.'),
   })
   .meta({ id: 'AdminSmsRecord' });
 

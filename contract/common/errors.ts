@@ -34,6 +34,11 @@ export const errorCodes = [
   'WEBHOOK_ENDPOINT_NOT_FOUND',
   'DELIVERY_NOT_FOUND',
   'EXCHANGE_RATE_NOT_FOUND',
+  'RECONCILIATION_NOT_FOUND',
+  'STATEMENT_UNREADABLE',
+  'STATEMENT_UNKNOWN_COLUMNS',
+  'STATEMENT_ROWS_INVALID',
+  'STATEMENT_DAY_IN_FUTURE',
   'CONFLICT',
   'CUSTOMER_EMAIL_TAKEN',
   'CUSTOMER_PHONE_TAKEN',
@@ -188,6 +193,34 @@ export const errorRegistry = {
   },
   DELIVERY_NOT_FOUND: { status: 404, message: 'Webhook delivery not found', description: 'No webhook delivery with this id exists.' },
   EXCHANGE_RATE_NOT_FOUND: { status: 404, message: 'Exchange rate not found', description: 'No exchange rate for this currency pair.' },
+  RECONCILIATION_NOT_FOUND: {
+    status: 404,
+    message: 'Reconciliation report not found',
+    description: 'No statement upload with this id exists, or it belongs to a brand outside the operator\'s brand scope.',
+  },
+  STATEMENT_UNREADABLE: {
+    status: 422,
+    message: 'The file is not a readable statement',
+    description:
+      'The uploaded statement is not CSV or tab-separated text (a PDF, a spreadsheet, another binary file), has a broken quote, or holds no transaction row. Export the statement as CSV or text (docs/reconciliation.md). Nothing was stored.',
+  },
+  STATEMENT_UNKNOWN_COLUMNS: {
+    status: 422,
+    message: 'The statement has no known column layout',
+    description:
+      'No row among the first 20 names the columns of a known layout: a bKash statement, a Nagad statement, or the generic layout (`date_time`, `trx_id`, `direction`, `amount`, ...). The message lists the columns found; rename them to the generic layout (docs/reconciliation.md). Nothing was stored.',
+  },
+  STATEMENT_ROWS_INVALID: {
+    status: 422,
+    message: 'Some rows of the statement cannot be read',
+    description:
+      'One or more rows have no valid trx id, an unreadable date or amount, a repeated trx id, a direction that is neither in nor out, or do not name the account (another account\'s statement). One `errors` item per row (up to 50), its `field` `content.line.<n>` and its message naming the column. Nothing is guessed and nothing was stored: fix the file and upload it again.',
+  },
+  STATEMENT_DAY_IN_FUTURE: {
+    status: 422,
+    message: 'The day has not begun yet',
+    description: 'The day to reconcile is after today in Asia/Dhaka, the wallets\' day. Nothing was stored.',
+  },
   CONFLICT: {
     status: 409,
     message: 'Resource already exists',

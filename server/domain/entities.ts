@@ -23,6 +23,8 @@ import { Operator, OperatorSession } from './operators/entities.ts';
 import { Setting } from './settings/entities.ts';
 import { Alert, AlertBrandSettings } from './alerts/entities.ts';
 import { Receipt } from './receipts/entities.ts';
+import { ReconciliationItem, StatementLine, StatementUpload } from './reconciliation/entities.ts';
+import { ReadYourWrites } from './read-routing/entities.ts';
 
 /** Every entity the ORM knows; each domain area adds its own here. */
-export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, PaymentLink, SandboxSession, CheckoutSubmissionCount, WalletAccount, CheckoutAccountAssignment, IdempotencyKey, Device, DeviceRefreshTokenRotation, DevicePresenceChange, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsPart, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, SmsSequenceCounter, RateLimit, ...webhookEntities, AuditLog, Setting, Alert, AlertBrandSettings, Receipt, Operator, OperatorSession];
+export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, PaymentLink, SandboxSession, CheckoutSubmissionCount, WalletAccount, CheckoutAccountAssignment, IdempotencyKey, Device, DeviceRefreshTokenRotation, DevicePresenceChange, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsPart, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, SmsSequenceCounter, RateLimit, ...webhookEntities, AuditLog, Setting, Alert, AlertBrandSettings, Receipt, StatementUpload, StatementLine, ReconciliationItem, Operator, OperatorSession, ReadYourWrites];

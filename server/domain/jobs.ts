@@ -14,6 +14,7 @@ import { backfillRetrySweep } from './recovery/retry-backfill.job.ts';
 import { deliverAlertRegistration } from './alerts/deliver-alert.job.ts';
 import { reviewWaitingSweep } from './alerts/review-waiting.job.ts';
 import { receiptsSweep, sendReceiptRegistration } from './receipts/send-receipt.job.ts';
+import { retentionRegistration } from './retention/retention.job.ts';
 
 /**
  * The job registry: which handler runs which queue. Every area adds its entry
@@ -35,5 +36,6 @@ export function jobRegistrations(): JobRegistration[] {
     deliverAlertRegistration(),
     smsFormatAlarmRegistration(),
     sendReceiptRegistration(),
+    retentionRegistration(),
   ];
 }

@@ -1,5 +1,6 @@
 import type { ApiKeyScope, Mode, OperatorRole } from '../../contract/vocabulary.ts';
 import type { Db } from '../domain/db.ts';
+import type { ReadRouter } from '../domain/read-routing/router.ts';
 
 /** Who is calling, as established by the auth middleware from route metadata. */
 export type Principal =
@@ -28,6 +29,8 @@ declare global {
       requestId: string;
       /** The request's database handle: the pool, or the transaction an idempotent request runs in. */
       db: Db;
+      /** Where this request's lag-tolerant reads go (http/reads.ts `lagTolerant`). */
+      reads: ReadRouter;
       principal: Principal;
       startedAt: bigint;
       /** The per-key rate-limit count the API-key lookup did for this request (http/auth.ts), used by the limiter instead of counting again. */

@@ -288,6 +288,7 @@ describe('console', () => {
         ['/gateways', 'gateways', 'Gateways'],
         ['/filter-rules', 'filter-rules', 'SMS filter rules'],
         ['/wallet-accounts', 'wallet-accounts-screen', 'Wallet accounts'],
+        ['/reconciliation', 'reconciliation', 'Statement reconciliation'],
         ['/brands', 'brands', 'Brands and API keys'],
         ['/settings', 'settings', 'Settings'],
         ['/operators', 'operators', 'Operators'],

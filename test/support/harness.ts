@@ -84,8 +84,12 @@ export const testRateLimits: Record<string, string> = {
  * A real server on a real port over this file's own database, with the real
  * job queue. Tests talk to it over HTTP like any client.
  */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestContext> {
-  const db = await createTestDatabase();
+export async function startTestServer(
+  env: Record<string, string> = {},
+  opts: { database?: { url: string; drop(): Promise<void> } } = {},
+): Promise<TestContext> {
+  // A database of the test's own (a cluster it started) instead of a clone of the template.
+  const db = opts.database ?? (await createTestDatabase());
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pc-test-data-'));
   const config = loadConfig({
     NODE_ENV: 'test',

@@ -129,6 +129,11 @@ export function Evidence({ tx, sms }: { tx: Tx | null; sms: Sms | null }) {
         <h3 className="mb-2 text-sm font-semibold">SMS {sms ? `#${sms.id}` : ''}</h3>
         {sms ? (
           <>
+            {sms.text_expired_at !== null ? (
+              <p className="mb-2 rounded-md bg-slate-100 p-3 text-xs text-slate-700" data-testid="sms-text-expired">
+                Text expired {time(sms.text_expired_at)}: the sender and the text were dropped after the retention period; the parsed evidence below stays.
+              </p>
+            ) : null}
             {sms.body !== undefined ? (
               <blockquote className="mb-2 rounded-md bg-slate-100 p-3 font-mono text-xs break-words whitespace-pre-wrap text-slate-900" data-testid="sms-body">
                 {sms.body}
@@ -136,7 +141,7 @@ export function Evidence({ tx, sms }: { tx: Tx | null; sms: Sms | null }) {
             ) : null}
             <dl className="grid grid-cols-[max-content_1fr] gap-x-3 gap-y-1 text-sm">
               <dt className="text-slate-600">Sender</dt>
-              <dd>{sms.sender}</dd>
+              <dd>{sms.sender ?? 'text expired'}</dd>
               <dt className="text-slate-600">Status</dt>
               <dd>
                 <StatusBadge status={sms.match_status} />

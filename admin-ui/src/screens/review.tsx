@@ -115,7 +115,7 @@ export function ReviewScreen() {
                         <StatusBadge status={item.sms.match_status} />
                       </span>
                       <span className="block truncate text-xs text-slate-600">
-                        {item.sms.sender} · {item.sms.parsed_trx_id ?? 'no id'} · {brandName(item.sms.brand_id)} · {ago(item.sms.server_received_at)}
+                        {item.sms.sender ?? 'text expired'} · {item.sms.parsed_trx_id ?? 'no id'} · {brandName(item.sms.brand_id)} · {ago(item.sms.server_received_at)}
                       </span>
                     </>
                   )}
@@ -297,7 +297,7 @@ function Decision({ item, onDone }: { item: Item; onDone(msg: string): void }) {
           </span>
         ) : (
           <span className="flex flex-wrap items-center gap-2">
-            SMS #{item.sms.id} from {item.sms.sender} <StatusBadge status={item.sms.match_status} /> <ModeBadge mode={item.sms.mode} />
+            SMS #{item.sms.id} from {item.sms.sender ?? 'an expired sender'} <StatusBadge status={item.sms.match_status} /> <ModeBadge mode={item.sms.mode} />
           </span>
         )
       }

@@ -85,7 +85,7 @@ export function SmsScreen() {
               <Fragment key={s.id}>
                 <tr>
                   <Td>
-                    #{s.id} <span className="text-xs text-slate-600">{s.sender}</span>
+                    #{s.id} <span className="text-xs text-slate-600">{s.sender ?? 'text expired'}</span>
                   </Td>
                   <Td>
                     <StatusBadge status={s.match_status} />

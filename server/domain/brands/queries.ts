@@ -80,7 +80,7 @@ export async function gatewayCodeExists(db: Db, code: string): Promise<boolean> 
   return (await db.selectFrom('gateways').select('id').where('code', '=', code).executeTakeFirst()) !== undefined;
 }
 
-const ownerTables = { wallet_account: 'wallet_accounts', device: 'devices', transaction: 'transactions', refund: 'refunds', delivery: 'webhook_deliveries', sms_record: 'sms_records', customer: 'customers' } as const;
+const ownerTables = { wallet_account: 'wallet_accounts', device: 'devices', transaction: 'transactions', refund: 'refunds', delivery: 'webhook_deliveries', sms_record: 'sms_records', statement_upload: 'statement_uploads', customer: 'customers' } as const;
 
 /** The brand of a brand-owned object; undefined when there is no such object. */
 export async function selectOwnerBrandId(db: Db, kind: keyof typeof ownerTables, id: number): Promise<number | undefined> {

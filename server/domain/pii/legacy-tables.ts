@@ -71,7 +71,7 @@ export const legacyTables: readonly LegacyTable[] = [
         sender: seal(keys, sender, r.sender, SMS_RECORD_CONTEXT.sender, b),
         body_encrypted: seal(keys, body, r.body_encrypted, SMS_RECORD_CONTEXT.body, b),
         parsed_sender_number: seal(keys, senderNumber, r.parsed_sender_number, SMS_RECORD_CONTEXT.senderNumber, b),
-        content_hash: body === null ? r.content_hash : smsContentHash(keys.blindIndexKey, r.brand_id, sender, body),
+        content_hash: body === null || sender === null ? r.content_hash : smsContentHash(keys.blindIndexKey, r.brand_id, sender, body),
       };
     },
   }),

@@ -20,7 +20,7 @@ export { createSmsMatcher } from './matching/service.ts';
 export { createSubmissionMatcher } from './matching/submission.ts';
 export { rejectTransaction, verifyTransactionManually } from './matching/review.ts';
 export { lockGatewayTrxIds } from './matching/gateway-trx-lock.ts';
-export { maskPayerNumber } from './matching/payer-number.ts';
+export { maskPayerNumber, smsNumberToE164 } from './matching/payer-number.ts';
 export { getAdminSmsRecord, listAdminSmsRecords } from './matching/admin-records.ts';
 export { dismissSmsRecordAudited } from './matching/admin-dismissals.ts';
 

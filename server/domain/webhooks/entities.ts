@@ -52,6 +52,8 @@ export const WebhookEvent = defineEntity({
     { name: 'webhook_events_brand_created_idx', columns: [{ name: 'brand' }, { name: 'createdAt', sort: 'DESC' }] },
     { name: 'webhook_events_brand_mode_id_idx', properties: ['brand', 'mode', 'id'] },
     { name: 'webhook_events_transaction_idx', properties: ['transactionId'], where: 'transaction_id IS NOT NULL' },
+    // The retention job's walk, oldest first (domain/retention).
+    { name: 'webhook_events_created_idx', properties: ['createdAt'] },
   ],
   properties: {
     id: p.bigint('number').primary().autoincrement().generated('by default as identity'),
@@ -83,6 +85,8 @@ export const WebhookDelivery = defineEntity({
     { name: 'webhook_deliveries_dead_idx', properties: ['deadLetteredAt'], where: `status = 'dead_letter'::text` },
     { name: 'webhook_deliveries_due_idx', properties: ['nextAttemptAt'], where: `status = ANY (ARRAY['pending'::text, 'retrying'::text])` },
     { name: 'webhook_deliveries_endpoint_idx', properties: ['endpoint'] },
+    // The retention job's walk over finished deliveries, oldest first (domain/retention).
+    { name: 'webhook_deliveries_finished_idx', properties: ['createdAt'], where: `status = ANY (ARRAY['success'::text, 'dead_letter'::text])` },
   ],
   checks: [{ name: 'webhook_deliveries_attempts_check', expression: 'attempts >= 0' }],
   properties: {
@@ -112,10 +116,25 @@ export const WebhookDelivery = defineEntity({
   },
 });
 
+/**
+ * One HTTP try of a delivery. Partitioned by month of `requestedAt` (native
+ * range partitioning), so expiry drops a month's partition instead of deleting
+ * rows (domain/retention). The retention job creates the months ahead and
+ * drops expired ones; only the default partition, which holds the rows from
+ * before partitioning and any row of a month not created in time, is declared
+ * here, and the schema check leaves the job's months out (schema-diff.ts).
+ * A partitioned table's keys must hold the partition key, so the primary key
+ * is (id, requested_at) and the one attempt per number is (delivery, attempt,
+ * requested_at): an attempt's number and start time are taken together when
+ * it starts (`last_attempt_at`), and the abandoned row and the finished one
+ * both carry that time, so they still meet on this key.
+ */
 export const WebhookAttempt = defineEntity({
   name: 'WebhookAttempt',
   tableName: 'webhook_attempts',
-  uniques: [{ name: 'webhook_attempts_delivery_id_attempt_key', properties: ['delivery', 'attempt'] }],
+  partitionBy: { type: 'range', expression: 'requestedAt', partitions: [{ name: 'webhook_attempts_default', values: 'default' }] },
+  uniques: [{ name: 'webhook_attempts_delivery_id_attempt_key', properties: ['delivery', 'attempt', 'requestedAt'] }],
+  indexes: [{ name: 'webhook_attempts_requested_idx', properties: ['requestedAt'] }],
   checks: [{ name: 'webhook_attempts_attempt_check', expression: 'attempt >= 1' }],
   properties: {
     id: p.bigint('number').primary().autoincrement().generated('by default as identity'),
@@ -123,7 +142,7 @@ export const WebhookAttempt = defineEntity({
     attempt: p.integer(),
     url: p.text(),
     outcome: p.enum(deliveryAttemptOutcomes),
-    requestedAt: p.datetime(),
+    requestedAt: p.datetime().primary(),
     durationMs: p.integer().nullable(),
     responseStatus: p.integer().nullable(),
     responseBody: p.text().nullable(),

@@ -29,13 +29,15 @@ export function systemHandlers(deps: AppDeps) {
   return s.router(contract.system, {
     health: async () => ({ status: 200, body: { success: true, data: { status: 'ok', server_time: new Date().toISOString() } } }),
     ready: async () => {
-      const [database, jobs] = await Promise.all([
+      const replica = deps.reads.replica;
+      const [database, jobs, read_replica] = await Promise.all([
         // Raw SQL: a round trip to the database and nothing else; there is no table to build a query on.
         timed(() => sql`SELECT 1`.execute(deps.db), 2000),
         timed(() => deps.boss.schemaVersion(), 2000),
+        replica ? timed(() => sql`SELECT 1`.execute(replica), 2000) : null,
       ]);
       const ready = database.status === 'ok' && jobs.status === 'ok' && !deps.state.shuttingDown;
-      const data = { status: ready ? ('ready' as const) : ('not_ready' as const), checks: { database, jobs }, server_time: new Date().toISOString() };
+      const data = { status: ready ? ('ready' as const) : ('not_ready' as const), checks: { database, jobs, read_replica }, server_time: new Date().toISOString() };
       return ready ? { status: 200, body: { success: true, data } } : { status: 503, body: { success: true, data } };
     },
   });

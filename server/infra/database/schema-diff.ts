@@ -10,6 +10,25 @@ import type { Orm } from './orm.ts';
  */
 export const TABLES_NOT_YET_MATCHING: readonly string[] = [];
 
+/**
+ * A month partition a job creates and drops at run time (`<table>_pYYYYMM`,
+ * domain/retention): the entity declares the partitioning and its default
+ * partition, which migrations create; the months come and go with the
+ * calendar, so no entity can list them, and the comparison leaves them out.
+ */
+export function isRuntimeMonthPartition(table: string, partition: string): boolean {
+  return partition.length === table.length + 8 && partition.startsWith(`${table}_p`) && /^\d{6}$/.test(partition.slice(table.length + 2));
+}
+
+/** The introspected schema without the run-time month partitions, through DatabaseTable's partitioning accessors. */
+function withoutRuntimePartitions(schema: DatabaseSchema): void {
+  for (const table of schema.getTables()) {
+    const partitioning = table.getPartitioning();
+    if (!partitioning) continue;
+    table.setPartitioning({ ...partitioning, partitions: partitioning.partitions.filter((p) => !isRuntimeMonthPartition(table.name, p.name)) });
+  }
+}
+
 export interface SchemaDrift {
   /** Every table whose entity differs from the database (or has no entity, or no table), sorted. */
   tables: string[];
@@ -35,6 +54,7 @@ export async function schemaDrift(orm: Orm, ignoreTables: readonly string[] = []
   const { skipTables, skipViews } = config.get('schemaGenerator');
   const toSchema = generator.getTargetSchema();
   const fromSchema = await DatabaseSchema.create(orm.em.getConnection(), platform, config, undefined, toSchema.getNamespaces(), undefined, skipTables, skipViews);
+  withoutRuntimePartitions(fromSchema);
   fromSchema.prune(undefined, []);
   toSchema.prune(undefined, []);
   const diff = new SchemaComparator(platform).compare(fromSchema, toSchema);

@@ -29,8 +29,15 @@ export const SmsRecord = defineEntity({
     deviceMessageId: p.string().length(128),
     /** Keyed hash of brand, sender and text (content-hash.ts): the same SMS again is a duplicate. */
     contentHash: p.string().length(64),
-    sender: p.text(),
-    bodyEncrypted: p.text(),
+    /** Null once the text expired (`textExpiredAt`). */
+    sender: p.text().nullable(),
+    /** Null once the text expired (`textExpiredAt`). */
+    bodyEncrypted: p.text().nullable(),
+    /**
+     * When the retention job dropped the sender and the text (RETENTION_SMS_TEXT_DAYS,
+     * domain/retention): the parsed evidence, the content hash and the match stay.
+     */
+    textExpiredAt: p.datetime().nullable(),
     /** Device clock. */
     receivedAt: p.datetime(),
     serverReceivedAt: p.datetime().defaultRaw('now()'),
@@ -106,6 +113,8 @@ export const SmsRecord = defineEntity({
     { name: 'sms_records_pending_idx', properties: ['brand', 'serverReceivedAt'], where: "match_status = 'pending'" },
     { name: 'sms_records_pii_v1_idx', properties: ['id'], where: 'pii_v = 1' },
     { name: 'sms_records_review_idx', properties: ['brand', 'createdAt'], where: "match_status IN ('no_candidate', 'low_confidence') AND resolved_at IS NULL" },
+    // The retention job's walk over records whose text is still kept, oldest first.
+    { name: 'sms_records_text_kept_idx', properties: ['createdAt'], where: 'text_expired_at IS NULL' },
   ],
   checks: [
     { name: 'sms_records_check', expression: "duplicate_of_id IS NULL OR match_status = 'duplicate'" },
@@ -114,6 +123,7 @@ export const SmsRecord = defineEntity({
     { name: 'sms_records_pii_v_check', expression: 'pii_v IN (1, 2)' },
     { name: 'sms_records_resolution_complete', expression: '(resolution IS NULL) = (resolved_by IS NULL) AND (resolution IS NULL) = (resolved_at IS NULL)' },
     { name: 'sms_records_sim_slot_check', expression: 'sim_slot >= 0 AND sim_slot <= 7' },
+    { name: 'sms_records_text_expired_check', expression: '(text_expired_at IS NULL) = (sender IS NOT NULL AND body_encrypted IS NOT NULL)' },
   ],
 });
 

@@ -25,6 +25,16 @@ export function smsRowBinding(r: { brand_id: number | string; device_id: number 
   return smsRecordBinding({ brandId: r.brand_id, deviceId: r.device_id, deviceMessageId: r.device_message_id });
 }
 
+/**
+ * A sender or body ciphertext read by a query that only takes records whose
+ * text is kept (`text_expired_at IS NULL`): the check constraint makes the
+ * two the same, so a null here is a query that forgot the filter.
+ */
+export function textKept(token: string | null): string {
+  if (token === null) throw new Error('an SMS record whose text expired was read as if it had text');
+  return token;
+}
+
 export function decryptSmsSender(cipher: PiiCipher, token: string, binding: PiiBinding): string {
   return cipher.decrypt(token, SMS_RECORD_CONTEXT.sender, binding);
 }

@@ -16,7 +16,7 @@ export interface AdminSmsRecord {
   mode: Mode;
   device_id: number;
   device_message_id: string;
-  sender: string;
+  sender: string | null;
   received_at: string;
   server_received_at: string;
   sim_slot: number | null;
@@ -46,6 +46,7 @@ export interface AdminSmsRecord {
   resolved_at: string | null;
   resolution_note: string | null;
   created_at: string;
+  text_expired_at: string | null;
   body?: string;
 }
 
@@ -63,7 +64,7 @@ function toRecord(r: AdminRecordRow, cipher: PiiCipher, withBody: boolean): Admi
     mode: r.mode,
     device_id: r.device_id,
     device_message_id: r.device_message_id,
-    sender: decryptSmsSender(cipher, r.sender, binding),
+    sender: r.sender === null ? null : decryptSmsSender(cipher, r.sender, binding),
     received_at: r.received_at.toISOString(),
     server_received_at: r.server_received_at.toISOString(),
     sim_slot: r.sim_slot,
@@ -93,8 +94,10 @@ function toRecord(r: AdminRecordRow, cipher: PiiCipher, withBody: boolean): Admi
     resolved_at: r.resolved_at?.toISOString() ?? null,
     resolution_note: r.resolution_note,
     created_at: r.created_at.toISOString(),
+    text_expired_at: r.text_expired_at?.toISOString() ?? null,
   };
-  if (withBody) out.body = decryptSmsBody(cipher, r.body_encrypted, binding);
+  // An expired record has no text to add: `text_expired_at` says why.
+  if (withBody && r.body_encrypted !== null) out.body = decryptSmsBody(cipher, r.body_encrypted, binding);
   return out;
 }
 

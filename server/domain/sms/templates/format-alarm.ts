@@ -2,7 +2,7 @@ import type { Mode } from '../../../../contract/vocabulary.ts';
 import { raiseAlert } from '../../alerts/raise.ts';
 import type { PiiCipher } from '../../../infra/crypto/pii-cipher.ts';
 import { getSettings } from '../../settings/service.ts';
-import { decryptSmsSender, smsRowBinding } from '../intake/record-cipher.ts';
+import { decryptSmsSender, smsRowBinding, textKept } from '../intake/record-cipher.ts';
 import { recordEvent } from '../../webhooks/outbox.ts';
 import { loadGatewaySmsConfigs } from '../matching/candidates.ts';
 import { sameSender } from './senders.ts';
@@ -46,7 +46,7 @@ export async function runFormatAlarm(em: Db, cipher: PiiCipher): Promise<{ raise
 
   const buckets = new Map<string, Bucket>();
   for (const row of rows) {
-    const sender = decryptSmsSender(cipher, row.sender, smsRowBinding(row));
+    const sender = decryptSmsSender(cipher, textKept(row.sender), smsRowBinding(row));
     // The first gateway (display order) naming the sender owns its alarm; the configured spelling is what is stored.
     const gateway = gateways.find((g) => g.senders.some((s) => sameSender(s, sender)));
     if (!gateway) continue;

@@ -18,6 +18,7 @@ export async function decidedRecordsSince(db: Db, q: { windowMinutes: number; ba
     .where('r.server_received_at', '>=', sql<Date>`now() - make_interval(mins => ${q.windowMinutes + q.baselineMinutes})`)
     .where('r.match_status', '<>', 'pending')
     .where('r.duplicate_of_id', 'is', null)
+    .where('r.text_expired_at', 'is', null)
     .orderBy('r.server_received_at', 'desc')
     .limit(q.limit)
     .execute();
@@ -98,6 +99,8 @@ export async function recentOriginals(em: Db, days: number, limit: number, brand
     .select(sql<Date>`COALESCE(r.sms_time, ${smsTimeOf})`.as('sms_time'))
     .where('r.server_received_at', '>=', sql<Date>`now() - make_interval(days => ${days})`)
     .where('r.duplicate_of_id', 'is', null)
+    // A record whose text expired has nothing left to read again.
+    .where('r.text_expired_at', 'is', null)
     // An operator limited to some brands reads only their messages.
     .$if(brands !== null, (q) => q.where('r.brand_id', 'in', scopeParam(brands ?? [])))
     .orderBy('r.server_received_at', 'desc')

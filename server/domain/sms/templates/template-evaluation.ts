@@ -3,7 +3,7 @@ import type { PiiCipher } from '../../../infra/crypto/pii-cipher.ts';
 import { checkSenders, checkTemplates, getGateway, type GatewayView } from '../../gateways/service.ts';
 import type { StoredSmsTemplate } from '../../gateways/entities.ts';
 import { getSettings } from '../../settings/service.ts';
-import { decryptSmsBody, decryptSmsSender, smsRowBinding } from '../intake/record-cipher.ts';
+import { decryptSmsBody, decryptSmsSender, smsRowBinding, textKept } from '../intake/record-cipher.ts';
 import { transaction, type Db } from '../../db.ts';
 import { loadCandidates } from '../matching/candidates.ts';
 import { chooseMatch, type ChainState, type MatchRules } from '../matching/matcher.ts';
@@ -243,10 +243,10 @@ export async function evaluateConfigs(
 
   for (const row of rows.slice(0, limit)) {
     const binding = smsRowBinding(row);
-    const sender = decryptSmsSender(cipher, row.sender, binding);
+    const sender = decryptSmsSender(cipher, textKept(row.sender), binding);
     const official = (c: GatewayParseConfig) => c.senders.some((s) => sameSender(s, sender));
     if (!official(before) && !official(after)) continue;
-    const body = decryptSmsBody(cipher, row.body_encrypted, binding);
+    const body = decryptSmsBody(cipher, textKept(row.body_encrypted), binding);
     const a = parseSms({ sender, body }, [before]);
     const b = parseSms({ sender, body }, [after]);
     counts.evaluated++;

@@ -71,7 +71,7 @@ export async function insertAbandonedAttempts(tx: Db, rows: ReadonlyArray<{ deli
         error: 'the worker stopped before recording a result; the receiver may have got this attempt',
       })),
     )
-    .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
+    .onConflict((oc) => oc.columns(['delivery_id', 'attempt', 'requested_at']).doNothing())
     .execute();
 }
 
@@ -204,7 +204,7 @@ export async function logAttempt(
     })
     .onConflict((oc) =>
       oc
-        .columns(['delivery_id', 'attempt'])
+        .columns(['delivery_id', 'attempt', 'requested_at'])
         .doUpdateSet((eb) => ({
           outcome: eb.ref('excluded.outcome'),
           duration_ms: eb.ref('excluded.duration_ms'),

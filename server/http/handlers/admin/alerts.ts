@@ -4,12 +4,13 @@ import { listAlerts } from '../../../domain/alerts/list.ts';
 import { getAlertSettings, putAlertSettings } from '../../../domain/alerts/settings.ts';
 import { adminActor, pageMeta } from './actor.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
+import { lagTolerant } from '../../reads.ts';
 
 const s = initServer();
 
 export const adminAlertsHandlers = s.router(contract.admin.alerts, {
   list: async ({ req, query }) => {
-    const { rows, total } = await listAlerts(req.db, { page: query.page, perPage: query.per_page, brandId: query.brand_id, brandIds: brandScopeOf(req.principal), type: query.type, status: query.status });
+    const { rows, total } = await lagTolerant(req, (db) => listAlerts(db, { page: query.page, perPage: query.per_page, brandId: query.brand_id, brandIds: brandScopeOf(req.principal), type: query.type, status: query.status }));
     const data = rows.map((r) => ({
       id: r.id,
       brand_id: r.brand_id,

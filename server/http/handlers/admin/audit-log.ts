@@ -3,12 +3,13 @@ import { contract } from '../../../../contract/index.ts';
 import { listAudit } from '../../../domain/audit/service.ts';
 import { pageMeta } from './actor.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
+import { lagTolerant } from '../../reads.ts';
 
 const s = initServer();
 
 export const adminAuditLogHandlers = s.router(contract.admin.auditLog, {
   list: async ({ req, query }) => {
-    const { items, total } = await listAudit(req.db, {
+    const { items, total } = await lagTolerant(req, (db) => listAudit(db, {
       page: query.page,
       perPage: query.per_page,
       brandId: query.brand_id,
@@ -16,7 +17,7 @@ export const adminAuditLogHandlers = s.router(contract.admin.auditLog, {
       action: query.action,
       targetType: query.target_type,
       targetId: query.target_id,
-    });
+    }));
     const data = items.map((e) => ({
       id: e.id,
       actor: e.actor,

@@ -13,6 +13,7 @@ import { listBrandEndpoints, setEndpointSigningAudited } from '../../../domain/w
 import { endpointBody } from '../merchant/webhooks.ts';
 import { adminActor, pageMeta } from './actor.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
+import { lagTolerant } from '../../reads.ts';
 
 const s = initServer();
 
@@ -22,7 +23,7 @@ export const adminBrandHandlers = s.router(contract.admin.brands, {
     return { status: 201, body: { success: true, data: brand } };
   },
   list: async ({ req, query }) => {
-    const { items, total } = await listBrands(req.db, { page: query.page, perPage: query.per_page, status: query.status, brandIds: brandScopeOf(req.principal) });
+    const { items, total } = await lagTolerant(req, (db) => listBrands(db, { page: query.page, perPage: query.per_page, status: query.status, brandIds: brandScopeOf(req.principal) }));
     return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
   },
   get: async ({ req, params }) => {

@@ -24,6 +24,7 @@ import { adminSessionHandlers } from './session.ts';
 import { adminOperatorHandlers } from './operators.ts';
 import { adminWalletAccountHandlers } from './wallet-accounts.ts';
 import { adminCustomerHandlers } from './customers.ts';
+import { adminReconciliationHandlers } from './reconciliation.ts';
 
 const s = initServer();
 
@@ -50,6 +51,7 @@ export function adminHandlers(deps: AppDeps) {
     auditLog: adminAuditLogHandlers,
     recovery: adminRecoveryHandlers(deps),
     smsCompleteness: adminSmsCompletenessHandlers,
+    reconciliation: adminReconciliationHandlers(deps),
     alerts: adminAlertsHandlers,
     session: adminSessionHandlers(deps),
     operators: adminOperatorHandlers,

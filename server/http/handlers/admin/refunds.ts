@@ -3,12 +3,13 @@ import { contract } from '../../../../contract/index.ts';
 import { completeRefundAudited, failRefundAudited, getAdminRefund, listAdminRefunds } from '../../../domain/refunds/admin.ts';
 import { adminActor, pageMeta } from './actor.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
+import { lagTolerant } from '../../reads.ts';
 
 const s = initServer();
 
 export const adminRefundHandlers = s.router(contract.admin.refunds, {
   list: async ({ req, query }) => {
-    const { items, total } = await listAdminRefunds(req.db, {
+    const { items, total } = await lagTolerant(req, (db) => listAdminRefunds(db, {
       page: query.page,
       perPage: query.per_page,
       brandId: query.brand_id,
@@ -19,7 +20,7 @@ export const adminRefundHandlers = s.router(contract.admin.refunds, {
       transactionId: query.transaction_id,
       from: query.from,
       to: query.to,
-    });
+    }));
     return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
   },
   get: async ({ req, params }) => {

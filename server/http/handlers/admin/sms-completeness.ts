@@ -2,6 +2,7 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import { deviceSmsCompleteness, listSmsCompleteness, type CompletenessView } from '../../../domain/recovery/sequences/service.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
+import { lagTolerant } from '../../reads.ts';
 
 const s = initServer();
 
@@ -30,7 +31,7 @@ export const adminSmsCompletenessHandlers = s.router(contract.admin.smsCompleten
     return { status: 200, body: { success: true, data: completenessJson(await deviceSmsCompleteness(req.db, params.device_id)) } };
   },
   list: async ({ req, query }) => {
-    const views = await listSmsCompleteness(req.db, { brandId: query.brand_id, brandIds: brandScopeOf(req.principal), mode: query.mode });
+    const views = await lagTolerant(req, (db) => listSmsCompleteness(db, { brandId: query.brand_id, brandIds: brandScopeOf(req.principal), mode: query.mode }));
     return { status: 200, body: { success: true, data: views.map(completenessJson) } };
   },
 });

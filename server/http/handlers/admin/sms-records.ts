@@ -5,17 +5,18 @@ import { getAdminSmsRecord, listAdminSmsRecords } from '../../../domain/sms/inde
 import { dismissSmsRecordAudited } from '../../../domain/sms/index.ts';
 import { adminActor, pageMeta } from './actor.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
+import { lagTolerant } from '../../reads.ts';
 
 const s = initServer();
 
 export function adminSmsRecordHandlers(deps: AppDeps) {
   return s.router(contract.admin.smsRecords, {
     list: async ({ req, query }) => {
-      const { items, total } = await listAdminSmsRecords(
-        req.db,
+      const { items, total } = await lagTolerant(req, (db) => listAdminSmsRecords(
+        db,
         { page: query.page, perPage: query.per_page, brandId: query.brand_id, brandIds: brandScopeOf(req.principal), mode: query.mode, matchStatus: query.match_status, deviceId: query.device_id, needsReview: query.needs_review === undefined ? undefined : query.needs_review === 'true', from: query.from, to: query.to },
         { includeBody: query.include === 'body', cipher: deps.crypto.pii, who: adminActor(req) },
-      );
+      ));
       return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
     },
     get: async ({ req, params, query }) => {

@@ -10,12 +10,13 @@ import { getTransactionTimeline } from '../../../domain/payments/timeline.ts';
 import { adminActor, pageMeta } from './actor.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
 import type { AppDeps } from '../../../deps.ts';
+import { lagTolerant } from '../../reads.ts';
 
 const s = initServer();
 
 export const adminTransactionHandlers = (deps: Pick<AppDeps, 'crypto'>) => s.router(contract.admin.transactions, {
   list: async ({ req, query }) => {
-    const { items, total } = await listAdminTransactions(req.db, deps.crypto, {
+    const { items, total } = await lagTolerant(req, (db) => listAdminTransactions(db, deps.crypto, {
       page: query.page,
       perPage: query.per_page,
       brandId: query.brand_id,
@@ -29,7 +30,7 @@ export const adminTransactionHandlers = (deps: Pick<AppDeps, 'crypto'>) => s.rou
       customerPhone: query.customer_phone,
       from: query.from,
       to: query.to,
-    });
+    }));
     return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
   },
   get: async ({ req, params }) => {

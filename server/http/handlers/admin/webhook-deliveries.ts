@@ -4,12 +4,13 @@ import { contract } from '../../../../contract/index.ts';
 import { getAdminDelivery, listAdminDeliveries, replayDeadLettersAudited, replayDeliveryAudited, sendTestEventAudited } from '../../../domain/webhooks/admin.ts';
 import { adminActor, pageMeta } from './actor.ts';
 import { brandScopeOf } from '../../brand-scope.ts';
+import { lagTolerant } from '../../reads.ts';
 
 const s = initServer();
 
 export const adminWebhookDeliveryHandlers = s.router(contract.admin.webhookDeliveries, {
   list: async ({ req, query }) => {
-    const { items, total } = await listAdminDeliveries(req.db, {
+    const { items, total } = await lagTolerant(req, (db) => listAdminDeliveries(db, {
       page: query.page,
       perPage: query.per_page,
       brandId: query.brand_id,
@@ -19,7 +20,7 @@ export const adminWebhookDeliveryHandlers = s.router(contract.admin.webhookDeliv
       event: query.event,
       from: query.from,
       to: query.to,
-    });
+    }));
     return { status: 200, body: { success: true, data: items, meta: pageMeta(query.page, query.per_page, total) } };
   },
   get: async ({ req, params }) => {

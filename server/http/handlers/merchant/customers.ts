@@ -5,6 +5,7 @@ import {
   createCustomer, eraseCustomerByUuid, getCustomerByIdentifier, listCustomers, updateCustomerByUuid, type CustomerView,
 } from '../../../domain/customers/service.ts';
 import { merchantOf } from '../../context.ts';
+import { lagTolerant } from '../../reads.ts';
 
 const s = initServer();
 
@@ -22,7 +23,7 @@ export function merchantCustomerHandlers(deps: AppDeps) {
   return s.router(contract.merchant.customers, {
     list: async ({ req, query }) => {
       const { brandId, mode } = merchantOf(req);
-      const { items, total } = await listCustomers(req.db, deps.crypto, brandId, mode, { page: query.page, perPage: query.per_page });
+      const { items, total } = await lagTolerant(req, (db) => listCustomers(db, deps.crypto, brandId, mode, { page: query.page, perPage: query.per_page }));
       return {
         status: 200,
         body: {

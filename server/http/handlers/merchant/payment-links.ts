@@ -3,6 +3,7 @@ import { contract } from '../../../../contract/index.ts';
 import type { AppDeps } from '../../../deps.ts';
 import { createPaymentLink, deactivatePaymentLink, getPaymentLink, listPaymentLinks } from '../../../domain/payment-links/service.ts';
 import { merchantOf } from '../../context.ts';
+import { lagTolerant } from '../../reads.ts';
 
 const s = initServer();
 
@@ -15,7 +16,7 @@ export function merchantPaymentLinkHandlers(deps: AppDeps) {
     },
     list: async ({ req, query }) => {
       const { brandId, mode } = merchantOf(req);
-      const { items, total } = await listPaymentLinks(req.db, brandId, mode, query, base);
+      const { items, total } = await lagTolerant(req, (db) => listPaymentLinks(db, brandId, mode, query, base));
       const meta = { page: query.page, per_page: query.per_page, total, total_pages: Math.ceil(total / query.per_page) };
       return { status: 200, body: { success: true, data: items, meta } };
     },

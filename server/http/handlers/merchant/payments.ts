@@ -6,6 +6,7 @@ import { cancelPayment } from '../../../domain/payments/cancel.ts';
 import { listPayments } from '../../../domain/payments/list.ts';
 import { getPaymentView } from '../../../domain/payments/view.ts';
 import { merchantOf } from '../../context.ts';
+import { lagTolerant } from '../../reads.ts';
 
 const s = initServer();
 
@@ -34,7 +35,7 @@ export function merchantPaymentHandlers(deps: AppDeps) {
     },
     list: async ({ req, query }) => {
       const { brandId, mode } = merchantOf(req);
-      const { items, total } = await listPayments(req.db, deps.crypto, brandId, mode, {
+      const { items, total } = await lagTolerant(req, (db) => listPayments(db, deps.crypto, brandId, mode, {
         page: query.page,
         perPage: query.per_page,
         status: query.status,
@@ -44,7 +45,7 @@ export function merchantPaymentHandlers(deps: AppDeps) {
         customerPhone: query.customer_phone,
         from: query.from,
         to: query.to,
-      });
+      }));
       const meta = { page: query.page, per_page: query.per_page, total, total_pages: Math.ceil(total / query.per_page) };
       return { status: 200, body: { success: true, data: items, meta } };
     },

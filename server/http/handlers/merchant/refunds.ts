@@ -2,6 +2,7 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../../../contract/index.ts';
 import { createRefund, getLatestRefund, listRefunds } from '../../../domain/refunds/service.ts';
 import { merchantOf } from '../../context.ts';
+import { lagTolerant } from '../../reads.ts';
 
 const s = initServer();
 
@@ -14,7 +15,7 @@ export const merchantRefundHandlers = s.router(contract.merchant.refunds, {
   },
   list: async ({ req, query }) => {
     const { brandId, mode } = merchantOf(req);
-    const { items, total } = await listRefunds(req.db, brandId, mode, {
+    const { items, total } = await lagTolerant(req, (db) => listRefunds(db, brandId, mode, {
       page: query.page,
       perPage: query.per_page,
       status: query.status,
@@ -22,7 +23,7 @@ export const merchantRefundHandlers = s.router(contract.merchant.refunds, {
       transactionId: query.transaction_id,
       from: query.from,
       to: query.to,
-    });
+    }));
     const meta = { page: query.page, per_page: query.per_page, total, total_pages: Math.ceil(total / query.per_page) };
     return { status: 200, body: { success: true, data: items.map((r) => ({ ...r, livemode: mode === 'live' })), meta } };
   },

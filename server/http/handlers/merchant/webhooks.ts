@@ -5,6 +5,7 @@ import { getDelivery, listRecentDeliveries, toAttemptResource, type DeliveryView
 import { getEndpoint, putEndpoint, rotateSecret, type EndpointView } from '../../../domain/webhooks/endpoints.ts';
 import { sendTestEvent } from '../../../domain/webhooks/test-events.ts';
 import { merchantOf } from '../../context.ts';
+import { lagTolerant } from '../../reads.ts';
 
 const s = initServer();
 
@@ -79,7 +80,7 @@ export function merchantWebhookHandlers(deps: AppDeps) {
     },
     listDeliveries: async ({ req }) => {
       const { brandId, mode } = merchantOf(req);
-      const deliveries = await listRecentDeliveries(req.db, brandId, mode);
+      const deliveries = await lagTolerant(req, (db) => listRecentDeliveries(db, brandId, mode));
       return { status: 200, body: { success: true, data: deliveries.map(deliveryBody) } };
     },
     sendTest: async ({ req, body }) => {

@@ -20,7 +20,7 @@ const COLUMNS = [
   'r.confidence', 'r.candidate_ids', 'r.reason', 'r.matched_at',
   'r.reason_code', 'r.suggestions', 'r.direction', 'r.kind', 'r.parsed_balance', 'r.parsed_fee',
   'r.parsed_sender_number', 'r.sms_time', 'r.chain_state', 'r.chain_previous_id', 'r.chain_expected_balance',
-  'r.resolution', 'r.resolved_by', 'r.resolved_at', 'r.resolution_note', 'r.created_at', 'r.body_encrypted',
+  'r.resolution', 'r.resolved_by', 'r.resolved_at', 'r.resolution_note', 'r.created_at', 'r.body_encrypted', 'r.text_expired_at',
 ] as const;
 
 const selectRecords = (em: Db) => fromRecords(em).select(COLUMNS);

@@ -1,7 +1,7 @@
 import { smsReviewStatuses, type Mode } from '../../../../../contract/vocabulary.ts';
 import { scopeParam } from '../../../brands/scope.ts';
 import type { PiiBinding, PiiCipher } from '../../../../infra/crypto/pii-cipher.ts';
-import { SMS_RECORD_CONTEXT, decryptSmsSender, smsRecordBinding, smsRowBinding } from '../../intake/record-cipher.ts';
+import { SMS_RECORD_CONTEXT, decryptSmsSender, smsRecordBinding, smsRowBinding, textKept } from '../../intake/record-cipher.ts';
 import { smsTimeSql } from '../../intake/sms-time.ts';
 import type { StoredSmsTemplate } from '../../../gateways/entities.ts';
 import { sql } from 'kysely';
@@ -85,6 +85,8 @@ const claimStatement = (many: boolean) =>
       .select(sql<Record<string, unknown>>`(SELECT COALESCE(json_object_agg(s.key, s.value), '{}'::json) FROM settings s WHERE s.key = ANY(${$.settingKeys}::text[]))`.as('settings'))
       .where((eb) => (many ? eb('r.id', '=', eb.fn.any(eb.val($.ids))) : eb('r.id', '=', $.id)))
       .where('r.match_status', '=', 'pending')
+      // Retention never expires a pending record's text; this keeps it so if it ever did.
+      .where('r.text_expired_at', 'is', null)
       .orderBy('r.id')
       .forNoKeyUpdate('r'),
   );
@@ -118,8 +120,8 @@ export async function claimPendingRecords(
       brandId: row.brand_id,
       deviceId: row.device_id,
       mode: row.mode,
-      sender: decryptSmsSender(cipher, row.sender, binding),
-      bodyEncrypted: row.body_encrypted,
+      sender: decryptSmsSender(cipher, textKept(row.sender), binding),
+      bodyEncrypted: textKept(row.body_encrypted),
       binding,
       smsTime: row.sms_time,
       simSlot: row.sim_slot,
