@@ -23,6 +23,7 @@ import { customerCommands } from './cli/commands/customers.ts';
 import { reconciliationCommands } from './cli/commands/reconciliation.ts';
 import { importCommands } from './cli/commands/import-ownpay.ts';
 import { listen } from './cli/listen.ts';
+import { backupCommand, restoreCommand } from './cli/backup.ts';
 
 export interface Io {
   out(text: string): void;
@@ -71,6 +72,10 @@ function mainHelp(): string {
     '',
     'With a brand\'s API key instead of the admin token:',
     '  listen  Forward the brand\'s events, signed, to a local URL (like `stripe listen`); see `listen --help`',
+    '',
+    'On the machine of the embedded database, without the API:',
+    '  backup   Back up the embedded database and secrets.json into one encrypted archive; see `backup --help`',
+    '  restore  Restore such an archive into DATA_DIR; see `restore --help`',
   ].join('\n');
 }
 
@@ -125,6 +130,9 @@ export async function run(argv: string[], io: Io = { out: (s) => console.log(s),
       process.off('SIGTERM', onSignal);
     }
   }
+  // Local operations on the data directory, not over the admin API.
+  if (name === 'backup') return backupCommand(rest, io, env);
+  if (name === 'restore') return restoreCommand(rest, io, env);
   const command = commands[name];
   if (!command) {
     io.err(`Unknown command "${name}".\n\n${mainHelp()}`);

@@ -26,6 +26,34 @@ export const timeZoneSchema = z
   .describe('IANA time zone used for "today" on the device dashboard.')
   .meta({ examples: ['Asia/Dhaka'] });
 
+export const brandLogoSchema = z
+  .object({
+    url: z.string().describe('Where the checkout serves it (relative to the service); changes with the image, so it may be cached for good.'),
+    content_type: z.enum(['image/png', 'image/jpeg', 'image/webp']),
+    width: z.number().int(),
+    height: z.number().int(),
+    bytes: z.number().int(),
+    updated_at: timestampSchema,
+  })
+  .meta({ id: 'AdminBrandLogo' });
+
+/** Checked in the service (INVALID_BRAND_COLOR), not here, so a bad colour has its own code. */
+const colorInput = z
+  .string()
+  .max(32)
+  .nullable()
+  .describe('`#rrggbb` (e.g. `#0a7d4f`), or null for the default. Anything else is `INVALID_BRAND_COLOR`.')
+  .meta({ examples: ['#0a7d4f'] });
+
+const supportPhoneInput = z
+  .string()
+  .trim()
+  .regex(/^\+?[0-9][0-9 -]{4,30}$/, 'Digits, spaces and dashes, optionally starting with +')
+  .nullable()
+  .describe('A phone number customers may call, e.g. `+880 1700-000000`; null removes it.');
+
+const supportEmailInput = z.email('Must be an e-mail address').max(254).nullable().describe('An address customers may write to; null removes it.');
+
 export const adminBrandSchema = z
   .object({
     id: z.number().int(),
@@ -36,6 +64,10 @@ export const adminBrandSchema = z
     receipts_enabled: z
       .boolean()
       .describe("Customers get a receipt e-mail for each payment and refund completed since it was switched on (when the payment names the customer's e-mail and SMTP_URL is set). Off by default."),
+    primary_color: z.string().nullable().describe('The checkout\'s primary colour, `#rrggbb`; null: the default blue. Button text is white or dark, whichever contrasts more (WCAG).'),
+    support_phone: z.string().nullable().describe('Shown to paying customers on the checkout pages; null: none.'),
+    support_email: z.string().nullable().describe('Shown to paying customers on the checkout pages; null: none.'),
+    logo: brandLogoSchema.nullable().describe('The checkout logo; null: the brand\'s initial is shown. Set with `PUT /api/admin/v1/brands/{brand_id}/logo`.'),
     created_at: timestampSchema,
     updated_at: timestampSchema,
   })
@@ -54,8 +86,11 @@ export const updateBrandBodySchema = z
     timezone: timeZoneSchema.optional(),
     status: z.enum(brandStatuses).optional().describe('Disable to stop every credential of the brand at once; enable again to restore them.'),
     receipts_enabled: z.boolean().optional().describe('Send customers receipt e-mails from now on (nothing completed before is mailed), or stop.'),
+    primary_color: colorInput.optional(),
+    support_phone: supportPhoneInput.optional(),
+    support_email: supportEmailInput.optional(),
   })
-  .refine((b) => Object.keys(b).length > 0, 'Give at least one of name, timezone, status, receipts_enabled')
+  .refine((b) => Object.keys(b).length > 0, 'Give at least one of name, timezone, status, receipts_enabled, primary_color, support_phone, support_email')
   .meta({ id: 'AdminUpdateBrandRequest' });
 
 export const apiKeySchema = z
@@ -137,9 +172,32 @@ export const adminBrandsContract = c.router(
       method: 'PATCH',
       path: '/brands/:brand_id',
       summary: 'Update a brand',
-      description: 'Changes the given fields only. Status and time zone changes are recorded in the audit log.',
+      description: 'Changes the given fields only. A `primary_color` that is not `#rrggbb` is `INVALID_BRAND_COLOR`. Status, time zone, receipts and checkout look (colour, support contact) changes are recorded in the audit log.',
       pathParams: brandPath,
       body: updateBrandBodySchema,
+      responses: { 200: ok(adminBrandSchema) },
+      metadata: adminMeta('Brands', ['BRAND_NOT_FOUND', 'INVALID_BRAND_COLOR']),
+    },
+    setLogo: {
+      method: 'PUT',
+      path: '/brands/:brand_id/logo',
+      summary: "Set a brand's checkout logo",
+      description:
+        'The image as base64 in JSON. PNG, JPEG or WebP, judged by the file\'s first bytes; SVG is refused (it can carry script). At most 64 KB decoded (`BRAND_LOGO_TOO_LARGE`), each side 16–2048 px (`BRAND_LOGO_BAD_DIMENSIONS`), another type `BRAND_LOGO_UNSUPPORTED_TYPE`; a refused logo leaves the previous one. Served to customers from `logo.url` with a long cache. Recorded in the audit log.',
+      pathParams: brandPath,
+      body: z
+        .strictObject({ content_base64: z.string().min(1, 'content_base64 is required').max(120_000).describe('The image file, base64 (RFC 4648).') })
+        .meta({ id: 'AdminSetBrandLogoRequest' }),
+      responses: { 200: ok(brandLogoSchema) },
+      metadata: adminMeta('Brands', ['BRAND_NOT_FOUND', 'BRAND_LOGO_TOO_LARGE', 'BRAND_LOGO_UNSUPPORTED_TYPE', 'BRAND_LOGO_BAD_DIMENSIONS']),
+    },
+    deleteLogo: {
+      method: 'DELETE',
+      path: '/brands/:brand_id/logo',
+      summary: "Remove a brand's checkout logo",
+      description: "The checkout shows the brand's initial again. Removing a logo that is not there answers the brand as it is. Recorded in the audit log.",
+      pathParams: brandPath,
+      body: c.noBody(),
       responses: { 200: ok(adminBrandSchema) },
       metadata: adminMeta('Brands', ['BRAND_NOT_FOUND']),
     },

@@ -15,7 +15,7 @@ export type PermissionTable<R> = { [K in keyof R]: R[K] extends AppRoute ? Permi
  */
 export const adminPermissions = {
   overview: { get: 'read' },
-  brands: { create: 'own', list: 'read', get: 'read', update: 'own', createApiKey: 'own', listApiKeys: 'own', listWebhookEndpoints: 'read', setWebhookEndpointSigning: 'own', revokeApiKey: 'own' },
+  brands: { create: 'own', list: 'read', get: 'read', update: 'own', setLogo: 'own', deleteLogo: 'own', createApiKey: 'own', listApiKeys: 'own', listWebhookEndpoints: 'read', setWebhookEndpointSigning: 'own', revokeApiKey: 'own' },
   gateways: { create: 'own', presets: 'read', list: 'read', get: 'read', update: 'own', listFormatAlarms: 'read', evaluateTemplates: 'own' },
   walletAccounts: { list: 'read', get: 'read', create: 'own', update: 'own', delete: 'own' },
   // Exporting hands out every customer's personal data in clear: owners only.

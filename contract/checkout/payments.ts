@@ -82,7 +82,16 @@ export const checkoutTransactionSchema = z
 export const checkoutPaymentSchema = z
   .object({
     payment_id: uuidSchema,
-    brand: z.object({ name: z.string().describe('Name of the merchant being paid.') }),
+    brand: z
+      .object({
+        name: z.string().describe('Name of the merchant being paid.'),
+        logo_url: z.string().nullable().describe("The brand's logo (PNG, JPEG or WebP), a path on this service that changes with the image; null: none (the hosted page shows the name's initial)."),
+        primary_color: z.string().nullable().describe("The brand's colour, `#rrggbb`; null: the default."),
+        button_text_color: z.string().describe('White or dark: whichever reads better on `primary_color` (WCAG contrast), for a custom front end\'s buttons.'),
+        support_phone: z.string().nullable().describe('Where customers may call the merchant; null: not given.'),
+        support_email: z.string().nullable().describe('Where customers may write to the merchant; null: not given.'),
+      })
+      .meta({ id: 'CheckoutBrand' }),
     amount: amountSchema.describe("Amount requested, in the payment's currency."),
     currency: currencySchema,
     reference: z.string().nullable().describe("The merchant's reference (order number)."),

@@ -62,6 +62,10 @@ export const errorCodes = [
   'HEADERS_TOO_LARGE',
   'REQUEST_TIMEOUT',
   'UNSUPPORTED_MEDIA_TYPE',
+  'BRAND_LOGO_TOO_LARGE',
+  'BRAND_LOGO_UNSUPPORTED_TYPE',
+  'BRAND_LOGO_BAD_DIMENSIONS',
+  'INVALID_BRAND_COLOR',
   'AMOUNT_EXCEEDS_MAXIMUM',
   'AMOUNT_BELOW_MINIMUM',
   'CURRENCY_NOT_SUPPORTED',
@@ -171,6 +175,30 @@ export const errorRegistry = {
     description: 'No transaction with this id exists.',
   },
   BRAND_NOT_FOUND: { status: 404, message: 'Brand not found', description: 'No brand with this id exists.' },
+  /** A checkout logo over the size limit (64 KB, decoded). */
+  BRAND_LOGO_TOO_LARGE: {
+    status: 413,
+    message: 'The logo is too large',
+    description: 'The decoded logo is over 64 KB (65536 bytes). Nothing is stored; the previous logo stays.',
+  },
+  /** A checkout logo that is not PNG, JPEG or WebP by its own first bytes (SVG included). */
+  BRAND_LOGO_UNSUPPORTED_TYPE: {
+    status: 415,
+    message: 'The logo must be a PNG, JPEG or WebP image',
+    description: 'The file is not a PNG, JPEG or WebP image, judged by its first bytes (not its name). SVG is refused: it can carry script. Nothing is stored.',
+  },
+  /** A checkout logo whose width or height is outside 16–2048 px. */
+  BRAND_LOGO_BAD_DIMENSIONS: {
+    status: 422,
+    message: 'The logo has unusable dimensions',
+    description: 'Each side of the logo must be 16 to 2048 pixels. Nothing is stored.',
+  },
+  /** A brand colour that is not `#rrggbb`. */
+  INVALID_BRAND_COLOR: {
+    status: 400,
+    message: 'The colour must be a hex colour like #1f5eff',
+    description: '`primary_color` must be `#` and six hex digits (or null to use the default). The checkout picks white or dark text on it by WCAG contrast.',
+  },
   API_KEY_NOT_FOUND: { status: 404, message: 'API key not found', description: 'No API key with this id exists for the brand.' },
   GATEWAY_NOT_FOUND: { status: 404, message: 'Gateway not found', description: 'No gateway with this code or id exists.' },
   DEVICE_NOT_FOUND: { status: 404, message: 'Device not found', description: 'No device with this id exists.' },

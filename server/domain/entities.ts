@@ -1,4 +1,4 @@
-import { ApiKey, Brand } from './brands/entities.ts';
+import { ApiKey, Brand, BrandLogo } from './brands/entities.ts';
 import { Customer } from './customers/entities.ts';
 import { ExchangeRate } from './fx/entities.ts';
 import { Gateway } from './gateways/entities.ts';
@@ -27,4 +27,4 @@ import { ReconciliationItem, StatementLine, StatementUpload } from './reconcilia
 import { ReadYourWrites } from './read-routing/entities.ts';
 
 /** Every entity the ORM knows; each domain area adds its own here. */
-export const entities = [Brand, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, PaymentLink, SandboxSession, CheckoutSubmissionCount, WalletAccount, CheckoutAccountAssignment, IdempotencyKey, Device, DeviceRefreshTokenRotation, DevicePresenceChange, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsPart, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, SmsSequenceCounter, RateLimit, ...webhookEntities, AuditLog, Setting, Alert, AlertBrandSettings, Receipt, StatementUpload, StatementLine, ReconciliationItem, Operator, OperatorSession, ReadYourWrites];
+export const entities = [Brand, BrandLogo, ApiKey, Gateway, ExchangeRate, Customer, PaymentIntent, Transaction, Refund, PaymentLink, SandboxSession, CheckoutSubmissionCount, WalletAccount, CheckoutAccountAssignment, IdempotencyKey, Device, DeviceRefreshTokenRotation, DevicePresenceChange, PairingCode, SmsFilterRules, SmsSenderEpoch, Notification, OutboundSms, SmsRecord, SmsPart, SmsBalanceChain, SmsFormatAlarm, BackfillRequest, SmsSequenceCounter, RateLimit, ...webhookEntities, AuditLog, Setting, Alert, AlertBrandSettings, Receipt, StatementUpload, StatementLine, ReconciliationItem, Operator, OperatorSession, ReadYourWrites];

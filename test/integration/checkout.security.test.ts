@@ -40,7 +40,7 @@ async function page(path: string): Promise<{ status: number; headers: Headers; t
 }
 
 const OUR_ELEMENTS = new Set(
-  'html head meta title link script body main header div p h1 h2 section span time footer button details summary dl dt dd ol li strong form label input a noscript'.split(' '),
+  'html head meta title link script body main header div p h1 h2 section span time footer button details summary dl dt dd ol li strong form label input a noscript nav img'.split(' '),
 );
 
 /**

@@ -30,7 +30,7 @@ function transaction(over: Partial<CheckoutTransaction>): CheckoutTransaction {
 function page(t: CheckoutTransaction): string {
   const p: CheckoutPayment = {
     payment_id: '6f1d8c3e-8f7a-4a5b-9c2d-1e2f3a4b5c6d',
-    brand: { name: 'Shop' },
+    brand: { name: 'Shop', logo_url: null, primary_color: null, button_text_color: '#ffffff', support_phone: null, support_email: null },
     amount: '500.00',
     currency: 'BDT',
     reference: null,
@@ -42,7 +42,7 @@ function page(t: CheckoutTransaction): string {
     redirect_url: null,
     not_payable_reason: null,
   };
-  return renderCheckoutPage(p, { cancelUrl: null });
+  return renderCheckoutPage(p, { lang: 'en', cancelUrl: null, timeZone: 'Asia/Dhaka' });
 }
 
 describe('the replace form on the waiting page', () => {

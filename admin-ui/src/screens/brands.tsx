@@ -6,6 +6,7 @@ import { useBrands } from '../queries.ts';
 import type { Mode } from '../mode.tsx';
 import type { ApiKeyScope } from '../../../contract/vocabulary.ts';
 import { FieldError, invalidProps, unplaced } from '../components/field-error.tsx';
+import { BrandLookCard } from './brand-look.tsx';
 import { Button, Card, Dialog, Empty, ErrorBox, Field, Input, Loading, ModeBadge, Notice, PageTitle, Select, StatusBadge, Table, Td, ago, time } from '../components/ui.tsx';
 
 /** The scopes an API key may be limited to, with what each allows (contract/common/meta.ts merchantScopeOf). */
@@ -217,6 +218,10 @@ export function BrandsScreen() {
         </Card>
         ) : null}
       </div>
+      {(() => {
+        const b = brands.data?.find((x) => x.id === current);
+        return b ? <BrandLookCard brand={b} editable={owner} /> : null;
+      })()}
 
       <Dialog open={newBrandOpen} title="New brand" onClose={() => setNewBrandOpen(false)}>
         <form

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { modes, brandStatuses, apiKeyDialects, apiKeyScopes, type ApiKeyScope } from '../../../contract/vocabulary.ts';
 import { UsageError, defined, need, oneOf, opt, pageHelp, pageOptions, pageQuery, positiveInt } from '../args.ts';
 import type { Commands } from '../command.ts';
@@ -5,6 +6,9 @@ import { block, table } from '../output.ts';
 
 const BRAND_COLUMNS = ['id', 'name', 'status', 'timezone', 'created_at'];
 const KEY_COLUMNS = ['id', 'name', 'prefix', 'mode', 'dialect', 'scopes', 'expires_at', 'created_at', 'last_used_at', 'revoked_at'];
+
+/** `none` clears an optional brand field (null); absent leaves it as it is. */
+const orNone = (v: string | undefined): string | null | undefined => (v === undefined ? undefined : v === 'none' ? null : v);
 
 export const brandCommands: Commands = {
   'brand:create': {
@@ -36,9 +40,13 @@ export const brandCommands: Commands = {
     },
   },
   'brand:update': {
-    summary: "Change a brand's name, time zone, status (disabled: its keys and devices stop working) or receipts (customers' receipt e-mails)",
-    usage: '--brand <id> [--name <name>] [--timezone <IANA zone>] [--status active|disabled] [--receipts on|off]',
-    options: { brand: { type: 'string' }, name: { type: 'string' }, timezone: { type: 'string' }, status: { type: 'string' }, receipts: { type: 'string' } },
+    summary: "Change a brand's name, time zone, status (disabled: its keys and devices stop working), receipts (customers' receipt e-mails) or checkout look (colour, support contact; `none` removes one)",
+    usage:
+      '--brand <id> [--name <name>] [--timezone <IANA zone>] [--status active|disabled] [--receipts on|off] [--color #rrggbb|none] [--support-phone <phone>|none] [--support-email <address>|none]',
+    options: {
+      brand: { type: 'string' }, name: { type: 'string' }, timezone: { type: 'string' }, status: { type: 'string' }, receipts: { type: 'string' },
+      color: { type: 'string' }, 'support-phone': { type: 'string' }, 'support-email': { type: 'string' },
+    },
     async run(ctx, v) {
       const id = positiveInt(v, 'brand', true);
       const receipts = oneOf(v, 'receipts', ['on', 'off'] as const);
@@ -47,9 +55,35 @@ export const brandCommands: Commands = {
         timezone: opt(v, 'timezone'),
         status: oneOf(v, 'status', brandStatuses),
         receipts_enabled: receipts === undefined ? undefined : receipts === 'on',
+        primary_color: orNone(opt(v, 'color')),
+        support_phone: orNone(opt(v, 'support-phone')),
+        support_email: orNone(opt(v, 'support-email')),
       });
       const brand = await ctx.admin().brands.update(id, body);
       return { json: brand, text: block(brand) };
+    },
+  },
+  'brand:logo': {
+    summary: "Set a brand's checkout logo from a PNG, JPEG or WebP file (at most 64 KB, 16–2048 px a side; SVG is refused), or remove it",
+    usage: '--brand <id> (--file <logo.png> | --remove)',
+    options: { brand: { type: 'string' }, file: { type: 'string' }, remove: { type: 'boolean' } },
+    async run(ctx, v) {
+      const id = positiveInt(v, 'brand', true);
+      const file = opt(v, 'file');
+      if (v.remove === true) {
+        if (file) throw new UsageError('Give --file or --remove, not both');
+        const brand = await ctx.admin().brands.deleteLogo(id);
+        return { json: brand, text: block(brand) };
+      }
+      if (!file) throw new UsageError('--file is required (or --remove)');
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(file);
+      } catch (err) {
+        throw new UsageError(`--file: cannot read ${file}: ${(err as Error).message}`);
+      }
+      const logo = await ctx.admin().brands.setLogo(id, { content_base64: bytes.toString('base64') });
+      return { json: logo, text: block(logo) };
     },
   },
   'api-key:create': {

@@ -4,6 +4,7 @@ import type { ApiKeyMode } from '../../infra/crypto/tokens.ts';
 import { createApiKey, createBrand, revokeApiKey } from './service.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import { type Db } from '../db.ts';
+import { getBrandLogoMeta, HEX_COLOR_RE, type BrandLogoMeta } from './look.ts';
 import { selectBrandPage, selectShownBrand, selectShownKey, selectShownKeys, updateBrandRow, type ShownBrandRow, type ShownKeyRow } from './queries.ts';
 
 /** A brand as the admin surface shows it. */
@@ -14,6 +15,10 @@ export interface AdminBrand {
   timezone: string;
   status: BrandStatus;
   receipts_enabled: boolean;
+  primary_color: string | null;
+  support_phone: string | null;
+  support_email: string | null;
+  logo: BrandLogoMeta | null;
   created_at: string;
   updated_at: string;
 }
@@ -35,13 +40,17 @@ export interface AdminApiKey {
 type BrandRow = ShownBrandRow;
 type KeyRow = ShownKeyRow;
 
-const toBrand = (r: BrandRow): AdminBrand => ({
+const toBrand = (r: BrandRow, logo: BrandLogoMeta | null): AdminBrand => ({
   id: r.id,
   uuid: r.uuid,
   name: r.name,
   timezone: r.timezone,
   status: r.status,
   receipts_enabled: r.receipts_enabled,
+  primary_color: r.primary_color,
+  support_phone: r.support_phone,
+  support_email: r.support_email,
+  logo,
   created_at: r.created_at.toISOString(),
   updated_at: r.updated_at.toISOString(),
 });
@@ -63,7 +72,7 @@ const toKey = (r: KeyRow): AdminApiKey => ({
 export async function getAdminBrand(em: Db, brandId: number, opts: { forUpdate?: boolean } = {}): Promise<AdminBrand> {
   const row = await selectShownBrand(em, brandId, opts);
   if (!row) throw new AppError('BRAND_NOT_FOUND');
-  return toBrand(row);
+  return toBrand(row, await getBrandLogoMeta(em, brandId));
 }
 
 /** Oldest first. */
@@ -72,7 +81,8 @@ export async function listBrands(
   f: { page: number; perPage: number; status?: BrandStatus; brandIds?: number[] | null },
 ): Promise<{ items: AdminBrand[]; total: number }> {
   const { rows, total } = await selectBrandPage(em, f, { limit: f.perPage, offset: (f.page - 1) * f.perPage });
-  return { items: rows.map(toBrand), total };
+  const logos = await Promise.all(rows.map((r) => getBrandLogoMeta(em, r.id)));
+  return { items: rows.map((r, i) => toBrand(r, logos[i]!)), total };
 }
 
 export async function createBrandAudited(em: Db, who: AuditActor, input: { name: string; timezone?: string }): Promise<AdminBrand> {
@@ -83,22 +93,46 @@ export async function createBrandAudited(em: Db, who: AuditActor, input: { name:
   });
 }
 
+export interface BrandPatch {
+  name?: string;
+  timezone?: string;
+  status?: BrandStatus;
+  receipts_enabled?: boolean;
+  primary_color?: string | null;
+  support_phone?: string | null;
+  support_email?: string | null;
+}
+
+/** What a brand change records: states and the checkout's look. The support e-mail is the merchant's public contact, shown to every customer, not personal data. */
+const AUDITED = ['status', 'timezone', 'receipts_enabled', 'primary_color', 'support_phone', 'support_email'] as const;
+const auditState = (b: AdminBrand) => Object.fromEntries(AUDITED.map((k) => [k, b[k]])) as Record<(typeof AUDITED)[number], string | boolean | null>;
+
 /**
  * Changes the given fields. The row is locked while it is read and written, so
  * the audit's `before` is the state this change replaced. Recorded when the
- * status or time zone changes (the name is not an audited state).
+ * status, time zone, receipts or checkout look changes (the name is not an audited state).
  */
 export async function updateBrand(
   em: Db,
   who: AuditActor,
   brandId: number,
-  patch: { name?: string; timezone?: string; status?: BrandStatus; receipts_enabled?: boolean },
+  patch: BrandPatch,
 ): Promise<AdminBrand> {
+  const color = patch.primary_color === undefined || patch.primary_color === null ? patch.primary_color : patch.primary_color.trim().toLowerCase();
+  if (typeof color === 'string' && !HEX_COLOR_RE.test(color)) throw new AppError('INVALID_BRAND_COLOR', undefined, { field: 'primary_color' });
   return withAudit(em, who, async (tx) => {
     const before = await getAdminBrand(tx, brandId, { forUpdate: true });
-    const row = await updateBrandRow(tx, brandId, { name: patch.name, timezone: patch.timezone, status: patch.status, receiptsEnabled: patch.receipts_enabled });
-    const after = toBrand(row);
-    const changed = before.status !== after.status || before.timezone !== after.timezone || before.receipts_enabled !== after.receipts_enabled;
+    const row = await updateBrandRow(tx, brandId, {
+      name: patch.name,
+      timezone: patch.timezone,
+      status: patch.status,
+      receiptsEnabled: patch.receipts_enabled,
+      primaryColor: color,
+      supportPhone: patch.support_phone,
+      supportEmail: patch.support_email,
+    });
+    const after = toBrand(row, before.logo);
+    const changed = AUDITED.some((k) => before[k] !== after[k]);
     return {
       result: after,
       audit: changed
@@ -107,8 +141,8 @@ export async function updateBrand(
             targetType: 'brand',
             targetId: brandId,
             brandId,
-            before: { status: before.status, timezone: before.timezone, receipts_enabled: before.receipts_enabled },
-            after: { status: after.status, timezone: after.timezone, receipts_enabled: after.receipts_enabled },
+            before: auditState(before),
+            after: auditState(after),
           }
         : null,
     };

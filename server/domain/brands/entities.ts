@@ -14,6 +14,11 @@ export const Brand = defineEntity({
     /** Customers get a receipt e-mail for payments and refunds completed since `receiptsEnabledAt` (receipts/). */
     receiptsEnabled: p.boolean().default(false),
     receiptsEnabledAt: p.datetime().nullable(),
+    /** The checkout's primary colour, `#rrggbb` (lower case); null: the service's own blue. */
+    primaryColor: p.string().length(7).nullable(),
+    /** Shown to paying customers on the checkout pages; both optional. */
+    supportPhone: p.string().length(32).nullable(),
+    supportEmail: p.string().length(254).nullable(),
     createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
     updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
   },
@@ -45,3 +50,26 @@ export const ApiKey = defineEntity({
   },
 });
 
+
+/**
+ * A brand's checkout logo, one per brand, kept apart from `brands` so reading a
+ * brand never drags the image along. The bytes live in PostgreSQL: the service
+ * has no shared file store (server/infra/private-file.ts writes secrets to one
+ * host's disk), a logo is small (256 KB at most) and must reach every instance
+ * and every backup together with the brand it belongs to.
+ */
+export const BrandLogo = defineEntity({
+  name: 'BrandLogo',
+  tableName: 'brand_logos',
+  properties: {
+    brand: () => p.oneToOne(Brand).primary().owner().foreignKeyName('brand_logos_brand_id_fkey').deleteRule('cascade'),
+    /** `image/png`, `image/jpeg` or `image/webp`, from the file's own first bytes. */
+    contentType: p.string().length(32),
+    content: p.blob(),
+    /** SHA-256 of the content, hex: part of the logo's URL, so a new logo is a new URL and the old one may be cached for good. */
+    sha256: p.string().length(64),
+    width: p.integer(),
+    height: p.integer(),
+    updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});

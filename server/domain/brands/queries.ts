@@ -16,7 +16,7 @@ export type BrandRow = Selectable<DB['brands']>;
 export type ApiKeyRow = Selectable<DB['api_keys']>;
 
 /** What the console shows of a brand, and of a key (never its hash). */
-const BRAND_COLUMNS = ['id', 'uuid', 'name', 'timezone', 'status', 'receipts_enabled', 'receipts_enabled_at', 'created_at', 'updated_at'] as const;
+const BRAND_COLUMNS = ['id', 'uuid', 'name', 'timezone', 'status', 'receipts_enabled', 'receipts_enabled_at', 'primary_color', 'support_phone', 'support_email', 'created_at', 'updated_at'] as const;
 const KEY_COLUMNS = ['id', 'brand_id', 'name', 'prefix', 'mode', 'dialect', 'created_at', 'last_used_at', 'revoked_at', 'scopes', 'expires_at'] as const;
 export type ShownBrandRow = Pick<BrandRow, (typeof BRAND_COLUMNS)[number]>;
 export type ShownKeyRow = Pick<ApiKeyRow, (typeof KEY_COLUMNS)[number]>;
@@ -52,7 +52,11 @@ export async function selectBrandPage(
   return { rows, total: Number(n) };
 }
 
-export async function updateBrandRow(tx: Db, id: number, patch: { name?: string; timezone?: string; status?: BrandStatus; receiptsEnabled?: boolean }): Promise<ShownBrandRow> {
+export async function updateBrandRow(
+  tx: Db,
+  id: number,
+  patch: { name?: string; timezone?: string; status?: BrandStatus; receiptsEnabled?: boolean; primaryColor?: string | null; supportPhone?: string | null; supportEmail?: string | null },
+): Promise<ShownBrandRow> {
   return tx
     .updateTable('brands')
     .set({
@@ -64,6 +68,9 @@ export async function updateBrandRow(tx: Db, id: number, patch: { name?: string;
         receipts_enabled: patch.receiptsEnabled,
         receipts_enabled_at: patch.receiptsEnabled ? sql<Date>`CASE WHEN receipts_enabled THEN receipts_enabled_at ELSE now() END` : null,
       }),
+      ...(patch.primaryColor !== undefined && { primary_color: patch.primaryColor }),
+      ...(patch.supportPhone !== undefined && { support_phone: patch.supportPhone }),
+      ...(patch.supportEmail !== undefined && { support_email: patch.supportEmail }),
       updated_at: sql<Date>`now()`,
     })
     .where('id', '=', id)

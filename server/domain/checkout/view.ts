@@ -12,6 +12,7 @@ import { checkoutState } from './state.ts';
 import { phoneCheckOf } from '../recovery/backfill.ts';
 import { selectCheckout, type CheckoutRow } from './queries.ts';
 import { payInto, type PayInto } from '../wallet-accounts/service.ts';
+import { buttonColors, DEFAULT_PRIMARY, selectPageBrand } from '../brands/look.ts';
 
 /** What the checkout needs besides the database: where links point, and the sandbox's secret for its page URLs. */
 export interface CheckoutLinks {
@@ -129,9 +130,17 @@ export async function loadCheckout(em: Db, paymentId: string, links: CheckoutLin
   const gateways = quoted.filter((q) => into.get(q.gateway.id)?.kind !== 'none').map((q) => toGateway(q, into.get(q.gateway.id)));
   // No gateway can take it: not payable (no buttons), with the reason, rather than an open page nobody can pay.
   const notPayableReason = payable && gateways.length === 0 ? notPayableReasonOf(quotes, r.currency) : null;
+  const brand = await selectPageBrand(em, r.brand_id);
   const view: CheckoutPayment = {
     payment_id: r.payment_id,
-    brand: { name: r.brand_name },
+    brand: {
+      name: brand.name,
+      logo_url: brand.logoUrl,
+      primary_color: brand.primaryColor,
+      button_text_color: buttonColors(brand.primaryColor ?? DEFAULT_PRIMARY).ink,
+      support_phone: brand.supportPhone,
+      support_email: brand.supportEmail,
+    },
     amount: r.amount,
     currency: r.currency,
     reference: r.reference,

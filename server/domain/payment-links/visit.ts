@@ -9,6 +9,7 @@ import { isPaymentLinkId, linkStatus, type LinkStatus } from './service.ts';
 /** What the public link page needs: the link as the customer may see it. */
 export interface PublicLink {
   publicId: string;
+  brandId: number;
   brandName: string;
   brandActive: boolean;
   amount: string | null;
@@ -32,6 +33,7 @@ async function loadRow(em: Db, publicId: string, lock: boolean): Promise<Row | n
 function toPublic(r: Row): PublicLink {
   return {
     publicId: r.public_id,
+    brandId: r.brand_id,
     brandName: r.brand_name,
     brandActive: r.brand_status === 'active',
     amount: r.amount,

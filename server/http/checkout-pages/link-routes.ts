@@ -4,6 +4,8 @@ import { AppError } from '../../../contract/common/errors.ts';
 import type { AppDeps } from '../../deps.ts';
 import { paymentLinkUrls } from '../../domain/payment-links/service.ts';
 import { findPublicLink, visitPaymentLink } from '../../domain/payment-links/visit.ts';
+import { selectPageBrand } from '../../domain/brands/look.ts';
+import { pageLanguage, t, type Lang } from './i18n.ts';
 import { brandDisabledPage, messagePage } from './layout.ts';
 import { linkUnavailablePage, renderLinkPage } from './link-page.ts';
 
@@ -14,8 +16,8 @@ interface PageTools {
   limited: RequestHandler;
 }
 
-const linkNotFoundPage = () =>
-  messagePage({ title: 'Payment link not found', heading: 'Payment link not found', text: 'This payment link is not valid. Check the link you were given, or ask the shop for a new one.' });
+const linkNotFoundPage = (lang: Lang) =>
+  messagePage({ lang, title: t(lang, 'link_not_found'), heading: t(lang, 'link_not_found'), text: t(lang, 'link_not_found_text') });
 
 /**
  * The public side of payment links: the page (GET), the visit that creates a
@@ -31,21 +33,23 @@ export function paymentLinkPages(deps: AppDeps, router: Router, tools: PageTools
     '/pay/:link_id',
     limited,
     page(deps, async (req, res) => {
+      const lang = pageLanguage(req, res);
       const link = await findPublicLink(req.db, id(req));
-      if (!link) return sendPage(res, 404, linkNotFoundPage());
-      if (!link.brandActive) return sendPage(res, 403, brandDisabledPage());
-      if (link.status !== 'active') return sendPage(res, 410, linkUnavailablePage(link));
-      sendPage(res, 200, renderLinkPage(link));
+      if (!link) return sendPage(res, 404, linkNotFoundPage(lang));
+      if (!link.brandActive) return sendPage(res, 403, brandDisabledPage(lang));
+      if (link.status !== 'active') return sendPage(res, 410, linkUnavailablePage(lang, link));
+      sendPage(res, 200, renderLinkPage(link, await selectPageBrand(req.db, link.brandId), { lang }));
     }),
   );
 
   router.post('/pay/:link_id', limited, form, page(deps, async (req, res) => {
+    const lang = pageLanguage(req, res);
     const raw = typeof req.body?.amount === 'string' ? (req.body.amount as string) : undefined;
     try {
       const result = await visitPaymentLink(req.db, deps.crypto, id(req), { amount: raw }, { publicBaseUrl: deps.config.PUBLIC_BASE_URL });
-      if (result.kind === 'not_found') return sendPage(res, 404, linkNotFoundPage());
+      if (result.kind === 'not_found') return sendPage(res, 404, linkNotFoundPage(lang));
       if (result.kind === 'refused') {
-        return result.link.brandActive ? sendPage(res, 410, linkUnavailablePage(result.link)) : sendPage(res, 403, brandDisabledPage());
+        return result.link.brandActive ? sendPage(res, 410, linkUnavailablePage(lang, result.link)) : sendPage(res, 403, brandDisabledPage(lang));
       }
       res.setHeader('Cache-Control', 'no-store');
       res.redirect(303, `/checkout/${result.paymentId}`);
@@ -53,15 +57,16 @@ export function paymentLinkPages(deps: AppDeps, router: Router, tools: PageTools
       // The customer's amount or a gateway refusal: the form again, saying why.
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       const link = await findPublicLink(req.db, id(req));
-      if (!link) return sendPage(res, 404, linkNotFoundPage());
-      sendPage(res, 400, renderLinkPage(link, { error: err.message, amount: raw?.slice(0, 20) }));
+      if (!link) return sendPage(res, 404, linkNotFoundPage(lang));
+      // The refusal's message is the API's (English); the page around it is in the customer's language.
+      sendPage(res, 400, renderLinkPage(link, await selectPageBrand(req.db, link.brandId), { lang, error: err.message, amount: raw?.slice(0, 20) }));
     }
   }));
 
   const qr = (type: 'svg' | 'png') =>
     page(deps, async (req, res) => {
       const link = await findPublicLink(req.db, id(req));
-      if (!link) return sendPage(res, 404, linkNotFoundPage());
+      if (!link) return sendPage(res, 404, linkNotFoundPage(pageLanguage(req, res)));
       const { url } = paymentLinkUrls(deps.config.PUBLIC_BASE_URL, link.publicId);
       res.setHeader('Cache-Control', 'public, max-age=86400');
       if (type === 'svg') {

@@ -6,8 +6,10 @@ import type { AppDeps } from '../../deps.ts';
 import { loadCheckout, type CheckoutLinks } from '../../domain/checkout/view.ts';
 import { decideSandboxSession, findSandboxSession, type SandboxDecision } from '../../domain/sandbox/sessions.ts';
 import type { RateLimiter } from '../rate-limit.ts';
-import { ASSETS_PATH, brandDisabledPage, errorPage, notFoundPage, tooManyRequestsPage } from './layout.ts';
+import { ASSETS_PATH, THEME_PATH, brandDisabledPage, errorPage, notFoundPage, tooManyRequestsPage } from './layout.ts';
 import { renderCheckoutPage } from './page.ts';
+import { findServedLogo, HEX_COLOR_RE, themeCss } from '../../domain/brands/look.ts';
+import { pageLanguage, pageTimeZone } from './i18n.ts';
 import { renderSandboxPage } from './sandbox-page.ts';
 import { paymentLinkPages } from './link-routes.ts';
 
@@ -49,7 +51,7 @@ function page(deps: AppDeps, fn: (req: Request, res: Response) => Promise<void>)
   return (req, res) => {
     fn(req, res).catch((err: unknown) => {
       deps.logger.error({ request_id: req.requestId, err: { message: err instanceof Error ? err.message : String(err) } }, 'checkout page failed');
-      if (!res.headersSent) sendPage(res, 500, errorPage(req.requestId));
+      if (!res.headersSent) sendPage(res, 500, errorPage(pageLanguage(req), req.requestId));
     });
   };
 }
@@ -72,19 +74,42 @@ export function checkoutPages(deps: AppDeps, limiter: Pick<RateLimiter, 'fixed'>
   router.use(ASSETS_PATH, express.static(assetsDir, { index: false, fallthrough: true, maxAge: '1h', dotfiles: 'deny' }));
   const limited = limiter.fixed('checkout', (_req, res, headers) => {
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    sendPage(res, 429, tooManyRequestsPage(headers['Retry-After']));
+    sendPage(res, 429, tooManyRequestsPage(pageLanguage(_req, res), headers['Retry-After']));
   });
+
+  // The brand colour as a stylesheet: made from the colour in the path alone (no database), so it is cached for good.
+  router.get(`${THEME_PATH}/:color.css`, (req, res) => {
+    const color = `#${param(req, 'color')}`;
+    if (!HEX_COLOR_RE.test(color) || color !== color.toLowerCase()) return sendPage(res, 404, notFoundPage(pageLanguage(req, res)));
+    res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+    res.type('text/css').send(themeCss(color));
+  });
+
+  // The brand's logo: its hash is in the path, so a new logo is a new URL and this one never changes.
+  router.get(
+    '/checkout/brand-logos/:brand_uuid/:hash',
+    limited,
+    page(deps, async (req, res) => {
+      const logo = await findServedLogo(req.db, param(req, 'brand_uuid'), param(req, 'hash'));
+      if (!logo) return sendPage(res, 404, notFoundPage(pageLanguage(req, res)));
+      res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+      res.setHeader('Content-Type', logo.contentType);
+      res.setHeader('Content-Disposition', 'inline');
+      res.status(200).end(logo.content);
+    }),
+  );
 
   router.get(
     '/checkout/:payment_id',
     limited,
     page(deps, async (req, res) => {
+      const lang = pageLanguage(req, res);
       try {
         const { view, cancelUrl, timeZone } = await loadCheckout(req.db, param(req, 'payment_id'), links);
-        sendPage(res, 200, renderCheckoutPage(view, { cancelUrl, timeZone }));
+        sendPage(res, 200, renderCheckoutPage(view, { lang, cancelUrl, timeZone: pageTimeZone(timeZone) }));
       } catch (err) {
-        if (err instanceof AppError && err.code === 'PAYMENT_NOT_FOUND') return sendPage(res, 404, notFoundPage());
-        if (err instanceof AppError && err.code === 'BRAND_DISABLED') return sendPage(res, 403, brandDisabledPage());
+        if (err instanceof AppError && err.code === 'PAYMENT_NOT_FOUND') return sendPage(res, 404, notFoundPage(lang));
+        if (err instanceof AppError && err.code === 'BRAND_DISABLED') return sendPage(res, 403, brandDisabledPage(lang));
         throw err;
       }
     }),
@@ -94,11 +119,12 @@ export function checkoutPages(deps: AppDeps, limiter: Pick<RateLimiter, 'fixed'>
     '/sandbox/pay/:token',
     limited,
     page(deps, async (req, res) => {
+      const lang = pageLanguage(req, res);
       const token = param(req, 'token');
       const session = await findSandboxSession(req.db, token);
-      if (!session) return sendPage(res, 404, notFoundPage());
-      if (!session.brandActive) return sendPage(res, 403, brandDisabledPage());
-      sendPage(res, 200, renderSandboxPage(session, token));
+      if (!session) return sendPage(res, 404, notFoundPage(lang));
+      if (!session.brandActive) return sendPage(res, 403, brandDisabledPage(lang));
+      sendPage(res, 200, renderSandboxPage(lang, session, token));
     }),
   );
 
@@ -106,8 +132,8 @@ export function checkoutPages(deps: AppDeps, limiter: Pick<RateLimiter, 'fixed'>
     page(deps, async (req, res) => {
       const token = param(req, 'token');
       const result = await decideSandboxSession(req.db, token, decision);
-      if (result.kind === 'not_found') return sendPage(res, 404, notFoundPage());
-      if (result.kind === 'brand_disabled') return sendPage(res, 403, brandDisabledPage());
+      if (result.kind === 'not_found') return sendPage(res, 404, notFoundPage(pageLanguage(req, res)));
+      if (result.kind === 'brand_disabled') return sendPage(res, 403, brandDisabledPage(pageLanguage(req, res)));
       // Expired: back to the sandbox page, which says so. Otherwise back to the
       // merchant's checkout, like a real gateway's return redirect.
       const to = result.kind === 'expired' ? `/sandbox/pay/${token}` : `/checkout/${result.session.paymentId}`;
@@ -119,6 +145,6 @@ export function checkoutPages(deps: AppDeps, limiter: Pick<RateLimiter, 'fixed'>
 
   paymentLinkPages(deps, router, { page, sendPage, limited });
 
-  router.use(['/checkout', '/sandbox', '/pay'], (_req, res) => sendPage(res, 404, notFoundPage()));
+  router.use(['/checkout', '/sandbox', '/pay'], (req, res) => sendPage(res, 404, notFoundPage(pageLanguage(req, res))));
   return router;
 }

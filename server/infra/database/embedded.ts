@@ -80,7 +80,7 @@ export function runAsIds(): { uid: number; gid: number } | undefined {
   }
 }
 
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -99,7 +99,7 @@ async function waitForExit(pid: number, ms: number): Promise<boolean> {
 }
 
 /** Reads a pid from the first line of a file, or null. */
-function readPid(file: string): number | null {
+export function readPid(file: string): number | null {
   if (!existsSync(file)) return null;
   const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
   return Number.isInteger(pid) && pid > 0 ? pid : null;

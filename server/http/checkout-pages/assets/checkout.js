@@ -12,6 +12,10 @@
   var checkingPhone = root.getAttribute('data-checking-phone') === 'true';
   var expiresAt = Date.parse(root.getAttribute('data-expires-at') || '');
   var redirectUrl = root.getAttribute('data-redirect-url');
+  // The page's language: its strings come with the page (data-strings), English when absent.
+  var strings = {};
+  try { strings = JSON.parse(root.getAttribute('data-strings') || '{}'); } catch { strings = {}; }
+  function say(key, fallback) { return typeof strings[key] === 'string' ? strings[key] : fallback; }
   var RELOAD_CODES = ['PAYMENT_ALREADY_STARTED', 'PAYMENT_EXPIRED', 'PAYMENT_NOT_FOUND', 'BRAND_DISABLED'];
 
   function reload() {
@@ -20,7 +24,9 @@
 
   function firstError(body) {
     var item = body && body.errors && body.errors[0];
-    return { code: item ? item.code : null, message: (body && body.error) || 'Something went wrong. Please try again.' };
+    var code = item ? item.code : null;
+    var message = (code && say('code_' + code, '')) || (body && body.error) || say('generic', 'Something went wrong. Please try again.');
+    return { code: code, message: message };
   }
 
   function request(method, path, body) {
@@ -66,8 +72,8 @@
     var label = button.textContent;
     button.addEventListener('click', function () {
       copyText(button.getAttribute('data-copy') || '').then(
-        function () { button.textContent = 'Copied'; button.classList.add('copied'); },
-        function () { button.textContent = 'Select and copy'; }
+        function () { button.textContent = say('copied', 'Copied'); button.classList.add('copied'); },
+        function () { button.textContent = say('select_copy', 'Select and copy'); }
       );
       window.setTimeout(function () { button.textContent = label; button.classList.remove('copied'); }, 2000);
     });
@@ -90,7 +96,7 @@
       if (trx) {
         var value = trx.value.trim();
         if (!value) {
-          showError(errorEl, 'Enter the transaction ID you received.');
+          showError(errorEl, say('enter_trx', 'Enter the transaction ID you received.'));
           trx.focus();
           return;
         }
@@ -113,7 +119,7 @@
           button.disabled = false;
         },
         function () {
-          showError(errorEl, 'Could not reach the server. Check your connection and try again.');
+          showError(errorEl, say('offline', 'Could not reach the server. Check your connection and try again.'));
           button.disabled = false;
         }
       );
@@ -131,7 +137,7 @@
       var sender = replaceForm.querySelector('input[name=sender_number]');
       var value = trx.value.trim();
       if (!value) {
-        showError(errorEl, 'Enter the correct transaction ID.');
+        showError(errorEl, say('enter_correct_trx', 'Enter the correct transaction ID.'));
         trx.focus();
         return;
       }
@@ -149,7 +155,7 @@
           button.disabled = false;
         },
         function () {
-          showError(errorEl, 'Could not reach the server. Check your connection and try again.');
+          showError(errorEl, say('offline', 'Could not reach the server. Check your connection and try again.'));
           button.disabled = false;
         }
       );
@@ -166,7 +172,7 @@
           if (res.ok && res.body && res.body.success) {
             if (res.body.data.cancel_url) return window.location.assign(res.body.data.cancel_url);
             cancel.hidden = true;
-            return showError(pageError, 'Payment cancelled. You can close this page.');
+            return showError(pageError, say('canceled', 'Payment cancelled. You can close this page.'));
           }
           var err = firstError(res.body);
           if (RELOAD_CODES.indexOf(err.code) >= 0) return reload();
@@ -174,7 +180,7 @@
           cancel.disabled = false;
         },
         function () {
-          showError(pageError, 'Could not reach the server. Check your connection and try again.');
+          showError(pageError, say('offline', 'Could not reach the server. Check your connection and try again.'));
           cancel.disabled = false;
         }
       );

@@ -9,6 +9,7 @@ import {
   revokeApiKeyAudited,
   updateBrand,
 } from '../../../domain/brands/admin.ts';
+import { deleteBrandLogoAudited, setBrandLogoAudited } from '../../../domain/brands/look.ts';
 import { listBrandEndpoints, setEndpointSigningAudited } from '../../../domain/webhooks/endpoints.ts';
 import { endpointBody } from '../merchant/webhooks.ts';
 import { adminActor, pageMeta } from './actor.ts';
@@ -32,6 +33,14 @@ export const adminBrandHandlers = s.router(contract.admin.brands, {
   update: async ({ req, params, body }) => {
     const brand = await updateBrand(req.db, adminActor(req), params.brand_id, body);
     return { status: 200, body: { success: true, data: brand } };
+  },
+  setLogo: async ({ req, params, body }) => {
+    const logo = await setBrandLogoAudited(req.db, adminActor(req), params.brand_id, body.content_base64);
+    return { status: 200, body: { success: true, data: logo } };
+  },
+  deleteLogo: async ({ req, params }) => {
+    await deleteBrandLogoAudited(req.db, adminActor(req), params.brand_id);
+    return { status: 200, body: { success: true, data: await getAdminBrand(req.db, params.brand_id) } };
   },
   createApiKey: async ({ req, params, body }) => {
     const key = await createApiKeyAudited(req.db, adminActor(req), params.brand_id, body);
