@@ -20,6 +20,7 @@ import { PaycollectMerchant } from '../clients/merchant/index.ts';
 import { recoveryCommands } from './cli/commands/recovery.ts';
 import { operatorCommands } from './cli/commands/operators.ts';
 import { walletAccountCommands } from './cli/commands/wallet-accounts.ts';
+import { customerCommands } from './cli/commands/customers.ts';
 import { reconciliationCommands } from './cli/commands/reconciliation.ts';
 import { importCommands } from './cli/commands/import-ownpay.ts';
 import { listen } from './cli/listen.ts';
@@ -35,7 +36,7 @@ export const EXIT = { ok: 0, api: 1, usage: 64, config: 78 } as const;
 
 const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
 
-export const commands: Commands = { ...brandCommands, ...gatewayCommands, ...walletAccountCommands, ...deviceCommands, ...paymentCommands, ...paymentLinkCommands, ...invoiceCommands, ...operationCommands, ...recoveryCommands, ...reconciliationCommands, ...operatorCommands, ...importCommands };
+export const commands: Commands = { ...brandCommands, ...gatewayCommands, ...walletAccountCommands, ...customerCommands, ...deviceCommands, ...paymentCommands, ...paymentLinkCommands, ...invoiceCommands, ...operationCommands, ...recoveryCommands, ...reconciliationCommands, ...operatorCommands, ...importCommands };
 
 const globalOptions: Options = {
   'base-url': { type: 'string' },

@@ -17,6 +17,7 @@ import { BrandsScreen } from './screens/brands.tsx';
 import { SettingsScreen } from './screens/settings.tsx';
 import { GatewaysScreen } from './screens/gateways.tsx';
 import { WalletAccountsScreen } from './screens/wallet-accounts.tsx';
+import { CustomersScreen } from './screens/customers.tsx';
 import { OperatorsScreen } from './screens/operators.tsx';
 import { AccountScreen } from './screens/account.tsx';
 import { FilterRulesScreen } from './screens/filter-rules.tsx';
@@ -39,6 +40,7 @@ const SCREENS: Screen[] = [
   { path: '/devices', title: 'Devices', nav: 'Devices', render: () => <DevicesScreen /> },
   { path: '/webhooks', title: 'Webhook deliveries', nav: 'Webhooks', render: () => <WebhooksScreen /> },
   { path: '/refunds', title: 'Refunds', nav: 'Refunds', render: () => <RefundsScreen /> },
+  { path: '/customers', title: 'Customers', nav: 'Customers', render: () => <CustomersScreen /> },
   { path: '/invoices', title: 'Invoices', nav: 'Invoices', render: () => <InvoicesScreen /> },
   { path: '/sms', title: 'SMS inbox', nav: 'SMS inbox', render: () => <SmsScreen /> },
   { path: '/gateways', title: 'Gateways', nav: 'Gateways', render: () => <GatewaysScreen /> },

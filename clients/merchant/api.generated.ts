@@ -381,6 +381,22 @@ export interface Customer {
   livemode: boolean;
 }
 
+export interface CreateCustomerRequest {
+  name?: string | null | undefined;
+  email?: string | null | undefined;
+  phone?: string | null | undefined;
+}
+
+export interface UpdateCustomerRequest {
+  name?: string | null | undefined;
+  email?: string | null | undefined;
+  phone?: string | null | undefined;
+}
+
+export interface CustomersDelParams {
+  [x: string]: never;
+}
+
 export interface WebhookEndpoint {
   /** Endpoint id (`/api/v1/webhooks/endpoints/{id}`). */
   id: number;
@@ -1365,23 +1381,57 @@ export interface CustomersResource<O = RequestOptions> {
     items(params?: CustomersListParams, options?: O): AsyncIterable<CustomerListItem>;
   };
   /**
-   * Find a customer by email or phone
+   * Find a customer by uuid, email or phone
    *
-   * An identifier containing `@` is looked up as an email, anything else as a phone number (E.164 or national), through keyed hashes of the normalised value. Personal data in clear. `CUSTOMER_NOT_FOUND` when no customer of the calling brand matches.
+   * A uuid is the customer's `uuid`; otherwise an identifier containing `@` is looked up as an email, anything else as a phone number (E.164 or national), through keyed hashes of the normalised value. Personal data in clear. `CUSTOMER_NOT_FOUND` when no customer of the calling brand (in the key's mode) matches, or the customer was deleted.
    *
    * `GET /api/v1/customers/:identifier`
    */
   retrieve(identifier: string | number, options?: O): Promise<WithResponse<Customer>>;
   /**
-   * Find a customer by email or phone
+   * Find a customer by uuid, email or phone
    *
-   * An identifier containing `@` is looked up as an email, anything else as a phone number (E.164 or national), through keyed hashes of the normalised value. Personal data in clear. `CUSTOMER_NOT_FOUND` when no customer of the calling brand matches.
+   * A uuid is the customer's `uuid`; otherwise an identifier containing `@` is looked up as an email, anything else as a phone number (E.164 or national), through keyed hashes of the normalised value. Personal data in clear. `CUSTOMER_NOT_FOUND` when no customer of the calling brand (in the key's mode) matches, or the customer was deleted.
    *
    * `GET /api/v1/customers/:identifier`
    *
    * @deprecated Use `customers.retrieve` (same call).
    */
   get(identifier: string | number, options?: O): Promise<WithResponse<Customer>>;
+  /**
+   * Create a customer
+   *
+   * A customer of the calling brand in the key's mode, with a name and at least one of email and phone (each checked and normalised: a bad one is `VALIDATION_ERROR` naming the field). An email the brand already has in this mode is `CUSTOMER_EMAIL_TAKEN`, a phone `CUSTOMER_PHONE_TAKEN` (409, `field` names it; the email is checked first). Test and live customers are separate: a test customer never blocks a live one. Payments find or create customers by themselves; this is for merchants who keep a customer list. Needs the `write` scope. Honours `Idempotency-Key`. An API key spelled `op_…` (the OwnPay dialect) reaches the OwnPay-shaped create on the same path instead.
+   *
+   * `POST /api/v1/customers`
+   */
+  create(params?: CreateCustomerRequest, options?: O): Promise<WithResponse<Customer>>;
+  /**
+   * Change a customer
+   *
+   * Changes the given fields only; `null` removes one (a customer keeps an email or a phone: removing the last is `VALIDATION_ERROR`). An email or phone another customer of the brand has in this mode is `CUSTOMER_EMAIL_TAKEN` / `CUSTOMER_PHONE_TAKEN`. Needs the `write` scope.
+   *
+   * `PATCH /api/v1/customers/:identifier`
+   */
+  update(identifier: string | number, params?: UpdateCustomerRequest, options?: O): Promise<WithResponse<Customer>>;
+  /**
+   * Delete (erase) a customer
+   *
+   * Erases the customer's personal data for good: name, email, phone and their keyed hashes are removed, and the customer is gone from every read (`CUSTOMER_NOT_FOUND` from then on). Their payments stay as they were (amounts, status, transaction ids) without a customer name or email: a payment record is kept for accounting, the person is not. The email and phone are free again: a later payment or create with them makes a new customer. Needs the `write` scope.
+   *
+   * `DELETE /api/v1/customers/:identifier`
+   */
+  del(identifier: string | number, params?: CustomersDelParams, options?: O): Promise<WithResponse<void>>;
+  /**
+   * Delete (erase) a customer
+   *
+   * Erases the customer's personal data for good: name, email, phone and their keyed hashes are removed, and the customer is gone from every read (`CUSTOMER_NOT_FOUND` from then on). Their payments stay as they were (amounts, status, transaction ids) without a customer name or email: a payment record is kept for accounting, the person is not. The email and phone are free again: a later payment or create with them makes a new customer. Needs the `write` scope.
+   *
+   * `DELETE /api/v1/customers/:identifier`
+   *
+   * @deprecated Use `customers.del` (same call).
+   */
+  delete(identifier: string | number, params?: CustomersDelParams, options?: O): Promise<WithResponse<void>>;
 }
 
 export interface WebhooksResource<O = RequestOptions> {
@@ -1781,6 +1831,43 @@ export interface MerchantErrorCodes {
     401: "UNAUTHORIZED";
     403: "INSUFFICIENT_SCOPE";
     404: "CUSTOMER_NOT_FOUND";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `POST /api/v1/customers` */
+  'customers.create': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
+    409: "CUSTOMER_EMAIL_TAKEN" | "CUSTOMER_PHONE_TAKEN" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `PATCH /api/v1/customers/:identifier` */
+  'customers.update': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
+    404: "CUSTOMER_NOT_FOUND";
+    409: "CUSTOMER_EMAIL_TAKEN" | "CUSTOMER_PHONE_TAKEN";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
+    429: "RATE_LIMITED";
+    500: "INTERNAL_ERROR";
+    503: "SERVICE_UNAVAILABLE";
+  };
+  /** `DELETE /api/v1/customers/:identifier` */
+  'customers.del': {
+    400: "VALIDATION_ERROR" | "MALFORMED_JSON";
+    401: "UNAUTHORIZED";
+    403: "INSUFFICIENT_SCOPE";
+    404: "CUSTOMER_NOT_FOUND";
+    413: "PAYLOAD_TOO_LARGE";
+    415: "UNSUPPORTED_MEDIA_TYPE";
     429: "RATE_LIMITED";
     500: "INTERNAL_ERROR";
     503: "SERVICE_UNAVAILABLE";

@@ -23,6 +23,7 @@ import { adminSessionContract } from './session.ts';
 import { adminSmsCompletenessContract } from './sms-completeness.ts';
 import { adminOperatorsContract } from './operators.ts';
 import { adminWalletAccountsContract } from './wallet-accounts.ts';
+import { adminCustomersContract } from './customers.ts';
 import { adminReconciliationContract } from './reconciliation.ts';
 import { adminPermissions, withPermissions } from './permissions.ts';
 
@@ -41,6 +42,7 @@ export const adminContract = withErrorResponses(
         brands: adminBrandsContract,
         gateways: adminGatewaysContract,
         walletAccounts: adminWalletAccountsContract,
+        customers: adminCustomersContract,
         exchangeRates: adminExchangeRatesContract,
         filterRules: adminFilterRulesContract,
         devices: adminDevicesContract,

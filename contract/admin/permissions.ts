@@ -18,6 +18,8 @@ export const adminPermissions = {
   brands: { create: 'own', list: 'read', get: 'read', update: 'own', setLogo: 'own', deleteLogo: 'own', createApiKey: 'own', listApiKeys: 'own', listWebhookEndpoints: 'read', setWebhookEndpointSigning: 'own', revokeApiKey: 'own' },
   gateways: { create: 'own', presets: 'read', list: 'read', get: 'read', update: 'own', listFormatAlarms: 'read', evaluateTemplates: 'own' },
   walletAccounts: { list: 'read', get: 'read', create: 'own', update: 'own', delete: 'own' },
+  // Exporting hands out every customer's personal data in clear: owners only.
+  customers: { list: 'read', create: 'operate', update: 'operate', delete: 'operate', import: 'operate', export: 'own' },
   exchangeRates: { set: 'own', list: 'read', delete: 'own' },
   filterRules: { get: 'read', update: 'own' },
   devices: { list: 'read', get: 'read', presenceHistory: 'read', revoke: 'operate' },

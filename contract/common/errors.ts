@@ -41,6 +41,9 @@ export const errorCodes = [
   'STATEMENT_ROWS_INVALID',
   'STATEMENT_DAY_IN_FUTURE',
   'CONFLICT',
+  'CUSTOMER_EMAIL_TAKEN',
+  'CUSTOMER_PHONE_TAKEN',
+  'CUSTOMER_IMPORT_TOO_LARGE',
   'IDEMPOTENCY_KEY_REUSED',
   'IDEMPOTENCY_REQUEST_IN_PROGRESS',
   'INVALID_STATE',
@@ -168,7 +171,7 @@ export const errorRegistry = {
   CUSTOMER_NOT_FOUND: {
     status: 404,
     message: 'Customer not found',
-    description: 'No customer of the calling brand has this email or phone number.',
+    description: 'No customer of the calling brand (in this mode) has this email, phone number or id; a deleted customer is not found either.',
   },
   OPERATOR_NOT_FOUND: {
     status: 404,
@@ -259,6 +262,24 @@ export const errorRegistry = {
     status: 409,
     message: 'Resource already exists',
     description: 'A resource with the same unique key (for example a gateway code) already exists; at the checkout, another request changed the submitted gateway transaction id at the same moment (reload and retry).',
+  },
+  /** Create or change a customer: the brand already has another customer with this e-mail in this mode. */
+  CUSTOMER_EMAIL_TAKEN: {
+    status: 409,
+    message: 'Another customer of the brand has this email',
+    description: 'Creating or changing a customer: the brand already has another customer with this e-mail address (after normalisation) in this mode. `field` is `email`.',
+  },
+  /** Create or change a customer: the brand already has another customer with this phone number in this mode. */
+  CUSTOMER_PHONE_TAKEN: {
+    status: 409,
+    message: 'Another customer of the brand has this phone number',
+    description: 'Creating or changing a customer: the brand already has another customer with this phone number (after normalisation to E.164) in this mode. `field` is `phone`.',
+  },
+  /** A customer CSV import over the row or size limit: nothing is imported. */
+  CUSTOMER_IMPORT_TOO_LARGE: {
+    status: 413,
+    message: 'The CSV file is too large to import at once',
+    description: 'A customer CSV import has more data rows or bytes than one import takes (README.md, Customers); nothing was imported. Split the file.',
   },
   IDEMPOTENCY_KEY_REUSED: {
     status: 409,

@@ -26,6 +26,7 @@ const owners: Record<string, { code: ErrorCode; kind: OwnedKind }> = {
   refund_id: { code: 'REFUND_NOT_FOUND', kind: 'refund' },
   delivery_id: { code: 'DELIVERY_NOT_FOUND', kind: 'delivery' },
   sms_record_id: { code: 'SMS_RECORD_NOT_FOUND', kind: 'sms_record' },
+  customer_id: { code: 'CUSTOMER_NOT_FOUND', kind: 'customer' },
   statement_id: { code: 'RECONCILIATION_NOT_FOUND', kind: 'statement_upload' },
 };
 

@@ -286,7 +286,7 @@ describe('console polish', () => {
     const { page, errors, close } = await loggedIn(375, '/');
     await page.getByTestId('mode-live').click();
     const report: string[] = [];
-    for (const path of ['/payments', '/devices', '/webhooks', '/refunds', '/sms', '/gateways', '/wallet-accounts', '/reconciliation', '/brands', '/operators', '/audit', '/account']) {
+    for (const path of ['/payments', '/devices', '/webhooks', '/refunds', '/customers', '/sms', '/gateways', '/wallet-accounts', '/reconciliation', '/brands', '/operators', '/audit', '/account']) {
       await page.goto(`${t.baseUrl}/admin${path}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
       await settle(page);

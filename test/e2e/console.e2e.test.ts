@@ -283,6 +283,7 @@ describe('console', () => {
         ['/devices', 'devices-list', 'Devices'],
         ['/webhooks', 'webhooks-list', 'Webhook deliveries'],
         ['/refunds', 'refunds', 'Refunds'],
+        ['/customers', 'customers-screen', 'Customers'],
         ['/sms', 'sms', 'SMS inbox'],
         ['/audit', 'audit', 'Audit log'],
         ['/gateways', 'gateways', 'Gateways'],

@@ -154,6 +154,26 @@ const checks: Record<string, () => Promise<void>> = {
     sameAnswer(await asB('GET', '/api/v1/customers/alice%40example.com'), await asB('GET', '/api/v1/customers/nobody%40example.com'));
     sameAnswer(await asB('GET', '/api/v1/customers/%2B8801711111111'), await asB('GET', '/api/v1/customers/%2B8801799999999'));
   },
+  'merchant.customers.create': async () => {
+    // Uniqueness is per brand: A's customer does not block B's, and B's create tells nothing about A.
+    const made = await asB('POST', '/api/v1/customers', { email: 'alice@example.com' });
+    expect(made.status).toBe(201);
+    const [row] = await t.sql<{ brand_id: string }>('SELECT brand_id FROM customers WHERE uuid = $1', [made.body.data.uuid]);
+    expect(Number(row!.brand_id)).toBe(B.brandId);
+    expect((await asB('DELETE', `/api/v1/customers/${made.body.data.uuid}`)).status).toBe(204);
+  },
+  'merchant.customers.update': async () => {
+    const [alice] = await t.sql<{ uuid: string }>('SELECT uuid FROM customers WHERE brand_id = $1 AND erased_at IS NULL', [A.brandId]);
+    await unchanged(async () => {
+      sameAnswer(await asB('PATCH', `/api/v1/customers/${alice!.uuid}`, { name: 'Mallory' }), await asB('PATCH', `/api/v1/customers/${randomUUID()}`, { name: 'Mallory' }));
+    });
+  },
+  'merchant.customers.delete': async () => {
+    const [alice] = await t.sql<{ uuid: string }>('SELECT uuid FROM customers WHERE brand_id = $1 AND erased_at IS NULL', [A.brandId]);
+    await unchanged(async () => {
+      sameAnswer(await asB('DELETE', `/api/v1/customers/${alice!.uuid}`), await asB('DELETE', `/api/v1/customers/${randomUUID()}`));
+    });
+  },
   'merchant.webhooks.getEndpoint': async () => {
     const res = await asB('GET', '/api/v1/webhooks/endpoint');
     expect(res.status).toBe(404);

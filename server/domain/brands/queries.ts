@@ -87,7 +87,7 @@ export async function gatewayCodeExists(db: Db, code: string): Promise<boolean> 
   return (await db.selectFrom('gateways').select('id').where('code', '=', code).executeTakeFirst()) !== undefined;
 }
 
-const ownerTables = { wallet_account: 'wallet_accounts', device: 'devices', transaction: 'transactions', refund: 'refunds', delivery: 'webhook_deliveries', sms_record: 'sms_records', statement_upload: 'statement_uploads' } as const;
+const ownerTables = { wallet_account: 'wallet_accounts', device: 'devices', transaction: 'transactions', refund: 'refunds', delivery: 'webhook_deliveries', sms_record: 'sms_records', statement_upload: 'statement_uploads', customer: 'customers' } as const;
 
 /** The brand of a brand-owned object; undefined when there is no such object. */
 export async function selectOwnerBrandId(db: Db, kind: keyof typeof ownerTables, id: number): Promise<number | undefined> {
@@ -351,7 +351,7 @@ export async function selectHealthFigures(db: Db, brandId: number, mode: 'live' 
         .where('last_heartbeat_at', '>', sql<Date>`now() - interval '10 minutes'`)
         .as('recent_devices'),
       eb.selectFrom('gateways').select((e) => e.fn.countAll<string>().as('n')).where('enabled', '=', true).as('gateways'),
-      eb.selectFrom('customers').select((e) => e.fn.countAll<string>().as('n')).where('brand_id', '=', brandId).where('mode', '=', mode).as('customers'),
+      eb.selectFrom('customers').select((e) => e.fn.countAll<string>().as('n')).where('brand_id', '=', brandId).where('mode', '=', mode).where('erased_at', 'is', null).as('customers'),
     ])
     .executeTakeFirstOrThrow();
 }

@@ -5,7 +5,7 @@ import { selectOwnerBrandId } from './queries.ts';
 export { scopeParam } from './queries.ts';
 
 /** The kinds of brand-owned object an admin route may name by id. */
-export type OwnedKind = 'brand' | 'wallet_account' | 'device' | 'transaction' | 'refund' | 'delivery' | 'sms_record' | 'statement_upload';
+export type OwnedKind = 'brand' | 'wallet_account' | 'device' | 'transaction' | 'refund' | 'delivery' | 'sms_record' | 'statement_upload' | 'customer';
 
 /** The brand an object belongs to; null when there is no such object. */
 export async function brandOfOwned(db: Db, kind: OwnedKind, id: number): Promise<number | null> {

@@ -6,7 +6,7 @@ import { Brand } from '../brands/entities.ts';
  * A brand's customer, per mode. Name, email and phone are stored only as
  * PII-cipher tokens; `emailHash`/`phoneHash` are blind indexes of the
  * normalised values, unique per brand and mode. Mirrors migrations 0003, 0010
- * and 0011 (the mode-immutable trigger stays in the migrations).
+ * 0011 and 0048 (the mode-immutable trigger stays in the migrations).
  */
 export const Customer = defineEntity({
   name: 'Customer',
@@ -25,10 +25,16 @@ export const Customer = defineEntity({
     phoneHash: p.string().columnType('char(64)').nullable(),
     createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
     updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
+    /** When the customer was deleted: the row stays for the payments naming it, its personal data erased (migration 0048). */
+    erasedAt: p.datetime().nullable(),
   },
   checks: [
     { name: 'customers_check', expression: '(email_hash IS NULL) = (email_encrypted IS NULL)' },
     { name: 'customers_check1', expression: '(phone_hash IS NULL) = (phone_encrypted IS NULL)' },
+    {
+      name: 'customers_erased_check',
+      expression: 'erased_at IS NULL OR (name_encrypted IS NULL AND email_encrypted IS NULL AND phone_encrypted IS NULL)',
+    },
   ],
   uniques: [
     { name: 'customers_brand_mode_email_hash_uniq', properties: ['brand', 'mode', 'emailHash'], where: 'email_hash IS NOT NULL' },

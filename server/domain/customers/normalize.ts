@@ -76,7 +76,12 @@ export function maskPhone(e164: string): string {
   return `+${phone.countryCallingCode}${national.slice(0, start)}${'*'.repeat(hidden)}${end > 0 ? national.slice(-end) : ''}`;
 }
 
-/** The routing rule for `GET /customers/{identifier}` (README.md, Merchant API): `@` means email. */
+/** The routing rule for `GET /customers/{identifier}` (README.md, Merchant API): a uuid is the customer's id, else `@` means email, else a phone. */
+export function isUuidIdentifier(s: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
+}
+
+/** Not a uuid: `@` means an email, anything else a phone. */
 export function isEmailIdentifier(s: string): boolean {
   return s.includes('@');
 }

@@ -5,9 +5,11 @@ import type { Mode } from '../../../contract/vocabulary.ts';
 import { blindIndex } from '../../infra/crypto/blind-index.ts';
 import type { PiiBinding } from '../../infra/crypto/pii-cipher.ts';
 import { type DB, transaction, type Db } from '../db.ts';
-import { insertCustomerUnlessTaken, selectByHash, selectByHashes, selectCustomerPage, updateCustomer, type CustomerRow } from './queries.ts';
+import {
+  eraseCustomerRow, insertCustomerUnlessTaken, selectByHash, selectByHashes, selectByUuid, selectCustomerPage, updateCustomer, type CustomerRow,
+} from './queries.ts';
 import type { PersonalDataKeys } from './keys.ts';
-import { isEmailIdentifier, maskEmail, maskPhone, normalizeEmail, normalizePhone } from './normalize.ts';
+import { isEmailIdentifier, isUuidIdentifier, maskEmail, maskPhone, normalizeEmail, normalizePhone } from './normalize.ts';
 import { isUniqueViolation } from '../../infra/database/database.ts';
 
 /** A customer with personal data in clear (single lookups only). */
@@ -54,7 +56,7 @@ function decryptOrNull(keys: PersonalDataKeys, token: string | null, context: st
   return token === null ? null : keys.pii.decrypt(token, context, binding);
 }
 
-function toCustomerView(keys: PersonalDataKeys, r: CustomerRow): CustomerView {
+export function toCustomerView(keys: PersonalDataKeys, r: CustomerRow): CustomerView {
   const b = customerBinding(r.brand_id, r.uuid);
   return {
     id: r.id,
@@ -75,7 +77,7 @@ export function decryptNameAndEmail(
   return { name: decryptOrNull(keys, r.name_encrypted, CTX.name, b), email: decryptOrNull(keys, r.email_encrypted, CTX.email, b) };
 }
 
-interface Normalised {
+export interface Normalised {
   name: string | null;
   email: string | null;
   phone: string | null;
@@ -84,7 +86,7 @@ interface Normalised {
 }
 
 /** A new customer row with its details encrypted under a fresh uuid; undefined when its email or phone is taken (a race lost). */
-async function insertNewCustomer(em: Db, keys: PersonalDataKeys, brandId: number, mode: Mode, c: Normalised) {
+export async function insertNewCustomer(em: Db, keys: PersonalDataKeys, brandId: number, mode: Mode, c: Normalised) {
   const uuid = randomUUID();
   const b = customerBinding(brandId, uuid);
   return insertCustomerUnlessTaken(em, {
@@ -103,7 +105,7 @@ async function insertNewCustomer(em: Db, keys: PersonalDataKeys, brandId: number
  * Normalises and hashes the contact details; a bad email or phone is a
  * VALIDATION_ERROR naming `<fieldPrefix>.email` / `.phone`.
  */
-function normaliseCustomer(keys: PersonalDataKeys, brandId: number, input: CustomerInput, fieldPrefix = 'customer'): Normalised {
+export function normaliseCustomer(keys: PersonalDataKeys, brandId: number, input: CustomerInput, fieldPrefix = 'customer'): Normalised {
   const name = input.name?.trim() || null;
   let email: string | null = null;
   let phone: string | null = null;
@@ -177,11 +179,12 @@ export async function findOrCreateCustomer(
 }
 
 /**
- * By email when the identifier contains `@`, else by phone, through the blind
+ * By uuid when the identifier is one, by email when it contains `@`, else by phone, through the blind
  * index of the normalised value. An identifier that cannot be normalised cannot
  * match anyone: CUSTOMER_NOT_FOUND, the same answer as an unknown one.
  */
 export async function getCustomerByIdentifier(em: Db, keys: PersonalDataKeys, brandId: number, mode: Mode, identifier: string): Promise<CustomerView> {
+  if (isUuidIdentifier(identifier)) return getCustomerByUuid(em, keys, brandId, mode, identifier.toLowerCase());
   const byEmail = isEmailIdentifier(identifier);
   const normalised = byEmail ? normalizeEmail(identifier) : normalizePhone(identifier);
   if (!normalised) throw new AppError('CUSTOMER_NOT_FOUND');
@@ -214,16 +217,113 @@ export async function listCustomers(
   return { items, total };
 }
 
+/** The 409 naming the field another customer of the brand already has, or null when neither is taken. */
+function takenBy(others: CustomerRow[], c: { emailHash: string | null; phoneHash: string | null }): AppError | null {
+  if (c.emailHash && others.some((r) => r.email_hash === c.emailHash)) {
+    return new AppError('CUSTOMER_EMAIL_TAKEN', undefined, { field: 'email' });
+  }
+  if (c.phoneHash && others.some((r) => r.phone_hash === c.phoneHash)) {
+    return new AppError('CUSTOMER_PHONE_TAKEN', undefined, { field: 'phone' });
+  }
+  return null;
+}
+
+/** A unique-index violation of the blind indexes (a race lost) as the same 409 a read would have given. */
+function takenByViolation(err: unknown): AppError {
+  const constraint = String((err as { constraint?: unknown }).constraint ?? '');
+  return constraint.includes('phone')
+    ? new AppError('CUSTOMER_PHONE_TAKEN', undefined, { field: 'phone' })
+    : new AppError('CUSTOMER_EMAIL_TAKEN', undefined, { field: 'email' });
+}
+
 /**
  * Creates a customer, refusing one whose email (or phone) the brand already has
- * in this mode: `CONFLICT` (409), the answer OwnPay's `POST /customers` gives.
- * The unique blind indexes decide a race: the loser gets the same 409.
+ * in this mode: `CUSTOMER_EMAIL_TAKEN` / `CUSTOMER_PHONE_TAKEN` (409, the email
+ * checked first). The unique blind indexes decide a race: the loser gets the same 409.
  */
-export async function createCustomer(em: Db, keys: PersonalDataKeys, brandId: number, mode: Mode, input: CustomerInput): Promise<{ id: number; uuid: string }> {
+export async function createCustomer(em: Db, keys: PersonalDataKeys, brandId: number, mode: Mode, input: CustomerInput): Promise<CustomerView> {
   const c = normaliseCustomer(keys, brandId, input, '');
-  const exists = () => new AppError('CONFLICT', `A customer with this ${c.emailHash ? 'email' : 'phone'} already exists`, { field: c.emailHash ? 'email' : 'phone' });
-  if ((await selectByHashes(em, brandId, mode, c)).length > 0) throw exists();
+  const taken = takenBy(await selectByHashes(em, brandId, mode, c), c);
+  if (taken) throw taken;
   const inserted = await insertNewCustomer(em, keys, brandId, mode, c);
-  if (!inserted) throw exists();
-  return { id: inserted.id, uuid: inserted.uuid };
+  if (!inserted) throw takenBy(await selectByHashes(em, brandId, mode, c), c) ?? new AppError('CUSTOMER_EMAIL_TAKEN', undefined, { field: 'email' });
+  const row = await selectByUuid(em, brandId, mode, inserted.uuid);
+  return toCustomerView(keys, row!);
+}
+
+/** A customer of the brand in clear by its uuid; an erased or unknown one is CUSTOMER_NOT_FOUND. */
+export async function getCustomerByUuid(em: Db, keys: PersonalDataKeys, brandId: number, mode: Mode, uuid: string): Promise<CustomerView> {
+  const row = await selectByUuid(em, brandId, mode, uuid);
+  if (!row) throw new AppError('CUSTOMER_NOT_FOUND');
+  return toCustomerView(keys, row);
+}
+
+/** A change of a customer's details: an absent field stays, null removes it. */
+export interface CustomerPatch {
+  name?: string | null;
+  email?: string | null;
+  phone?: string | null;
+}
+
+/**
+ * Applies a change to a locked customer row: the merged details are normalised as
+ * on create (one of email and phone must stay), an email or phone another
+ * customer of the brand has in the mode is the create's 409, and every value is
+ * encrypted again under the row's binding. Returns the view before and after.
+ */
+export async function changeCustomerRow(
+  tx: Db,
+  keys: PersonalDataKeys,
+  mode: Mode,
+  row: CustomerRow,
+  patch: CustomerPatch,
+): Promise<{ before: CustomerView; after: CustomerView }> {
+  const before = toCustomerView(keys, row);
+  const merged = {
+    name: patch.name !== undefined ? patch.name : before.name,
+    email: patch.email !== undefined ? patch.email : before.email,
+    phone: patch.phone !== undefined ? patch.phone : before.phone,
+  };
+  const c = normaliseCustomer(keys, row.brand_id, merged, '');
+  const taken = takenBy((await selectByHashes(tx, row.brand_id, mode, c)).filter((r) => r.id !== row.id), c);
+  if (taken) throw taken;
+  const b = customerBinding(row.brand_id, row.uuid);
+  const set = {
+    name_encrypted: c.name ? keys.pii.encrypt(c.name, CTX.name, b) : null,
+    email_encrypted: c.email ? keys.pii.encrypt(c.email, CTX.email, b) : null,
+    phone_encrypted: c.phone ? keys.pii.encrypt(c.phone, CTX.phone, b) : null,
+    email_hash: c.emailHash,
+    phone_hash: c.phoneHash,
+  };
+  try {
+    await updateCustomer(tx, row.brand_id, row.id, set);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw takenByViolation(err);
+    throw err;
+  }
+  return { before, after: { ...before, name: c.name, email: c.email, phone: c.phone } };
+}
+
+/** Changes the brand's customer with this uuid (merchant API). */
+export async function updateCustomerByUuid(em: Db, keys: PersonalDataKeys, brandId: number, mode: Mode, uuid: string, patch: CustomerPatch): Promise<CustomerView> {
+  return transaction(em, async (tx) => {
+    const row = await selectByUuid(tx, brandId, mode, uuid, { forUpdate: true });
+    if (!row) throw new AppError('CUSTOMER_NOT_FOUND');
+    return (await changeCustomerRow(tx, keys, mode, row, patch)).after;
+  });
+}
+
+/**
+ * Deletes the brand's customer with this uuid (merchant API) by erasing it: name,
+ * email, phone and their blind indexes are removed for good, the row stays
+ * (without personal data) so the payments naming it keep their history and
+ * amounts, and the customer is gone from every read. Its email and phone are free
+ * for a new customer. Rule stated in README.md (Customers).
+ */
+export async function eraseCustomerByUuid(em: Db, brandId: number, mode: Mode, uuid: string): Promise<void> {
+  await transaction(em, async (tx) => {
+    const row = await selectByUuid(tx, brandId, mode, uuid, { forUpdate: true });
+    if (!row) throw new AppError('CUSTOMER_NOT_FOUND');
+    await eraseCustomerRow(tx, row.id);
+  });
 }

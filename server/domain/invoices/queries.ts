@@ -115,9 +115,10 @@ export async function linkInvoicePayment(tx: Db, paymentUuid: string, invoiceId:
   await tx.updateTable('payment_intents').set({ invoice_id: invoiceId, customer_id: customerId }).where('uuid', '=', paymentUuid).execute();
 }
 
-/** The customer of the brand and mode with this public id. */
+/** The customer of the brand and mode with this public id; an erased (deleted) customer is not billed again. */
 export async function selectCustomerId(db: Db, brandId: number, mode: Mode, uuid: string): Promise<number | undefined> {
-  return (await db.selectFrom('customers').select('id').where('uuid', '=', uuid).where('brand_id', '=', brandId).where('mode', '=', mode).executeTakeFirst())?.id;
+  const row = await db.selectFrom('customers').select('id').where('uuid', '=', uuid).where('brand_id', '=', brandId).where('mode', '=', mode).where('erased_at', 'is', null).executeTakeFirst();
+  return row?.id;
 }
 
 /**

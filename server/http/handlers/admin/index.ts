@@ -24,6 +24,7 @@ import { adminWebhookDeliveryHandlers } from './webhook-deliveries.ts';
 import { adminSessionHandlers } from './session.ts';
 import { adminOperatorHandlers } from './operators.ts';
 import { adminWalletAccountHandlers } from './wallet-accounts.ts';
+import { adminCustomerHandlers } from './customers.ts';
 import { adminReconciliationHandlers } from './reconciliation.ts';
 
 const s = initServer();
@@ -35,6 +36,7 @@ export function adminHandlers(deps: AppDeps) {
     brands: adminBrandHandlers,
     gateways: adminGatewayHandlers(deps),
     walletAccounts: adminWalletAccountHandlers,
+    customers: adminCustomerHandlers(deps),
     exchangeRates: adminExchangeRateHandlers,
     filterRules: adminFilterRuleHandlers,
     devices: adminDeviceHandlers,

@@ -147,8 +147,16 @@ export function ownpayHandlers(deps: AppDeps) {
     },
     createCustomer: async ({ req, body }) => {
       const { brandId, mode } = merchantOf(req);
-      const created = await createCustomer(req.db, deps.crypto, brandId, mode, { name: body.name, email: body.email || undefined, phone: body.phone || undefined });
-      return { status: 201, body: { success: true, data: created } };
+      const created = await createCustomer(req.db, deps.crypto, brandId, mode, { name: body.name, email: body.email || undefined, phone: body.phone || undefined }).catch(
+        (err: unknown) => {
+          // OwnPay answers a taken email or phone with its one CONFLICT code.
+          if (err instanceof AppError && (err.code === 'CUSTOMER_EMAIL_TAKEN' || err.code === 'CUSTOMER_PHONE_TAKEN')) {
+            throw new AppError('CONFLICT', `A customer with this ${err.field} already exists`, { field: err.field });
+          }
+          throw err;
+        },
+      );
+      return { status: 201, body: { success: true, data: { id: created.id, uuid: created.uuid } } };
     },
     createRefund: async ({ req, body }) => {
       const { brandId, mode } = merchantOf(req);

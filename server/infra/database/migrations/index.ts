@@ -39,6 +39,7 @@ import { Migration0043ApiKeyScopes } from './0043-api-key-scopes.ts';
 import { Migration0044BackfillReasons } from './0044-backfill-reasons.ts';
 import { Migration0045WalletAccountIndex } from './0045-wallet-account-index.ts';
 import { Migration0046Invoices } from './0046-invoices.ts';
+import { Migration0048CustomerErasure } from './0048-customer-erasure.ts';
 import { Migration0049BrandLook } from './0049-brand-look.ts';
 import { Migration0050StatementReconciliation } from './0050-statement-reconciliation.ts';
 import { Migration0051SmsTextExpiry } from './0051-sms-text-expiry.ts';
@@ -91,6 +92,7 @@ export const migrationsList: MigrationObject[] = [
   { name: '0044-backfill-reasons', class: Migration0044BackfillReasons },
   { name: '0045-wallet-account-index', class: Migration0045WalletAccountIndex },
   { name: '0046-invoices', class: Migration0046Invoices },
+  { name: '0048-customer-erasure', class: Migration0048CustomerErasure },
   { name: '0049-brand-look', class: Migration0049BrandLook },
   { name: '0050-statement-reconciliation', class: Migration0050StatementReconciliation },
   { name: '0051-sms-text-expiry', class: Migration0051SmsTextExpiry },
