@@ -841,7 +841,8 @@ export interface InvoicesVoidParams {
 }
 
 export interface InvoicesSendParams {
-  [x: string]: never;
+  /** The language of the e-mail and of the page its link opens (`bn`: Bangla, with Bangla digits). Default `en`; the customer can switch on the page. */
+  language?: "en" | "bn" | undefined;
 }
 
 export interface CreateWebhookEndpointRequest {

@@ -227,7 +227,14 @@ export const invoicesContract = c.router(
         "E-mails the customer the hosted page's link (through the service's SMTP settings; a test-mode invoice's e-mail says it is a test). A draft is finalized first. " +
         '`VALIDATION_ERROR` on `customer.email` when the customer has no e-mail; `INVOICE_VOID` for a void invoice; `SERVICE_UNAVAILABLE` when no SMTP server is configured or it refused. Honours `Idempotency-Key`.',
       pathParams: idParams,
-      body: z.strictObject({}).optional(),
+      body: z
+        .strictObject({
+          language: z
+            .enum(['en', 'bn'])
+            .optional()
+            .describe('The language of the e-mail and of the page its link opens (`bn`: Bangla, with Bangla digits). Default `en`; the customer can switch on the page.'),
+        })
+        .optional(),
       responses: { 200: ok(invoiceSchema) },
       metadata: meta({ auth: 'merchant', tag: 'Invoices', idempotent: true, errors: ['INVOICE_NOT_FOUND', 'INVOICE_VOID', 'SERVICE_UNAVAILABLE', ...keyed] }),
     },

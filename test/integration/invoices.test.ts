@@ -116,7 +116,7 @@ describe('invoices', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
     const page = await res.text();
-    for (const s of ['INV-0001', 'Dhaka Traders', 'রহিম উদ্দিন', '4,192.52', '3,999.99', 'Pay 4,192.52 BDT now', 'Download PDF']) expect(page).toContain(s);
+    for (const s of ['INV-0001', 'Dhaka Traders', 'রহিম উদ্দিন', '4,192.52', '3,999.99', 'Pay 4,192.52\u00a0BDT now', 'Download PDF']) expect(page).toContain(s);
     const bn = await (await fetch(`${t.baseUrl}${path(invoice.hosted_url)}?lang=bn`)).text();
     expect(bn).toContain('lang="bn"');
     expect(bn).toContain('সর্বমোট');

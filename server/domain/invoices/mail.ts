@@ -46,7 +46,7 @@ export type InvoiceMailDeps = Pick<AppDeps, 'config' | 'crypto' | 'logger'>;
  * row is locked, so two sends at once do not both finalize; a failed send
  * rolls the finalize back, and the merchant's call gets SERVICE_UNAVAILABLE.
  */
-export async function sendInvoice(db: Db, deps: InvoiceMailDeps, scope: { brandId: number; mode: Mode } | { row: InvoiceRow }, id: string): Promise<InvoiceResource> {
+export async function sendInvoice(db: Db, deps: InvoiceMailDeps, scope: { brandId: number; mode: Mode } | { row: InvoiceRow }, id: string, lang: InvoiceLanguage = 'en'): Promise<InvoiceResource> {
   const base = deps.config.PUBLIC_BASE_URL;
   return transaction(db, async (tx) => {
     let row = 'row' in scope ? scope.row : await loadOwnInvoice(tx, scope.brandId, scope.mode, id, true);
@@ -56,7 +56,9 @@ export async function sendInvoice(db: Db, deps: InvoiceMailDeps, scope: { brandI
     if (!customer.email) throw new AppError('VALIDATION_ERROR', 'The customer has no e-mail address to send the invoice to', { field: 'customer.email' });
     const { SMTP_URL, RECEIPT_EMAIL_FROM } = deps.config;
     if (!SMTP_URL) throw new AppError('SERVICE_UNAVAILABLE', 'No SMTP server is configured (SMTP_URL): the invoice cannot be e-mailed');
-    const { subject, text } = renderInvoiceMail(row, { customerName: customer.name, url: invoiceUrls(base, row.token).hosted_url });
+    // The link opens the page in the e-mail's language (the page's `?lang=`, which it then remembers).
+    const hosted = invoiceUrls(base, row.token).hosted_url;
+    const { subject, text } = renderInvoiceMail(row, { customerName: customer.name, url: lang === 'en' ? hosted : `${hosted}?lang=${lang}`, lang });
     try {
       await sendMail({ smtpUrl: SMTP_URL, from: { name: row.brand_name, address: RECEIPT_EMAIL_FROM }, to: [customer.email], subject, text });
     } catch (err) {

@@ -2,9 +2,12 @@ import type { InvoiceRow } from '../../domain/invoices/queries.ts';
 import { isPayable } from '../../domain/invoices/pay.ts';
 import { amountRemaining, invoiceNumber } from '../../domain/invoices/totals.ts';
 import type { InvoiceLanguage, Translate } from '../../domain/invoices/catalog.ts';
-import { formatAmount, initialOf } from './format.ts';
+import type { PageBrand } from '../../domain/brands/look.ts';
+import { merchantHeader, supportContact } from './brand-parts.ts';
 import { html } from './html.ts';
+import { formatAmountIn, formatMoney } from './i18n.ts';
 import { layout, messagePage } from './layout.ts';
+import { brandLookOf } from './link-page.ts';
 
 /**
  * The hosted invoice page (`/invoices/<token>`): the invoice as the customer
@@ -14,6 +17,8 @@ import { layout, messagePage } from './layout.ts';
  */
 export interface InvoicePageInput {
   row: InvoiceRow;
+  /** The brand's logo, colour and support contact, as the checkout shows them. */
+  brand: PageBrand;
   customerName: string | null;
   t: Translate;
   lang: InvoiceLanguage;
@@ -23,20 +28,16 @@ export interface InvoicePageInput {
 
 export function renderInvoicePage(p: InvoicePageInput): string {
   const { row: r, t } = p;
-  const money = (v: string) => html`<span class="money">${formatAmount(v)}&nbsp;${r.currency}</span>`;
+  // Amounts as the checkout writes them in the page's language (Bangla digits and lakh grouping in Bangla).
+  const money = (v: string) => html`<span class="money">${formatMoney(p.lang, v, r.currency)}</span>`;
+  const amount = (v: string) => formatAmountIn(p.lang, v);
+  const look = brandLookOf(p.brand);
   const remaining = amountRemaining(r.total, r.amount_paid);
   const number = invoiceNumber(r.number);
   const payable = isPayable(r);
   const body = html`<main class="sheet invoice" id="invoice">
   ${r.mode === 'test' ? html`<p class="sandbox-banner" role="note">${t('testBanner')}</p>` : null}
-  <header class="merchant">
-    <div class="badge" aria-hidden="true">${initialOf(r.brand_name)}</div>
-    <div class="merchant-text">
-      <p class="eyebrow">${t('invoice')} · ${t('from')}</p>
-      <h1 class="brand">${r.brand_name}</h1>
-      <p class="reference mono">${number}</p>
-    </div>
-  </header>
+  ${merchantHeader(p.lang, look, `${t('invoice')} · ${t('from')}`, html`<p class="reference mono">${number}</p>`)}
   <dl class="invoice-meta">
     <div><dt>${t('status')}</dt><dd><span class="invoice-status status-${r.status}">${t(`status.${r.status}`)}</span></dd></div>
     <div><dt>${t('dueDate')}</dt><dd>${r.due_day}</dd></div>
@@ -45,7 +46,7 @@ export function renderInvoicePage(p: InvoicePageInput): string {
   <table class="invoice-lines">
     <caption class="visually-hidden">${t('invoice')} ${number}</caption>
     <thead><tr><th scope="col">${t('description')}</th><th scope="col" class="num">${t('quantity')}</th><th scope="col" class="num">${t('unitPrice')}</th><th scope="col" class="num">${t('amount')}</th></tr></thead>
-    <tbody>${r.lines.map((l) => html`<tr><td>${l.description}</td><td class="num">${l.quantity}</td><td class="num">${formatAmount(l.unit_price)}</td><td class="num">${formatAmount(l.amount)}</td></tr>`)}</tbody>
+    <tbody>${r.lines.map((l) => html`<tr><td>${l.description}</td><td class="num">${l.quantity}</td><td class="num">${amount(l.unit_price)}</td><td class="num">${amount(l.amount)}</td></tr>`)}</tbody>
   </table>
   <dl class="invoice-totals">
     <div><dt>${t('subtotal')}</dt><dd>${money(r.subtotal)}</dd></div>
@@ -61,7 +62,7 @@ export function renderInvoicePage(p: InvoicePageInput): string {
   ${r.status === 'void' ? html`<p class="notice error" role="status">${t('voidText', { brand: r.brand_name })}</p>` : null}
   ${payable
     ? html`<form class="pay-form link-form" method="post" action="/invoices/${r.token}">
-    <button type="submit" class="button primary" id="invoice-pay">${t('payNow', { amount: `${formatAmount(remaining)} ${r.currency}` })}</button>
+    <button type="submit" class="button primary" id="invoice-pay">${t('payNow', { amount: formatMoney(p.lang, remaining, r.currency) })}</button>
   </form>
   <details class="replace"${p.error ? html` open` : null}>
     <summary>${t('payPart')}</summary>
@@ -73,9 +74,9 @@ export function renderInvoicePage(p: InvoicePageInput): string {
   </details>`
     : null}
   <p><a class="link" href="/invoices/${r.token}/pdf?lang=${p.lang}" download>${t('downloadPdf')}</a></p>
-  <footer class="foot"><p class="fine secure">${t('secure')}</p></footer>
+  <footer class="foot">${supportContact(p.lang, look)}<p class="fine secure">${t('secure')}</p></footer>
 </main>`;
-  return layout({ lang: p.lang, title: t('pageTitle', { number, brand: r.brand_name }), body, path: p.error ? null : `/invoices/${r.token}` });
+  return layout({ lang: p.lang, title: t('pageTitle', { number, brand: r.brand_name }), body, primaryColor: p.brand.primaryColor, path: p.error ? null : `/invoices/${r.token}` });
 }
 
 export function invoiceNotFoundPage(lang: InvoiceLanguage, t: Translate): string {

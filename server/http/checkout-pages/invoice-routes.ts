@@ -7,6 +7,7 @@ import { translator } from '../../domain/invoices/catalog.ts';
 import { findPublicInvoice, payInvoice } from '../../domain/invoices/pay.ts';
 import { renderInvoicePdf } from '../../domain/invoices/pdf.ts';
 import { invoiceCustomer } from '../../domain/invoices/service.ts';
+import { selectPageBrand } from '../../domain/brands/look.ts';
 import { invoiceNumber } from '../../domain/invoices/totals.ts';
 import { ASSETS_PATH, brandDisabledPage } from './layout.ts';
 import { invoiceNotFoundPage, renderInvoicePage } from './invoice-page.ts';
@@ -41,7 +42,7 @@ export function invoicePages(deps: AppDeps, router: Router, tools: PageTools): v
     const row = await findPublicInvoice(req.db, token(req));
     if (!row) return sendPage(res, 404, invoiceNotFoundPage(lang, t));
     if (row.brand_status !== 'active') return sendPage(res, 403, brandDisabledPage(lang));
-    sendPage(res, status, renderInvoicePage({ row, customerName: invoiceCustomer(deps.crypto, row).name, t, lang, ...extra }));
+    sendPage(res, status, renderInvoicePage({ row, brand: await selectPageBrand(req.db, row.brand_id), customerName: invoiceCustomer(deps.crypto, row).name, t, lang, ...extra }));
   };
 
   router.get('/invoices/:token', limited, page(deps, (req, res) => show(req, res, 200)));

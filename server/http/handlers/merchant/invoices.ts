@@ -39,9 +39,9 @@ export function merchantInvoiceHandlers(deps: AppDeps) {
       const { brandId, mode } = merchantOf(req);
       return { status: 200, body: { success: true, data: await voidInvoice(req.db, keys, brandId, mode, params.id, base) } };
     },
-    send: async ({ req, params }) => {
+    send: async ({ req, params, body }) => {
       const { brandId, mode } = merchantOf(req);
-      return { status: 200, body: { success: true, data: await sendInvoice(req.db, deps, { brandId, mode }, params.id) } };
+      return { status: 200, body: { success: true, data: await sendInvoice(req.db, deps, { brandId, mode }, params.id, body?.language) } };
     },
   });
 }
