@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PaycollectMerchant } from '../../clients/merchant/index.ts';
@@ -23,6 +25,7 @@ import { startPublicTestServer } from './support/public-proxy.ts';
  * invoice ends paid (পরিশোধিত). At 375 px and on a desktop, axe clean.
  */
 
+const RESULTS = path.resolve('test-results');
 const PAYER = '01712345617';
 const BRAND_GREEN = '#006a4e';
 
@@ -36,6 +39,7 @@ let phone: PairedDevice;
 let bkash: GatewayView;
 
 beforeAll(async () => {
+  mkdirSync(RESULTS, { recursive: true });
   smtp = await startSmtpSink({ user: 'invoices', pass: 'invoice-bn-smtp-pass-2c9d' });
   ({ t, publicUrl } = await startPublicTestServer({ WORKERS_ENABLED: 'false', SMTP_URL: smtp.url, RECEIPT_EMAIL_FROM: 'billing@pay.example.com' }));
   const brand = await t.createBrand('Sylhet Tea House');
@@ -100,6 +104,8 @@ describe.each([375, 1280] as const)('at %i px', (width) => {
     expect(await page.locator('#invoice-pay').evaluate((b) => getComputedStyle(b).backgroundColor)).toBe('rgb(0, 106, 78)');
     expect(await page.locator('.support-phone').innerText()).toBe('+880 1711-000000');
     expect(await axeViolationLines(page), 'open invoice in Bangla').toEqual([]);
+    await page.evaluate(() => document.fonts.ready);
+    await page.screenshot({ path: path.join(RESULTS, `invoice-bn-${width}-open.png`), fullPage: true });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
 
     await page.click('#invoice-pay');
