@@ -13,7 +13,11 @@ const checkSchema = z.object({
 export const readinessSchema = z
   .object({
     status: z.enum(['ready', 'not_ready']),
-    checks: z.object({ database: checkSchema, jobs: checkSchema }),
+    role: z.enum(['all', 'api', 'worker']).describe('What this process runs (SERVICE_ROLE): `all`, `api` (HTTP only) or `worker` (jobs and sweeps only).'),
+    checks: z.object({
+      database: checkSchema,
+      jobs: checkSchema.optional().describe('The job queue, checked where jobs are worked (roles `all` and `worker`); absent in the `api` role, which only enqueues, in its own transactions.'),
+    }),
     server_time: timestampSchema,
   })
   .meta({ id: 'Readiness' });
@@ -36,7 +40,7 @@ export const systemContract = withErrorResponses(
         method: 'GET',
         path: '/readyz',
         summary: 'Readiness probe',
-        description: 'Checks the database and the job queue. 200 when both answer, otherwise 503 with the same body shape so a person can see which check failed.',
+        description: 'Checks what this process\'s role needs: the database, and the job queue where jobs are worked. 200 when every check answers, otherwise 503 with the same body shape so a person can see which check failed. A `worker` process answers this on its own small listener (README, Running API and worker processes separately).',
         responses: {
           200: z.object({ success: z.literal(true), data: readinessSchema }),
           503: z.union([z.object({ success: z.literal(true), data: readinessSchema }), errorEnvelopeFor(['SERVICE_UNAVAILABLE'])]),
