@@ -50,6 +50,10 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   const { deps } = runtime;
+  if (config.SERVICE_ROLE !== 'all' && runtime.generatedSecrets.length) {
+    // Keys made up by one process of several: the others decrypt nothing it encrypts unless they read the same ones.
+    logger.warn({ secrets: runtime.generatedSecrets }, 'this process generated secrets into DATA_DIR: every api and worker process must use these same ones (README, Running API and worker processes separately)');
+  }
   if (await serviceCanEmptyAuditLog(deps.db)) {
     logger.warn('the service\'s database role can empty the audit log (TRUNCATE): run `npm run db:seal-audit-log` (README, Database role)');
   }
