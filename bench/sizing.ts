@@ -105,6 +105,8 @@ export const sizing: Benchmark = {
           Array.from({ length: n }, (_, i) => startOurs(db.url, secrets, { env: { SERVICE_ROLE: 'api', DATABASE_POOL_MAX: String(POOL_MAX) }, label: `sizing-api-${i}` })),
         );
         try {
+          // Each new process answers before it is timed: a cold start (pools connecting, code compiling) is not its throughput.
+          for (const api of apis) await primed(api, tokens[0]!, payments.find((p) => p.brandIndex === 0)!.paymentId);
           for (const s of scenarios) {
             await drainDatabase(db.url);
             if (opts.warmupSeconds > 0) await runOnce(gen, apis, worker, s.file, opts.connections, opts.warmupSeconds, pgPort, s.expect);
@@ -139,6 +141,14 @@ export const sizing: Benchmark = {
       };
     }),
 };
+
+async function primed(api: RunningServer, token: string, paymentId: string): Promise<void> {
+  for (let i = 0; i < 20; i++) {
+    const res = await fetch(`${api.url}/api/v1/payments/${paymentId}`, { headers: { authorization: `Bearer ${token}` } });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`${api.child.name}: GET /api/v1/payments/{id} answered ${res.status}`);
+  }
+}
 
 /** CPU time every core of the machine spent busy (not idle, not waiting on I/O), from /proc/stat: whoever used it. */
 function machineBusyMs(): number {

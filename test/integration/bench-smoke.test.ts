@@ -107,7 +107,7 @@ describe('bench/run.ts --quick', () => {
   }, 300_000);
 
   it('runs sizing end to end: each load against one and two api processes beside a worker, every request answered', async () => {
-    const { code, output } = await runBench(['--only', 'sizing', '--quick', '--duration', '1', '--warmup', '0', '--out', out], { BENCH_SIZING_PROCESSES: '1,2' });
+    const { code, output } = await runBench(['--only', 'sizing', '--quick', '--duration', '2', '--warmup', '0', '--out', out], { BENCH_SIZING_PROCESSES: '1,2' });
     expect(code, output).toBe(0);
     const files = readdirSync(out).filter((f) => /^sizing-.+\.json$/.test(f));
     expect(files).toHaveLength(1);
