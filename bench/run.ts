@@ -6,6 +6,7 @@ import { e2e } from './e2e.ts';
 import { intents } from './intents.ts';
 import { merchantReads } from './merchant-reads.ts';
 import { pullOnSubmit } from './pull-on-submit.ts';
+import { sizing } from './sizing.ts';
 import { sms } from './sms.ts';
 import { startup } from './startup.ts';
 import { webhooks } from './webhooks.ts';
@@ -16,7 +17,7 @@ import { webhooks } from './webhooks.ts';
  * scripts work, not a measurement. Each benchmark starts its own PostgreSQL,
  * seeds it, prints its table and writes bench/results/<name>-<date>.json.
  */
-const benchmarks: Benchmark[] = [merchantReads, intents, webhooks, startup, sms, e2e, pullOnSubmit];
+const benchmarks: Benchmark[] = [merchantReads, intents, webhooks, startup, sms, e2e, pullOnSubmit, sizing];
 
 const { values } = parseArgs({
   options: {

@@ -30,7 +30,8 @@ const grouped = (amount: string) => {
   return `${int!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${frac}`;
 };
 
-function smsFor(p: SeededPayment, side: number): { trxId: string; body: string } {
+/** A bKash "money received" SMS naming `p` (its amount, payer and trx id): it matches `p` and nothing else. */
+export function smsFor(p: SeededPayment, side: number): { trxId: string; body: string } {
   // Every open payment of the `open` mix claims an id; one without would get a fresh id (and wait for review).
   const trxId = p.gatewayTrxId ?? `S${side}${p.transactionId!.toString(16).toUpperCase().padStart(8, '0')}`;
   // The payer is the payment's customer (the number the SMS must agree with when none was declared at

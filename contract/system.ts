@@ -13,9 +13,10 @@ const checkSchema = z.object({
 export const readinessSchema = z
   .object({
     status: z.enum(['ready', 'not_ready']),
+    role: z.enum(['all', 'api', 'worker']).describe('What this process runs (SERVICE_ROLE): `all`, `api` (HTTP only) or `worker` (jobs and sweeps only).'),
     checks: z.object({
       database: checkSchema,
-      jobs: checkSchema,
+      jobs: checkSchema.optional().describe('The job queue, checked where jobs are worked (roles `all` and `worker`); absent in the `api` role, which only enqueues, in its own transactions.'),
       read_replica: checkSchema
         .nullable()
         .describe('The read replica (DATABASE_READ_URL), or null when none is configured. Its failure does not make the service unready: lag-tolerant reads then go to the primary.'),
@@ -42,7 +43,7 @@ export const systemContract = withErrorResponses(
         method: 'GET',
         path: '/readyz',
         summary: 'Readiness probe',
-        description: 'Checks the database, the job queue and the read replica if one is configured. 200 when the database and the job queue answer (a failed read replica is reported but its reads go to the primary), otherwise 503 with the same body shape so a person can see which check failed.',
+        description: 'Checks what this process\'s role needs: the database, and the job queue where jobs are worked; and the read replica if one is configured (reported only: its reads then go to the primary). 200 when the database and the job queue answer, otherwise 503 with the same body shape so a person can see which check failed. A `worker` process answers this on its own small listener (README, Running API and worker processes separately).',
         responses: {
           200: z.object({ success: z.literal(true), data: readinessSchema }),
           503: z.union([z.object({ success: z.literal(true), data: readinessSchema }), errorEnvelopeFor(['SERVICE_UNAVAILABLE'])]),

@@ -5,6 +5,7 @@ import { bootstrap } from '../server/bootstrap.ts';
 /** `npm run migrate`: apply pending migrations (bootstrap does it) and exit. */
 const config = loadConfig();
 const logger = createLogger({ level: config.LOG_LEVEL });
-const runtime = await bootstrap(config, logger);
+// Works no job and runs no schedule: a deploy step, not a worker.
+const runtime = await bootstrap(config, logger, { startJobs: false });
 process.stdout.write(runtime.migrations.length ? `applied: ${runtime.migrations.join(', ')}\n` : 'no pending migrations\n');
 await runtime.close();

@@ -72,7 +72,9 @@ export async function bootstrap(config: Config, logger: Logger, opts: { startJob
     }
     // The audit log then belongs to a role of its own: the service's role may only add to it and read it.
     await embedded?.sealAuditLog();
-    const boss = await startBoss({ url: directUrl, logger });
+    // Jobs are worked, and schedules and maintenance run, only where this is true (the roles all and worker).
+    const working = config.WORKERS_ENABLED && opts.startJobs !== false;
+    const boss = await startBoss({ url: directUrl, logger, background: working });
     cleanup.push(() => boss.stop({ graceful: true, timeout: config.SHUTDOWN_TIMEOUT_MS, close: true }));
     // Connects on its first subscriber only: processes that serve no checkout stream hold no extra connection.
     const notifications = createNotificationHub({ url: directUrl, logger, limits: { total: config.CHECKOUT_STREAMS_MAX, perKey: config.CHECKOUT_STREAMS_PER_PAYMENT } });
@@ -82,7 +84,7 @@ export async function bootstrap(config: Config, logger: Logger, opts: { startJob
     await prepareJobs(deps, jobRegistrations());
     cleanup.push(async () => unbindJobs(db));
     cleanup.push(() => closeOutboundDispatchers());
-    if (config.WORKERS_ENABLED && opts.startJobs !== false) {
+    if (working) {
       const workers = await startWorkers(deps, jobRegistrations());
       cleanup.push(() => workers.stop());
     }

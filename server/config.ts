@@ -98,7 +98,10 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: positiveInt('bytes').default(102_400),
   SHUTDOWN_TIMEOUT_MS: positiveInt('milliseconds').default(10_000),
-  WORKERS_ENABLED: bool.default(true),
+  /** What this process runs: `all` (HTTP, jobs and sweeps), `api` (HTTP only) or `worker` (jobs and sweeps only); see serviceRole. */
+  SERVICE_ROLE: z.enum(['all', 'api', 'worker'], { error: 'must be all, api or worker' }).optional(),
+  /** The older switch: `false` is SERVICE_ROLE=api. */
+  WORKERS_ENABLED: bool.optional(),
   TRUST_PROXY: trustProxy.default(false),
   WEBHOOK_ALLOW_PRIVATE_URLS: bool.default(false),
   ADMIN_TOKEN: secret.optional(),
@@ -138,9 +141,29 @@ const envSchema = z.object({
 
 type Env = z.output<typeof envSchema>;
 
-export interface Config extends Readonly<Omit<Env, 'PUBLIC_BASE_URL' | 'DATABASE_POOL_MIN'>> {
+export type ServiceRole = 'all' | 'api' | 'worker';
+
+export interface Config extends Readonly<Omit<Env, 'PUBLIC_BASE_URL' | 'DATABASE_POOL_MIN' | 'SERVICE_ROLE' | 'WORKERS_ENABLED'>> {
   readonly PUBLIC_BASE_URL: string;
   readonly DATABASE_POOL_MIN: number;
+  readonly SERVICE_ROLE: ServiceRole;
+  /** Whether this process works jobs and runs the schedules: every role but `api`. */
+  readonly WORKERS_ENABLED: boolean;
+}
+
+/**
+ * The process's role, from SERVICE_ROLE, else from the older WORKERS_ENABLED:
+ * `false` there is the `api` role (what the test harness and second instances
+ * set), `true` or unset is `all`. Both set and disagreeing (`WORKERS_ENABLED=false`
+ * with a role that works jobs, or `true` with `api`) is an error, not a guess.
+ */
+function serviceRole(e: Pick<Env, 'SERVICE_ROLE' | 'WORKERS_ENABLED'>): ServiceRole {
+  const fromWorkers: ServiceRole | undefined = e.WORKERS_ENABLED === undefined ? undefined : e.WORKERS_ENABLED ? 'all' : 'api';
+  if (e.SERVICE_ROLE === undefined) return fromWorkers ?? 'all';
+  if (e.WORKERS_ENABLED !== undefined && e.WORKERS_ENABLED !== (e.SERVICE_ROLE !== 'api')) {
+    throw new ConfigError(`Invalid configuration:\n  WORKERS_ENABLED: must agree with SERVICE_ROLE=${e.SERVICE_ROLE} (unset it; SERVICE_ROLE decides)`);
+  }
+  return e.SERVICE_ROLE;
 }
 
 export class ConfigError extends Error {
@@ -166,7 +189,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const retention = retentionProblems(e);
   if (retention.length) throw new ConfigError(`Invalid configuration:\n${retention.map((p) => `  ${p}`).join('\n')}`);
   const base = e.PUBLIC_BASE_URL ?? `http://${e.HOST === '0.0.0.0' ? 'localhost' : e.HOST}:${e.PORT}`;
-  return Object.freeze({ ...e, PUBLIC_BASE_URL: base.replace(/\/+$/, ''), DATABASE_POOL_MIN: e.DATABASE_POOL_MIN ?? e.DATABASE_POOL_MAX });
+  const role = serviceRole(e);
+  return Object.freeze({
+    ...e,
+    PUBLIC_BASE_URL: base.replace(/\/+$/, ''),
+    DATABASE_POOL_MIN: e.DATABASE_POOL_MIN ?? e.DATABASE_POOL_MAX,
+    SERVICE_ROLE: role,
+    WORKERS_ENABLED: role !== 'api',
+  });
 }
 
 /** Settings that parse but weaken the service: logged as warnings at start-up. */

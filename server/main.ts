@@ -6,8 +6,13 @@ import { serviceCanEmptyAuditLog } from './infra/database/audit-owner.ts';
 import { createLogger } from './infra/logger.ts';
 import { firstRunSetup } from './first-run.ts';
 import { answerClientErrors } from './http/client-errors.ts';
+import { createWorkerHealthApp } from './http/worker-health.ts';
 
-/** config -> database -> jobs -> listen; graceful shutdown on SIGTERM/SIGINT. */
+/**
+ * config -> database -> jobs -> listen; graceful shutdown on SIGTERM/SIGINT.
+ * SERVICE_ROLE decides what listens: the whole app (`all`, `api`) or, for a
+ * `worker`, only its health probes on PORT.
+ */
 async function main(): Promise<void> {
   let config;
   try {
@@ -18,6 +23,11 @@ async function main(): Promise<void> {
       process.exit(78); // EX_CONFIG
     }
     throw err;
+  }
+  if (config.SERVICE_ROLE !== 'all' && !config.DATABASE_URL) {
+    // The embedded database is a cluster under DATA_DIR that one process starts and owns: a second process cannot share it.
+    process.stderr.write(`Invalid configuration:\n  SERVICE_ROLE: ${config.SERVICE_ROLE} needs DATABASE_URL (the processes of each role share one PostgreSQL; the embedded one belongs to a single \`npm start\`)\n`);
+    process.exit(78);
   }
   const logger = createLogger({ level: config.LOG_LEVEL });
   for (const warning of configWarnings(config)) logger.warn(warning);
@@ -40,10 +50,15 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   const { deps } = runtime;
+  if (config.SERVICE_ROLE !== 'all' && runtime.generatedSecrets.length) {
+    // Keys made up by one process of several: the others decrypt nothing it encrypts unless they read the same ones.
+    logger.warn({ secrets: runtime.generatedSecrets }, 'this process generated secrets into DATA_DIR: every api and worker process must use these same ones (README, Running API and worker processes separately)');
+  }
   if (await serviceCanEmptyAuditLog(deps.db)) {
     logger.warn('the service\'s database role can empty the audit log (TRUNCATE): run `npm run db:seal-audit-log` (README, Database role)');
   }
-  const app = createApp(deps);
+  const role = config.SERVICE_ROLE;
+  const app = role === 'worker' ? createWorkerHealthApp(deps) : createApp(deps);
 
   const server: Server = await new Promise((resolve, reject) => {
     const srv = app.listen(config.PORT, config.HOST, () => resolve(srv));
@@ -56,10 +71,11 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info(
-    { port, embedded_database: runtime.embedded !== null, migrations_applied: runtime.migrations.length, start_ms: Math.round(performance.now() - started) },
+    { port, role, embedded_database: runtime.embedded !== null, migrations_applied: runtime.migrations.length, start_ms: Math.round(performance.now() - started) },
     'service started',
   );
-  await firstRunSetup(runtime, port);
+  // The console's first login and the demo are handed over where the console is served.
+  if (role !== 'worker') await firstRunSetup(runtime, port);
 
   let stopping = false;
   shutdown = async (signal: string) => {
@@ -68,7 +84,8 @@ async function main(): Promise<void> {
     deps.state.shuttingDown = true;
     // Open status streams would keep server.close() waiting: end them (the page falls back to polling, then reloads).
     deps.notifications.closeSubscribers();
-    logger.info({ signal }, 'shutting down: no new requests, finishing those in flight');
+    // api: requests in flight finish; worker: jobs in flight finish (runtime.close stops the workers first); all: both.
+    logger.info({ signal, role }, 'shutting down: no new requests, finishing those in flight');
     const force = setTimeout(() => {
       logger.error('shutdown took too long; closing remaining connections');
       server.closeAllConnections();

@@ -44,7 +44,8 @@ async function run(plan: LoadPlan) {
   }
   const statuses: Record<string, number> = {};
   const instance = autocannon({
-    url: plan.url,
+    // A list: each connection is bound to one of them in turn, as a balancer spreading connections would.
+    url: plan.urls ?? plan.url,
     connections: plan.connections,
     duration: plan.durationSeconds,
     // A request that takes longer than this counts as an error, not a slow sample.

@@ -15,6 +15,8 @@ export interface LoadTargets {
 
 export interface LoadPlan {
   url: string;
+  /** Several servers behind one address in production: the closed loop spreads its connections over these instead (autocannon's list of URLs). */
+  urls?: string[];
   connections: number;
   durationSeconds: number;
   targetsFile: string;
@@ -49,6 +51,8 @@ export function writeTargets(dir: string, name: string, targets: LoadTargets): s
 }
 
 export interface LoadGenerator {
+  /** The generator's own process (its CPU competes with the servers' on a small machine). */
+  pid: number;
   run(plan: LoadPlan, serverPid: number): Promise<MeasuredLoad>;
   stop(): Promise<void>;
 }
@@ -58,6 +62,7 @@ export async function startLoadGenerator(): Promise<LoadGenerator> {
   const child: BenchChild = startChild('load generator', 'bench/lib/load-worker.ts');
   await child.message('ready', 60_000);
   return {
+    pid: child.pid,
     async run(plan, serverPid) {
       const rss = sampleRss(serverPid);
       child.send({ type: 'run', plan });

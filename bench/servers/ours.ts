@@ -4,6 +4,7 @@ import { createApp } from '../../server/app.ts';
 import { bootstrap } from '../../server/bootstrap.ts';
 import { loadConfig } from '../../server/config.ts';
 import { createLogger } from '../../server/infra/logger.ts';
+import { createWorkerHealthApp } from '../../server/http/worker-health.ts';
 
 /**
  * Our service as main.ts runs it (config from the environment -> bootstrap ->
@@ -16,7 +17,8 @@ trace?.installTrace();
 const config = loadConfig(process.env);
 const logger = createLogger({ level: config.LOG_LEVEL });
 const runtime = await bootstrap(config, logger);
-const app = createApp(runtime.deps);
+// SERVICE_ROLE=worker (the sizing benchmark's worker): its health listener only, as main.ts serves it.
+const app = config.SERVICE_ROLE === 'worker' ? createWorkerHealthApp(runtime.deps) : createApp(runtime.deps);
 const server = app.listen(0, '127.0.0.1', () => {
   process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port });
 });

@@ -25,7 +25,8 @@ declare module 'autocannon' {
     onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
   }
   interface Options {
-    url: string;
+    /** Several: connections are spread over them in turn. */
+    url: string | string[];
     connections?: number;
     duration?: number;
     timeout?: number;

@@ -14,10 +14,10 @@ const root = path.resolve(import.meta.dirname, '../..');
 const out = mkdtempSync(path.join(os.tmpdir(), 'pc-bench-smoke-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-function runBench(args: string[]): Promise<{ code: number | null; output: string }> {
+function runBench(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const { DATABASE_URL: _d, TEST_DATABASE_URL: _t, ...env } = process.env;
-    const child = spawn(process.execPath, ['--import', './scripts/require-node24.mjs', 'bench/run.ts', ...args], { cwd: root, env });
+    const child = spawn(process.execPath, ['--import', './scripts/require-node24.mjs', 'bench/run.ts', ...args], { cwd: root, env: { ...env, ...extraEnv } });
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
@@ -104,5 +104,24 @@ describe('bench/run.ts --quick', () => {
     expect(report.details.latencyMs).toHaveLength(5);
     expect(report.details.loopErrors).toEqual([]);
     for (const metric of ['submit -> checkout says completed p50', 'submit -> checkout says completed p99']) expect(typeof row(metric).ours, metric).toBe('number');
+  }, 300_000);
+
+  it('runs sizing end to end: each load against one and two api processes beside a worker, every request answered', async () => {
+    const { code, output } = await runBench(['--only', 'sizing', '--quick', '--duration', '2', '--warmup', '0', '--out', out], { BENCH_SIZING_PROCESSES: '1,2' });
+    expect(code, output).toBe(0);
+    const files = readdirSync(out).filter((f) => /^sizing-.+\.json$/.test(f));
+    expect(files).toHaveLength(1);
+    const report = JSON.parse(readFileSync(path.join(out, files[0]!), 'utf8'));
+    expect(report).toMatchObject({ name: 'sizing', quick: true, settings: { processCounts: [1, 2], workers: 1 } });
+    for (const scenario of ['reads', 'create', 'sms']) {
+      expect(report.details[scenario].map((f: { processes: number }) => f.processes)).toEqual([1, 2]);
+      for (const f of report.details[scenario]) {
+        expect(f.rps, scenario).toBeGreaterThan(0);
+        expect(f.failures, scenario).toBe(0);
+        // The API processes did the work, and PostgreSQL answered them.
+        expect(f.cpu.api, scenario).toBeGreaterThan(0);
+        expect(f.cpu.postgres, scenario).toBeGreaterThan(0);
+      }
+    }
   }, 300_000);
 });
