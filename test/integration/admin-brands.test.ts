@@ -17,7 +17,7 @@ describe('brands', () => {
     const created = await adminRequest(t, 'POST', '/brands', { name: '  Corner Shop ', timezone: 'Asia/Dhaka' });
     expect(created.status).toBe(201);
     const brand = created.body.data;
-    expect(brand).toEqual({ id: expect.any(Number), uuid: expect.any(String), name: 'Corner Shop', timezone: 'Asia/Dhaka', status: 'active', receipts_enabled: false, created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO) });
+    expect(brand).toEqual({ id: expect.any(Number), uuid: expect.any(String), name: 'Corner Shop', timezone: 'Asia/Dhaka', status: 'active', receipts_enabled: false, primary_color: null, support_phone: null, support_email: null, logo: null, created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO) });
     expect((await adminRequest(t, 'GET', `/brands/${brand.id}`)).body.data).toEqual(brand);
 
     const second = (await adminRequest(t, 'POST', '/brands', { name: 'Second' })).body.data;
@@ -32,7 +32,7 @@ describe('brands', () => {
     const disabled = await adminRequest(t, 'GET', '/brands?status=disabled');
     expect(disabled.body.data.map((b: { id: number }) => b.id)).toEqual([brand.id]);
     expect((await auditRows(t, 'brand.update')).map((r) => [r.target_id, r.before, r.after])).toEqual([
-      [String(brand.id), { status: 'active', timezone: 'Asia/Dhaka', receipts_enabled: false }, { status: 'disabled', timezone: 'Europe/Berlin', receipts_enabled: false }],
+      [String(brand.id), { status: 'active', timezone: 'Asia/Dhaka', receipts_enabled: false, primary_color: null, support_phone: null, support_email: null }, { status: 'disabled', timezone: 'Europe/Berlin', receipts_enabled: false, primary_color: null, support_phone: null, support_email: null }],
     ]);
   });
 
@@ -59,7 +59,7 @@ describe('brands', () => {
     ['POST', '/brands', { name: 'X', timezone: 'Mars/Olympus' }, 'timezone', 'Unknown time zone; use an IANA name such as "Asia/Dhaka" or "UTC"'],
     ['POST', '/brands', { name: 'X', owner: 'me' }, 'owner', 'Unknown field `owner`'],
     ['PATCH', '/brands/1', { status: 'paused' }, 'status', expect.stringContaining('Invalid option')],
-    ['PATCH', '/brands/1', {}, 'body', 'Give at least one of name, timezone, status, receipts_enabled'],
+    ['PATCH', '/brands/1', {}, 'body', 'Give at least one of name, timezone, status, receipts_enabled, primary_color, support_phone, support_email'],
     ['GET', '/brands?per_page=101', undefined, 'per_page', 'Must be between 1 and 100'],
     ['GET', '/brands?status=gone', undefined, 'status', expect.stringContaining('Invalid option')],
     ['GET', '/brands/abc', undefined, 'brand_id', 'Must be a brand id (a positive whole number)'],

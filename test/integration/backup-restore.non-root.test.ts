@@ -43,7 +43,7 @@ async function cli(args: string[]): Promise<{ code: number | null; output: strin
 }
 
 async function startService(dataDir: string): Promise<{ baseUrl: string; migrationsApplied: number; stop(): Promise<void> }> {
-  const child = asUser(['server/main.ts'], { DATA_DIR: dataDir, PORT: '0', EMBEDDED_DB_PORT: String(await freePort()), LOG_LEVEL: 'info', WORKERS_ENABLED: 'false' });
+  const child = asUser(['server/main.ts'], { DATA_DIR: dataDir, PORT: '0', EMBEDDED_DB_PORT: String(await freePort()), LOG_LEVEL: 'info' });
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));

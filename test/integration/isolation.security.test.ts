@@ -92,6 +92,17 @@ async function unchanged(action: () => Promise<unknown>) {
   expect(changedTables(before, await dbChecksum(t))).toEqual([]);
 }
 
+/** A draft invoice of brand A (made once). */
+const invoiceBody = { currency: 'BDT', due_date: '2099-01-01', lines: [{ description: "A's work", quantity: '1', unit_price: '10.00' }] };
+let aInvoice: string | undefined;
+async function invoiceOfA(): Promise<string> {
+  if (aInvoice) return aInvoice;
+  const res = await t.request('POST', '/api/v1/invoices', { token: A.key, body: { ...invoiceBody, customer: { email: 'alice@example.com' } } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  aInvoice = res.body.data.id as string;
+  return aInvoice;
+}
+
 const checks: Record<string, () => Promise<void>> = {
   'merchant.brand.get': async () => {
     const res = await asB('GET', '/api/v1/brand');
@@ -172,6 +183,48 @@ const checks: Record<string, () => Promise<void>> = {
     const [alice] = await t.sql<{ uuid: string }>('SELECT uuid FROM customers WHERE brand_id = $1 AND erased_at IS NULL', [A.brandId]);
     await unchanged(async () => {
       sameAnswer(await asB('DELETE', `/api/v1/customers/${alice!.uuid}`), await asB('DELETE', `/api/v1/customers/${randomUUID()}`));
+    });
+  },
+  'merchant.invoices.create': async () => {
+    // B invoicing the same e-mail as A's customer makes B's own customer and B's own first number.
+    const made = await asB('POST', '/api/v1/invoices', { ...invoiceBody, lines: [{ description: "B's work", quantity: '1', unit_price: '10.00' }], customer: { email: 'alice@example.com' } });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body.data.number).toBe('INV-0001');
+    const [row] = await t.sql<{ brand_id: string }>('SELECT brand_id FROM invoices WHERE uuid = $1', [made.body.data.id]);
+    expect(Number(row!.brand_id)).toBe(B.brandId);
+  },
+  'merchant.invoices.list': async () => {
+    const aId = await invoiceOfA();
+    const res = await asB('GET', '/api/v1/invoices');
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((i: { id: string }) => i.id)).not.toContain(aId);
+    expect(JSON.stringify(res.body)).not.toMatch(/A's work/);
+  },
+  'merchant.invoices.get': async () => {
+    sameAnswer(await asB('GET', `/api/v1/invoices/${await invoiceOfA()}`), await asB('GET', `/api/v1/invoices/${randomUUID()}`));
+  },
+  'merchant.invoices.update': async () => {
+    const id = await invoiceOfA();
+    await unchanged(async () => {
+      sameAnswer(await asB('PATCH', `/api/v1/invoices/${id}`, { memo: 'Mallory' }), await asB('PATCH', `/api/v1/invoices/${randomUUID()}`, { memo: 'Mallory' }));
+    });
+  },
+  'merchant.invoices.finalize': async () => {
+    const id = await invoiceOfA();
+    await unchanged(async () => {
+      sameAnswer(await asB('POST', `/api/v1/invoices/${id}/finalize`), await asB('POST', `/api/v1/invoices/${randomUUID()}/finalize`));
+    });
+  },
+  'merchant.invoices.void': async () => {
+    const id = await invoiceOfA();
+    await unchanged(async () => {
+      sameAnswer(await asB('POST', `/api/v1/invoices/${id}/void`), await asB('POST', `/api/v1/invoices/${randomUUID()}/void`));
+    });
+  },
+  'merchant.invoices.send': async () => {
+    const id = await invoiceOfA();
+    await unchanged(async () => {
+      sameAnswer(await asB('POST', `/api/v1/invoices/${id}/send`), await asB('POST', `/api/v1/invoices/${randomUUID()}/send`));
     });
   },
   'merchant.webhooks.getEndpoint': async () => {

@@ -10,6 +10,7 @@ import { deviceRequest, pairDevice, type PairedDevice } from '../support/device.
 import { adminRequest } from './admin-support.ts';
 import { RETENTION_QUEUE, retentionRegistration } from '../../server/domain/retention/retention.job.ts';
 import { waitForJobFinished } from '../support/wait.ts';
+import { startBoss } from '../../server/infra/jobs/boss.ts';
 import { createGateway } from '../../server/domain/gateways/service.ts';
 import { gatewayPresets } from '../support/seed.ts';
 
@@ -298,11 +299,13 @@ describe('a step that cannot run', () => {
 
 describe('the retention job', () => {
   it('is scheduled hourly on its exclusive queue, and a run sent to it completes', async () => {
-    const boss = t.runtime.deps.boss;
+    // A queue instance as a worker process has it (this test server is the api role, whose
+    // pg-boss keeps no LISTEN wake-up: its 60 s poll would outlast the wait).
+    const boss = await startBoss({ url: t.runtime.deps.config.DATABASE_URL!, logger: t.runtime.deps.logger, background: true });
     const registration = retentionRegistration();
     expect(registration.queue.policy).toBe('exclusive');
     await boss.createQueue(registration.queue.name, registration.queue);
-    const started = await registration.start!(t.runtime.deps);
+    const started = await registration.start!({ ...t.runtime.deps, boss });
     try {
       expect((await boss.getSchedules()).map((s) => [s.name, s.cron])).toContainEqual([RETENTION_QUEUE, '41 * * * *']);
       const id = await boss.send(RETENTION_QUEUE, {});
@@ -310,6 +313,7 @@ describe('the retention job', () => {
       expect(job?.state).toBe('completed');
     } finally {
       await started.stop();
+      await boss.stop({ graceful: false, close: true });
     }
   });
 });
