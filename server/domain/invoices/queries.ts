@@ -148,3 +148,39 @@ export async function markDueInvoicesOverdue(tx: Db, limit: number): Promise<num
     .execute();
   return rows.map((r) => r.id);
 }
+
+/** The invoices the given just-completed intents pay, with each intent's amount (settle.ts). */
+export function invoicePaymentsOf(db: Db, intentIds: readonly number[]) {
+  return db
+    .selectFrom('payment_intents')
+    .select(['invoice_id', 'amount', 'uuid'])
+    .where('id', 'in', [...intentIds])
+    .where('invoice_id', 'is not', null)
+    .orderBy('id')
+    .execute();
+}
+
+/** Locks the invoices in id order, in a statement of its own (no deadlock between two completions). */
+export async function lockInvoices(db: Db, ids: readonly number[]): Promise<void> {
+  await db.selectFrom('invoices').select('id').where('id', 'in', [...ids]).orderBy('id').forUpdate().execute();
+}
+
+/** What settling a payment needs of each (locked) invoice, read as committed. */
+export function invoicesToSettle(db: Db, ids: readonly number[]) {
+  return db
+    .selectFrom('invoices as v')
+    .innerJoin('customers as c', 'c.id', 'v.customer_id')
+    .select(['v.id', 'v.uuid', 'v.brand_id', 'v.mode', 'v.number', 'v.status', 'v.currency', 'v.total', 'v.amount_paid', 'c.uuid as customer_uuid'])
+    .select(sql<string>`to_char(v.due_date, 'YYYY-MM-DD')`.as('due_day'))
+    .where('v.id', 'in', [...ids])
+    .execute();
+}
+
+/** Records an invoice's new amount paid, and makes it `paid` when `nowPaid`. */
+export async function addInvoicePayment(db: Db, id: number, amountPaid: string, nowPaid: boolean): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set({ amount_paid: amountPaid, updated_at: sql<Date>`now()`, ...(nowPaid ? { status: 'paid' as const, paid_at: sql<Date>`now()` } : {}) })
+    .where('id', '=', id)
+    .execute();
+}

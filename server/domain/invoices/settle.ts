@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
 import type { Mode } from '../../../contract/vocabulary.ts';
 import type { Db } from '../db.ts';
 import { addMoney, compareMoney } from '../money/decimal.ts';
+import { addInvoicePayment, invoicePaymentsOf, invoicesToSettle, lockInvoices } from './queries.ts';
 import { amountRemaining, invoiceNumber } from './totals.ts';
 
 /**
@@ -26,13 +26,7 @@ export interface InvoiceEvent {
 
 export async function settleInvoicePayments(tx: Db, intentIds: readonly number[]): Promise<InvoiceEvent[]> {
   if (intentIds.length === 0) return [];
-  const paid = await tx
-    .selectFrom('payment_intents')
-    .select(['invoice_id', 'amount', 'uuid'])
-    .where('id', 'in', [...intentIds])
-    .where('invoice_id', 'is not', null)
-    .orderBy('id')
-    .execute();
+  const paid = await invoicePaymentsOf(tx, intentIds);
   if (paid.length === 0) return [];
   const byInvoice = new Map<number, { amount: string; paymentUuid: string }>();
   for (const p of paid) {
@@ -41,24 +35,14 @@ export async function settleInvoicePayments(tx: Db, intentIds: readonly number[]
   }
   // Locked in a statement of its own, in id order (no deadlock between two completions), then read as committed.
   const ids = [...byInvoice.keys()].sort((a, b) => a - b);
-  await tx.selectFrom('invoices').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute();
-  const invoices = await tx
-    .selectFrom('invoices as v')
-    .innerJoin('customers as c', 'c.id', 'v.customer_id')
-    .select(['v.id', 'v.uuid', 'v.brand_id', 'v.mode', 'v.number', 'v.status', 'v.currency', 'v.total', 'v.amount_paid', 'c.uuid as customer_uuid'])
-    .select(sql<string>`to_char(v.due_date, 'YYYY-MM-DD')`.as('due_day'))
-    .where('v.id', 'in', ids)
-    .execute();
+  await lockInvoices(tx, ids);
+  const invoices = await invoicesToSettle(tx, ids);
   const events: InvoiceEvent[] = [];
   for (const v of invoices) {
     const add = byInvoice.get(v.id)!;
     const amountPaid = addMoney(v.amount_paid, add.amount);
     const nowPaid = (v.status === 'open' || v.status === 'overdue') && compareMoney(amountPaid, v.total) >= 0;
-    await tx
-      .updateTable('invoices')
-      .set({ amount_paid: amountPaid, updated_at: sql<Date>`now()`, ...(nowPaid ? { status: 'paid' as const, paid_at: sql<Date>`now()` } : {}) })
-      .where('id', '=', v.id)
-      .execute();
+    await addInvoicePayment(tx, v.id, amountPaid, nowPaid);
     if (!nowPaid) continue;
     events.push({
       brandId: v.brand_id,
