@@ -192,6 +192,9 @@ describe.each(WIDTHS)('console recovery at %i px', (width) => {
     // Opened from a link (the paste form's "ask the phone to re-send"): the panel is open on arrival.
     const { ctx, page, errors } = await openAs(width, 'operator', `/devices?backfill=${till.deviceId}`);
     const panel = page.getByRole('region', { name: `Re-send SMS from Back till ${width}` });
+    // The link opens the panel only for an active phone, once the device list has loaded: wait for it to be open,
+    // so the revocation below happens while the panel is open (revoking first would leave no panel to click).
+    await panel.getByRole('button', { name: 'Ask the phone' }).waitFor();
     expect((await adminRequest(t, 'POST', `/devices/${till.deviceId}/revocations`)).status).toBe(200);
     await panel.getByRole('button', { name: 'Ask the phone' }).click();
     await expect.poll(() => panel.locator('#backfill-device-error').innerText()).toContain('The device is revoked (device_id, DEVICE_REVOKED)');
