@@ -6,6 +6,7 @@ import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { invoiceOverdueSweep } from '../../server/domain/invoices/mark-overdue.job.ts';
 import { completeTransaction, startTransaction } from '../../server/domain/payments/transactions.ts';
 import { pdfText } from '../support/pdf-text.ts';
+import { countStatements } from '../support/statements.ts';
 import { seedGateway } from '../support/seed.ts';
 import { startSmtpSink } from '../support/smtp-sink.ts';
 import { startReceiver, verifyingResponder, type WebhookReceiver } from '../support/webhook-receiver.ts';
@@ -179,6 +180,18 @@ describe('invoices', () => {
     expect(again.status).toBe(409);
     expect(await again.text()).toContain('This invoice is already paid');
     await expect(live.invoices.void(invoice.id)).rejects.toMatchObject({ status: 409, code: 'INVOICE_ALREADY_PAID' });
+  });
+
+  it('a completion reads no invoice when its payment pays none; one that pays an invoice settles it in the same transaction', async () => {
+    const plain = await live.payments.create({ amount: '75.00', currency: 'BDT', reference: 'no-invoice' });
+    const quiet = await countStatements(() => completePayment(plain.payment_id));
+    expect(quiet.texts.filter((q) => /invoice/i.test(q))).toEqual([]);
+
+    const draft = await live.invoices.create({ customer: { email: 'settle@example.com' }, currency: 'BDT', due_date: future(), lines: [{ description: 'Settle', quantity: '1', unit_price: '40.00' }], status: 'open' });
+    const paying = (await form(draft.hosted_url)).headers.get('location')!.split('/').pop()!;
+    const settled = await countStatements(() => completePayment(paying));
+    expect(settled.texts.filter((q) => /invoice/i.test(q)).length).toBeGreaterThan(0);
+    expect(await live.invoices.retrieve(draft.id)).toMatchObject({ status: 'paid', amount_paid: '40.00' });
   });
 
   it('a void invoice cannot be paid (the page says why, nothing is created); voiding twice sends invoice.voided once', async () => {

@@ -31,6 +31,8 @@ export interface TransactionRecord {
   mode: Mode;
   intentId: number;
   paymentId: string;
+  /** The invoice its intent pays, if any (set when the intent is made, pay.ts; never changed). */
+  invoiceId: number | null;
   gatewayId: number;
   gatewayCode: string;
   gatewayType: 'manual' | 'automatic';
@@ -68,6 +70,7 @@ export function toTransaction(r: TransactionQueryRow): TransactionRecord {
     mode: r.mode,
     intentId: r.intent_id,
     paymentId: r.payment_id,
+    invoiceId: r.invoice_id,
     gatewayId: r.gateway_id,
     gatewayCode: r.gateway_code,
     gatewayType: r.gateway_type,
@@ -346,7 +349,8 @@ export async function completeLockedTransactions(
     changes.set(t.id, transaction);
   }
   // The invoices these payments pay, in the same transaction: their events go out with the payments'.
-  events.push(...(await settleInvoicePayments(tx, toComplete.map(({ t }) => t.intentId))));
+  // Known from the locked rows, so a completion that pays no invoice (the usual one) costs no statement more.
+  events.push(...(await settleInvoicePayments(tx, toComplete.filter(({ t }) => t.invoiceId !== null).map(({ t }) => t.intentId))));
   await recordEvents(tx, events);
   return items.map(({ t }) => {
     const transaction = changes.get(t.id);

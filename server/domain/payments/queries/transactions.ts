@@ -5,8 +5,8 @@ import { notifyPaymentStatus } from '../status-notify.ts';
 import type { PaymentRow } from './payments.ts';
 
 /**
- * The transaction (`t`) with its intent's public id and its gateway's code and
- * type; add a where on `t`.
+ * The transaction (`t`) with its intent's public id and invoice and its
+ * gateway's code and type; add a where on `t`.
  */
 export function transactionQuery(db: Db) {
   return transactionSelect(db);
@@ -19,7 +19,7 @@ export function transactionSelect(k: Kysely<DB>) {
     .innerJoin('payment_intents as i', 'i.id', 't.intent_id')
     .innerJoin('gateways as g', 'g.id', 't.gateway_id')
     .select([
-      't.id', 't.trx_id', 't.brand_id', 't.mode', 't.intent_id', 'i.uuid as payment_id', 't.gateway_id', 'g.code as gateway_code', 'g.type as gateway_type',
+      't.id', 't.trx_id', 't.brand_id', 't.mode', 't.intent_id', 'i.uuid as payment_id', 'i.invoice_id', 't.gateway_id', 'g.code as gateway_code', 'g.type as gateway_type',
       't.method', 't.gateway_trx_id', 't.amount', 't.currency', 't.fee', 't.sms_amount', 't.exchange_rate', 't.status', 't.failure_reason',
       't.completion_source', 't.created_at', 't.completed_at',
     ])
