@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
 import { AppError } from '../../../contract/common/errors.ts';
 import { withAudit, type AuditActor } from '../audit/service.ts';
 import type { Db } from '../db.ts';
+import { deleteBrandLogoRow, lockBrandUuid, selectActiveBrandLogo, selectLogoHash, selectLogoMeta, selectPageBrandRow, upsertBrandLogo } from './queries.ts';
 
 /**
  * A brand's look on the pages its customers read: logo, primary colour and
@@ -121,17 +121,10 @@ export async function setBrandLogoAudited(db: Db, who: AuditActor, brandId: numb
   const info = checkLogo(bytes);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   return withAudit(db, who, async (tx) => {
-    const brand = await tx.selectFrom('brands').select(['id', 'uuid']).where('id', '=', brandId).forUpdate().executeTakeFirst();
+    const brand = await lockBrandUuid(tx, brandId);
     if (!brand) throw new AppError('BRAND_NOT_FOUND');
-    const before = await tx.selectFrom('brand_logos').select(['sha256']).where('brand_id', '=', brandId).executeTakeFirst();
-    const row = await tx
-      .insertInto('brand_logos')
-      .values({ brand_id: brandId, content_type: info.contentType, content: bytes, sha256, width: info.width, height: info.height })
-      .onConflict((oc) =>
-        oc.column('brand_id').doUpdateSet({ content_type: info.contentType, content: bytes, sha256, width: info.width, height: info.height, updated_at: sql<Date>`now()` }),
-      )
-      .returning(['updated_at'])
-      .executeTakeFirstOrThrow();
+    const before = await selectLogoHash(tx, brandId);
+    const row = await upsertBrandLogo(tx, brandId, { content_type: info.contentType, content: bytes, sha256, width: info.width, height: info.height });
     return {
       result: { url: logoUrl(brand.uuid, sha256), content_type: info.contentType, width: info.width, height: info.height, bytes: bytes.length, updated_at: row.updated_at.toISOString() },
       audit: {
@@ -149,9 +142,9 @@ export async function setBrandLogoAudited(db: Db, who: AuditActor, brandId: numb
 /** Removing a logo that is not there changes nothing and records nothing. */
 export async function deleteBrandLogoAudited(db: Db, who: AuditActor, brandId: number): Promise<void> {
   await withAudit(db, who, async (tx) => {
-    const brand = await tx.selectFrom('brands').select(['id']).where('id', '=', brandId).forUpdate().executeTakeFirst();
+    const brand = await lockBrandUuid(tx, brandId);
     if (!brand) throw new AppError('BRAND_NOT_FOUND');
-    const gone = await tx.deleteFrom('brand_logos').where('brand_id', '=', brandId).returning(['sha256']).executeTakeFirst();
+    const gone = await deleteBrandLogoRow(tx, brandId);
     return {
       result: undefined,
       audit: gone ? { action: 'brand.logo_delete', targetType: 'brand', targetId: brandId, brandId, before: { logo_sha256: gone.sha256.slice(0, 16) }, after: { logo_sha256: null } } : null,
@@ -160,12 +153,7 @@ export async function deleteBrandLogoAudited(db: Db, who: AuditActor, brandId: n
 }
 
 export async function getBrandLogoMeta(db: Db, brandId: number): Promise<BrandLogoMeta | null> {
-  const r = await db
-    .selectFrom('brand_logos as l')
-    .innerJoin('brands as b', 'b.id', 'l.brand_id')
-    .select(['b.uuid', 'l.sha256', 'l.content_type', 'l.width', 'l.height', 'l.updated_at', sql<number>`octet_length(l.content)`.as('bytes')])
-    .where('l.brand_id', '=', brandId)
-    .executeTakeFirst();
+  const r = await selectLogoMeta(db, brandId);
   if (!r) return null;
   return { url: logoUrl(r.uuid, r.sha256), content_type: r.content_type as LogoType, width: r.width, height: r.height, bytes: Number(r.bytes), updated_at: r.updated_at.toISOString() };
 }
@@ -173,25 +161,14 @@ export async function getBrandLogoMeta(db: Db, brandId: number): Promise<BrandLo
 /** The logo to serve for `/checkout/brand-logos/{uuid}/{hash}`: only the current one, of an active brand. */
 export async function findServedLogo(db: Db, brandUuid: string, hash: string): Promise<{ contentType: string; content: Buffer } | null> {
   if (!/^[0-9a-f-]{36}$/.test(brandUuid) || !/^[0-9a-f]{32}$/.test(hash)) return null;
-  const r = await db
-    .selectFrom('brand_logos as l')
-    .innerJoin('brands as b', 'b.id', 'l.brand_id')
-    .select(['l.content_type', 'l.content', 'l.sha256'])
-    .where('b.uuid', '=', brandUuid)
-    .where('b.status', '=', 'active')
-    .executeTakeFirst();
+  const r = await selectActiveBrandLogo(db, brandUuid);
   if (!r || r.sha256.slice(0, 32) !== hash) return null;
   return { contentType: r.content_type, content: Buffer.from(r.content) };
 }
 
 /** What a customer page shows of the brand. */
 export async function selectPageBrand(db: Db, brandId: number): Promise<PageBrand> {
-  const r = await db
-    .selectFrom('brands as b')
-    .leftJoin('brand_logos as l', 'l.brand_id', 'b.id')
-    .select(['b.name', 'b.uuid', 'b.primary_color', 'b.support_phone', 'b.support_email', 'l.sha256'])
-    .where('b.id', '=', brandId)
-    .executeTakeFirstOrThrow();
+  const r = await selectPageBrandRow(db, brandId);
   return {
     name: r.name,
     uuid: r.uuid,

@@ -355,3 +355,61 @@ export async function selectHealthFigures(db: Db, brandId: number, mode: 'live' 
     ])
     .executeTakeFirstOrThrow();
 }
+
+// ---------------------------------------------------------------------------
+// The brand's look (look.ts): its logo, stored in PostgreSQL, and what a customer page shows of the brand
+
+/** Locks the brand row (a logo change is serialised per brand); undefined when there is no such brand. */
+export function lockBrandUuid(tx: Db, brandId: number) {
+  return tx.selectFrom('brands').select(['id', 'uuid']).where('id', '=', brandId).forUpdate().executeTakeFirst();
+}
+
+export function selectLogoHash(db: Db, brandId: number) {
+  return db.selectFrom('brand_logos').select(['sha256']).where('brand_id', '=', brandId).executeTakeFirst();
+}
+
+/** Sets the brand's one logo, replacing any. */
+export function upsertBrandLogo(tx: Db, brandId: number, logo: Omit<Insertable<DB['brand_logos']>, 'brand_id'>) {
+  return tx
+    .insertInto('brand_logos')
+    .values({ brand_id: brandId, ...logo })
+    .onConflict((oc) => oc.column('brand_id').doUpdateSet({ ...logo, updated_at: sql<Date>`now()` }))
+    .returning(['updated_at'])
+    .executeTakeFirstOrThrow();
+}
+
+/** Removes the brand's logo; undefined when it had none. */
+export function deleteBrandLogoRow(tx: Db, brandId: number) {
+  return tx.deleteFrom('brand_logos').where('brand_id', '=', brandId).returning(['sha256']).executeTakeFirst();
+}
+
+/** The logo's description (not its bytes), with its brand's public id. */
+export function selectLogoMeta(db: Db, brandId: number) {
+  return db
+    .selectFrom('brand_logos as l')
+    .innerJoin('brands as b', 'b.id', 'l.brand_id')
+    .select(['b.uuid', 'l.sha256', 'l.content_type', 'l.width', 'l.height', 'l.updated_at', sql<number>`octet_length(l.content)`.as('bytes')])
+    .where('l.brand_id', '=', brandId)
+    .executeTakeFirst();
+}
+
+/** The logo of an active brand, by the brand's public id. */
+export function selectActiveBrandLogo(db: Db, brandUuid: string) {
+  return db
+    .selectFrom('brand_logos as l')
+    .innerJoin('brands as b', 'b.id', 'l.brand_id')
+    .select(['l.content_type', 'l.content', 'l.sha256'])
+    .where('b.uuid', '=', brandUuid)
+    .where('b.status', '=', 'active')
+    .executeTakeFirst();
+}
+
+/** What a customer page shows of the brand, with its logo's hash if it has one. */
+export function selectPageBrandRow(db: Db, brandId: number) {
+  return db
+    .selectFrom('brands as b')
+    .leftJoin('brand_logos as l', 'l.brand_id', 'b.id')
+    .select(['b.name', 'b.uuid', 'b.primary_color', 'b.support_phone', 'b.support_email', 'l.sha256'])
+    .where('b.id', '=', brandId)
+    .executeTakeFirstOrThrow();
+}
