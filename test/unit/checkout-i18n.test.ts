@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { catalogs, formatMoney, formatMomentIn, negotiateLanguage, parseAcceptLanguage, t, tHtml, withCatalog } from '../../server/http/checkout-pages/i18n.ts';
 import { buttonColors, checkLogo, contrastRatio, readableOnWhite, textOn } from '../../server/domain/brands/look.ts';
 import { html } from '../../server/http/checkout-pages/html.ts';
+import { readFileSync } from 'node:fs';
+import { checkoutPaymentsContract } from '../../contract/checkout/payments.ts';
 import { jpegHeader, makePng, webpHeader } from '../support/images.ts';
 
 describe('Accept-Language', () => {
@@ -108,5 +110,20 @@ describe('logo check by magic bytes', () => {
     ['oversize', makePng(32, 32, [1, 2, 3], 70_000), 'BRAND_LOGO_TOO_LARGE'],
   ])('refuses %s', (_name, bytes, code) => {
     expect(() => checkLogo(bytes)).toThrow(expect.objectContaining({ code }));
+  });
+});
+
+describe("the checkout script's refusals in Bangla", () => {
+  it('every code the checkout page shows a customer has its own Bangla words (the rest reload the page)', () => {
+    const script = readFileSync(new URL('../../server/http/checkout-pages/assets/checkout.js', import.meta.url), 'utf8');
+    const reloads = JSON.parse(/var RELOAD_CODES = (\[[^\]]*\]);/.exec(script)![1]!.replace(/'/g, '"')) as string[];
+    expect(reloads).toContain('PAYMENT_EXPIRED');
+    const { startTransaction, replaceSubmission, cancel } = checkoutPaymentsContract;
+    const routeCodes = [startTransaction, replaceSubmission, cancel].flatMap((r) => [...r.metadata.errors]);
+    // Every route also answers these; CONFLICT on a change of the id reloads (checkout.js).
+    const shown = [...new Set([...routeCodes, 'VALIDATION_ERROR', 'RATE_LIMITED'])].filter((c) => !reloads.includes(c) && c !== 'CONFLICT');
+    expect(shown.length).toBeGreaterThan(5);
+    const missing = shown.filter((c) => !(`js_code_${c}` in catalogs.bn) || /^[ -~]*$/.test((catalogs.bn as Record<string, string>)[`js_code_${c}`]!));
+    expect(missing).toEqual([]);
   });
 });
