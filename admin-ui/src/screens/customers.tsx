@@ -223,14 +223,18 @@ function CustomerDialog({
   onSaved(c: Customer, created: boolean): void;
 }) {
   const [form, setForm] = useState({ name: customer?.name ?? '', email: '', phone: '' });
+  // Removing a detail the customer has: ticked, it is sent as null (the server keeps one of email and phone, and says so at the email field).
+  const [remove, setRemove] = useState({ email: false, phone: false });
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
   const save = useMutation({
     mutationFn: async () => {
       if (customer) {
-        // Contact details are shown masked: an empty box keeps the current one.
-        const body: { name?: string | null; email?: string; phone?: string } = { name: form.name.trim() || null };
-        if (form.email.trim()) body.email = form.email.trim();
-        if (form.phone.trim()) body.phone = form.phone.trim();
+        // Contact details are shown masked: an empty box keeps the current one, a ticked "Remove" removes it.
+        const body: { name?: string | null; email?: string | null; phone?: string | null } = { name: form.name.trim() || null };
+        if (remove.email) body.email = null;
+        else if (form.email.trim()) body.email = form.email.trim();
+        if (remove.phone) body.phone = null;
+        else if (form.phone.trim()) body.phone = form.phone.trim();
         return (await ok(api.customers.update({ params: { customer_id: String(customer.id) }, body }))).data;
       }
       return (
@@ -260,11 +264,13 @@ function CustomerDialog({
           <FieldError error={e} field="name" id="cu-name" />
         </Field>
         <Field label="Email" htmlFor="cu-email" hint={customer ? `Now ${customer.email_masked ?? 'none'}; empty keeps it.` : 'An email or a phone is needed.'}>
-          <Input id="cu-email" type="email" autoComplete="off" value={form.email} onChange={set('email')} {...invalidProps(e, 'email', 'cu-email')} />
+          <Input id="cu-email" type="email" autoComplete="off" value={form.email} disabled={remove.email} onChange={set('email')} {...invalidProps(e, 'email', 'cu-email')} />
+          {customer?.email_masked ? <RemoveBox id="cu-email-remove" what="email" checked={remove.email} onChange={(v) => setRemove((r) => ({ ...r, email: v }))} /> : null}
           <FieldError error={e} field="email" id="cu-email" />
         </Field>
         <Field label="Phone" htmlFor="cu-phone" hint={customer ? `Now ${customer.phone_masked ?? 'none'}; empty keeps it.` : 'E.g. 01712345678.'}>
-          <Input id="cu-phone" inputMode="tel" autoComplete="off" value={form.phone} onChange={set('phone')} {...invalidProps(e, 'phone', 'cu-phone')} />
+          <Input id="cu-phone" inputMode="tel" autoComplete="off" value={form.phone} disabled={remove.phone} onChange={set('phone')} {...invalidProps(e, 'phone', 'cu-phone')} />
+          {customer?.phone_masked ? <RemoveBox id="cu-phone-remove" what="phone" checked={remove.phone} onChange={(v) => setRemove((r) => ({ ...r, phone: v }))} /> : null}
           <FieldError error={e} field="phone" id="cu-phone" />
         </Field>
         <ErrorBox error={unplaced(e, FIELDS)} />
@@ -276,6 +282,16 @@ function CustomerDialog({
         </div>
       </form>
     </Dialog>
+  );
+}
+
+/** A tick box under a masked detail: remove it on save (its value is not shown, so it cannot be emptied). */
+function RemoveBox({ id, what, checked, onChange }: { id: string; what: string; checked: boolean; onChange(v: boolean): void }) {
+  return (
+    <label htmlFor={id} className="mt-1 flex items-center gap-2 text-sm">
+      <input id={id} type="checkbox" checked={checked} onChange={(ev) => onChange(ev.target.checked)} />
+      <span>Remove the {what}</span>
+    </label>
   );
 }
 
