@@ -1,4 +1,7 @@
-/** Pure display helpers for what customers read: the checkout pages and receipt e-mails (money stays a string throughout). */
+/** Pure display helpers for what customers read: the checkout pages, invoices and receipt e-mails (money stays a string throughout). */
+
+/** The languages customers read (the checkout pages' `Lang`, the invoice's `InvoiceLanguage`). */
+export type DisplayLanguage = 'en' | 'bn';
 
 /** "1250000.00" -> "1,250,000.00"; anything not a plain amount is returned as is. */
 export function formatAmount(amount: string): string {
@@ -42,4 +45,57 @@ function partsIn(d: Date, timeZone: string): Intl.DateTimeFormatPart[] {
     hourCycle: 'h23',
     timeZoneName: 'longOffset',
   }).formatToParts(d);
+}
+
+// ---------------------------------------------------------------------------
+// Numbers, money and days as Bangladeshi customers read them
+
+const bnNumber = new Map<number, Intl.NumberFormat>();
+/**
+ * A decimal string in Bangla digits with the Indian-system grouping Bangladesh
+ * uses (Intl `bn-BD` groups 1,00,000 and 1,00,00,000, checked in the unit test).
+ * Intl formats the string exactly: the amount never becomes a float.
+ */
+export function formatNumberBn(amount: string): string {
+  const m = /^-?\d+(?:\.(\d+))?$/.exec(amount);
+  if (!m) return amount;
+  const digits = m[1]?.length ?? 0;
+  let f = bnNumber.get(digits);
+  if (!f) bnNumber.set(digits, (f = new Intl.NumberFormat('bn-BD', { minimumFractionDigits: digits, maximumFractionDigits: digits })));
+  return f.format(amount as unknown as number);
+}
+
+/** The amount alone, in the language's digits and grouping. */
+export function formatAmountIn(lang: DisplayLanguage, amount: string): string {
+  return lang === 'bn' ? formatNumberBn(amount) : formatAmount(amount);
+}
+
+/** How the currency is written after an amount: `৳` for taka in Bangla, the ISO code otherwise. */
+export function currencyLabel(lang: DisplayLanguage, currency: string): string {
+  return lang === 'bn' && currency === 'BDT' ? '৳' : currency;
+}
+
+/** "1,250.00 BDT" / "১,২৫০.০০ ৳" (a no-break space between, so it never wraps apart). */
+export function formatMoney(lang: DisplayLanguage, amount: string, currency: string): string {
+  return `${formatAmountIn(lang, amount)}\u00a0${currencyLabel(lang, currency)}`;
+}
+
+/** A quantity (an exact decimal string): as given in English, in Bangla digits in Bangla. */
+export function formatQuantityIn(lang: DisplayLanguage, quantity: string): string {
+  return lang === 'bn' ? formatNumberBn(quantity) : quantity;
+}
+
+const bnDay = new Intl.DateTimeFormat('bn-BD', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
+/**
+ * A calendar day (`YYYY-MM-DD`, a due date: no time, no zone): as the API
+ * writes it in English, "১২ ডিসেম্বর ২০২৬" in Bangla. Read as that day at UTC
+ * midnight and written in UTC, so no zone can move it to the day before.
+ */
+export function formatDayIn(lang: DisplayLanguage, day: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (lang === 'en' || !m) return day;
+  // From the parts, as the checkout writes its moments ("২৮ নভেম্বর ২০২৬"), without the comma Intl puts before the year.
+  const parts = bnDay.formatToParts(new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))));
+  const get = (type: Intl.DateTimeFormatPartTypes) => parts.find((x) => x.type === type)?.value ?? '';
+  return `${get('day')} ${get('month')} ${get('year')}`;
 }

@@ -84,6 +84,9 @@ describe.each([375, 1280] as const)('at %i px', (width) => {
     // Non-ASCII text goes base64-encoded (nodemailer's choice for mostly non-Latin text).
     const text = /Content-Transfer-Encoding: base64/i.test(mail!.headers) ? Buffer.from(mail!.body.replace(/\s+/g, ''), 'base64').toString('utf8') : mail!.body;
     expect(text).toContain('রহিম উদ্দিন');
+    // Its amount as the page writes it: Bangla digits and the taka sign.
+    expect(mail!.subject).toContain('১,২০০.০০ ৳');
+    expect(text).toContain('১,২০০.০০ ৳');
     const link = /https?:\/\/\S+\/invoices\/inv_[A-Za-z0-9_-]+\?lang=bn/.exec(text)?.[0];
     expect(link, text).toBeDefined();
 

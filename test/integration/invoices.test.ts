@@ -5,6 +5,7 @@ import { createApiKey } from '../../server/domain/brands/service.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { invoiceOverdueSweep } from '../../server/domain/invoices/mark-overdue.job.ts';
 import { completeTransaction, startTransaction } from '../../server/domain/payments/transactions.ts';
+import { formatDayIn } from '../../server/domain/display.ts';
 import { pdfText } from '../support/pdf-text.ts';
 import { countStatements } from '../support/statements.ts';
 import { seedGateway } from '../support/seed.ts';
@@ -121,6 +122,10 @@ describe('invoices', () => {
     const bn = await (await fetch(`${t.baseUrl}${path(invoice.hosted_url)}?lang=bn`)).text();
     expect(bn).toContain('lang="bn"');
     expect(bn).toContain('সর্বমোট');
+    // In Bangla: amounts, quantities and the due day in Bangla digits (the line of 0.5 × 0.05), nothing of them left in Latin digits.
+    for (const s of ['৪,১৯২.৫২', '>০.৫<', '>৩<', formatDayIn('bn', invoice.due_date)]) expect(bn).toContain(s);
+    expect(bn).not.toContain(`>${invoice.due_date}<`);
+    expect(page).toContain(`>${invoice.due_date}<`);
 
     const pdfRes = await fetch(`${t.baseUrl}${path(invoice.pdf_url)}`);
     expect(pdfRes.status).toBe(200);
@@ -135,6 +140,12 @@ describe('invoices', () => {
     expect((raw.match(/\/BaseFont \/[A-Z]{6}\+NotoSansBengali/g) ?? []).length).toBeGreaterThanOrEqual(2);
     const text = pdfText(pdf);
     for (const s of ['INV-0001', 'Dhaka Traders', 'Subtotal', '4,000.02 BDT', 'VAT (7.5%)', '292.50 BDT', '-100.00 BDT', 'Total', '4,192.52 BDT', '3,999.99', 'Rice', 'চাল']) expect(text, text).toContain(s);
+    const bnPdf = pdfText(Buffer.from(await (await fetch(`${t.baseUrl}${path(invoice.pdf_url)}?lang=bn`)).arrayBuffer()));
+    // The text read back keeps each script's run apart (and shaped Bengali in glyph order), so it is compared without white space.
+    const compact = bnPdf.replace(/\s+/g, '');
+    for (const s of ['৪,১৯২.৫২৳', '(৭.৫%)', '-১০০.০০৳']) expect(compact, bnPdf).toContain(s);
+    expect(compact).not.toContain(invoice.due_date);
+    expect(compact).not.toContain('4,192.52');
   });
 
   it('pays in parts through the normal checkout: the completion adds to amount paid, and the last part makes it paid with invoice.paid', async () => {
@@ -302,6 +313,16 @@ describe('invoices', () => {
     const [testMail] = await waitFor(async () => smtp.mails.filter((m) => m.to.includes('tester@example.com')), (m) => m.length === 1);
     expect(testMail!.subject).toMatch(/^\[TEST\] Invoice INV-\d{4} from Dhaka Traders/);
     expect(testMail!.body.replace(/=\r\n/g, '')).toContain('This is a TEST invoice');
+
+    // In Bangla: the amount in Bangla digits with the taka sign, the due day in Bangla.
+    const bnInv = await live.invoices.create({ customer: { email: 'bangla@example.com' }, currency: 'BDT', due_date: future(), lines: [{ description: 'x', quantity: '1', unit_price: '1200.00' }] });
+    await live.invoices.send(bnInv.id, { language: 'bn' });
+    const [bnMail] = await waitFor(async () => smtp.mails.filter((m) => m.to.includes('bangla@example.com')), (m) => m.length === 1);
+    const bnText = /Content-Transfer-Encoding: base64/i.test(bnMail!.headers) ? Buffer.from(bnMail!.body.replace(/\s+/g, ''), 'base64').toString('utf8') : bnMail!.body;
+    expect(bnMail!.subject).toBe(`Dhaka Traders থেকে চালান INV-${bnInv.number.slice(4)}: ১,২০০.০০ ৳, শেষ তারিখ ${formatDayIn('bn', bnInv.due_date)}`);
+    expect(bnText).toContain(`১,২০০.০০ ৳ এর চালান`);
+    expect(bnText).toContain(`শেষ তারিখ ${formatDayIn('bn', bnInv.due_date)}`);
+    expect(bnText).not.toContain('1,200.00');
 
     const phoneOnly = await live.invoices.create({ customer: { phone: '01812345678' }, currency: 'BDT', due_date: future(), lines: [{ description: 'x', quantity: '1', unit_price: '5.00' }] });
     await expect(live.invoices.send(phoneOnly.id)).rejects.toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });

@@ -1,13 +1,22 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
-/** RFC 2047 Q-encoded words (what nodemailer writes for a subject with quotes or brackets) back to text. */
+/**
+ * RFC 2047 encoded words back to text: Q (what nodemailer writes for a subject
+ * with quotes or brackets) and B (its choice for mostly non-Latin text, a
+ * Bangla subject). Adjacent words join without the white space between them,
+ * their bytes decoded together (a character may be split across two words).
+ */
 function decodeWords(header: string): string {
-  return header
-    .replace(/\?=\s+=\?/g, '?==?')
-    .replace(/=\?UTF-8\?Q\?([^?]*)\?=/gi, (_m, q: string) =>
-      Buffer.from(q.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_h, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8'),
-    );
+  const word = /=\?UTF-8\?([QB])\?([^?]*)\?=/gi;
+  const bytesOf = (kind: string, text: string) =>
+    kind.toUpperCase() === 'B'
+      ? Buffer.from(text, 'base64')
+      : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_h, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+  return header.replace(/(?:=\?UTF-8\?[QB]\?[^?]*\?=\s*)+/gi, (run) => {
+    const trailing = /\s*$/.exec(run)![0];
+    return Buffer.concat([...run.matchAll(word)].map((m) => bytesOf(m[1]!, m[2]!))).toString('utf8') + trailing;
+  });
 }
 
 export interface ReceivedMail {

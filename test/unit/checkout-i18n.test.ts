@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { catalogs, formatMoney, formatMomentIn, negotiateLanguage, parseAcceptLanguage, t, tHtml, withCatalog } from '../../server/http/checkout-pages/i18n.ts';
+import { catalogs, formatDayIn, formatQuantityIn, formatMoney, formatMomentIn, negotiateLanguage, parseAcceptLanguage, t, tHtml, withCatalog } from '../../server/http/checkout-pages/i18n.ts';
 import { buttonColors, checkLogo, contrastRatio, readableOnWhite, textOn } from '../../server/domain/brands/look.ts';
 import { html } from '../../server/http/checkout-pages/html.ts';
 import { readFileSync } from 'node:fs';
@@ -125,5 +125,19 @@ describe("the checkout script's refusals in Bangla", () => {
     expect(shown.length).toBeGreaterThan(5);
     const missing = shown.filter((c) => !(`js_code_${c}` in catalogs.bn) || /^[ -~]*$/.test((catalogs.bn as Record<string, string>)[`js_code_${c}`]!));
     expect(missing).toEqual([]);
+  });
+});
+
+describe('days and quantities in Bangla', () => {
+  it('a due day in Bangla digits and month, never moved by a zone; English as given', () => {
+    expect(formatDayIn('bn', '2026-12-12')).toBe('১২ ডিসেম্বর ২০২৬');
+    expect(formatDayIn('bn', '2027-01-01')).toBe('১ জানুয়ারি ২০২৭');
+    expect(formatDayIn('en', '2026-12-12')).toBe('2026-12-12');
+    expect(formatDayIn('bn', 'not a day')).toBe('not a day');
+  });
+  it('a quantity exactly, in Bangla digits', () => {
+    expect(formatQuantityIn('bn', '0.5')).toBe('০.৫');
+    expect(formatQuantityIn('bn', '1250.125')).toBe('১,২৫০.১২৫');
+    expect(formatQuantityIn('en', '1250.125')).toBe('1250.125');
   });
 });

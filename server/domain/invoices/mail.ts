@@ -4,7 +4,7 @@ import type { InvoiceResource } from '../../../contract/merchant/invoices.ts';
 import type { Mode } from '../../../contract/vocabulary.ts';
 import type { AppDeps } from '../../deps.ts';
 import { mailFailureReason, sendMail } from '../../infra/mail.ts';
-import { formatAmount } from '../display.ts';
+import { currencyLabel, formatAmountIn, formatDayIn } from '../display.ts';
 import { transaction, type Db } from '../db.ts';
 import { invoiceNumber } from './totals.ts';
 import { translator, type InvoiceLanguage } from './catalog.ts';
@@ -18,10 +18,11 @@ import { sql } from 'kysely';
  * forge a line or a header. A test-mode invoice says so in the subject and body.
  */
 export function renderInvoiceMail(r: InvoiceRow, opts: { customerName: string | null; url: string; lang?: InvoiceLanguage }): { subject: string; text: string } {
-  const t = translator(opts.lang ?? 'en');
+  const lang = opts.lang ?? 'en';
+  const t = translator(lang);
   const show = (v: string) => escapeControlCharacters(v);
   const test = r.mode === 'test';
-  const vars = { brand: show(r.brand_name), number: invoiceNumber(r.number), amount: formatAmount(r.total), currency: r.currency, due: r.due_day, url: opts.url };
+  const vars = { brand: show(r.brand_name), number: invoiceNumber(r.number), amount: formatAmountIn(lang, r.total), currency: currencyLabel(lang, r.currency), due: formatDayIn(lang, r.due_day), url: opts.url };
   const subject = t('mailSubject', { ...vars, test: test ? t('mailTestPrefix') : '' });
   const lines = [
     t('mailGreeting', { name: opts.customerName ? ` ${show(opts.customerName)}` : '' }),

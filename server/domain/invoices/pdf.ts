@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import PDFDocument from 'pdfkit';
-import { formatAmount } from '../display.ts';
+import { currencyLabel, formatAmountIn, formatDayIn, formatQuantityIn } from '../display.ts';
 import { translator, type InvoiceLanguage } from './catalog.ts';
 import { amountRemaining, invoiceNumber } from './totals.ts';
 import type { InvoiceRow } from './queries.ts';
@@ -61,7 +61,8 @@ export interface InvoicePdfInput {
 /** The PDF's bytes. */
 export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
   const { row: r } = input;
-  const t = translator(input.lang ?? 'en');
+  const lang = input.lang ?? 'en';
+  const t = translator(lang);
   const doc = new PDFDocument({ size: 'A4', margin: 50, compress: input.compress ?? true, info: { Title: `${invoiceNumber(r.number)} ${r.brand_name}`, Producer: 'paycollect' } });
   for (const [name, file] of Object.entries(FONTS)) doc.registerFont(name, file);
   const chunks: Buffer[] = [];
@@ -73,7 +74,7 @@ export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> 
 
   const left = 50;
   const right = 545;
-  const money = (v: string) => `${formatAmount(v)} ${r.currency}`;
+  const money = (v: string) => `${formatAmountIn(lang, v)} ${currencyLabel(lang, r.currency)}`;
   write(doc, r.brand_name, { x: left, y: 50, width: 300, bold: true, size: 18 });
   write(doc, t('invoice'), { x: 350, y: 50, width: right - 350, align: 'right', bold: true, size: 18 });
   if (r.mode === 'test') write(doc, t('testBanner'), { x: left, y: 78, width: right - left, size: 9 });
@@ -81,7 +82,7 @@ export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> 
   let y = 100;
   const meta: Array<[string, string]> = [
     [t('number'), invoiceNumber(r.number)],
-    [t('dueDate'), r.due_day],
+    [t('dueDate'), formatDayIn(lang, r.due_day)],
     [t('status'), t(`status.${r.status}`)],
     [t('billedTo'), input.customerName ?? ''],
   ];
@@ -103,9 +104,9 @@ export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> 
     const top = y;
     write(doc, line.description, { x: cols.desc, y: top, width: 240 });
     const after = doc.y;
-    write(doc, line.quantity, { x: cols.qty, y: top, width: 50, align: 'right' });
-    write(doc, formatAmount(line.unit_price), { x: cols.unit, y: top, width: 80, align: 'right' });
-    write(doc, formatAmount(line.amount), { x: cols.amount, y: top, width: right - cols.amount, align: 'right' });
+    write(doc, formatQuantityIn(lang, line.quantity), { x: cols.qty, y: top, width: 50, align: 'right' });
+    write(doc, formatAmountIn(lang, line.unit_price), { x: cols.unit, y: top, width: 80, align: 'right' });
+    write(doc, formatAmountIn(lang, line.amount), { x: cols.amount, y: top, width: right - cols.amount, align: 'right' });
     y = Math.max(after, top + 14) + 6;
     if (y > 720) {
       doc.addPage();
@@ -117,7 +118,7 @@ export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> 
 
   const sums: Array<[string, string, boolean]> = [[t('subtotal'), money(r.subtotal), false]];
   if (r.discount) sums.push([r.discount.description, `-${money(r.discount.amount)}`, false]);
-  if (r.tax) sums.push([`${r.tax.description}${r.tax.rate ? ` (${r.tax.rate}%)` : ''}`, money(r.tax.amount), false]);
+  if (r.tax) sums.push([`${r.tax.description}${r.tax.rate ? ` (${formatQuantityIn(lang, r.tax.rate)}%)` : ''}`, money(r.tax.amount), false]);
   sums.push([t('total'), money(r.total), true], [t('amountPaid'), money(r.amount_paid), false], [t('amountRemaining'), money(amountRemaining(r.total, r.amount_paid)), true]);
   for (const [k, v, bold] of sums) {
     write(doc, k, { x: 300, y, width: 140, bold });

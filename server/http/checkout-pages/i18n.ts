@@ -18,7 +18,9 @@
  * values given; `tHtml` escapes the text and takes SafeHtml values as they are.
  */
 import type { Request, Response } from 'express';
-import { formatAmount, formatMoment } from '../../domain/display.ts';
+import { formatMoment, formatNumberBn } from '../../domain/display.ts';
+// The language-aware number, money and day formats live with the other display helpers (the invoice e-mail and PDF use them too).
+export { currencyLabel, formatAmountIn, formatDayIn, formatMoney, formatNumberBn, formatQuantityIn } from '../../domain/display.ts';
 import { html, type SafeHtml } from './html.ts';
 
 export const LANGUAGES = ['en', 'bn'] as const;
@@ -420,36 +422,6 @@ export function languageSwitch(lang: Lang, path: string): SafeHtml {
 
 // ---------------------------------------------------------------------------
 // Numbers, money and moments as Bangladeshi customers read them
-
-const bnNumber = new Map<number, Intl.NumberFormat>();
-/**
- * A decimal string in Bangla digits with the Indian-system grouping Bangladesh
- * uses (Intl `bn-BD` groups 1,00,000 and 1,00,00,000, checked in the unit test).
- * Intl formats the string exactly: the amount never becomes a float.
- */
-export function formatNumberBn(amount: string): string {
-  const m = /^-?\d+(?:\.(\d+))?$/.exec(amount);
-  if (!m) return amount;
-  const digits = m[1]?.length ?? 0;
-  let f = bnNumber.get(digits);
-  if (!f) bnNumber.set(digits, (f = new Intl.NumberFormat('bn-BD', { minimumFractionDigits: digits, maximumFractionDigits: digits })));
-  return f.format(amount as unknown as number);
-}
-
-/** The amount alone, in the language's digits and grouping. */
-export function formatAmountIn(lang: Lang, amount: string): string {
-  return lang === 'bn' ? formatNumberBn(amount) : formatAmount(amount);
-}
-
-/** How the currency is written after an amount: `৳` for taka in Bangla, the ISO code otherwise. */
-export function currencyLabel(lang: Lang, currency: string): string {
-  return lang === 'bn' && currency === 'BDT' ? '৳' : currency;
-}
-
-/** "1,250.00 BDT" / "১,২৫০.০০ ৳" (a no-break space between, so it never wraps apart). */
-export function formatMoney(lang: Lang, amount: string, currency: string): string {
-  return `${formatAmountIn(lang, amount)}\u00a0${currencyLabel(lang, currency)}`;
-}
 
 /** The zone the checkout pages read times in: the brand's, and Bangladesh's when the brand kept the default UTC. */
 export function pageTimeZone(brandZone: string | null | undefined): string {

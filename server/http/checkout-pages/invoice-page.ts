@@ -5,7 +5,7 @@ import type { InvoiceLanguage, Translate } from '../../domain/invoices/catalog.t
 import type { PageBrand } from '../../domain/brands/look.ts';
 import { merchantHeader, supportContact } from './brand-parts.ts';
 import { html } from './html.ts';
-import { formatAmountIn, formatMoney } from './i18n.ts';
+import { formatAmountIn, formatDayIn, formatMoney, formatQuantityIn } from './i18n.ts';
 import { layout, messagePage } from './layout.ts';
 import { brandLookOf } from './link-page.ts';
 
@@ -40,13 +40,13 @@ export function renderInvoicePage(p: InvoicePageInput): string {
   ${merchantHeader(p.lang, look, `${t('invoice')} · ${t('from')}`, html`<p class="reference mono">${number}</p>`)}
   <dl class="invoice-meta">
     <div><dt>${t('status')}</dt><dd><span class="invoice-status status-${r.status}">${t(`status.${r.status}`)}</span></dd></div>
-    <div><dt>${t('dueDate')}</dt><dd>${r.due_day}</dd></div>
+    <div><dt>${t('dueDate')}</dt><dd>${formatDayIn(p.lang, r.due_day)}</dd></div>
     ${p.customerName ? html`<div><dt>${t('billedTo')}</dt><dd>${p.customerName}</dd></div>` : null}
   </dl>
   <table class="invoice-lines">
     <caption class="visually-hidden">${t('invoice')} ${number}</caption>
     <thead><tr><th scope="col">${t('description')}</th><th scope="col" class="num">${t('quantity')}</th><th scope="col" class="num">${t('unitPrice')}</th><th scope="col" class="num">${t('amount')}</th></tr></thead>
-    <tbody>${r.lines.map((l) => html`<tr><td>${l.description}</td><td class="num">${l.quantity}</td><td class="num">${amount(l.unit_price)}</td><td class="num">${amount(l.amount)}</td></tr>`)}</tbody>
+    <tbody>${r.lines.map((l) => html`<tr><td>${l.description}</td><td class="num">${formatQuantityIn(p.lang, l.quantity)}</td><td class="num">${amount(l.unit_price)}</td><td class="num">${amount(l.amount)}</td></tr>`)}</tbody>
   </table>
   <dl class="invoice-totals">
     <div><dt>${t('subtotal')}</dt><dd>${money(r.subtotal)}</dd></div>
