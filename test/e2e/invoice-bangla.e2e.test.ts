@@ -5,15 +5,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PaycollectMerchant } from '../../clients/merchant/index.ts';
 import { adminRequest } from '../integration/admin-support.ts';
 import type { TestContext } from '../support/harness.ts';
-import { deviceRequest, pairDevice, type PairedDevice } from '../support/device.ts';
+import { pairDevice, type PairedDevice } from '../support/device.ts';
 import { makePng } from '../support/images.ts';
 import { seedGateway } from '../support/seed.ts';
 import { startSmtpSink } from '../support/smtp-sink.ts';
-import { creditTemplate, creditWithBalance } from '../support/sms-matching.ts';
+import { creditTemplate } from '../support/sms-matching.ts';
 import { waitFor } from '../support/wait.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { axeViolationLines } from './support/axe.ts';
 import { collectPageErrors, launchChromium } from './support/browser.ts';
+import { payByBkashSms } from './support/pay-by-sms.ts';
 import { startPublicTestServer } from './support/public-proxy.ts';
 
 /**
@@ -116,21 +117,11 @@ describe.each([375, 1280] as const)('at %i px', (width) => {
     // The checkout keeps the language the customer chose.
     expect(await page.getAttribute('html', 'lang')).toBe('bn');
     expect(await axeViolationLines(page), 'checkout in Bangla').toEqual([]);
-    const panel = `details[data-gateway="${bkash.code}"]`;
-    if ((await page.getAttribute(panel, 'open')) === null) await page.click(`${panel} summary`);
-    const trxId = `BNV${width}E2E01`.slice(0, 10);
-    await page.fill(`${panel} input[name=gateway_trx_id]`, trxId);
-    await page.fill(`${panel} input[name=sender_number]`, PAYER);
-    await page.click(`${panel} button[type=submit]`);
-    await page.waitForSelector('main[data-status="awaiting_verification"]');
-
     // The merchant's phone forwards bKash's SMS; its balance follows the previous run's (the chain checks it).
-    const res = await deviceRequest(t, phone, 'POST', '/sms/messages', {
-      messages: [{ device_message_id: `inv-bn-${width}`, sender: 'bKash', body: creditWithBalance('1200.00', trxId, width === 375 ? '11,200.00' : '12,400.00', PAYER), received_at: new Date().toISOString() }],
+    await payByBkashSms(page, {
+      t, phone, gatewayCode: bkash.code, trxId: `BNV${width}E2E01`.slice(0, 10), payer: PAYER, amount: '1200.00',
+      balance: width === 375 ? '11,200.00' : '12,400.00', deviceMessageId: `inv-bn-${width}`, returnTo: /\/invoices\/inv_/,
     });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    await page.waitForSelector('main[data-status="completed"]', { timeout: 15_000 });
-    await page.waitForURL(/\/invoices\/inv_/, { timeout: 15_000 });
     expect(await page.getAttribute('html', 'lang')).toBe('bn');
     expect(await page.innerText('.invoice-status')).toBe('পরিশোধিত');
     expect(await page.locator('#invoice-pay').count()).toBe(0);

@@ -4,12 +4,13 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PaycollectMerchant } from '../../clients/merchant/index.ts';
 import type { TestContext } from '../support/harness.ts';
-import { deviceRequest, pairDevice, type PairedDevice } from '../support/device.ts';
+import { pairDevice, type PairedDevice } from '../support/device.ts';
 import { seedGateway } from '../support/seed.ts';
-import { creditTemplate, creditWithBalance } from '../support/sms-matching.ts';
+import { creditTemplate } from '../support/sms-matching.ts';
 import type { GatewayView } from '../../server/domain/gateways/service.ts';
 import { axeViolationLines } from './support/axe.ts';
 import { collectPageErrors, launchChromium, phoneContext } from './support/browser.ts';
+import { payByBkashSms } from './support/pay-by-sms.ts';
 import { startPublicTestServer } from './support/public-proxy.ts';
 
 /**
@@ -83,25 +84,12 @@ describe.each([375, 1280] as const)('at %i px', (width) => {
 
     await page.click('#invoice-pay');
     await page.waitForURL(/\/checkout\/[0-9a-f-]{36}$/);
-    const panel = `details[data-gateway="${bkash.code}"]`;
-    // The only gateway's panel opens by itself; a click on its summary would close it.
-    if ((await page.getAttribute(panel, 'open')) === null) await page.click(`${panel} summary`);
-    expect(await page.innerText(`${panel} .send-amount`)).toContain('960.00');
-    const trxId = `INV${width}E2E01`.slice(0, 10);
-    await page.fill(`${panel} input[name=gateway_trx_id]`, trxId);
-    await page.fill(`${panel} input[name=sender_number]`, PAYER);
-    await page.click(`${panel} button[type=submit]`);
-    await page.waitForSelector('main[data-status="awaiting_verification"]');
-
-    // The merchant's phone forwards bKash's SMS for the money: it matches the TrxID and completes the payment.
-    // Its balance follows the previous run's SMS (the balance chain checks it).
-    const res = await deviceRequest(t, phone, 'POST', '/sms/messages', {
-      messages: [{ device_message_id: `inv-e2e-${width}`, sender: 'bKash', body: creditWithBalance('960.00', trxId, width === 375 ? '10,960.00' : '11,920.00', PAYER), received_at: new Date().toISOString() }],
+    // The customer pays with bKash; the merchant's phone forwards bKash's SMS for the money, which completes the payment,
+    // and the checkout returns to the invoice (its success URL). The balance follows the previous run's SMS.
+    await payByBkashSms(page, {
+      t, phone, gatewayCode: bkash.code, trxId: `INV${width}E2E01`.slice(0, 10), payer: PAYER, amount: '960.00',
+      balance: width === 375 ? '10,960.00' : '11,920.00', deviceMessageId: `inv-e2e-${width}`, sendAmount: '960.00', returnTo: /\/invoices\/inv_/,
     });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    await page.waitForSelector('main[data-status="completed"]', { timeout: 15_000 });
-    // The checkout returns to the invoice (its success URL), now paid.
-    await page.waitForURL(/\/invoices\/inv_/, { timeout: 15_000 });
     expect(await page.innerText('.invoice-status')).toBe('Paid');
     expect(await page.locator('#invoice-pay').count()).toBe(0);
     expect(await axeViolationLines(page), 'paid invoice').toEqual([]);
