@@ -126,6 +126,12 @@ describe('invoices', () => {
     for (const s of ['৪,১৯২.৫২', '>০.৫<', '>৩<', formatDayIn('bn', invoice.due_date)]) expect(bn).toContain(s);
     expect(bn).not.toContain(`>${invoice.due_date}<`);
     expect(page).toContain(`>${invoice.due_date}<`);
+    // The tax rate and the part payment's currency too: Bangla digits and ৳ in Bangla, as before in English.
+    expect(bn).toContain('VAT (৭.৫%)');
+    expect(bn).not.toContain('7.5%');
+    expect(bn).toContain('এখন কত পরিশোধ করবেন (৳)');
+    expect(page).toContain('VAT (7.5%)');
+    expect(page).toContain('Amount to pay now (BDT)');
 
     const pdfRes = await fetch(`${t.baseUrl}${path(invoice.pdf_url)}`);
     expect(pdfRes.status).toBe(200);
@@ -158,6 +164,12 @@ describe('invoices', () => {
     const tooMuch = await form(invoice.hosted_url, { amount: '5000' });
     expect(tooMuch.status).toBe(400);
     expect(await tooMuch.text()).toContain('Enter at most 4192.52 BDT');
+    // The Bangla page says the limit in Bangla digits with the taka sign.
+    const tooMuchBn = await fetch(`${t.baseUrl}${path(invoice.hosted_url)}?lang=bn`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'amount=5000' });
+    expect(tooMuchBn.status).toBe(400);
+    const tooMuchBnPage = await tooMuchBn.text();
+    expect(tooMuchBnPage).toContain('সর্বোচ্চ ৪,১৯২.৫২ ৳ লিখুন');
+    expect(tooMuchBnPage).not.toContain('4192.52');
 
     await completePayment(firstPayment);
     invoice = await live.invoices.retrieve(invoice.id);

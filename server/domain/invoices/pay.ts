@@ -6,7 +6,8 @@ import { transaction, type Db } from '../db.ts';
 import { linkInvoicePayment, selectInvoiceByToken, selectOpenInvoicePayment, type InvoiceRow } from './queries.ts';
 import { invoiceUrls, isInvoiceToken } from './service.ts';
 import { amountRemaining, invoiceNumber } from './totals.ts';
-import type { Translate } from './catalog.ts';
+import type { InvoiceLanguage, Translate } from './catalog.ts';
+import { currencyLabel, formatAmountIn } from '../display.ts';
 
 /** The invoice behind a hosted page's token, or null: unknown, malformed, or a draft (not public until finalized). */
 export async function findPublicInvoice(db: Db, token: string, opts: { lock?: boolean } = {}): Promise<InvoiceRow | null> {
@@ -23,12 +24,14 @@ export function isPayable(r: InvoiceRow): boolean {
 const ENTERED_RE = /^\d{1,12}(?:\.\d{1,2})?$/;
 
 /** A part payment the customer typed: digits with up to two decimals, above zero and at most what is left. */
-function partAmount(t: Translate, raw: string, remaining: string, currency: string): string {
+function partAmount(t: Translate, lang: InvoiceLanguage, raw: string, remaining: string, currency: string): string {
   const text = raw.trim().replace(/,/g, '');
   if (!ENTERED_RE.test(text)) throw new AppError('VALIDATION_ERROR', t('enterAmount'), { field: 'amount' });
   const amount = toMoney(text);
-  if (compareMoney(amount, '0.01') < 0) throw new AppError('VALIDATION_ERROR', t('atLeast', { amount: '0.01', currency }), { field: 'amount' });
-  if (compareMoney(amount, remaining) > 0) throw new AppError('VALIDATION_ERROR', t('atMost', { amount: remaining, currency }), { field: 'amount' });
+  // The limits as the page writes amounts in Bangla (Bangla digits, ৳); in English as they always were ("4192.52 BDT").
+  const limit = (v: string) => ({ amount: lang === 'en' ? v : formatAmountIn(lang, v), currency: currencyLabel(lang, currency) });
+  if (compareMoney(amount, '0.01') < 0) throw new AppError('VALIDATION_ERROR', t('atLeast', limit('0.01')), { field: 'amount' });
+  if (compareMoney(amount, remaining) > 0) throw new AppError('VALIDATION_ERROR', t('atMost', limit(remaining)), { field: 'amount' });
   return amount;
 }
 
@@ -45,7 +48,7 @@ export async function payInvoice(
   keys: PersonalDataKeys,
   token: string,
   input: { amount?: string },
-  opts: { publicBaseUrl: string; t: Translate },
+  opts: { publicBaseUrl: string; t: Translate; lang: InvoiceLanguage },
 ): Promise<{ paymentId: string } | null> {
   return transaction(db, async (tx) => {
     const r = await findPublicInvoice(tx, token, { lock: true });
@@ -54,7 +57,7 @@ export async function payInvoice(
     const remaining = amountRemaining(r.total, r.amount_paid);
     if (r.status === 'paid' || compareMoney(remaining, '0') <= 0) throw new AppError('INVOICE_ALREADY_PAID');
     if (r.brand_status !== 'active') throw new AppError('BRAND_DISABLED');
-    const amount = input.amount === undefined || input.amount.trim() === '' ? remaining : partAmount(opts.t, input.amount, remaining, r.currency);
+    const amount = input.amount === undefined || input.amount.trim() === '' ? remaining : partAmount(opts.t, opts.lang, input.amount, remaining, r.currency);
     const open = await selectOpenInvoicePayment(tx, r.id, amount);
     if (open) return { paymentId: open };
     const back = invoiceUrls(opts.publicBaseUrl, r.token).hosted_url;

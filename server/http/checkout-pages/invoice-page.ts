@@ -5,7 +5,7 @@ import type { InvoiceLanguage, Translate } from '../../domain/invoices/catalog.t
 import type { PageBrand } from '../../domain/brands/look.ts';
 import { merchantHeader, supportContact } from './brand-parts.ts';
 import { html } from './html.ts';
-import { formatAmountIn, formatDayIn, formatMoney, formatQuantityIn } from './i18n.ts';
+import { currencyLabel, formatAmountIn, formatDayIn, formatMoney, formatQuantityIn } from './i18n.ts';
 import { layout, messagePage } from './layout.ts';
 import { brandLookOf } from './link-page.ts';
 
@@ -51,7 +51,7 @@ export function renderInvoicePage(p: InvoicePageInput): string {
   <dl class="invoice-totals">
     <div><dt>${t('subtotal')}</dt><dd>${money(r.subtotal)}</dd></div>
     ${r.discount ? html`<div><dt>${r.discount.description}</dt><dd>-${money(r.discount.amount)}</dd></div>` : null}
-    ${r.tax ? html`<div><dt>${r.tax.description}${r.tax.rate ? ` (${r.tax.rate}%)` : ''}</dt><dd>${money(r.tax.amount)}</dd></div>` : null}
+    ${r.tax ? html`<div><dt>${r.tax.description}${r.tax.rate ? ` (${formatQuantityIn(p.lang, r.tax.rate)}%)` : ''}</dt><dd>${money(r.tax.amount)}</dd></div>` : null}
     <div class="grand"><dt>${t('total')}</dt><dd>${money(r.total)}</dd></div>
     <div><dt>${t('amountPaid')}</dt><dd id="invoice-paid">${money(r.amount_paid)}</dd></div>
     <div class="grand"><dt>${t('amountRemaining')}</dt><dd id="invoice-remaining">${money(remaining)}</dd></div>
@@ -67,7 +67,7 @@ export function renderInvoicePage(p: InvoicePageInput): string {
   <details class="replace"${p.error ? html` open` : null}>
     <summary>${t('payPart')}</summary>
     <form class="replace-form" method="post" action="/invoices/${r.token}">
-      <label for="invoice-amount">${t('payPartLabel', { currency: r.currency })}</label>
+      <label for="invoice-amount">${t('payPartLabel', { currency: currencyLabel(p.lang, r.currency) })}</label>
       <input id="invoice-amount" name="amount" inputmode="decimal" autocomplete="off" required maxlength="20" value="${p.amount ?? ''}">
       <button type="submit" class="button secondary">${t('payPartButton')}</button>
     </form>

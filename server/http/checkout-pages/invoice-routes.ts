@@ -52,7 +52,7 @@ export function invoicePages(deps: AppDeps, router: Router, tools: PageTools): v
     const lang = pageLanguage(req, res);
     const t = translator(lang);
     try {
-      const result = await payInvoice(req.db, deps.crypto, token(req), { amount: raw }, { publicBaseUrl: deps.config.PUBLIC_BASE_URL, t });
+      const result = await payInvoice(req.db, deps.crypto, token(req), { amount: raw }, { publicBaseUrl: deps.config.PUBLIC_BASE_URL, t, lang });
       if (!result) return sendPage(res, 404, invoiceNotFoundPage(lang, t));
       res.setHeader('Cache-Control', 'no-store');
       res.redirect(303, `/checkout/${result.paymentId}`);
