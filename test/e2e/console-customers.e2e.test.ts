@@ -118,15 +118,21 @@ for (const width of [1280, 375] as const) {
     await page.getByRole('status').filter({ hasText: `Import One ${n} is saved` }).waitFor();
     expect((await imported()).phone_masked).toBeNull();
     expect(await stored(one.id)).toEqual({ email: true, phone: false, phone_text: false });
+    // The list shows it gone (a dash in the phone cell), the email still there.
+    const row = page.getByTestId(`customer-${one.id}`).getByRole('cell');
+    await expect.poll(() => row.nth(2).innerText()).toBe('—');
+    expect(await row.nth(1).innerText()).toBe('o***@example.com');
     await page.getByRole('button', { name: `Edit Import One ${n}` }).click();
     dialog = page.getByRole('dialog');
     expect(await dialog.getByLabel('Remove the phone').count()).toBe(0);
+    await dialog.getByText('Now none; empty keeps it.').waitFor();
     await dialog.getByLabel('Remove the email').check();
     await dialog.getByRole('button', { name: 'Save customer' }).click();
     await expect.poll(() => dialog.locator('#cu-email-error').innerText()).toContain('A customer needs an email or a phone number');
     expect(await dialog.getByLabel('Email', { exact: true }).getAttribute('aria-invalid')).toBe('true');
     expect(await stored(one.id)).toEqual({ email: true, phone: false, phone_text: false });
     await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await row.nth(1).innerText()).toBe('o***@example.com');
 
     // Export: a CSV download with the details in clear.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
