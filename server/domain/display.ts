@@ -50,6 +50,12 @@ function partsIn(d: Date, timeZone: string): Intl.DateTimeFormatPart[] {
 // ---------------------------------------------------------------------------
 // Numbers, money and days as Bangladeshi customers read them
 
+const BANGLA_DIGITS = '০১২৩৪৫৬৭৮৯';
+/** Bangla digits, as a customer types them on a Bangla page or a wallet statement writes them, as Latin ones; everything else as is. */
+export function latinDigits(text: string): string {
+  return text.replace(/[০-৯]/g, (d) => String(BANGLA_DIGITS.indexOf(d)));
+}
+
 const bnNumber = new Map<number, Intl.NumberFormat>();
 /**
  * A decimal string in Bangla digits with the Indian-system grouping Bangladesh

@@ -161,6 +161,8 @@ describe('invoices', () => {
     expect(part.headers.get('location')).toBe(`/checkout/${firstPayment}`);
     // A second click on the same amount continues the same payment.
     expect((await form(invoice.hosted_url, { amount: '1000.50' })).headers.get('location')).toBe(`/checkout/${firstPayment}`);
+    // Typed in Bangla digits on the Bangla page, the same amount.
+    expect((await form(invoice.hosted_url, { amount: '১,০০০.৫০' })).headers.get('location')).toBe(`/checkout/${firstPayment}`);
     const tooMuch = await form(invoice.hosted_url, { amount: '5000' });
     expect(tooMuch.status).toBe(400);
     expect(await tooMuch.text()).toContain('Enter at most 4192.52 BDT');

@@ -7,7 +7,7 @@ import { linkInvoicePayment, selectInvoiceByToken, selectOpenInvoicePayment, typ
 import { invoiceUrls, isInvoiceToken } from './service.ts';
 import { amountRemaining, invoiceNumber } from './totals.ts';
 import type { InvoiceLanguage, Translate } from './catalog.ts';
-import { currencyLabel, formatAmountIn } from '../display.ts';
+import { currencyLabel, formatAmountIn, latinDigits } from '../display.ts';
 
 /** The invoice behind a hosted page's token, or null: unknown, malformed, or a draft (not public until finalized). */
 export async function findPublicInvoice(db: Db, token: string, opts: { lock?: boolean } = {}): Promise<InvoiceRow | null> {
@@ -23,9 +23,9 @@ export function isPayable(r: InvoiceRow): boolean {
 
 const ENTERED_RE = /^\d{1,12}(?:\.\d{1,2})?$/;
 
-/** A part payment the customer typed: digits with up to two decimals, above zero and at most what is left. */
+/** A part payment the customer typed: digits (Latin or Bangla, `৫০০.৫০`) with up to two decimals, above zero and at most what is left. */
 function partAmount(t: Translate, lang: InvoiceLanguage, raw: string, remaining: string, currency: string): string {
-  const text = raw.trim().replace(/,/g, '');
+  const text = latinDigits(raw.trim()).replace(/,/g, '');
   if (!ENTERED_RE.test(text)) throw new AppError('VALIDATION_ERROR', t('enterAmount'), { field: 'amount' });
   const amount = toMoney(text);
   // The limits as the page writes amounts in Bangla (Bangla digits, ৳); in English as they always were ("4192.52 BDT").

@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import type { StatementFormat } from '../../../contract/vocabulary.ts';
 import { smsNumberToE164 } from '../sms/index.ts';
+import { latinDigits } from '../display.ts';
 
 /**
  * Pure reading of a wallet statement export (docs/reconciliation.md, "Formats").
@@ -123,12 +124,10 @@ function heading(raw: string): string {
   return raw.replace(/^\uFEFF/, '').trim().toLowerCase().replace(/[\s_./-]+/g, ' ').trim();
 }
 
-const BANGLA_DIGITS = '০১২৩৪৫৬৭৮৯';
-const asciiDigits = (s: string) => s.replace(/[০-৯]/g, (d) => String(BANGLA_DIGITS.indexOf(d)));
 
 /** `1,250.5`, `Tk 1,250.50`, `৳১২৫০` -> `1250.50`; null when it is not a plain non-negative amount with at most two places. */
 export function statementAmount(raw: string): string | null {
-  const s = asciiDigits(raw).trim().replace(/^(?:tk\.?|bdt|৳)\s*/i, '');
+  const s = latinDigits(raw).trim().replace(/^(?:tk\.?|bdt|৳)\s*/i, '');
   if (!/^(?:\d{1,3}(?:,\d{2,3})*|\d+)(?:\.\d{1,2})?$/.test(s)) return null;
   const [whole, frac = ''] = s.replace(/,/g, '').split('.');
   const digits = whole!.replace(/^0+(?=\d)/, '');
@@ -169,7 +168,7 @@ const DMONY_RE = new RegExp(String.raw`^(\d{1,2})[ -]([A-Za-z]{3})[a-z]*[ -](\d{
  * Month-first dates are not accepted: `05/06/2026` would be read wrong half the time.
  */
 export function statementTime(raw: string): Date | null {
-  const s = asciiDigits(raw).trim().replace(/\s+/g, ' ');
+  const s = latinDigits(raw).trim().replace(/\s+/g, ' ');
   let m = ISO_RE.exec(s);
   if (m) {
     const time = clock(Number(m[4]), Number(m[5]), Number(m[6] ?? 0), undefined);
